@@ -1,0 +1,49 @@
+/* sinew/asset.h: loading preprocessed asset files (.snw).
+ *
+ * An asset holds what the offline tool built from a mesh: rest positions and
+ * inverse masses, triangles, constraints sorted by colour, and later solvers'
+ * sections. The loader treats the file as untrusted: every count, offset, index
+ * and checksum is checked, and any problem is reported through the logger with
+ * the section and record at fault. A failed load leaves nothing allocated.
+ * Assets do not need a Vulkan context; bodies are created from them.
+ * The file format is described in docs/asset-format.md.
+ */
+#ifndef SINEW_ASSET_H
+#define SINEW_ASSET_H
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sinew_asset sinew_asset;
+
+typedef struct sinew_asset_info {
+    uint32_t particle_count;
+    uint32_t triangle_count;
+    uint32_t distance_count;   /* stretch + shear distance constraints */
+    uint32_t bend_count;       /* dihedral bending constraints */
+    uint32_t colour_count;     /* Gauss-Seidel colours */
+    uint32_t pinned_count;     /* particles with inverse mass 0 */
+    float bounds_min[3];       /* m, rest pose */
+    float bounds_max[3];
+    float total_mass;          /* kg, pinned particles excluded */
+} sinew_asset_info;
+
+/* Reads and validates an asset file. On success *out owns the asset; free it with
+ * sinew_asset_destroy. logger may be NULL (default logger). */
+sinew_result sinew_asset_load(const char *path, const sinew_logger *logger, sinew_asset **out);
+
+/* Same, from memory. bytes is borrowed for the call only; name appears in messages. */
+sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char *name,
+                                     const sinew_logger *logger, sinew_asset **out);
+
+void sinew_asset_destroy(sinew_asset *asset);
+
+sinew_asset_info sinew_asset_get_info(const sinew_asset *asset);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

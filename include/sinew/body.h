@@ -1,0 +1,105 @@
+/* sinew/body.h: a simulated body (cloth) made from an asset on a context.
+ *
+ * A body owns its device buffers and a command buffer holding one frame's step,
+ * recorded once and replayed; per-frame values (time step, gravity, colliders)
+ * travel in a small parameter buffer, so changing them costs no re-recording.
+ * The step (docs/step.md) follows MATH.md sections 1-2:
+ *
+ *     for each substep:  predict -> iterations x (constraint sweeps, contacts) -> velocities
+ *
+ * Units: metres, seconds, kilograms. Compliance is inverse stiffness (m/N for
+ * distance constraints, 1/(N m) for bending); 0 = infinitely stiff.
+ */
+#ifndef SINEW_BODY_H
+#define SINEW_BODY_H
+
+#include "asset.h"
+#include "context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sinew_body sinew_body;
+
+typedef enum sinew_solver {
+    SINEW_SOLVER_XPBD_GAUSS_SEIDEL = 0, /* one dispatch per colour, in colour order */
+    SINEW_SOLVER_XPBD_JACOBI = 1,       /* all constraints at once, gathered per particle */
+} sinew_solver;
+
+typedef struct sinew_body_desc {
+    uint32_t cookie;            /* set by sinew_body_desc_default; checked by create */
+    sinew_solver solver;
+    uint32_t substeps;          /* per step, >= 1 */
+    uint32_t iterations;        /* per substep, >= 1 */
+    float stretch_compliance;   /* m/N, 0 = inextensible */
+    float shear_compliance;     /* m/N */
+    float bend_compliance;      /* 1/(N m), 0 = rigid hinge */
+    float jacobi_omega;         /* over-relaxation of the Jacobi average, 1..2 */
+    int residual;               /* compute max/RMS strain after each step (costs two dispatches) */
+    int timestamps;             /* time the phases of each step with GPU timestamps */
+} sinew_body_desc;
+
+sinew_body_desc sinew_body_desc_default(void);
+
+/* Per-step inputs; may change every step at no cost. */
+typedef struct sinew_step_params {
+    float dt;                   /* s, whole step (divided among substeps) */
+    float gravity[3];           /* m/s^2 */
+    float damping;              /* 1/s, velocity decay rate */
+    int ground;                 /* collide with the plane y = ground_height */
+    float ground_height;        /* m */
+    int sphere;                 /* collide with a sphere */
+    float sphere_center[3];     /* m */
+    float sphere_radius;        /* m */
+    float friction;             /* Coulomb coefficient on contacts, >= 0 */
+    float contact_offset;       /* m, particles keep this distance from colliders */
+} sinew_step_params;
+
+sinew_step_params sinew_step_params_default(void);
+
+/* Uploads the asset's particles and constraints. The asset is borrowed for the
+ * call and may be destroyed afterwards. */
+sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset,
+                               const sinew_body_desc *desc, sinew_body **out);
+
+void sinew_body_destroy(sinew_body *body);
+
+/* Advances one step: submits the recorded frame and waits for it. Parameters are
+ * checked (finite, dt > 0, radius >= 0) and refused with a message otherwise. */
+sinew_result sinew_body_step(sinew_body *body, const sinew_step_params *params);
+
+/* Copies current positions into xyz (3 floats per particle, count = particle count).
+ * Waits for pending work. */
+sinew_result sinew_body_read_positions(sinew_body *body, float *xyz, uint32_t count);
+
+/* Copies current velocities (m/s), same layout. */
+sinew_result sinew_body_read_velocities(sinew_body *body, float *xyz, uint32_t count);
+
+/* Overwrites positions (and zeroes velocities); 3 floats per particle. */
+sinew_result sinew_body_write_positions(sinew_body *body, const float *xyz, uint32_t count);
+
+typedef struct sinew_step_stats {
+    uint64_t step_index;        /* steps taken so far */
+    /* Strain of stretch constraints after the last step, |C|/L, from the GPU
+     * when desc.residual was set; negative when not measured. */
+    float max_strain;
+    float rms_strain;
+    /* Milliseconds of GPU time in each phase of the last step, summed over
+     * substeps, when desc.timestamps was set; negative otherwise. */
+    double ms_predict, ms_solve, ms_velocity, ms_residual, ms_total;
+    uint32_t dispatches;        /* per step as recorded */
+    uint32_t barriers;          /* per step as recorded */
+    uint64_t device_memory;     /* bytes held by this body */
+} sinew_step_stats;
+
+/* Statistics of the last step. Reading them never waits: they were copied when
+ * the step completed. */
+sinew_step_stats sinew_body_get_stats(const sinew_body *body);
+
+uint32_t sinew_body_get_particle_count(const sinew_body *body);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,61 @@
+/* sinew/context.h: a Vulkan device sinew computes on.
+ *
+ * A context owns (or, later, borrows) a VkInstance, VkDevice and compute queue,
+ * every compute pipeline sinew has (all created up front from embedded SPIR-V),
+ * and the logger. Vulkan is reached through volk with a per-context function
+ * table, so the application's own Vulkan function pointers are never touched.
+ */
+#ifndef SINEW_CONTEXT_H
+#define SINEW_CONTEXT_H
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sinew_context sinew_context;
+
+typedef struct sinew_context_desc {
+    uint32_t cookie;          /* set by sinew_context_desc_default; checked by create */
+    sinew_logger logger;
+    /* Enable VK_LAYER_KHRONOS_validation with synchronization validation; every
+     * message of the layer goes to the logger. Creation fails if the layer is absent. */
+    int validation;
+    /* Which physical device: NULL or "" = the SINEW_DEVICE environment variable if
+     * set, else the first discrete GPU, else integrated, else virtual, else CPU.
+     * A decimal number picks by enumeration index; other text picks the first
+     * device whose name contains it. */
+    const char *device;
+    /* Upload and read back through staging buffers even when device memory is
+     * host-visible (unified-memory devices). Exercises the discrete-GPU path. */
+    int force_staging;
+} sinew_context_desc;
+
+sinew_context_desc sinew_context_desc_default(void);
+
+sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context **out);
+
+/* Waits for the device to be idle, destroys everything the context created.
+ * Bodies must have been destroyed first. */
+void sinew_context_destroy(sinew_context *ctx);
+
+typedef struct sinew_device_info {
+    char name[256];
+    char driver[256];          /* driver name and info, when the driver reports them */
+    uint32_t vendor_id, device_id;
+    uint32_t api_version;      /* VK_MAKE_API_VERSION form */
+    int type;                  /* VkPhysicalDeviceType */
+    float timestamp_period_ns; /* 0 when the queue has no timestamps */
+    uint64_t max_storage_buffer_range; /* bytes */
+} sinew_device_info;
+
+sinew_device_info sinew_context_get_device_info(const sinew_context *ctx);
+
+/* Device memory currently allocated by this context, in bytes. */
+uint64_t sinew_context_get_device_memory(const sinew_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

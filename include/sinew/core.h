@@ -1,0 +1,74 @@
+/* sinew/core.h: result codes, logging and the assert hook shared by every module.
+ *
+ * Two kinds of failure, never mixed:
+ *  - environment and data failures (no Vulkan loader, bad asset, out of memory)
+ *    return a sinew_result and send a message naming what was wrong to the logger;
+ *  - programmer errors (null handle, unstamped desc) trip SINEW_ASSERT, which logs
+ *    and calls the assert hook (abort() unless replaced).
+ */
+#ifndef SINEW_CORE_H
+#define SINEW_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One list generates the enum and its strings, so a code can never lack its text. */
+#define SINEW_RESULT_LIST(X)                                                        \
+    X(OK, "ok")                                                                     \
+    X(ERROR_INVALID_ARGUMENT, "invalid argument")                                   \
+    X(ERROR_IO, "file could not be read or written")                                \
+    X(ERROR_BAD_ASSET, "asset file is malformed")                                   \
+    X(ERROR_BAD_MESH, "mesh is malformed")                                          \
+    X(ERROR_OUT_OF_HOST_MEMORY, "out of host memory")                               \
+    X(ERROR_OUT_OF_DEVICE_MEMORY, "out of device memory")                           \
+    X(ERROR_NO_VULKAN, "Vulkan loader not found")                                   \
+    X(ERROR_NO_DEVICE, "no suitable Vulkan device")                                 \
+    X(ERROR_UNSUPPORTED, "device lacks a required feature or limit")                \
+    X(ERROR_DEVICE_LOST, "Vulkan device lost")                                      \
+    X(ERROR_VULKAN, "Vulkan call failed")                                           \
+    X(ERROR_LIMIT, "size exceeds a library or device limit")
+
+typedef enum sinew_result {
+#define SINEW_X_ENUM(name, text) SINEW_RESULT_##name,
+    SINEW_RESULT_LIST(SINEW_X_ENUM)
+#undef SINEW_X_ENUM
+    SINEW_RESULT_COUNT
+} sinew_result;
+
+/* Short English text of a result code; never NULL, static storage. */
+const char *sinew_result_string(sinew_result result);
+
+typedef enum sinew_log_level {
+    SINEW_LOG_ERROR = 0,
+    SINEW_LOG_WARNING = 1,
+    SINEW_LOG_INFO = 2,
+    SINEW_LOG_DEBUG = 3,
+} sinew_log_level;
+
+/* Receives every message of the library, Vulkan validation output included.
+ * id: a short stable tag of the message's origin ("asset", "vulkan", "prep", or a
+ *     validation-layer message id such as "VUID-vkCmdDispatch-groupCountX-00386").
+ * message: transient, valid only for the duration of the call. */
+typedef void (*sinew_log_fn)(void *user, sinew_log_level level, const char *id, const char *message);
+
+typedef struct sinew_logger {
+    sinew_log_fn fn;        /* NULL: messages at WARNING or worse go to stderr */
+    void *user;             /* passed back to fn */
+    sinew_log_level level;  /* messages less severe than this are dropped; default INFO */
+} sinew_logger;
+
+/* A logger writing to stderr, dropping messages below INFO. */
+sinew_logger sinew_logger_default(void);
+
+/* Programmer-error hook. Default: abort(). A test may install its own. */
+typedef void (*sinew_assert_fn)(const char *expression, const char *file, int line);
+void sinew_set_assert_hook(sinew_assert_fn fn);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -43,6 +43,10 @@ void sinew_asset_destroy(sinew_asset *asset);
 
 sinew_asset_info sinew_asset_get_info(const sinew_asset *asset);
 
+/* The triangles of the surface (3 particle indices each), for rendering and
+ * export. Owned by the asset, valid until it is destroyed. */
+const uint32_t *sinew_asset_get_triangles(const sinew_asset *asset, uint32_t *triangle_count);
+
 #ifdef __cplusplus
 }
 #endif

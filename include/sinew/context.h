@@ -55,6 +55,10 @@ sinew_device_info sinew_context_get_device_info(const sinew_context *ctx);
 /* Device memory currently allocated by this context, in bytes. */
 uint64_t sinew_context_get_device_memory(const sinew_context *ctx);
 
+/* Warnings and errors the validation layer has reported so far (0 without
+ * validation). Tests fail on any. */
+uint32_t sinew_context_get_validation_message_count(const sinew_context *ctx);
+
 #ifdef __cplusplus
 }
 #endif

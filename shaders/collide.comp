@@ -1,0 +1,49 @@
+#version 450
+// Contacts with the ground plane and a sphere, projected as hard unilateral
+// constraints on one particle, with position-level Coulomb friction against the
+// motion since the start of the substep.
+#include "common.glsl"
+
+vec3 apply_friction(vec3 p, vec3 x0, vec3 n, float depth)
+{
+    vec3 dp = p - x0;
+    vec3 t = dp - n * dot(dp, n);
+    float lt = length(t);
+    float limit = params.friction * depth;
+    if (lt <= limit)
+        return p - t;                 // static: the particle sticks
+    return p - t * (limit / lt);      // kinetic: tangential motion reduced
+}
+
+void main()
+{
+    uint i = linear_id();
+    if (i >= range.count)
+        return;
+    vec4 x = pos[i];
+    if (x.w == 0.0)
+        return;
+    vec3 p = x.xyz;
+    vec3 x0 = prev[i].xyz;
+    float off = params.contact_offset;
+
+    float floor_y = params.ground + off;
+    if (p.y < floor_y) {
+        float depth = floor_y - p.y;
+        p.y = floor_y;
+        p = apply_friction(p, x0, vec3(0.0, 1.0, 0.0), depth);
+    }
+
+    float r = params.sphere.w + off;
+    if (params.sphere.w >= 0.0) {
+        vec3 d = p - params.sphere.xyz;
+        float dist = length(d);
+        if (dist < r) {
+            vec3 n = dist > 1e-12 ? d / dist : vec3(0.0, 1.0, 0.0);
+            float depth = r - dist;
+            p = params.sphere.xyz + n * r;
+            p = apply_friction(p, x0, n, depth);
+        }
+    }
+    pos[i] = vec4(p, x.w);
+}

@@ -1,0 +1,28 @@
+// Declarations shared by every kernel: the body's buffers at the bindings of
+// shared/layout.h, the push-constant range, and the linear invocation index.
+#extension GL_GOOGLE_include_directive : require
+#include "shared/layout.h"
+
+layout(local_size_x = SINEW_WORKGROUP_SIZE) in;
+
+layout(std430, binding = SINEW_BIND_POS) buffer PosBuf { vec4 pos[]; };
+layout(std430, binding = SINEW_BIND_PREV) buffer PrevBuf { vec4 prev[]; };
+layout(std430, binding = SINEW_BIND_VEL) buffer VelBuf { vec4 vel[]; };
+layout(std430, binding = SINEW_BIND_DIST) readonly buffer DistBuf { GpuDistance dist[]; };
+layout(std430, binding = SINEW_BIND_BEND) readonly buffer BendBuf { GpuBend bend[]; };
+layout(std430, binding = SINEW_BIND_LAMBDA) buffer LambdaBuf { float lambda[]; };
+layout(std430, binding = SINEW_BIND_DELTA) buffer DeltaBuf { vec4 delta[]; };
+layout(std430, binding = SINEW_BIND_ADJ_START) readonly buffer AdjStartBuf { uint adj_start[]; };
+layout(std430, binding = SINEW_BIND_ADJ) readonly buffer AdjBuf { uint adj[]; };
+layout(std430, binding = SINEW_BIND_PARAMS) readonly buffer ParamsBuf { GpuParams params; };
+layout(std430, binding = SINEW_BIND_PARTIAL) buffer PartialBuf { vec4 partial[]; };
+layout(std430, binding = SINEW_BIND_STATS) buffer StatsBuf { GpuStats stats; };
+
+layout(push_constant) uniform Push { GpuRange range; };
+
+// Dispatches larger than maxComputeWorkGroupCount.x spill into y.
+uint linear_id()
+{
+    return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * SINEW_WORKGROUP_SIZE
+         + gl_LocalInvocationID.x;
+}

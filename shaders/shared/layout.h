@@ -1,0 +1,114 @@
+/* The one definition of what C and GLSL share: workgroup size, binding indices,
+ * GPU record layouts and push constants. Included by the C sources and by every kernel.
+ * 32-bit scalars and 16-byte vectors only, explicit padding (std430 == C).
+ */
+#ifndef SINEW_SHADER_LAYOUT_H
+#define SINEW_SHADER_LAYOUT_H
+
+#if defined(__STDC_VERSION__) || defined(__cplusplus)
+#include <stdint.h>
+#define SINEW_UINT uint32_t
+#define SINEW_VEC4(name) float name[4]
+#define SINEW_UVEC4(name) uint32_t name[4]
+#define SINEW_STRUCT(name) typedef struct name
+#define SINEW_END(name) name;
+#else
+#define SINEW_UINT uint
+#define SINEW_VEC4(name) vec4 name
+#define SINEW_UVEC4(name) uvec4 name
+#define SINEW_STRUCT(name) struct name
+#define SINEW_END(name) ;
+#endif
+
+/* Invocations per workgroup: within the 128 that every device (mobile
+ * included) guarantees. */
+#define SINEW_WORKGROUP_SIZE 64
+/* Workgroup size of the final residual reduction (one workgroup). */
+#define SINEW_REDUCE_SIZE 64
+
+/* Storage-buffer bindings of a body's descriptor set. Every kernel uses this one
+ * layout and declares the subset it touches.
+ *
+ *   POS       [n] vec4   x, y, z (m), w = inverse mass (1/kg, 0 = pinned)
+ *   PREV      [n] vec4   positions at the start of the substep
+ *   VEL       [n] vec4   velocity (m/s), w unused
+ *   DIST      [d] GpuDistance   sorted by colour
+ *   BEND      [b] GpuBend       sorted by colour
+ *   LAMBDA    [d + b] float     XPBD multipliers: distances first, then bends
+ *   DELTA     [2d + 4b] vec4    Jacobi: each constraint's correction per vertex
+ *   ADJ_START [n + 1] uint      Jacobi gather: particle i reads DELTA entries
+ *   ADJ       [2d + 4b] uint      ADJ[ADJ_START[i] .. ADJ_START[i+1])
+ *   PARAMS    [1] GpuParams     per-step values written by the host
+ *   PARTIAL   [groups] vec4     residual partials: max, sum of squares, count
+ *   STATS     [1] GpuStats      reduced residual, read by the host
+ */
+#define SINEW_BIND_POS 0
+#define SINEW_BIND_PREV 1
+#define SINEW_BIND_VEL 2
+#define SINEW_BIND_DIST 3
+#define SINEW_BIND_BEND 4
+#define SINEW_BIND_LAMBDA 5
+#define SINEW_BIND_DELTA 6
+#define SINEW_BIND_ADJ_START 7
+#define SINEW_BIND_ADJ 8
+#define SINEW_BIND_PARAMS 9
+#define SINEW_BIND_PARTIAL 10
+#define SINEW_BIND_STATS 11
+#define SINEW_BIND_COUNT 12
+
+SINEW_STRUCT(GpuDistance) {
+    SINEW_UINT a;
+    SINEW_UINT b;
+    float rest;        /* m */
+    float compliance;  /* m/N */
+} SINEW_END(GpuDistance)
+
+SINEW_STRUCT(GpuBend) {
+    SINEW_UVEC4(v);    /* shared edge v.x-v.y, wings v.z, v.w */
+    float rest_angle;  /* rad */
+    float compliance;  /* 1/(N m) */
+    float pad0, pad1;
+} SINEW_END(GpuBend)
+
+/* Per-step values, written by the host before each submit. */
+SINEW_STRUCT(GpuParams) {
+    SINEW_VEC4(gravity);      /* xyz m/s^2, w = substep h (s) */
+    SINEW_VEC4(sphere);       /* xyz centre (m), w radius (m); radius < 0: none */
+    float inv_h;              /* 1/h */
+    float inv_h2;             /* 1/h^2, turns compliance into alpha tilde */
+    float damping;            /* velocity factor per substep, in [0, 1] */
+    float ground;             /* plane height (m); -inf (-3e38): none */
+    float friction;           /* Coulomb coefficient */
+    float contact_offset;     /* m */
+    float omega;              /* Jacobi over-relaxation */
+    float pad0;
+} SINEW_END(GpuParams)
+
+SINEW_STRUCT(GpuStats) {
+    float max_strain;
+    float rms_strain;
+    SINEW_UINT count;
+    SINEW_UINT pad0;
+} SINEW_END(GpuStats)
+
+/* Push constants of every kernel. Threads [0, count) work on records
+ * [first, first + count); constraint kernels run threads [count, count + count2)
+ * on bends [first2, first2 + count2). */
+SINEW_STRUCT(GpuRange) {
+    SINEW_UINT first;
+    SINEW_UINT count;
+    SINEW_UINT first2;
+    SINEW_UINT count2;
+    SINEW_UINT distance_total;  /* LAMBDA of bend c is at distance_total + c */
+    SINEW_UINT pad0, pad1, pad2;
+} SINEW_END(GpuRange)
+
+#if defined(__STDC_VERSION__) || defined(__cplusplus)
+_Static_assert(sizeof(GpuDistance) == 16, "std430 layout");
+_Static_assert(sizeof(GpuBend) == 32, "std430 layout");
+_Static_assert(sizeof(GpuParams) == 64, "std430 layout");
+_Static_assert(sizeof(GpuStats) == 16, "std430 layout");
+_Static_assert(sizeof(GpuRange) == 32, "push constants <= 128 bytes");
+#endif
+
+#endif

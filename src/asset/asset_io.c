@@ -1,0 +1,574 @@
+/* The v1 asset file: serialisation, atomic writing, and a loader that treats
+ * every byte as untrusted. docs/asset-format.md is the reference; the loader's
+ * checks follow its "Reading" list in the same order.
+ *
+ *   offset 0     header               32 B   magic, version, section count,
+ *                                            header CRC, file size
+ *          32    section table        32 B per section
+ *          ...   payloads             each at a 16-byte aligned offset,
+ *                                     zero-padded to a multiple of 16
+ *
+ * Every integer is little-endian and goes through the byte helpers below, so
+ * the file reads the same on any host.
+ */
+#include "asset.h"
+
+#include "../core/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FORMAT_MAJOR 1u
+#define FORMAT_MINOR 0u
+#define SECTION_VERSION 1u /* of every section this version defines */
+#define HEADER_SIZE 32u
+#define ENTRY_SIZE 32u
+#define PAYLOAD_ALIGN 16u
+#define MAX_SECTIONS 256u
+#define MAX_META_BYTES (1u << 24)
+/* The reader's limit on a file; half the address space on 32-bit hosts. */
+#define MAX_FILE_BYTES (((uint64_t)4 << 30) < SIZE_MAX / 2 ? (size_t)((uint64_t)4 << 30) : SIZE_MAX / 2)
+
+/* Byte offsets of the header fields and of the fields of a table entry. */
+enum { H_MAGIC = 0, H_MAJOR = 4, H_MINOR = 6, H_SECTION_COUNT = 8, H_CRC = 12, H_FILE_SIZE = 16, H_RESERVED = 24 };
+enum { E_TAG = 0, E_VERSION = 4, E_OFFSET = 8, E_SIZE = 16, E_COUNT = 24, E_CRC = 28 };
+
+enum { SEC_PART, SEC_TRIS, SEC_DIST, SEC_BEND, SEC_COLR, SEC_META, SEC_COUNT };
+
+static const struct section_kind {
+    char tag[5];
+    uint32_t record_size; /* bytes */
+    uint32_t max_count;
+    const char *what;     /* plural noun for messages */
+} section_kinds[SEC_COUNT] = {
+    [SEC_PART] = {"PART", sizeof(sinew_particle_rec), SINEW_ASSET_MAX_PARTICLES, "particles"},
+    [SEC_TRIS] = {"TRIS", sizeof(sinew_triangle_rec), SINEW_ASSET_MAX_RECORDS, "triangles"},
+    [SEC_DIST] = {"DIST", sizeof(sinew_distance_rec), SINEW_ASSET_MAX_RECORDS, "distance constraints"},
+    [SEC_BEND] = {"BEND", sizeof(sinew_bend_rec), SINEW_ASSET_MAX_RECORDS, "bending constraints"},
+    [SEC_COLR] = {"COLR", sizeof(sinew_colour_rec), SINEW_ASSET_MAX_COLOURS, "colours"},
+    [SEC_META] = {"META", 1, MAX_META_BYTES, "bytes of text"},
+};
+
+/* One parsed entry of the section table. */
+typedef struct section_entry {
+    uint8_t tag[4];
+    char name[5]; /* the tag, printable, for messages */
+    uint32_t version, count, crc;
+    uint64_t offset, size;
+} section_entry;
+
+/* ---------------------------------------------------------------- CRC-32 */
+
+/* Reflected CRC-32, polynomial 0xEDB88320 (zlib, IEEE 802.3): entry n is n
+ * shifted through eight rounds of the bitwise algorithm. */
+static const uint32_t crc_table[256] = {
+    0x00000000u, 0x77073096u, 0xee0e612cu, 0x990951bau, 0x076dc419u, 0x706af48fu,
+    0xe963a535u, 0x9e6495a3u, 0x0edb8832u, 0x79dcb8a4u, 0xe0d5e91eu, 0x97d2d988u,
+    0x09b64c2bu, 0x7eb17cbdu, 0xe7b82d07u, 0x90bf1d91u, 0x1db71064u, 0x6ab020f2u,
+    0xf3b97148u, 0x84be41deu, 0x1adad47du, 0x6ddde4ebu, 0xf4d4b551u, 0x83d385c7u,
+    0x136c9856u, 0x646ba8c0u, 0xfd62f97au, 0x8a65c9ecu, 0x14015c4fu, 0x63066cd9u,
+    0xfa0f3d63u, 0x8d080df5u, 0x3b6e20c8u, 0x4c69105eu, 0xd56041e4u, 0xa2677172u,
+    0x3c03e4d1u, 0x4b04d447u, 0xd20d85fdu, 0xa50ab56bu, 0x35b5a8fau, 0x42b2986cu,
+    0xdbbbc9d6u, 0xacbcf940u, 0x32d86ce3u, 0x45df5c75u, 0xdcd60dcfu, 0xabd13d59u,
+    0x26d930acu, 0x51de003au, 0xc8d75180u, 0xbfd06116u, 0x21b4f4b5u, 0x56b3c423u,
+    0xcfba9599u, 0xb8bda50fu, 0x2802b89eu, 0x5f058808u, 0xc60cd9b2u, 0xb10be924u,
+    0x2f6f7c87u, 0x58684c11u, 0xc1611dabu, 0xb6662d3du, 0x76dc4190u, 0x01db7106u,
+    0x98d220bcu, 0xefd5102au, 0x71b18589u, 0x06b6b51fu, 0x9fbfe4a5u, 0xe8b8d433u,
+    0x7807c9a2u, 0x0f00f934u, 0x9609a88eu, 0xe10e9818u, 0x7f6a0dbbu, 0x086d3d2du,
+    0x91646c97u, 0xe6635c01u, 0x6b6b51f4u, 0x1c6c6162u, 0x856530d8u, 0xf262004eu,
+    0x6c0695edu, 0x1b01a57bu, 0x8208f4c1u, 0xf50fc457u, 0x65b0d9c6u, 0x12b7e950u,
+    0x8bbeb8eau, 0xfcb9887cu, 0x62dd1ddfu, 0x15da2d49u, 0x8cd37cf3u, 0xfbd44c65u,
+    0x4db26158u, 0x3ab551ceu, 0xa3bc0074u, 0xd4bb30e2u, 0x4adfa541u, 0x3dd895d7u,
+    0xa4d1c46du, 0xd3d6f4fbu, 0x4369e96au, 0x346ed9fcu, 0xad678846u, 0xda60b8d0u,
+    0x44042d73u, 0x33031de5u, 0xaa0a4c5fu, 0xdd0d7cc9u, 0x5005713cu, 0x270241aau,
+    0xbe0b1010u, 0xc90c2086u, 0x5768b525u, 0x206f85b3u, 0xb966d409u, 0xce61e49fu,
+    0x5edef90eu, 0x29d9c998u, 0xb0d09822u, 0xc7d7a8b4u, 0x59b33d17u, 0x2eb40d81u,
+    0xb7bd5c3bu, 0xc0ba6cadu, 0xedb88320u, 0x9abfb3b6u, 0x03b6e20cu, 0x74b1d29au,
+    0xead54739u, 0x9dd277afu, 0x04db2615u, 0x73dc1683u, 0xe3630b12u, 0x94643b84u,
+    0x0d6d6a3eu, 0x7a6a5aa8u, 0xe40ecf0bu, 0x9309ff9du, 0x0a00ae27u, 0x7d079eb1u,
+    0xf00f9344u, 0x8708a3d2u, 0x1e01f268u, 0x6906c2feu, 0xf762575du, 0x806567cbu,
+    0x196c3671u, 0x6e6b06e7u, 0xfed41b76u, 0x89d32be0u, 0x10da7a5au, 0x67dd4accu,
+    0xf9b9df6fu, 0x8ebeeff9u, 0x17b7be43u, 0x60b08ed5u, 0xd6d6a3e8u, 0xa1d1937eu,
+    0x38d8c2c4u, 0x4fdff252u, 0xd1bb67f1u, 0xa6bc5767u, 0x3fb506ddu, 0x48b2364bu,
+    0xd80d2bdau, 0xaf0a1b4cu, 0x36034af6u, 0x41047a60u, 0xdf60efc3u, 0xa867df55u,
+    0x316e8eefu, 0x4669be79u, 0xcb61b38cu, 0xbc66831au, 0x256fd2a0u, 0x5268e236u,
+    0xcc0c7795u, 0xbb0b4703u, 0x220216b9u, 0x5505262fu, 0xc5ba3bbeu, 0xb2bd0b28u,
+    0x2bb45a92u, 0x5cb36a04u, 0xc2d7ffa7u, 0xb5d0cf31u, 0x2cd99e8bu, 0x5bdeae1du,
+    0x9b64c2b0u, 0xec63f226u, 0x756aa39cu, 0x026d930au, 0x9c0906a9u, 0xeb0e363fu,
+    0x72076785u, 0x05005713u, 0x95bf4a82u, 0xe2b87a14u, 0x7bb12baeu, 0x0cb61b38u,
+    0x92d28e9bu, 0xe5d5be0du, 0x7cdcefb7u, 0x0bdbdf21u, 0x86d3d2d4u, 0xf1d4e242u,
+    0x68ddb3f8u, 0x1fda836eu, 0x81be16cdu, 0xf6b9265bu, 0x6fb077e1u, 0x18b74777u,
+    0x88085ae6u, 0xff0f6a70u, 0x66063bcau, 0x11010b5cu, 0x8f659effu, 0xf862ae69u,
+    0x616bffd3u, 0x166ccf45u, 0xa00ae278u, 0xd70dd2eeu, 0x4e048354u, 0x3903b3c2u,
+    0xa7672661u, 0xd06016f7u, 0x4969474du, 0x3e6e77dbu, 0xaed16a4au, 0xd9d65adcu,
+    0x40df0b66u, 0x37d83bf0u, 0xa9bcae53u, 0xdebb9ec5u, 0x47b2cf7fu, 0x30b5ffe9u,
+    0xbdbdf21cu, 0xcabac28au, 0x53b39330u, 0x24b4a3a6u, 0xbad03605u, 0xcdd70693u,
+    0x54de5729u, 0x23d967bfu, 0xb3667a2eu, 0xc4614ab8u, 0x5d681b02u, 0x2a6f2b94u,
+    0xb40bbe37u, 0xc30c8ea1u, 0x5a05df1bu, 0x2d02ef8du,
+};
+
+uint32_t sinew_crc32(uint32_t crc, const void *data, size_t size)
+{
+    const uint8_t *p = data;
+    crc = ~crc;
+    for (size_t i = 0; i < size; ++i)
+        crc = crc_table[(crc ^ p[i]) & 0xFFu] ^ (crc >> 8);
+    return ~crc;
+}
+
+/* ---------------------------------------------------------------- bytes */
+
+static uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+static uint32_t get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p) { return get_u32(p) | (uint64_t)get_u32(p + 4) << 32; }
+
+static void put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    for (int k = 0; k < 4; ++k)
+        p[k] = (uint8_t)(v >> 8 * k);
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+    put_u32(p, (uint32_t)v);
+    put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* Every record is packed 32-bit fields (asset.h pins the sizes), so an array
+ * travels as little-endian 32-bit words; floats keep their bits. */
+static void put_words(uint8_t *dst, const void *src, size_t words)
+{
+    const uint8_t *s = src;
+    for (size_t i = 0; i < words; ++i) {
+        uint32_t w;
+        memcpy(&w, s + 4 * i, 4);
+        put_u32(dst + 4 * i, w);
+    }
+}
+
+static void get_words(void *dst, const uint8_t *src, size_t words)
+{
+    uint8_t *d = dst;
+    for (size_t i = 0; i < words; ++i) {
+        uint32_t w = get_u32(src + 4 * i);
+        memcpy(d + 4 * i, &w, 4);
+    }
+}
+
+static uint64_t align_up(uint64_t v) { return (v + PAYLOAD_ALIGN - 1) & ~(uint64_t)(PAYLOAD_ALIGN - 1); }
+
+/* Over the header and the section table, with the CRC field taken as zero. */
+static uint32_t header_crc(const uint8_t *file, uint32_t section_count)
+{
+    static const uint8_t zero[4];
+    uint32_t crc = sinew_crc32(0, file, H_CRC);
+    crc = sinew_crc32(crc, zero, sizeof zero);
+    return sinew_crc32(crc, file + H_CRC + 4, HEADER_SIZE + (size_t)ENTRY_SIZE * section_count - (H_CRC + 4));
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static sinew_result serialize(const sinew_asset *a, const char *name, void **bytes, size_t *size,
+                              const sinew_logger *lg)
+{
+    *bytes = NULL;
+    *size = 0;
+    /* Refuse to write what the loader would refuse to read. */
+    sinew_result r = sinew_asset_validate(a, name, lg);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    size_t meta_len = a->meta ? strlen(a->meta) : 0;
+    if (meta_len > MAX_META_BYTES)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
+                          "%s: section META: %zu bytes of text exceed the limit of %u", name, meta_len,
+                          MAX_META_BYTES);
+
+    const struct { uint32_t count; const void *data; } src[SEC_COUNT] = {
+        [SEC_PART] = {a->particle_count, a->particles},
+        [SEC_TRIS] = {a->triangle_count, a->triangles},
+        [SEC_DIST] = {a->distance_count, a->distances},
+        [SEC_BEND] = {a->bend_count, a->bends},
+        [SEC_COLR] = {a->colour_count, a->colours},
+        [SEC_META] = {(uint32_t)meta_len, a->meta},
+    };
+    /* The record sections are always written, empty or not; META only when
+     * there is text, so that NULL and "" stay distinct through a round trip. */
+    uint32_t section_count = a->meta ? SEC_COUNT : SEC_COUNT - 1;
+    uint64_t offset[SEC_COUNT], length[SEC_COUNT];
+    uint64_t total = HEADER_SIZE + (uint64_t)ENTRY_SIZE * section_count;
+    for (uint32_t i = 0; i < section_count; ++i) {
+        offset[i] = total;
+        length[i] = (uint64_t)src[i].count * section_kinds[i].record_size;
+        total += align_up(length[i]);
+    }
+    if (total > SIZE_MAX)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "asset", "%s: %" PRIu64 " bytes do not fit in memory",
+                          name, total);
+    uint8_t *file = calloc((size_t)total, 1); /* zeroes the padding and reserved bytes */
+    if (!file)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory for %" PRIu64 " bytes",
+                          name, total);
+
+    memcpy(file + H_MAGIC, "SNWA", 4);
+    put_u16(file + H_MAJOR, FORMAT_MAJOR);
+    put_u16(file + H_MINOR, FORMAT_MINOR);
+    put_u32(file + H_SECTION_COUNT, section_count);
+    put_u64(file + H_FILE_SIZE, total);
+    for (uint32_t i = 0; i < section_count; ++i) {
+        uint8_t *payload = file + offset[i];
+        if (i == SEC_META)
+            memcpy(payload, a->meta, meta_len);
+        else
+            put_words(payload, src[i].data, (size_t)length[i] / 4);
+        uint8_t *e = file + HEADER_SIZE + (size_t)ENTRY_SIZE * i;
+        memcpy(e + E_TAG, section_kinds[i].tag, 4);
+        put_u32(e + E_VERSION, SECTION_VERSION);
+        put_u64(e + E_OFFSET, offset[i]);
+        put_u64(e + E_SIZE, length[i]);
+        put_u32(e + E_COUNT, src[i].count);
+        put_u32(e + E_CRC, sinew_crc32(0, payload, (size_t)length[i]));
+    }
+    put_u32(file + H_CRC, header_crc(file, section_count));
+    *bytes = file;
+    *size = (size_t)total;
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_asset_serialize(const sinew_asset *a, void **bytes, size_t *size, const sinew_logger *lg)
+{
+    SINEW_ASSERT(a && bytes && size);
+    return serialize(a, "asset", bytes, size, lg);
+}
+
+/* Writes to tmp and renames it over path, so that no reader ever sees half a
+ * file and a failed write leaves whatever was at path untouched. */
+static sinew_result write_replace(const char *tmp, const char *path, const void *bytes, size_t size,
+                                  const sinew_logger *lg)
+{
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_IO, "asset", "%s: cannot create: %s", tmp, strerror(errno));
+    int ok = fwrite(bytes, 1, size, f) == size;
+    int err = errno;
+    /* fclose flushes, so a full disk may only show here. */
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        err = errno;
+    }
+    if (!ok) {
+        remove(tmp);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_IO, "asset", "%s: cannot write: %s", tmp, strerror(err));
+    }
+    if (rename(tmp, path) != 0) {
+        err = errno;
+        remove(tmp);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_IO, "asset", "%s: cannot replace with %s: %s", path, tmp,
+                          strerror(err));
+    }
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_asset_write(const sinew_asset *a, const char *path, const sinew_logger *lg)
+{
+    SINEW_ASSERT(a && path);
+    void *bytes;
+    size_t size;
+    sinew_result r = serialize(a, path, &bytes, &size, lg);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    size_t path_len = strlen(path);
+    char *tmp = malloc(path_len + sizeof ".tmp");
+    if (!tmp) {
+        free(bytes);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory", path);
+    }
+    memcpy(tmp, path, path_len);
+    memcpy(tmp + path_len, ".tmp", sizeof ".tmp");
+    r = write_replace(tmp, path, bytes, size, lg);
+    free(tmp);
+    free(bytes);
+    return r;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+/* Every structural failure of the file: BAD_ASSET with the file's name first. */
+static sinew_result bad_file(const sinew_logger *lg, const char *name, const char *fmt, ...) SINEW_PRINTF(3, 4);
+
+static sinew_result bad_file(const sinew_logger *lg, const char *name, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: %s", name, what);
+}
+
+/* The header and the extent of the section table; nothing past them is read. */
+static sinew_result check_header(const uint8_t *p, size_t size, const char *name, const sinew_logger *lg,
+                                 uint32_t *section_count)
+{
+    if (size < HEADER_SIZE)
+        return bad_file(lg, name, "%zu bytes is too short for the %u-byte header (truncated file?)", size,
+                        HEADER_SIZE);
+    if (memcmp(p + H_MAGIC, "SNWA", 4) != 0)
+        return bad_file(lg, name, "bad magic %02x %02x %02x %02x: not a sinew asset (expected \"SNWA\")", p[0],
+                        p[1], p[2], p[3]);
+    uint16_t major = get_u16(p + H_MAJOR), minor = get_u16(p + H_MINOR);
+    if (major != FORMAT_MAJOR)
+        return bad_file(lg, name, "format version %u.%u is not supported (this reader reads %u.x)", major, minor,
+                        FORMAT_MAJOR);
+    uint64_t file_size = get_u64(p + H_FILE_SIZE);
+    if (file_size != size)
+        return bad_file(lg, name, "header gives a file size of %" PRIu64 " bytes but there are %zu (%s)",
+                        file_size, size, file_size > size ? "truncated file?" : "trailing bytes?");
+    uint32_t count = get_u32(p + H_SECTION_COUNT);
+    if (count > MAX_SECTIONS)
+        return bad_file(lg, name, "section count %u exceeds the limit of %u", count, MAX_SECTIONS);
+    uint64_t table_end = HEADER_SIZE + (uint64_t)ENTRY_SIZE * count;
+    if (table_end > size)
+        return bad_file(lg, name, "section table of %u entries ends at byte %" PRIu64 ", past the end of the file",
+                        count, table_end);
+    uint32_t stored = get_u32(p + H_CRC), actual = header_crc(p, count);
+    if (stored != actual)
+        return bad_file(lg, name, "header CRC-32 mismatch: stored 0x%08x, computed 0x%08x (corrupt header or section "
+                        "table)", stored, actual);
+    *section_count = count;
+    return SINEW_RESULT_OK;
+}
+
+static section_entry parse_entry(const uint8_t *p)
+{
+    section_entry e;
+    memcpy(e.tag, p + E_TAG, 4);
+    for (int k = 0; k < 4; ++k)
+        e.name[k] = e.tag[k] >= 0x20 && e.tag[k] < 0x7F ? (char)e.tag[k] : '?';
+    e.name[4] = '\0';
+    e.version = get_u32(p + E_VERSION);
+    e.offset = get_u64(p + E_OFFSET);
+    e.size = get_u64(p + E_SIZE);
+    e.count = get_u32(p + E_COUNT);
+    e.crc = get_u32(p + E_CRC);
+    return e;
+}
+
+static int find_kind(const uint8_t tag[4])
+{
+    for (int i = 0; i < SEC_COUNT; ++i)
+        if (memcmp(tag, section_kinds[i].tag, 4) == 0)
+            return i;
+    return -1;
+}
+
+/* Where a section lies and, for a known tag, whether its count and size agree
+ * and stay within limits. Checked before any payload byte is read. */
+static sinew_result check_entry(const section_entry *e, uint64_t table_end, size_t size, const char *name,
+                                const sinew_logger *lg, const section_entry *known[SEC_COUNT])
+{
+    if (e->offset % PAYLOAD_ALIGN != 0)
+        return bad_file(lg, name, "section %s: offset %" PRIu64 " is not a multiple of %u", e->name, e->offset,
+                        PAYLOAD_ALIGN);
+    if (e->offset < table_end)
+        return bad_file(lg, name, "section %s: offset %" PRIu64 " lies inside the header or section table "
+                        "(which end at %" PRIu64 ")", e->name, e->offset, table_end);
+    /* Subtracting, not adding, so a huge size cannot wrap around. */
+    if (e->offset > size || e->size > size - e->offset)
+        return bad_file(lg, name, "section %s: bytes [%" PRIu64 ", +%" PRIu64 ") lie outside the file (%zu bytes)",
+                        e->name, e->offset, e->size, size);
+    int kind = find_kind(e->tag);
+    if (kind < 0)
+        return SINEW_RESULT_OK;
+    const struct section_kind *k = &section_kinds[kind];
+    if (known[kind])
+        return bad_file(lg, name, "section %s appears twice in the section table", e->name);
+    known[kind] = e;
+    if (e->version != SECTION_VERSION)
+        return bad_file(lg, name, "section %s: version %u is not supported (this reader reads version %u)",
+                        e->name, e->version, SECTION_VERSION);
+    /* The limit comes first: nothing is allocated from a count not checked. */
+    if (e->count > k->max_count)
+        return bad_file(lg, name, "section %s: %u %s exceed the limit of %u", e->name, e->count, k->what,
+                        k->max_count);
+    /* A u32 count times at most 24 bytes cannot overflow 64 bits. */
+    if (e->size != (uint64_t)e->count * k->record_size)
+        return bad_file(lg, name, "section %s: size %" PRIu64 " bytes is not %u records of %u bytes", e->name,
+                        e->size, e->count, k->record_size);
+    return SINEW_RESULT_OK;
+}
+
+/* Sections may be in any order and have gaps between them, but share no byte. */
+static sinew_result check_overlaps(const section_entry *entries, uint32_t count, const char *name,
+                                   const sinew_logger *lg)
+{
+    for (uint32_t i = 0; i < count; ++i)
+        for (uint32_t j = i + 1; j < count; ++j) {
+            const section_entry *a = &entries[i], *b = &entries[j];
+            if (a->size && b->size && a->offset < b->offset + b->size && b->offset < a->offset + a->size)
+                return bad_file(lg, name, "sections %s [%" PRIu64 ", +%" PRIu64 ") and %s [%" PRIu64 ", +%" PRIu64
+                                ") overlap", a->name, a->offset, a->size, b->name, b->offset, b->size);
+        }
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result check_payload(const uint8_t *p, const section_entry *e, int is_meta, const char *name,
+                                  const sinew_logger *lg)
+{
+    uint32_t actual = sinew_crc32(0, p + e->offset, (size_t)e->size);
+    if (actual != e->crc)
+        return bad_file(lg, name, "section %s: payload CRC-32 mismatch: stored 0x%08x, computed 0x%08x "
+                        "(corrupt data)", e->name, e->crc, actual);
+    /* The text becomes a C string in memory; a NUL would silently cut it. */
+    const uint8_t *nul = is_meta ? memchr(p + e->offset, 0, (size_t)e->size) : NULL;
+    if (nul)
+        return bad_file(lg, name, "section META, byte %td: text contains a NUL byte", nul - (p + e->offset));
+    return SINEW_RESULT_OK;
+}
+
+/* Copies the checked payloads into a new asset. */
+static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUNT], const char *name,
+                           const sinew_logger *lg, sinew_asset **out)
+{
+    uint32_t count[SEC_COUNT];
+    for (int i = 0; i < SEC_COUNT; ++i)
+        count[i] = known[i] ? known[i]->count : 0;
+    sinew_asset *a = sinew_asset_alloc(count[SEC_PART], count[SEC_TRIS], count[SEC_DIST], count[SEC_BEND],
+                                       count[SEC_COLR]);
+    if (a && known[SEC_META])
+        a->meta = malloc((size_t)count[SEC_META] + 1);
+    if (!a || (known[SEC_META] && !a->meta)) {
+        sinew_asset_destroy(a);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory for the asset", name);
+    }
+    void *arrays[SEC_META] = {a->particles, a->triangles, a->distances, a->bends, a->colours};
+    for (int i = 0; i < SEC_META; ++i)
+        if (count[i])
+            get_words(arrays[i], p + known[i]->offset, (size_t)known[i]->size / 4);
+    if (a->meta) {
+        memcpy(a->meta, p + known[SEC_META]->offset, count[SEC_META]);
+        a->meta[count[SEC_META]] = '\0';
+    }
+    *out = a;
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char *name, const sinew_logger *lg,
+                                     sinew_asset **out)
+{
+    SINEW_ASSERT(out && name && (bytes || size == 0));
+    *out = NULL;
+    const uint8_t *p = bytes;
+    uint32_t section_count;
+    sinew_result r = check_header(p, size, name, lg, &section_count);
+    if (r != SINEW_RESULT_OK)
+        return r;
+
+    section_entry entries[MAX_SECTIONS];
+    const section_entry *known[SEC_COUNT] = {0};
+    uint64_t table_end = HEADER_SIZE + (uint64_t)ENTRY_SIZE * section_count;
+    for (uint32_t i = 0; i < section_count; ++i) {
+        entries[i] = parse_entry(p + HEADER_SIZE + (size_t)ENTRY_SIZE * i);
+        if ((r = check_entry(&entries[i], table_end, size, name, lg, known)) != SINEW_RESULT_OK)
+            return r;
+    }
+    if ((r = check_overlaps(entries, section_count, name, lg)) != SINEW_RESULT_OK)
+        return r;
+    if (!known[SEC_PART])
+        return bad_file(lg, name, "required section PART is missing");
+    for (uint32_t i = 0; i < section_count; ++i) {
+        if ((r = check_payload(p, &entries[i], &entries[i] == known[SEC_META], name, lg)) != SINEW_RESULT_OK)
+            return r;
+        if (find_kind(entries[i].tag) < 0)
+            sinew_logf(lg, SINEW_LOG_DEBUG, "asset", "%s: skipping unknown section %s (%" PRIu64 " bytes)", name,
+                       entries[i].name, entries[i].size);
+    }
+
+    sinew_asset *a;
+    if ((r = decode(p, known, name, lg, &a)) != SINEW_RESULT_OK)
+        return r;
+    if ((r = sinew_asset_validate(a, name, lg)) != SINEW_RESULT_OK) {
+        sinew_asset_destroy(a);
+        return r;
+    }
+    sinew_logf(lg, SINEW_LOG_INFO, "asset",
+               "%s: loaded %u particles (%u pinned), %u triangles, %u distance and %u bending constraints in "
+               "%u colours", name, a->particle_count, sinew_asset_get_info(a).pinned_count, a->triangle_count,
+               a->distance_count, a->bend_count, a->colour_count);
+    *out = a;
+    return SINEW_RESULT_OK;
+}
+
+/* Reads the whole file. The size ftell reports is only a first guess for the
+ * buffer (pipes have none, directories report nonsense, a file may grow while
+ * it is read), so the loop reads to the end and enforces the limit itself. */
+static sinew_result read_file(const char *path, const sinew_logger *lg, uint8_t **bytes, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_IO, "asset", "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1u << 16;
+    long hint = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (hint >= 0 && (uint64_t)hint < MAX_FILE_BYTES)
+        cap = (size_t)hint + 1; /* one spare byte, so reaching the end needs no regrowth */
+    rewind(f);
+    uint8_t *buf = malloc(cap);
+    size_t len = 0;
+    sinew_result r = SINEW_RESULT_OK;
+    while (buf) {
+        len += fread(buf + len, 1, cap - len, f);
+        if (len < cap)
+            break; /* end of file or an error, told apart below */
+        if (cap > MAX_FILE_BYTES) {
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "asset", "%s: larger than the reader's limit of %zu bytes",
+                           path, (size_t)MAX_FILE_BYTES);
+            break;
+        }
+        cap = cap > MAX_FILE_BYTES / 2 ? (size_t)MAX_FILE_BYTES + 1 : 2 * cap;
+        uint8_t *grown = realloc(buf, cap);
+        if (!grown)
+            free(buf);
+        buf = grown;
+    }
+    int err = errno;
+    if (r == SINEW_RESULT_OK && !buf)
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory for %zu bytes", path, cap);
+    if (r == SINEW_RESULT_OK && ferror(f))
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_IO, "asset", "%s: cannot read: %s", path, strerror(err));
+    fclose(f);
+    if (r != SINEW_RESULT_OK) {
+        free(buf);
+        return r;
+    }
+    *bytes = buf;
+    *size = len;
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_asset_load(const char *path, const sinew_logger *lg, sinew_asset **out)
+{
+    SINEW_ASSERT(path && out);
+    *out = NULL;
+    uint8_t *bytes;
+    size_t size;
+    sinew_result r = read_file(path, lg, &bytes, &size);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    r = sinew_asset_load_memory(bytes, size, path, lg, out);
+    free(bytes);
+    return r;
+}

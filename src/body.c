@@ -1,0 +1,442 @@
+/* Bodies: upload an asset, record the step once, replay it each frame. */
+#include "body.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+sinew_body_desc sinew_body_desc_default(void)
+{
+    sinew_body_desc d = {0};
+    d.cookie = SINEW_DESC_COOKIE;
+    d.solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+    d.substeps = 4;
+    d.iterations = 2;
+    d.stretch_compliance = 0.0f;
+    d.shear_compliance = 1e-6f;
+    d.bend_compliance = 1e-2f;
+    d.jacobi_omega = 1.0f;
+    d.residual = 1;
+    d.timestamps = 1;
+    return d;
+}
+
+sinew_step_params sinew_step_params_default(void)
+{
+    sinew_step_params p = {0};
+    p.dt = 1.0f / 60.0f;
+    p.gravity[1] = -9.81f;
+    p.ground = 1;
+    p.sphere_radius = 0.0f;
+    p.friction = 0.3f;
+    p.contact_offset = 0.005f;
+    return p;
+}
+
+static int finite_nonneg(float x) { return isfinite(x) && x >= 0.0f; }
+
+static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *d)
+{
+    const sinew_logger *lg = &ctx->logger;
+    if (d->solver != SINEW_SOLVER_XPBD_GAUSS_SEIDEL && d->solver != SINEW_SOLVER_XPBD_JACOBI)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "unknown solver %d", (int)d->solver);
+    if (d->substeps < 1 || d->substeps > 1000 || d->iterations < 1 || d->iterations > 1000)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "substeps (%u) and iterations (%u) must be in 1..1000", d->substeps, d->iterations);
+    if (!finite_nonneg(d->stretch_compliance) || !finite_nonneg(d->shear_compliance) ||
+        !finite_nonneg(d->bend_compliance))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "compliances must be finite and >= 0 (stretch %g, shear %g, bend %g)",
+                          d->stretch_compliance, d->shear_compliance, d->bend_compliance);
+    if (!(d->jacobi_omega > 0.0f && d->jacobi_omega <= 2.0f))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "jacobi_omega %g is not in (0, 2]",
+                          d->jacobi_omega);
+    return SINEW_RESULT_OK;
+}
+
+/* Jacobi gather lists: particle i reads DELTA entries ADJ[start[i] .. start[i+1])
+ * in constraint order, which fixes the summation order (determinism). */
+static int build_adjacency(const sinew_asset *a, uint32_t **start_out, uint32_t **adj_out)
+{
+    uint32_t n = a->particle_count;
+    uint32_t slots = 2 * a->distance_count + 4 * a->bend_count;
+    uint32_t *start = calloc((size_t)n + 1, sizeof *start);
+    uint32_t *adj = malloc(((size_t)slots + 1) * sizeof *adj);
+    uint32_t *fill = calloc((size_t)n + 1, sizeof *fill);
+    if (!start || !adj || !fill) {
+        free(start); free(adj); free(fill);
+        return 0;
+    }
+    for (uint32_t c = 0; c < a->distance_count; c++) {
+        start[a->distances[c].a + 1]++;
+        start[a->distances[c].b + 1]++;
+    }
+    for (uint32_t c = 0; c < a->bend_count; c++)
+        for (int j = 0; j < 4; j++)
+            start[a->bends[c].v[j] + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    memcpy(fill, start, (size_t)n * sizeof *fill);
+    for (uint32_t c = 0; c < a->distance_count; c++) {
+        adj[fill[a->distances[c].a]++] = 2 * c;
+        adj[fill[a->distances[c].b]++] = 2 * c + 1;
+    }
+    for (uint32_t c = 0; c < a->bend_count; c++)
+        for (uint32_t j = 0; j < 4; j++)
+            adj[fill[a->bends[c].v[j]]++] = 2 * a->distance_count + 4 * c + j;
+    free(fill);
+    *start_out = start;
+    *adj_out = adj;
+    return 1;
+}
+
+static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
+{
+    sinew_context *ctx = b->ctx;
+    const sinew_body_desc *d = &b->desc;
+    const uint32_t n = a->particle_count;
+    const int jacobi = d->solver == SINEW_SOLVER_XPBD_JACOBI;
+    const uint64_t slots = 2ull * a->distance_count + 4ull * a->bend_count;
+    struct { int bind; uint64_t size; sinew_memory memory; const char *what; } plan[] = {
+        {SINEW_BIND_POS, 16ull * n, SINEW_MEMORY_DEVICE, "positions"},
+        {SINEW_BIND_PREV, 16ull * n, SINEW_MEMORY_DEVICE, "previous positions"},
+        {SINEW_BIND_VEL, 16ull * n, SINEW_MEMORY_DEVICE, "velocities"},
+        {SINEW_BIND_DIST, sizeof(GpuDistance) * (uint64_t)a->distance_count, SINEW_MEMORY_DEVICE, "distance constraints"},
+        {SINEW_BIND_BEND, sizeof(GpuBend) * (uint64_t)a->bend_count, SINEW_MEMORY_DEVICE, "bending constraints"},
+        {SINEW_BIND_LAMBDA, 4ull * (a->distance_count + (uint64_t)a->bend_count), SINEW_MEMORY_DEVICE, "multipliers"},
+        {SINEW_BIND_DELTA, jacobi ? 16ull * slots : 0, SINEW_MEMORY_DEVICE, "Jacobi corrections"},
+        {SINEW_BIND_ADJ_START, jacobi ? 4ull * (n + 1ull) : 0, SINEW_MEMORY_DEVICE, "Jacobi gather offsets"},
+        {SINEW_BIND_ADJ, jacobi ? 4ull * slots : 0, SINEW_MEMORY_DEVICE, "Jacobi gather lists"},
+        {SINEW_BIND_PARAMS, sizeof(GpuParams), SINEW_MEMORY_HOST, "step parameters"},
+        {SINEW_BIND_PARTIAL, 16ull * ((a->distance_count + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE),
+         SINEW_MEMORY_DEVICE, "residual partials"},
+        {SINEW_BIND_STATS, sizeof(GpuStats), SINEW_MEMORY_HOST, "residual"},
+    };
+    _Static_assert(sizeof plan / sizeof plan[0] == SINEW_BIND_COUNT, "one buffer per binding");
+    sinew_result r;
+    for (int i = 0; i < SINEW_BIND_COUNT; i++)
+        if ((r = sinew_buffer_create(ctx, plan[i].size, plan[i].memory, plan[i].what,
+                                     &b->buffers[plan[i].bind])) != SINEW_RESULT_OK)
+            return r;
+
+    /* Fill every buffer once so nothing is ever read uninitialised. */
+    size_t scratch_size = 0;
+    for (int i = 0; i < SINEW_BIND_COUNT; i++)
+        if (b->buffers[i].size > scratch_size)
+            scratch_size = (size_t)b->buffers[i].size;
+    void *scratch = calloc(1, scratch_size);
+    if (!scratch)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    for (int i = 0; i < SINEW_BIND_COUNT && r == SINEW_RESULT_OK; i++)
+        r = sinew_buffer_upload(ctx, &b->buffers[i], 0, scratch, b->buffers[i].size);
+
+    float *pos = scratch;
+    for (uint32_t i = 0; i < n && r == SINEW_RESULT_OK; i++)
+        memcpy(&pos[4 * i], &a->particles[i], 16);
+    if (r == SINEW_RESULT_OK) {
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16ull * n);
+        if (r == SINEW_RESULT_OK)
+            r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_PREV], 0, pos, 16ull * n);
+    }
+    GpuDistance *dist = scratch;
+    for (uint32_t c = 0; c < a->distance_count && r == SINEW_RESULT_OK; c++) {
+        const sinew_distance_rec *s = &a->distances[c];
+        float alpha = s->kind == SINEW_KIND_SHEAR ? d->shear_compliance : d->stretch_compliance;
+        dist[c] = (GpuDistance){s->a, s->b, s->rest, alpha};
+    }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_DIST], 0, dist,
+                                sizeof(GpuDistance) * (uint64_t)a->distance_count);
+    GpuBend *bend = scratch;
+    for (uint32_t c = 0; c < a->bend_count && r == SINEW_RESULT_OK; c++) {
+        const sinew_bend_rec *s = &a->bends[c];
+        bend[c] = (GpuBend){{s->v[0], s->v[1], s->v[2], s->v[3]}, s->rest_angle, d->bend_compliance, 0, 0};
+    }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_BEND], 0, bend,
+                                sizeof(GpuBend) * (uint64_t)a->bend_count);
+    free(scratch);
+    if (r != SINEW_RESULT_OK || !jacobi)
+        return r;
+
+    uint32_t *start, *adj;
+    if (!build_adjacency(a, &start, &adj))
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_ADJ_START], 0, start, 4ull * (n + 1ull));
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_ADJ], 0, adj, 4ull * slots);
+    free(start);
+    free(adj);
+    return r;
+}
+
+static sinew_result create_descriptors(sinew_body *b)
+{
+    sinew_context *ctx = b->ctx;
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SINEW_BIND_COUNT};
+    VkDescriptorPoolCreateInfo pi = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pi.maxSets = 1;
+    pi.poolSizeCount = 1;
+    pi.pPoolSizes = &size;
+    VK_TRY(ctx, vk->vkCreateDescriptorPool(ctx->device, &pi, NULL, &b->descriptor_pool));
+    VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    ai.descriptorPool = b->descriptor_pool;
+    ai.descriptorSetCount = 1;
+    ai.pSetLayouts = &ctx->set_layout;
+    VK_TRY(ctx, vk->vkAllocateDescriptorSets(ctx->device, &ai, &b->set));
+    VkDescriptorBufferInfo infos[SINEW_BIND_COUNT];
+    VkWriteDescriptorSet writes[SINEW_BIND_COUNT];
+    for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
+        infos[i] = (VkDescriptorBufferInfo){b->buffers[i].buffer, 0, VK_WHOLE_SIZE};
+        writes[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[i].dstSet = b->set;
+        writes[i].dstBinding = i;
+        writes[i].descriptorCount = 1;
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = &infos[i];
+    }
+    vk->vkUpdateDescriptorSets(ctx->device, SINEW_BIND_COUNT, writes, 0, NULL);
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result record_step(sinew_body *b)
+{
+    sinew_context *ctx = b->ctx;
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = ctx->command_pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VK_TRY(ctx, vk->vkAllocateCommandBuffers(ctx->device, &ai, &b->cmd));
+    VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VK_TRY(ctx, vk->vkCreateFence(ctx->device, &fi, NULL, &b->fence));
+    if (b->desc.timestamps && ctx->timestamp_bits) {
+        b->query_count = b->desc.substeps * SINEW_TIMESTAMPS_PER_SUBSTEP + 2;
+        VkQueryPoolCreateInfo qi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qi.queryCount = b->query_count;
+        VK_TRY(ctx, vk->vkCreateQueryPool(ctx->device, &qi, NULL, &b->queries));
+    }
+
+    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VK_TRY(ctx, vk->vkBeginCommandBuffer(b->cmd, &bi));
+    if (b->queries)
+        vk->vkCmdResetQueryPool(b->cmd, b->queries, 0, b->query_count);
+    vk->vkCmdBindDescriptorSets(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipeline_layout, 0, 1, &b->set, 0,
+                                NULL);
+    sinew_recorder rec = {ctx, b->cmd, 0, 0};
+    sinew_xpbd_record(b, &rec);
+    VK_TRY(ctx, vk->vkEndCommandBuffer(b->cmd));
+    b->dispatches = rec.dispatches;
+    b->barriers = rec.barriers;
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, const sinew_body_desc *desc,
+                               sinew_body **out)
+{
+    SINEW_ASSERT(ctx && asset && desc && out);
+    SINEW_ASSERT(desc->cookie == SINEW_DESC_COOKIE && "desc must come from sinew_body_desc_default");
+    *out = NULL;
+    sinew_result r = check_desc(ctx, desc);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    if (asset->particle_count == 0)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "asset has no particles");
+    sinew_body *b = calloc(1, sizeof *b);
+    if (!b)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    b->ctx = ctx;
+    b->desc = *desc;
+    b->particle_count = asset->particle_count;
+    b->distance_count = asset->distance_count;
+    b->bend_count = asset->bend_count;
+    b->colour_count = asset->colour_count;
+    b->colours = malloc((asset->colour_count + 1) * sizeof *b->colours);
+    if (!b->colours) {
+        free(b);
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    }
+    if (asset->colour_count)
+        memcpy(b->colours, asset->colours, asset->colour_count * sizeof *b->colours);
+    if ((r = upload_asset(b, asset)) != SINEW_RESULT_OK || (r = create_descriptors(b)) != SINEW_RESULT_OK ||
+        (r = record_step(b)) != SINEW_RESULT_OK) {
+        sinew_body_destroy(b);
+        return r;
+    }
+    b->stats.max_strain = b->stats.rms_strain = -1.0f;
+    b->stats.ms_predict = b->stats.ms_solve = b->stats.ms_velocity = b->stats.ms_residual = b->stats.ms_total = -1.0;
+    b->stats.dispatches = b->dispatches;
+    b->stats.barriers = b->barriers;
+    for (int i = 0; i < SINEW_BIND_COUNT; i++)
+        b->stats.device_memory += b->buffers[i].allocated;
+    *out = b;
+    return SINEW_RESULT_OK;
+}
+
+void sinew_body_destroy(sinew_body *b)
+{
+    if (!b)
+        return;
+    sinew_context *ctx = b->ctx;
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    if (b->fence) {
+        vk->vkWaitForFences(ctx->device, 1, &b->fence, VK_TRUE, UINT64_MAX);
+        vk->vkDestroyFence(ctx->device, b->fence, NULL);
+    }
+    if (b->cmd)
+        vk->vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &b->cmd);
+    if (b->queries)
+        vk->vkDestroyQueryPool(ctx->device, b->queries, NULL);
+    if (b->descriptor_pool)
+        vk->vkDestroyDescriptorPool(ctx->device, b->descriptor_pool, NULL);
+    for (int i = 0; i < SINEW_BIND_COUNT; i++)
+        sinew_buffer_destroy(ctx, &b->buffers[i]);
+    free(b->colours);
+    free(b);
+}
+
+static sinew_result check_params(const sinew_context *ctx, const sinew_step_params *p)
+{
+    const sinew_logger *lg = &ctx->logger;
+    const float v[] = {p->dt, p->gravity[0], p->gravity[1], p->gravity[2], p->damping, p->ground_height,
+                       p->sphere_center[0], p->sphere_center[1], p->sphere_center[2], p->sphere_radius,
+                       p->friction, p->contact_offset};
+    const char *names[] = {"dt", "gravity.x", "gravity.y", "gravity.z", "damping", "ground_height",
+                           "sphere_center.x", "sphere_center.y", "sphere_center.z", "sphere_radius",
+                           "friction", "contact_offset"};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!isfinite(v[i]))
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "step parameter %s is not finite",
+                              names[i]);
+    if (!(p->dt > 0.0f))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "dt must be > 0 (got %g)", p->dt);
+    if (p->damping < 0.0f || p->friction < 0.0f || p->contact_offset < 0.0f || p->sphere_radius < 0.0f)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "damping (%g), friction (%g), contact_offset (%g) and sphere_radius (%g) must be >= 0",
+                          p->damping, p->friction, p->contact_offset, p->sphere_radius);
+    return SINEW_RESULT_OK;
+}
+
+static void read_timestamps(sinew_body *b)
+{
+    sinew_context *ctx = b->ctx;
+    uint64_t t[SINEW_TIMESTAMPS_PER_SUBSTEP * 1000 + 2];
+    uint32_t count = b->desc.substeps * SINEW_TIMESTAMPS_PER_SUBSTEP + (b->desc.residual ? 2 : 0);
+    if (ctx->vk.vkGetQueryPoolResults(ctx->device, b->queries, 0, count, count * sizeof t[0], t, sizeof t[0],
+                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS)
+        return;
+    const uint64_t mask = ctx->timestamp_bits >= 64 ? ~0ull : (1ull << ctx->timestamp_bits) - 1;
+    const double ms = ctx->props.limits.timestampPeriod * 1e-6;
+#define SINEW_SPAN(a, b) ((double)((t[b] - t[a]) & mask) * ms)
+    sinew_step_stats *s = &b->stats;
+    s->ms_predict = s->ms_solve = s->ms_velocity = s->ms_residual = 0.0;
+    for (uint32_t i = 0; i < b->desc.substeps; i++) {
+        uint32_t q = i * SINEW_TIMESTAMPS_PER_SUBSTEP;
+        s->ms_predict += SINEW_SPAN(q, q + 1);
+        s->ms_solve += SINEW_SPAN(q + 1, q + 2);
+        s->ms_velocity += SINEW_SPAN(q + 2, q + 3);
+    }
+    uint32_t last = b->desc.substeps * SINEW_TIMESTAMPS_PER_SUBSTEP;
+    if (b->desc.residual)
+        s->ms_residual = SINEW_SPAN(last, last + 1);
+    s->ms_total = SINEW_SPAN(0, b->desc.residual ? last + 1 : last - 1);
+#undef SINEW_SPAN
+}
+
+sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
+{
+    SINEW_ASSERT(b && p);
+    sinew_context *ctx = b->ctx;
+    sinew_result r = check_params(ctx, p);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    const float h = p->dt / (float)b->desc.substeps;
+    GpuParams gp = {{p->gravity[0], p->gravity[1], p->gravity[2], h},
+                    {p->sphere_center[0], p->sphere_center[1], p->sphere_center[2], p->sphere ? p->sphere_radius : -1.0f},
+                    1.0f / h, 1.0f / (h * h), expf(-p->damping * h), p->ground ? p->ground_height : -3e38f,
+                    p->friction, p->contact_offset, b->desc.jacobi_omega, 0.0f};
+    memcpy(b->buffers[SINEW_BIND_PARAMS].mapped, &gp, sizeof gp);
+
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &b->cmd;
+    VK_TRY(ctx, vk->vkResetFences(ctx->device, 1, &b->fence));
+    VK_TRY(ctx, vk->vkQueueSubmit(ctx->queue, 1, &si, b->fence));
+    VK_TRY(ctx, vk->vkWaitForFences(ctx->device, 1, &b->fence, VK_TRUE, UINT64_MAX));
+
+    b->stats.step_index++;
+    if (b->desc.residual) {
+        GpuStats gs;
+        memcpy(&gs, b->buffers[SINEW_BIND_STATS].mapped, sizeof gs);
+        b->stats.max_strain = gs.max_strain;
+        b->stats.rms_strain = gs.rms_strain;
+    }
+    if (b->queries)
+        read_timestamps(b);
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result check_count(const sinew_body *b, uint32_t count)
+{
+    if (count != b->particle_count)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "count %u does not match the body's %u particles", count, b->particle_count);
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result read_vec4s(sinew_body *b, int binding, float *xyz, uint32_t count)
+{
+    sinew_result r = check_count(b, count);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    float *tmp = malloc(16ull * count);
+    if (!tmp)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    r = sinew_buffer_download(b->ctx, &b->buffers[binding], 0, tmp, 16ull * count);
+    for (uint32_t i = 0; r == SINEW_RESULT_OK && i < count; i++)
+        memcpy(&xyz[3 * i], &tmp[4 * i], 12);
+    free(tmp);
+    return r;
+}
+
+sinew_result sinew_body_read_positions(sinew_body *b, float *xyz, uint32_t count)
+{
+    return read_vec4s(b, SINEW_BIND_POS, xyz, count);
+}
+
+sinew_result sinew_body_read_velocities(sinew_body *b, float *xyz, uint32_t count)
+{
+    return read_vec4s(b, SINEW_BIND_VEL, xyz, count);
+}
+
+sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_t count)
+{
+    sinew_result r = check_count(b, count);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    for (uint32_t i = 0; i < 3 * count; i++)
+        if (!isfinite(xyz[i]))
+            return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "position of particle %u is not finite", i / 3);
+    float *tmp = malloc(16ull * count);
+    if (!tmp)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_POS], 0, tmp, 16ull * count);
+    for (uint32_t i = 0; r == SINEW_RESULT_OK && i < count; i++)
+        memcpy(&tmp[4 * i], &xyz[3 * i], 12);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, tmp, 16ull * count);
+    if (r == SINEW_RESULT_OK) {
+        memset(tmp, 0, 16ull * count);
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, tmp, 16ull * count);
+    }
+    free(tmp);
+    return r;
+}
+
+sinew_step_stats sinew_body_get_stats(const sinew_body *b) { return b->stats; }
+
+uint32_t sinew_body_get_particle_count(const sinew_body *b) { return b->particle_count; }

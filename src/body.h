@@ -1,0 +1,35 @@
+/* The body: device buffers of one simulated object and its recorded step. */
+#ifndef SINEW_BODY_INTERNAL_H
+#define SINEW_BODY_INTERNAL_H
+
+#include <sinew/body.h>
+
+#include "asset/asset.h"
+#include "gpu/gpu.h"
+
+/* Timestamps per substep: before predict, after predict, after the solve,
+ * after velocities; plus two around the residual. */
+#define SINEW_TIMESTAMPS_PER_SUBSTEP 4
+
+struct sinew_body {
+    sinew_context *ctx;
+    sinew_body_desc desc;
+    uint32_t particle_count, distance_count, bend_count, colour_count;
+    sinew_colour_rec *colours;          /* host copy of the colour ranges */
+
+    sinew_buffer buffers[SINEW_BIND_COUNT];
+    VkDescriptorPool descriptor_pool;
+    VkDescriptorSet set;
+    VkCommandBuffer cmd;                /* one step, recorded once */
+    VkFence fence;
+    VkQueryPool queries;                /* NULL when not timing */
+    uint32_t query_count;
+    uint32_t dispatches, barriers;      /* per step, as recorded */
+
+    sinew_step_stats stats;
+};
+
+/* Records one step of the XPBD solver (Gauss-Seidel or Jacobi) into r->cmd. */
+void sinew_xpbd_record(sinew_body *body, sinew_recorder *r);
+
+#endif

@@ -1,0 +1,162 @@
+/* Buffers: one allocation each (a body has about a dozen), staging when the
+ * device memory is not host-visible or when the context forces it. */
+#include "gpu.h"
+
+#include <string.h>
+
+static int find_memory_type(const sinew_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags want)
+{
+    const VkPhysicalDeviceMemoryProperties *mp = &ctx->memory_props;
+    for (uint32_t i = 0; i < mp->memoryTypeCount; i++)
+        if ((type_bits & (1u << i)) && (mp->memoryTypes[i].propertyFlags & want) == want)
+            return (int)i;
+    return -1;
+}
+
+sinew_result sinew_buffer_create(sinew_context *ctx, VkDeviceSize size, sinew_memory memory, const char *what,
+                                 sinew_buffer *out)
+{
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    memset(out, 0, sizeof *out);
+    if (size < 16)
+        size = 16; /* Vulkan has no empty buffers; an unused binding still needs one */
+    size = (size + 15) & ~(VkDeviceSize)15;
+    if (size > ctx->props.limits.maxStorageBufferRange)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_LIMIT, "buffer",
+                          "%s needs %llu bytes, more than this device's maxStorageBufferRange (%u)", what,
+                          (unsigned long long)size, ctx->props.limits.maxStorageBufferRange);
+
+    VkBufferCreateInfo bi = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bi.size = size;
+    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT;
+    bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VK_TRY(ctx, vk->vkCreateBuffer(ctx->device, &bi, NULL, &out->buffer));
+    out->size = size;
+
+    VkMemoryRequirements req;
+    vk->vkGetBufferMemoryRequirements(ctx->device, out->buffer, &req);
+    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    int type = -1;
+    int mappable = 0;
+    if (memory == SINEW_MEMORY_HOST) {
+        type = find_memory_type(ctx, req.memoryTypeBits, host);
+        mappable = 1;
+    } else {
+        if (!ctx->force_staging) {
+            type = find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | host);
+            mappable = type >= 0;
+        }
+        if (type < 0)
+            type = find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        if (type < 0)
+            type = find_memory_type(ctx, req.memoryTypeBits, 0);
+    }
+    if (type < 0) {
+        sinew_buffer_destroy(ctx, out);
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "buffer", "no memory type fits %s", what);
+    }
+    VkMemoryAllocateInfo ai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = (uint32_t)type;
+    VkResult vr = vk->vkAllocateMemory(ctx->device, &ai, NULL, &out->memory);
+    if (vr == VK_SUCCESS)
+        vr = vk->vkBindBufferMemory(ctx->device, out->buffer, out->memory, 0);
+    if (vr == VK_SUCCESS && mappable)
+        vr = vk->vkMapMemory(ctx->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped);
+    if (vr != VK_SUCCESS) {
+        sinew_buffer_destroy(ctx, out);
+        sinew_logf(&ctx->logger, SINEW_LOG_ERROR, "buffer", "allocating %llu bytes for %s",
+                   (unsigned long long)req.size, what);
+        return sinew_vk_fail(ctx, vr, "vkAllocateMemory", __FILE__, __LINE__);
+    }
+    out->allocated = req.size;
+    ctx->device_memory += req.size;
+    return SINEW_RESULT_OK;
+}
+
+void sinew_buffer_destroy(sinew_context *ctx, sinew_buffer *buf)
+{
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    if (buf->buffer)
+        vk->vkDestroyBuffer(ctx->device, buf->buffer, NULL);
+    if (buf->memory)
+        vk->vkFreeMemory(ctx->device, buf->memory, NULL);
+    ctx->device_memory -= buf->allocated;
+    memset(buf, 0, sizeof *buf);
+}
+
+/* Records cmd's copy into the context's transfer command buffer and waits. */
+static sinew_result one_shot_copy(sinew_context *ctx, VkBuffer src, VkDeviceSize src_offset, VkBuffer dst,
+                                  VkDeviceSize dst_offset, VkDeviceSize size)
+{
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    VkCommandBuffer cmd = ctx->transfer_cmd;
+    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VK_TRY(ctx, vk->vkResetCommandBuffer(cmd, 0));
+    VK_TRY(ctx, vk->vkBeginCommandBuffer(cmd, &bi));
+    /* Earlier compute work on either buffer finishes before the copy; the copy
+     * is visible to later compute work and to the host. */
+    VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
+                              VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
+    vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                             VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+    VkBufferCopy region = {src_offset, dst_offset, size};
+    vk->vkCmdCopyBuffer(cmd, src, dst, 1, &region);
+    VkMemoryBarrier after = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT};
+    vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0,
+                             NULL, 0, NULL);
+    VK_TRY(ctx, vk->vkEndCommandBuffer(cmd));
+    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    VK_TRY(ctx, vk->vkResetFences(ctx->device, 1, &ctx->transfer_fence));
+    VK_TRY(ctx, vk->vkQueueSubmit(ctx->queue, 1, &si, ctx->transfer_fence));
+    VK_TRY(ctx, vk->vkWaitForFences(ctx->device, 1, &ctx->transfer_fence, VK_TRUE, UINT64_MAX));
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_buffer_upload(sinew_context *ctx, sinew_buffer *buf, VkDeviceSize offset, const void *data,
+                                 VkDeviceSize size)
+{
+    SINEW_ASSERT(offset + size <= buf->size);
+    if (size == 0)
+        return SINEW_RESULT_OK;
+    if (buf->mapped) {
+        memcpy((char *)buf->mapped + offset, data, size);
+        return SINEW_RESULT_OK;
+    }
+    sinew_buffer staging;
+    sinew_result r = sinew_buffer_create(ctx, size, SINEW_MEMORY_HOST, "staging buffer", &staging);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    memcpy(staging.mapped, data, size);
+    r = one_shot_copy(ctx, staging.buffer, 0, buf->buffer, offset, size);
+    sinew_buffer_destroy(ctx, &staging);
+    return r;
+}
+
+sinew_result sinew_buffer_download(sinew_context *ctx, sinew_buffer *buf, VkDeviceSize offset, void *data,
+                                   VkDeviceSize size)
+{
+    SINEW_ASSERT(offset + size <= buf->size);
+    if (size == 0)
+        return SINEW_RESULT_OK;
+    if (buf->mapped) {
+        memcpy(data, (const char *)buf->mapped + offset, size);
+        return SINEW_RESULT_OK;
+    }
+    sinew_buffer staging;
+    sinew_result r = sinew_buffer_create(ctx, size, SINEW_MEMORY_HOST, "staging buffer", &staging);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    r = one_shot_copy(ctx, buf->buffer, offset, staging.buffer, 0, size);
+    if (r == SINEW_RESULT_OK)
+        memcpy(data, staging.mapped, size);
+    sinew_buffer_destroy(ctx, &staging);
+    return r;
+}

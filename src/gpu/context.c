@@ -1,0 +1,353 @@
+/* Context: Vulkan instance and device, validation, the kernel pipelines. */
+#include "gpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+sinew_result sinew_vk_fail(sinew_context *ctx, VkResult vr, const char *call, const char *file, int line)
+{
+    sinew_result r = SINEW_RESULT_ERROR_VULKAN;
+    if (vr == VK_ERROR_OUT_OF_DEVICE_MEMORY)
+        r = SINEW_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    else if (vr == VK_ERROR_OUT_OF_HOST_MEMORY)
+        r = SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    else if (vr == VK_ERROR_DEVICE_LOST)
+        r = SINEW_RESULT_ERROR_DEVICE_LOST;
+    return sinew_fail(ctx ? &ctx->logger : NULL, r, "vulkan", "%s failed with VkResult %d (%s:%d)", call,
+                      (int)vr, file, line);
+}
+
+sinew_context_desc sinew_context_desc_default(void)
+{
+    sinew_context_desc d = {0};
+    d.cookie = SINEW_DESC_COOKIE;
+    d.logger = sinew_logger_default();
+    return d;
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                   VkDebugUtilsMessageTypeFlagsEXT types,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT *data,
+                                                   void *user)
+{
+    sinew_context *ctx = user;
+    sinew_log_level level = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? SINEW_LOG_ERROR
+                                                                                       : SINEW_LOG_WARNING;
+    ctx->validation_messages++;
+    sinew_logf(&ctx->logger, level, data->pMessageIdName ? data->pMessageIdName : "vulkan", "%s",
+               data->pMessage ? data->pMessage : "(no text)");
+    return VK_FALSE;
+}
+
+static int has_layer(const char *name)
+{
+    uint32_t n = 0;
+    vkEnumerateInstanceLayerProperties(&n, NULL);
+    VkLayerProperties *layers = calloc(n ? n : 1, sizeof *layers);
+    if (!layers)
+        return 0;
+    vkEnumerateInstanceLayerProperties(&n, layers);
+    int found = 0;
+    for (uint32_t i = 0; i < n; i++)
+        found |= strcmp(layers[i].layerName, name) == 0;
+    free(layers);
+    return found;
+}
+
+static sinew_result create_instance(sinew_context *ctx)
+{
+    VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "sinew";
+    app.pEngineName = "sinew";
+    app.apiVersion = VK_API_VERSION_1_1;
+
+    const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
+    const char *extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+    VkInstanceCreateInfo ci = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ci.pApplicationInfo = &app;
+
+    VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    VkValidationFeaturesEXT features = {VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+    features.enabledValidationFeatureCount = 1;
+    features.pEnabledValidationFeatures = enables;
+    VkDebugUtilsMessengerCreateInfoEXT mi = {VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    mi.pfnUserCallback = on_validation;
+    mi.pUserData = ctx;
+
+    if (ctx->validation) {
+        if (!has_layer(layers[0]))
+            return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "context",
+                              "validation requested but VK_LAYER_KHRONOS_validation is not installed "
+                              "(Debian: vulkan-validationlayers)");
+        ci.enabledLayerCount = 1;
+        ci.ppEnabledLayerNames = layers;
+        ci.enabledExtensionCount = 1;
+        ci.ppEnabledExtensionNames = extensions;
+        features.pNext = &mi; /* also catches messages of instance creation itself */
+        ci.pNext = &features;
+    }
+    VK_TRY(ctx, vkCreateInstance(&ci, NULL, &ctx->instance));
+    volkLoadInstanceOnly(ctx->instance);
+    if (ctx->validation)
+        VK_TRY(ctx, vkCreateDebugUtilsMessengerEXT(ctx->instance, &mi, NULL, &ctx->messenger));
+    return SINEW_RESULT_OK;
+}
+
+static int compute_family(VkPhysicalDevice pd, uint32_t *family)
+{
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+    VkQueueFamilyProperties q[32];
+    if (n > 32)
+        n = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
+    /* Prefer a family with timestamps; any compute family will do. */
+    int best = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(q[i].queueFlags & VK_QUEUE_COMPUTE_BIT))
+            continue;
+        if (best < 0 || (q[i].timestampValidBits && !q[best].timestampValidBits))
+            best = (int)i;
+    }
+    if (best < 0)
+        return 0;
+    *family = (uint32_t)best;
+    return 1;
+}
+
+static int type_rank(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+    default: return 4;
+    }
+}
+
+static sinew_result pick_device(sinew_context *ctx, const char *want)
+{
+    uint32_t n = 0;
+    VK_TRY(ctx, vkEnumeratePhysicalDevices(ctx->instance, &n, NULL));
+    if (n == 0)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_NO_DEVICE, "context", "no Vulkan device found");
+    if (n > 16)
+        n = 16;
+    VkPhysicalDevice pds[16];
+    VkResult vr = vkEnumeratePhysicalDevices(ctx->instance, &n, pds);
+    if (vr != VK_SUCCESS && vr != VK_INCOMPLETE)
+        return sinew_vk_fail(ctx, vr, "vkEnumeratePhysicalDevices", __FILE__, __LINE__);
+
+    char *end = NULL;
+    long index = (want && *want) ? strtol(want, &end, 10) : -1;
+    int by_index = want && *want && end && *end == '\0';
+    int chosen = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(pds[i], &p);
+        uint32_t family;
+        int usable = p.apiVersion >= VK_API_VERSION_1_1 && compute_family(pds[i], &family);
+        sinew_logf(&ctx->logger, SINEW_LOG_DEBUG, "context", "device %u: %s%s", i, p.deviceName,
+                   usable ? "" : " (unusable: needs Vulkan 1.1 and a compute queue)");
+        if (!usable)
+            continue;
+        if (want && *want) {
+            if ((by_index && (long)i == index) || (!by_index && strstr(p.deviceName, want))) {
+                chosen = (int)i;
+                break;
+            }
+            continue;
+        }
+        if (chosen < 0) {
+            chosen = (int)i;
+        } else {
+            VkPhysicalDeviceProperties best;
+            vkGetPhysicalDeviceProperties(pds[chosen], &best);
+            if (type_rank(p.deviceType) < type_rank(best.deviceType))
+                chosen = (int)i;
+        }
+    }
+    if (chosen < 0)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_NO_DEVICE, "context",
+                          want && *want ? "no usable Vulkan device matches \"%s\" (%u devices present)"
+                                        : "no Vulkan 1.1 device with a compute queue%s (%u devices present)",
+                          want && *want ? want : "", n);
+    ctx->physical = pds[chosen];
+    vkGetPhysicalDeviceProperties(ctx->physical, &ctx->props);
+    vkGetPhysicalDeviceMemoryProperties(ctx->physical, &ctx->memory_props);
+    compute_family(ctx->physical, &ctx->queue_family);
+
+    uint32_t qn = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical, &qn, NULL);
+    VkQueueFamilyProperties q[32];
+    if (qn > 32)
+        qn = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical, &qn, q);
+    ctx->timestamp_bits = q[ctx->queue_family].timestampValidBits;
+
+    snprintf(ctx->driver, sizeof ctx->driver, "%u.%u.%u", VK_API_VERSION_MAJOR(ctx->props.driverVersion),
+             VK_API_VERSION_MINOR(ctx->props.driverVersion), VK_API_VERSION_PATCH(ctx->props.driverVersion));
+    if (ctx->props.apiVersion >= VK_API_VERSION_1_2) {
+        VkPhysicalDeviceDriverProperties dp = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+        VkPhysicalDeviceProperties2 p2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &dp};
+        vkGetPhysicalDeviceProperties2(ctx->physical, &p2);
+        snprintf(ctx->driver, sizeof ctx->driver, "%s %s", dp.driverName, dp.driverInfo);
+    }
+    sinew_logf(&ctx->logger, SINEW_LOG_INFO, "context", "device: %s (%s)", ctx->props.deviceName, ctx->driver);
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result create_device(sinew_context *ctx)
+{
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo qi = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    qi.queueFamilyIndex = ctx->queue_family;
+    qi.queueCount = 1;
+    qi.pQueuePriorities = &priority;
+    VkDeviceCreateInfo ci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    ci.queueCreateInfoCount = 1;
+    ci.pQueueCreateInfos = &qi;
+    VK_TRY(ctx, vkCreateDevice(ctx->physical, &ci, NULL, &ctx->device));
+    volkLoadDeviceTable(&ctx->vk, ctx->device);
+    ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result create_pipelines(sinew_context *ctx)
+{
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    VkCommandPoolCreateInfo pi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pi.queueFamilyIndex = ctx->queue_family;
+    VK_TRY(ctx, vk->vkCreateCommandPool(ctx->device, &pi, NULL, &ctx->command_pool));
+    VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = ctx->command_pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VK_TRY(ctx, vk->vkAllocateCommandBuffers(ctx->device, &ai, &ctx->transfer_cmd));
+    VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VK_TRY(ctx, vk->vkCreateFence(ctx->device, &fi, NULL, &ctx->transfer_fence));
+
+    /* One binding model for every kernel: storage buffers 0..N-1, one push range. */
+    VkDescriptorSetLayoutBinding bindings[SINEW_BIND_COUNT];
+    for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
+        bindings[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                                                     VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+    }
+    VkDescriptorSetLayoutCreateInfo li = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    li.bindingCount = SINEW_BIND_COUNT;
+    li.pBindings = bindings;
+    VK_TRY(ctx, vk->vkCreateDescriptorSetLayout(ctx->device, &li, NULL, &ctx->set_layout));
+    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(GpuRange)};
+    VkPipelineLayoutCreateInfo pli = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pli.setLayoutCount = 1;
+    pli.pSetLayouts = &ctx->set_layout;
+    pli.pushConstantRangeCount = 1;
+    pli.pPushConstantRanges = &push;
+    VK_TRY(ctx, vk->vkCreatePipelineLayout(ctx->device, &pli, NULL, &ctx->pipeline_layout));
+
+    for (int k = 0; k < SINEW_KERNEL_COUNT; k++) {
+        VkShaderModuleCreateInfo mi = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+        mi.codeSize = sinew_kernels[k].spirv_size;
+        mi.pCode = sinew_kernels[k].spirv;
+        VkShaderModule module;
+        VK_TRY(ctx, vk->vkCreateShaderModule(ctx->device, &mi, NULL, &module));
+        VkComputePipelineCreateInfo ci = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+        ci.stage = (VkPipelineShaderStageCreateInfo){VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+        ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        ci.stage.module = module;
+        ci.stage.pName = "main";
+        ci.layout = ctx->pipeline_layout;
+        VkResult vr = vk->vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &ci, NULL, &ctx->pipelines[k]);
+        vk->vkDestroyShaderModule(ctx->device, module, NULL);
+        if (vr != VK_SUCCESS) {
+            sinew_logf(&ctx->logger, SINEW_LOG_ERROR, "context", "pipeline for kernel %s", sinew_kernels[k].name);
+            return sinew_vk_fail(ctx, vr, "vkCreateComputePipelines", __FILE__, __LINE__);
+        }
+    }
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context **out)
+{
+    SINEW_ASSERT(desc && out);
+    SINEW_ASSERT(desc->cookie == SINEW_DESC_COOKIE && "desc must come from sinew_context_desc_default");
+    *out = NULL;
+    sinew_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return sinew_fail(&desc->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "context", "out of host memory");
+    ctx->logger = desc->logger;
+    ctx->validation = desc->validation;
+    ctx->force_staging = desc->force_staging;
+
+    sinew_result r;
+    if (volkInitialize() != VK_SUCCESS) {
+        r = sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_NO_VULKAN, "context",
+                       "could not load the Vulkan loader (libvulkan.so.1; Debian: libvulkan1)");
+        free(ctx);
+        return r;
+    }
+    if (volkGetInstanceVersion() < VK_API_VERSION_1_1) {
+        r = sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "context", "the Vulkan loader is older than 1.1");
+        free(ctx);
+        return r;
+    }
+    const char *want = desc->device && *desc->device ? desc->device : getenv("SINEW_DEVICE");
+    if ((r = create_instance(ctx)) != SINEW_RESULT_OK || (r = pick_device(ctx, want)) != SINEW_RESULT_OK ||
+        (r = create_device(ctx)) != SINEW_RESULT_OK || (r = create_pipelines(ctx)) != SINEW_RESULT_OK) {
+        sinew_context_destroy(ctx);
+        return r;
+    }
+    *out = ctx;
+    return SINEW_RESULT_OK;
+}
+
+void sinew_context_destroy(sinew_context *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->device) {
+        const struct VolkDeviceTable *vk = &ctx->vk;
+        vk->vkDeviceWaitIdle(ctx->device);
+        for (int k = 0; k < SINEW_KERNEL_COUNT; k++)
+            if (ctx->pipelines[k])
+                vk->vkDestroyPipeline(ctx->device, ctx->pipelines[k], NULL);
+        if (ctx->pipeline_layout)
+            vk->vkDestroyPipelineLayout(ctx->device, ctx->pipeline_layout, NULL);
+        if (ctx->set_layout)
+            vk->vkDestroyDescriptorSetLayout(ctx->device, ctx->set_layout, NULL);
+        if (ctx->transfer_fence)
+            vk->vkDestroyFence(ctx->device, ctx->transfer_fence, NULL);
+        if (ctx->command_pool)
+            vk->vkDestroyCommandPool(ctx->device, ctx->command_pool, NULL);
+        vk->vkDestroyDevice(ctx->device, NULL);
+    }
+    if (ctx->messenger)
+        vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
+    if (ctx->instance)
+        vkDestroyInstance(ctx->instance, NULL);
+    free(ctx);
+}
+
+sinew_device_info sinew_context_get_device_info(const sinew_context *ctx)
+{
+    sinew_device_info info = {0};
+    snprintf(info.name, sizeof info.name, "%s", ctx->props.deviceName);
+    snprintf(info.driver, sizeof info.driver, "%s", ctx->driver);
+    info.vendor_id = ctx->props.vendorID;
+    info.device_id = ctx->props.deviceID;
+    info.api_version = ctx->props.apiVersion;
+    info.type = (int)ctx->props.deviceType;
+    info.timestamp_period_ns = ctx->timestamp_bits ? ctx->props.limits.timestampPeriod : 0.0f;
+    info.max_storage_buffer_range = ctx->props.limits.maxStorageBufferRange;
+    return info;
+}
+
+uint64_t sinew_context_get_device_memory(const sinew_context *ctx) { return ctx->device_memory; }
+
+uint32_t sinew_context_get_validation_message_count(const sinew_context *ctx) { return ctx->validation_messages; }

@@ -1,0 +1,126 @@
+/* Vulkan plumbing shared by the runtime: the context, buffers, the kernel
+ * table and command recording. Internal; the public API is include/sinew/. */
+#ifndef SINEW_GPU_H
+#define SINEW_GPU_H
+
+#include <volk.h>
+
+#include <sinew/context.h>
+
+#include "../core/log.h"
+#include "shared/layout.h"
+
+/* Every kernel, one .comp file each (shaders/NAME.comp). */
+#define SINEW_KERNEL_LIST(X)  \
+    X(PREDICT, predict)       \
+    X(COLLIDE, collide)       \
+    X(VELOCITY, velocity)     \
+    X(PROJECT_COLOUR, project_colour)     \
+    X(JACOBI_PROJECT, jacobi_project)     \
+    X(JACOBI_APPLY, jacobi_apply)         \
+    X(RESIDUAL, residual)                 \
+    X(RESIDUAL_REDUCE, residual_reduce)
+
+typedef enum sinew_kernel {
+#define SINEW_X_KERNEL(id, file) SINEW_KERNEL_##id,
+    SINEW_KERNEL_LIST(SINEW_X_KERNEL)
+#undef SINEW_X_KERNEL
+    SINEW_KERNEL_COUNT
+} sinew_kernel;
+
+typedef struct sinew_kernel_info {
+    const char *name;
+    const uint32_t *spirv;
+    size_t spirv_size;      /* bytes */
+    uint32_t push_size;     /* bytes of push constants the kernel reads */
+} sinew_kernel_info;
+
+extern const sinew_kernel_info sinew_kernels[SINEW_KERNEL_COUNT];
+
+struct sinew_context {
+    sinew_logger logger;
+    int validation;
+    int force_staging;
+    uint32_t validation_messages;   /* warnings and errors reported by the layer */
+
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice physical;
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties memory_props;
+    VkDevice device;
+    struct VolkDeviceTable vk;             /* this device's functions; globals untouched */
+    VkQueue queue;
+    uint32_t queue_family;
+    uint32_t timestamp_bits;        /* 0: no timestamps on this queue */
+    char driver[256];
+
+    VkCommandPool command_pool;
+    VkCommandBuffer transfer_cmd;   /* one-shot uploads and readbacks */
+    VkFence transfer_fence;
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout pipeline_layout;
+    VkPipeline pipelines[SINEW_KERNEL_COUNT];
+
+    uint64_t device_memory;         /* bytes allocated */
+};
+
+/* Turns a failed VkResult into a sinew_result, logging the call's text. */
+sinew_result sinew_vk_fail(sinew_context *ctx, VkResult vr, const char *call, const char *file, int line);
+
+#define VK_TRY(ctx, call)                                                     \
+    do {                                                                      \
+        VkResult vk_try_result_ = (call);                                     \
+        if (vk_try_result_ != VK_SUCCESS)                                     \
+            return sinew_vk_fail((ctx), vk_try_result_, #call, __FILE__, __LINE__); \
+    } while (0)
+
+/* ---------------------------------------------------------------- buffers */
+
+typedef enum sinew_memory {
+    SINEW_MEMORY_DEVICE = 0, /* device-local; mapped only on unified memory */
+    SINEW_MEMORY_HOST = 1,   /* host-visible, coherent, always mapped */
+} sinew_memory;
+
+typedef struct sinew_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    VkDeviceSize size;
+    VkDeviceSize allocated;  /* bytes of device memory, for accounting */
+    void *mapped;            /* non-NULL when the host can write it directly */
+} sinew_buffer;
+
+/* Creates a storage buffer (also transfer src/dst) of at least 16 bytes. */
+sinew_result sinew_buffer_create(sinew_context *ctx, VkDeviceSize size, sinew_memory memory,
+                                 const char *what, sinew_buffer *out);
+void sinew_buffer_destroy(sinew_context *ctx, sinew_buffer *buf);
+/* Copies host data in, directly when mapped, else through a staging buffer
+ * (waits for the copy). */
+sinew_result sinew_buffer_upload(sinew_context *ctx, sinew_buffer *buf, VkDeviceSize offset,
+                                 const void *data, VkDeviceSize size);
+/* Copies device data out (waits). */
+sinew_result sinew_buffer_download(sinew_context *ctx, sinew_buffer *buf, VkDeviceSize offset,
+                                   void *data, VkDeviceSize size);
+
+/* ---------------------------------------------------------------- recording */
+
+typedef struct sinew_recorder {
+    sinew_context *ctx;
+    VkCommandBuffer cmd;
+    uint32_t dispatches;
+    uint32_t barriers;
+} sinew_recorder;
+
+/* One dispatch of kernel over `threads` invocations (0: nothing recorded). Checks
+ * the push size against the kernel table; spills past maxComputeWorkGroupCount.x
+ * into y. */
+void sinew_record_dispatch(sinew_recorder *r, sinew_kernel kernel, uint32_t threads,
+                           const void *push, uint32_t push_size);
+/* Compute writes -> compute reads and writes: between dependent dispatches. */
+void sinew_record_barrier(sinew_recorder *r);
+/* vkCmdFillBuffer, followed by the transfer -> compute barrier it needs. */
+void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value);
+/* Compute writes -> host reads: at the end of a step whose results the host reads. */
+void sinew_record_host_barrier(sinew_recorder *r);
+
+#endif

@@ -1,0 +1,37 @@
+/* The kernel table: every compute kernel's SPIR-V (compiled by glslc at build
+ * time and embedded here) with the push-constant size it reads. */
+#include "gpu.h"
+
+#define SINEW_SPIRV(file) static const uint32_t spirv_##file[] =
+
+SINEW_SPIRV(predict) {
+#include "predict.spv.inc"
+};
+SINEW_SPIRV(collide) {
+#include "collide.spv.inc"
+};
+SINEW_SPIRV(velocity) {
+#include "velocity.spv.inc"
+};
+SINEW_SPIRV(project_colour) {
+#include "project_colour.spv.inc"
+};
+SINEW_SPIRV(jacobi_project) {
+#include "jacobi_project.spv.inc"
+};
+SINEW_SPIRV(jacobi_apply) {
+#include "jacobi_apply.spv.inc"
+};
+SINEW_SPIRV(residual) {
+#include "residual.spv.inc"
+};
+SINEW_SPIRV(residual_reduce) {
+#include "residual_reduce.spv.inc"
+};
+
+const sinew_kernel_info sinew_kernels[SINEW_KERNEL_COUNT] = {
+#define SINEW_X_INFO(id, file) \
+    [SINEW_KERNEL_##id] = {#file, spirv_##file, sizeof spirv_##file, sizeof(GpuRange)},
+    SINEW_KERNEL_LIST(SINEW_X_INFO)
+#undef SINEW_X_INFO
+};

@@ -1,0 +1,54 @@
+/* Command recording: the dispatch helper (checked against the kernel table) and
+ * the barriers the data flow needs, nothing hidden. */
+#include "gpu.h"
+
+void sinew_record_dispatch(sinew_recorder *r, sinew_kernel kernel, uint32_t threads, const void *push,
+                           uint32_t push_size)
+{
+    SINEW_ASSERT(kernel < SINEW_KERNEL_COUNT);
+    SINEW_ASSERT(push_size == sinew_kernels[kernel].push_size);
+    if (threads == 0)
+        return;
+    const struct VolkDeviceTable *vk = &r->ctx->vk;
+    uint32_t groups = (threads + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+    uint32_t max_x = r->ctx->props.limits.maxComputeWorkGroupCount[0];
+    uint32_t gx = groups <= max_x ? groups : max_x;
+    uint32_t gy = (groups + gx - 1) / gx;
+    vk->vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->ctx->pipelines[kernel]);
+    vk->vkCmdPushConstants(r->cmd, r->ctx->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+    vk->vkCmdDispatch(r->cmd, gx, gy, 1);
+    r->dispatches++;
+}
+
+void sinew_record_barrier(sinew_recorder *r)
+{
+    VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT,
+                         VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &b, 0, NULL, 0, NULL);
+    r->barriers++;
+}
+
+void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value)
+{
+    const struct VolkDeviceTable *vk = &r->ctx->vk;
+    /* Earlier kernels' reads and writes of the buffer end before the fill. */
+    VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT, VK_ACCESS_TRANSFER_WRITE_BIT};
+    vk->vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
+                             &before, 0, NULL, 0, NULL);
+    vk->vkCmdFillBuffer(r->cmd, buf->buffer, 0, VK_WHOLE_SIZE, value);
+    VkMemoryBarrier after = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    vk->vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                             &after, 0, NULL, 0, NULL);
+    r->barriers += 2;
+}
+
+void sinew_record_host_barrier(sinew_recorder *r)
+{
+    VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};
+    r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                                    &b, 0, NULL, 0, NULL);
+    r->barriers++;
+}

@@ -1,0 +1,601 @@
+/* From a polygon mesh to a cloth asset:
+ *
+ *   1. check the mesh; drop degenerate faces, then vertices no face uses;
+ *   2. triangulate each polygon as a fan from its first vertex; stretch
+ *      constraints on polygon edges, shear on polygon diagonals;
+ *   3. a dihedral bending hinge (Bridson, Marino and Fedkiw 2003; formula in
+ *      src/solvers/xpbd_math.h) across every triangulation edge that exactly two
+ *      triangles share;
+ *   4. lumped masses: each triangle's mass split equally among its corners;
+ *   5. colour distances and bends together and lay them out colour by colour,
+ *      as the asset format requires (src/asset/asset.h).
+ *
+ * Geometry is computed in double from the mesh and rounded to float once.
+ */
+#include "cloth.h"
+
+#include "core/log.h"
+#include "solvers/xpbd_math.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+sinew_cloth_options sinew_cloth_options_default(void)
+{
+    sinew_cloth_options o;
+    memset(&o, 0, sizeof o);
+    o.density = 0.2;
+    o.shear = 1;
+    o.bending = 1;
+    o.colouring = SINEW_COLOURING_BALANCED;
+    return o;
+}
+
+/* ------------------------------------------------------------ edge map */
+
+/* Undirected edge -> uint32, open addressing with linear probing. Keys are
+ * (min << 32 | max) with min < max, so all ones never occurs and marks empty. */
+typedef struct edge_map {
+    uint64_t *keys;
+    uint32_t *values;
+    size_t mask;
+} edge_map;
+
+static int edge_map_init(edge_map *m, uint64_t max_entries)
+{
+    size_t cap = 16;
+    while (cap < 2 * max_entries)
+        cap *= 2;
+    m->mask = cap - 1;
+    m->keys = malloc(sizeof(uint64_t) * cap);
+    m->values = malloc(sizeof(uint32_t) * cap);
+    if (!m->keys || !m->values)
+        return 0;
+    memset(m->keys, 0xff, sizeof(uint64_t) * cap);
+    return 1;
+}
+
+static void edge_map_free(edge_map *m)
+{
+    free(m->keys);
+    free(m->values);
+    memset(m, 0, sizeof *m);
+}
+
+/* The value slot of edge a-b; a new slot holds NONE. */
+static uint32_t *edge_map_slot(edge_map *m, uint32_t a, uint32_t b)
+{
+    uint64_t key = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & m->mask;
+    while (m->keys[i] != key && m->keys[i] != UINT64_MAX)
+        i = (i + 1) & m->mask;
+    if (m->keys[i] == UINT64_MAX) {
+        m->keys[i] = key;
+        m->values[i] = NONE;
+    }
+    return &m->values[i];
+}
+
+/* ------------------------------------------------------------ build state */
+
+typedef struct triangle_edge {
+    uint32_t a, b;          /* a < b */
+    uint32_t t0, t1;        /* first two triangles, in triangle order */
+    uint32_t count;
+} triangle_edge;
+
+typedef struct cloth_builder {
+    const sinew_mesh *mesh;
+    const sinew_cloth_options *opt;
+    const sinew_logger *lg;
+    const char *name;
+    sinew_cloth_report rep;
+    uint8_t *face_kept;
+    uint32_t *remap;        /* mesh vertex -> particle, NONE if dropped */
+    uint32_t *original;     /* particle -> mesh vertex */
+    uint32_t n;
+    sinew_triangle_rec *tris;
+    uint32_t tri_count;
+    sinew_distance_rec *dist;
+    uint32_t dist_count;
+    sinew_bend_rec *bends;
+    uint32_t bend_count;
+    float *inv_mass;
+    uint32_t pinned_count;
+    sinew_colouring colouring;
+} cloth_builder;
+
+static const double *position(const cloth_builder *b, uint32_t particle)
+{
+    return b->mesh->positions + 3 * (size_t)b->original[particle];
+}
+
+static sinew_result out_of_memory(const cloth_builder *b)
+{
+    return sinew_fail(b->lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", b->name);
+}
+
+static double triangle_area(const double *p0, const double *p1, const double *p2)
+{
+    double e1[3], e2[3], c[3];
+    sinew_v3_sub(p1, p0, e1);
+    sinew_v3_sub(p2, p0, e2);
+    sinew_v3_cross(e1, e2, c);
+    return 0.5 * sqrt(sinew_v3_dot(c, c));
+}
+
+static sinew_result check_options(const cloth_builder *b)
+{
+    const sinew_cloth_options *o = b->opt;
+    if (!(o->density > 0.0) || !isfinite(o->density))
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                          "%s: density %g kg/m^2 must be finite and > 0", b->name, o->density);
+    if (!(o->pin_top >= 0.0) || !isfinite(o->pin_top))
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                          "%s: pin_top %g must be finite and >= 0", b->name, o->pin_top);
+    if (o->colouring != SINEW_COLOURING_GREEDY && o->colouring != SINEW_COLOURING_BALANCED)
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep", "%s: unknown colouring method %d",
+                          b->name, (int)o->colouring);
+    for (uint32_t i = 0; i < o->pin_count; i++)
+        if (o->pin_indices[i] >= b->mesh->vertex_count)
+            return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                              "%s: pin index %u (pin %u) out of range (%u vertices)", b->name, o->pin_indices[i],
+                              i, b->mesh->vertex_count);
+    return SINEW_RESULT_OK;
+}
+
+/* Positions must survive the conversion to float; faces must index vertices. */
+static sinew_result check_mesh(const cloth_builder *b)
+{
+    const sinew_mesh *m = b->mesh;
+    if (m->vertex_count > SINEW_ASSET_MAX_PARTICLES)
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: %u vertices exceed the limit of %u",
+                          b->name, m->vertex_count, SINEW_ASSET_MAX_PARTICLES);
+    for (uint32_t v = 0; v < m->vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            if (!(fabs(m->positions[3 * (size_t)v + k]) <= FLT_MAX))
+                return sinew_fail(b->lg, SINEW_RESULT_ERROR_BAD_MESH, "prep",
+                                  "%s: vertex %u has a coordinate that is not finite in single precision",
+                                  b->name, v);
+    for (uint32_t f = 0; f < m->face_count; f++) {
+        if (m->face_offsets[f + 1] < m->face_offsets[f])
+            return sinew_fail(b->lg, SINEW_RESULT_ERROR_BAD_MESH, "prep", "%s: face %u has a decreasing offset",
+                              b->name, f);
+        for (uint32_t k = m->face_offsets[f]; k < m->face_offsets[f + 1]; k++)
+            if (m->face_indices[k] >= m->vertex_count)
+                return sinew_fail(b->lg, SINEW_RESULT_ERROR_BAD_MESH, "prep",
+                                  "%s: face %u: vertex index %u out of range (%u vertices)", b->name, f,
+                                  m->face_indices[k], m->vertex_count);
+    }
+    return SINEW_RESULT_OK;
+}
+
+/* A face is degenerate if it has fewer than 3 vertices, repeats one, or any of
+ * its fan triangles has (near) zero area: then every vertex of every kept face
+ * lies on a triangle of positive area and so gets a positive mass. */
+static sinew_result drop_degenerate_faces(cloth_builder *b)
+{
+    const sinew_mesh *m = b->mesh;
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (uint32_t v = 0; v < m->vertex_count; v++)
+        for (int k = 0; k < 3; k++) {
+            double x = m->positions[3 * (size_t)v + k];
+            lo[k] = v == 0 || x < lo[k] ? x : lo[k];
+            hi[k] = v == 0 || x > hi[k] ? x : hi[k];
+        }
+    double d[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
+    double min_area = 1e-12 * sinew_v3_dot(d, d);
+
+    b->face_kept = malloc((size_t)m->face_count + 1);
+    b->remap = malloc(sizeof(uint32_t) * ((size_t)m->vertex_count + 1));
+    if (!b->face_kept || !b->remap)
+        return out_of_memory(b);
+    /* remap doubles as a "seen in face f" stamp until the vertices are compacted. */
+    memset(b->remap, 0xff, sizeof(uint32_t) * m->vertex_count);
+    uint32_t first_dropped = NONE;
+    for (uint32_t f = 0; f < m->face_count; f++) {
+        const uint32_t *v = m->face_indices + m->face_offsets[f];
+        uint32_t k = m->face_offsets[f + 1] - m->face_offsets[f];
+        int ok = k >= 3;
+        for (uint32_t i = 0; ok && i < k; i++) {
+            ok = b->remap[v[i]] != f;
+            b->remap[v[i]] = f;
+        }
+        for (uint32_t i = 1; ok && i + 1 < k; i++) {
+            const double *p = m->positions;
+            double area = triangle_area(p + 3 * (size_t)v[0], p + 3 * (size_t)v[i], p + 3 * (size_t)v[i + 1]);
+            ok = area > 0.0 && area >= min_area;
+        }
+        b->face_kept[f] = (uint8_t)ok;
+        if (!ok && b->rep.dropped_faces++ == 0)
+            first_dropped = f;
+    }
+    if (b->rep.dropped_faces)
+        sinew_logf(b->lg, SINEW_LOG_WARNING, "prep",
+                   "%s: dropped %u degenerate faces (repeated vertex or zero area), first: face %u", b->name,
+                   b->rep.dropped_faces, first_dropped);
+    if (b->rep.dropped_faces == m->face_count)
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_BAD_MESH, "prep", "%s: no usable faces", b->name);
+    return SINEW_RESULT_OK;
+}
+
+/* Keeps the vertices the remaining faces use, in their original order. */
+static sinew_result compact_vertices(cloth_builder *b)
+{
+    const sinew_mesh *m = b->mesh;
+    memset(b->remap, 0xff, sizeof(uint32_t) * m->vertex_count);
+    for (uint32_t f = 0; f < m->face_count; f++)
+        if (b->face_kept[f])
+            for (uint32_t k = m->face_offsets[f]; k < m->face_offsets[f + 1]; k++)
+                b->remap[m->face_indices[k]] = 0;
+    b->original = malloc(sizeof(uint32_t) * m->vertex_count);
+    if (!b->original)
+        return out_of_memory(b);
+    uint32_t first_dropped = NONE;
+    for (uint32_t v = 0; v < m->vertex_count; v++) {
+        if (b->remap[v] == NONE) {
+            if (b->rep.dropped_vertices++ == 0)
+                first_dropped = v;
+            continue;
+        }
+        b->remap[v] = b->n;
+        b->original[b->n++] = v;
+    }
+    if (b->rep.dropped_vertices)
+        sinew_logf(b->lg, SINEW_LOG_WARNING, "prep", "%s: removed %u vertices that no face uses, first: vertex %u",
+                   b->name, b->rep.dropped_vertices, first_dropped);
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result add_distance(cloth_builder *b, edge_map *map, uint32_t u, uint32_t v, uint32_t kind)
+{
+    uint32_t *slot = edge_map_slot(map, u, v);
+    if (*slot != NONE)
+        return SINEW_RESULT_OK;
+    *slot = b->dist_count;
+    double e[3];
+    sinew_v3_sub(position(b, u), position(b, v), e);
+    float rest = (float)sqrt(sinew_v3_dot(e, e));
+    if (!(rest > 0.0f) || !isfinite(rest))
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_BAD_MESH, "prep",
+                          "%s: edge %u-%u has length %g, not representable in single precision", b->name,
+                          b->original[u], b->original[v], (double)rest);
+    b->dist[b->dist_count++] = (sinew_distance_rec){u < v ? u : v, u < v ? v : u, rest, kind};
+    return SINEW_RESULT_OK;
+}
+
+/* Fan triangles, then stretch on polygon edges and shear on diagonals: all
+ * stretch edges go in first, so a diagonal of one face that is an edge of
+ * another stays a stretch constraint. */
+static sinew_result triangulate(cloth_builder *b)
+{
+    const sinew_mesh *m = b->mesh;
+    uint64_t tris = 0, corners = 0;
+    for (uint32_t f = 0; f < m->face_count; f++)
+        if (b->face_kept[f]) {
+            uint32_t k = m->face_offsets[f + 1] - m->face_offsets[f];
+            tris += k - 2;
+            corners += k;
+        }
+    /* Edges plus diagonals of a k-gon: at most 2k distance constraints. */
+    if (tris > SINEW_ASSET_MAX_RECORDS || 2 * corners > SINEW_ASSET_MAX_RECORDS)
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_LIMIT, "prep",
+                          "%s: %llu triangles and up to %llu distance constraints exceed the limit of %u", b->name,
+                          (unsigned long long)tris, (unsigned long long)(2 * corners), SINEW_ASSET_MAX_RECORDS);
+    b->tris = malloc(sizeof(sinew_triangle_rec) * tris);
+    b->dist = malloc(sizeof(sinew_distance_rec) * 2 * corners);
+    edge_map map = {0};
+    if (!b->tris || !b->dist || !edge_map_init(&map, 2 * corners)) {
+        edge_map_free(&map);
+        return out_of_memory(b);
+    }
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint32_t f = 0; f < m->face_count && r == SINEW_RESULT_OK; f++) {
+        if (!b->face_kept[f])
+            continue;
+        const uint32_t *v = m->face_indices + m->face_offsets[f];
+        uint32_t k = m->face_offsets[f + 1] - m->face_offsets[f];
+        for (uint32_t i = 1; i + 1 < k; i++)
+            b->tris[b->tri_count++] = (sinew_triangle_rec){{b->remap[v[0]], b->remap[v[i]], b->remap[v[i + 1]]}};
+        for (uint32_t i = 0; i < k && r == SINEW_RESULT_OK; i++)
+            r = add_distance(b, &map, b->remap[v[i]], b->remap[v[(i + 1) % k]], SINEW_KIND_STRETCH);
+    }
+    b->rep.stretch_count = b->dist_count;
+    for (uint32_t f = 0; f < m->face_count && b->opt->shear && r == SINEW_RESULT_OK; f++) {
+        const uint32_t *v = m->face_indices + m->face_offsets[f];
+        uint32_t k = m->face_offsets[f + 1] - m->face_offsets[f];
+        if (!b->face_kept[f] || k < 4)
+            continue;
+        if (k == 4)
+            r = add_distance(b, &map, b->remap[v[1]], b->remap[v[3]], SINEW_KIND_SHEAR);
+        /* For a quad this is its other diagonal; beyond, the fan's diagonals. */
+        for (uint32_t i = 2; i + 1 < k && r == SINEW_RESULT_OK; i++)
+            r = add_distance(b, &map, b->remap[v[0]], b->remap[v[i]], SINEW_KIND_SHEAR);
+    }
+    b->rep.shear_count = b->dist_count - b->rep.stretch_count;
+    edge_map_free(&map);
+    return r;
+}
+
+static uint32_t opposite(const sinew_triangle_rec *t, uint32_t a, uint32_t b)
+{
+    for (int k = 0; k < 3; k++)
+        if (t->v[k] != a && t->v[k] != b)
+            return t->v[k];
+    return NONE;
+}
+
+static sinew_result add_bending(cloth_builder *b)
+{
+    size_t max_edges = 3 * (size_t)b->tri_count;
+    triangle_edge *edges = malloc(sizeof(triangle_edge) * max_edges);
+    b->bends = malloc(sizeof(sinew_bend_rec) * max_edges);
+    edge_map map = {0};
+    if (!edges || !b->bends || !edge_map_init(&map, max_edges)) {
+        free(edges);
+        edge_map_free(&map);
+        return out_of_memory(b);
+    }
+    uint32_t edge_count = 0;
+    for (uint32_t t = 0; t < b->tri_count; t++) {
+        for (int k = 0; k < 3; k++) {
+            uint32_t u = b->tris[t].v[k], v = b->tris[t].v[(k + 1) % 3];
+            uint32_t *slot = edge_map_slot(&map, u, v);
+            if (*slot == NONE) {
+                *slot = edge_count;
+                edges[edge_count++] = (triangle_edge){u < v ? u : v, u < v ? v : u, t, NONE, 1};
+            } else if (edges[*slot].count++ == 1) {
+                edges[*slot].t1 = t;
+            }
+        }
+    }
+    edge_map_free(&map);
+    uint32_t degenerate = 0, first_nonmanifold = NONE;
+    for (uint32_t i = 0; i < edge_count; i++) {
+        const triangle_edge *e = &edges[i];
+        if (e->count > 2 && b->rep.nonmanifold_edges++ == 0)
+            first_nonmanifold = i;
+        if (e->count != 2)
+            continue;
+        uint32_t w0 = opposite(&b->tris[e->t0], e->a, e->b), w1 = opposite(&b->tris[e->t1], e->a, e->b);
+        int ok = 0;
+        double angle = sinew_dihedral_angle(position(b, e->a), position(b, e->b), position(b, w0), position(b, w1),
+                                            &ok);
+        /* w0 == w1: the same triangle twice (a double-sided sheet); no hinge. */
+        if (!ok || w0 == w1) {
+            degenerate++;
+            continue;
+        }
+        b->bends[b->bend_count++] = (sinew_bend_rec){{e->a, e->b, w0, w1}, (float)angle, SINEW_KIND_BEND};
+    }
+    if (b->rep.nonmanifold_edges) {
+        const triangle_edge *e = &edges[first_nonmanifold];
+        sinew_logf(b->lg, SINEW_LOG_WARNING, "prep",
+                   "%s: %u non-manifold edges (shared by more than two triangles) get no bending, first: %u-%u",
+                   b->name, b->rep.nonmanifold_edges, b->original[e->a], b->original[e->b]);
+    }
+    if (degenerate)
+        sinew_logf(b->lg, SINEW_LOG_WARNING, "prep", "%s: skipped %u degenerate bending hinges", b->name,
+                   degenerate);
+    b->rep.bend_count = b->bend_count;
+    free(edges);
+    return SINEW_RESULT_OK;
+}
+
+static void pin(cloth_builder *b, uint32_t particle)
+{
+    if (b->inv_mass[particle] != 0.0f) {
+        b->inv_mass[particle] = 0.0f;
+        b->pinned_count++;
+    }
+}
+
+static sinew_result compute_masses(cloth_builder *b)
+{
+    double *mass = calloc(b->n, sizeof(double));
+    b->inv_mass = malloc(sizeof(float) * b->n);
+    if (!mass || !b->inv_mass) {
+        free(mass);
+        return out_of_memory(b);
+    }
+    for (uint32_t t = 0; t < b->tri_count; t++) {
+        const uint32_t *v = b->tris[t].v;
+        double share = triangle_area(position(b, v[0]), position(b, v[1]), position(b, v[2])) * b->opt->density / 3.0;
+        for (int k = 0; k < 3; k++)
+            mass[v[k]] += share;
+    }
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint32_t i = 0; i < b->n && r == SINEW_RESULT_OK; i++) {
+        b->inv_mass[i] = (float)(1.0 / mass[i]);
+        if (!(mass[i] > 0.0) || !isfinite(b->inv_mass[i]) || !(b->inv_mass[i] > 0.0f))
+            r = sinew_fail(b->lg, SINEW_RESULT_ERROR_BAD_MESH, "prep",
+                           "%s: vertex %u has mass %g kg, whose inverse is not a positive float", b->name,
+                           b->original[i], mass[i]);
+    }
+    free(mass);
+    return r;
+}
+
+static void apply_pins(cloth_builder *b)
+{
+    const sinew_cloth_options *o = b->opt;
+    uint32_t on_removed = 0, first_removed = NONE;
+    for (uint32_t i = 0; i < o->pin_count; i++) {
+        uint32_t p = b->remap[o->pin_indices[i]];
+        if (p != NONE)
+            pin(b, p);
+        else if (on_removed++ == 0)
+            first_removed = o->pin_indices[i];
+    }
+    if (on_removed)
+        sinew_logf(b->lg, SINEW_LOG_WARNING, "prep", "%s: %u pins are on removed vertices, first: vertex %u",
+                   b->name, on_removed, first_removed);
+    double ymin = position(b, 0)[1], ymax = ymin;
+    for (uint32_t i = 1; i < b->n; i++) {
+        double y = position(b, i)[1];
+        ymin = y < ymin ? y : ymin;
+        ymax = y > ymax ? y : ymax;
+    }
+    double top = ymax - o->pin_top * (ymax - ymin);
+    for (uint32_t i = 0; i < b->n; i++) {
+        const double *p = position(b, i);
+        int in_box = o->pin_box;
+        for (int k = 0; k < 3; k++)
+            in_box = in_box && p[k] >= o->box_min[k] && p[k] <= o->box_max[k];
+        if (in_box || (o->pin_top > 0.0 && p[1] >= top))
+            pin(b, i);
+    }
+}
+
+static sinew_result colour(cloth_builder *b)
+{
+    uint64_t entries = 2 * (uint64_t)b->dist_count + 4 * (uint64_t)b->bend_count;
+    if (entries > UINT32_MAX)
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: too many constraints to colour", b->name);
+    uint32_t count = b->dist_count + b->bend_count;
+    uint32_t *offsets = malloc(sizeof(uint32_t) * ((size_t)count + 1));
+    uint32_t *indices = malloc(sizeof(uint32_t) * (entries + 1));
+    if (!offsets || !indices) {
+        free(offsets);
+        free(indices);
+        return out_of_memory(b);
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < b->dist_count; i++) {
+        offsets[i] = k;
+        indices[k++] = b->dist[i].a;
+        indices[k++] = b->dist[i].b;
+    }
+    for (uint32_t i = 0; i < b->bend_count; i++) {
+        offsets[b->dist_count + i] = k;
+        for (int j = 0; j < 4; j++)
+            indices[k++] = b->bends[i].v[j];
+    }
+    offsets[count] = k;
+    sinew_result r = sinew_colour_constraints(count, offsets, indices, b->n, b->opt->colouring, b->lg, &b->colouring);
+    free(offsets);
+    free(indices);
+    if (r == SINEW_RESULT_OK && b->colouring.colour_count > SINEW_ASSET_MAX_COLOURS)
+        r = sinew_fail(b->lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: %u colours exceed the limit of %u", b->name,
+                       b->colouring.colour_count, SINEW_ASSET_MAX_COLOURS);
+    return r;
+}
+
+/* "key=value\n" lines; the source name is reduced to printable ASCII so the
+ * text stays one line per key and valid UTF-8. */
+static char *make_meta(const cloth_builder *b)
+{
+    const sinew_cloth_options *o = b->opt;
+    const char *source = o->source_name ? o->source_name : "";
+    size_t cap = strlen(source) + 256;
+    char *meta = malloc(cap);
+    if (!meta)
+        return NULL;
+    int n = snprintf(meta, cap, "generator=sinew-prep\nsource=%s\n", source);
+    for (int i = (int)strlen("generator=sinew-prep\nsource="); i < n - 1; i++)
+        if ((unsigned char)meta[i] < 0x20 || (unsigned char)meta[i] >= 0x7f)
+            meta[i] = '?';
+    snprintf(meta + n, cap - (size_t)n, "density=%.17g\nshear=%d\nbending=%d\ncolouring=%s\n", o->density,
+             o->shear != 0, o->bending != 0, o->colouring == SINEW_COLOURING_GREEDY ? "greedy" : "balanced");
+    return meta;
+}
+
+/* Colours in index order; within one, distances then bends, each in build order. */
+static sinew_result lay_out(cloth_builder *b, sinew_asset **out)
+{
+    const sinew_colouring *c = &b->colouring;
+    sinew_asset *a = sinew_asset_alloc(b->n, b->tri_count, b->dist_count, b->bend_count, c->colour_count);
+    if (!a)
+        return out_of_memory(b);
+    a->meta = make_meta(b);
+    if (!a->meta) {
+        sinew_asset_destroy(a);
+        return out_of_memory(b);
+    }
+    for (uint32_t i = 0; i < b->n; i++) {
+        const double *p = position(b, i);
+        a->particles[i] = (sinew_particle_rec){(float)p[0], (float)p[1], (float)p[2], b->inv_mass[i]};
+    }
+    if (b->tri_count)
+        memcpy(a->triangles, b->tris, sizeof(sinew_triangle_rec) * b->tri_count);
+    for (uint32_t i = 0; i < b->dist_count; i++)
+        a->colours[c->colour_of[i]].distance_count++;
+    for (uint32_t i = 0; i < b->bend_count; i++)
+        a->colours[c->colour_of[b->dist_count + i]].bend_count++;
+    uint32_t d = 0, e = 0;
+    for (uint32_t k = 0; k < c->colour_count; k++) {
+        a->colours[k].distance_begin = d;
+        a->colours[k].bend_begin = e;
+        d += a->colours[k].distance_count;
+        e += a->colours[k].bend_count;
+    }
+    /* Counting sort, stable; the begins advance and are restored afterwards. */
+    for (uint32_t i = 0; i < b->dist_count; i++)
+        a->distances[a->colours[c->colour_of[i]].distance_begin++] = b->dist[i];
+    for (uint32_t i = 0; i < b->bend_count; i++)
+        a->bends[a->colours[c->colour_of[b->dist_count + i]].bend_begin++] = b->bends[i];
+    for (uint32_t k = 0; k < c->colour_count; k++) {
+        a->colours[k].distance_begin -= a->colours[k].distance_count;
+        a->colours[k].bend_begin -= a->colours[k].bend_count;
+    }
+    *out = a;
+    return SINEW_RESULT_OK;
+}
+
+static void summarise(cloth_builder *b)
+{
+    sinew_cloth_report *rep = &b->rep;
+    rep->colour_count = b->colouring.colour_count;
+    for (uint32_t k = 0; k < rep->colour_count; k++) {
+        uint32_t size = b->colouring.sizes[k];
+        rep->largest_colour = k == 0 || size > rep->largest_colour ? size : rep->largest_colour;
+        rep->smallest_colour = k == 0 || size < rep->smallest_colour ? size : rep->smallest_colour;
+    }
+    sinew_logf(b->lg, SINEW_LOG_INFO, "prep",
+               "%s: %u particles (%u pinned), %u triangles, %u stretch, %u shear, %u bend constraints, "
+               "%u colours of %u to %u constraints",
+               b->name, b->n, b->pinned_count, b->tri_count, rep->stretch_count, rep->shear_count, rep->bend_count,
+               rep->colour_count, rep->smallest_colour, rep->largest_colour);
+}
+
+static sinew_result build(cloth_builder *b, sinew_asset **out)
+{
+    sinew_result r;
+    if ((r = check_options(b)) || (r = check_mesh(b)) || (r = drop_degenerate_faces(b)) ||
+        (r = compact_vertices(b)) || (r = triangulate(b)) || (r = compute_masses(b)))
+        return r;
+    apply_pins(b);
+    if ((b->opt->bending && (r = add_bending(b))) || (r = colour(b)) || (r = lay_out(b, out)))
+        return r;
+    summarise(b);
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_cloth_build(const sinew_mesh *mesh, const sinew_cloth_options *opt, const sinew_logger *lg,
+                               sinew_asset **out, sinew_cloth_report *report)
+{
+    SINEW_ASSERT(mesh && out && (mesh->positions || mesh->vertex_count == 0));
+    SINEW_ASSERT(mesh->face_offsets || mesh->face_count == 0);
+    SINEW_ASSERT(!opt || opt->pin_indices || opt->pin_count == 0);
+    *out = NULL;
+    sinew_cloth_options defaults = sinew_cloth_options_default();
+    cloth_builder b = {.mesh = mesh, .opt = opt ? opt : &defaults, .lg = lg};
+    b.name = b.opt->source_name ? b.opt->source_name : "cloth";
+    sinew_result r = build(&b, out);
+    if (report)
+        *report = b.rep;
+    free(b.face_kept);
+    free(b.remap);
+    free(b.original);
+    free(b.tris);
+    free(b.dist);
+    free(b.bends);
+    free(b.inv_mass);
+    sinew_colouring_free(&b.colouring);
+    return r;
+}

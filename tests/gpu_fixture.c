@@ -1,0 +1,71 @@
+#include "gpu_fixture.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+sinew_context *gpu_ctx;
+
+static char log_text[1 << 16];
+static size_t log_len;
+static int log_errors;
+
+static void on_log(void *user, sinew_log_level level, const char *id, const char *message)
+{
+    (void)user;
+    if (level <= SINEW_LOG_WARNING) {
+        log_errors++;
+        fprintf(stderr, "[%s] %s\n", id, message);
+    }
+    int n = snprintf(log_text + log_len, sizeof log_text - log_len, "[%s] %s\n", id, message);
+    if (n > 0 && log_len + (size_t)n < sizeof log_text)
+        log_len += (size_t)n;
+}
+
+static sinew_logger logger = {on_log, NULL, SINEW_LOG_INFO};
+
+const sinew_logger *gpu_logger(void) { return &logger; }
+int gpu_error_count(void) { return log_errors; }
+int gpu_log_contains(const char *text) { return strstr(log_text, text) != NULL; }
+void gpu_log_clear(void)
+{
+    log_len = 0;
+    log_text[0] = '\0';
+    log_errors = 0;
+}
+
+void gpu_setup(void)
+{
+    gpu_log_clear();
+    sinew_context_desc d = sinew_context_desc_default();
+    d.logger = logger;
+    d.validation = 1;
+    sinew_result r = sinew_context_create(&d, &gpu_ctx);
+    cr_assert_eq(r, SINEW_RESULT_OK, "context: %s\n%s", sinew_result_string(r), log_text);
+}
+
+void gpu_teardown(void)
+{
+    uint32_t messages = gpu_ctx ? sinew_context_get_validation_message_count(gpu_ctx) : 0;
+    sinew_context_destroy(gpu_ctx);
+    gpu_ctx = NULL;
+    cr_expect_eq(messages, 0, "%u validation messages:\n%s", messages, log_text);
+}
+
+sinew_asset *gpu_make_cloth(uint32_t nx, uint32_t ny, double size, double y, int pin_corners)
+{
+    sinew_mesh mesh;
+    double origin[3] = {0.0, y, 0.0};
+    cr_assert_eq(sinew_mesh_grid(nx, ny, size, size, SINEW_GRID_XZ, origin, &mesh), SINEW_RESULT_OK);
+    sinew_cloth_options opt = sinew_cloth_options_default();
+    uint32_t pins[2] = {0, nx - 1};
+    if (pin_corners) {
+        opt.pin_indices = pins;
+        opt.pin_count = 2;
+    }
+    sinew_asset *asset = NULL;
+    sinew_result r = sinew_cloth_build(&mesh, &opt, &logger, &asset, NULL);
+    sinew_mesh_free(&mesh);
+    cr_assert_eq(r, SINEW_RESULT_OK, "cloth build: %s", log_text);
+    return asset;
+}

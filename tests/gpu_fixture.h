@@ -1,0 +1,27 @@
+/* GPU test fixture: a context on the default device (lavapipe here) with
+ * validation and synchronization validation on. Every message the layer sends
+ * is recorded; gpu_teardown fails the test if any arrived. */
+#ifndef SINEW_GPU_FIXTURE_H
+#define SINEW_GPU_FIXTURE_H
+
+#include <sinew/sinew.h>
+
+#include "prep/cloth.h"
+
+extern sinew_context *gpu_ctx;
+
+void gpu_setup(void);
+void gpu_teardown(void);
+
+/* Messages logged so far at WARNING or worse (any origin), and whether one
+ * contains text. */
+int gpu_error_count(void);
+int gpu_log_contains(const char *text);
+void gpu_log_clear(void);
+const sinew_logger *gpu_logger(void);
+
+/* A cloth grid nx x ny in the XZ plane at height y, size metres, pinned at the
+ * two corners of its first row. Caller destroys. */
+sinew_asset *gpu_make_cloth(uint32_t nx, uint32_t ny, double size, double y, int pin_corners);
+
+#endif

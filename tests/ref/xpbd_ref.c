@@ -1,0 +1,283 @@
+/* CPU double-precision reference of XPBD, mirroring the GLSL kernels. */
+#include "xpbd_ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asset/asset.h"
+#include "solvers/xpbd_math.h"
+
+struct xpbd_ref {
+    sinew_body_desc desc;
+    const sinew_asset *a;
+    uint32_t n;
+    double *x, *w, *prev, *v;   /* 3n, n, 3n, 3n */
+    double *alpha;              /* per constraint: distances then bends */
+    double *lambda;
+    double *delta;              /* 3 per slot (Jacobi) */
+    uint32_t *adj_start, *adj;
+};
+
+xpbd_ref *xpbd_ref_create(const sinew_asset *a, const sinew_body_desc *d)
+{
+    xpbd_ref *r = calloc(1, sizeof *r);
+    uint32_t n = a->particle_count, m = a->distance_count + a->bend_count;
+    uint32_t slots = 2 * a->distance_count + 4 * a->bend_count;
+    r->desc = *d;
+    r->a = a;
+    r->n = n;
+    r->x = calloc(3 * n, sizeof(double));
+    r->w = calloc(n, sizeof(double));
+    r->prev = calloc(3 * n, sizeof(double));
+    r->v = calloc(3 * n, sizeof(double));
+    r->alpha = calloc(m + 1, sizeof(double));
+    r->lambda = calloc(m + 1, sizeof(double));
+    r->delta = calloc(3 * (slots + 1), sizeof(double));
+    r->adj_start = calloc(n + 1, sizeof(uint32_t));
+    r->adj = calloc(slots + 1, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; i++) {
+        r->x[3 * i] = a->particles[i].x;
+        r->x[3 * i + 1] = a->particles[i].y;
+        r->x[3 * i + 2] = a->particles[i].z;
+        r->w[i] = a->particles[i].w;
+    }
+    for (uint32_t c = 0; c < a->distance_count; c++)
+        r->alpha[c] = a->distances[c].kind == SINEW_KIND_SHEAR ? d->shear_compliance : d->stretch_compliance;
+    for (uint32_t c = 0; c < a->bend_count; c++)
+        r->alpha[a->distance_count + c] = d->bend_compliance;
+    /* Gather lists in the same order as the runtime builds them. */
+    for (uint32_t c = 0; c < a->distance_count; c++) {
+        r->adj_start[a->distances[c].a + 1]++;
+        r->adj_start[a->distances[c].b + 1]++;
+    }
+    for (uint32_t c = 0; c < a->bend_count; c++)
+        for (int j = 0; j < 4; j++)
+            r->adj_start[a->bends[c].v[j] + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        r->adj_start[i + 1] += r->adj_start[i];
+    uint32_t *fill = malloc((n + 1) * sizeof(uint32_t));
+    memcpy(fill, r->adj_start, n * sizeof(uint32_t));
+    for (uint32_t c = 0; c < a->distance_count; c++) {
+        r->adj[fill[a->distances[c].a]++] = 2 * c;
+        r->adj[fill[a->distances[c].b]++] = 2 * c + 1;
+    }
+    for (uint32_t c = 0; c < a->bend_count; c++)
+        for (uint32_t j = 0; j < 4; j++)
+            r->adj[fill[a->bends[c].v[j]]++] = 2 * a->distance_count + 4 * c + j;
+    free(fill);
+    return r;
+}
+
+void xpbd_ref_destroy(xpbd_ref *r)
+{
+    if (!r)
+        return;
+    free(r->x); free(r->w); free(r->prev); free(r->v); free(r->alpha); free(r->lambda);
+    free(r->delta); free(r->adj_start); free(r->adj);
+    free(r);
+}
+
+const double *xpbd_ref_position(const xpbd_ref *r, uint32_t i) { return &r->x[3 * i]; }
+
+/* Distance constraint c: corrections for a and b into da, db; returns 0 if skipped. */
+static int project_distance(xpbd_ref *r, uint32_t c, double inv_h2, double *da, double *db)
+{
+    const sinew_distance_rec *d = &r->a->distances[c];
+    double *pa = &r->x[3 * d->a], *pb = &r->x[3 * d->b];
+    double wa = r->w[d->a], wb = r->w[d->b], w = wa + wb;
+    double e[3];
+    sinew_v3_sub(pa, pb, e);
+    double len = sqrt(sinew_v3_dot(e, e));
+    memset(da, 0, 3 * sizeof *da);
+    memset(db, 0, 3 * sizeof *db);
+    if (w == 0.0 || len < 1e-9)
+        return 0;
+    double at = r->alpha[c] * inv_h2;
+    double dl = (-(len - d->rest) - at * r->lambda[c]) / (w + at);
+    r->lambda[c] += dl;
+    for (int k = 0; k < 3; k++) {
+        da[k] = wa * dl * e[k] / len;
+        db[k] = -wb * dl * e[k] / len;
+    }
+    return 1;
+}
+
+static int project_bend(xpbd_ref *r, uint32_t c, double inv_h2, double dp[4][3])
+{
+    const sinew_bend_rec *b = &r->a->bends[c];
+    const double *p[4];
+    for (int j = 0; j < 4; j++)
+        p[j] = &r->x[3 * b->v[j]];
+    memset(dp, 0, 12 * sizeof(double));
+    double g[4][3];
+    int ok = 0;
+    double theta = sinew_dihedral_angle(p[0], p[1], p[2], p[3], &ok);
+    if (!ok || !sinew_dihedral_gradient(p[0], p[1], p[2], p[3], g))
+        return 0;
+    double denom = 0.0;
+    for (int j = 0; j < 4; j++)
+        denom += r->w[b->v[j]] * sinew_v3_dot(g[j], g[j]);
+    uint32_t li = r->a->distance_count + c;
+    double at = r->alpha[li] * inv_h2;
+    if (denom + at == 0.0)
+        return 0;
+    double C = sinew_wrap_angle(theta - b->rest_angle);
+    double dl = (-C - at * r->lambda[li]) / (denom + at);
+    r->lambda[li] += dl;
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 3; k++)
+            dp[j][k] = r->w[b->v[j]] * dl * g[j][k];
+    return 1;
+}
+
+static void friction(const xpbd_ref *r, double *p, const double *x0, const double *n, double depth, double mu)
+{
+    (void)r;
+    double dp[3], t[3];
+    sinew_v3_sub(p, x0, dp);
+    double dn = sinew_v3_dot(dp, n);
+    for (int k = 0; k < 3; k++)
+        t[k] = dp[k] - n[k] * dn;
+    double lt = sqrt(sinew_v3_dot(t, t)), limit = mu * depth;
+    double s = lt <= limit ? 1.0 : limit / lt;
+    for (int k = 0; k < 3; k++)
+        p[k] -= t[k] * s;
+}
+
+static void collide(xpbd_ref *r, const sinew_step_params *sp)
+{
+    double off = sp->contact_offset;
+    for (uint32_t i = 0; i < r->n; i++) {
+        if (r->w[i] == 0.0)
+            continue;
+        double *p = &r->x[3 * i];
+        const double *x0 = &r->prev[3 * i];
+        if (sp->ground && p[1] < sp->ground_height + off) {
+            double floor_y = sp->ground_height + off, depth = floor_y - p[1];
+            const double up[3] = {0, 1, 0};
+            p[1] = floor_y;
+            friction(r, p, x0, up, depth, sp->friction);
+        }
+        if (sp->sphere) {
+            double c[3] = {sp->sphere_center[0], sp->sphere_center[1], sp->sphere_center[2]}, d[3];
+            double rad = sp->sphere_radius + off;
+            sinew_v3_sub(p, c, d);
+            double dist = sqrt(sinew_v3_dot(d, d));
+            if (dist < rad) {
+                double n[3] = {0, 1, 0};
+                if (dist > 1e-12)
+                    for (int k = 0; k < 3; k++)
+                        n[k] = d[k] / dist;
+                double depth = rad - dist;
+                for (int k = 0; k < 3; k++)
+                    p[k] = c[k] + n[k] * rad;
+                friction(r, p, x0, n, depth, sp->friction);
+            }
+        }
+    }
+}
+
+void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
+{
+    const sinew_asset *a = r->a;
+    double h = (double)sp->dt / r->desc.substeps, inv_h2 = 1.0 / (h * h);
+    double damp = exp(-(double)sp->damping * h);
+    uint32_t m = a->distance_count + a->bend_count;
+    for (uint32_t s = 0; s < r->desc.substeps; s++) {
+        memset(r->lambda, 0, m * sizeof(double));
+        for (uint32_t i = 0; i < r->n; i++) {
+            memcpy(&r->prev[3 * i], &r->x[3 * i], 3 * sizeof(double));
+            if (r->w[i] == 0.0) {
+                memset(&r->v[3 * i], 0, 3 * sizeof(double));
+                continue;
+            }
+            for (int k = 0; k < 3; k++) {
+                r->v[3 * i + k] += h * sp->gravity[k];
+                r->x[3 * i + k] += h * r->v[3 * i + k];
+            }
+        }
+        for (uint32_t it = 0; it < r->desc.iterations; it++) {
+            if (r->desc.solver == SINEW_SOLVER_XPBD_GAUSS_SEIDEL) {
+                for (uint32_t col = 0; col < a->colour_count; col++) {
+                    const sinew_colour_rec *cr = &a->colours[col];
+                    for (uint32_t c = cr->distance_begin; c < cr->distance_begin + cr->distance_count; c++) {
+                        double da[3], db[3];
+                        if (!project_distance(r, c, inv_h2, da, db))
+                            continue;
+                        for (int k = 0; k < 3; k++) {
+                            r->x[3 * a->distances[c].a + k] += da[k];
+                            r->x[3 * a->distances[c].b + k] += db[k];
+                        }
+                    }
+                    for (uint32_t c = cr->bend_begin; c < cr->bend_begin + cr->bend_count; c++) {
+                        double dp[4][3];
+                        if (!project_bend(r, c, inv_h2, dp))
+                            continue;
+                        for (int j = 0; j < 4; j++)
+                            for (int k = 0; k < 3; k++)
+                                r->x[3 * a->bends[c].v[j] + k] += dp[j][k];
+                    }
+                }
+            } else {
+                for (uint32_t c = 0; c < a->distance_count; c++)
+                    project_distance(r, c, inv_h2, &r->delta[6 * c], &r->delta[6 * c + 3]);
+                for (uint32_t c = 0; c < a->bend_count; c++)
+                    project_bend(r, c, inv_h2, (double(*)[3])&r->delta[3 * (2 * a->distance_count + 4 * c)]);
+                for (uint32_t i = 0; i < r->n; i++) {
+                    uint32_t b0 = r->adj_start[i], b1 = r->adj_start[i + 1];
+                    if (r->w[i] == 0.0 || b0 == b1)
+                        continue;
+                    double sum[3] = {0, 0, 0};
+                    for (uint32_t k = b0; k < b1; k++)
+                        for (int q = 0; q < 3; q++)
+                            sum[q] += r->delta[3 * r->adj[k] + q];
+                    for (int q = 0; q < 3; q++)
+                        r->x[3 * i + q] += r->desc.jacobi_omega / (b1 - b0) * sum[q];
+                }
+            }
+            collide(r, sp);
+        }
+        for (uint32_t i = 0; i < r->n; i++)
+            for (int k = 0; k < 3; k++)
+                r->v[3 * i + k] = r->w[i] == 0.0 ? 0.0 : (r->x[3 * i + k] - r->prev[3 * i + k]) / h * damp;
+    }
+}
+
+void xpbd_ref_strain(const xpbd_ref *r, double *max_strain, double *rms_strain)
+{
+    double mx = 0.0, ss = 0.0;
+    for (uint32_t c = 0; c < r->a->distance_count; c++) {
+        const sinew_distance_rec *d = &r->a->distances[c];
+        double e[3];
+        sinew_v3_sub(&r->x[3 * d->a], &r->x[3 * d->b], e);
+        double s = fabs(sqrt(sinew_v3_dot(e, e)) - d->rest) / d->rest;
+        mx = s > mx ? s : mx;
+        ss += s * s;
+    }
+    *max_strain = mx;
+    *rms_strain = r->a->distance_count ? sqrt(ss / r->a->distance_count) : 0.0;
+}
+
+double xpbd_ref_violation(const xpbd_ref *r)
+{
+    double sum = 0.0;
+    for (uint32_t c = 0; c < r->a->distance_count; c++) {
+        const sinew_distance_rec *d = &r->a->distances[c];
+        double e[3];
+        sinew_v3_sub(&r->x[3 * d->a], &r->x[3 * d->b], e);
+        double C = sqrt(sinew_v3_dot(e, e)) - d->rest;
+        sum += C * C;
+    }
+    for (uint32_t c = 0; c < r->a->bend_count; c++) {
+        const sinew_bend_rec *b = &r->a->bends[c];
+        int ok = 0;
+        double th = sinew_dihedral_angle(&r->x[3 * b->v[0]], &r->x[3 * b->v[1]], &r->x[3 * b->v[2]],
+                                         &r->x[3 * b->v[3]], &ok);
+        if (ok) {
+            double C = sinew_wrap_angle(th - b->rest_angle);
+            sum += C * C;
+        }
+    }
+    return sum;
+}

@@ -1,0 +1,20 @@
+/* CPU double-precision reference of the XPBD step (MATH.md 1-2): the same
+ * algorithm, order of constraints and contacts as the GPU kernels. */
+#ifndef SINEW_XPBD_REF_H
+#define SINEW_XPBD_REF_H
+
+#include <sinew/sinew.h>
+
+typedef struct xpbd_ref xpbd_ref;
+
+xpbd_ref *xpbd_ref_create(const sinew_asset *asset, const sinew_body_desc *desc);
+void xpbd_ref_destroy(xpbd_ref *r);
+void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *p);
+/* xyz of particle i (3 doubles). */
+const double *xpbd_ref_position(const xpbd_ref *r, uint32_t i);
+/* Max and RMS strain |C|/L over distance constraints, as the GPU residual. */
+void xpbd_ref_strain(const xpbd_ref *r, double *max_strain, double *rms_strain);
+/* Sum of squared violations: distance C (m) and bending C (rad), for convergence. */
+double xpbd_ref_violation(const xpbd_ref *r);
+
+#endif

@@ -1,0 +1,279 @@
+/* GPU XPBD against the CPU double reference, on lavapipe with validation. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asset/asset.h"
+#include "gpu_fixture.h"
+#include "ref/xpbd_ref.h"
+
+TestSuite(xpbd, .init = gpu_setup, .fini = gpu_teardown, .timeout = 300);
+
+static sinew_step_params hanging_params(void)
+{
+    sinew_step_params p = sinew_step_params_default();
+    p.ground = 0; /* no contacts: a smooth problem to compare float with double */
+    p.damping = 0.5f;
+    return p;
+}
+
+/* Runs `steps` on the GPU and the reference; returns max position difference
+ * divided by the cloth's size. */
+static double compare_with_reference(sinew_solver solver, uint32_t steps, sinew_step_params p)
+{
+    const double size = 0.5;
+    sinew_asset *asset = gpu_make_cloth(16, 16, size, 1.0, 1);
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = solver;
+    d.stretch_compliance = 1e-7f;
+    d.jacobi_omega = 1.5f;
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    xpbd_ref *ref = xpbd_ref_create(asset, &d);
+    for (uint32_t s = 0; s < steps; s++) {
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+        xpbd_ref_step(ref, &p);
+    }
+    uint32_t n = asset->particle_count;
+    float *x = malloc(3 * n * sizeof *x);
+    cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
+    double worst = 0.0, travel = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        const double *r = xpbd_ref_position(ref, i);
+        for (int k = 0; k < 3; k++) {
+            worst = fmax(worst, fabs(x[3 * i + k] - r[k]));
+            travel = fmax(travel, fabs(r[k] - (&asset->particles[i].x)[k]));
+        }
+    }
+    cr_assert(travel > 0.1 * size, "the cloth should have moved (%g m)", travel);
+    free(x);
+    xpbd_ref_destroy(ref);
+    sinew_body_destroy(body);
+    sinew_asset_destroy(asset);
+    return worst / size;
+}
+
+Test(xpbd, gauss_seidel_matches_reference)
+{
+    double err = compare_with_reference(SINEW_SOLVER_XPBD_GAUSS_SEIDEL, 60, hanging_params());
+    cr_log_info("Gauss-Seidel: max |x_gpu - x_ref| / size = %.3g after 60 steps", err);
+    cr_assert_lt(err, 1e-4);
+}
+
+Test(xpbd, jacobi_matches_reference)
+{
+    double err = compare_with_reference(SINEW_SOLVER_XPBD_JACOBI, 60, hanging_params());
+    cr_log_info("Jacobi: max |x_gpu - x_ref| / size = %.3g after 60 steps", err);
+    cr_assert_lt(err, 1e-4);
+}
+
+/* Strain after a few steps of a hanging cloth, for a number of iterations. */
+static float strain_after(sinew_asset *asset, sinew_solver solver, uint32_t iterations)
+{
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = solver;
+    d.substeps = 1;
+    d.iterations = iterations;
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    sinew_step_params p = hanging_params();
+    for (int s = 0; s < 10; s++)
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+    float rms = sinew_body_get_stats(body).rms_strain;
+    sinew_body_destroy(body);
+    return rms;
+}
+
+Test(xpbd, violation_falls_with_iterations)
+{
+    sinew_asset *asset = gpu_make_cloth(24, 24, 1.0, 1.0, 1);
+    const sinew_solver solvers[] = {SINEW_SOLVER_XPBD_GAUSS_SEIDEL, SINEW_SOLVER_XPBD_JACOBI};
+    for (int s = 0; s < 2; s++) {
+        float prev = INFINITY;
+        for (uint32_t it = 1; it <= 16; it *= 2) {
+            float rms = strain_after(asset, solvers[s], it);
+            cr_log_info("%s, %2u iterations: RMS strain %.3e", s ? "Jacobi" : "Gauss-Seidel", it, rms);
+            cr_assert_lt(rms, prev, "%u iterations should reduce the strain", it);
+            prev = rms;
+        }
+    }
+    sinew_asset_destroy(asset);
+}
+
+Test(xpbd, pinned_particles_stay_and_contacts_hold)
+{
+    const uint32_t nx = 20;
+    sinew_asset *asset = gpu_make_cloth(nx, nx, 1.0, 0.6, 1);
+    sinew_body_desc d = sinew_body_desc_default();
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    sinew_step_params p = sinew_step_params_default();
+    p.sphere = 1;
+    p.sphere_center[0] = 0.1f;
+    p.sphere_center[1] = 0.25f;
+    p.sphere_radius = 0.2f;
+    uint32_t n = asset->particle_count;
+    float *x = malloc(3 * n * sizeof *x);
+    for (int s = 0; s < 90; s++) {
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+        if (s % 30 != 29)
+            continue;
+        cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
+        for (uint32_t i = 0; i < n; i++) {
+            const float *q = &x[3 * i];
+            if (asset->particles[i].w == 0.0f) {
+                cr_assert(q[0] == asset->particles[i].x && q[1] == asset->particles[i].y &&
+                          q[2] == asset->particles[i].z, "pinned particle %u moved", i);
+                continue;
+            }
+            cr_assert_geq(q[1], p.ground_height, "particle %u below the ground: y = %g", i, q[1]);
+            float dx = q[0] - p.sphere_center[0], dy = q[1] - p.sphere_center[1], dz = q[2] - p.sphere_center[2];
+            float dist = sqrtf(dx * dx + dy * dy + dz * dz);
+            cr_assert_geq(dist, p.sphere_radius, "particle %u inside the sphere: distance %g", i, dist);
+        }
+    }
+    /* The cloth reached both colliders: something rests on the ground. */
+    int on_ground = 0;
+    for (uint32_t i = 0; i < n; i++)
+        on_ground += x[3 * i + 1] < p.ground_height + 2.0f * p.contact_offset;
+    cr_assert_gt(on_ground, 0);
+    free(x);
+    sinew_body_destroy(body);
+    sinew_asset_destroy(asset);
+}
+
+Test(xpbd, residual_and_timings_reported)
+{
+    sinew_asset *asset = gpu_make_cloth(16, 16, 0.5, 1.0, 1);
+    sinew_body_desc d = sinew_body_desc_default();
+    d.stretch_compliance = 1e-4f; /* visibly stretchy, so the strain is not tiny */
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    sinew_step_params p = hanging_params();
+    for (int s = 0; s < 20; s++)
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+    sinew_step_stats st = sinew_body_get_stats(body);
+
+    /* The GPU reduction agrees with the strain of the positions it read back. */
+    uint32_t n = asset->particle_count;
+    float *x = malloc(3 * n * sizeof *x);
+    cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
+    double mx = 0.0, ss = 0.0;
+    for (uint32_t c = 0; c < asset->distance_count; c++) {
+        const sinew_distance_rec *dr = &asset->distances[c];
+        double e[3];
+        for (int k = 0; k < 3; k++)
+            e[k] = (double)x[3 * dr->a + k] - x[3 * dr->b + k];
+        double s = fabs(sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) - dr->rest) / dr->rest;
+        mx = fmax(mx, s);
+        ss += s * s;
+    }
+    double rms = sqrt(ss / asset->distance_count);
+    cr_assert_gt(mx, 1e-4);
+    cr_assert(fabs(st.max_strain - mx) <= 1e-3 * mx + 1e-6, "max strain %g vs %g", st.max_strain, mx);
+    cr_assert(fabs(st.rms_strain - rms) <= 1e-3 * rms + 1e-6, "rms strain %g vs %g", st.rms_strain, rms);
+    cr_assert_eq(st.step_index, 20);
+    cr_assert_gt(st.dispatches, asset->colour_count * d.substeps * d.iterations);
+    cr_assert_gt(st.device_memory, 0);
+    if (sinew_context_get_device_info(gpu_ctx).timestamp_period_ns > 0.0f) {
+        cr_assert_gt(st.ms_solve, 0.0);
+        cr_assert_geq(st.ms_total, st.ms_predict + st.ms_solve + st.ms_velocity);
+    }
+    free(x);
+    sinew_body_destroy(body);
+    sinew_asset_destroy(asset);
+}
+
+Test(xpbd, bad_parameters_rejected)
+{
+    sinew_asset *asset = gpu_make_cloth(8, 8, 0.5, 1.0, 1);
+    sinew_body_desc d = sinew_body_desc_default();
+    d.substeps = 0;
+    sinew_body *body = NULL;
+    gpu_log_clear();
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("substeps (0)"));
+    cr_assert_null(body);
+    d = sinew_body_desc_default();
+    d.bend_compliance = NAN;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("compliances must be finite"));
+
+    d = sinew_body_desc_default();
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    sinew_step_params p = sinew_step_params_default();
+    p.dt = NAN;
+    cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("dt is not finite"));
+    p = sinew_step_params_default();
+    p.sphere = 1;
+    p.sphere_radius = -1.0f;
+    cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("sphere_radius (-1)"));
+    float wrong[3];
+    cr_assert_eq(sinew_body_read_positions(body, wrong, 1), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    /* Nothing was lost: the body still steps. */
+    p = sinew_step_params_default();
+    cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+    sinew_body_destroy(body);
+    sinew_asset_destroy(asset);
+    gpu_log_clear(); /* the errors above were expected */
+}
+
+static uint64_t fnv1a(const void *data, size_t size)
+{
+    const unsigned char *p = data;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < size; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t run_and_hash(sinew_context *ctx, sinew_asset *asset, sinew_solver solver)
+{
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = solver;
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(ctx, asset, &d, &body), SINEW_RESULT_OK);
+    sinew_step_params p = sinew_step_params_default();
+    p.sphere = 1;
+    p.sphere_center[1] = 0.3f;
+    p.sphere_radius = 0.2f;
+    for (int s = 0; s < 40; s++)
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+    uint32_t n = asset->particle_count;
+    float *x = malloc(6 * n * sizeof *x);
+    cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_read_velocities(body, x + 3 * n, n), SINEW_RESULT_OK);
+    uint64_t h = fnv1a(x, 6 * n * sizeof *x);
+    free(x);
+    sinew_body_destroy(body);
+    return h;
+}
+
+/* Same inputs, same bits: twice on one context, and once more through the
+ * staging path a discrete GPU takes. */
+Test(xpbd, deterministic_and_staging_path_identical)
+{
+    sinew_asset *asset = gpu_make_cloth(16, 16, 0.6, 0.5, 1);
+    for (int s = 0; s < 2; s++) {
+        sinew_solver solver = s ? SINEW_SOLVER_XPBD_JACOBI : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+        uint64_t a = run_and_hash(gpu_ctx, asset, solver);
+        uint64_t b = run_and_hash(gpu_ctx, asset, solver);
+        cr_assert_eq(a, b, "run-to-run bits differ");
+
+        sinew_context_desc cd = sinew_context_desc_default();
+        cd.logger = *gpu_logger();
+        cd.validation = 1;
+        cd.force_staging = 1;
+        sinew_context *staged;
+        cr_assert_eq(sinew_context_create(&cd, &staged), SINEW_RESULT_OK);
+        uint64_t c = run_and_hash(staged, asset, solver);
+        cr_assert_eq(sinew_context_get_validation_message_count(staged), 0);
+        sinew_context_destroy(staged);
+        cr_assert_eq(a, c, "staging path gives different bits");
+        cr_log_info("%s final-state hash %016llx", s ? "Jacobi" : "Gauss-Seidel", (unsigned long long)a);
+    }
+    sinew_asset_destroy(asset);
+}

@@ -1,0 +1,255 @@
+/* sinew-prep: mesh (or generated grid) -> cloth asset (.snw). */
+#include <sinew/sinew.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "prep/cloth.h"
+
+static const char *const usage =
+    "usage: sinew-prep MESH -o ASSET.snw [options]\n"
+    "       sinew-prep --grid NXxNY -o ASSET.snw [options]\n"
+    "\n"
+    "Builds a cloth asset: particles with masses lumped from the triangles' areas,\n"
+    "distance constraints along polygon edges (stretch) and quad diagonals (shear),\n"
+    "dihedral bending across interior edges, a graph colouring for Gauss-Seidel.\n"
+    "Reads OBJ and OFF surface meshes (triangles, quads, polygons).\n"
+    "\n"
+    "  -o, --out FILE            asset to write (required)\n"
+    "      --grid NXxNY          generate a grid of NX x NY particles instead of reading\n"
+    "      --size WxH            grid size in m (default 1x1)\n"
+    "      --plane xz|xy         grid plane (default xz: horizontal)\n"
+    "      --height Y            grid height (xz) or centre (xy) in m (default 1)\n"
+    "      --scale S             scale the mesh uniformly\n"
+    "      --translate X,Y,Z     then move it (m)\n"
+    "      --density KG_M2       areal density (default 0.2 kg/m^2)\n"
+    "      --pin I,J,...         pin vertices by index (0-based, as in the file)\n"
+    "      --pin-corners         grid only: pin the two corners of the first row\n"
+    "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after transform)\n"
+    "      --pin-top F           pin vertices within fraction F of the height below the top\n"
+    "      --no-shear            no diagonal constraints\n"
+    "      --no-bending          no bending constraints\n"
+    "      --colouring balanced|greedy   (default balanced)\n"
+    "      --compare-colouring   print colour counts of both methods\n"
+    "  -q, --quiet               errors only\n"
+    "  -h, --help                this text\n";
+
+static int parse_pins(const char *text, uint32_t **pins, uint32_t *count)
+{
+    size_t cap = 1;
+    for (const char *p = text; *p; p++)
+        cap += *p == ',';
+    uint32_t *list = realloc(*pins, (*count + cap) * sizeof *list);
+    if (!list)
+        return 0;
+    *pins = list;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || *p == '-' || errno || v > 0xffffffffu || (*end != ',' && *end != '\0')) {
+            fprintf(stderr, "sinew-prep: --pin: \"%s\" is not a list of vertex indices\n", text);
+            return 0;
+        }
+        list[(*count)++] = (uint32_t)v;
+        p = *end ? end + 1 : end;
+    }
+    return 1;
+}
+
+static void print_colouring(const char *name, const sinew_colouring *c)
+{
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (uint32_t k = 0; k < c->colour_count; k++) {
+        lo = c->sizes[k] < lo ? c->sizes[k] : lo;
+        hi = c->sizes[k] > hi ? c->sizes[k] : hi;
+    }
+    printf("  %-9s %3u colours, sizes %u..%u\n", name, c->colour_count, c->colour_count ? lo : 0, hi);
+}
+
+/* Colours the asset's constraints again with both methods, for comparison. */
+static void compare_colourings(const sinew_asset *a)
+{
+    uint32_t m = a->distance_count + a->bend_count;
+    uint32_t *offsets = malloc((m + 1ull) * sizeof *offsets);
+    uint32_t *indices = malloc((2ull * a->distance_count + 4ull * a->bend_count + 1) * sizeof *indices);
+    if (!offsets || !indices)
+        goto done;
+    uint32_t k = 0;
+    for (uint32_t c = 0; c < a->distance_count; c++) {
+        offsets[c] = k;
+        indices[k++] = a->distances[c].a;
+        indices[k++] = a->distances[c].b;
+    }
+    for (uint32_t c = 0; c < a->bend_count; c++) {
+        offsets[a->distance_count + c] = k;
+        for (int j = 0; j < 4; j++)
+            indices[k++] = a->bends[c].v[j];
+    }
+    offsets[m] = k;
+    printf("colouring of %u constraints:\n", m);
+    const char *names[] = {"greedy", "balanced"};
+    for (int method = 0; method < 2; method++) {
+        sinew_colouring col;
+        if (sinew_colour_constraints(m, offsets, indices, a->particle_count, (sinew_colouring_method)method, NULL,
+                                     &col) == SINEW_RESULT_OK) {
+            print_colouring(names[method], &col);
+            sinew_colouring_free(&col);
+        }
+    }
+done:
+    free(offsets);
+    free(indices);
+}
+
+int main(int argc, char **argv)
+{
+    const char *t = "sinew-prep", *mesh_path = NULL, *out = NULL;
+    unsigned grid[2] = {0, 0};
+    double size[2] = {1.0, 1.0}, height = 1.0, scale = 1.0, translate[3] = {0, 0, 0}, box[6];
+    int plane_xy = 0, pin_corners = 0, compare = 0, quiet = 0;
+    uint32_t *pins = NULL, pin_count = 0;
+    sinew_cloth_options opt = sinew_cloth_options_default();
+    int status = 2;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = 1, used = 1;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            free(pins);
+            return 0;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
+            ok = v != NULL || cli_error(t, "%s needs a file name%s", a, "");
+            out = v;
+        } else if (!strcmp(a, "--grid")) {
+            ok = v && sscanf(v, "%ux%u", &grid[0], &grid[1]) == 2 && grid[0] >= 2 && grid[1] >= 2 &&
+                 grid[0] <= 8192 && grid[1] <= 8192;
+            if (!ok)
+                cli_error(t, "--grid: \"%s\" is not NXxNY with 2 <= NX, NY <= 8192%s", v ? v : "", "");
+        } else if (!strcmp(a, "--size")) {
+            ok = v && sscanf(v, "%lfx%lf", &size[0], &size[1]) == 2 && size[0] > 0 && size[1] > 0 &&
+                 isfinite(size[0]) && isfinite(size[1]);
+            if (!ok)
+                cli_error(t, "--size: \"%s\" is not WxH with positive sizes%s", v ? v : "", "");
+        } else if (!strcmp(a, "--plane")) {
+            ok = v && (!strcmp(v, "xz") || !strcmp(v, "xy"));
+            if (!ok)
+                cli_error(t, "--plane: \"%s\" is not xz or xy%s", v ? v : "", "");
+            plane_xy = ok && !strcmp(v, "xy");
+        } else if (!strcmp(a, "--height")) {
+            ok = cli_double(t, a, v, &height);
+        } else if (!strcmp(a, "--scale")) {
+            ok = cli_double(t, a, v, &scale) && (scale > 0 || !cli_error(t, "%s must be > 0%s", a, ""));
+        } else if (!strcmp(a, "--translate")) {
+            ok = cli_doubles(t, a, v, 3, translate);
+        } else if (!strcmp(a, "--density")) {
+            ok = cli_double(t, a, v, &opt.density);
+        } else if (!strcmp(a, "--pin")) {
+            ok = v && parse_pins(v, &pins, &pin_count);
+        } else if (!strcmp(a, "--pin-corners")) {
+            pin_corners = 1;
+            used = 0;
+        } else if (!strcmp(a, "--pin-box")) {
+            ok = cli_doubles(t, a, v, 6, box);
+            opt.pin_box = 1;
+            memcpy(opt.box_min, box, sizeof opt.box_min);
+            memcpy(opt.box_max, box + 3, sizeof opt.box_max);
+        } else if (!strcmp(a, "--pin-top")) {
+            ok = cli_double(t, a, v, &opt.pin_top);
+        } else if (!strcmp(a, "--no-shear")) {
+            opt.shear = 0;
+            used = 0;
+        } else if (!strcmp(a, "--no-bending")) {
+            opt.bending = 0;
+            used = 0;
+        } else if (!strcmp(a, "--colouring")) {
+            ok = v && (!strcmp(v, "balanced") || !strcmp(v, "greedy"));
+            if (!ok)
+                cli_error(t, "--colouring: \"%s\" is not balanced or greedy%s", v ? v : "", "");
+            opt.colouring = ok && !strcmp(v, "greedy") ? SINEW_COLOURING_GREEDY : SINEW_COLOURING_BALANCED;
+        } else if (!strcmp(a, "--compare-colouring")) {
+            compare = 1;
+            used = 0;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+            used = 0;
+        } else if (a[0] == '-') {
+            ok = cli_error(t, "unknown option %s%s", a, "");
+        } else {
+            ok = !mesh_path || cli_error(t, "only one mesh may be given (\"%s\", then \"%s\")", mesh_path, a);
+            mesh_path = a;
+            used = 0;
+        }
+        if (!ok)
+            goto done;
+        i += used;
+    }
+    if (!out || (!mesh_path && !grid[0]) || (mesh_path && grid[0])) {
+        fprintf(stderr, "%s: give one MESH or --grid, and -o ASSET.snw\n(try %s --help)\n", t, t);
+        goto done;
+    }
+    if (pin_corners && !grid[0]) {
+        fprintf(stderr, "%s: --pin-corners applies to --grid only; use --pin or --pin-box\n", t);
+        goto done;
+    }
+
+    status = 1;
+    sinew_logger lg = sinew_logger_default();
+    lg.level = quiet ? SINEW_LOG_ERROR : SINEW_LOG_INFO;
+    sinew_mesh mesh = {0};
+    sinew_result r;
+    if (grid[0]) {
+        double origin[3] = {0.0, height, 0.0};
+        r = sinew_mesh_grid(grid[0], grid[1], size[0], size[1], plane_xy ? SINEW_GRID_XY : SINEW_GRID_XZ, origin,
+                            &mesh);
+        if (pin_corners) {
+            char corners[32];
+            snprintf(corners, sizeof corners, "0,%u", grid[0] - 1);
+            if (!parse_pins(corners, &pins, &pin_count))
+                goto done;
+        }
+    } else {
+        r = sinew_mesh_read(mesh_path, &lg, &mesh);
+    }
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "%s: %s: %s\n", t, mesh_path ? mesh_path : "grid", sinew_result_string(r));
+        goto done;
+    }
+    for (uint32_t i = 0; i < mesh.vertex_count; i++)
+        for (int k = 0; k < 3; k++)
+            mesh.positions[3 * i + k] = mesh.positions[3 * i + k] * scale + translate[k];
+    opt.pin_indices = pins;
+    opt.pin_count = pin_count;
+    char source[512];
+    snprintf(source, sizeof source, "%s", mesh_path ? mesh_path : "grid");
+    opt.source_name = source;
+    sinew_asset *asset = NULL;
+    sinew_cloth_report report;
+    r = sinew_cloth_build(&mesh, &opt, &lg, &asset, &report);
+    sinew_mesh_free(&mesh);
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "%s: %s: %s\n", t, mesh_path ? mesh_path : "grid", sinew_result_string(r));
+        goto done;
+    }
+    if (compare)
+        compare_colourings(asset);
+    r = sinew_asset_write(asset, out, &lg);
+    if (r == SINEW_RESULT_OK) {
+        sinew_asset_info info = sinew_asset_get_info(asset);
+        if (!quiet)
+            printf("wrote %s: %u particles (%u pinned), %u triangles, %u stretch + %u shear + %u bend constraints, "
+                   "%u colours (sizes %u..%u)\n",
+                   out, info.particle_count, info.pinned_count, info.triangle_count, report.stretch_count,
+                   report.shear_count, report.bend_count, report.colour_count, report.smallest_colour,
+                   report.largest_colour);
+        status = 0;
+    }
+    sinew_asset_destroy(asset);
+done:
+    free(pins);
+    return status;
+}

@@ -10,8 +10,8 @@ sinew_body_desc sinew_body_desc_default(void)
     sinew_body_desc d = {0};
     d.cookie = SINEW_DESC_COOKIE;
     d.solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
-    d.substeps = 4;
-    d.iterations = 2;
+    d.substeps = 8;  /* small steps: many substeps, one iteration each */
+    d.iterations = 1;
     d.stretch_compliance = 0.0f;
     d.shear_compliance = 1e-6f;
     d.bend_compliance = 1e-2f;

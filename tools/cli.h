@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cli_error(const char *tool, const char *fmt, const char *a, const char *b)
+static inline int cli_error(const char *tool, const char *fmt, const char *a, const char *b)
 {
     fprintf(stderr, "%s: ", tool);
     fprintf(stderr, fmt, a, b);
@@ -18,7 +18,7 @@ static int cli_error(const char *tool, const char *fmt, const char *a, const cha
 }
 
 /* Parses a finite double; 0 and a message on failure. */
-static int cli_double(const char *tool, const char *opt, const char *text, double *out)
+static inline int cli_double(const char *tool, const char *opt, const char *text, double *out)
 {
     if (!text)
         return cli_error(tool, "%s needs a value%s", opt, "");
@@ -31,7 +31,7 @@ static int cli_double(const char *tool, const char *opt, const char *text, doubl
     return 1;
 }
 
-static int cli_uint(const char *tool, const char *opt, const char *text, unsigned long max, unsigned *out)
+static inline int cli_uint(const char *tool, const char *opt, const char *text, unsigned long max, unsigned *out)
 {
     if (!text)
         return cli_error(tool, "%s needs a value%s", opt, "");
@@ -39,16 +39,16 @@ static int cli_uint(const char *tool, const char *opt, const char *text, unsigne
     errno = 0;
     unsigned long v = strtoul(text, &end, 10);
     if (end == text || *end != '\0' || errno == ERANGE || text[0] == '-' || v > max) {
-        char range[64];
-        snprintf(range, sizeof range, "%s (0..%lu)", text, max);
-        return cli_error(tool, "%s: \"%s\" is not a whole number in range", opt, range);
+        fprintf(stderr, "%s: %s: \"%s\" is not a whole number in 0..%lu\n(try %s --help)\n", tool, opt, text,
+                max, tool);
+        return 0;
     }
     *out = (unsigned)v;
     return 1;
 }
 
 /* Parses exactly `count` comma-separated finite numbers. */
-static int cli_doubles(const char *tool, const char *opt, const char *text, int count, double *out)
+static inline int cli_doubles(const char *tool, const char *opt, const char *text, int count, double *out)
 {
     if (!text)
         return cli_error(tool, "%s needs a value%s", opt, "");
@@ -58,7 +58,7 @@ static int cli_doubles(const char *tool, const char *opt, const char *text, int 
         errno = 0;
         out[i] = strtod(p, &end);
         if (end == p || errno == ERANGE || !isfinite(out[i]) || (i + 1 < count ? *end != ',' : *end != '\0')) {
-            char want[32];
+            char want[48];
             snprintf(want, sizeof want, "%d comma-separated numbers", count);
             return cli_error(tool, "%s: expected %s", opt, want);
         }

@@ -1,6 +1,7 @@
 /* sinew-sim: runs a scene and writes its meshes. With no asset it runs the
  * embedded default scene: a 64 x 64 cloth pinned at two corners, falling under
  * gravity past a sphere onto the ground. */
+#define _POSIX_C_SOURCE 200809L
 #include <sinew/sinew.h>
 
 #include <errno.h>
@@ -24,8 +25,8 @@ static const char *const usage =
     "  -n, --frames N            steps to simulate (default 240)\n"
     "      --dt S                step length in seconds (default 1/60)\n"
     "      --solver gs|jacobi    XPBD Gauss-Seidel over colours (default) or Jacobi\n"
-    "      --substeps N          substeps per step (default 4)\n"
-    "      --iterations N        solver iterations per substep (default 2)\n"
+    "      --substeps N          substeps per step (default 16)\n"
+    "      --iterations N        solver iterations per substep (default 1)\n"
     "      --stretch-compliance A  m/N (default 0: inextensible)\n"
     "      --shear-compliance A    m/N (default 1e-6)\n"
     "      --bend-compliance A     1/(N m) (default 1e-2)\n"
@@ -56,8 +57,8 @@ static int parse(int argc, char **argv, options *o)
     memset(o, 0, sizeof *o);
     o->out_dir = "sinew-out";
     o->frames = 240;
-    o->substeps = 4;
-    o->iterations = 2;
+    o->substeps = 16;
+    o->iterations = 1;
     o->dt = 1.0 / 60.0;
     o->shear = 1e-6;
     o->bend = 1e-2;

@@ -80,6 +80,12 @@ sinew_asset_info sinew_asset_get_info(const sinew_asset *asset)
     return info;
 }
 
+const uint32_t *sinew_asset_get_triangles(const sinew_asset *asset, uint32_t *triangle_count)
+{
+    *triangle_count = asset->triangle_count;
+    return asset->triangle_count ? asset->triangles[0].v : NULL;
+}
+
 static sinew_result bad(const sinew_logger *lg, const char *name, const char *tag, uint32_t record,
                         const char *what)
 {

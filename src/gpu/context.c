@@ -196,7 +196,7 @@ static sinew_result pick_device(sinew_context *ctx, const char *want)
         VkPhysicalDeviceDriverProperties dp = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
         VkPhysicalDeviceProperties2 p2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &dp};
         vkGetPhysicalDeviceProperties2(ctx->physical, &p2);
-        snprintf(ctx->driver, sizeof ctx->driver, "%s %s", dp.driverName, dp.driverInfo);
+        snprintf(ctx->driver, sizeof ctx->driver, "%.120s %.120s", dp.driverName, dp.driverInfo);
     }
     sinew_logf(&ctx->logger, SINEW_LOG_INFO, "context", "device: %s (%s)", ctx->props.deviceName, ctx->driver);
     return SINEW_RESULT_OK;

@@ -109,6 +109,11 @@ typedef struct sinew_recorder {
     VkCommandBuffer cmd;
     uint32_t dispatches;
     uint32_t barriers;
+    /* A dispatch was recorded and no barrier yet. Every kernel of a step
+     * depends on the one before it, so a second dispatch in this state is a
+     * missing barrier: asserted, because the validation layer shipped with
+     * Debian 12 (1.3.239) does not report dispatch-to-dispatch hazards. */
+    int unsynced;
 } sinew_recorder;
 
 /* One dispatch of kernel over `threads` invocations (0: nothing recorded). Checks

@@ -9,6 +9,8 @@ void sinew_record_dispatch(sinew_recorder *r, sinew_kernel kernel, uint32_t thre
     SINEW_ASSERT(push_size == sinew_kernels[kernel].push_size);
     if (threads == 0)
         return;
+    SINEW_ASSERT(!r->unsynced && "a dispatch depends on the previous one: record a barrier between them");
+    r->unsynced = 1;
     const struct VolkDeviceTable *vk = &r->ctx->vk;
     uint32_t groups = (threads + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
     uint32_t max_x = r->ctx->props.limits.maxComputeWorkGroupCount[0];
@@ -27,6 +29,7 @@ void sinew_record_barrier(sinew_recorder *r)
     r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &b, 0, NULL, 0, NULL);
     r->barriers++;
+    r->unsynced = 0;
 }
 
 void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value)
@@ -43,6 +46,7 @@ void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value)
     vk->vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
                              &after, 0, NULL, 0, NULL);
     r->barriers += 2;
+    r->unsynced = 0;
 }
 
 void sinew_record_host_barrier(sinew_recorder *r)
@@ -51,4 +55,5 @@ void sinew_record_host_barrier(sinew_recorder *r)
     r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
                                     &b, 0, NULL, 0, NULL);
     r->barriers++;
+    r->unsynced = 0;
 }

@@ -104,10 +104,11 @@ static sinew_result read_counts(off_reader *r, uint32_t *vcount, uint32_t *fcoun
         return fail(r, "no vertices");
     if (f == 0)
         return fail(r, "no faces");
-    /* The shortest vertex line is "0 0 0\n" and the shortest face "3 0 1 2\n";
-     * the last line may lack its newline. */
+    /* Every record takes at least two bytes (the last may lack its newline):
+     * a loose bound, so that a file cut short is reported as such, yet the
+     * allocations stay within a small multiple of the file size. */
     uint64_t rest = r->t.size - r->t.next;
-    if (v > SINEW_MESH_MAX_VERTICES || f > SINEW_MESH_MAX_FACES || (uint64_t)v * 6 + (uint64_t)f * 8 > rest + 1)
+    if (v > SINEW_MESH_MAX_VERTICES || f > SINEW_MESH_MAX_FACES || 2 * (uint64_t)(v + f) > rest + 1)
         return fail(r, "counts of %" PRId64 " vertices and %" PRId64 " faces do not fit the file", v, f);
     *vcount = (uint32_t)v;
     *fcount = (uint32_t)f;

@@ -1,0 +1,70 @@
+#!/bin/sh
+# One entry point that sets itself up: installs missing Debian/Ubuntu packages,
+# configures and builds (release preset), then
+#   tools/run.sh sim [sinew-sim options]   runs the default scene (or an asset)
+#   tools/run.sh test                      runs the whole test suite
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build"
+packages="build-essential cmake pkg-config libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers \
+glslc glslang-tools spirv-tools libshaderc-dev libvulkan-volk-dev libcriterion-dev vulkan-tools"
+
+sudo_if_needed() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_missing() {
+    missing=""
+    for p in $packages; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+    done
+    if [ -n "$missing" ]; then
+        echo "installing:$missing"
+        sudo_if_needed apt-get update -qq
+        sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+    fi
+}
+
+# Real meshes from Debian's CGAL demo data (not installed: unpacked into build/).
+fetch_cgal_data() {
+    data="$build/cgal-data"
+    [ -f "$data/meshes/mask_cone.off" ] && return 0
+    tmp=$(mktemp -d)
+    if (cd "$tmp" && apt-get download libcgal-demo >/dev/null 2>&1); then
+        dpkg -x "$tmp"/libcgal-demo_*.deb "$tmp/x"
+        mkdir -p "$data"
+        tar xzf "$tmp/x/usr/share/doc/libcgal-dev/data.tar.gz" -C "$tmp" data/meshes
+        cp -r "$tmp/data/meshes" "$data/"
+    else
+        echo "warning: could not download libcgal-demo; tests on real CGAL models will be skipped"
+    fi
+    rm -rf "$tmp"
+}
+
+configure_and_build() {
+    cmake --preset release -S "$root" >/dev/null
+    cmake --build "$build" -j "$(nproc)"
+}
+
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+cmd="${1:-sim}"
+[ $# -gt 0 ] && shift
+case "$cmd" in
+sim)
+    install_missing
+    configure_and_build
+    exec "$build/tools/sinew-sim" "$@"
+    ;;
+test)
+    install_missing
+    configure_and_build
+    fetch_cgal_data
+    export SINEW_CGAL_DATA="$build/cgal-data"
+    cd "$build" && exec ctest --output-on-failure -j "$(nproc)" "$@"
+    ;;
+*)
+    echo "usage: tools/run.sh sim [sinew-sim options] | tools/run.sh test [ctest options]" >&2
+    exit 2
+    ;;
+esac

@@ -8,6 +8,8 @@
 #include "../core/log.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,19 +88,26 @@ const uint32_t *sinew_asset_get_triangles(const sinew_asset *asset, uint32_t *tr
     return asset->triangle_count ? asset->triangles[0].v : NULL;
 }
 
-static sinew_result bad(const sinew_logger *lg, const char *name, const char *tag, uint32_t record,
-                        const char *what)
+/* Every defect of one record: BAD_ASSET, naming the asset, section and record. */
+static sinew_result bad_record(const sinew_logger *lg, const char *name, const char *tag, uint32_t record,
+                               const char *fmt, ...) SINEW_PRINTF(5, 6);
+
+static sinew_result bad_record(const sinew_logger *lg, const char *name, const char *tag, uint32_t record,
+                               const char *fmt, ...)
 {
-    return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: section %s, record %u: %s", name,
-                      tag, record, what);
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: section %s, record %u: %s", name, tag,
+                      record, what);
 }
 
 static sinew_result bad_index(const sinew_logger *lg, const char *name, const char *tag, uint32_t record,
                               uint32_t index, uint32_t n)
 {
-    return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
-                      "%s: section %s, record %u: particle index %u out of range (%u particles)", name, tag,
-                      record, index, n);
+    return bad_record(lg, name, tag, record, "particle index %u out of range (%u particles)", index, n);
 }
 
 static sinew_result check_limit(const sinew_logger *lg, const char *name, const char *tag, uint32_t count,
@@ -148,11 +157,9 @@ static sinew_result validate_particles(const sinew_asset *a, const char *name, c
     for (uint32_t i = 0; i < a->particle_count; ++i) {
         const sinew_particle_rec *p = &a->particles[i];
         if (!isfinite(p->x) || !isfinite(p->y) || !isfinite(p->z))
-            return bad(lg, name, "PART", i, "position is not finite");
+            return bad_record(lg, name, "PART", i, "position is not finite");
         if (!isfinite(p->w) || p->w < 0.0f)
-            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
-                              "%s: section PART, record %u: inverse mass %g is not finite and >= 0", name, i,
-                              (double)p->w);
+            return bad_record(lg, name, "PART", i, "inverse mass %g is not finite and >= 0", (double)p->w);
     }
     return SINEW_RESULT_OK;
 }
@@ -175,15 +182,11 @@ static sinew_result validate_distances(const sinew_asset *a, const char *name, c
         if (d->b >= a->particle_count)
             return bad_index(lg, name, "DIST", i, d->b, a->particle_count);
         if (d->a == d->b)
-            return bad(lg, name, "DIST", i, "both ends are the same particle");
+            return bad_record(lg, name, "DIST", i, "both ends are particle %u", d->a);
         if (!isfinite(d->rest) || d->rest <= 0.0f)
-            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
-                              "%s: section DIST, record %u: rest length %g is not finite and > 0", name, i,
-                              (double)d->rest);
+            return bad_record(lg, name, "DIST", i, "rest length %g is not finite and > 0", (double)d->rest);
         if (d->kind != SINEW_KIND_STRETCH && d->kind != SINEW_KIND_SHEAR)
-            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
-                              "%s: section DIST, record %u: kind %u is not stretch (0) or shear (1)", name, i,
-                              d->kind);
+            return bad_record(lg, name, "DIST", i, "kind %u is not stretch (0) or shear (1)", d->kind);
     }
     return SINEW_RESULT_OK;
 }
@@ -197,17 +200,12 @@ static sinew_result validate_bends(const sinew_asset *a, const char *name, const
                 return bad_index(lg, name, "BEND", i, b->v[k], a->particle_count);
             for (int j = 0; j < k; ++j)
                 if (b->v[j] == b->v[k])
-                    return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
-                                      "%s: section BEND, record %u: particle %u appears twice", name, i,
-                                      b->v[k]);
+                    return bad_record(lg, name, "BEND", i, "particle %u appears twice", b->v[k]);
         }
         if (!isfinite(b->rest_angle) || b->rest_angle < -ANGLE_LIMIT || b->rest_angle > ANGLE_LIMIT)
-            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
-                              "%s: section BEND, record %u: rest angle %g is not within [-pi, pi]", name, i,
-                              (double)b->rest_angle);
+            return bad_record(lg, name, "BEND", i, "rest angle %g is not within [-pi, pi]", (double)b->rest_angle);
         if (b->kind != SINEW_KIND_BEND)
-            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
-                              "%s: section BEND, record %u: kind %u is not bend (2)", name, i, b->kind);
+            return bad_record(lg, name, "BEND", i, "kind %u is not bend (2)", b->kind);
     }
     return SINEW_RESULT_OK;
 }
@@ -219,16 +217,14 @@ static sinew_result validate_colour_ranges(const sinew_asset *a, const char *nam
     for (uint32_t c = 0; c < a->colour_count; ++c) {
         const sinew_colour_rec *r = &a->colours[c];
         if (r->distance_begin != d_end || r->bend_begin != b_end)
-            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
-                              "%s: section COLR, record %u: ranges begin at distance %u, bend %u "
-                              "but the previous colour ended at distance %u, bend %u",
-                              name, c, r->distance_begin, r->bend_begin, d_end, b_end);
+            return bad_record(lg, name, "COLR", c,
+                              "ranges begin at distance %u, bend %u instead of distance %u, bend %u (colours "
+                              "follow each other from 0 without gaps)",
+                              r->distance_begin, r->bend_begin, d_end, b_end);
         /* Compared as remainders so a huge count cannot wrap the sum. */
         if (r->distance_count > a->distance_count - d_end || r->bend_count > a->bend_count - b_end)
-            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
-                              "%s: section COLR, record %u: ranges run past the end "
-                              "(%u distances, %u bends)",
-                              name, c, a->distance_count, a->bend_count);
+            return bad_record(lg, name, "COLR", c, "ranges run past the end (%u distances, %u bends)",
+                              a->distance_count, a->bend_count);
         d_end += r->distance_count;
         b_end += r->bend_count;
     }
@@ -252,14 +248,6 @@ static uint32_t stamp_constraint(uint32_t *stamp, const uint32_t *v, int count, 
     return UINT32_MAX;
 }
 
-static sinew_result shared_particle(const sinew_logger *lg, const char *name, const char *tag, uint32_t record,
-                                    uint32_t p, uint32_t colour)
-{
-    return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
-                      "%s: section %s, record %u: particle %u is already used by another constraint of colour %u",
-                      name, tag, record, p, colour);
-}
-
 static sinew_result validate_colour(const sinew_asset *a, uint32_t *stamp, uint32_t colour, const char *name,
                                     const sinew_logger *lg)
 {
@@ -268,12 +256,14 @@ static sinew_result validate_colour(const sinew_asset *a, uint32_t *stamp, uint3
         const uint32_t ends[2] = {a->distances[i].a, a->distances[i].b};
         uint32_t p = stamp_constraint(stamp, ends, 2, colour);
         if (p != UINT32_MAX)
-            return shared_particle(lg, name, "DIST", i, p, colour);
+            return bad_record(lg, name, "DIST", i, "particle %u is already used by another constraint of colour %u",
+                              p, colour);
     }
     for (uint32_t i = c->bend_begin; i < c->bend_begin + c->bend_count; ++i) {
         uint32_t p = stamp_constraint(stamp, a->bends[i].v, 4, colour);
         if (p != UINT32_MAX)
-            return shared_particle(lg, name, "BEND", i, p, colour);
+            return bad_record(lg, name, "BEND", i, "particle %u is already used by another constraint of colour %u",
+                              p, colour);
     }
     return SINEW_RESULT_OK;
 }

@@ -30,8 +30,12 @@
 #define PAYLOAD_ALIGN 16u
 #define MAX_SECTIONS 256u
 #define MAX_META_BYTES (1u << 24)
-/* The reader's limit on a file; half the address space on 32-bit hosts. */
-#define MAX_FILE_BYTES (((uint64_t)4 << 30) < SIZE_MAX / 2 ? (size_t)((uint64_t)4 << 30) : SIZE_MAX / 2)
+/* The reader's limit on a file: 4 GiB, half the address space on 32-bit hosts. */
+#if SIZE_MAX / 2 > 0xFFFFFFFFu
+#define MAX_FILE_BYTES ((size_t)1 << 32)
+#else
+#define MAX_FILE_BYTES (SIZE_MAX / 2)
+#endif
 
 /* Byte offsets of the header fields and of the fields of a table entry. */
 enum { H_MAGIC = 0, H_MAJOR = 4, H_MINOR = 6, H_SECTION_COUNT = 8, H_CRC = 12, H_FILE_SIZE = 16, H_RESERVED = 24 };

@@ -71,7 +71,12 @@ static void edge_map_free(edge_map *m)
 static uint32_t *edge_map_slot(edge_map *m, uint32_t a, uint32_t b)
 {
     uint64_t key = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & m->mask;
+    /* splitmix64's finaliser: every key bit reaches the low bits, so edges
+     * around a high-valence vertex do not pile up in one run of slots. */
+    uint64_t h = key;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    size_t i = (size_t)(h ^ (h >> 31)) & m->mask;
     while (m->keys[i] != key && m->keys[i] != UINT64_MAX)
         i = (i + 1) & m->mask;
     if (m->keys[i] == UINT64_MAX) {

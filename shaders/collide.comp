@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // Contacts with the ground plane and a sphere, projected as hard unilateral
 // constraints on one particle, with position-level Coulomb friction against the
 // motion since the start of the substep.

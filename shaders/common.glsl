@@ -1,6 +1,5 @@
 // Declarations shared by every kernel: the body's buffers at the bindings of
 // shared/layout.h, the push-constant range, and the linear invocation index.
-#extension GL_GOOGLE_include_directive : require
 #include "shared/layout.h"
 
 layout(local_size_x = SINEW_WORKGROUP_SIZE) in;

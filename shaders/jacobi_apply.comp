@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // Jacobi gather: each particle sums the corrections of its constraints in a fixed
 // order (deterministic, no atomics), averages and over-relaxes by omega.
 #include "common.glsl"

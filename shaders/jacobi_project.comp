@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // Jacobi XPBD: every constraint reads the same positions and writes its
 // corrections to DELTA (distance c: 2c, 2c+1; bend c: 2D + 4c + j), where
 // jacobi_apply gathers them. Threads [0, D) distances, [D, D + B) bends.

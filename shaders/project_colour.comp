@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // Gauss-Seidel XPBD, one colour per dispatch: distances [first, +count) then
 // bends [first2, +count2). No two constraints of a colour share a particle, so
 // the writes never race; the next colour runs after a barrier.

@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // Strain |C| / L of every distance constraint, reduced per workgroup to
 // (max, sum of squares, count) in a fixed tree order.
 #include "common.glsl"

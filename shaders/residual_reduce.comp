@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // One workgroup folds the residual partials into STATS: max and RMS strain.
 // range.first = number of partials, range.count = number of constraints.
 #include "common.glsl"

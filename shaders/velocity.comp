@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // MATH.md 1: v = (x - x_prev) / h, then damping.
 #include "common.glsl"
 

@@ -210,6 +210,7 @@ static sinew_result record_step(sinew_body *b)
     ai.commandBufferCount = 1;
     VK_TRY(ctx, vk->vkAllocateCommandBuffers(ctx->device, &ai, &b->cmd));
     VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    fi.flags = VK_FENCE_CREATE_SIGNALED_BIT; /* "no step in flight" */
     VK_TRY(ctx, vk->vkCreateFence(ctx->device, &fi, NULL, &b->fence));
     if (b->desc.timestamps && ctx->timestamp_bits) {
         b->query_count = b->desc.substeps * SINEW_TIMESTAMPS_PER_SUBSTEP + 2;

@@ -1,5 +1,6 @@
 /* Context creation, device choice and memory accounting. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gpu_fixture.h"

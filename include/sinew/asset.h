@@ -32,7 +32,7 @@ typedef struct sinew_asset_info {
 } sinew_asset_info;
 
 /* Reads and validates an asset file. On success *out owns the asset; free it with
- * sinew_asset_destroy. logger may be NULL (default logger). */
+ * sinew_asset_destroy. logger may be NULL: warnings and errors go to stderr. */
 sinew_result sinew_asset_load(const char *path, const sinew_logger *logger, sinew_asset **out);
 
 /* Same, from memory. bytes is borrowed for the call only; name appears in messages. */

@@ -56,7 +56,7 @@ typedef enum sinew_log_level {
 typedef void (*sinew_log_fn)(void *user, sinew_log_level level, const char *id, const char *message);
 
 typedef struct sinew_logger {
-    sinew_log_fn fn;        /* NULL: messages at WARNING or worse go to stderr */
+    sinew_log_fn fn;        /* NULL: messages go to stderr */
     void *user;             /* passed back to fn */
     sinew_log_level level;  /* messages less severe than this are dropped; default INFO */
 } sinew_logger;

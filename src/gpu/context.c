@@ -91,20 +91,31 @@ static sinew_result create_instance(sinew_context *ctx)
         ci.pNext = &features;
     }
     VK_TRY(ctx, vkCreateInstance(&ci, NULL, &ctx->instance));
-    volkLoadInstanceOnly(ctx->instance);
+#define SINEW_LOAD(name) ctx->vki.name = (PFN_vk##name)vkGetInstanceProcAddr(ctx->instance, "vk" #name)
+    SINEW_LOAD(DestroyInstance);
+    SINEW_LOAD(EnumeratePhysicalDevices);
+    SINEW_LOAD(GetPhysicalDeviceProperties);
+    SINEW_LOAD(GetPhysicalDeviceProperties2);
+    SINEW_LOAD(GetPhysicalDeviceQueueFamilyProperties);
+    SINEW_LOAD(GetPhysicalDeviceMemoryProperties);
+    SINEW_LOAD(CreateDevice);
+    SINEW_LOAD(GetDeviceProcAddr);
+    SINEW_LOAD(CreateDebugUtilsMessengerEXT);
+    SINEW_LOAD(DestroyDebugUtilsMessengerEXT);
+#undef SINEW_LOAD
     if (ctx->validation)
-        VK_TRY(ctx, vkCreateDebugUtilsMessengerEXT(ctx->instance, &mi, NULL, &ctx->messenger));
+        VK_TRY(ctx, ctx->vki.CreateDebugUtilsMessengerEXT(ctx->instance, &mi, NULL, &ctx->messenger));
     return SINEW_RESULT_OK;
 }
 
-static int compute_family(VkPhysicalDevice pd, uint32_t *family)
+static int compute_family(const sinew_context *ctx, VkPhysicalDevice pd, uint32_t *family)
 {
     uint32_t n = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+    ctx->vki.GetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
     VkQueueFamilyProperties q[32];
     if (n > 32)
         n = 32;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
+    ctx->vki.GetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
     /* Prefer a family with timestamps; any compute family will do. */
     int best = -1;
     for (uint32_t i = 0; i < n; i++) {
@@ -133,13 +144,13 @@ static int type_rank(VkPhysicalDeviceType t)
 static sinew_result pick_device(sinew_context *ctx, const char *want)
 {
     uint32_t n = 0;
-    VK_TRY(ctx, vkEnumeratePhysicalDevices(ctx->instance, &n, NULL));
+    VK_TRY(ctx, ctx->vki.EnumeratePhysicalDevices(ctx->instance, &n, NULL));
     if (n == 0)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_NO_DEVICE, "context", "no Vulkan device found");
     if (n > 16)
         n = 16;
     VkPhysicalDevice pds[16];
-    VkResult vr = vkEnumeratePhysicalDevices(ctx->instance, &n, pds);
+    VkResult vr = ctx->vki.EnumeratePhysicalDevices(ctx->instance, &n, pds);
     if (vr != VK_SUCCESS && vr != VK_INCOMPLETE)
         return sinew_vk_fail(ctx, vr, "vkEnumeratePhysicalDevices", __FILE__, __LINE__);
 
@@ -149,9 +160,9 @@ static sinew_result pick_device(sinew_context *ctx, const char *want)
     int chosen = -1;
     for (uint32_t i = 0; i < n; i++) {
         VkPhysicalDeviceProperties p;
-        vkGetPhysicalDeviceProperties(pds[i], &p);
+        ctx->vki.GetPhysicalDeviceProperties(pds[i], &p);
         uint32_t family;
-        int usable = p.apiVersion >= VK_API_VERSION_1_1 && compute_family(pds[i], &family);
+        int usable = p.apiVersion >= VK_API_VERSION_1_1 && compute_family(ctx, pds[i], &family);
         sinew_logf(&ctx->logger, SINEW_LOG_DEBUG, "context", "device %u: %s%s", i, p.deviceName,
                    usable ? "" : " (unusable: needs Vulkan 1.1 and a compute queue)");
         if (!usable)
@@ -167,7 +178,7 @@ static sinew_result pick_device(sinew_context *ctx, const char *want)
             chosen = (int)i;
         } else {
             VkPhysicalDeviceProperties best;
-            vkGetPhysicalDeviceProperties(pds[chosen], &best);
+            ctx->vki.GetPhysicalDeviceProperties(pds[chosen], &best);
             if (type_rank(p.deviceType) < type_rank(best.deviceType))
                 chosen = (int)i;
         }
@@ -178,16 +189,16 @@ static sinew_result pick_device(sinew_context *ctx, const char *want)
                                         : "no Vulkan 1.1 device with a compute queue%s (%u devices present)",
                           want && *want ? want : "", n);
     ctx->physical = pds[chosen];
-    vkGetPhysicalDeviceProperties(ctx->physical, &ctx->props);
-    vkGetPhysicalDeviceMemoryProperties(ctx->physical, &ctx->memory_props);
-    compute_family(ctx->physical, &ctx->queue_family);
+    ctx->vki.GetPhysicalDeviceProperties(ctx->physical, &ctx->props);
+    ctx->vki.GetPhysicalDeviceMemoryProperties(ctx->physical, &ctx->memory_props);
+    compute_family(ctx, ctx->physical, &ctx->queue_family);
 
     uint32_t qn = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical, &qn, NULL);
+    ctx->vki.GetPhysicalDeviceQueueFamilyProperties(ctx->physical, &qn, NULL);
     VkQueueFamilyProperties q[32];
     if (qn > 32)
         qn = 32;
-    vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical, &qn, q);
+    ctx->vki.GetPhysicalDeviceQueueFamilyProperties(ctx->physical, &qn, q);
     ctx->timestamp_bits = q[ctx->queue_family].timestampValidBits;
 
     snprintf(ctx->driver, sizeof ctx->driver, "%u.%u.%u", VK_API_VERSION_MAJOR(ctx->props.driverVersion),
@@ -195,7 +206,7 @@ static sinew_result pick_device(sinew_context *ctx, const char *want)
     if (ctx->props.apiVersion >= VK_API_VERSION_1_2) {
         VkPhysicalDeviceDriverProperties dp = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
         VkPhysicalDeviceProperties2 p2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &dp};
-        vkGetPhysicalDeviceProperties2(ctx->physical, &p2);
+        ctx->vki.GetPhysicalDeviceProperties2(ctx->physical, &p2);
         snprintf(ctx->driver, sizeof ctx->driver, "%.120s %.120s", dp.driverName, dp.driverInfo);
     }
     sinew_logf(&ctx->logger, SINEW_LOG_INFO, "context", "device: %s (%s)", ctx->props.deviceName, ctx->driver);
@@ -212,7 +223,11 @@ static sinew_result create_device(sinew_context *ctx)
     VkDeviceCreateInfo ci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     ci.queueCreateInfoCount = 1;
     ci.pQueueCreateInfos = &qi;
-    VK_TRY(ctx, vkCreateDevice(ctx->physical, &ci, NULL, &ctx->device));
+    VK_TRY(ctx, ctx->vki.CreateDevice(ctx->physical, &ci, NULL, &ctx->device));
+    /* volkLoadDeviceTable resolves through volk's vkGetDeviceProcAddr: the
+     * loader's trampoline, the same for every instance. */
+    if (!vkGetDeviceProcAddr)
+        vkGetDeviceProcAddr = ctx->vki.GetDeviceProcAddr;
     volkLoadDeviceTable(&ctx->vk, ctx->device);
     ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
     return SINEW_RESULT_OK;
@@ -328,9 +343,9 @@ void sinew_context_destroy(sinew_context *ctx)
         vk->vkDestroyDevice(ctx->device, NULL);
     }
     if (ctx->messenger)
-        vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
+        ctx->vki.DestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
     if (ctx->instance)
-        vkDestroyInstance(ctx->instance, NULL);
+        ctx->vki.DestroyInstance(ctx->instance, NULL);
     free(ctx);
 }
 

@@ -44,6 +44,20 @@ struct sinew_context {
     uint32_t validation_messages;   /* warnings and errors reported by the layer */
 
     VkInstance instance;
+    /* Instance functions of this instance: volk's globals are left alone, so
+     * several contexts (and the application's own Vulkan use) never clash. */
+    struct {
+        PFN_vkDestroyInstance DestroyInstance;
+        PFN_vkEnumeratePhysicalDevices EnumeratePhysicalDevices;
+        PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
+        PFN_vkGetPhysicalDeviceProperties2 GetPhysicalDeviceProperties2;
+        PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
+        PFN_vkGetPhysicalDeviceMemoryProperties GetPhysicalDeviceMemoryProperties;
+        PFN_vkCreateDevice CreateDevice;
+        PFN_vkGetDeviceProcAddr GetDeviceProcAddr;
+        PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
+        PFN_vkDestroyDebugUtilsMessengerEXT DestroyDebugUtilsMessengerEXT;
+    } vki;
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice physical;
     VkPhysicalDeviceProperties props;

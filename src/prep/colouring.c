@@ -201,6 +201,8 @@ sinew_result sinew_colour_constraints(uint32_t constraint_count, const uint32_t 
     return SINEW_RESULT_OK;
 }
 
+/* Also checks sizes[] against the colours' member counts. Without memory for
+ * its scratch arrays it cannot vouch for the colouring and answers 0. */
 int sinew_colouring_is_valid(const sinew_colouring *c, uint32_t constraint_count, const uint32_t *offsets,
                              const uint32_t *indices, uint32_t particle_count)
 {

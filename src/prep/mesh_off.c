@@ -44,8 +44,7 @@ static sinew_result fail(off_reader *r, const char *fmt, ...)
 static sinew_result fail_token(off_reader *r, const char *what, uint32_t record, sinew_token tok)
 {
     char buf[40];
-    return sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s:%" PRIu64 ": %s %u: malformed number '%s'",
-                      r->name, r->t.line_no, what, record, sinew_token_printable(tok, buf));
+    return fail(r, "%s %u: malformed number '%s'", what, record, sinew_token_printable(tok, buf));
 }
 
 static sinew_result out_of_memory(off_reader *r)
@@ -87,11 +86,9 @@ static sinew_result read_counts(off_reader *r, uint32_t *vcount, uint32_t *fcoun
     if (!next_record(r, &tok))
         return sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: empty file", r->name);
     if (is_header(tok)) {
-        if (!supported_header(tok)) {
-            char buf[40];
-            return sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s:%" PRIu64 ": unsupported OFF variant '%s'",
-                              r->name, r->t.line_no, sinew_token_printable(tok, buf));
-        }
+        char buf[40];
+        if (!supported_header(tok))
+            return fail(r, "unsupported OFF variant '%s'", sinew_token_printable(tok, buf));
         if (!sinew_text_token(&r->t, &tok) && !next_record(r, &tok))
             return fail(r, "file ends before the vertex and face counts");
     }

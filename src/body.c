@@ -218,6 +218,9 @@ static sinew_result record_step(sinew_body *b)
         qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
         qi.queryCount = b->query_count;
         VK_TRY(ctx, vk->vkCreateQueryPool(ctx->device, &qi, NULL, &b->queries));
+        b->query_results = calloc(b->query_count, sizeof *b->query_results);
+        if (!b->query_results)
+            return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     }
 
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -294,6 +297,7 @@ void sinew_body_destroy(sinew_body *b)
         vk->vkDestroyDescriptorPool(ctx->device, b->descriptor_pool, NULL);
     for (int i = 0; i < SINEW_BIND_COUNT; i++)
         sinew_buffer_destroy(ctx, &b->buffers[i]);
+    free(b->query_results);
     free(b->colours);
     free(b);
 }
@@ -323,9 +327,9 @@ static sinew_result check_params(const sinew_context *ctx, const sinew_step_para
 static void read_timestamps(sinew_body *b)
 {
     sinew_context *ctx = b->ctx;
-    uint64_t t[SINEW_TIMESTAMPS_PER_SUBSTEP * 1000 + 2];
+    uint64_t *t = b->query_results;
     uint32_t count = b->desc.substeps * SINEW_TIMESTAMPS_PER_SUBSTEP + (b->desc.residual ? 2 : 0);
-    if (ctx->vk.vkGetQueryPoolResults(ctx->device, b->queries, 0, count, count * sizeof t[0], t, sizeof t[0],
+    if (ctx->vk.vkGetQueryPoolResults(ctx->device, b->queries, 0, count, count * sizeof *t, t, sizeof *t,
                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS)
         return;
     const uint64_t mask = ctx->timestamp_bits >= 64 ? ~0ull : (1ull << ctx->timestamp_bits) - 1;

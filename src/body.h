@@ -24,6 +24,7 @@ struct sinew_body {
     VkFence fence;
     VkQueryPool queries;                /* NULL when not timing */
     uint32_t query_count;
+    uint64_t *query_results;            /* query_count timestamps */
     uint32_t dispatches, barriers;      /* per step, as recorded */
 
     sinew_step_stats stats;

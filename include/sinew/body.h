@@ -81,8 +81,9 @@ sinew_result sinew_body_write_positions(sinew_body *body, const float *xyz, uint
 
 typedef struct sinew_step_stats {
     uint64_t step_index;        /* steps taken so far */
-    /* Strain of stretch constraints after the last step, |C|/L, from the GPU
-     * when desc.residual was set; negative when not measured. */
+    /* Strain |C|/L of the distance constraints (stretch and shear) after the
+     * last step, reduced on the GPU when desc.residual was set; negative when
+     * not measured. */
     float max_strain;
     float rms_strain;
     /* Milliseconds of GPU time in each phase of the last step, summed over

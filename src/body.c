@@ -212,28 +212,40 @@ static sinew_result record_step(sinew_body *b)
     VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     fi.flags = VK_FENCE_CREATE_SIGNALED_BIT; /* "no step in flight" */
     VK_TRY(ctx, vk->vkCreateFence(ctx->device, &fi, NULL, &b->fence));
-    if (b->desc.timestamps && ctx->timestamp_bits) {
-        b->query_count = b->desc.substeps * SINEW_TIMESTAMPS_PER_SUBSTEP + 2;
+    /* Timestamps: one at the start, then per substep after predict, after
+     * each iteration's solve and contacts, after velocities; one after the
+     * residual. */
+    uint64_t wanted = 1 + (uint64_t)b->desc.substeps * (2 + 2ull * b->desc.iterations) + 1;
+    if (b->desc.timestamps && ctx->timestamp_bits && wanted > SINEW_MAX_TIMESTAMPS)
+        sinew_logf(&ctx->logger, SINEW_LOG_INFO, "body", "%llu timestamps per step are too many: phases not timed",
+                   (unsigned long long)wanted);
+    if (b->desc.timestamps && ctx->timestamp_bits && wanted <= SINEW_MAX_TIMESTAMPS) {
         VkQueryPoolCreateInfo qi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qi.queryCount = b->query_count;
+        qi.queryCount = (uint32_t)wanted;
         VK_TRY(ctx, vk->vkCreateQueryPool(ctx->device, &qi, NULL, &b->queries));
-        b->query_results = calloc(b->query_count, sizeof *b->query_results);
-        if (!b->query_results)
+        b->query_results = calloc(wanted, sizeof *b->query_results);
+        b->query_phase = calloc(wanted, sizeof *b->query_phase);
+        if (!b->query_results || !b->query_phase)
             return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     }
 
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK_TRY(ctx, vk->vkBeginCommandBuffer(b->cmd, &bi));
     if (b->queries)
-        vk->vkCmdResetQueryPool(b->cmd, b->queries, 0, b->query_count);
+        vk->vkCmdResetQueryPool(b->cmd, b->queries, 0, (uint32_t)wanted);
     vk->vkCmdBindDescriptorSets(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipeline_layout, 0, 1, &b->set, 0,
                                 NULL);
-    sinew_recorder rec = {ctx, b->cmd, 0, 0};
+    sinew_recorder rec = {ctx, b->cmd};
+    rec.queries = b->queries;
+    rec.query_capacity = b->queries ? (uint32_t)wanted : 0;
+    rec.phase_of = b->query_phase;
     sinew_xpbd_record(b, &rec);
     VK_TRY(ctx, vk->vkEndCommandBuffer(b->cmd));
     b->dispatches = rec.dispatches;
     b->barriers = rec.barriers;
+    b->bytes = rec.bytes;
+    b->query_count = rec.query_count;
     return SINEW_RESULT_OK;
 }
 
@@ -270,9 +282,11 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         return r;
     }
     b->stats.max_strain = b->stats.rms_strain = -1.0f;
-    b->stats.ms_predict = b->stats.ms_solve = b->stats.ms_velocity = b->stats.ms_residual = b->stats.ms_total = -1.0;
+    b->stats.ms_predict = b->stats.ms_solve = b->stats.ms_contacts = b->stats.ms_velocity = -1.0;
+    b->stats.ms_residual = b->stats.ms_total = -1.0;
     b->stats.dispatches = b->dispatches;
     b->stats.barriers = b->barriers;
+    b->stats.bytes = b->bytes;
     for (int i = 0; i < SINEW_BIND_COUNT; i++)
         b->stats.device_memory += b->buffers[i].allocated;
     *out = b;
@@ -298,6 +312,7 @@ void sinew_body_destroy(sinew_body *b)
     for (int i = 0; i < SINEW_BIND_COUNT; i++)
         sinew_buffer_destroy(ctx, &b->buffers[i]);
     free(b->query_results);
+    free(b->query_phase);
     free(b->colours);
     free(b);
 }
@@ -328,26 +343,22 @@ static void read_timestamps(sinew_body *b)
 {
     sinew_context *ctx = b->ctx;
     uint64_t *t = b->query_results;
-    uint32_t count = b->desc.substeps * SINEW_TIMESTAMPS_PER_SUBSTEP + (b->desc.residual ? 2 : 0);
-    if (ctx->vk.vkGetQueryPoolResults(ctx->device, b->queries, 0, count, count * sizeof *t, t, sizeof *t,
-                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS)
+    uint32_t count = b->query_count;
+    if (count < 2 || ctx->vk.vkGetQueryPoolResults(ctx->device, b->queries, 0, count, count * sizeof *t, t, sizeof *t,
+                                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS)
         return;
     const uint64_t mask = ctx->timestamp_bits >= 64 ? ~0ull : (1ull << ctx->timestamp_bits) - 1;
     const double ms = ctx->props.limits.timestampPeriod * 1e-6;
-#define SINEW_SPAN(a, b) ((double)((t[b] - t[a]) & mask) * ms)
+    double phase[SINEW_PHASE_COUNT] = {0};
+    for (uint32_t i = 1; i < count; i++)
+        phase[b->query_phase[i]] += (double)((t[i] - t[i - 1]) & mask) * ms;
     sinew_step_stats *s = &b->stats;
-    s->ms_predict = s->ms_solve = s->ms_velocity = s->ms_residual = 0.0;
-    for (uint32_t i = 0; i < b->desc.substeps; i++) {
-        uint32_t q = i * SINEW_TIMESTAMPS_PER_SUBSTEP;
-        s->ms_predict += SINEW_SPAN(q, q + 1);
-        s->ms_solve += SINEW_SPAN(q + 1, q + 2);
-        s->ms_velocity += SINEW_SPAN(q + 2, q + 3);
-    }
-    uint32_t last = b->desc.substeps * SINEW_TIMESTAMPS_PER_SUBSTEP;
-    if (b->desc.residual)
-        s->ms_residual = SINEW_SPAN(last, last + 1);
-    s->ms_total = SINEW_SPAN(0, b->desc.residual ? last + 1 : last - 1);
-#undef SINEW_SPAN
+    s->ms_predict = phase[SINEW_PHASE_PREDICT];
+    s->ms_solve = phase[SINEW_PHASE_SOLVE];
+    s->ms_contacts = phase[SINEW_PHASE_CONTACTS];
+    s->ms_velocity = phase[SINEW_PHASE_VELOCITY];
+    s->ms_residual = b->desc.residual ? phase[SINEW_PHASE_RESIDUAL] : -1.0;
+    s->ms_total = (double)((t[count - 1] - t[0]) & mask) * ms;
 }
 
 sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)

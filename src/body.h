@@ -7,9 +7,8 @@
 #include "asset/asset.h"
 #include "gpu/gpu.h"
 
-/* Timestamps per substep: before predict, after predict, after the solve,
- * after velocities; plus two around the residual. */
-#define SINEW_TIMESTAMPS_PER_SUBSTEP 4
+/* Beyond this many timestamps per step the phases are not timed. */
+#define SINEW_MAX_TIMESTAMPS 4096u
 
 struct sinew_body {
     sinew_context *ctx;
@@ -25,7 +24,9 @@ struct sinew_body {
     VkQueryPool queries;                /* NULL when not timing */
     uint32_t query_count;
     uint64_t *query_results;            /* query_count timestamps */
+    uint8_t *query_phase;               /* phase of the span each one ends */
     uint32_t dispatches, barriers;      /* per step, as recorded */
+    uint64_t bytes;                     /* designed traffic per step */
 
     sinew_step_stats stats;
 };

@@ -176,9 +176,14 @@ Test(xpbd, residual_and_timings_reported)
     cr_assert_eq(st.step_index, 20);
     cr_assert_gt(st.dispatches, asset->colour_count * d.substeps * d.iterations);
     cr_assert_gt(st.device_memory, 0);
+    /* Designed traffic: at least each constraint's record read once per iteration. */
+    cr_assert_geq(st.bytes, 16ull * asset->distance_count * d.substeps * d.iterations);
     if (sinew_context_get_device_info(gpu_ctx).timestamp_period_ns > 0.0f) {
         cr_assert_gt(st.ms_solve, 0.0);
-        cr_assert_geq(st.ms_total, st.ms_predict + st.ms_solve + st.ms_velocity);
+        cr_assert_gt(st.ms_contacts, 0.0);
+        double sum = st.ms_predict + st.ms_solve + st.ms_contacts + st.ms_velocity + st.ms_residual;
+        cr_assert(fabs(st.ms_total - sum) <= 1e-6 * st.ms_total + 1e-6, "phases %g ms, total %g ms", sum,
+                  st.ms_total);
     }
     free(x);
     sinew_body_destroy(body);

@@ -127,9 +127,9 @@ int main(int argc, char **argv)
             out = v;
         } else if (!strcmp(a, "--grid")) {
             ok = v && sscanf(v, "%ux%u", &grid[0], &grid[1]) == 2 && grid[0] >= 2 && grid[1] >= 2 &&
-                 grid[0] <= 8192 && grid[1] <= 8192;
+                 grid[0] <= 2048 && grid[1] <= 2048;
             if (!ok)
-                cli_error(t, "--grid: \"%s\" is not NXxNY with 2 <= NX, NY <= 8192%s", v ? v : "", "");
+                cli_error(t, "--grid: \"%s\" is not NXxNY with 2 <= NX, NY <= 2048%s", v ? v : "", "");
         } else if (!strcmp(a, "--size")) {
             ok = v && sscanf(v, "%lfx%lf", &size[0], &size[1]) == 2 && size[0] > 0 && size[1] > 0 &&
                  isfinite(size[0]) && isfinite(size[1]);

@@ -87,10 +87,13 @@ typedef struct sinew_step_stats {
     float max_strain;
     float rms_strain;
     /* Milliseconds of GPU time in each phase of the last step, summed over
-     * substeps, when desc.timestamps was set; negative otherwise. */
-    double ms_predict, ms_solve, ms_velocity, ms_residual, ms_total;
+     * substeps and iterations, when desc.timestamps was set (and the queue has
+     * timestamps); negative otherwise. ms_total spans the whole step. */
+    double ms_predict, ms_solve, ms_contacts, ms_velocity, ms_residual, ms_total;
     uint32_t dispatches;        /* per step as recorded */
     uint32_t barriers;          /* per step as recorded */
+    uint64_t bytes;             /* device memory traffic per step as the kernels are
+                                   designed (reads + writes, no cache effects) */
     uint64_t device_memory;     /* bytes held by this body */
 } sinew_step_stats;
 

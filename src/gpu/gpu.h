@@ -118,11 +118,27 @@ sinew_result sinew_buffer_download(sinew_context *ctx, sinew_buffer *buf, VkDevi
 
 /* ---------------------------------------------------------------- recording */
 
+/* What a span between two timestamps was spent on. */
+typedef enum sinew_phase {
+    SINEW_PHASE_PREDICT = 0,   /* lambda reset, prediction */
+    SINEW_PHASE_SOLVE,         /* constraint projections */
+    SINEW_PHASE_CONTACTS,      /* collider projections */
+    SINEW_PHASE_VELOCITY,      /* velocity update */
+    SINEW_PHASE_RESIDUAL,      /* residual reduction */
+    SINEW_PHASE_COUNT,
+    SINEW_PHASE_START = SINEW_PHASE_COUNT, /* the first timestamp ends no span */
+} sinew_phase;
+
 typedef struct sinew_recorder {
     sinew_context *ctx;
     VkCommandBuffer cmd;
     uint32_t dispatches;
     uint32_t barriers;
+    uint64_t bytes;            /* device memory traffic as designed by the kernels */
+    /* Timestamps (optional): query i ends a span of phase phase_of[i]. */
+    VkQueryPool queries;
+    uint32_t query_count, query_capacity;
+    uint8_t *phase_of;
     /* A dispatch was recorded and no barrier yet. Every kernel of a step
      * depends on the one before it, so a second dispatch in this state is a
      * missing barrier: asserted, because the validation layer shipped with
@@ -141,5 +157,7 @@ void sinew_record_barrier(sinew_recorder *r);
 void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value);
 /* Compute writes -> host reads: at the end of a step whose results the host reads. */
 void sinew_record_host_barrier(sinew_recorder *r);
+/* Writes a timestamp ending a span of `phase` (nothing when not timing). */
+void sinew_record_timestamp(sinew_recorder *r, sinew_phase phase);
 
 #endif

@@ -57,3 +57,11 @@ void sinew_record_host_barrier(sinew_recorder *r)
     r->barriers++;
     r->unsynced = 0;
 }
+
+void sinew_record_timestamp(sinew_recorder *r, sinew_phase phase)
+{
+    if (!r->queries || r->query_count >= r->query_capacity)
+        return;
+    r->ctx->vk.vkCmdWriteTimestamp(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, r->queries, r->query_count);
+    r->phase_of[r->query_count++] = (uint8_t)phase;
+}

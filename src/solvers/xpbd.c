@@ -3,11 +3,14 @@
  * reads like the algorithm: dispatch, barrier, dispatch. */
 #include "../body.h"
 
-static void timestamp(sinew_body *b, sinew_recorder *r, uint32_t index)
-{
-    if (b->queries)
-        r->ctx->vk.vkCmdWriteTimestamp(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, b->queries, index);
-}
+/* Device traffic each kernel was designed to move, in bytes (reads + writes):
+ * distance: record 16, two positions read 32 and written 32, lambda 4 + 4;
+ * bend: record 32, four positions read 64 and written 64, lambda 4 + 4. */
+#define BYTES_DISTANCE 88u
+#define BYTES_BEND 168u
+#define BYTES_PREDICT 96u   /* pos, vel in; prev, vel, pos out */
+#define BYTES_COLLIDE 48u   /* pos, prev in; pos out */
+#define BYTES_VELOCITY 48u  /* pos, prev in; vel out */
 
 static void record_gauss_seidel(sinew_body *b, sinew_recorder *r)
 {
@@ -19,6 +22,7 @@ static void record_gauss_seidel(sinew_body *b, sinew_recorder *r)
                               sizeof push);
         sinew_record_barrier(r); /* the next colour reads what this one wrote */
     }
+    r->bytes += (uint64_t)BYTES_DISTANCE * b->distance_count + (uint64_t)BYTES_BEND * b->bend_count;
 }
 
 static void record_jacobi(sinew_body *b, sinew_recorder *r)
@@ -30,42 +34,50 @@ static void record_jacobi(sinew_body *b, sinew_recorder *r)
     GpuRange apply = {0, b->particle_count};
     sinew_record_dispatch(r, SINEW_KERNEL_JACOBI_APPLY, b->particle_count, &apply, sizeof apply);
     sinew_record_barrier(r);
+    /* Project: as Gauss-Seidel but corrections go to DELTA (16 B per vertex)
+     * instead of positions. Apply: per particle pos in/out, two offsets, and
+     * per incident slot an index and a correction. */
+    uint64_t slots = 2ull * b->distance_count + 4ull * b->bend_count;
+    r->bytes += (uint64_t)(BYTES_DISTANCE - 32) * b->distance_count + (uint64_t)(BYTES_BEND - 64) * b->bend_count +
+                16ull * slots + (16ull + 16 + 8) * b->particle_count + 20ull * slots;
 }
 
 void sinew_xpbd_record(sinew_body *b, sinew_recorder *r)
 {
     const uint32_t n = b->particle_count;
     GpuRange particles = {0, n};
+    sinew_record_timestamp(r, SINEW_PHASE_START);
     for (uint32_t s = 0; s < b->desc.substeps; s++) {
-        uint32_t q = s * SINEW_TIMESTAMPS_PER_SUBSTEP;
         sinew_record_fill(r, &b->buffers[SINEW_BIND_LAMBDA], 0); /* lambda = 0 each substep */
-        timestamp(b, r, q + 0);
         sinew_record_dispatch(r, SINEW_KERNEL_PREDICT, n, &particles, sizeof particles);
         sinew_record_barrier(r);
-        timestamp(b, r, q + 1);
+        r->bytes += 4ull * (b->distance_count + b->bend_count) + (uint64_t)BYTES_PREDICT * n;
+        sinew_record_timestamp(r, SINEW_PHASE_PREDICT);
         for (uint32_t it = 0; it < b->desc.iterations; it++) {
             if (b->desc.solver == SINEW_SOLVER_XPBD_JACOBI)
                 record_jacobi(b, r);
             else
                 record_gauss_seidel(b, r);
+            sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
             sinew_record_dispatch(r, SINEW_KERNEL_COLLIDE, n, &particles, sizeof particles);
             sinew_record_barrier(r);
+            r->bytes += (uint64_t)BYTES_COLLIDE * n;
+            sinew_record_timestamp(r, SINEW_PHASE_CONTACTS);
         }
-        timestamp(b, r, q + 2);
         sinew_record_dispatch(r, SINEW_KERNEL_VELOCITY, n, &particles, sizeof particles);
         sinew_record_barrier(r);
-        timestamp(b, r, q + 3);
+        r->bytes += (uint64_t)BYTES_VELOCITY * n;
+        sinew_record_timestamp(r, SINEW_PHASE_VELOCITY);
     }
     if (b->desc.residual) {
-        uint32_t q = b->desc.substeps * SINEW_TIMESTAMPS_PER_SUBSTEP;
         uint32_t groups = (b->distance_count + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
         GpuRange residual = {0, b->distance_count};
         GpuRange reduce = {groups, b->distance_count};
-        timestamp(b, r, q + 0);
         sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL, b->distance_count, &residual, sizeof residual);
         sinew_record_barrier(r);
         sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL_REDUCE, SINEW_REDUCE_SIZE, &reduce, sizeof reduce);
-        timestamp(b, r, q + 1);
+        r->bytes += 48ull * b->distance_count + 32ull * groups;
+        sinew_record_timestamp(r, SINEW_PHASE_RESIDUAL);
     }
     sinew_record_host_barrier(r); /* positions and stats are read by the host */
 }

@@ -54,3 +54,15 @@ Test(context, device_memory_is_accounted_and_released)
     cr_assert_eq(sinew_context_get_device_memory(gpu_ctx), before);
     sinew_asset_destroy(asset);
 }
+
+Test(context, probe_measures_bandwidth_and_dispatch_cost)
+{
+    sinew_device_probe probe;
+    cr_assert_eq(sinew_context_probe(gpu_ctx, &probe), SINEW_RESULT_OK);
+    cr_log_info("copy %.2f GB/s, %.2f us per dependent dispatch (%s)", probe.copy_bytes_per_s * 1e-9,
+                probe.dispatch_us, probe.gpu_timed ? "GPU timestamps" : "wall clock");
+    cr_assert_gt(probe.copy_bytes, 1u << 20);
+    /* Between a slow CPU and any GPU made so far. */
+    cr_assert(probe.copy_bytes_per_s > 1e8 && probe.copy_bytes_per_s < 1e14, "%g B/s", probe.copy_bytes_per_s);
+    cr_assert(probe.dispatch_us > 0.0 && probe.dispatch_us < 1e5, "%g us", probe.dispatch_us);
+}

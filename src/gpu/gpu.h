@@ -19,7 +19,9 @@
     X(JACOBI_PROJECT, jacobi_project)     \
     X(JACOBI_APPLY, jacobi_apply)         \
     X(RESIDUAL, residual)                 \
-    X(RESIDUAL_REDUCE, residual_reduce)
+    X(RESIDUAL_REDUCE, residual_reduce)   \
+    X(COPY, copy)                         \
+    X(EMPTY, empty)
 
 typedef enum sinew_kernel {
 #define SINEW_X_KERNEL(id, file) SINEW_KERNEL_##id,

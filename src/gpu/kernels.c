@@ -28,6 +28,12 @@ SINEW_SPIRV(residual) {
 SINEW_SPIRV(residual_reduce) {
 #include "residual_reduce.spv.inc"
 };
+SINEW_SPIRV(copy) {
+#include "copy.spv.inc"
+};
+SINEW_SPIRV(empty) {
+#include "empty.spv.inc"
+};
 
 const sinew_kernel_info sinew_kernels[SINEW_KERNEL_COUNT] = {
 #define SINEW_X_INFO(id, file) \

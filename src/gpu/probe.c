@@ -1,0 +1,179 @@
+/* Device probe: achievable copy bandwidth and the cost of a dependent dispatch,
+ * measured with the same binding model and barriers the solvers use. */
+#define _POSIX_C_SOURCE 200809L
+#include "gpu.h"
+
+#include <string.h>
+#include <time.h>
+
+#define PROBE_COPIES 16u
+#define PROBE_EMPTIES 2000u
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct probe {
+    sinew_buffer buffers[SINEW_BIND_COUNT];
+    VkDescriptorPool pool;
+    VkDescriptorSet set;
+    VkCommandBuffer cmd;
+    VkQueryPool queries;
+    VkFence fence;
+} probe;
+
+static void probe_free(sinew_context *ctx, probe *p)
+{
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    if (p->fence)
+        vk->vkDestroyFence(ctx->device, p->fence, NULL);
+    if (p->queries)
+        vk->vkDestroyQueryPool(ctx->device, p->queries, NULL);
+    if (p->cmd)
+        vk->vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &p->cmd);
+    if (p->pool)
+        vk->vkDestroyDescriptorPool(ctx->device, p->pool, NULL);
+    for (int i = 0; i < SINEW_BIND_COUNT; i++)
+        sinew_buffer_destroy(ctx, &p->buffers[i]);
+}
+
+/* Records both measurements; queries 0-1 bracket the copies, 2-3 the chain. */
+static sinew_result record(sinew_context *ctx, probe *p, uint32_t vec4s)
+{
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VK_TRY(ctx, vk->vkBeginCommandBuffer(p->cmd, &bi));
+    if (p->queries)
+        vk->vkCmdResetQueryPool(p->cmd, p->queries, 0, 4);
+    vk->vkCmdBindDescriptorSets(p->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipeline_layout, 0, 1, &p->set, 0,
+                                NULL);
+    sinew_recorder r = {ctx, p->cmd};
+    r.queries = p->queries;
+    r.query_capacity = p->queries ? 4 : 0;
+    uint8_t phases[4];
+    r.phase_of = phases;
+    GpuRange copy = {0, vec4s};
+    sinew_record_timestamp(&r, SINEW_PHASE_START);
+    for (uint32_t i = 0; i < PROBE_COPIES; i++) {
+        sinew_record_dispatch(&r, SINEW_KERNEL_COPY, vec4s, &copy, sizeof copy);
+        sinew_record_barrier(&r);
+    }
+    sinew_record_timestamp(&r, SINEW_PHASE_SOLVE);
+    GpuRange empty = {0, 1};
+    sinew_record_timestamp(&r, SINEW_PHASE_START);
+    for (uint32_t i = 0; i < PROBE_EMPTIES; i++) {
+        sinew_record_dispatch(&r, SINEW_KERNEL_EMPTY, 1, &empty, sizeof empty);
+        sinew_record_barrier(&r);
+    }
+    sinew_record_timestamp(&r, SINEW_PHASE_SOLVE);
+    VK_TRY(ctx, vk->vkEndCommandBuffer(p->cmd));
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result submit_and_wait(sinew_context *ctx, probe *p)
+{
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &p->cmd;
+    VK_TRY(ctx, vk->vkResetFences(ctx->device, 1, &p->fence));
+    VK_TRY(ctx, vk->vkQueueSubmit(ctx->queue, 1, &si, p->fence));
+    VK_TRY(ctx, vk->vkWaitForFences(ctx->device, 1, &p->fence, VK_TRUE, UINT64_MAX));
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result run(sinew_context *ctx, probe *p, sinew_device_probe *out)
+{
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    /* Up to 64 MiB each way: past the caches of most devices, within every
+     * device's storage-buffer range. */
+    uint64_t size = 64ull << 20;
+    if (size > ctx->props.limits.maxStorageBufferRange)
+        size = ctx->props.limits.maxStorageBufferRange & ~15ull;
+    uint32_t vec4s = (uint32_t)(size / 16);
+    sinew_result r;
+    for (int i = 0; i < SINEW_BIND_COUNT; i++) {
+        uint64_t bytes = (i == SINEW_BIND_POS || i == SINEW_BIND_PREV) ? size : 16;
+        if ((r = sinew_buffer_create(ctx, bytes, SINEW_MEMORY_DEVICE, "probe buffer", &p->buffers[i])) != SINEW_RESULT_OK)
+            return r;
+    }
+    VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SINEW_BIND_COUNT};
+    VkDescriptorPoolCreateInfo pi = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pi.maxSets = 1;
+    pi.poolSizeCount = 1;
+    pi.pPoolSizes = &ps;
+    VK_TRY(ctx, vk->vkCreateDescriptorPool(ctx->device, &pi, NULL, &p->pool));
+    VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    ai.descriptorPool = p->pool;
+    ai.descriptorSetCount = 1;
+    ai.pSetLayouts = &ctx->set_layout;
+    VK_TRY(ctx, vk->vkAllocateDescriptorSets(ctx->device, &ai, &p->set));
+    VkDescriptorBufferInfo infos[SINEW_BIND_COUNT];
+    VkWriteDescriptorSet writes[SINEW_BIND_COUNT];
+    for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
+        infos[i] = (VkDescriptorBufferInfo){p->buffers[i].buffer, 0, VK_WHOLE_SIZE};
+        writes[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[i].dstSet = p->set;
+        writes[i].dstBinding = i;
+        writes[i].descriptorCount = 1;
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = &infos[i];
+    }
+    vk->vkUpdateDescriptorSets(ctx->device, SINEW_BIND_COUNT, writes, 0, NULL);
+    VkCommandBufferAllocateInfo ci = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ci.commandPool = ctx->command_pool;
+    ci.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ci.commandBufferCount = 1;
+    VK_TRY(ctx, vk->vkAllocateCommandBuffers(ctx->device, &ci, &p->cmd));
+    VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VK_TRY(ctx, vk->vkCreateFence(ctx->device, &fi, NULL, &p->fence));
+    if (ctx->timestamp_bits) {
+        VkQueryPoolCreateInfo qi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qi.queryCount = 4;
+        VK_TRY(ctx, vk->vkCreateQueryPool(ctx->device, &qi, NULL, &p->queries));
+    }
+    /* Buffers start defined: the copy reads POS. */
+    for (int i = 0; i < SINEW_BIND_COUNT; i++) {
+        static const uint8_t zero[16];
+        if (p->buffers[i].mapped)
+            memset(p->buffers[i].mapped, 0, p->buffers[i].size);
+        else if ((r = sinew_buffer_upload(ctx, &p->buffers[i], 0, zero, 16)) != SINEW_RESULT_OK)
+            return r;
+    }
+    if ((r = record(ctx, p, vec4s)) != SINEW_RESULT_OK || (r = submit_and_wait(ctx, p)) != SINEW_RESULT_OK)
+        return r; /* the first run warms caches and pipelines up */
+    double t0 = now_s();
+    if ((r = submit_and_wait(ctx, p)) != SINEW_RESULT_OK)
+        return r;
+    double wall = now_s() - t0;
+
+    double copy_s = wall / 2, chain_s = wall / 2;
+    out->gpu_timed = 0;
+    uint64_t t[4];
+    if (p->queries && vk->vkGetQueryPoolResults(ctx->device, p->queries, 0, 4, sizeof t, t, sizeof t[0],
+                                                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS) {
+        const uint64_t mask = ctx->timestamp_bits >= 64 ? ~0ull : (1ull << ctx->timestamp_bits) - 1;
+        double period = ctx->props.limits.timestampPeriod * 1e-9;
+        copy_s = (double)((t[1] - t[0]) & mask) * period;
+        chain_s = (double)((t[3] - t[2]) & mask) * period;
+        out->gpu_timed = 1;
+    }
+    out->copy_bytes = 2 * size;
+    out->copy_bytes_per_s = copy_s > 0 ? (double)out->copy_bytes * PROBE_COPIES / copy_s : 0.0;
+    out->dispatch_us = chain_s * 1e6 / PROBE_EMPTIES;
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_context_probe(sinew_context *ctx, sinew_device_probe *out)
+{
+    SINEW_ASSERT(ctx && out);
+    memset(out, 0, sizeof *out);
+    probe p = {0};
+    sinew_result r = run(ctx, &p, out);
+    probe_free(ctx, &p);
+    return r;
+}

@@ -15,7 +15,7 @@ sinew_body_desc sinew_body_desc_default(void)
     d.stretch_compliance = 0.0f;
     d.shear_compliance = 1e-6f;
     d.bend_compliance = 1e-2f;
-    d.jacobi_omega = 1.0f;
+    d.jacobi_omega = 1.5f; /* averaging under-relaxes; 1.5 is the usual remedy */
     d.residual = 1;
     d.timestamps = 1;
     return d;

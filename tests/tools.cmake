@@ -50,3 +50,11 @@ add_test(NAME tool_cgal_mask_cone
 '${SIM}' '${OUT}/mask.snw' --frames 30 --validation -o '${OUT}/mask'")
 set_tests_properties(tool_cgal_mask_cone PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "final mesh" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+
+# The benchmark's every code path on tiny scenes, with validation on.
+if(TARGET sinew-bench)
+  add_test(NAME tool_bench_smoke
+    COMMAND ${CMAKE_COMMAND} -E env $<TARGET_FILE:sinew-bench> --suite smoke --validation --no-plots -o ${OUT}/bench)
+  set_tests_properties(tool_bench_smoke PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 900
+    PASS_REGULAR_EXPRESSION "Time to reach an RMS strain" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
+endif()

@@ -30,7 +30,7 @@ static const char *const usage =
     "      --stretch-compliance A  m/N (default 0: inextensible)\n"
     "      --shear-compliance A    m/N (default 1e-6)\n"
     "      --bend-compliance A     1/(N m) (default 1e-2)\n"
-    "      --omega W             Jacobi over-relaxation in (0, 2] (default 1)\n"
+    "      --omega W             Jacobi over-relaxation in (0, 2] (default 1.5)\n"
     "      --damping D           velocity decay rate in 1/s (default 0)\n"
     "      --friction MU         contact friction (default 0.3)\n"
     "      --ground Y | --no-ground   ground plane height in m (default: 0 for the\n"
@@ -62,7 +62,7 @@ static int parse(int argc, char **argv, options *o)
     o->dt = 1.0 / 60.0;
     o->shear = 1e-6;
     o->bend = 1e-2;
-    o->omega = 1.0;
+    o->omega = 1.5;
     o->friction = 0.3;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

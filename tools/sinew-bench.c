@@ -1,0 +1,889 @@
+/* sinew-bench: the measurements every performance claim of sinew rests on.
+ *
+ * For each suite scene and size and each solver it measures, on the device:
+ *   timing    GPU time per step and per phase (timestamps), wall time, dispatches,
+ *             barriers, designed bytes per step against the probe's bandwidth,
+ *             device memory, strain reached;
+ *   accuracy  strain after 2 s against time per step, sweeping substeps and
+ *             iterations (time to accuracy);
+ *   scaling   time per step against particle count, with the fitted slope;
+ * plus the CPU double-precision reference (one thread) on the same scenes and,
+ * from JSONL files (tools/peers/), other simulators on the peer scene.
+ * Writes a table, bench.json, gnuplot plots and README.md into the out folder.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <sinew/sinew.h>
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "core/log.h"
+#include "prep/cloth.h"
+#include "ref/xpbd_ref.h"
+
+static const char *const usage =
+    "usage: sinew-bench [--suite quick|gpu|all] [options]\n"
+    "\n"
+    "Measures sinew's solvers on standard scenes: time per step and per phase on\n"
+    "the GPU, strain reached, time to accuracy, scaling with particle count, the\n"
+    "device's own bandwidth and dispatch cost; peers side by side.\n"
+    "\n"
+    "  --suite NAME       quick (lavapipe, minutes), gpu (real GPUs), all, smoke (seconds;\n"
+    "                     a dry run of every path) (default quick)\n"
+    "  -o, --out DIR      where bench.json, plots and README.md go (default ./sinew-bench-out)\n"
+    "  --peers FILE       JSONL of peer runs (tools/peers/run.sh); may repeat\n"
+    "  --device NAME|INDEX  Vulkan device\n"
+    "  --validation       run with validation layers (slow; for dry runs)\n"
+    "  --no-plots         do not call gnuplot\n"
+    "  -h, --help         this text\n";
+
+/* ------------------------------------------------------------------ scenes */
+
+typedef enum scene_kind { SCENE_HANGING, SCENE_SPHERE, SCENE_QUADNET } scene_kind;
+static const char *const scene_names[] = {"hanging", "sphere", "quadnet"};
+static const char *const scene_titles[] = {
+    "cloth hanging from two corners (stretch, shear, bending)",
+    "cloth dropped on a sphere (contacts and friction)",
+    "quad mass-spring network hanging from two corners (stretch only)",
+};
+
+typedef struct suite {
+    const char *name;
+    uint32_t hanging[8], sphere[4], quadnet[2]; /* sizes N (N x N particles), 0-terminated */
+    uint32_t sweep[4];                          /* hanging sizes with accuracy sweeps */
+    uint32_t reference[4];                      /* hanging sizes with the CPU reference */
+    uint32_t sweep_max;                         /* largest substep / iteration count swept */
+} suite;
+
+static const suite suites[] = {
+    {"quick", {32, 64, 128, 256}, {64}, {100}, {32, 64}, {32, 64}, 32},
+    {"gpu", {32, 64, 128, 256, 512}, {128, 256}, {100}, {64, 128, 256}, {32, 64}, 32},
+    {"all", {32, 64, 128, 256, 512}, {64, 128, 256}, {100}, {32, 64, 128, 256}, {32, 64}, 32},
+    /* A dry run of every code path in seconds, for the test suite. */
+    {"smoke", {12, 16}, {12}, {12}, {12}, {12}, 2},
+};
+
+static const float DT = 1.0f / 60.0f;
+static const uint32_t ACCURACY_STEPS = 120; /* the peer scene: 2 s */
+
+static sinew_asset *make_scene(scene_kind kind, uint32_t n)
+{
+    sinew_mesh mesh;
+    double origin[3] = {0.0, 1.0, 0.0};
+    if (sinew_mesh_grid(n, n, 1.0, 1.0, SINEW_GRID_XZ, origin, &mesh) != SINEW_RESULT_OK)
+        return NULL;
+    sinew_cloth_options opt = sinew_cloth_options_default();
+    uint32_t pins[2] = {0, n - 1};
+    if (kind != SCENE_SPHERE) {
+        opt.pin_indices = pins;
+        opt.pin_count = 2;
+    }
+    if (kind == SCENE_QUADNET) {
+        opt.shear = 0;
+        opt.bending = 0;
+    }
+    sinew_logger quiet = sinew_logger_default();
+    quiet.level = SINEW_LOG_ERROR;
+    sinew_asset *asset = NULL;
+    sinew_cloth_build(&mesh, &opt, &quiet, &asset, NULL);
+    sinew_mesh_free(&mesh);
+    return asset;
+}
+
+static sinew_step_params scene_params(scene_kind kind)
+{
+    sinew_step_params p = sinew_step_params_default();
+    p.dt = DT;
+    p.ground = 0;
+    if (kind == SCENE_SPHERE) {
+        p.ground = 1;
+        p.sphere = 1;
+        p.sphere_center[1] = 0.5f;
+        p.sphere_radius = 0.3f;
+    }
+    return p;
+}
+
+/* Max and RMS strain |len - L| / L over the stretch constraints (grid edges):
+ * the error measure every implementation, peers included, reports. */
+static void stretch_strain(const sinew_asset *a, const float *xyz, const double *xyz_d, double *mx, double *rms)
+{
+    double m = 0.0, ss = 0.0;
+    uint32_t count = 0;
+    for (uint32_t c = 0; c < a->distance_count; c++) {
+        const sinew_distance_rec *d = &a->distances[c];
+        if (d->kind != SINEW_KIND_STRETCH)
+            continue;
+        double e[3];
+        for (int k = 0; k < 3; k++)
+            e[k] = xyz ? (double)xyz[3 * d->a + k] - xyz[3 * d->b + k] : xyz_d[3 * d->a + k] - xyz_d[3 * d->b + k];
+        double s = fabs(sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) - d->rest) / d->rest;
+        m = s > m ? s : m;
+        ss += s * s;
+        count++;
+    }
+    *mx = m;
+    *rms = count ? sqrt(ss / count) : 0.0;
+}
+
+/* Accuracy runs report the strain over the last second rather than at one
+ * instant: a swinging cloth's momentary strain swings with it. */
+#define ERROR_WINDOW 60u
+
+typedef struct window { double max, rms_sum; uint32_t count; } window;
+
+static void window_add(window *w, const sinew_asset *a, const float *xyz, const double *xyz_d)
+{
+    double mx, rms;
+    stretch_strain(a, xyz, xyz_d, &mx, &rms);
+    w->max = mx > w->max ? mx : w->max;
+    w->rms_sum += rms;
+    w->count++;
+}
+
+/* ------------------------------------------------------------------ runs */
+
+typedef struct run {
+    const char *impl;        /* "sinew" (GPU) or "reference" (CPU double, 1 thread) */
+    const char *kind;        /* "timing", "substeps", "iterations" */
+    scene_kind scene;
+    uint32_t n, particles, constraints, colours;
+    sinew_solver solver;
+    uint32_t substeps, iterations, steps;
+    double ms[6], ms_std;    /* predict solve contacts velocity residual total; std of total */
+    double wall_ms;
+    uint32_t dispatches, barriers;
+    uint64_t bytes, device_memory;
+    double max_strain, rms_strain;
+} run;
+
+static void window_result(const window *w, run *r)
+{
+    r->max_strain = w->max;
+    r->rms_strain = w->count ? w->rms_sum / w->count : 0.0;
+}
+
+typedef struct bench {
+    sinew_context *ctx;
+    sinew_device_probe probe;
+    run *runs;
+    size_t count, cap;
+    size_t planned, done;
+} bench;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void progress(bench *b, const char *what)
+{
+    b->done++;
+    int width = 30, bar = b->planned ? (int)(width * b->done / b->planned) : width;
+    fprintf(stderr, "\r[%.*s%*s] %3zu/%zu %-48.48s", bar, "##############################", width - bar, "", b->done,
+            b->planned, what);
+    if (b->done == b->planned)
+        fprintf(stderr, "\n");
+    fflush(stderr);
+}
+
+static run *push_run(bench *b)
+{
+    if (b->count == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 64;
+        run *r = realloc(b->runs, cap * sizeof *r);
+        if (!r)
+            return NULL;
+        b->runs = r;
+        b->cap = cap;
+    }
+    run *r = &b->runs[b->count++];
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
+static const char *solver_name(sinew_solver s) { return s == SINEW_SOLVER_XPBD_JACOBI ? "xpbd-jacobi" : "xpbd-gs"; }
+
+/* Steps a GPU body; timing runs measure `steps` steps after a warm-up. */
+static int measure_gpu(bench *b, const sinew_asset *asset, run *r, uint32_t warmup)
+{
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = r->solver;
+    d.substeps = r->substeps;
+    d.iterations = r->iterations;
+    sinew_body *body;
+    if (sinew_body_create(b->ctx, asset, &d, &body) != SINEW_RESULT_OK)
+        return 0;
+    sinew_step_params p = scene_params(r->scene);
+    double sum[6] = {0}, sq = 0.0, wall = 0.0;
+    uint32_t measured = 0;
+    const int accuracy = strcmp(r->kind, "timing") != 0;
+    float *xyz = malloc(3ull * asset->particle_count * sizeof *xyz);
+    window w = {0};
+    for (uint32_t s = 0; xyz && s < warmup + r->steps; s++) {
+        double t0 = now_s();
+        if (sinew_body_step(body, &p) != SINEW_RESULT_OK) {
+            free(xyz);
+            sinew_body_destroy(body);
+            return 0;
+        }
+        double t1 = now_s();
+        if (accuracy && s >= r->steps - ERROR_WINDOW) {
+            if (sinew_body_read_positions(body, xyz, asset->particle_count) != SINEW_RESULT_OK)
+                break;
+            window_add(&w, asset, xyz, NULL);
+        }
+        if (s < warmup || (accuracy && s < 10))
+            continue; /* accuracy runs: time steps 11.. as the peers do */
+        sinew_step_stats st = sinew_body_get_stats(body);
+        double ms[6] = {st.ms_predict, st.ms_solve, st.ms_contacts, st.ms_velocity, st.ms_residual, st.ms_total};
+        for (int k = 0; k < 6; k++)
+            sum[k] += ms[k];
+        sq += st.ms_total * st.ms_total;
+        wall += (t1 - t0) * 1e3;
+        measured++;
+    }
+    sinew_step_stats st = sinew_body_get_stats(body);
+    for (int k = 0; k < 6; k++)
+        r->ms[k] = sum[k] / measured;
+    double var = sq / measured - r->ms[5] * r->ms[5];
+    r->ms_std = var > 0 ? sqrt(var) : 0.0;
+    r->wall_ms = wall / measured;
+    r->dispatches = st.dispatches;
+    r->barriers = st.barriers;
+    r->bytes = st.bytes;
+    r->device_memory = st.device_memory;
+    int ok = xyz && measured > 0 && sinew_body_read_positions(body, xyz, asset->particle_count) == SINEW_RESULT_OK;
+    if (ok && accuracy)
+        window_result(&w, r);
+    else if (ok)
+        stretch_strain(asset, xyz, NULL, &r->max_strain, &r->rms_strain);
+    free(xyz);
+    sinew_body_destroy(body);
+    return ok;
+}
+
+static void measure_reference(const sinew_asset *asset, run *r)
+{
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = r->solver;
+    d.substeps = r->substeps;
+    d.iterations = r->iterations;
+    xpbd_ref *ref = xpbd_ref_create(asset, &d);
+    sinew_step_params p = scene_params(r->scene);
+    double wall = 0.0;
+    window w = {0};
+    double *xyz = malloc(3ull * asset->particle_count * sizeof *xyz);
+    for (uint32_t s = 0; xyz && s < r->steps; s++) {
+        double t0 = now_s();
+        xpbd_ref_step(ref, &p);
+        if (s >= 10)
+            wall += (now_s() - t0) * 1e3;
+        if (s >= r->steps - ERROR_WINDOW) {
+            for (uint32_t i = 0; i < asset->particle_count; i++)
+                memcpy(&xyz[3 * i], xpbd_ref_position(ref, i), 3 * sizeof(double));
+            window_add(&w, asset, NULL, xyz);
+        }
+    }
+    r->wall_ms = wall / (r->steps - 10);
+    for (int k = 0; k < 6; k++)
+        r->ms[k] = -1.0;
+    window_result(&w, r);
+    free(xyz);
+    xpbd_ref_destroy(ref);
+}
+
+static void describe(run *r, scene_kind scene, uint32_t n, const sinew_asset *a, sinew_solver solver,
+                     const char *impl, const char *kind, uint32_t substeps, uint32_t iterations, uint32_t steps)
+{
+    r->impl = impl;
+    r->kind = kind;
+    r->scene = scene;
+    r->n = n;
+    r->particles = a->particle_count;
+    r->constraints = a->distance_count + a->bend_count;
+    r->colours = a->colour_count;
+    r->solver = solver;
+    r->substeps = substeps;
+    r->iterations = iterations;
+    r->steps = steps;
+}
+
+static const uint32_t sweep_values[] = {1, 2, 4, 8, 16, 32};
+#define SWEEP_COUNT 6
+
+/* Everything measured on one scene and size. */
+static int bench_scene(bench *b, const suite *su, scene_kind scene, uint32_t n, int sweep, int reference)
+{
+    sinew_asset *asset = make_scene(scene, n);
+    if (!asset) {
+        fprintf(stderr, "sinew-bench: cannot build scene %s %u\n", scene_names[scene], n);
+        return 0;
+    }
+    char what[96];
+    for (int s = 0; s < 2; s++) {
+        sinew_solver solver = s ? SINEW_SOLVER_XPBD_JACOBI : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+        run *r = push_run(b);
+        if (!r)
+            goto fail;
+        /* Fewer measured steps on big scenes: their per-step noise is smaller. */
+        uint32_t steps = n >= 256 ? 8 : 20;
+        describe(r, scene, n, asset, solver, "sinew", "timing", 8, 1, steps);
+        snprintf(what, sizeof what, "%s %u %s timing", scene_names[scene], n, solver_name(solver));
+        if (!measure_gpu(b, asset, r, 3))
+            goto fail;
+        progress(b, what);
+        for (int axis = 0; sweep && axis < 2; axis++) {
+            for (int v = 0; v < SWEEP_COUNT && sweep_values[v] <= su->sweep_max; v++) {
+                r = push_run(b);
+                if (!r)
+                    goto fail;
+                uint32_t sub = axis ? 1 : sweep_values[v], it = axis ? sweep_values[v] : 1;
+                describe(r, scene, n, asset, solver, "sinew", axis ? "iterations" : "substeps", sub, it,
+                         ACCURACY_STEPS);
+                snprintf(what, sizeof what, "%s %u %s %ux%u", scene_names[scene], n, solver_name(solver), sub, it);
+                if (!measure_gpu(b, asset, r, 0))
+                    goto fail;
+                progress(b, what);
+                if (!reference)
+                    continue;
+                run *cpu = push_run(b);
+                if (!cpu)
+                    goto fail;
+                describe(cpu, scene, n, asset, solver, "reference", r->kind, sub, it, ACCURACY_STEPS);
+                measure_reference(asset, cpu);
+                progress(b, what);
+            }
+        }
+    }
+    sinew_asset_destroy(asset);
+    return 1;
+fail:
+    fprintf(stderr, "\nsinew-bench: %s failed\n", what);
+    sinew_asset_destroy(asset);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ output */
+
+static int contains(const uint32_t *list, size_t len, uint32_t v)
+{
+    for (size_t i = 0; i < len && list[i]; i++)
+        if (list[i] == v)
+            return 1;
+    return 0;
+}
+
+/* Least-squares slope of log(ms) against log(particles), timing runs of one
+ * solver on the hanging scene. */
+static double scaling_slope(const bench *b, sinew_solver solver, int *points)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int k = 0;
+    for (size_t i = 0; i < b->count; i++) {
+        const run *r = &b->runs[i];
+        if (strcmp(r->impl, "sinew") || strcmp(r->kind, "timing") || r->scene != SCENE_HANGING || r->solver != solver)
+            continue;
+        double x = log((double)r->particles), y = log(r->ms[5]);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        k++;
+    }
+    *points = k;
+    return k >= 2 ? (k * sxy - sx * sy) / (k * sxx - sx * sx) : NAN;
+}
+
+static cJSON *run_json(const bench *b, const run *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "impl", r->impl);
+    cJSON_AddStringToObject(o, "kind", r->kind);
+    cJSON_AddStringToObject(o, "scene", scene_names[r->scene]);
+    cJSON_AddNumberToObject(o, "n", r->n);
+    cJSON_AddNumberToObject(o, "particles", r->particles);
+    cJSON_AddNumberToObject(o, "constraints", r->constraints);
+    cJSON_AddNumberToObject(o, "colours", r->colours);
+    cJSON_AddStringToObject(o, "solver", solver_name(r->solver));
+    cJSON_AddNumberToObject(o, "substeps", r->substeps);
+    cJSON_AddNumberToObject(o, "iterations", r->iterations);
+    cJSON_AddNumberToObject(o, "steps", r->steps);
+    if (!strcmp(r->impl, "sinew")) {
+        cJSON *ms = cJSON_AddObjectToObject(o, "gpu_ms_per_step");
+        const char *names[] = {"predict", "solve", "contacts", "velocity", "residual", "total"};
+        for (int k = 0; k < 6; k++)
+            cJSON_AddNumberToObject(ms, names[k], r->ms[k]);
+        cJSON_AddNumberToObject(ms, "total_std", r->ms_std);
+        cJSON_AddNumberToObject(o, "dispatches_per_step", r->dispatches);
+        cJSON_AddNumberToObject(o, "barriers_per_step", r->barriers);
+        cJSON_AddNumberToObject(o, "bytes_per_step", (double)r->bytes);
+        double bps = r->ms[5] > 0 ? r->bytes / (r->ms[5] * 1e-3) : 0.0;
+        cJSON_AddNumberToObject(o, "achieved_bytes_per_s", bps);
+        cJSON_AddNumberToObject(o, "fraction_of_probe_bandwidth",
+                                b->probe.copy_bytes_per_s > 0 ? bps / b->probe.copy_bytes_per_s : 0.0);
+        cJSON_AddNumberToObject(o, "device_memory", (double)r->device_memory);
+    }
+    cJSON_AddNumberToObject(o, "wall_ms_per_step", r->wall_ms);
+    cJSON_AddNumberToObject(o, "max_strain", r->max_strain);
+    cJSON_AddNumberToObject(o, "rms_strain", r->rms_strain);
+    return o;
+}
+
+static int write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "sinew-bench: cannot write %s: %s\n", path, strerror(errno));
+        if (f)
+            fclose(f);
+        return 0;
+    }
+    return 1;
+}
+
+/* Peers: one JSON object per line, as tools/peers/SCENE.md defines. */
+static cJSON *read_peers(const char *const *files, int count)
+{
+    cJSON *all = cJSON_CreateArray();
+    for (int i = 0; i < count; i++) {
+        FILE *f = fopen(files[i], "r");
+        if (!f) {
+            fprintf(stderr, "sinew-bench: cannot read peers %s: %s\n", files[i], strerror(errno));
+            continue;
+        }
+        char line[8192];
+        int number = 0;
+        while (fgets(line, sizeof line, f)) {
+            number++;
+            if (line[strspn(line, " \t\r\n")] == '\0')
+                continue;
+            cJSON *o = cJSON_Parse(line);
+            if (!o || !cJSON_IsObject(o) || !cJSON_IsString(cJSON_GetObjectItem(o, "peer")) ||
+                !cJSON_IsNumber(cJSON_GetObjectItem(o, "ms_per_step")) ||
+                !cJSON_IsNumber(cJSON_GetObjectItem(o, "rms_strain"))) {
+                fprintf(stderr, "sinew-bench: %s:%d: not a peer result, skipped\n", files[i], number);
+                cJSON_Delete(o);
+                continue;
+            }
+            cJSON_AddItemToArray(all, o);
+        }
+        fclose(f);
+    }
+    return all;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "?";
+}
+static double jnum(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* gnuplot: strain against time per step on the hanging scene, one curve per
+ * implementation, solver and sweep; and the scaling plot. */
+static void plot(const bench *b, const cJSON *peers, const char *out, const suite *s)
+{
+    char path[4096];
+    for (int si = 0; si < 4 && s->sweep[si]; si++) {
+        uint32_t n = s->sweep[si];
+        snprintf(path, sizeof path, "%s/accuracy_%u.dat", out, n);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return;
+        char script[16384];
+        size_t len = (size_t)snprintf(script, sizeof script,
+                                      "set terminal pngcairo size 900,600\nset output '%s/accuracy_%u.png'\n"
+                                      "set logscale xy\nset xlabel 'time per step (ms): GPU for sinew, CPU wall for others'\n"
+                                      "set ylabel 'RMS stretch strain, mean over the 2nd second'\nset key outside right\nset grid\n"
+                                      "set title 'hanging cloth %ux%u: error against cost'\nplot ",
+                                      out, n, n, n);
+        int block = 0;
+        const char *impls[] = {"sinew", "reference"};
+        const char *kinds[] = {"substeps", "iterations"};
+        for (int ii = 0; ii < 2; ii++)
+            for (int sv = 0; sv < 2; sv++)
+                for (int ki = 0; ki < 2; ki++) {
+                    int any = 0;
+                    for (size_t i = 0; i < b->count; i++) {
+                        const run *r = &b->runs[i];
+                        if (r->n != n || r->scene != SCENE_HANGING || strcmp(r->impl, impls[ii]) ||
+                            strcmp(r->kind, kinds[ki]) || (int)r->solver != sv)
+                            continue;
+                        double t = ii == 0 ? r->ms[5] : r->wall_ms;
+                        fprintf(f, "%g %g\n", t, r->rms_strain);
+                        any = 1;
+                    }
+                    if (!any)
+                        continue;
+                    fprintf(f, "\n\n");
+                    len += (size_t)snprintf(script + len, sizeof script - len,
+                                            "%s'%s' index %d with linespoints title '%s %s, %s sweep'", block ? ", " : "",
+                                            path, block, ii ? "CPU reference" : "sinew GPU",
+                                            solver_name((sinew_solver)sv), kinds[ki]);
+                    block++;
+                }
+        int peer_count = cJSON_GetArraySize(peers);
+        for (int p = 0; p < peer_count; p++) {
+            const cJSON *o = cJSON_GetArrayItem(peers, p);
+            if ((uint32_t)jnum(o, "n") != n)
+                continue;
+            fprintf(f, "%g %g\n\n\n", jnum(o, "ms_per_step"), jnum(o, "rms_strain"));
+            len += (size_t)snprintf(script + len, sizeof script - len,
+                                    "%s'%s' index %d with points pt 7 title '%s %s s%di%d'", block ? ", " : "", path,
+                                    block, jstr(o, "peer"), jstr(o, "method"), (int)jnum(o, "substeps"),
+                                    (int)jnum(o, "iterations"));
+            block++;
+        }
+        fclose(f);
+        snprintf(script + len, sizeof script - len, "\n");
+        snprintf(path, sizeof path, "%s/accuracy_%u.gp", out, n);
+        if (block && write_text(path, script)) {
+            char cmd[4200];
+            snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", path);
+            if (system(cmd) != 0)
+                fprintf(stderr, "sinew-bench: gnuplot failed on %s (is gnuplot installed?)\n", path);
+        }
+    }
+    snprintf(path, sizeof path, "%s/scaling.dat", out);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    for (int sv = 0; sv < 2; sv++) {
+        for (size_t i = 0; i < b->count; i++) {
+            const run *r = &b->runs[i];
+            if (!strcmp(r->impl, "sinew") && !strcmp(r->kind, "timing") && r->scene == SCENE_HANGING &&
+                (int)r->solver == sv)
+                fprintf(f, "%u %g\n", r->particles, r->ms[5]);
+        }
+        fprintf(f, "\n\n");
+    }
+    fclose(f);
+    int k;
+    char script[12288];
+    snprintf(script, sizeof script,
+             "set terminal pngcairo size 800,560\nset output '%s/scaling.png'\nset logscale xy\n"
+             "set xlabel 'particles'\nset ylabel 'GPU ms per step (8 substeps x 1 iteration)'\nset grid\n"
+             "set key left top\nset title 'hanging cloth: cost against size'\n"
+             "plot '%s' index 0 with linespoints title 'XPBD Gauss-Seidel (slope %.2f)', "
+             "'%s' index 1 with linespoints title 'XPBD Jacobi (slope %.2f)'\n",
+             out, path, scaling_slope(b, SINEW_SOLVER_XPBD_GAUSS_SEIDEL, &k), path,
+             scaling_slope(b, SINEW_SOLVER_XPBD_JACOBI, &k));
+    snprintf(path, sizeof path, "%s/scaling.gp", out);
+    if (write_text(path, script)) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", path);
+        if (system(cmd) != 0)
+            fprintf(stderr, "sinew-bench: gnuplot failed on %s (is gnuplot installed?)\n", path);
+    }
+}
+
+/* Appends printf-formatted text to a growing buffer. */
+typedef struct text { char *s; size_t len, cap; } text;
+static void add(text *t, const char *fmt, ...) SINEW_PRINTF(2, 3);
+static void add(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if (t->s && t->len + (size_t)n < t->cap) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = (t->cap + (size_t)n + 1) * 2;
+        char *s = realloc(t->s, cap);
+        if (!s)
+            return;
+        t->s = s;
+        t->cap = cap;
+    }
+}
+
+/* The terminal table and the results page share this text. */
+static void report(const bench *b, const cJSON *peers, const suite *s, const sinew_device_info *di, text *t,
+                   const char *date)
+{
+    add(t, "# sinew-bench: %s suite on %s\n\n", s->name, di->name);
+    add(t, "- device: %s, driver %s, Vulkan %u.%u.%u\n", di->name, di->driver, di->api_version >> 22,
+        (di->api_version >> 12) & 0x3ff, di->api_version & 0xfff);
+    add(t, "- date: %s; sinew %d.%d.%d\n", date, SINEW_VERSION_MAJOR, SINEW_VERSION_MINOR, SINEW_VERSION_PATCH);
+    add(t, "- probe: copy kernel %.2f GB/s (reads + writes), %.2f us per dependent dispatch (%s)\n",
+        b->probe.copy_bytes_per_s * 1e-9, b->probe.dispatch_us, b->probe.gpu_timed ? "GPU timestamps" : "wall clock");
+    add(t, "- time step 1/60 s; timing runs: 8 substeps x 1 iteration, mean of 20 steps after 3 warm-up steps "
+           "(8 steps from 256 x 256); noise = standard deviation of the step time\n\n");
+
+    add(t, "## Time per step\n\n");
+    add(t, "| scene | N x N | solver | colours | GPU ms/step | noise | predict | solve | contacts | velocity | "
+           "dispatches | barriers | MB/step | GB/s | of probe | memory MiB | max strain | RMS strain |\n");
+    add(t, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < b->count; i++) {
+        const run *r = &b->runs[i];
+        if (strcmp(r->impl, "sinew") || strcmp(r->kind, "timing"))
+            continue;
+        double bps = r->ms[5] > 0 ? r->bytes / (r->ms[5] * 1e-3) : 0.0;
+        add(t,
+            "| %s | %u | %s | %u | %.3f | %.1f%% | %.3f | %.3f | %.3f | %.3f | %u | %u | %.2f | %.2f | %.0f%% | %.2f | "
+            "%.2e | %.2e |\n",
+            scene_names[r->scene], r->n, solver_name(r->solver), r->colours, r->ms[5],
+            r->ms[5] > 0 ? 100.0 * r->ms_std / r->ms[5] : 0.0, r->ms[0], r->ms[1], r->ms[2], r->ms[3], r->dispatches,
+            r->barriers, r->bytes * 1e-6, bps * 1e-9,
+            b->probe.copy_bytes_per_s > 0 ? 100.0 * bps / b->probe.copy_bytes_per_s : 0.0,
+            r->device_memory / 1048576.0, r->max_strain, r->rms_strain);
+    }
+    add(t, "\nScenes: ");
+    for (int k = 0; k < 3; k++)
+        add(t, "%s%s = %s", k ? "; " : "", scene_names[k], scene_titles[k]);
+    add(t, ". Strain is |len - L| / L over the stretch (grid) edges after the measured steps.\n\n");
+
+    int points;
+    double gs = scaling_slope(b, SINEW_SOLVER_XPBD_GAUSS_SEIDEL, &points);
+    double jac = scaling_slope(b, SINEW_SOLVER_XPBD_JACOBI, &points);
+    add(t, "## Scaling\n\nGPU time per step against particle count on the hanging cloth, least-squares slope of "
+           "log(ms) on log(particles) over %d sizes: Gauss-Seidel %.2f, Jacobi %.2f (1 = linear; below 1 while "
+           "fixed per-dispatch costs dominate).\n\n![scaling](scaling.png)\n\n",
+        points, gs, jac);
+
+    add(t, "## Accuracy against cost\n\nHanging cloth, 120 steps (2 s) from rest; time per step averaged over steps "
+           "11-120; strain over the stretch edges in the second second (steps 61-120): RMS averaged over the "
+           "steps, max the largest seen. Substeps sweep: 1 iteration, 1-%u substeps; iterations sweep: 1 substep, 1-%u iterations. "
+           "sinew times are GPU time; the CPU reference (double precision, one thread) is wall time.\n\n",
+        s->sweep_max, s->sweep_max);
+    for (int si = 0; si < 4 && s->sweep[si]; si++) {
+        uint32_t n = s->sweep[si];
+        add(t, "### %u x %u\n\n![accuracy](accuracy_%u.png)\n\n", n, n, n);
+        add(t, "| implementation | solver | substeps | iterations | ms/step | max strain | RMS strain |\n");
+        add(t, "|---|---|---|---|---|---|---|\n");
+        for (size_t i = 0; i < b->count; i++) {
+            const run *r = &b->runs[i];
+            if (r->n != n || r->scene != SCENE_HANGING || !strcmp(r->kind, "timing"))
+                continue;
+            add(t, "| %s | %s | %u | %u | %.3f | %.2e | %.2e |\n",
+                strcmp(r->impl, "sinew") ? "CPU reference" : "sinew GPU", solver_name(r->solver), r->substeps,
+                r->iterations, strcmp(r->impl, "sinew") ? r->wall_ms : r->ms[5], r->max_strain, r->rms_strain);
+        }
+        /* Time to accuracy: the cheapest configuration of each implementation
+         * and solver that reaches each target. */
+        const double targets[] = {1e-2, 3e-3, 1e-3};
+        add(t, "\nTime to reach an RMS strain (cheapest measured configuration):\n\n");
+        add(t, "| implementation | solver | <= 1e-2 | <= 3e-3 | <= 1e-3 |\n|---|---|---|---|---|\n");
+        const char *impls[] = {"sinew", "reference"};
+        for (int ii = 0; ii < 2; ii++)
+            for (int sv = 0; sv < 2; sv++) {
+                int any = 0;
+                char cells[3][64];
+                for (int k = 0; k < 3; k++) {
+                    double best = INFINITY;
+                    const run *br = NULL;
+                    for (size_t i = 0; i < b->count; i++) {
+                        const run *r = &b->runs[i];
+                        if (r->n != n || r->scene != SCENE_HANGING || !strcmp(r->kind, "timing") ||
+                            strcmp(r->impl, impls[ii]) || (int)r->solver != sv)
+                            continue;
+                        any = 1;
+                        double ms = ii ? r->wall_ms : r->ms[5];
+                        if (r->rms_strain <= targets[k] && ms < best) {
+                            best = ms;
+                            br = r;
+                        }
+                    }
+                    if (br)
+                        snprintf(cells[k], sizeof cells[k], "%.3f ms (%ux%u)", best, br->substeps, br->iterations);
+                    else
+                        snprintf(cells[k], sizeof cells[k], "not reached");
+                }
+                if (any)
+                    add(t, "| %s | %s | %s | %s | %s |\n", ii ? "CPU reference" : "sinew GPU",
+                        solver_name((sinew_solver)sv), cells[0], cells[1], cells[2]);
+            }
+        add(t, "\n");
+    }
+
+    int peer_count = cJSON_GetArraySize(peers);
+    if (peer_count) {
+        add(t, "## Peers\n\nThe peer scene (tools/peers/SCENE.md) is the hanging cloth above; each peer's own "
+               "solver, timed on the CPU (wall clock).\n\n");
+        add(t, "| peer | version | method | backend | N | substeps | iterations | ms/step | max strain | RMS strain |\n");
+        add(t, "|---|---|---|---|---|---|---|---|---|---|\n");
+        for (int p = 0; p < peer_count; p++) {
+            const cJSON *o = cJSON_GetArrayItem(peers, p);
+            add(t, "| %s | %s | %s | %s | %d | %d | %d | %.3f | %.2e | %.2e |\n", jstr(o, "peer"), jstr(o, "version"),
+                jstr(o, "method"), jstr(o, "backend"), (int)jnum(o, "n"), (int)jnum(o, "substeps"),
+                (int)jnum(o, "iterations"), jnum(o, "ms_per_step"), jnum(o, "max_strain"), jnum(o, "rms_strain"));
+        }
+        add(t, "\nSettings of each peer run are in bench.json.\n");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *t = "sinew-bench", *out = "sinew-bench-out", *device = NULL;
+    const char *peer_files[16];
+    int peer_count = 0, validation = 0, plots = 1;
+    const suite *s = &suites[0];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "--suite") && v) {
+            s = NULL;
+            for (size_t k = 0; k < sizeof suites / sizeof suites[0]; k++)
+                if (!strcmp(suites[k].name, v))
+                    s = &suites[k];
+            if (!s) {
+                cli_error(t, "--suite: \"%s\" is not quick, gpu, all or smoke%s", v, "");
+                return 2;
+            }
+            i++;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && v) {
+            out = v;
+            i++;
+        } else if (!strcmp(a, "--peers") && v) {
+            if (peer_count == 16) {
+                cli_error(t, "at most 16 --peers files%s%s", "", "");
+                return 2;
+            }
+            peer_files[peer_count++] = v;
+            i++;
+        } else if (!strcmp(a, "--device") && v) {
+            device = v;
+            i++;
+        } else if (!strcmp(a, "--validation")) {
+            validation = 1;
+        } else if (!strcmp(a, "--no-plots")) {
+            plots = 0;
+        } else {
+            cli_error(t, "unknown option or missing value: %s%s", a, "");
+            return 2;
+        }
+    }
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create %s: %s\n", t, out, strerror(errno));
+        return 1;
+    }
+
+    bench b = {0};
+    sinew_context_desc cd = sinew_context_desc_default();
+    cd.device = device;
+    cd.validation = validation;
+    cd.logger.level = SINEW_LOG_WARNING;
+    if (sinew_context_create(&cd, &b.ctx) != SINEW_RESULT_OK) {
+        fprintf(stderr, "%s: no Vulkan context\n", t);
+        return 1;
+    }
+    sinew_device_info di = sinew_context_get_device_info(b.ctx);
+    fprintf(stderr, "sinew-bench: %s suite on %s\n", s->name, di.name);
+    if (sinew_context_probe(b.ctx, &b.probe) != SINEW_RESULT_OK) {
+        fprintf(stderr, "%s: device probe failed\n", t);
+        sinew_context_destroy(b.ctx);
+        return 1;
+    }
+    fprintf(stderr, "probe: copy %.2f GB/s, %.2f us per dependent dispatch\n", b.probe.copy_bytes_per_s * 1e-9,
+            b.probe.dispatch_us);
+
+    /* Count the runs first so the progress bar is honest. */
+    for (int k = 0; k < 8 && s->hanging[k]; k++) {
+        int sweep = contains(s->sweep, 4, s->hanging[k]), ref = contains(s->reference, 4, s->hanging[k]);
+        int swept = 0;
+        for (int v = 0; v < SWEEP_COUNT; v++)
+            swept += sweep_values[v] <= s->sweep_max;
+        b.planned += 2 * (1 + (sweep ? 2 * swept * (ref ? 2 : 1) : 0));
+    }
+    for (int k = 0; k < 4 && s->sphere[k]; k++)
+        b.planned += 2;
+    for (int k = 0; k < 2 && s->quadnet[k]; k++)
+        b.planned += 2;
+
+    int ok = 1;
+    for (int k = 0; ok && k < 8 && s->hanging[k]; k++)
+        ok = bench_scene(&b, s, SCENE_HANGING, s->hanging[k], contains(s->sweep, 4, s->hanging[k]),
+                         contains(s->reference, 4, s->hanging[k]));
+    for (int k = 0; ok && k < 4 && s->sphere[k]; k++)
+        ok = bench_scene(&b, s, SCENE_SPHERE, s->sphere[k], 0, 0);
+    for (int k = 0; ok && k < 2 && s->quadnet[k]; k++)
+        ok = bench_scene(&b, s, SCENE_QUADNET, s->quadnet[k], 0, 0);
+    uint32_t messages = sinew_context_get_validation_message_count(b.ctx);
+    sinew_context_destroy(b.ctx);
+    if (!ok)
+        return 1;
+
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    cJSON *peers = read_peers(peer_files, peer_count);
+    cJSON *root = cJSON_CreateObject();
+    cJSON *dev = cJSON_AddObjectToObject(root, "device");
+    cJSON_AddStringToObject(dev, "name", di.name);
+    cJSON_AddStringToObject(dev, "driver", di.driver);
+    cJSON_AddNumberToObject(dev, "vendor_id", di.vendor_id);
+    cJSON_AddNumberToObject(dev, "device_id", di.device_id);
+    cJSON_AddNumberToObject(dev, "api_version", di.api_version);
+    cJSON *build = cJSON_AddObjectToObject(root, "build");
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", SINEW_VERSION_MAJOR, SINEW_VERSION_MINOR, SINEW_VERSION_PATCH);
+    cJSON_AddStringToObject(build, "sinew", version);
+    cJSON_AddStringToObject(build, "compiler", __VERSION__);
+#ifdef NDEBUG
+    cJSON_AddStringToObject(build, "type", "release");
+#else
+    cJSON_AddStringToObject(build, "type", "debug");
+#endif
+    cJSON_AddStringToObject(root, "date", date);
+    cJSON_AddStringToObject(root, "suite", s->name);
+    cJSON_AddNumberToObject(root, "validation_messages", messages);
+    cJSON *probe = cJSON_AddObjectToObject(root, "probe");
+    cJSON_AddNumberToObject(probe, "copy_bytes_per_s", b.probe.copy_bytes_per_s);
+    cJSON_AddNumberToObject(probe, "copy_bytes", (double)b.probe.copy_bytes);
+    cJSON_AddNumberToObject(probe, "dispatch_us", b.probe.dispatch_us);
+    cJSON_AddBoolToObject(probe, "gpu_timed", b.probe.gpu_timed);
+    cJSON *runs = cJSON_AddArrayToObject(root, "runs");
+    for (size_t i = 0; i < b.count; i++)
+        cJSON_AddItemToArray(runs, run_json(&b, &b.runs[i]));
+    int points;
+    cJSON *scaling = cJSON_AddObjectToObject(root, "scaling_slope");
+    cJSON_AddNumberToObject(scaling, "xpbd-gs", scaling_slope(&b, SINEW_SOLVER_XPBD_GAUSS_SEIDEL, &points));
+    cJSON_AddNumberToObject(scaling, "xpbd-jacobi", scaling_slope(&b, SINEW_SOLVER_XPBD_JACOBI, &points));
+    cJSON_AddItemReferenceToObject(root, "peers", peers);
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bench.json", out);
+    char *json = cJSON_Print(root);
+    ok = json && write_text(path, json);
+    free(json);
+
+    text page = {0};
+    report(&b, peers, s, &di, &page, date);
+    snprintf(path, sizeof path, "%s/README.md", out);
+    ok = ok && page.s && write_text(path, page.s);
+    if (plots)
+        plot(&b, peers, out, s);
+    if (page.s)
+        fputs(page.s, stdout);
+    fprintf(stderr, "sinew-bench: wrote %s/bench.json, %s/README.md%s\n", out, out, plots ? " and plots" : "");
+    if (messages)
+        fprintf(stderr, "sinew-bench: %u validation messages\n", messages);
+    free(page.s);
+    cJSON_Delete(root);
+    cJSON_Delete(peers);
+    free(b.runs);
+    return ok && !messages ? 0 : 1;
+}

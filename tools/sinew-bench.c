@@ -508,9 +508,9 @@ static void plot(const bench *b, const cJSON *peers, const char *out, const suit
             return;
         char script[16384];
         size_t len = (size_t)snprintf(script, sizeof script,
-                                      "set terminal pngcairo size 900,600\nset output '%s/accuracy_%u.png'\n"
+                                      "set terminal pngcairo size 900,760\nset output '%s/accuracy_%u.png'\n"
                                       "set logscale xy\nset xlabel 'time per step (ms): GPU for sinew, CPU wall for others'\n"
-                                      "set ylabel 'RMS stretch strain, mean over the 2nd second'\nset key outside right\nset grid\n"
+                                      "set ylabel 'RMS stretch strain, mean over the 2nd second'\nset key below\nset grid\n"
                                       "set title 'hanging cloth %ux%u: error against cost'\nplot ",
                                       out, n, n, n);
         int block = 0;

@@ -43,6 +43,8 @@ static const char *const usage =
     "  --device NAME|INDEX  Vulkan device\n"
     "  --validation       run with validation layers (slow; for dry runs)\n"
     "  --no-plots         do not call gnuplot\n"
+    "  --report FILE      make README.md and plots again from a bench.json (with any\n"
+    "                     --peers added), e.g. one written on a GPU machine\n"
     "  --dry-run          the suite's every scene, solver and sweep on tiny sizes, to\n"
     "                     check a set-up (e.g. the gpu suite on lavapipe) in seconds\n"
     "  -h, --help         this text\n";
@@ -732,11 +734,120 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
     }
 }
 
+/* Reads a bench.json back (e.g. one written on a GPU machine without gnuplot)
+ * so that the page and plots can be made again, with more peers if given. */
+static const char *intern(const char *v, const char *const *names, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(v, names[i]))
+            return names[i];
+    return NULL;
+}
+
+static int load_report(const char *path, bench *b, sinew_device_info *di, const suite **s, char *date,
+                       size_t date_size, uint32_t *messages, cJSON *peers)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "sinew-bench: cannot read %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    char chunk[65536];
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + got + 1 > cap) {
+            cap = (len + got + 1) * 2;
+            char *t = realloc(buf, cap);
+            if (!t) {
+                free(buf);
+                fclose(f);
+                return 0;
+            }
+            buf = t;
+        }
+        memcpy(buf + len, chunk, got);
+        len += got;
+    }
+    fclose(f);
+    cJSON *root = buf ? (buf[len] = '\0', cJSON_Parse(buf)) : NULL;
+    free(buf);
+    const cJSON *runs = cJSON_GetObjectItem(root, "runs");
+    if (!root || !cJSON_IsArray(runs)) {
+        fprintf(stderr, "sinew-bench: %s is not a bench.json\n", path);
+        cJSON_Delete(root);
+        return 0;
+    }
+    const cJSON *dev = cJSON_GetObjectItem(root, "device");
+    snprintf(di->name, sizeof di->name, "%s", jstr(dev, "name"));
+    snprintf(di->driver, sizeof di->driver, "%s", jstr(dev, "driver"));
+    di->api_version = (uint32_t)jnum(dev, "api_version");
+    snprintf(date, date_size, "%s", jstr(root, "date"));
+    *messages = (uint32_t)jnum(root, "validation_messages");
+    *s = NULL;
+    for (size_t k = 0; k < sizeof suites / sizeof suites[0]; k++)
+        if (!strcmp(suites[k].name, jstr(root, "suite")))
+            *s = &suites[k];
+    const cJSON *probe = cJSON_GetObjectItem(root, "probe");
+    b->probe.copy_bytes_per_s = jnum(probe, "copy_bytes_per_s");
+    b->probe.copy_bytes = (uint64_t)jnum(probe, "copy_bytes");
+    b->probe.dispatch_us = jnum(probe, "dispatch_us");
+    b->probe.gpu_timed = cJSON_IsTrue(cJSON_GetObjectItem(probe, "gpu_timed"));
+    static const char *const impls[] = {"sinew", "reference"};
+    static const char *const kinds[] = {"timing", "substeps", "iterations"};
+    const cJSON *o;
+    cJSON_ArrayForEach(o, runs)
+    {
+        run *r = push_run(b);
+        if (!r)
+            break;
+        r->impl = intern(jstr(o, "impl"), impls, 2);
+        r->kind = intern(jstr(o, "kind"), kinds, 3);
+        const char *scene = jstr(o, "scene");
+        r->scene = !strcmp(scene, "sphere") ? SCENE_SPHERE : !strcmp(scene, "quadnet") ? SCENE_QUADNET : SCENE_HANGING;
+        r->solver = !strcmp(jstr(o, "solver"), "xpbd-jacobi") ? SINEW_SOLVER_XPBD_JACOBI : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+        if (!r->impl || !r->kind) {
+            b->count--;
+            continue;
+        }
+        r->n = (uint32_t)jnum(o, "n");
+        r->particles = (uint32_t)jnum(o, "particles");
+        r->constraints = (uint32_t)jnum(o, "constraints");
+        r->colours = (uint32_t)jnum(o, "colours");
+        r->substeps = (uint32_t)jnum(o, "substeps");
+        r->iterations = (uint32_t)jnum(o, "iterations");
+        r->steps = (uint32_t)jnum(o, "steps");
+        const cJSON *ms = cJSON_GetObjectItem(o, "gpu_ms_per_step");
+        const char *names[] = {"predict", "solve", "contacts", "velocity", "residual", "total"};
+        for (int k = 0; k < 6; k++)
+            r->ms[k] = ms ? jnum(ms, names[k]) : -1.0;
+        r->ms_std = ms ? jnum(ms, "total_std") : 0.0;
+        r->dispatches = (uint32_t)jnum(o, "dispatches_per_step");
+        r->barriers = (uint32_t)jnum(o, "barriers_per_step");
+        r->bytes = (uint64_t)jnum(o, "bytes_per_step");
+        r->device_memory = (uint64_t)jnum(o, "device_memory");
+        r->wall_ms = jnum(o, "wall_ms_per_step");
+        r->max_strain = jnum(o, "max_strain");
+        r->rms_strain = jnum(o, "rms_strain");
+    }
+    const cJSON *old_peers = cJSON_GetObjectItem(root, "peers");
+    cJSON_ArrayForEach(o, old_peers) cJSON_AddItemToArray(peers, cJSON_Duplicate(o, 1));
+    cJSON_Delete(root);
+    if (!*s) {
+        fprintf(stderr, "sinew-bench: %s: unknown suite\n", path);
+        return 0;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *t = "sinew-bench", *out = "sinew-bench-out", *device = NULL;
     const char *peer_files[16];
     int peer_count = 0, validation = 0, plots = 1, dry_run = 0;
+    const char *report_path = NULL;
+    int out_given = 0;
+    char report_dir[2048];
     const suite *s = &suites[0];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -755,6 +866,7 @@ int main(int argc, char **argv)
             i++;
         } else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && v) {
             out = v;
+            out_given = 1;
             i++;
         } else if (!strcmp(a, "--peers") && v) {
             if (peer_count == 16) {
@@ -770,12 +882,21 @@ int main(int argc, char **argv)
             validation = 1;
         } else if (!strcmp(a, "--no-plots")) {
             plots = 0;
+        } else if (!strcmp(a, "--report") && v) {
+            report_path = v;
+            i++;
         } else if (!strcmp(a, "--dry-run")) {
             dry_run = 1;
         } else {
             cli_error(t, "unknown option or missing value: %s%s", a, "");
             return 2;
         }
+    }
+    if (report_path && !out_given) {
+        /* The page goes next to the JSON it is made from. */
+        snprintf(report_dir, sizeof report_dir, "%s", report_path);
+        char *slash = strrchr(report_dir, '/');
+        out = slash ? (*slash = '\0', report_dir) : ".";
     }
     suite dry;
     if (dry_run) {
@@ -795,19 +916,34 @@ int main(int argc, char **argv)
     }
 
     bench b = {0};
+    sinew_device_info di = {0};
+    uint32_t messages = 0;
+    char date[64];
+    cJSON *peers = read_peers(peer_files, peer_count);
+    int ok = 1;
+    if (report_path) {
+        if (!load_report(report_path, &b, &di, &s, date, sizeof date, &messages, peers)) {
+            cJSON_Delete(peers);
+            free(b.runs);
+            return 1;
+        }
+        goto output;
+    }
     sinew_context_desc cd = sinew_context_desc_default();
     cd.device = device;
     cd.validation = validation;
     cd.logger.level = SINEW_LOG_WARNING;
     if (sinew_context_create(&cd, &b.ctx) != SINEW_RESULT_OK) {
         fprintf(stderr, "%s: no Vulkan context\n", t);
+        cJSON_Delete(peers);
         return 1;
     }
-    sinew_device_info di = sinew_context_get_device_info(b.ctx);
+    di = sinew_context_get_device_info(b.ctx);
     fprintf(stderr, "sinew-bench: %s suite on %s\n", s->name, di.name);
     if (sinew_context_probe(b.ctx, &b.probe) != SINEW_RESULT_OK) {
         fprintf(stderr, "%s: device probe failed\n", t);
         sinew_context_destroy(b.ctx);
+        cJSON_Delete(peers);
         return 1;
     }
     fprintf(stderr, "probe: copy %.2f GB/s, %.2f us per dependent dispatch\n", b.probe.copy_bytes_per_s * 1e-9,
@@ -826,7 +962,6 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2 && s->quadnet[k]; k++)
         b.planned += 2;
 
-    int ok = 1;
     for (int k = 0; ok && k < 8 && s->hanging[k]; k++)
         ok = bench_scene(&b, s, SCENE_HANGING, s->hanging[k], contains(s->sweep, 4, s->hanging[k]),
                          contains(s->reference, 4, s->hanging[k]));
@@ -834,15 +969,16 @@ int main(int argc, char **argv)
         ok = bench_scene(&b, s, SCENE_SPHERE, s->sphere[k], 0, 0);
     for (int k = 0; ok && k < 2 && s->quadnet[k]; k++)
         ok = bench_scene(&b, s, SCENE_QUADNET, s->quadnet[k], 0, 0);
-    uint32_t messages = sinew_context_get_validation_message_count(b.ctx);
+    messages = sinew_context_get_validation_message_count(b.ctx);
     sinew_context_destroy(b.ctx);
-    if (!ok)
+    if (!ok) {
+        cJSON_Delete(peers);
+        free(b.runs);
         return 1;
-
-    char date[32];
+    }
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    cJSON *peers = read_peers(peer_files, peer_count);
+output:;
     cJSON *root = cJSON_CreateObject();
     cJSON *dev = cJSON_AddObjectToObject(root, "device");
     cJSON_AddStringToObject(dev, "name", di.name);

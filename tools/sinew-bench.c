@@ -45,6 +45,7 @@ static const char *const usage =
     "  --no-plots         do not call gnuplot\n"
     "  --report FILE      make README.md and plots again from a bench.json (with any\n"
     "                     --peers added), e.g. one written on a GPU machine\n"
+    "  --compare FILE     add a run-to-run table against an earlier bench.json\n"
     "  --dry-run          the suite's every scene, solver and sweep on tiny sizes, to\n"
     "                     check a set-up (e.g. the gpu suite on lavapipe) in seconds\n"
     "  -h, --help         this text\n";
@@ -840,12 +841,46 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
     return 1;
 }
 
+/* Run to run: this run's timing results against an earlier bench.json of the
+ * same suite, each difference set against the noise the runs state. */
+static void compare(const bench *now, const bench *before, const char *before_path, text *t)
+{
+    add(t, "\n## Run to run\n\nAgainst %s: GPU ms per step of the timing runs, the difference, and the "
+           "noise each run states (standard deviation of its step times).\n\n", before_path);
+    add(t, "| scene | N x N | solver | before | now | difference | noise before | noise now | within noise |\n");
+    add(t, "|---|---|---|---|---|---|---|---|---|\n");
+    int within = 0, total = 0;
+    for (size_t i = 0; i < now->count; i++) {
+        const run *r = &now->runs[i];
+        if (strcmp(r->impl, "sinew") || strcmp(r->kind, "timing"))
+            continue;
+        for (size_t j = 0; j < before->count; j++) {
+            const run *q = &before->runs[j];
+            if (strcmp(q->impl, "sinew") || strcmp(q->kind, "timing") || q->scene != r->scene || q->n != r->n ||
+                q->solver != r->solver)
+                continue;
+            double diff = r->ms[5] - q->ms[5];
+            /* Two means of noisy samples: within noise when the difference is
+             * under twice the larger of the two stated deviations. */
+            double noise = 2.0 * (r->ms_std > q->ms_std ? r->ms_std : q->ms_std);
+            int ok = fabs(diff) <= noise;
+            within += ok;
+            total++;
+            add(t, "| %s | %u | %s | %.3f | %.3f | %+.1f%% | %.1f%% | %.1f%% | %s |\n", scene_names[r->scene], r->n,
+                solver_name(r->solver), q->ms[5], r->ms[5], 100.0 * diff / q->ms[5], 100.0 * q->ms_std / q->ms[5],
+                100.0 * r->ms_std / r->ms[5], ok ? "yes" : "no");
+            break;
+        }
+    }
+    add(t, "\n%d of %d timing results agree within twice the stated noise.\n", within, total);
+}
+
 int main(int argc, char **argv)
 {
     const char *t = "sinew-bench", *out = "sinew-bench-out", *device = NULL;
     const char *peer_files[16];
     int peer_count = 0, validation = 0, plots = 1, dry_run = 0;
-    const char *report_path = NULL;
+    const char *report_path = NULL, *compare_path = NULL;
     int out_given = 0;
     char report_dir[2048];
     const suite *s = &suites[0];
@@ -882,6 +917,9 @@ int main(int argc, char **argv)
             validation = 1;
         } else if (!strcmp(a, "--no-plots")) {
             plots = 0;
+        } else if (!strcmp(a, "--compare") && v) {
+            compare_path = v;
+            i++;
         } else if (!strcmp(a, "--report") && v) {
             report_path = v;
             i++;
@@ -1021,6 +1059,18 @@ output:;
 
     text page = {0};
     report(&b, peers, s, &di, &page, date);
+    if (compare_path) {
+        bench before = {0};
+        sinew_device_info bdi;
+        const suite *bs;
+        char bdate[64];
+        uint32_t bmessages;
+        cJSON *ignored = cJSON_CreateArray();
+        if (load_report(compare_path, &before, &bdi, &bs, bdate, sizeof bdate, &bmessages, ignored))
+            compare(&b, &before, compare_path, &page);
+        cJSON_Delete(ignored);
+        free(before.runs);
+    }
     snprintf(path, sizeof path, "%s/README.md", out);
     ok = ok && page.s && write_text(path, page.s);
     if (plots)

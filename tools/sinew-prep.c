@@ -15,7 +15,7 @@ static const char *const usage =
     "Builds a cloth asset: particles with masses lumped from the triangles' areas,\n"
     "distance constraints along polygon edges (stretch) and quad diagonals (shear),\n"
     "dihedral bending across interior edges, a graph colouring for Gauss-Seidel.\n"
-    "Reads OBJ and OFF surface meshes (triangles, quads, polygons).\n"
+    "Reads OBJ and OFF, with assimp also PLY, STL, glTF (triangles, quads, polygons).\n"
     "\n"
     "  -o, --out FILE            asset to write (required)\n"
     "      --grid NXxNY          generate a grid of NX x NY particles instead of reading\n"

@@ -27,7 +27,7 @@ extern "C" {
     X(ERROR_OUT_OF_DEVICE_MEMORY, "out of device memory")                           \
     X(ERROR_NO_VULKAN, "Vulkan loader not found")                                   \
     X(ERROR_NO_DEVICE, "no suitable Vulkan device")                                 \
-    X(ERROR_UNSUPPORTED, "device lacks a required feature or limit")                \
+    X(ERROR_UNSUPPORTED, "not supported by this device or this build")              \
     X(ERROR_DEVICE_LOST, "Vulkan device lost")                                      \
     X(ERROR_VULKAN, "Vulkan call failed")                                           \
     X(ERROR_LIMIT, "size exceeds a library or device limit")

@@ -1,5 +1,6 @@
-/* Mesh files and the grid generator: reading a file and choosing its reader,
- * writing OBJ, a regular quad grid, and the text scanning both readers share. */
+/* Mesh files and the grid generator: reading a file and choosing its reader
+ * (ours for OBJ and OFF, assimp for the rest where built with it), writing OBJ,
+ * a regular quad grid, and the text scanning both readers share. */
 #include "mesh.h"
 #include "mesh_text.h"
 
@@ -138,7 +139,7 @@ int sinew_grow(void **p, size_t *cap, size_t need, size_t elem)
 
 /* ------------------------------------------------------------ files */
 
-static int has_extension(const char *path, const char *ext)
+int sinew_path_has_extension(const char *path, const char *ext)
 {
     size_t n = strlen(path), e = strlen(ext);
     if (n < e)
@@ -162,7 +163,16 @@ static int looks_like_off(const char *text, size_t size)
     return 0;
 }
 
-static sinew_result read_file(const char *path, const sinew_logger *lg, char **data, size_t *size)
+/* A dot in the last path component, not at its start: "a/b.ply", not "a.d/b" or ".b". */
+static int has_any_extension(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+    return dot && dot != name;
+}
+
+sinew_result sinew_file_read(const char *path, const sinew_logger *lg, char **data, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -206,18 +216,31 @@ sinew_result sinew_mesh_read(const char *path, const sinew_logger *lg, sinew_mes
 {
     SINEW_ASSERT(path && out);
     memset(out, 0, sizeof *out);
+    int obj = sinew_path_has_extension(path, ".obj"), off = sinew_path_has_extension(path, ".off");
+    if (!obj && !off && has_any_extension(path))
+        return sinew_mesh_read_assimp(path, lg, out);
     char *data;
     size_t size;
-    sinew_result r = read_file(path, lg, &data, &size);
+    sinew_result r = sinew_file_read(path, lg, &data, &size);
     if (r != SINEW_RESULT_OK)
         return r;
-    int off = has_extension(path, ".off") ||
-              (!has_extension(path, ".obj") && looks_like_off(data, size));
+    off = off || (!obj && looks_like_off(data, size));
     r = off ? sinew_mesh_read_off_memory(data, size, path, lg, out)
             : sinew_mesh_read_obj_memory(data, size, path, lg, out);
     free(data);
     return r;
 }
+
+#ifndef SINEW_HAVE_ASSIMP
+sinew_result sinew_mesh_read_assimp(const char *path, const sinew_logger *lg, sinew_mesh *out)
+{
+    SINEW_ASSERT(path && out);
+    memset(out, 0, sizeof *out);
+    return sinew_fail(lg, SINEW_RESULT_ERROR_UNSUPPORTED, "mesh",
+                      "%s: format not supported in this build (rebuild with libassimp-dev for PLY, STL, glTF)",
+                      path);
+}
+#endif
 
 sinew_result sinew_mesh_write_obj(const char *path, const double *positions, uint32_t vertex_count,
                                   const uint32_t *face_offsets, const uint32_t *face_indices,

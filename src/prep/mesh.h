@@ -1,5 +1,6 @@
 /* Polygon surface meshes for the offline tools: readers for OBJ and OFF (both
- * safe for untrusted input) and a regular grid generator.
+ * safe for untrusted input), other formats through assimp where the build has
+ * it, and a regular grid generator.
  *
  * Faces are kept as polygons (CSR: face f has indices[offsets[f] .. offsets[f+1])),
  * so quads stay quads and later stages can tell edges from diagonals.
@@ -20,10 +21,24 @@ typedef struct sinew_mesh {
 void sinew_mesh_free(sinew_mesh *m);
 
 /* Reads OBJ (v and f records; f accepts v, v/t, v/t/n, v//n and negative
- * indices; other records ignored) or OFF (OFF, COFF, NOFF headers; comments).
- * The format is chosen by extension (.obj/.off, case-insensitive), else by
- * content. Errors name the file, line and problem. */
+ * indices; other records ignored) or OFF (OFF, COFF, NOFF headers; comments)
+ * with sinew's own readers, and any other extension (PLY, STL, glTF, ...)
+ * through sinew_mesh_read_assimp. .obj and .off are case-insensitive; a file
+ * without an extension is OFF or OBJ by content. Errors name the file, line
+ * and problem. */
 sinew_result sinew_mesh_read(const char *path, const sinew_logger *lg, sinew_mesh *out);
+
+/* Reads any surface format assimp knows (PLY, STL, glTF 2.0 .gltf/.glb, ...):
+ * polygons kept as they are, node transforms applied, the polygon faces of all
+ * meshes gathered into one (points and lines skipped with a warning), and
+ * vertices at identical positions welded, since formats split a vertex at
+ * normal or UV seams (STL at every face) and a cloth must not tear there.
+ * Fails with BAD_MESH (assimp's message, or the problem found in a PLY file's
+ * structure, with the path), ERROR_LIMIT beyond 2^26 vertices (counted before
+ * welding) or faces, IO when the file cannot be read. In builds without
+ * assimp (SINEW_HAVE_ASSIMP undefined) it returns ERROR_UNSUPPORTED, saying
+ * so. *out is zeroed on failure; free it with sinew_mesh_free on success. */
+sinew_result sinew_mesh_read_assimp(const char *path, const sinew_logger *lg, sinew_mesh *out);
 sinew_result sinew_mesh_read_obj_memory(const char *text, size_t size, const char *name,
                                         const sinew_logger *lg, sinew_mesh *out);
 sinew_result sinew_mesh_read_off_memory(const char *text, size_t size, const char *name,

@@ -1,0 +1,540 @@
+/* Mesh import through assimp (Debian's libassimp-dev, 5.2): PLY, STL, glTF 2.0
+ * and every other surface format assimp reads, for the offline tools only; the
+ * runtime library never depends on it.
+ *
+ * Polygons stay polygons (no triangulation, so quads keep their diagonals out
+ * of the stretch constraints), node transforms are applied, and the polygon
+ * faces of every mesh in the scene are gathered into one sinew_mesh; points
+ * and lines are skipped. Degenerate faces are left for the cloth builder,
+ * which drops them and says which.
+ *
+ * Many formats split a vertex wherever its normal or UV changes (OBJ and glTF
+ * seams), and STL stores each triangle's corners separately: such a surface
+ * would arrive torn into patches. So vertices at identical positions (bit for
+ * bit, but -0.0 == +0.0) are welded here, by sorting, keeping the order of
+ * first occurrences. A surface cut open along coincident vertices is closed.
+ *
+ * assimp 5.2 is not safe for untrusted input. On PLY, found by fuzzing: a
+ * binary file shorter than its header says crashes it, one without end_header
+ * hangs it, a short ASCII one is read on into garbage, a blank line is read as
+ * a record, and out-of-range indices or "nan" come back as other, plausible
+ * vertices. So a PLY file is walked here against its header first, in a
+ * stricter grammar than assimp's, and refused with the line and problem
+ * named. Other formats rely on assimp's own checks (fuzzing STL and glTF found
+ * nothing); whatever assimp returns is checked again: indices, finite
+ * coordinates, limits.
+ */
+#include "mesh.h"
+#include "mesh_text.h"
+
+#include "core/log.h"
+
+#include <assimp/cimport.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* No aiProcess_Triangulate: quads must stay quads. No aiProcess_FindDegenerates:
+ * the cloth builder drops degenerate faces itself and names them. No
+ * aiProcess_JoinIdenticalVertices: the weld below does its work for positions
+ * (it would join only vertices alike in every attribute), and in 5.2.5 it
+ * crashed on a fuzzed PLY whose positions are denormals and signed zeros. */
+#define IMPORT_FLAGS aiProcess_PreTransformVertices
+
+/* ------------------------------------------------------------ PLY structure */
+
+enum { PLY_ASCII, PLY_LITTLE, PLY_BIG };
+enum { PLY_MAX_ELEMENTS = 64, PLY_MAX_PROPERTIES = 256 };
+enum { PLY_OTHER, PLY_COORDINATE, PLY_INDEX }; /* what a property's values must satisfy */
+
+/* Scalar types in both spellings; the position in this table is the type code. */
+enum { PLY_FLOAT = 6, PLY_DOUBLE = 7 };
+static const struct {
+    const char *name, *alias;
+    uint8_t size, integer, is_signed;
+} ply_types[] = {
+    {"char", "int8", 1, 1, 1},   {"uchar", "uint8", 1, 1, 0},   {"short", "int16", 2, 1, 1},
+    {"ushort", "uint16", 2, 1, 0}, {"int", "int32", 4, 1, 1},   {"uint", "uint32", 4, 1, 0},
+    {"float", "float32", 4, 0, 1}, {"double", "float64", 8, 0, 1},
+};
+#define PLY_TYPE_COUNT (sizeof ply_types / sizeof ply_types[0])
+#define PLY_SCALAR 0xff
+
+typedef struct ply_property {
+    uint8_t type;
+    uint8_t count_type; /* PLY_SCALAR, or the type of a list's length */
+    uint8_t role;
+} ply_property;
+
+typedef struct ply_element {
+    char name[24];
+    uint64_t count;
+    uint32_t first, property_count; /* properties[first .. first + property_count) */
+} ply_element;
+
+typedef struct ply_file {
+    const char *path;
+    const sinew_logger *lg;
+    int format;
+    uint32_t element_count, property_count;
+    ply_element elements[PLY_MAX_ELEMENTS];
+    ply_property properties[PLY_MAX_PROPERTIES];
+    uint64_t vertex_count;
+    sinew_text t;                 /* the header, then an ASCII body, line by line */
+    const unsigned char *p, *end; /* a binary body still to walk; p NULL before it */
+} ply_file;
+
+/* Prefixes the problem with the file and, in text, the line. */
+static sinew_result ply_fail(ply_file *f, const char *fmt, ...) SINEW_PRINTF(2, 3);
+static sinew_result ply_fail(ply_file *f, const char *fmt, ...)
+{
+    char problem[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(problem, sizeof problem, fmt, ap);
+    va_end(ap);
+    if (f->p)
+        return sinew_fail(f->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: %s", f->path, problem);
+    return sinew_fail(f->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s:%" PRIu64 ": %s", f->path, f->t.line_no,
+                      problem);
+}
+
+static int ply_type(sinew_token tok)
+{
+    for (size_t i = 0; i < PLY_TYPE_COUNT; i++)
+        if ((strlen(ply_types[i].name) == tok.len && memcmp(ply_types[i].name, tok.s, tok.len) == 0) ||
+            (strlen(ply_types[i].alias) == tok.len && memcmp(ply_types[i].alias, tok.s, tok.len) == 0))
+            return (int)i;
+    return -1;
+}
+
+static int token_is(sinew_token tok, const char *word)
+{
+    return tok.len == strlen(word) && memcmp(tok.s, word, tok.len) == 0;
+}
+
+/* assimp splits PLY text where sinew_text does not ('\f', '\v', '\0', a lone
+ * '\r' end lines for it, '#' is no comment) and takes a blank line in the data
+ * for a record, so rather than be read two ways such lines are refused: the
+ * first byte of the current line that is not printable ASCII, a tab, or a
+ * final "\r\n"; with comment 0, a '#' too. NULL when there is none. */
+static const char *ply_odd_byte(const sinew_text *t, int comment)
+{
+    const char *s = t->line, *e = t->data + t->next;
+    if (e > s && e[-1] == '\n')
+        e--;
+    if (e > s && e[-1] == '\r')
+        e--;
+    for (; s < e; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (!(c == '\t' || (c >= 0x20 && c < 0x7f)) || (c == '#' && !comment))
+            return s;
+    }
+    return NULL;
+}
+
+static sinew_result ply_bad_byte(ply_file *f, const char *at)
+{
+    return ply_fail(f, "unexpected byte 0x%02x in column %zu", (unsigned char)*at, (size_t)(at - f->t.line) + 1);
+}
+
+static sinew_result ply_bad_header(ply_file *f, const char *problem, sinew_token tok)
+{
+    char buf[40];
+    return ply_fail(f, "%s '%s'", problem, sinew_token_printable(tok, buf));
+}
+
+/* Reads the header up to end_header, where f->t is left; a binary body starts
+ * at f->p. */
+static sinew_result ply_header(ply_file *f)
+{
+    sinew_text *t = &f->t;
+    sinew_token tok = {NULL, 0}, a = tok, b = tok, c = tok, d = tok;
+    const char *odd;
+    if (!sinew_text_next_line(t) || !sinew_text_token(t, &tok) || !(token_is(tok, "ply") || token_is(tok, "PLY")) ||
+        sinew_text_token(t, &a) || ply_odd_byte(t, 0))
+        return ply_bad_header(f, "first line is not 'ply':", tok);
+    int have_format = 0;
+    while (sinew_text_next_line(t)) {
+        int has_token = sinew_text_token(t, &tok);
+        int comment = has_token && (token_is(tok, "comment") || token_is(tok, "obj_info"));
+        if ((odd = ply_odd_byte(t, comment)) != NULL)
+            return ply_bad_byte(f, odd);
+        if (!has_token || comment)
+            continue;
+        if (token_is(tok, "end_header")) {
+            if (!have_format)
+                return ply_bad_header(f, "no format line before", tok);
+            for (uint32_t i = 0; i < f->element_count; i++)
+                if (f->elements[i].count > 0 && f->elements[i].property_count == 0)
+                    return ply_fail(f, "element '%s' has records but no properties", f->elements[i].name);
+            if (f->format != PLY_ASCII) {
+                f->p = (const unsigned char *)t->data + t->next;
+                f->end = (const unsigned char *)t->data + t->size;
+            }
+            return SINEW_RESULT_OK;
+        }
+        if (token_is(tok, "format")) {
+            if (!sinew_text_token(t, &a))
+                return ply_bad_header(f, "format line without a format:", tok);
+            f->format = token_is(a, "ascii") ? PLY_ASCII
+                        : token_is(a, "binary_little_endian") ? PLY_LITTLE
+                        : token_is(a, "binary_big_endian") ? PLY_BIG
+                        : -1;
+            if (f->format < 0)
+                return ply_bad_header(f, "unknown format", a);
+            have_format = 1;
+        } else if (token_is(tok, "element")) {
+            int64_t count;
+            if (!sinew_text_token(t, &a) || !sinew_text_token(t, &b) || !sinew_token_int(b, &count) || count < 0)
+                return ply_bad_header(f, "expected 'element NAME COUNT' at", tok);
+            if (f->element_count == PLY_MAX_ELEMENTS)
+                return ply_bad_header(f, "too many elements at", a);
+            ply_element *e = &f->elements[f->element_count++];
+            memset(e, 0, sizeof *e);
+            memcpy(e->name, a.s, a.len < sizeof e->name - 1 ? a.len : sizeof e->name - 1);
+            e->count = (uint64_t)count;
+            e->first = f->property_count;
+            if (token_is(a, "vertex"))
+                f->vertex_count = e->count;
+        } else if (token_is(tok, "property")) {
+            if (f->element_count == 0)
+                return ply_bad_header(f, "property before any element:", tok);
+            if (f->property_count == PLY_MAX_PROPERTIES)
+                return ply_bad_header(f, "too many properties at", tok);
+            ply_element *e = &f->elements[f->element_count - 1];
+            ply_property *p = &f->properties[f->property_count];
+            if (!sinew_text_token(t, &a))
+                return ply_bad_header(f, "property without a type:", tok);
+            int list = token_is(a, "list"), ct = -1, ty;
+            if (list) {
+                if (!sinew_text_token(t, &b) || (ct = ply_type(b)) < 0 || !ply_types[ct].integer)
+                    return ply_bad_header(f, "list length type is not an integer type:", b);
+                if (!sinew_text_token(t, &c) || (ty = ply_type(c)) < 0)
+                    return ply_bad_header(f, "unknown list item type", c);
+            } else if ((ty = ply_type(a)) < 0) {
+                return ply_bad_header(f, "unknown property type", a);
+            }
+            if (!sinew_text_token(t, &d))
+                return ply_bad_header(f, "property without a name:", tok);
+            p->type = (uint8_t)ty;
+            p->count_type = list ? (uint8_t)ct : PLY_SCALAR;
+            p->role = PLY_OTHER;
+            if (!list && strcmp(e->name, "vertex") == 0 && (token_is(d, "x") || token_is(d, "y") || token_is(d, "z")))
+                p->role = PLY_COORDINATE;
+            if (list && strcmp(e->name, "face") == 0 &&
+                (token_is(d, "vertex_indices") || token_is(d, "vertex_index")))
+                p->role = PLY_INDEX;
+            f->property_count++;
+            e->property_count++;
+        } else {
+            return ply_bad_header(f, "unknown keyword", tok);
+        }
+    }
+    return ply_bad_header(f, "no end_header after", tok);
+}
+
+/* Next value of the given type: 1 read; 0 the line (ASCII) or the file
+ * (binary) ends first; -1 malformed (ASCII; the token is in tok); -2 out of memory. */
+static int ply_value(ply_file *f, int type, double *v, sinew_token *tok)
+{
+    if (f->format == PLY_ASCII) {
+        /* Plain decimals only: strtod's hex, "inf" and "nan" and a fraction in
+         * an integer would each be read otherwise by assimp. */
+        if (!sinew_text_token(&f->t, tok))
+            return 0;
+        if (ply_types[type].integer) {
+            int64_t i;
+            if (!sinew_token_int(*tok, &i))
+                return -1;
+            *v = (double)i;
+            return 1;
+        }
+        for (size_t k = 0; k < tok->len; k++)
+            if (!strchr("0123456789+-.eE", tok->s[k]))
+                return -1;
+        int ok = sinew_text_double(&f->t, *tok, v);
+        return ok < 0 ? -2 : ok ? 1 : -1;
+    }
+    size_t size = ply_types[type].size;
+    if ((size_t)(f->end - f->p) < size)
+        return 0;
+    uint64_t u = 0;
+    for (size_t k = 0; k < size; k++)
+        u |= (uint64_t)f->p[f->format == PLY_LITTLE ? k : size - 1 - k] << (8 * k);
+    f->p += size;
+    if (type == PLY_FLOAT) {
+        uint32_t bits = (uint32_t)u;
+        float x;
+        memcpy(&x, &bits, sizeof x);
+        *v = x;
+    } else if (type == PLY_DOUBLE) {
+        memcpy(v, &u, sizeof *v);
+    } else if (ply_types[type].is_signed && (u >> (8 * size - 1)) & 1) {
+        *v = (double)(int64_t)(u | ~(uint64_t)0 << (8 * size - 1));
+    } else {
+        *v = (double)u;
+    }
+    return 1;
+}
+
+/* Record i of element e. In ASCII each record is one line (assimp reads them
+ * so), with exactly the values the header declares and nothing else. */
+static sinew_result ply_record(ply_file *f, const ply_element *e, uint64_t i)
+{
+    sinew_token tok = {NULL, 0};
+    if (f->format == PLY_ASCII) {
+        if (!sinew_text_next_line(&f->t))
+            return ply_fail(f, "file ends in %s %" PRIu64 " of the %" PRIu64 " its header declares", e->name, i,
+                            e->count);
+        const char *odd = ply_odd_byte(&f->t, 0);
+        if (odd)
+            return ply_bad_byte(f, odd);
+        if (!sinew_text_token(&f->t, &tok))
+            return ply_fail(f, "blank line where %s %" PRIu64 " should be", e->name, i);
+        f->t.cursor = f->t.line;
+    }
+    for (uint32_t pi = 0; pi < e->property_count; pi++) {
+        const ply_property *p = &f->properties[e->first + pi];
+        double n = 1.0, v;
+        int got = 1;
+        if (p->count_type != PLY_SCALAR && (got = ply_value(f, p->count_type, &n, &tok)) == 1 && n < 0)
+            return ply_fail(f, "%s %" PRIu64 ": negative list length %.0f", e->name, i, n);
+        for (double k = 0; got == 1 && k < n; k++) {
+            got = ply_value(f, p->type, &v, &tok);
+            if (got == 1 && p->role == PLY_COORDINATE && !isfinite(v))
+                return ply_fail(f, "vertex %" PRIu64 " has a non-finite coordinate", i);
+            if (got == 1 && p->role == PLY_INDEX && !(v >= 0 && v < (double)f->vertex_count && v == floor(v)))
+                return ply_fail(f, "face %" PRIu64 ": vertex index %.0f out of range (%" PRIu64 " vertices)", i, v,
+                                f->vertex_count);
+        }
+        char buf[40];
+        if (got == 0 && f->format == PLY_ASCII)
+            return ply_fail(f, "%s %" PRIu64 " has fewer values than the header declares", e->name, i);
+        if (got == 0)
+            return ply_fail(f, "file ends in %s %" PRIu64 " of the %" PRIu64 " its header declares", e->name, i,
+                            e->count);
+        if (got == -1)
+            return ply_fail(f, "%s %" PRIu64 ": malformed number '%s'", e->name, i, sinew_token_printable(tok, buf));
+        if (got == -2)
+            return sinew_fail(f->lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", f->path);
+    }
+    if (f->format == PLY_ASCII && sinew_text_token(&f->t, &tok))
+        return ply_fail(f, "%s %" PRIu64 " has more values than the header declares", e->name, i);
+    return SINEW_RESULT_OK;
+}
+
+/* Walks every record the header declares: the body must hold them all, face
+ * indices must name existing vertices, coordinates must be finite. */
+static sinew_result ply_check(const char *path, const sinew_logger *lg, const char *data, size_t size)
+{
+    ply_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", path);
+    f->path = path;
+    f->lg = lg;
+    sinew_text_init(&f->t, data, size);
+    sinew_result r = ply_header(f);
+    for (uint32_t ei = 0; r == SINEW_RESULT_OK && ei < f->element_count; ei++)
+        for (uint64_t i = 0; r == SINEW_RESULT_OK && i < f->elements[ei].count; i++)
+            r = ply_record(f, &f->elements[ei], i);
+    sinew_text_free(&f->t);
+    free(f);
+    return r;
+}
+
+/* Whatever assimp would read as PLY: its name, or the magic it looks for. */
+static int is_ply(const char *path, const char *data, size_t size)
+{
+    return sinew_path_has_extension(path, ".ply") ||
+           (size >= 3 && (memcmp(data, "ply", 3) == 0 || memcmp(data, "PLY", 3) == 0));
+}
+
+/* ------------------------------------------------------------ welding */
+
+typedef struct weld_key {
+    uint64_t bits[3];
+    uint32_t vertex;
+} weld_key;
+
+/* By position, then by vertex, so the first of equal positions sorts first. */
+static int weld_compare(const void *pa, const void *pb)
+{
+    const weld_key *a = pa, *b = pb;
+    for (int k = 0; k < 3; k++)
+        if (a->bits[k] != b->bits[k])
+            return a->bits[k] < b->bits[k] ? -1 : 1;
+    return (a->vertex > b->vertex) - (a->vertex < b->vertex);
+}
+
+/* Merges vertices at the same position into the first of them and renumbers
+ * the rest in their original order. *merged: how many vertices went. */
+static int weld(sinew_mesh *m, uint32_t *merged)
+{
+    uint32_t n = m->vertex_count;
+    weld_key *keys = malloc(sizeof *keys * n);
+    uint32_t *remap = malloc(sizeof *remap * n);
+    if (!keys || !remap) {
+        free(keys);
+        free(remap);
+        return 0;
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        for (int k = 0; k < 3; k++) {
+            double x = m->positions[3 * (size_t)v + k] + 0.0; /* -0.0 becomes +0.0 */
+            memcpy(&keys[v].bits[k], &x, sizeof x);
+        }
+        keys[v].vertex = v;
+    }
+    qsort(keys, n, sizeof *keys, weld_compare);
+    for (uint32_t i = 0, j; i < n; i = j)
+        for (j = i; j < n && memcmp(keys[j].bits, keys[i].bits, sizeof keys[i].bits) == 0; j++)
+            remap[keys[j].vertex] = keys[i].vertex;
+    /* remap[v] holds v's first twin, whose new number is already known. */
+    uint32_t kept = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        if (remap[v] == v) {
+            memmove(m->positions + 3 * (size_t)kept, m->positions + 3 * (size_t)v, 3 * sizeof(double));
+            remap[v] = kept++;
+        } else {
+            remap[v] = remap[remap[v]];
+        }
+    }
+    for (uint32_t i = 0; i < m->face_offsets[m->face_count]; i++)
+        m->face_indices[i] = remap[m->face_indices[i]];
+    m->vertex_count = kept;
+    *merged = n - kept;
+    free(keys);
+    free(remap);
+    return 1;
+}
+
+/* ------------------------------------------------------------ import */
+
+/* Polygon faces (3 or more corners) of one assimp mesh. */
+static uint32_t polygon_count(const struct aiMesh *am, uint64_t *indices)
+{
+    uint32_t n = 0;
+    for (unsigned f = 0; f < am->mNumFaces; f++)
+        if (am->mFaces[f].mNumIndices >= 3) {
+            n++;
+            *indices += am->mFaces[f].mNumIndices;
+        }
+    return n;
+}
+
+/* Appends the polygon faces of every mesh to out, vertices numbered mesh after mesh. */
+static sinew_result gather(const struct aiScene *scene, const char *path, const sinew_logger *lg, sinew_mesh *out)
+{
+    uint64_t vertices = 0, faces = 0, indices = 0, skipped = 0;
+    for (unsigned i = 0; i < scene->mNumMeshes; i++) {
+        const struct aiMesh *am = scene->mMeshes[i];
+        uint32_t polygons = polygon_count(am, &indices);
+        skipped += am->mNumFaces - polygons;
+        if (polygons) {
+            vertices += am->mNumVertices;
+            faces += polygons;
+        }
+    }
+    if (skipped)
+        sinew_logf(lg, SINEW_LOG_WARNING, "mesh", "%s: ignored %" PRIu64 " point and line primitives", path, skipped);
+    if (faces == 0)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: no triangle or polygon meshes", path);
+    if (vertices > SINEW_MESH_MAX_VERTICES || faces > SINEW_MESH_MAX_FACES || indices > SINEW_MESH_MAX_INDICES)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "mesh",
+                          "%s: %" PRIu64 " vertices, %" PRIu64 " faces, %" PRIu64
+                          " face indices (limits %u, %u, %u)",
+                          path, vertices, faces, indices, SINEW_MESH_MAX_VERTICES, SINEW_MESH_MAX_FACES,
+                          SINEW_MESH_MAX_INDICES);
+    out->positions = malloc(sizeof(double) * 3 * vertices);
+    out->face_offsets = malloc(sizeof(uint32_t) * (faces + 1));
+    out->face_indices = malloc(sizeof(uint32_t) * indices);
+    if (!out->positions || !out->face_offsets || !out->face_indices)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", path);
+
+    uint32_t v = 0, f = 0, k = 0;
+    out->face_offsets[0] = 0;
+    for (unsigned i = 0; i < scene->mNumMeshes; i++) {
+        const struct aiMesh *am = scene->mMeshes[i];
+        uint64_t unused = 0;
+        if (polygon_count(am, &unused) == 0)
+            continue;
+        if (!am->mVertices)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: mesh %u has no positions", path, i);
+        uint32_t base = v;
+        for (unsigned j = 0; j < am->mNumVertices; j++, v++) {
+            double *p = out->positions + 3 * (size_t)v;
+            p[0] = am->mVertices[j].x;
+            p[1] = am->mVertices[j].y;
+            p[2] = am->mVertices[j].z;
+            if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]))
+                return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                                  "%s: vertex %u of mesh %u has a non-finite coordinate", path, j, i);
+        }
+        for (unsigned fi = 0; fi < am->mNumFaces; fi++) {
+            const struct aiFace *af = &am->mFaces[fi];
+            if (af->mNumIndices < 3)
+                continue;
+            for (unsigned c = 0; c < af->mNumIndices; c++) {
+                if (af->mIndices[c] >= am->mNumVertices)
+                    return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                                      "%s: face %u of mesh %u: vertex index %u out of range (%u vertices)", path,
+                                      fi, i, af->mIndices[c], am->mNumVertices);
+                out->face_indices[k++] = base + af->mIndices[c];
+            }
+            out->face_offsets[++f] = k;
+        }
+    }
+    out->vertex_count = v;
+    out->face_count = f;
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_mesh_read_assimp(const char *path, const sinew_logger *lg, sinew_mesh *out)
+{
+    SINEW_ASSERT(path && out);
+    memset(out, 0, sizeof *out);
+    /* Read here first: a missing file is an I/O error with its reason, and a
+     * PLY file is checked, then imported from exactly the bytes checked. */
+    char *data;
+    size_t size;
+    sinew_result r = sinew_file_read(path, lg, &data, &size);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    const struct aiScene *scene = NULL;
+    if (is_ply(path, data, size)) {
+        r = ply_check(path, lg, data, size);
+        if (r == SINEW_RESULT_OK)
+            scene = aiImportFileFromMemory(data, (unsigned)size, IMPORT_FLAGS, "ply");
+    } else {
+        /* From the path: glTF buffers and OBJ materials may live in other files. */
+        free(data);
+        data = NULL;
+        scene = aiImportFile(path, IMPORT_FLAGS);
+    }
+    free(data);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    if (!scene)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: %s", path, aiGetErrorString());
+
+    r = gather(scene, path, lg, out);
+    aiReleaseImport(scene);
+    uint32_t merged = 0;
+    if (r == SINEW_RESULT_OK && !weld(out, &merged))
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", path);
+    if (r != SINEW_RESULT_OK) {
+        sinew_mesh_free(out);
+        return r;
+    }
+    if (merged)
+        sinew_logf(lg, SINEW_LOG_INFO, "mesh", "%s: welded %u vertices onto others at the same position", path,
+                   merged);
+    return SINEW_RESULT_OK;
+}

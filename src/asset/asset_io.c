@@ -477,7 +477,7 @@ sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char 
     SINEW_ASSERT(out && name && (bytes || size == 0));
     *out = NULL;
     const uint8_t *p = bytes;
-    uint32_t section_count;
+    uint32_t section_count = 0;
     sinew_result r = check_header(p, size, name, lg, &section_count);
     if (r != SINEW_RESULT_OK)
         return r;
@@ -502,7 +502,7 @@ sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char 
                        entries[i].name, entries[i].size);
     }
 
-    sinew_asset *a;
+    sinew_asset *a = NULL;
     if ((r = decode(p, known, name, lg, &a)) != SINEW_RESULT_OK)
         return r;
     if ((r = sinew_asset_validate(a, name, lg)) != SINEW_RESULT_OK) {
@@ -567,8 +567,8 @@ sinew_result sinew_asset_load(const char *path, const sinew_logger *lg, sinew_as
 {
     SINEW_ASSERT(path && out);
     *out = NULL;
-    uint8_t *bytes;
-    size_t size;
+    uint8_t *bytes = NULL;
+    size_t size = 0;
     sinew_result r = read_file(path, lg, &bytes, &size);
     if (r != SINEW_RESULT_OK)
         return r;

@@ -3,13 +3,14 @@
 # configures and builds (release preset), then
 #   tools/run.sh sim [sinew-sim options]   runs the default scene (or an asset)
 #   tools/run.sh test                      runs the whole test suite
+#   tools/run.sh build                     only sets up and builds
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build"
 packages="build-essential cmake pkg-config libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers \
 glslc glslang-tools spirv-tools libshaderc-dev libvulkan-volk-dev libcriterion-dev vulkan-tools \
-libassimp-dev"
+libassimp-dev libcjson-dev"
 
 sudo_if_needed() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -64,8 +65,12 @@ test)
     export SINEW_CGAL_DATA="$build/cgal-data"
     cd "$build" && exec ctest --output-on-failure -j "$(nproc)" "$@"
     ;;
+build)
+    install_missing
+    configure_and_build
+    ;;
 *)
-    echo "usage: tools/run.sh sim [sinew-sim options] | tools/run.sh test [ctest options]" >&2
+    echo "usage: tools/run.sh sim [sinew-sim options] | test [ctest options] | build" >&2
     exit 2
     ;;
 esac

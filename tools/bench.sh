@@ -1,8 +1,11 @@
 #!/bin/sh
 # Regenerates the benchmark page of this machine's Vulkan device:
 #   tools/bench.sh [quick|gpu|all]      (default quick)
-# builds (release), runs the peers when tools/peers/setup.sh has been run, runs
-# sinew-bench and writes docs/benchmarks/<device>/ (README.md, bench.json, plots).
+# builds (release), runs sinew-bench and writes docs/benchmarks/<device>/
+# (README.md, bench.json, plots), comparing with the previous bench.json there
+# (run to run) and including the peers' results in peers.jsonl there, made by
+#   tools/peers/setup.sh && tools/peers/run.sh docs/benchmarks/<device>/peers.jsonl
+# (slow: tens of minutes; run it when the peers or the machine change).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,12 +24,12 @@ slug=$(printf '%s' "$device" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-
 out="$root/docs/benchmarks/$slug"
 mkdir -p "$out"
 
-peers=""
-if [ -d "$root/tools/peers/build" ] && [ -x "$root/tools/peers/run.sh" ]; then
-    rm -f "$out/peers.jsonl"
-    "$root/tools/peers/run.sh" "$out/peers.jsonl" || echo "warning: some peers failed"
-    [ -s "$out/peers.jsonl" ] && peers="--peers $out/peers.jsonl"
+extra=""
+[ -s "$out/peers.jsonl" ] && extra="--peers $out/peers.jsonl"
+if [ -f "$out/bench.json" ]; then
+    cp "$out/bench.json" "$out/previous.json"
+    extra="$extra --compare $out/previous.json"
 fi
 # shellcheck disable=SC2086
-"$root/build/tools/sinew-bench" --suite "$suite" -o "$out" $peers
+"$root/build/tools/sinew-bench" --suite "$suite" -o "$out" $extra
 echo "results: $out/README.md"

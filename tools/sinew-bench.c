@@ -845,8 +845,9 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
  * same suite, each difference set against the noise the runs state. */
 static void compare(const bench *now, const bench *before, const char *before_path, text *t)
 {
-    add(t, "\n## Run to run\n\nAgainst %s: GPU ms per step of the timing runs, the difference, and the "
-           "noise each run states (standard deviation of its step times).\n\n", before_path);
+    const char *slash = strrchr(before_path, '/');
+    add(t, "\n## Run to run\n\nAgainst %s (the previous run): GPU ms per step of the timing runs, the difference, and the "
+           "noise each run states (standard deviation of its step times).\n\n", slash ? slash + 1 : before_path);
     add(t, "| scene | N x N | solver | before | now | difference | noise before | noise now | within noise |\n");
     add(t, "|---|---|---|---|---|---|---|---|---|\n");
     int within = 0, total = 0;

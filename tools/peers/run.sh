@@ -15,7 +15,7 @@ set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD="$HERE/build"
-PEERS="bullet"
+PEERS="bullet python"
 
 OUT=${1:-"$HERE/results.jsonl"}
 if [ $# -gt 0 ]; then shift; fi
@@ -80,6 +80,14 @@ run_bullet() {
         return 0
     fi
     sweep bullet "$bin"
+}
+
+run_python() {
+    if [ ! -x "${PEERS_VENV:-$BUILD/venv}/bin/python" ]; then
+        say "python: no venv (tools/peers/setup.sh python); skipped"
+        return 0
+    fi
+    sh "$HERE/run_python.sh" "$OUT"
 }
 
 # --- dispatcher ---------------------------------------------------------------

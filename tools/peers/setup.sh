@@ -13,7 +13,7 @@ set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD="$HERE/build"
-PEERS="bullet"
+PEERS="bullet python"
 
 say() { printf 'setup: %s\n' "$*"; }
 warn() { printf 'setup: %s\n' "$*" >&2; }
@@ -64,6 +64,12 @@ setup_bullet() {
     # shellcheck disable=SC2086  # pkg-config output is a list of flags
     g++ -O2 -o "$BUILD/bullet_cloth" "$HERE/bullet_cloth.cpp" $flags
     say "built $BUILD/bullet_cloth (Bullet $(pkg-config --modversion bullet))"
+}
+
+# pypbd and Newton (XPBD, VBD) in a venv under build/: setup_python.sh.
+setup_python() {
+    apt_install python3 python3-venv
+    sh "$HERE/setup_python.sh"
 }
 
 # --- dispatcher ---------------------------------------------------------------

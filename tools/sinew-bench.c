@@ -552,9 +552,9 @@ static void plot(const bench *b, const cJSON *peers, const char *out, const suit
             return;
         char script[16384];
         size_t len = (size_t)snprintf(script, sizeof script,
-                                      "set terminal pngcairo size 900,760\nset output '%s/accuracy_%u.png'\n"
+                                      "set terminal pngcairo size 1000,900\nset output '%s/accuracy_%u.png'\n"
                                       "set logscale xy\nset xlabel 'time per step (ms): GPU for sinew, CPU wall for others'\n"
-                                      "set ylabel 'RMS stretch strain, mean over the 2nd second'\nset key below\nset grid\n"
+                                      "set ylabel 'RMS stretch strain, mean over the 2nd second'\nset key below maxcols 2\nset grid\n"
                                       "set title 'hanging cloth %ux%u: error against cost'\nplot ",
                                       out, n, n, n);
         int block = 0;
@@ -582,17 +582,41 @@ static void plot(const bench *b, const cJSON *peers, const char *out, const suit
                                             solver_name((sinew_solver)sv), kinds[ki]);
                     block++;
                 }
+        /* Peers: one curve per peer, method and sweep, like sinew's. */
         int peer_count = cJSON_GetArraySize(peers);
         for (int p = 0; p < peer_count; p++) {
-            const cJSON *o = cJSON_GetArrayItem(peers, p);
-            if ((uint32_t)jnum(o, "n") != n || cJSON_IsTrue(cJSON_GetObjectItem(o, "diverged")))
-                continue; /* a diverged run has no error to plot */
-            fprintf(f, "%g %g\n\n\n", jnum(o, "ms_per_step"), jnum(o, "rms_strain"));
-            len += (size_t)snprintf(script + len, sizeof script - len,
-                                    "%s'%s' index %d with points pt 7 title '%s %s s%di%d'", block ? ", " : "", path,
-                                    block, jstr(o, "peer"), jstr(o, "method"), (int)jnum(o, "substeps"),
-                                    (int)jnum(o, "iterations"));
-            block++;
+            const cJSON *first = cJSON_GetArrayItem(peers, p);
+            int seen = 0; /* this peer and method were plotted already */
+            for (int q = 0; q < p && !seen; q++) {
+                const cJSON *o = cJSON_GetArrayItem(peers, q);
+                seen = !strcmp(jstr(o, "peer"), jstr(first, "peer")) && !strcmp(jstr(o, "method"), jstr(first, "method"));
+            }
+            if (seen)
+                continue;
+            for (int ki = 0; ki < 2; ki++) {
+                int any = 0;
+                for (uint32_t v = 1; v <= 64; v *= 2) {
+                    for (int q = p; q < peer_count; q++) {
+                        const cJSON *o = cJSON_GetArrayItem(peers, q);
+                        int sub = (int)jnum(o, "substeps"), it = (int)jnum(o, "iterations");
+                        if ((uint32_t)jnum(o, "n") != n || strcmp(jstr(o, "peer"), jstr(first, "peer")) ||
+                            strcmp(jstr(o, "method"), jstr(first, "method")) ||
+                            cJSON_IsTrue(cJSON_GetObjectItem(o, "diverged")) || /* no error to plot */
+                            (ki ? (sub != 1 || it != (int)v) : (it != 1 || sub != (int)v)))
+                            continue;
+                        fprintf(f, "%g %g\n", jnum(o, "ms_per_step"), jnum(o, "rms_strain"));
+                        any = 1;
+                        break;
+                    }
+                }
+                if (!any)
+                    continue;
+                fprintf(f, "\n\n");
+                len += (size_t)snprintf(script + len, sizeof script - len,
+                                        "%s'%s' index %d with linespoints dt 2 title '%s %s, %s sweep'", block ? ", " : "",
+                                        path, block, jstr(first, "peer"), jstr(first, "method"), kinds[ki]);
+                block++;
+            }
         }
         fclose(f);
         snprintf(script + len, sizeof script - len, "\n");

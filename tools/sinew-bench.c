@@ -718,7 +718,9 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
             b->probe.copy_bytes_per_s > 0 ? 100.0 * bps / b->probe.copy_bytes_per_s : 0.0,
             r->device_memory / 1048576.0, r->max_strain, r->rms_strain);
     }
-    add(t, "\nScenes: ");
+    add(t, "\nMB/step is the traffic the kernels are designed to move (reads + writes); GB/s is that over the GPU "
+           "time, and \"of probe\" that against the probe's copy of 64 MiB, which is past every cache: above 100%% "
+           "the working set is served from caches.\n\nScenes: ");
     for (int k = 0; k < 3; k++)
         add(t, "%s%s = %s", k ? "; " : "", scene_names[k], scene_titles[k]);
     add(t, ". Strain is |len - L| / L over the stretch (grid) edges after the measured steps.\n\n");
@@ -751,15 +753,15 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
         }
         /* Time to accuracy: the cheapest configuration of each implementation
          * and solver that reaches each target. */
-        const double targets[] = {1e-2, 3e-3, 1e-3};
+        const double targets[] = {1e-1, 3e-2, 1e-2, 3e-3};
         add(t, "\nTime to reach an RMS strain (cheapest measured configuration):\n\n");
-        add(t, "| implementation | solver | <= 1e-2 | <= 3e-3 | <= 1e-3 |\n|---|---|---|---|---|\n");
+        add(t, "| implementation | solver | <= 1e-1 | <= 3e-2 | <= 1e-2 | <= 3e-3 |\n|---|---|---|---|---|---|\n");
         const char *impls[] = {"sinew", "reference"};
         for (int ii = 0; ii < 2; ii++)
             for (int sv = 0; sv < 2; sv++) {
                 int any = 0;
-                char cells[3][64];
-                for (int k = 0; k < 3; k++) {
+                char cells[4][64];
+                for (int k = 0; k < 4; k++) {
                     double best = INFINITY;
                     const run *br = NULL;
                     for (size_t i = 0; i < b->count; i++) {
@@ -780,8 +782,8 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
                         snprintf(cells[k], sizeof cells[k], "not reached");
                 }
                 if (any)
-                    add(t, "| %s | %s | %s | %s | %s |\n", ii ? "CPU reference" : "sinew GPU",
-                        solver_name((sinew_solver)sv), cells[0], cells[1], cells[2]);
+                    add(t, "| %s | %s | %s | %s | %s | %s |\n", ii ? "CPU reference" : "sinew GPU",
+                        solver_name((sinew_solver)sv), cells[0], cells[1], cells[2], cells[3]);
             }
         add(t, "\n");
     }

@@ -33,7 +33,8 @@ fetch_cgal_data() {
     data="$build/cgal-data"
     [ -f "$data/meshes/mask_cone.off" ] && return 0
     tmp=$(mktemp -d)
-    if (cd "$tmp" && apt-get download libcgal-demo >/dev/null 2>&1); then
+    if (cd "$tmp" && { apt-get download libcgal-demo >/dev/null 2>&1 ||
+        { sudo_if_needed apt-get update -qq && apt-get download libcgal-demo >/dev/null 2>&1; }; }); then
         dpkg -x "$tmp"/libcgal-demo_*.deb "$tmp/x"
         mkdir -p "$data"
         tar xzf "$tmp/x/usr/share/doc/libcgal-dev/data.tar.gz" -C "$tmp" data/meshes

@@ -785,6 +785,45 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
                     add(t, "| %s | %s | %s | %s | %s | %s |\n", ii ? "CPU reference" : "sinew GPU",
                         solver_name((sinew_solver)sv), cells[0], cells[1], cells[2], cells[3]);
             }
+        /* The peers at equal error: their cheapest run reaching each target. */
+        int pc = cJSON_GetArraySize(peers);
+        for (int p = 0; p < pc; p++) {
+            const cJSON *first = cJSON_GetArrayItem(peers, p);
+            int seen = 0, any = 0;
+            for (int q = 0; q < p && !seen; q++) {
+                const cJSON *o = cJSON_GetArrayItem(peers, q);
+                seen = !strcmp(jstr(o, "peer"), jstr(first, "peer")) && !strcmp(jstr(o, "method"), jstr(first, "method"));
+            }
+            if (seen)
+                continue;
+            char cells[4][64];
+            for (int k = 0; k < 4; k++) {
+                double best = INFINITY;
+                const cJSON *bo = NULL;
+                for (int q = p; q < pc; q++) {
+                    const cJSON *o = cJSON_GetArrayItem(peers, q);
+                    if ((uint32_t)jnum(o, "n") != n || strcmp(jstr(o, "peer"), jstr(first, "peer")) ||
+                        strcmp(jstr(o, "method"), jstr(first, "method")))
+                        continue;
+                    any = 1;
+                    if (!cJSON_IsTrue(cJSON_GetObjectItem(o, "diverged")) && jnum(o, "rms_strain") <= targets[k] &&
+                        jnum(o, "ms_per_step") < best) {
+                        best = jnum(o, "ms_per_step");
+                        bo = o;
+                    }
+                }
+                if (bo)
+                    snprintf(cells[k], sizeof cells[k], "%.3f ms (%dx%d)", best, (int)jnum(bo, "substeps"),
+                             (int)jnum(bo, "iterations"));
+                else
+                    snprintf(cells[k], sizeof cells[k], "not reached");
+            }
+            const char *peer = jstr(first, "peer"), *version = jstr(first, "version");
+            int named = !strncmp(version, peer, strlen(peer)); /* "newton 1.8.0, warp-lang ..." */
+            if (any)
+                add(t, "| %s%s%s (CPU) | %s | %s | %s | %s | %s |\n", named ? "" : peer, named ? "" : " ", version,
+                    jstr(first, "method"), cells[0], cells[1], cells[2], cells[3]);
+        }
         add(t, "\n");
     }
 

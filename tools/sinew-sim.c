@@ -36,6 +36,8 @@ static const char *const usage =
     "      --ground Y | --no-ground   ground plane height in m (default: 0 for the\n"
     "                            default scene, a quarter of the asset's size below it)\n"
     "      --sphere X,Y,Z,R | --no-sphere   sphere collider (default scene: one)\n"
+    "      --check-strain S      exit with status 3 if the RMS strain of any step exceeds\n"
+    "                            S (e.g. 0.05), or a position stops being finite\n"
     "  -o, --out DIR             output folder (default ./sinew-out)\n"
     "      --every N             also write every N-th frame as frame_NNNNN.obj\n"
     "      --device NAME|INDEX   Vulkan device (default: SINEW_DEVICE, else the best)\n"
@@ -47,7 +49,7 @@ typedef struct options {
     const char *asset_path, *out_dir, *device;
     unsigned frames, every, substeps, iterations;
     int solver_jacobi, validation, quiet;
-    double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4];
+    double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain;
     int ground_set, no_ground, sphere_set, no_sphere;
 } options;
 
@@ -113,6 +115,9 @@ static int parse(int argc, char **argv, options *o)
         } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
             ok = v != NULL || cli_error(t, "%s needs a folder%s", a, "");
             o->out_dir = v;
+        } else if (!strcmp(a, "--check-strain")) {
+            ok = cli_double(t, a, v, &o->check_strain) &&
+                 (o->check_strain > 0 || !cli_error(t, "%s must be > 0%s", a, ""));
         } else if (!strcmp(a, "--every")) {
             ok = cli_uint(t, a, v, 10000000, &o->every);
         } else if (!strcmp(a, "--device")) {
@@ -256,7 +261,7 @@ int main(int argc, char **argv)
         printf("sinew-sim: %s on %s\n  %u particles, %u triangles, %u distance + %u bending constraints in %u colours\n",
                o.asset_path ? o.asset_path : "default scene", di.name, ai.particle_count, ai.triangle_count,
                ai.distance_count, ai.bend_count, ai.colour_count);
-    double gpu_ms = 0.0, worst_strain = 0.0, t0 = now_s();
+    double gpu_ms = 0.0, worst_strain = 0.0, worst_rms = 0.0, t0 = now_s();
     int tty = isatty(fileno(stdout));
     char path[4096];
     for (unsigned f = 1; f <= o.frames; f++) {
@@ -267,6 +272,8 @@ int main(int argc, char **argv)
         sinew_step_stats st = sinew_body_get_stats(body);
         gpu_ms += st.ms_total > 0 ? st.ms_total : 0.0;
         worst_strain = st.max_strain > worst_strain ? st.max_strain : worst_strain;
+        /* NaN compares false: a non-finite strain counts as the worst. */
+        worst_rms = !(st.rms_strain <= worst_rms) ? st.rms_strain : worst_rms;
         if (o.every && f % o.every == 0) {
             snprintf(path, sizeof path, "%s/frame_%05u.obj", o.out_dir, f);
             if (sinew_body_read_positions(body, xyz, ai.particle_count) != SINEW_RESULT_OK ||
@@ -302,6 +309,12 @@ int main(int argc, char **argv)
            sinew_context_get_device_memory(ctx) / 1048576.0);
     printf("  final mesh      %s\n", path);
     status = 0;
+    if (o.check_strain > 0 && !(worst_rms <= o.check_strain)) {
+        printf("  check           FAILED: RMS strain reached %.3g, above %.3g\n", worst_rms, o.check_strain);
+        status = 3;
+    } else if (o.check_strain > 0) {
+        printf("  check           passed: RMS strain at most %.3g (limit %.3g)\n", worst_rms, o.check_strain);
+    }
 done:
     free(xyz);
     sinew_body_destroy(body);

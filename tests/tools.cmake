@@ -2,7 +2,7 @@
 set(PREP $<TARGET_FILE:sinew-prep>)
 set(SIM $<TARGET_FILE:sinew-sim>)
 set(OUT ${CMAKE_CURRENT_BINARY_DIR}/out)
-set(FAIL_ON_MESSAGES "sinew (error|warning)|Validation")
+set(FAIL_ON_MESSAGES "sinew (error|warning)|Validation|Sanitizer")
 
 # The default scene, with validation on: it runs and writes its mesh.
 add_test(NAME tool_sim_default_scene

@@ -1189,6 +1189,7 @@ output:;
         plot(&b, peers, out, s);
     if (page.s)
         fputs(page.s, stdout);
+    fflush(stdout); /* before any exit-time report a sanitizer may end the process with */
     fprintf(stderr, "sinew-bench: wrote %s/bench.json, %s/README.md%s\n", out, out, plots ? " and plots" : "");
     if (messages)
         fprintf(stderr, "sinew-bench: %u validation messages\n", messages);

@@ -316,6 +316,7 @@ int main(int argc, char **argv)
         printf("  check           passed: RMS strain at most %.3g (limit %.3g)\n", worst_rms, o.check_strain);
     }
 done:
+    fflush(stdout); /* before any exit-time report a sanitizer may end the process with */
     free(xyz);
     sinew_body_destroy(body);
     sinew_context_destroy(ctx);

@@ -82,12 +82,27 @@ run_bullet() {
     sweep bullet "$bin"
 }
 
+# pypbd and Newton (XPBD, VBD), from the venv setup.sh python made.
+VENV=${PEERS_VENV:-"$BUILD/venv"}
+PY="$VENV/bin/python"
+
+# have MODULE: whether the venv can import MODULE.
+have() {
+    [ -x "$PY" ] && "$PY" -c "import $1" >/dev/null 2>&1
+}
+
 run_python() {
-    if [ ! -x "${PEERS_VENV:-$BUILD/venv}/bin/python" ]; then
-        say "python: no venv (tools/peers/setup.sh python); skipped"
-        return 0
+    if have pypbd; then
+        sweep pypbd "$PY" "$HERE/pypbd_cloth.py"
+    else
+        say "pypbd: not installed in $VENV (tools/peers/setup.sh python); skipped"
     fi
-    sh "$HERE/run_python.sh" "$OUT"
+    if have newton; then
+        sweep newton_xpbd "$PY" "$HERE/warp_cloth.py" --solver xpbd
+        sweep newton_vbd "$PY" "$HERE/warp_cloth.py" --solver vbd
+    else
+        say "newton: not installed in $VENV (tools/peers/setup.sh python); skipped"
+    fi
 }
 
 # --- dispatcher ---------------------------------------------------------------

@@ -170,36 +170,6 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     return r;
 }
 
-static sinew_result create_descriptors(sinew_body *b)
-{
-    sinew_context *ctx = b->ctx;
-    const struct VolkDeviceTable *vk = &ctx->vk;
-    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SINEW_BIND_COUNT};
-    VkDescriptorPoolCreateInfo pi = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pi.maxSets = 1;
-    pi.poolSizeCount = 1;
-    pi.pPoolSizes = &size;
-    VK_TRY(ctx, vk->vkCreateDescriptorPool(ctx->device, &pi, NULL, &b->descriptor_pool));
-    VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    ai.descriptorPool = b->descriptor_pool;
-    ai.descriptorSetCount = 1;
-    ai.pSetLayouts = &ctx->set_layout;
-    VK_TRY(ctx, vk->vkAllocateDescriptorSets(ctx->device, &ai, &b->set));
-    VkDescriptorBufferInfo infos[SINEW_BIND_COUNT];
-    VkWriteDescriptorSet writes[SINEW_BIND_COUNT];
-    for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
-        infos[i] = (VkDescriptorBufferInfo){b->buffers[i].buffer, 0, VK_WHOLE_SIZE};
-        writes[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        writes[i].dstSet = b->set;
-        writes[i].dstBinding = i;
-        writes[i].descriptorCount = 1;
-        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[i].pBufferInfo = &infos[i];
-    }
-    vk->vkUpdateDescriptorSets(ctx->device, SINEW_BIND_COUNT, writes, 0, NULL);
-    return SINEW_RESULT_OK;
-}
-
 static sinew_result record_step(sinew_body *b)
 {
     sinew_context *ctx = b->ctx;
@@ -276,7 +246,8 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     }
     if (asset->colour_count)
         memcpy(b->colours, asset->colours, asset->colour_count * sizeof *b->colours);
-    if ((r = upload_asset(b, asset)) != SINEW_RESULT_OK || (r = create_descriptors(b)) != SINEW_RESULT_OK ||
+    if ((r = upload_asset(b, asset)) != SINEW_RESULT_OK ||
+        (r = sinew_descriptor_set_create(ctx, b->buffers, &b->descriptor_pool, &b->set)) != SINEW_RESULT_OK ||
         (r = record_step(b)) != SINEW_RESULT_OK) {
         sinew_body_destroy(b);
         return r;
@@ -347,18 +318,16 @@ static void read_timestamps(sinew_body *b)
     if (count < 2 || ctx->vk.vkGetQueryPoolResults(ctx->device, b->queries, 0, count, count * sizeof *t, t, sizeof *t,
                                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS)
         return;
-    const uint64_t mask = ctx->timestamp_bits >= 64 ? ~0ull : (1ull << ctx->timestamp_bits) - 1;
-    const double ms = ctx->props.limits.timestampPeriod * 1e-6;
     double phase[SINEW_PHASE_COUNT] = {0};
     for (uint32_t i = 1; i < count; i++)
-        phase[b->query_phase[i]] += (double)((t[i] - t[i - 1]) & mask) * ms;
+        phase[b->query_phase[i]] += sinew_timestamp_ms(ctx, t[i - 1], t[i]);
     sinew_step_stats *s = &b->stats;
     s->ms_predict = phase[SINEW_PHASE_PREDICT];
     s->ms_solve = phase[SINEW_PHASE_SOLVE];
     s->ms_contacts = phase[SINEW_PHASE_CONTACTS];
     s->ms_velocity = phase[SINEW_PHASE_VELOCITY];
     s->ms_residual = b->desc.residual ? phase[SINEW_PHASE_RESIDUAL] : -1.0;
-    s->ms_total = (double)((t[count - 1] - t[0]) & mask) * ms;
+    s->ms_total = sinew_timestamp_ms(ctx, t[0], t[count - 1]);
 }
 
 sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)

@@ -118,6 +118,14 @@ sinew_result sinew_buffer_upload(sinew_context *ctx, sinew_buffer *buf, VkDevice
 sinew_result sinew_buffer_download(sinew_context *ctx, sinew_buffer *buf, VkDeviceSize offset,
                                    void *data, VkDeviceSize size);
 
+/* Creates a descriptor pool holding one set of the binding model, with
+ * buffers[i] bound at binding i. */
+sinew_result sinew_descriptor_set_create(sinew_context *ctx, const sinew_buffer buffers[SINEW_BIND_COUNT],
+                                         VkDescriptorPool *pool, VkDescriptorSet *set);
+
+/* Milliseconds between two raw timestamps of this context's queue. */
+double sinew_timestamp_ms(const sinew_context *ctx, uint64_t begin, uint64_t end);
+
 /* ---------------------------------------------------------------- recording */
 
 /* What a span between two timestamps was spent on. */

@@ -100,29 +100,8 @@ static sinew_result run(sinew_context *ctx, probe *p, sinew_device_probe *out)
         if ((r = sinew_buffer_create(ctx, bytes, SINEW_MEMORY_DEVICE, "probe buffer", &p->buffers[i])) != SINEW_RESULT_OK)
             return r;
     }
-    VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SINEW_BIND_COUNT};
-    VkDescriptorPoolCreateInfo pi = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pi.maxSets = 1;
-    pi.poolSizeCount = 1;
-    pi.pPoolSizes = &ps;
-    VK_TRY(ctx, vk->vkCreateDescriptorPool(ctx->device, &pi, NULL, &p->pool));
-    VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    ai.descriptorPool = p->pool;
-    ai.descriptorSetCount = 1;
-    ai.pSetLayouts = &ctx->set_layout;
-    VK_TRY(ctx, vk->vkAllocateDescriptorSets(ctx->device, &ai, &p->set));
-    VkDescriptorBufferInfo infos[SINEW_BIND_COUNT];
-    VkWriteDescriptorSet writes[SINEW_BIND_COUNT];
-    for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
-        infos[i] = (VkDescriptorBufferInfo){p->buffers[i].buffer, 0, VK_WHOLE_SIZE};
-        writes[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        writes[i].dstSet = p->set;
-        writes[i].dstBinding = i;
-        writes[i].descriptorCount = 1;
-        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[i].pBufferInfo = &infos[i];
-    }
-    vk->vkUpdateDescriptorSets(ctx->device, SINEW_BIND_COUNT, writes, 0, NULL);
+    if ((r = sinew_descriptor_set_create(ctx, p->buffers, &p->pool, &p->set)) != SINEW_RESULT_OK)
+        return r;
     VkCommandBufferAllocateInfo ci = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ci.commandPool = ctx->command_pool;
     ci.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -156,10 +135,8 @@ static sinew_result run(sinew_context *ctx, probe *p, sinew_device_probe *out)
     uint64_t t[4];
     if (p->queries && vk->vkGetQueryPoolResults(ctx->device, p->queries, 0, 4, sizeof t, t, sizeof t[0],
                                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS) {
-        const uint64_t mask = ctx->timestamp_bits >= 64 ? ~0ull : (1ull << ctx->timestamp_bits) - 1;
-        double period = ctx->props.limits.timestampPeriod * 1e-9;
-        copy_s = (double)((t[1] - t[0]) & mask) * period;
-        chain_s = (double)((t[3] - t[2]) & mask) * period;
+        copy_s = sinew_timestamp_ms(ctx, t[0], t[1]) * 1e-3;
+        chain_s = sinew_timestamp_ms(ctx, t[2], t[3]) * 1e-3;
         out->gpu_timed = 1;
     }
     out->copy_bytes = 2 * size;

@@ -65,3 +65,39 @@ void sinew_record_timestamp(sinew_recorder *r, sinew_phase phase)
     r->ctx->vk.vkCmdWriteTimestamp(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, r->queries, r->query_count);
     r->phase_of[r->query_count++] = (uint8_t)phase;
 }
+
+sinew_result sinew_descriptor_set_create(sinew_context *ctx, const sinew_buffer buffers[SINEW_BIND_COUNT],
+                                         VkDescriptorPool *pool, VkDescriptorSet *set)
+{
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SINEW_BIND_COUNT};
+    VkDescriptorPoolCreateInfo pi = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pi.maxSets = 1;
+    pi.poolSizeCount = 1;
+    pi.pPoolSizes = &size;
+    VK_TRY(ctx, vk->vkCreateDescriptorPool(ctx->device, &pi, NULL, pool));
+    VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    ai.descriptorPool = *pool;
+    ai.descriptorSetCount = 1;
+    ai.pSetLayouts = &ctx->set_layout;
+    VK_TRY(ctx, vk->vkAllocateDescriptorSets(ctx->device, &ai, set));
+    VkDescriptorBufferInfo infos[SINEW_BIND_COUNT];
+    VkWriteDescriptorSet writes[SINEW_BIND_COUNT];
+    for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
+        infos[i] = (VkDescriptorBufferInfo){buffers[i].buffer, 0, VK_WHOLE_SIZE};
+        writes[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[i].dstSet = *set;
+        writes[i].dstBinding = i;
+        writes[i].descriptorCount = 1;
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = &infos[i];
+    }
+    vk->vkUpdateDescriptorSets(ctx->device, SINEW_BIND_COUNT, writes, 0, NULL);
+    return SINEW_RESULT_OK;
+}
+
+double sinew_timestamp_ms(const sinew_context *ctx, uint64_t begin, uint64_t end)
+{
+    const uint64_t mask = ctx->timestamp_bits >= 64 ? ~0ull : (1ull << ctx->timestamp_bits) - 1;
+    return (double)((end - begin) & mask) * ctx->props.limits.timestampPeriod * 1e-6;
+}

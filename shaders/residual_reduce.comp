@@ -23,6 +23,5 @@ void main()
         stats.max_strain = red[0].x;
         stats.rms_strain = range.count > 0u ? sqrt(red[0].y / float(range.count)) : 0.0;
         stats.count = range.count;
-        stats.pad0 = 0u;
     }
 }

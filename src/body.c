@@ -2,6 +2,7 @@
 #include "body.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,9 @@ sinew_body_desc sinew_body_desc_default(void)
     d.jacobi_omega = 1.5f; /* averaging under-relaxes; 1.5 is the usual remedy */
     d.residual = 1;
     d.timestamps = 1;
+    d.health_check = 1;
+    d.max_speed = 500.0f; /* m/s: far beyond any cloth, well short of a blow-up */
+    d.rollback = 1;
     return d;
 }
 
@@ -51,6 +55,9 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
     if (!(d->jacobi_omega > 0.0f && d->jacobi_omega <= 2.0f))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "jacobi_omega %g is not in (0, 2]",
                           d->jacobi_omega);
+    if (!(isfinite(d->max_speed) && d->max_speed > 0.0f))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "max_speed %g is not finite and > 0",
+                          d->max_speed);
     return SINEW_RESULT_OK;
 }
 
@@ -156,6 +163,11 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_BEND], 0, bend,
                                 sizeof(GpuBend) * (uint64_t)a->bend_count);
     free(scratch);
+    b->topology_crc = sinew_crc32(0, &n, sizeof n);
+    b->topology_crc = sinew_crc32(b->topology_crc, a->distances, sizeof *a->distances * a->distance_count);
+    b->topology_crc = sinew_crc32(b->topology_crc, a->bends, sizeof *a->bends * a->bend_count);
+    if (r == SINEW_RESULT_OK && d->rollback)
+        r = sinew_buffer_create(ctx, 32ull * n, SINEW_MEMORY_DEVICE, "rollback copy", &b->saved);
     if (r != SINEW_RESULT_OK || !jacobi)
         return r;
 
@@ -184,7 +196,7 @@ static sinew_result record_step(sinew_body *b)
     VK_TRY(ctx, vk->vkCreateFence(ctx->device, &fi, NULL, &b->fence));
     /* Timestamps: one at the start, then per substep after predict, after
      * each iteration's solve and contacts, after velocities; one after the
-     * residual. */
+     * residual and health check. */
     uint64_t wanted = 1 + (uint64_t)b->desc.substeps * (2 + 2ull * b->desc.iterations) + 1;
     if (b->desc.timestamps && ctx->timestamp_bits && wanted > SINEW_MAX_TIMESTAMPS)
         sinew_logf(&ctx->logger, SINEW_LOG_INFO, "body", "%llu timestamps per step are too many: phases not timed",
@@ -210,6 +222,12 @@ static sinew_result record_step(sinew_body *b)
     rec.queries = b->queries;
     rec.query_capacity = b->queries ? (uint32_t)wanted : 0;
     rec.phase_of = b->query_phase;
+    const uint64_t n = b->particle_count;
+    if (b->desc.rollback) {
+        sinew_record_copy(&rec, &b->buffers[SINEW_BIND_POS], 0, &b->saved, 0, 16 * n);
+        sinew_record_copy(&rec, &b->buffers[SINEW_BIND_VEL], 0, &b->saved, 16 * n, 16 * n);
+        rec.bytes += 64 * n;
+    }
     sinew_xpbd_record(b, &rec);
     VK_TRY(ctx, vk->vkEndCommandBuffer(b->cmd));
     b->dispatches = rec.dispatches;
@@ -235,6 +253,8 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     b->ctx = ctx;
     b->desc = *desc;
+    snprintf(b->name, sizeof b->name, "%s", desc->name ? desc->name : "body");
+    b->desc.name = b->name;
     b->particle_count = asset->particle_count;
     b->distance_count = asset->distance_count;
     b->bend_count = asset->bend_count;
@@ -253,6 +273,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         return r;
     }
     b->stats.max_strain = b->stats.rms_strain = -1.0f;
+    b->stats.max_speed = -1.0f;
     b->stats.ms_predict = b->stats.ms_solve = b->stats.ms_contacts = b->stats.ms_velocity = -1.0;
     b->stats.ms_residual = b->stats.ms_total = -1.0;
     b->stats.dispatches = b->dispatches;
@@ -260,6 +281,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->stats.bytes = b->bytes;
     for (int i = 0; i < SINEW_BIND_COUNT; i++)
         b->stats.device_memory += b->buffers[i].allocated;
+    b->stats.device_memory += b->saved.allocated;
     *out = b;
     return SINEW_RESULT_OK;
 }
@@ -271,7 +293,8 @@ void sinew_body_destroy(sinew_body *b)
     sinew_context *ctx = b->ctx;
     const struct VolkDeviceTable *vk = &ctx->vk;
     if (b->fence) {
-        vk->vkWaitForFences(ctx->device, 1, &b->fence, VK_TRUE, UINT64_MAX);
+        if (!ctx->lost)
+            vk->vkWaitForFences(ctx->device, 1, &b->fence, VK_TRUE, UINT64_MAX);
         vk->vkDestroyFence(ctx->device, b->fence, NULL);
     }
     if (b->cmd)
@@ -282,6 +305,7 @@ void sinew_body_destroy(sinew_body *b)
         vk->vkDestroyDescriptorPool(ctx->device, b->descriptor_pool, NULL);
     for (int i = 0; i < SINEW_BIND_COUNT; i++)
         sinew_buffer_destroy(ctx, &b->buffers[i]);
+    sinew_buffer_destroy(ctx, &b->saved);
     free(b->query_results);
     free(b->query_phase);
     free(b->colours);
@@ -326,8 +350,33 @@ static void read_timestamps(sinew_body *b)
     s->ms_solve = phase[SINEW_PHASE_SOLVE];
     s->ms_contacts = phase[SINEW_PHASE_CONTACTS];
     s->ms_velocity = phase[SINEW_PHASE_VELOCITY];
-    s->ms_residual = b->desc.residual ? phase[SINEW_PHASE_RESIDUAL] : -1.0;
+    s->ms_residual = b->desc.residual || b->desc.health_check ? phase[SINEW_PHASE_RESIDUAL] : -1.0;
     s->ms_total = sinew_timestamp_ms(ctx, t[0], t[count - 1]);
+}
+
+/* The health check failed: undo the step if we can, and say what went wrong. */
+static sinew_result unhealthy(sinew_body *b)
+{
+    sinew_context *ctx = b->ctx;
+    sinew_step_stats *s = &b->stats;
+    const uint64_t n = b->particle_count;
+    if (b->desc.rollback) {
+        sinew_result r = sinew_buffer_copy(ctx, &b->saved, 0, &b->buffers[SINEW_BIND_POS], 0, 16 * n);
+        if (r == SINEW_RESULT_OK)
+            r = sinew_buffer_copy(ctx, &b->saved, 16 * n, &b->buffers[SINEW_BIND_VEL], 0, 16 * n);
+        if (r != SINEW_RESULT_OK)
+            return r;
+        s->rolled_back = 1;
+    } else {
+        s->step_index++; /* the step happened, for better or worse */
+    }
+    return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "body",
+                      "body '%s', step %llu: %u of %u particles are not finite or faster than %g m/s "
+                      "(particles %u..%u; fastest finite %g m/s); %s",
+                      b->name, (unsigned long long)s->step_index + s->rolled_back, s->bad_particles, b->particle_count,
+                      b->desc.max_speed, s->first_bad, s->last_bad, s->max_speed,
+                      s->rolled_back ? "rolled back to the state before the step"
+                                     : "no rollback copy (desc.rollback = 0): the state is as the step left it");
 }
 
 sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
@@ -341,26 +390,32 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     GpuParams gp = {{p->gravity[0], p->gravity[1], p->gravity[2], h},
                     {p->sphere_center[0], p->sphere_center[1], p->sphere_center[2], p->sphere ? p->sphere_radius : -1.0f},
                     1.0f / h, 1.0f / (h * h), expf(-p->damping * h), p->ground ? p->ground_height : -3e38f,
-                    p->friction, p->contact_offset, b->desc.jacobi_omega, 0.0f};
+                    p->friction, p->contact_offset, b->desc.jacobi_omega, b->desc.max_speed};
     memcpy(b->buffers[SINEW_BIND_PARAMS].mapped, &gp, sizeof gp);
+    GpuStats gs = {0};
+    gs.first_bad = UINT32_MAX;
+    memcpy(b->buffers[SINEW_BIND_STATS].mapped, &gs, sizeof gs);
 
-    const struct VolkDeviceTable *vk = &ctx->vk;
-    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &b->cmd;
-    VK_TRY(ctx, vk->vkResetFences(ctx->device, 1, &b->fence));
-    VK_TRY(ctx, vk->vkQueueSubmit(ctx->queue, 1, &si, b->fence));
-    VK_TRY(ctx, vk->vkWaitForFences(ctx->device, 1, &b->fence, VK_TRUE, UINT64_MAX));
-
-    b->stats.step_index++;
+    if ((r = sinew_submit_and_wait(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
+        return r;
+    memcpy(&gs, b->buffers[SINEW_BIND_STATS].mapped, sizeof gs);
+    sinew_step_stats *s = &b->stats;
     if (b->desc.residual) {
-        GpuStats gs;
-        memcpy(&gs, b->buffers[SINEW_BIND_STATS].mapped, sizeof gs);
-        b->stats.max_strain = gs.max_strain;
-        b->stats.rms_strain = gs.rms_strain;
+        s->max_strain = gs.max_strain;
+        s->rms_strain = gs.rms_strain;
     }
     if (b->queries)
         read_timestamps(b);
+    s->rolled_back = 0;
+    if (b->desc.health_check) {
+        s->bad_particles = gs.bad_count;
+        s->first_bad = gs.bad_count ? gs.first_bad : 0;
+        s->last_bad = gs.last_bad;
+        memcpy(&s->max_speed, &gs.max_speed, sizeof s->max_speed);
+        if (gs.bad_count)
+            return unhealthy(b);
+    }
+    s->step_index++;
     return SINEW_RESULT_OK;
 }
 
@@ -402,6 +457,7 @@ sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_
     sinew_result r = check_count(b, count);
     if (r != SINEW_RESULT_OK)
         return r;
+    SINEW_ASSERT(xyz);
     for (uint32_t i = 0; i < 3 * count; i++)
         if (!isfinite(xyz[i]))
             return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
@@ -425,3 +481,33 @@ sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_
 sinew_step_stats sinew_body_get_stats(const sinew_body *b) { return b->stats; }
 
 uint32_t sinew_body_get_particle_count(const sinew_body *b) { return b->particle_count; }
+
+sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint32_t count, const float *xyz)
+{
+    SINEW_ASSERT(b && (count == 0 || (indices && xyz)));
+    const sinew_logger *lg = &b->ctx->logger;
+    const uint64_t n = b->particle_count;
+    float *pos = malloc(16 * n);
+    if (!pos)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    sinew_result r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16 * n);
+    for (uint32_t k = 0; r == SINEW_RESULT_OK && k < count; k++) {
+        uint32_t i = indices[k];
+        if (i >= n)
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "body '%s': particle %u of %llu is out of range",
+                           b->name, i, (unsigned long long)n);
+        else if (pos[4 * i + 3] != 0.0f)
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                           "body '%s': particle %u is not pinned (inverse mass %g); only pinned particles can be moved",
+                           b->name, i, pos[4 * i + 3]);
+        else if (!isfinite(xyz[3 * k]) || !isfinite(xyz[3 * k + 1]) || !isfinite(xyz[3 * k + 2]))
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "body '%s': new position of particle %u is not finite",
+                           b->name, i);
+        else
+            memcpy(&pos[4 * i], &xyz[3 * k], 12);
+    }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16 * n);
+    free(pos);
+    return r;
+}

@@ -13,10 +13,13 @@
 struct sinew_body {
     sinew_context *ctx;
     sinew_body_desc desc;
+    char name[64];
+    uint32_t topology_crc;              /* of the constraints, to match checkpoints */
     uint32_t particle_count, distance_count, bend_count, colour_count;
     sinew_colour_rec *colours;          /* host copy of the colour ranges */
 
     sinew_buffer buffers[SINEW_BIND_COUNT];
+    sinew_buffer saved;                 /* rollback: positions then velocities at the step's start */
     VkDescriptorPool descriptor_pool;
     VkDescriptorSet set;
     VkCommandBuffer cmd;                /* one step, recorded once */

@@ -38,6 +38,18 @@ typedef struct sinew_body_desc {
     float jacobi_omega;         /* over-relaxation of the Jacobi average, 1..2 */
     int residual;               /* compute max/RMS strain after each step (costs two dispatches) */
     int timestamps;             /* time the phases of each step with GPU timestamps */
+    /* Names the body in messages; copied at creation (up to 63 bytes). NULL: "body". */
+    const char *name;
+    /* Health check after every step (one dispatch): a particle whose position,
+     * inverse mass or velocity is not finite, or whose speed exceeds max_speed,
+     * fails the step with SINEW_RESULT_ERROR_UNSTABLE and a message naming the
+     * body and the particles. */
+    int health_check;
+    float max_speed;            /* m/s, > 0 */
+    /* Keep a device copy of the state at the start of each step (a copy of
+     * 32 bytes per particle) and return to it when the health check fails,
+     * so a failed step leaves the body as it was before it. */
+    int rollback;
 } sinew_body_desc;
 
 sinew_body_desc sinew_body_desc_default(void);
@@ -66,7 +78,10 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset,
 void sinew_body_destroy(sinew_body *body);
 
 /* Advances one step: submits the recorded frame and waits for it. Parameters are
- * checked (finite, dt > 0, radius >= 0) and refused with a message otherwise. */
+ * checked (finite, dt > 0, radius >= 0) and refused with a message otherwise.
+ * Returns SINEW_RESULT_ERROR_UNSTABLE when the health check fails (the stats
+ * say which particles, and whether the body was rolled back to the state
+ * before the step), SINEW_RESULT_ERROR_DEVICE_LOST when the device was lost. */
 sinew_result sinew_body_step(sinew_body *body, const sinew_step_params *params);
 
 /* Copies current positions into xyz (3 floats per particle, count = particle count).
@@ -79,6 +94,33 @@ sinew_result sinew_body_read_velocities(sinew_body *body, float *xyz, uint32_t c
 /* Overwrites positions (and zeroes velocities); 3 floats per particle. */
 sinew_result sinew_body_write_positions(sinew_body *body, const float *xyz, uint32_t count);
 
+/* Moves pinned particles (inverse mass 0), e.g. to follow an animated
+ * attachment: particle indices[k] goes to xyz[3k .. 3k+2]. Refuses (changing
+ * nothing) an index out of range, a particle that is not pinned, or a
+ * non-finite position. */
+sinew_result sinew_body_move_pinned(sinew_body *body, const uint32_t *indices, uint32_t count, const float *xyz);
+
+/* ---------------------------------------------------------------- checkpoints
+ * A checkpoint holds everything a body carries from one step to the next:
+ * positions with inverse masses (pins included), velocities and the step
+ * count. The XPBD multipliers are reset every substep and the other buffers
+ * are rewritten before they are read, so a body restored from a checkpoint
+ * continues bit for bit as the body it was saved from would have, given the
+ * same asset, desc, step parameters and device. The format (little-endian,
+ * CRC-32 checked) is in docs/checkpoint-format.md; loading checks that the
+ * checkpoint was made from the same asset topology and that every value is
+ * finite, and changes nothing unless all checks pass. */
+
+/* Bytes a checkpoint of this body takes. */
+size_t sinew_body_checkpoint_size(const sinew_body *body);
+/* Writes the checkpoint into dst (size >= sinew_body_checkpoint_size). Waits. */
+sinew_result sinew_body_save_checkpoint(sinew_body *body, void *dst, size_t size);
+sinew_result sinew_body_load_checkpoint(sinew_body *body, const void *src, size_t size);
+/* The same through a file; the file is written to a temporary name and
+ * renamed, so a crash while saving never leaves a torn checkpoint. */
+sinew_result sinew_body_save_checkpoint_file(sinew_body *body, const char *path);
+sinew_result sinew_body_load_checkpoint_file(sinew_body *body, const char *path);
+
 typedef struct sinew_step_stats {
     uint64_t step_index;        /* steps taken so far */
     /* Strain |C|/L of the distance constraints (stretch and shear) after the
@@ -88,13 +130,22 @@ typedef struct sinew_step_stats {
     float rms_strain;
     /* Milliseconds of GPU time in each phase of the last step, summed over
      * substeps and iterations, when desc.timestamps was set (and the queue has
-     * timestamps); negative otherwise. ms_total spans the whole step. */
+     * timestamps); negative otherwise. ms_residual covers the residual and
+     * the health check; ms_total spans the whole step. */
     double ms_predict, ms_solve, ms_contacts, ms_velocity, ms_residual, ms_total;
     uint32_t dispatches;        /* per step as recorded */
     uint32_t barriers;          /* per step as recorded */
     uint64_t bytes;             /* device memory traffic per step as the kernels are
                                    designed (reads + writes, no cache effects) */
     uint64_t device_memory;     /* bytes held by this body */
+    /* Health check of the last step (desc.health_check): particles that were
+     * not finite or faster than desc.max_speed, the lowest and highest such
+     * index (0 when none), the largest finite speed (m/s; negative when not
+     * checked), and whether the step was undone by a rollback. */
+    uint32_t bad_particles;
+    uint32_t first_bad, last_bad;
+    float max_speed;
+    int rolled_back;
 } sinew_step_stats;
 
 /* Statistics of the last step. Reading them never waits: they were copied when

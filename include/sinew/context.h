@@ -30,6 +30,11 @@ typedef struct sinew_context_desc {
     /* Upload and read back through staging buffers even when device memory is
      * host-visible (unified-memory devices). Exercises the discrete-GPU path. */
     int force_staging;
+    /* Most device memory (bytes) this context may allocate; 0 = no cap beyond
+     * the device's own. An allocation past it fails with OUT_OF_DEVICE_MEMORY,
+     * exactly as when the device runs out: a way to keep sinew within an
+     * engine's budget, and to test every out-of-memory path. */
+    uint64_t device_memory_limit;
 } sinew_context_desc;
 
 sinew_context_desc sinew_context_desc_default(void);
@@ -37,8 +42,14 @@ sinew_context_desc sinew_context_desc_default(void);
 sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context **out);
 
 /* Waits for the device to be idle, destroys everything the context created.
- * Bodies must have been destroyed first. */
+ * Bodies must have been destroyed first. Safe after device loss. */
 void sinew_context_destroy(sinew_context *ctx);
+
+/* 1 once the device was lost (VK_ERROR_DEVICE_LOST from any call). From then
+ * on every call that would use the device returns SINEW_RESULT_ERROR_DEVICE_LOST
+ * at once; destroying bodies and the context still works. To go on, create a
+ * new context and bodies and load their last checkpoints (sinew/body.h). */
+int sinew_context_is_lost(const sinew_context *ctx);
 
 typedef struct sinew_device_info {
     char name[256];

@@ -30,7 +30,8 @@ extern "C" {
     X(ERROR_UNSUPPORTED, "not supported by this device or this build")              \
     X(ERROR_DEVICE_LOST, "Vulkan device lost")                                      \
     X(ERROR_VULKAN, "Vulkan call failed")                                           \
-    X(ERROR_LIMIT, "size exceeds a library or device limit")
+    X(ERROR_LIMIT, "size exceeds a library or device limit")                       \
+    X(ERROR_UNSTABLE, "simulation produced non-finite or runaway values")
 
 typedef enum sinew_result {
 #define SINEW_X_ENUM(name, text) SINEW_RESULT_##name,

@@ -40,7 +40,7 @@
  *   ADJ       [2d + 4b] uint      ADJ[ADJ_START[i] .. ADJ_START[i+1])
  *   PARAMS    [1] GpuParams     per-step values written by the host
  *   PARTIAL   [groups] vec4     residual partials: max, sum of squares, count
- *   STATS     [1] GpuStats      reduced residual, read by the host
+ *   STATS     [1] GpuStats      reduced residual and health, read by the host
  */
 #define SINEW_BIND_POS 0
 #define SINEW_BIND_PREV 1
@@ -81,13 +81,20 @@ SINEW_STRUCT(GpuParams) {
     float friction;           /* Coulomb coefficient */
     float contact_offset;     /* m */
     float omega;              /* Jacobi over-relaxation */
-    float pad0;
+    float max_speed;          /* m/s; faster particles fail the health check */
 } SINEW_END(GpuParams)
 
+/* Written by the residual and health kernels, read by the host after each step.
+ * The host resets the health fields before each submit. */
 SINEW_STRUCT(GpuStats) {
     float max_strain;
     float rms_strain;
-    SINEW_UINT count;
+    SINEW_UINT count;         /* distance constraints measured */
+    SINEW_UINT bad_count;     /* particles with a non-finite value or too fast */
+    SINEW_UINT first_bad;     /* lowest index of such a particle; 0xffffffff: none */
+    SINEW_UINT last_bad;      /* highest index */
+    SINEW_UINT max_speed;     /* bits of the largest finite speed (m/s): for
+                                 floats >= 0 the bit patterns order as the values */
     SINEW_UINT pad0;
 } SINEW_END(GpuStats)
 
@@ -107,7 +114,7 @@ SINEW_STRUCT(GpuRange) {
 _Static_assert(sizeof(GpuDistance) == 16, "std430 layout");
 _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
 _Static_assert(sizeof(GpuParams) == 64, "std430 layout");
-_Static_assert(sizeof(GpuStats) == 16, "std430 layout");
+_Static_assert(sizeof(GpuStats) == 32, "std430 layout");
 _Static_assert(sizeof(GpuRange) == 32, "push constants <= 128 bytes");
 #endif
 

@@ -13,6 +13,8 @@
  */
 #include "asset.h"
 
+#include "../core/bytes.h"
+#include "../core/file.h"
 #include "../core/log.h"
 
 #include <errno.h>
@@ -126,33 +128,6 @@ uint32_t sinew_crc32(uint32_t crc, const void *data, size_t size)
 
 /* ---------------------------------------------------------------- bytes */
 
-static uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const uint8_t *p) { return get_u32(p) | (uint64_t)get_u32(p + 4) << 32; }
-
-static void put_u16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    for (int k = 0; k < 4; ++k)
-        p[k] = (uint8_t)(v >> 8 * k);
-}
-
-static void put_u64(uint8_t *p, uint64_t v)
-{
-    put_u32(p, (uint32_t)v);
-    put_u32(p + 4, (uint32_t)(v >> 32));
-}
-
 /* Every record is packed 32-bit fields (asset.h pins the sizes), so an array
  * travels as little-endian 32-bit words; floats keep their bits. */
 static void put_words(uint8_t *dst, const void *src, size_t words)
@@ -161,7 +136,7 @@ static void put_words(uint8_t *dst, const void *src, size_t words)
     for (size_t i = 0; i < words; ++i) {
         uint32_t w;
         memcpy(&w, s + 4 * i, 4);
-        put_u32(dst + 4 * i, w);
+        sinew_put_u32(dst + 4 * i, w);
     }
 }
 
@@ -169,7 +144,7 @@ static void get_words(void *dst, const uint8_t *src, size_t words)
 {
     uint8_t *d = dst;
     for (size_t i = 0; i < words; ++i) {
-        uint32_t w = get_u32(src + 4 * i);
+        uint32_t w = sinew_get_u32(src + 4 * i);
         memcpy(d + 4 * i, &w, 4);
     }
 }
@@ -229,10 +204,10 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
                           name, total);
 
     memcpy(file + H_MAGIC, "SNWA", 4);
-    put_u16(file + H_MAJOR, FORMAT_MAJOR);
-    put_u16(file + H_MINOR, FORMAT_MINOR);
-    put_u32(file + H_SECTION_COUNT, section_count);
-    put_u64(file + H_FILE_SIZE, total);
+    sinew_put_u16(file + H_MAJOR, FORMAT_MAJOR);
+    sinew_put_u16(file + H_MINOR, FORMAT_MINOR);
+    sinew_put_u32(file + H_SECTION_COUNT, section_count);
+    sinew_put_u64(file + H_FILE_SIZE, total);
     for (uint32_t i = 0; i < section_count; ++i) {
         uint8_t *payload = file + offset[i];
         if (i == SEC_META)
@@ -241,13 +216,13 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
             put_words(payload, src[i].data, (size_t)length[i] / 4);
         uint8_t *e = file + HEADER_SIZE + (size_t)ENTRY_SIZE * i;
         memcpy(e + E_TAG, section_kinds[i].tag, 4);
-        put_u32(e + E_VERSION, SECTION_VERSION);
-        put_u64(e + E_OFFSET, offset[i]);
-        put_u64(e + E_SIZE, length[i]);
-        put_u32(e + E_COUNT, src[i].count);
-        put_u32(e + E_CRC, sinew_crc32(0, payload, (size_t)length[i]));
+        sinew_put_u32(e + E_VERSION, SECTION_VERSION);
+        sinew_put_u64(e + E_OFFSET, offset[i]);
+        sinew_put_u64(e + E_SIZE, length[i]);
+        sinew_put_u32(e + E_COUNT, src[i].count);
+        sinew_put_u32(e + E_CRC, sinew_crc32(0, payload, (size_t)length[i]));
     }
-    put_u32(file + H_CRC, header_crc(file, section_count));
+    sinew_put_u32(file + H_CRC, header_crc(file, section_count));
     *bytes = file;
     *size = (size_t)total;
     return SINEW_RESULT_OK;
@@ -259,34 +234,6 @@ sinew_result sinew_asset_serialize(const sinew_asset *a, void **bytes, size_t *s
     return serialize(a, "asset", bytes, size, lg);
 }
 
-/* Writes to tmp and renames it over path, so that no reader ever sees half a
- * file and a failed write leaves whatever was at path untouched. */
-static sinew_result write_replace(const char *tmp, const char *path, const void *bytes, size_t size,
-                                  const sinew_logger *lg)
-{
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_IO, "asset", "%s: cannot create: %s", tmp, strerror(errno));
-    int ok = fwrite(bytes, 1, size, f) == size;
-    int err = errno;
-    /* fclose flushes, so a full disk may only show here. */
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
-    if (!ok) {
-        remove(tmp);
-        return sinew_fail(lg, SINEW_RESULT_ERROR_IO, "asset", "%s: cannot write: %s", tmp, strerror(err));
-    }
-    if (rename(tmp, path) != 0) {
-        err = errno;
-        remove(tmp);
-        return sinew_fail(lg, SINEW_RESULT_ERROR_IO, "asset", "%s: cannot replace with %s: %s", path, tmp,
-                          strerror(err));
-    }
-    return SINEW_RESULT_OK;
-}
-
 sinew_result sinew_asset_write(const sinew_asset *a, const char *path, const sinew_logger *lg)
 {
     SINEW_ASSERT(a && path);
@@ -295,16 +242,7 @@ sinew_result sinew_asset_write(const sinew_asset *a, const char *path, const sin
     sinew_result r = serialize(a, path, &bytes, &size, lg);
     if (r != SINEW_RESULT_OK)
         return r;
-    size_t path_len = strlen(path);
-    char *tmp = malloc(path_len + sizeof ".tmp");
-    if (!tmp) {
-        free(bytes);
-        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory", path);
-    }
-    memcpy(tmp, path, path_len);
-    memcpy(tmp + path_len, ".tmp", sizeof ".tmp");
-    r = write_replace(tmp, path, bytes, size, lg);
-    free(tmp);
+    r = sinew_file_write_replace(path, bytes, size, lg, "asset");
     free(bytes);
     return r;
 }
@@ -334,22 +272,22 @@ static sinew_result check_header(const uint8_t *p, size_t size, const char *name
     if (memcmp(p + H_MAGIC, "SNWA", 4) != 0)
         return bad_file(lg, name, "bad magic %02x %02x %02x %02x: not a sinew asset (expected \"SNWA\")", p[0],
                         p[1], p[2], p[3]);
-    uint16_t major = get_u16(p + H_MAJOR), minor = get_u16(p + H_MINOR);
+    uint16_t major = sinew_get_u16(p + H_MAJOR), minor = sinew_get_u16(p + H_MINOR);
     if (major != FORMAT_MAJOR)
         return bad_file(lg, name, "format version %u.%u is not supported (this reader reads %u.x)", major, minor,
                         FORMAT_MAJOR);
-    uint64_t file_size = get_u64(p + H_FILE_SIZE);
+    uint64_t file_size = sinew_get_u64(p + H_FILE_SIZE);
     if (file_size != size)
         return bad_file(lg, name, "header gives a file size of %" PRIu64 " bytes but there are %zu (%s)",
                         file_size, size, file_size > size ? "truncated file?" : "trailing bytes?");
-    uint32_t count = get_u32(p + H_SECTION_COUNT);
+    uint32_t count = sinew_get_u32(p + H_SECTION_COUNT);
     if (count > MAX_SECTIONS)
         return bad_file(lg, name, "section count %u exceeds the limit of %u", count, MAX_SECTIONS);
     uint64_t table_end = HEADER_SIZE + (uint64_t)ENTRY_SIZE * count;
     if (table_end > size)
         return bad_file(lg, name, "section table of %u entries ends at byte %" PRIu64 ", past the end of the file",
                         count, table_end);
-    uint32_t stored = get_u32(p + H_CRC), actual = header_crc(p, count);
+    uint32_t stored = sinew_get_u32(p + H_CRC), actual = header_crc(p, count);
     if (stored != actual)
         return bad_file(lg, name, "header CRC-32 mismatch: stored 0x%08x, computed 0x%08x (corrupt header or section "
                         "table)", stored, actual);
@@ -364,11 +302,11 @@ static section_entry parse_entry(const uint8_t *p)
     for (int k = 0; k < 4; ++k)
         e.name[k] = e.tag[k] >= 0x20 && e.tag[k] < 0x7F ? (char)e.tag[k] : '?';
     e.name[4] = '\0';
-    e.version = get_u32(p + E_VERSION);
-    e.offset = get_u64(p + E_OFFSET);
-    e.size = get_u64(p + E_SIZE);
-    e.count = get_u32(p + E_COUNT);
-    e.crc = get_u32(p + E_CRC);
+    e.version = sinew_get_u32(p + E_VERSION);
+    e.offset = sinew_get_u64(p + E_OFFSET);
+    e.size = sinew_get_u64(p + E_SIZE);
+    e.count = sinew_get_u32(p + E_COUNT);
+    e.crc = sinew_get_u32(p + E_CRC);
     return e;
 }
 
@@ -517,59 +455,13 @@ sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char 
     return SINEW_RESULT_OK;
 }
 
-/* Reads the whole file. The size ftell reports is only a first guess for the
- * buffer (pipes have none, directories report nonsense, a file may grow while
- * it is read), so the loop reads to the end and enforces the limit itself. */
-static sinew_result read_file(const char *path, const sinew_logger *lg, uint8_t **bytes, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_IO, "asset", "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1u << 16;
-    long hint = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (hint >= 0 && (uint64_t)hint < MAX_FILE_BYTES)
-        cap = (size_t)hint + 1; /* one spare byte, so reaching the end needs no regrowth */
-    rewind(f);
-    uint8_t *buf = malloc(cap);
-    size_t len = 0;
-    sinew_result r = SINEW_RESULT_OK;
-    while (buf) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap)
-            break; /* end of file or an error, told apart below */
-        if (cap > MAX_FILE_BYTES) {
-            r = sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "asset", "%s: larger than the reader's limit of %zu bytes",
-                           path, (size_t)MAX_FILE_BYTES);
-            break;
-        }
-        cap = cap > MAX_FILE_BYTES / 2 ? (size_t)MAX_FILE_BYTES + 1 : 2 * cap;
-        uint8_t *grown = realloc(buf, cap);
-        if (!grown)
-            free(buf);
-        buf = grown;
-    }
-    int err = errno;
-    if (r == SINEW_RESULT_OK && !buf)
-        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory for %zu bytes", path, cap);
-    if (r == SINEW_RESULT_OK && ferror(f))
-        r = sinew_fail(lg, SINEW_RESULT_ERROR_IO, "asset", "%s: cannot read: %s", path, strerror(err));
-    fclose(f);
-    if (r != SINEW_RESULT_OK) {
-        free(buf);
-        return r;
-    }
-    *bytes = buf;
-    *size = len;
-    return SINEW_RESULT_OK;
-}
-
 sinew_result sinew_asset_load(const char *path, const sinew_logger *lg, sinew_asset **out)
 {
     SINEW_ASSERT(path && out);
     *out = NULL;
     uint8_t *bytes = NULL;
     size_t size = 0;
-    sinew_result r = read_file(path, lg, &bytes, &size);
+    sinew_result r = sinew_file_read(path, MAX_FILE_BYTES, lg, "asset", &bytes, &size);
     if (r != SINEW_RESULT_OK)
         return r;
     r = sinew_asset_load_memory(bytes, size, path, lg, out);

@@ -56,6 +56,13 @@ sinew_result sinew_buffer_create(sinew_context *ctx, VkDeviceSize size, sinew_me
         sinew_buffer_destroy(ctx, out);
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "buffer", "no memory type fits %s", what);
     }
+    if (ctx->device_memory_limit && ctx->device_memory + req.size > ctx->device_memory_limit) {
+        sinew_buffer_destroy(ctx, out);
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "buffer",
+                          "%s needs %llu bytes; %llu of the context's limit of %llu are in use", what,
+                          (unsigned long long)req.size, (unsigned long long)ctx->device_memory,
+                          (unsigned long long)ctx->device_memory_limit);
+    }
     VkMemoryAllocateInfo ai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.allocationSize = req.size;
     ai.memoryTypeIndex = (uint32_t)type;
@@ -111,13 +118,7 @@ static sinew_result one_shot_copy(sinew_context *ctx, VkBuffer src, VkDeviceSize
                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0,
                              NULL, 0, NULL);
     VK_TRY(ctx, vk->vkEndCommandBuffer(cmd));
-    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cmd;
-    VK_TRY(ctx, vk->vkResetFences(ctx->device, 1, &ctx->transfer_fence));
-    VK_TRY(ctx, vk->vkQueueSubmit(ctx->queue, 1, &si, ctx->transfer_fence));
-    VK_TRY(ctx, vk->vkWaitForFences(ctx->device, 1, &ctx->transfer_fence, VK_TRUE, UINT64_MAX));
-    return SINEW_RESULT_OK;
+    return sinew_submit_and_wait(ctx, cmd, ctx->transfer_fence);
 }
 
 sinew_result sinew_buffer_upload(sinew_context *ctx, sinew_buffer *buf, VkDeviceSize offset, const void *data,
@@ -159,4 +160,13 @@ sinew_result sinew_buffer_download(sinew_context *ctx, sinew_buffer *buf, VkDevi
         memcpy(data, staging.mapped, size);
     sinew_buffer_destroy(ctx, &staging);
     return r;
+}
+
+sinew_result sinew_buffer_copy(sinew_context *ctx, const sinew_buffer *src, VkDeviceSize src_offset,
+                               sinew_buffer *dst, VkDeviceSize dst_offset, VkDeviceSize size)
+{
+    SINEW_ASSERT(src_offset + size <= src->size && dst_offset + size <= dst->size);
+    if (size == 0)
+        return SINEW_RESULT_OK;
+    return one_shot_copy(ctx, src->buffer, src_offset, dst->buffer, dst_offset, size);
 }

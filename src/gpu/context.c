@@ -12,8 +12,11 @@ sinew_result sinew_vk_fail(sinew_context *ctx, VkResult vr, const char *call, co
         r = SINEW_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
     else if (vr == VK_ERROR_OUT_OF_HOST_MEMORY)
         r = SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    else if (vr == VK_ERROR_DEVICE_LOST)
+    else if (vr == VK_ERROR_DEVICE_LOST) {
         r = SINEW_RESULT_ERROR_DEVICE_LOST;
+        if (ctx)
+            ctx->lost = 1;
+    }
     return sinew_fail(ctx ? &ctx->logger : NULL, r, "vulkan", "%s failed with VkResult %d (%s:%d)", call,
                       (int)vr, file, line);
 }
@@ -299,6 +302,7 @@ sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context 
     ctx->logger = desc->logger;
     ctx->validation = desc->validation;
     ctx->force_staging = desc->force_staging;
+    ctx->device_memory_limit = desc->device_memory_limit;
 
     sinew_result r;
     if (volkInitialize() != VK_SUCCESS) {
@@ -328,7 +332,8 @@ void sinew_context_destroy(sinew_context *ctx)
         return;
     if (ctx->device) {
         const struct VolkDeviceTable *vk = &ctx->vk;
-        vk->vkDeviceWaitIdle(ctx->device);
+        if (!ctx->lost)
+            vk->vkDeviceWaitIdle(ctx->device);
         for (int k = 0; k < SINEW_KERNEL_COUNT; k++)
             if (ctx->pipelines[k])
                 vk->vkDestroyPipeline(ctx->device, ctx->pipelines[k], NULL);
@@ -361,6 +366,29 @@ sinew_device_info sinew_context_get_device_info(const sinew_context *ctx)
     info.timestamp_period_ns = ctx->timestamp_bits ? ctx->props.limits.timestampPeriod : 0.0f;
     info.max_storage_buffer_range = ctx->props.limits.maxStorageBufferRange;
     return info;
+}
+
+int sinew_context_is_lost(const sinew_context *ctx) { return ctx->lost; }
+
+void sinew_context_inject_device_loss(sinew_context *ctx) { ctx->inject_device_loss = 1; }
+
+sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence)
+{
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    if (ctx->lost)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_DEVICE_LOST, "context",
+                          "the device was lost earlier: destroy this context and restore on a new one");
+    if (ctx->inject_device_loss) {
+        ctx->inject_device_loss = 0;
+        return sinew_vk_fail(ctx, VK_ERROR_DEVICE_LOST, "vkQueueSubmit (injected fault)", __FILE__, __LINE__);
+    }
+    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    VK_TRY(ctx, vk->vkResetFences(ctx->device, 1, &fence));
+    VK_TRY(ctx, vk->vkQueueSubmit(ctx->queue, 1, &si, fence));
+    VK_TRY(ctx, vk->vkWaitForFences(ctx->device, 1, &fence, VK_TRUE, UINT64_MAX));
+    return SINEW_RESULT_OK;
 }
 
 uint64_t sinew_context_get_device_memory(const sinew_context *ctx) { return ctx->device_memory; }

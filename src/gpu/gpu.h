@@ -20,6 +20,7 @@
     X(JACOBI_APPLY, jacobi_apply)         \
     X(RESIDUAL, residual)                 \
     X(RESIDUAL_REDUCE, residual_reduce)   \
+    X(HEALTH, health)                     \
     X(COPY, copy)                         \
     X(EMPTY, empty)
 
@@ -79,6 +80,9 @@ struct sinew_context {
     VkPipeline pipelines[SINEW_KERNEL_COUNT];
 
     uint64_t device_memory;         /* bytes allocated */
+    uint64_t device_memory_limit;   /* 0: none */
+    int lost;                       /* VK_ERROR_DEVICE_LOST was seen */
+    int inject_device_loss;         /* tests: the next submit reports device loss */
 };
 
 /* Turns a failed VkResult into a sinew_result, logging the call's text. */
@@ -90,6 +94,15 @@ sinew_result sinew_vk_fail(sinew_context *ctx, VkResult vr, const char *call, co
         if (vk_try_result_ != VK_SUCCESS)                                     \
             return sinew_vk_fail((ctx), vk_try_result_, #call, __FILE__, __LINE__); \
     } while (0)
+
+/* Submits one command buffer and waits for its fence. Refuses at once (with
+ * ERROR_DEVICE_LOST) once the device was lost. */
+sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence);
+
+/* Fault injection for tests: the next sinew_submit_and_wait reports
+ * VK_ERROR_DEVICE_LOST without submitting, and the context behaves as lost
+ * from then on. lavapipe cannot lose its device; this drives the same path. */
+void sinew_context_inject_device_loss(sinew_context *ctx);
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -118,6 +131,10 @@ sinew_result sinew_buffer_upload(sinew_context *ctx, sinew_buffer *buf, VkDevice
 sinew_result sinew_buffer_download(sinew_context *ctx, sinew_buffer *buf, VkDeviceSize offset,
                                    void *data, VkDeviceSize size);
 
+/* Copies between two device buffers (waits). */
+sinew_result sinew_buffer_copy(sinew_context *ctx, const sinew_buffer *src, VkDeviceSize src_offset,
+                               sinew_buffer *dst, VkDeviceSize dst_offset, VkDeviceSize size);
+
 /* Creates a descriptor pool holding one set of the binding model, with
  * buffers[i] bound at binding i. */
 sinew_result sinew_descriptor_set_create(sinew_context *ctx, const sinew_buffer buffers[SINEW_BIND_COUNT],
@@ -134,7 +151,7 @@ typedef enum sinew_phase {
     SINEW_PHASE_SOLVE,         /* constraint projections */
     SINEW_PHASE_CONTACTS,      /* collider projections */
     SINEW_PHASE_VELOCITY,      /* velocity update */
-    SINEW_PHASE_RESIDUAL,      /* residual reduction */
+    SINEW_PHASE_RESIDUAL,      /* residual reduction and health check */
     SINEW_PHASE_COUNT,
     SINEW_PHASE_START = SINEW_PHASE_COUNT, /* the first timestamp ends no span */
 } sinew_phase;
@@ -165,6 +182,10 @@ void sinew_record_dispatch(sinew_recorder *r, sinew_kernel kernel, uint32_t thre
 void sinew_record_barrier(sinew_recorder *r);
 /* vkCmdFillBuffer, followed by the transfer -> compute barrier it needs. */
 void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value);
+/* vkCmdCopyBuffer between barriers: earlier compute and transfer work on the
+ * buffers ends before it, later compute work sees its result. */
+void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize src_offset, sinew_buffer *dst,
+                       VkDeviceSize dst_offset, VkDeviceSize size);
 /* Compute writes -> host reads: at the end of a step whose results the host reads. */
 void sinew_record_host_barrier(sinew_recorder *r);
 /* Writes a timestamp ending a span of `phase` (nothing when not timing). */

@@ -28,6 +28,9 @@ SINEW_SPIRV(residual) {
 SINEW_SPIRV(residual_reduce) {
 #include "residual_reduce.spv.inc"
 };
+SINEW_SPIRV(health) {
+#include "health.spv.inc"
+};
 SINEW_SPIRV(copy) {
 #include "copy.spv.inc"
 };

@@ -73,18 +73,6 @@ static sinew_result record(sinew_context *ctx, probe *p, uint32_t vec4s)
     return SINEW_RESULT_OK;
 }
 
-static sinew_result submit_and_wait(sinew_context *ctx, probe *p)
-{
-    const struct VolkDeviceTable *vk = &ctx->vk;
-    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &p->cmd;
-    VK_TRY(ctx, vk->vkResetFences(ctx->device, 1, &p->fence));
-    VK_TRY(ctx, vk->vkQueueSubmit(ctx->queue, 1, &si, p->fence));
-    VK_TRY(ctx, vk->vkWaitForFences(ctx->device, 1, &p->fence, VK_TRUE, UINT64_MAX));
-    return SINEW_RESULT_OK;
-}
-
 static sinew_result run(sinew_context *ctx, probe *p, sinew_device_probe *out)
 {
     const struct VolkDeviceTable *vk = &ctx->vk;
@@ -123,10 +111,10 @@ static sinew_result run(sinew_context *ctx, probe *p, sinew_device_probe *out)
         else if ((r = sinew_buffer_upload(ctx, &p->buffers[i], 0, zero, 16)) != SINEW_RESULT_OK)
             return r;
     }
-    if ((r = record(ctx, p, vec4s)) != SINEW_RESULT_OK || (r = submit_and_wait(ctx, p)) != SINEW_RESULT_OK)
+    if ((r = record(ctx, p, vec4s)) != SINEW_RESULT_OK || (r = sinew_submit_and_wait(ctx, p->cmd, p->fence)) != SINEW_RESULT_OK)
         return r; /* the first run warms caches and pipelines up */
     double t0 = now_s();
-    if ((r = submit_and_wait(ctx, p)) != SINEW_RESULT_OK)
+    if ((r = sinew_submit_and_wait(ctx, p->cmd, p->fence)) != SINEW_RESULT_OK)
         return r;
     double wall = now_s() - t0;
 

@@ -49,6 +49,25 @@ void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value)
     r->unsynced = 0;
 }
 
+void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize src_offset, sinew_buffer *dst,
+                       VkDeviceSize dst_offset, VkDeviceSize size)
+{
+    const struct VolkDeviceTable *vk = &r->ctx->vk;
+    VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                              VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
+    vk->vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                             VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+    VkBufferCopy region = {src_offset, dst_offset, size};
+    vk->vkCmdCopyBuffer(r->cmd, src->buffer, dst->buffer, 1, &region);
+    VkMemoryBarrier after = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    vk->vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                             &after, 0, NULL, 0, NULL);
+    r->barriers += 2;
+    r->unsynced = 0;
+}
+
 void sinew_record_host_barrier(sinew_recorder *r)
 {
     VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};

@@ -4,6 +4,7 @@
 #include "mesh.h"
 #include "mesh_text.h"
 
+#include "core/file.h"
 #include "core/log.h"
 
 #include <ctype.h>
@@ -14,7 +15,6 @@
 #include <string.h>
 
 /* Larger files are refused rather than read: a surface mesh that big is a mistake. */
-#define MAX_FILE_SIZE ((size_t)1 << 30)
 
 void sinew_mesh_free(sinew_mesh *m)
 {
@@ -172,46 +172,6 @@ static int has_any_extension(const char *path)
     return dot && dot != name;
 }
 
-sinew_result sinew_file_read(const char *path, const sinew_logger *lg, char **data, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_IO, "mesh", "cannot open %s: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t cap = 0, len = 0;
-    sinew_result r = SINEW_RESULT_OK;
-    for (;;) {
-        if (len == cap && !sinew_grow((void **)&buf, &cap, len + 65536, 1)) {
-            r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", path);
-            break;
-        }
-        size_t want = cap - len;
-        if (want > MAX_FILE_SIZE + 1 - len)
-            want = MAX_FILE_SIZE + 1 - len;
-        size_t got = fread(buf + len, 1, want, f);
-        len += got;
-        if (len > MAX_FILE_SIZE) {
-            r = sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "mesh", "%s: larger than %zu bytes", path,
-                           MAX_FILE_SIZE);
-            break;
-        }
-        if (got == 0) {
-            if (ferror(f))
-                r = sinew_fail(lg, SINEW_RESULT_ERROR_IO, "mesh", "cannot read %s: %s", path,
-                               strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (r != SINEW_RESULT_OK) {
-        free(buf);
-        return r;
-    }
-    *data = buf;
-    *size = len;
-    return SINEW_RESULT_OK;
-}
-
 sinew_result sinew_mesh_read(const char *path, const sinew_logger *lg, sinew_mesh *out)
 {
     SINEW_ASSERT(path && out);
@@ -219,15 +179,16 @@ sinew_result sinew_mesh_read(const char *path, const sinew_logger *lg, sinew_mes
     int obj = sinew_path_has_extension(path, ".obj"), off = sinew_path_has_extension(path, ".off");
     if (!obj && !off && has_any_extension(path))
         return sinew_mesh_read_assimp(path, lg, out);
-    char *data;
+    uint8_t *bytes;
     size_t size;
-    sinew_result r = sinew_file_read(path, lg, &data, &size);
+    sinew_result r = sinew_file_read(path, SINEW_MESH_MAX_FILE, lg, "mesh", &bytes, &size);
     if (r != SINEW_RESULT_OK)
         return r;
+    const char *data = (const char *)bytes;
     off = off || (!obj && looks_like_off(data, size));
     r = off ? sinew_mesh_read_off_memory(data, size, path, lg, out)
             : sinew_mesh_read_obj_memory(data, size, path, lg, out);
-    free(data);
+    free(bytes);
     return r;
 }
 

@@ -27,6 +27,7 @@
 #include "mesh.h"
 #include "mesh_text.h"
 
+#include "core/file.h"
 #include "core/log.h"
 
 #include <assimp/cimport.h>
@@ -502,11 +503,12 @@ sinew_result sinew_mesh_read_assimp(const char *path, const sinew_logger *lg, si
     memset(out, 0, sizeof *out);
     /* Read here first: a missing file is an I/O error with its reason, and a
      * PLY file is checked, then imported from exactly the bytes checked. */
-    char *data;
+    uint8_t *bytes;
     size_t size;
-    sinew_result r = sinew_file_read(path, lg, &data, &size);
+    sinew_result r = sinew_file_read(path, SINEW_MESH_MAX_FILE, lg, "mesh", &bytes, &size);
     if (r != SINEW_RESULT_OK)
         return r;
+    char *data = (char *)bytes;
     const struct aiScene *scene = NULL;
     if (is_ply(path, data, size)) {
         r = ply_check(path, lg, data, size);

@@ -54,9 +54,8 @@ const char *sinew_token_printable(sinew_token tok, char buf[40]);
 /* 1 when path ends in ext (".ply"; given in lower case), in any case. */
 int sinew_path_has_extension(const char *path, const char *ext);
 
-/* Reads a whole file of at most 1 GiB into a malloc'd buffer (*data, *size; the
- * caller frees it). Errors are logged with the path and reason. */
-sinew_result sinew_file_read(const char *path, const sinew_logger *lg, char **data, size_t *size);
+/* Mesh files are read whole (core/file.h), up to this size. */
+#define SINEW_MESH_MAX_FILE ((size_t)1 << 30)
 
 /* Grows *p to hold at least need elements of elem bytes (geometric growth).
  * 0 on overflow or when out of memory; *p is then unchanged. */

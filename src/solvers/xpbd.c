@@ -77,7 +77,14 @@ void sinew_xpbd_record(sinew_body *b, sinew_recorder *r)
         sinew_record_barrier(r);
         sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL_REDUCE, SINEW_REDUCE_SIZE, &reduce, sizeof reduce);
         r->bytes += 48ull * b->distance_count + 32ull * groups;
-        sinew_record_timestamp(r, SINEW_PHASE_RESIDUAL);
     }
+    if (b->desc.health_check) {
+        if (b->desc.residual)
+            sinew_record_barrier(r); /* both write STATS */
+        sinew_record_dispatch(r, SINEW_KERNEL_HEALTH, n, &particles, sizeof particles);
+        r->bytes += 32ull * n;
+    }
+    if (b->desc.residual || b->desc.health_check)
+        sinew_record_timestamp(r, SINEW_PHASE_RESIDUAL);
     sinew_record_host_barrier(r); /* positions and stats are read by the host */
 }

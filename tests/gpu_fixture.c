@@ -47,9 +47,13 @@ void gpu_setup(void)
 void gpu_teardown(void)
 {
     uint32_t messages = gpu_ctx ? sinew_context_get_validation_message_count(gpu_ctx) : 0;
+    int before = gpu_error_count();
     sinew_context_destroy(gpu_ctx);
     gpu_ctx = NULL;
     cr_expect_eq(messages, 0, "%u validation messages:\n%s", messages, log_text);
+    /* Objects still alive at vkDestroyDevice are reported by the layer then. */
+    cr_expect_eq(gpu_error_count(), before, "messages while destroying the context (leaked objects?):\n%s",
+                 log_text);
 }
 
 sinew_asset *gpu_make_cloth(uint32_t nx, uint32_t ny, double size, double y, int pin_corners)

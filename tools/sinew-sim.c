@@ -38,6 +38,13 @@ static const char *const usage =
     "      --sphere X,Y,Z,R | --no-sphere   sphere collider (default scene: one)\n"
     "      --check-strain S      exit with status 3 if the RMS strain of any step exceeds\n"
     "                            S (e.g. 0.05), or a position stops being finite\n"
+    "      --max-speed V         health check: a step leaving a particle non-finite or\n"
+    "                            faster than V m/s fails and is rolled back (default 500)\n"
+    "      --checkpoint FILE     save the body's state to FILE after the last step\n"
+    "      --checkpoint-every N  and every N steps\n"
+    "      --resume FILE         start from a checkpoint saved from the same asset and\n"
+    "                            options; --frames more steps are taken\n"
+    "      --hash                print a hash of the final state (positions, velocities)\n"
     "  -o, --out DIR             output folder (default ./sinew-out)\n"
     "      --every N             also write every N-th frame as frame_NNNNN.obj\n"
     "      --device NAME|INDEX   Vulkan device (default: SINEW_DEVICE, else the best)\n"
@@ -46,10 +53,10 @@ static const char *const usage =
     "  -h, --help                this text\n";
 
 typedef struct options {
-    const char *asset_path, *out_dir, *device;
-    unsigned frames, every, substeps, iterations;
-    int solver_jacobi, validation, quiet;
-    double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain;
+    const char *asset_path, *out_dir, *device, *checkpoint, *resume;
+    unsigned frames, every, substeps, iterations, checkpoint_every;
+    int solver_jacobi, validation, quiet, hash;
+    double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain, max_speed;
     int ground_set, no_ground, sphere_set, no_sphere;
 } options;
 
@@ -66,6 +73,7 @@ static int parse(int argc, char **argv, options *o)
     o->bend = 1e-2;
     o->omega = 1.5;
     o->friction = 0.3;
+    o->max_speed = sinew_body_desc_default().max_speed;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -118,6 +126,19 @@ static int parse(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--check-strain")) {
             ok = cli_double(t, a, v, &o->check_strain) &&
                  (o->check_strain > 0 || !cli_error(t, "%s must be > 0%s", a, ""));
+        } else if (!strcmp(a, "--max-speed")) {
+            ok = cli_double(t, a, v, &o->max_speed) && (o->max_speed > 0 || !cli_error(t, "%s must be > 0%s", a, ""));
+        } else if (!strcmp(a, "--checkpoint")) {
+            ok = v != NULL || cli_error(t, "%s needs a file%s", a, "");
+            o->checkpoint = v;
+        } else if (!strcmp(a, "--checkpoint-every")) {
+            ok = cli_uint(t, a, v, 10000000, &o->checkpoint_every);
+        } else if (!strcmp(a, "--resume")) {
+            ok = v != NULL || cli_error(t, "%s needs a file%s", a, "");
+            o->resume = v;
+        } else if (!strcmp(a, "--hash")) {
+            o->hash = 1;
+            used = 0;
         } else if (!strcmp(a, "--every")) {
             ok = cli_uint(t, a, v, 10000000, &o->every);
         } else if (!strcmp(a, "--device")) {
@@ -242,6 +263,8 @@ int main(int argc, char **argv)
     bd.shear_compliance = (float)o.shear;
     bd.bend_compliance = (float)o.bend;
     bd.jacobi_omega = (float)o.omega;
+    bd.max_speed = (float)o.max_speed;
+    bd.name = o.asset_path ? o.asset_path : "default scene";
     sinew_body *body = NULL;
     int status = 1;
     float *xyz = malloc(3ull * ai.particle_count * sizeof *xyz);
@@ -251,6 +274,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "sinew-sim: cannot create the body: %s\n", sinew_result_string(xyz ? r : SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY));
         goto done;
     }
+    if (o.checkpoint_every && !o.checkpoint) {
+        fprintf(stderr, "sinew-sim: --checkpoint-every needs --checkpoint FILE\n");
+        goto done;
+    }
+    if (o.resume && sinew_body_load_checkpoint_file(body, o.resume) != SINEW_RESULT_OK)
+        goto done; /* the library said why */
     if (mkdir(o.out_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "sinew-sim: cannot create %s: %s\n", o.out_dir, strerror(errno));
         goto done;
@@ -261,6 +290,9 @@ int main(int argc, char **argv)
         printf("sinew-sim: %s on %s\n  %u particles, %u triangles, %u distance + %u bending constraints in %u colours\n",
                o.asset_path ? o.asset_path : "default scene", di.name, ai.particle_count, ai.triangle_count,
                ai.distance_count, ai.bend_count, ai.colour_count);
+    if (!o.quiet && o.resume)
+        printf("  resumed at step %llu from %s\n", (unsigned long long)sinew_body_get_stats(body).step_index,
+               o.resume);
     double gpu_ms = 0.0, worst_strain = 0.0, worst_rms = 0.0, t0 = now_s();
     int tty = isatty(fileno(stdout));
     char path[4096];
@@ -280,6 +312,9 @@ int main(int argc, char **argv)
                 !write_obj(path, xyz, ai.particle_count, tris, tri_count))
                 goto done;
         }
+        if (o.checkpoint && (f == o.frames || (o.checkpoint_every && f % o.checkpoint_every == 0)) &&
+            sinew_body_save_checkpoint_file(body, o.checkpoint) != SINEW_RESULT_OK)
+            goto done;
         if (!o.quiet && (f % (o.frames / 10 ? o.frames / 10 : 1) == 0 || f == o.frames)) {
             int bar = (int)(30.0 * f / o.frames);
             printf("%s  [%.*s%*s] %3u%%  step %u  max strain %.3f%%%s", tty ? "\r" : "", bar,
@@ -308,6 +343,14 @@ int main(int argc, char **argv)
     printf("  device memory   %.2f MiB body, %.2f MiB context\n", st.device_memory / 1048576.0,
            sinew_context_get_device_memory(ctx) / 1048576.0);
     printf("  final mesh      %s\n", path);
+    if (o.checkpoint)
+        printf("  checkpoint      %s (step %llu)\n", o.checkpoint, (unsigned long long)st.step_index);
+    if (o.hash) {
+        uint64_t h;
+        if (sinew_body_state_hash(body, &h) != SINEW_RESULT_OK)
+            goto done;
+        printf("  state hash      %016llx\n", (unsigned long long)h);
+    }
     status = 0;
     if (o.check_strain > 0 && !(worst_rms <= o.check_strain)) {
         printf("  check           FAILED: RMS strain reached %.3g, above %.3g\n", worst_rms, o.check_strain);

@@ -121,6 +121,11 @@ sinew_result sinew_body_load_checkpoint(sinew_body *body, const void *src, size_
 sinew_result sinew_body_save_checkpoint_file(sinew_body *body, const char *path);
 sinew_result sinew_body_load_checkpoint_file(sinew_body *body, const char *path);
 
+/* 64-bit FNV-1a hash of the state a checkpoint holds (positions, inverse
+ * masses, velocities, as little-endian bits): equal hashes after equal inputs
+ * show a run is deterministic; different ones find where two runs part. Waits. */
+sinew_result sinew_body_state_hash(sinew_body *body, uint64_t *hash);
+
 typedef struct sinew_step_stats {
     uint64_t step_index;        /* steps taken so far */
     /* Strain |C|/L of the distance constraints (stretch and shear) after the

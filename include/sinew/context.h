@@ -66,6 +66,10 @@ sinew_device_info sinew_context_get_device_info(const sinew_context *ctx);
 /* Device memory currently allocated by this context, in bytes. */
 uint64_t sinew_context_get_device_memory(const sinew_context *ctx);
 
+/* Changes the cap of sinew_context_desc.device_memory_limit (0 = none). Memory
+ * already allocated stays; later allocations are checked against it. */
+void sinew_context_set_device_memory_limit(sinew_context *ctx, uint64_t bytes);
+
 /* Warnings and errors the validation layer has reported so far (0 without
  * validation). Tests fail on any. */
 uint32_t sinew_context_get_validation_message_count(const sinew_context *ctx);

@@ -125,6 +125,8 @@ sinew_result sinew_buffer_upload(sinew_context *ctx, sinew_buffer *buf, VkDevice
                                  VkDeviceSize size)
 {
     SINEW_ASSERT(offset + size <= buf->size);
+    if (ctx->lost)
+        return sinew_context_refuse_lost(ctx);
     if (size == 0)
         return SINEW_RESULT_OK;
     if (buf->mapped) {
@@ -145,6 +147,8 @@ sinew_result sinew_buffer_download(sinew_context *ctx, sinew_buffer *buf, VkDevi
                                    VkDeviceSize size)
 {
     SINEW_ASSERT(offset + size <= buf->size);
+    if (ctx->lost) /* mapped memory of a lost device holds undefined values */
+        return sinew_context_refuse_lost(ctx);
     if (size == 0)
         return SINEW_RESULT_OK;
     if (buf->mapped) {

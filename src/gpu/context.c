@@ -368,16 +368,23 @@ sinew_device_info sinew_context_get_device_info(const sinew_context *ctx)
     return info;
 }
 
+void sinew_context_set_device_memory_limit(sinew_context *ctx, uint64_t bytes) { ctx->device_memory_limit = bytes; }
+
 int sinew_context_is_lost(const sinew_context *ctx) { return ctx->lost; }
 
 void sinew_context_inject_device_loss(sinew_context *ctx) { ctx->inject_device_loss = 1; }
+
+sinew_result sinew_context_refuse_lost(sinew_context *ctx)
+{
+    return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_DEVICE_LOST, "context",
+                      "the device was lost earlier: destroy this context and restore on a new one");
+}
 
 sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence)
 {
     const struct VolkDeviceTable *vk = &ctx->vk;
     if (ctx->lost)
-        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_DEVICE_LOST, "context",
-                          "the device was lost earlier: destroy this context and restore on a new one");
+        return sinew_context_refuse_lost(ctx);
     if (ctx->inject_device_loss) {
         ctx->inject_device_loss = 0;
         return sinew_vk_fail(ctx, VK_ERROR_DEVICE_LOST, "vkQueueSubmit (injected fault)", __FILE__, __LINE__);

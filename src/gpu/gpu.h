@@ -8,6 +8,7 @@
 #include <sinew/context.h>
 
 #include "../core/log.h"
+#include "fault.h"
 #include "shared/layout.h"
 
 /* Every kernel, one .comp file each (shaders/NAME.comp). */
@@ -95,14 +96,14 @@ sinew_result sinew_vk_fail(sinew_context *ctx, VkResult vr, const char *call, co
             return sinew_vk_fail((ctx), vk_try_result_, #call, __FILE__, __LINE__); \
     } while (0)
 
+/* ERROR_DEVICE_LOST with a message saying what to do: for every call that
+ * needs the device once ctx->lost is set. */
+sinew_result sinew_context_refuse_lost(sinew_context *ctx);
+
 /* Submits one command buffer and waits for its fence. Refuses at once (with
  * ERROR_DEVICE_LOST) once the device was lost. */
 sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence);
 
-/* Fault injection for tests: the next sinew_submit_and_wait reports
- * VK_ERROR_DEVICE_LOST without submitting, and the context behaves as lost
- * from then on. lavapipe cannot lose its device; this drives the same path. */
-void sinew_context_inject_device_loss(sinew_context *ctx);
 
 /* ---------------------------------------------------------------- buffers */
 

@@ -1,0 +1,216 @@
+/* Checkpoints: a body's state to bytes and back (docs/checkpoint-format.md).
+ *
+ *   offset 0   header    64 B   magic "SNWC", version, counts, topology CRC,
+ *                               step index, payload size and CRC, header CRC
+ *          64  payload   32 B per particle: positions (x, y, z, inverse mass)
+ *                        for every particle, then velocities (x, y, z, 0)
+ *
+ * Every field is little-endian; floats travel as their 32-bit patterns.
+ */
+#include "body.h"
+
+#include "core/bytes.h"
+#include "core/file.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VERSION 1u
+#define HEADER_SIZE 64u
+/* Header fields. */
+#define H_MAGIC 0
+#define H_VERSION 4
+#define H_HEADER_SIZE 8
+#define H_PARTICLES 12
+#define H_DISTANCES 16
+#define H_BENDS 20
+#define H_TOPOLOGY 24
+#define H_FLAGS 28
+#define H_STEP 32
+#define H_PAYLOAD_SIZE 40
+#define H_PAYLOAD_CRC 44
+#define H_CRC 60
+
+size_t sinew_body_checkpoint_size(const sinew_body *b) { return HEADER_SIZE + 32 * (size_t)b->particle_count; }
+
+/* Positions and velocities as vec4s, read from the device. */
+static sinew_result download_state(sinew_body *b, float *state)
+{
+    const uint64_t n = b->particle_count;
+    sinew_result r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_POS], 0, state, 16 * n);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, state + 4 * n, 16 * n);
+    return r;
+}
+
+sinew_result sinew_body_save_checkpoint(sinew_body *b, void *dst, size_t size)
+{
+    SINEW_ASSERT(b && dst);
+    const sinew_logger *lg = &b->ctx->logger;
+    const size_t need = sinew_body_checkpoint_size(b);
+    if (size < need)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                          "body '%s': a checkpoint needs %zu bytes, the buffer has %zu", b->name, need, size);
+    if (b->particle_count > UINT32_MAX / 32)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "checkpoint", "body '%s': %u particles are too many for a "
+                          "version 1 checkpoint (at most %u)", b->name, b->particle_count, UINT32_MAX / 32);
+    const size_t floats = 8 * (size_t)b->particle_count;
+    float *state = malloc(4 * floats);
+    if (!state)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
+    sinew_result r = download_state(b, state);
+    if (r != SINEW_RESULT_OK) {
+        free(state);
+        return r;
+    }
+    uint8_t *p = dst;
+    memset(p, 0, HEADER_SIZE);
+    memcpy(p + H_MAGIC, "SNWC", 4);
+    sinew_put_u32(p + H_VERSION, VERSION);
+    sinew_put_u32(p + H_HEADER_SIZE, HEADER_SIZE);
+    sinew_put_u32(p + H_PARTICLES, b->particle_count);
+    sinew_put_u32(p + H_DISTANCES, b->distance_count);
+    sinew_put_u32(p + H_BENDS, b->bend_count);
+    sinew_put_u32(p + H_TOPOLOGY, b->topology_crc);
+    sinew_put_u64(p + H_STEP, b->stats.step_index);
+    uint8_t *payload = p + HEADER_SIZE;
+    for (size_t i = 0; i < floats; i++) {
+        uint32_t w;
+        memcpy(&w, &state[i], 4);
+        sinew_put_u32(payload + 4 * i, w);
+    }
+    free(state);
+    sinew_put_u32(p + H_PAYLOAD_SIZE, (uint32_t)(4 * floats));
+    sinew_put_u32(p + H_PAYLOAD_CRC, sinew_crc32(0, payload, 4 * floats));
+    sinew_put_u32(p + H_CRC, sinew_crc32(0, p, H_CRC));
+    return SINEW_RESULT_OK;
+}
+
+/* Every check of the loader: BAD_ASSET-like failures name the field. */
+static sinew_result refuse(const sinew_body *b, const char *what, unsigned long long got, unsigned long long want)
+{
+    return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                      "body '%s': checkpoint %s is %llu, expected %llu; nothing was changed", b->name, what, got, want);
+}
+
+sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t size)
+{
+    SINEW_ASSERT(b && (src || size == 0));
+    const sinew_logger *lg = &b->ctx->logger;
+    const uint8_t *p = src;
+    const uint64_t n = b->particle_count;
+    if (size < HEADER_SIZE || memcmp(p + H_MAGIC, "SNWC", 4) != 0)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                          "body '%s': not a checkpoint (no SNWC header in %zu bytes); nothing was changed", b->name,
+                          size);
+    if (sinew_get_u32(p + H_CRC) != sinew_crc32(0, p, H_CRC))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                          "body '%s': checkpoint header CRC mismatch (damaged file); nothing was changed", b->name);
+    if (sinew_get_u32(p + H_VERSION) != VERSION)
+        return refuse(b, "version", sinew_get_u32(p + H_VERSION), VERSION);
+    if (sinew_get_u32(p + H_HEADER_SIZE) != HEADER_SIZE)
+        return refuse(b, "header size", sinew_get_u32(p + H_HEADER_SIZE), HEADER_SIZE);
+    if (sinew_get_u32(p + H_PARTICLES) != n)
+        return refuse(b, "particle count", sinew_get_u32(p + H_PARTICLES), n);
+    if (sinew_get_u32(p + H_DISTANCES) != b->distance_count)
+        return refuse(b, "distance constraint count", sinew_get_u32(p + H_DISTANCES), b->distance_count);
+    if (sinew_get_u32(p + H_BENDS) != b->bend_count)
+        return refuse(b, "bending constraint count", sinew_get_u32(p + H_BENDS), b->bend_count);
+    if (sinew_get_u32(p + H_TOPOLOGY) != b->topology_crc)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                          "body '%s': checkpoint was saved from a body with other constraints (topology CRC "
+                          "%08x, this body %08x); nothing was changed", b->name, sinew_get_u32(p + H_TOPOLOGY),
+                          b->topology_crc);
+    if (sinew_get_u32(p + H_FLAGS) != 0)
+        return refuse(b, "flags", sinew_get_u32(p + H_FLAGS), 0);
+    const size_t payload_size = 32 * (size_t)n;
+    if (sinew_get_u32(p + H_PAYLOAD_SIZE) != payload_size)
+        return refuse(b, "payload size", sinew_get_u32(p + H_PAYLOAD_SIZE), payload_size);
+    if (size != HEADER_SIZE + payload_size)
+        return refuse(b, "size in bytes", size, HEADER_SIZE + payload_size);
+    const uint8_t *payload = p + HEADER_SIZE;
+    if (sinew_get_u32(p + H_PAYLOAD_CRC) != sinew_crc32(0, payload, payload_size))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                          "body '%s': checkpoint payload CRC mismatch (damaged file); nothing was changed", b->name);
+
+    float *state = malloc(payload_size);
+    if (!state)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
+    for (size_t i = 0; i < 8 * (size_t)n; i++) {
+        uint32_t w = sinew_get_u32(payload + 4 * i);
+        memcpy(&state[i], &w, 4);
+    }
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint64_t i = 0; i < n && r == SINEW_RESULT_OK; i++) {
+        const float *x = &state[4 * i], *v = &state[4 * (n + i)];
+        if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2]) || !isfinite(v[0]) || !isfinite(v[1]) ||
+            !isfinite(v[2]))
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                           "body '%s': particle %llu of the checkpoint is not finite; nothing was changed", b->name,
+                           (unsigned long long)i);
+        else if (!(isfinite(x[3]) && x[3] >= 0.0f))
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                           "body '%s': inverse mass %g of particle %llu is not finite and >= 0; nothing was changed",
+                           b->name, x[3], (unsigned long long)i);
+    }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, state, 16 * n);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, state + 4 * n, 16 * n);
+    free(state);
+    if (r == SINEW_RESULT_OK)
+        b->stats.step_index = sinew_get_u64(p + H_STEP);
+    return r;
+}
+
+sinew_result sinew_body_save_checkpoint_file(sinew_body *b, const char *path)
+{
+    SINEW_ASSERT(b && path);
+    size_t size = sinew_body_checkpoint_size(b);
+    void *bytes = malloc(size);
+    if (!bytes)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
+    sinew_result r = sinew_body_save_checkpoint(b, bytes, size);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_file_write_replace(path, bytes, size, &b->ctx->logger, "checkpoint");
+    free(bytes);
+    return r;
+}
+
+sinew_result sinew_body_load_checkpoint_file(sinew_body *b, const char *path)
+{
+    SINEW_ASSERT(b && path);
+    uint8_t *bytes;
+    size_t size;
+    sinew_result r = sinew_file_read(path, sinew_body_checkpoint_size(b), &b->ctx->logger, "checkpoint", &bytes,
+                                     &size);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    r = sinew_body_load_checkpoint(b, bytes, size);
+    free(bytes);
+    return r;
+}
+
+sinew_result sinew_body_state_hash(sinew_body *b, uint64_t *hash)
+{
+    SINEW_ASSERT(b && hash);
+    const size_t floats = 8 * (size_t)b->particle_count;
+    float *state = malloc(4 * floats);
+    if (!state)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
+    sinew_result r = download_state(b, state);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; r == SINEW_RESULT_OK && i < floats; i++) {
+        uint32_t w;
+        memcpy(&w, &state[i], 4);
+        for (int k = 0; k < 4; k++) {
+            h ^= (w >> 8 * k) & 0xffu;
+            h *= 0x100000001b3ull;
+        }
+    }
+    free(state);
+    if (r == SINEW_RESULT_OK)
+        *hash = h;
+    return r;
+}

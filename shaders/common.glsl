@@ -16,6 +16,7 @@ layout(std430, binding = SINEW_BIND_ADJ) readonly buffer AdjBuf { uint adj[]; };
 layout(std430, binding = SINEW_BIND_PARAMS) readonly buffer ParamsBuf { GpuParams params; };
 layout(std430, binding = SINEW_BIND_PARTIAL) buffer PartialBuf { vec4 partial[]; };
 layout(std430, binding = SINEW_BIND_STATS) buffer StatsBuf { GpuStats stats; };
+layout(std430, binding = SINEW_BIND_ANGLE) buffer AngleBuf { float angle[]; };
 
 layout(push_constant) uniform Push { GpuRange range; };
 

@@ -44,7 +44,10 @@ bool hinge(vec3 p0, vec3 p1, vec3 p2, vec3 p3, out float theta, out vec3 g[4])
     return true;
 }
 
-float project_bend(GpuBend b, vec4 p[4], inout float l, out vec3 dp[4])
+// last: the hinge's angle at its previous projection. theta takes the branch
+// nearest to it, so the angle stays continuous when the hinge folds through
+// +-pi (src/solvers/xpbd_math.h, sinew_unwrap_angle), and last is updated.
+float project_bend(GpuBend b, vec4 p[4], inout float l, inout float last, out vec3 dp[4])
 {
     for (int j = 0; j < 4; j++)
         dp[j] = vec3(0.0);
@@ -59,9 +62,12 @@ float project_bend(GpuBend b, vec4 p[4], inout float l, out vec3 dp[4])
     if (denom + at == 0.0)
         return 0.0;
     const float pi = 3.14159265358979;
-    float c = theta - b.rest_angle;   // wrapped into (-pi, pi]
-    if (c > pi) c -= 2.0 * pi;
-    if (c <= -pi) c += 2.0 * pi;
+    float d = theta - last;   // wrapped into (-pi, pi]
+    if (d > pi) d -= 2.0 * pi;
+    if (d <= -pi) d += 2.0 * pi;
+    theta = last + d;
+    last = theta;
+    float c = theta - b.rest_angle;
     float dl = (-c - at * l) / (denom + at);
     l += dl;
     for (int j = 0; j < 4; j++)

@@ -23,9 +23,11 @@ void main()
         vec4 p[4] = vec4[4](pos[b.v.x], pos[b.v.y], pos[b.v.z], pos[b.v.w]);
         uint li = range.count + c;
         float l = lambda[li];
+        float last = angle[c];
         vec3 dp[4];
-        if (project_bend(b, p, l, dp) != 0.0)
+        if (project_bend(b, p, l, last, dp) != 0.0)
             lambda[li] = l;
+        angle[c] = last;
         uint o = 2u * range.count + 4u * c;
         for (uint j = 0u; j < 4u; j++)
             delta[o + j] = vec4(dp[j], 0.0);

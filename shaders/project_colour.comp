@@ -27,8 +27,11 @@ void main()
         vec4 p[4] = vec4[4](pos[b.v.x], pos[b.v.y], pos[b.v.z], pos[b.v.w]);
         uint li = range.distance_total + c;
         float l = lambda[li];
+        float last = angle[c];
         vec3 dp[4];
-        if (project_bend(b, p, l, dp) != 0.0) {
+        bool moved = project_bend(b, p, l, last, dp) != 0.0;
+        angle[c] = last;
+        if (moved) {
             lambda[li] = l;
             pos[b.v.x] = vec4(p[0].xyz + dp[0], p[0].w);
             pos[b.v.y] = vec4(p[1].xyz + dp[1], p[1].w);

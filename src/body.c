@@ -42,7 +42,8 @@ static int finite_nonneg(float x) { return isfinite(x) && x >= 0.0f; }
 static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *d)
 {
     const sinew_logger *lg = &ctx->logger;
-    if (d->solver != SINEW_SOLVER_XPBD_GAUSS_SEIDEL && d->solver != SINEW_SOLVER_XPBD_JACOBI)
+    if (d->solver != SINEW_SOLVER_XPBD_GAUSS_SEIDEL && d->solver != SINEW_SOLVER_XPBD_JACOBI &&
+        d->solver != SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "unknown solver %d", (int)d->solver);
     if (d->substeps < 1 || d->substeps > 1000 || d->iterations < 1 || d->iterations > 1000)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
@@ -118,6 +119,7 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_PARTIAL, 16ull * ((a->distance_count + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE),
          SINEW_MEMORY_DEVICE, "residual partials"},
         {SINEW_BIND_STATS, sizeof(GpuStats), SINEW_MEMORY_HOST, "residual"},
+        {SINEW_BIND_ANGLE, 4ull * a->bend_count, SINEW_MEMORY_DEVICE, "hinge angles"},
     };
     _Static_assert(sizeof plan / sizeof plan[0] == SINEW_BIND_COUNT, "one buffer per binding");
     sinew_result r;
@@ -162,12 +164,18 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_BEND], 0, bend,
                                 sizeof(GpuBend) * (uint64_t)a->bend_count);
+    float *angle = scratch; /* the asset's positions are its rest pose */
+    for (uint32_t c = 0; c < a->bend_count && r == SINEW_RESULT_OK; c++)
+        angle[c] = a->bends[c].rest_angle;
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_ANGLE], 0, angle, 4ull * a->bend_count);
     free(scratch);
     b->topology_crc = sinew_crc32(0, &n, sizeof n);
     b->topology_crc = sinew_crc32(b->topology_crc, a->distances, sizeof *a->distances * a->distance_count);
     b->topology_crc = sinew_crc32(b->topology_crc, a->bends, sizeof *a->bends * a->bend_count);
     if (r == SINEW_RESULT_OK && d->rollback)
-        r = sinew_buffer_create(ctx, 32ull * n, SINEW_MEMORY_DEVICE, "rollback copy", &b->saved);
+        r = sinew_buffer_create(ctx, 32ull * n + 4ull * a->bend_count, SINEW_MEMORY_DEVICE, "rollback copy",
+                                &b->saved);
     if (r != SINEW_RESULT_OK || !jacobi)
         return r;
 
@@ -224,9 +232,11 @@ static sinew_result record_step(sinew_body *b)
     rec.phase_of = b->query_phase;
     const uint64_t n = b->particle_count;
     if (b->desc.rollback) {
+        const uint64_t bends = b->bend_count;
         sinew_record_copy(&rec, &b->buffers[SINEW_BIND_POS], 0, &b->saved, 0, 16 * n);
         sinew_record_copy(&rec, &b->buffers[SINEW_BIND_VEL], 0, &b->saved, 16 * n, 16 * n);
-        rec.bytes += 64 * n;
+        sinew_record_copy(&rec, &b->buffers[SINEW_BIND_ANGLE], 0, &b->saved, 32 * n, 4 * bends);
+        rec.bytes += 64 * n + 8 * bends;
     }
     sinew_xpbd_record(b, &rec);
     VK_TRY(ctx, vk->vkEndCommandBuffer(b->cmd));
@@ -364,13 +374,15 @@ static sinew_result unhealthy(sinew_body *b)
         sinew_result r = sinew_buffer_copy(ctx, &b->saved, 0, &b->buffers[SINEW_BIND_POS], 0, 16 * n);
         if (r == SINEW_RESULT_OK)
             r = sinew_buffer_copy(ctx, &b->saved, 16 * n, &b->buffers[SINEW_BIND_VEL], 0, 16 * n);
+        if (r == SINEW_RESULT_OK)
+            r = sinew_buffer_copy(ctx, &b->saved, 32 * n, &b->buffers[SINEW_BIND_ANGLE], 0, 4ull * b->bend_count);
         if (r != SINEW_RESULT_OK)
             return r;
         s->rolled_back = 1;
     } else {
         s->step_index++; /* the step happened, for better or worse */
     }
-    return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "body",
+    return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "health",
                       "body '%s', step %llu: %u of %u particles are not finite or faster than %g m/s "
                       "(particles %u..%u; fastest finite %g m/s); %s",
                       b->name, (unsigned long long)s->step_index + s->rolled_back, s->bad_particles, b->particle_count,

@@ -2,8 +2,9 @@
  *
  *   offset 0   header    64 B   magic "SNWC", version, counts, topology CRC,
  *                               step index, payload size and CRC, header CRC
- *          64  payload   32 B per particle: positions (x, y, z, inverse mass)
- *                        for every particle, then velocities (x, y, z, 0)
+ *          64  payload   positions (x, y, z, inverse mass) of every particle,
+ *                        then velocities (x, y, z, 0), then the hinge angle
+ *                        of every bend (unwrapped, rad): 32 n + 4 b bytes
  *
  * Every field is little-endian; floats travel as their 32-bit patterns.
  */
@@ -32,15 +33,19 @@
 #define H_PAYLOAD_CRC 44
 #define H_CRC 60
 
-size_t sinew_body_checkpoint_size(const sinew_body *b) { return HEADER_SIZE + 32 * (size_t)b->particle_count; }
+/* Floats of state: positions and velocities as vec4s, one angle per bend. */
+static size_t state_floats(const sinew_body *b) { return 8 * (size_t)b->particle_count + b->bend_count; }
 
-/* Positions and velocities as vec4s, read from the device. */
+size_t sinew_body_checkpoint_size(const sinew_body *b) { return HEADER_SIZE + 4 * state_floats(b); }
+
 static sinew_result download_state(sinew_body *b, float *state)
 {
     const uint64_t n = b->particle_count;
     sinew_result r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_POS], 0, state, 16 * n);
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, state + 4 * n, 16 * n);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_ANGLE], 0, state + 8 * n, 4ull * b->bend_count);
     return r;
 }
 
@@ -52,10 +57,10 @@ sinew_result sinew_body_save_checkpoint(sinew_body *b, void *dst, size_t size)
     if (size < need)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
                           "body '%s': a checkpoint needs %zu bytes, the buffer has %zu", b->name, need, size);
-    if (b->particle_count > UINT32_MAX / 32)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "checkpoint", "body '%s': %u particles are too many for a "
-                          "version 1 checkpoint (at most %u)", b->name, b->particle_count, UINT32_MAX / 32);
-    const size_t floats = 8 * (size_t)b->particle_count;
+    const size_t floats = state_floats(b);
+    if (floats > UINT32_MAX / 4)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "checkpoint", "body '%s': %u particles and %u bends are too "
+                          "many for a version 1 checkpoint (4 GiB)", b->name, b->particle_count, b->bend_count);
     float *state = malloc(4 * floats);
     if (!state)
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
@@ -124,7 +129,7 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
                           b->topology_crc);
     if (sinew_get_u32(p + H_FLAGS) != 0)
         return refuse(b, "flags", sinew_get_u32(p + H_FLAGS), 0);
-    const size_t payload_size = 32 * (size_t)n;
+    const size_t payload_size = 4 * state_floats(b);
     if (sinew_get_u32(p + H_PAYLOAD_SIZE) != payload_size)
         return refuse(b, "payload size", sinew_get_u32(p + H_PAYLOAD_SIZE), payload_size);
     if (size != HEADER_SIZE + payload_size)
@@ -137,7 +142,7 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
     float *state = malloc(payload_size);
     if (!state)
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
-    for (size_t i = 0; i < 8 * (size_t)n; i++) {
+    for (size_t i = 0; i < state_floats(b); i++) {
         uint32_t w = sinew_get_u32(payload + 4 * i);
         memcpy(&state[i], &w, 4);
     }
@@ -154,10 +159,16 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
                            "body '%s': inverse mass %g of particle %llu is not finite and >= 0; nothing was changed",
                            b->name, x[3], (unsigned long long)i);
     }
+    for (uint32_t c = 0; c < b->bend_count && r == SINEW_RESULT_OK; c++)
+        if (!isfinite(state[8 * n + c]))
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                           "body '%s': hinge angle of bend %u is not finite; nothing was changed", b->name, c);
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, state, 16 * n);
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, state + 4 * n, 16 * n);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_ANGLE], 0, state + 8 * n, 4ull * b->bend_count);
     free(state);
     if (r == SINEW_RESULT_OK)
         b->stats.step_index = sinew_get_u64(p + H_STEP);
@@ -195,7 +206,7 @@ sinew_result sinew_body_load_checkpoint_file(sinew_body *b, const char *path)
 sinew_result sinew_body_state_hash(sinew_body *b, uint64_t *hash)
 {
     SINEW_ASSERT(b && hash);
-    const size_t floats = 8 * (size_t)b->particle_count;
+    const size_t floats = state_floats(b);
     float *state = malloc(4 * floats);
     if (!state)
         return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");

@@ -61,6 +61,13 @@ Test(xpbd, gauss_seidel_matches_reference)
     cr_assert_lt(err, 1e-4);
 }
 
+Test(xpbd, symmetric_gauss_seidel_matches_reference)
+{
+    double err = compare_with_reference(SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL, 60, hanging_params());
+    cr_log_info("symmetric Gauss-Seidel: max |x_gpu - x_ref| / size = %.3g after 60 steps", err);
+    cr_assert_lt(err, 1e-4);
+}
+
 Test(xpbd, jacobi_matches_reference)
 {
     double err = compare_with_reference(SINEW_SOLVER_XPBD_JACOBI, 60, hanging_params());
@@ -88,12 +95,14 @@ static float strain_after(sinew_asset *asset, sinew_solver solver, uint32_t iter
 Test(xpbd, violation_falls_with_iterations)
 {
     sinew_asset *asset = gpu_make_cloth(24, 24, 1.0, 1.0, 1);
-    const sinew_solver solvers[] = {SINEW_SOLVER_XPBD_GAUSS_SEIDEL, SINEW_SOLVER_XPBD_JACOBI};
-    for (int s = 0; s < 2; s++) {
+    const sinew_solver solvers[] = {SINEW_SOLVER_XPBD_GAUSS_SEIDEL, SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL,
+                                    SINEW_SOLVER_XPBD_JACOBI};
+    const char *names[] = {"Gauss-Seidel", "symmetric Gauss-Seidel", "Jacobi"};
+    for (int s = 0; s < 3; s++) {
         float prev = INFINITY;
         for (uint32_t it = 1; it <= 16; it *= 2) {
             float rms = strain_after(asset, solvers[s], it);
-            cr_log_info("%s, %2u iterations: RMS strain %.3e", s ? "Jacobi" : "Gauss-Seidel", it, rms);
+            cr_log_info("%s, %2u iterations: RMS strain %.3e", names[s], it, rms);
             cr_assert_lt(rms, prev, "%u iterations should reduce the strain", it);
             prev = rms;
         }

@@ -166,6 +166,7 @@ typedef struct run {
     uint32_t dispatches, barriers;
     uint64_t bytes, device_memory;
     double max_strain, rms_strain;
+    uint32_t diverged_step;  /* the step that failed the health check; 0: none */
 } run;
 
 static void window_result(const window *w, run *r)
@@ -187,6 +188,16 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Messages of the library, as the default logger prints them; except that a
+ * failed health check (id "health") is a result here, recorded in the run. */
+static void on_log(void *user, sinew_log_level level, const char *id, const char *message)
+{
+    (void)user;
+    if (!strcmp(id, "health"))
+        return;
+    fprintf(stderr, "\nsinew %s [%s]: %s\n", level == SINEW_LOG_ERROR ? "error" : "warning", id, message);
 }
 
 static void progress(bench *b, const char *what)
@@ -235,7 +246,12 @@ static int measure_gpu(bench *b, const sinew_asset *asset, run *r, uint32_t warm
     window w = {0};
     for (uint32_t s = 0; xyz && s < warmup + r->steps; s++) {
         double t0 = now_s();
-        if (sinew_body_step(body, &p) != SINEW_RESULT_OK) {
+        sinew_result sr = sinew_body_step(body, &p);
+        if (sr == SINEW_RESULT_ERROR_UNSTABLE && accuracy) {
+            r->diverged_step = s + 1; /* a result too: this configuration is unstable */
+            break;
+        }
+        if (sr != SINEW_RESULT_OK) {
             free(xyz);
             sinew_body_destroy(body);
             return 0;
@@ -257,6 +273,15 @@ static int measure_gpu(bench *b, const sinew_asset *asset, run *r, uint32_t warm
         measured++;
     }
     sinew_step_stats st = sinew_body_get_stats(body);
+    if (r->diverged_step) {
+        for (int k = 0; k < 6; k++)
+            r->ms[k] = measured ? sum[k] / measured : -1.0;
+        r->wall_ms = measured ? wall / measured : -1.0;
+        r->max_strain = r->rms_strain = -1.0;
+        free(xyz);
+        sinew_body_destroy(body);
+        return 1;
+    }
     for (int k = 0; k < 6; k++)
         r->ms[k] = sum[k] / measured;
     double var = sq / measured - r->ms[5] * r->ms[5];
@@ -292,6 +317,11 @@ static void measure_reference(const sinew_asset *asset, run *r)
         xpbd_ref_step(ref, &p);
         if (s >= 10)
             wall += (now_s() - t0) * 1e3;
+        /* The runtime's health check, with its default speed limit. */
+        if (!(xpbd_ref_max_speed(ref) <= sinew_body_desc_default().max_speed)) {
+            r->diverged_step = s + 1;
+            break;
+        }
         if (s >= r->steps - ERROR_WINDOW) {
             for (uint32_t i = 0; i < asset->particle_count; i++)
                 memcpy(&xyz[3 * i], xpbd_ref_position(ref, i), 3 * sizeof(double));
@@ -302,6 +332,10 @@ static void measure_reference(const sinew_asset *asset, run *r)
     for (int k = 0; k < 6; k++)
         r->ms[k] = -1.0;
     window_result(&w, r);
+    if (r->diverged_step) {
+        r->wall_ms = r->diverged_step > 10 ? wall / (r->diverged_step - 10) : -1.0;
+        r->max_strain = r->rms_strain = -1.0;
+    }
     free(xyz);
     xpbd_ref_destroy(ref);
 }
@@ -482,6 +516,9 @@ static cJSON *run_json(const bench *b, const run *r)
     cJSON_AddNumberToObject(o, "wall_ms_per_step", r->wall_ms);
     cJSON_AddNumberToObject(o, "max_strain", r->max_strain);
     cJSON_AddNumberToObject(o, "rms_strain", r->rms_strain);
+    cJSON_AddBoolToObject(o, "diverged", r->diverged_step != 0);
+    if (r->diverged_step)
+        cJSON_AddNumberToObject(o, "diverged_step", r->diverged_step);
     return o;
 }
 
@@ -568,6 +605,8 @@ static void plot(const bench *b, const cJSON *peers, const char *out, const suit
                         const run *r = &b->runs[i];
                         if (r->n != n || r->scene != SCENE_HANGING || strcmp(r->impl, impls[ii]) ||
                             strcmp(r->kind, kinds[ki]) || (int)r->solver != sv)
+                            continue;
+                        if (r->diverged_step)
                             continue;
                         double t = ii == 0 ? r->ms[5] : r->wall_ms;
                         fprintf(f, "%g %g\n", t, r->rms_strain);
@@ -747,9 +786,14 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
             const run *r = &b->runs[i];
             if (r->n != n || r->scene != SCENE_HANGING || !strcmp(r->kind, "timing"))
                 continue;
-            add(t, "| %s | %s | %u | %u | %.3f | %.2e | %.2e |\n",
-                strcmp(r->impl, "sinew") ? "CPU reference" : "sinew GPU", solver_name(r->solver), r->substeps,
-                r->iterations, strcmp(r->impl, "sinew") ? r->wall_ms : r->ms[5], r->max_strain, r->rms_strain);
+            if (r->diverged_step)
+                add(t, "| %s | %s | %u | %u | | diverged at step %u | |\n",
+                    strcmp(r->impl, "sinew") ? "CPU reference" : "sinew GPU", solver_name(r->solver), r->substeps,
+                    r->iterations, r->diverged_step);
+            else
+                add(t, "| %s | %s | %u | %u | %.3f | %.2e | %.2e |\n",
+                    strcmp(r->impl, "sinew") ? "CPU reference" : "sinew GPU", solver_name(r->solver), r->substeps,
+                    r->iterations, strcmp(r->impl, "sinew") ? r->wall_ms : r->ms[5], r->max_strain, r->rms_strain);
         }
         /* Time to accuracy: the cheapest configuration of each implementation
          * and solver that reaches each target. */
@@ -771,7 +815,7 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
                             continue;
                         any = 1;
                         double ms = ii ? r->wall_ms : r->ms[5];
-                        if (r->rms_strain <= targets[k] && ms < best) {
+                        if (!r->diverged_step && r->rms_strain <= targets[k] && ms < best) {
                             best = ms;
                             br = r;
                         }
@@ -939,6 +983,8 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
         r->wall_ms = jnum(o, "wall_ms_per_step");
         r->max_strain = jnum(o, "max_strain");
         r->rms_strain = jnum(o, "rms_strain");
+        double diverged = jnum(o, "diverged_step");
+        r->diverged_step = diverged > 0 ? (uint32_t)diverged : 0;
     }
     const cJSON *old_peers = cJSON_GetObjectItem(root, "peers");
     cJSON_ArrayForEach(o, old_peers) cJSON_AddItemToArray(peers, cJSON_Duplicate(o, 1));
@@ -1080,6 +1126,7 @@ int main(int argc, char **argv)
     sinew_context_desc cd = sinew_context_desc_default();
     cd.device = device;
     cd.validation = validation;
+    cd.logger.fn = on_log;
     cd.logger.level = SINEW_LOG_WARNING;
     if (sinew_context_create(&cd, &b.ctx) != SINEW_RESULT_OK) {
         fprintf(stderr, "%s: no Vulkan context\n", t);

@@ -24,7 +24,9 @@ static const char *const usage =
     "\n"
     "  -n, --frames N            steps to simulate (default 240)\n"
     "      --dt S                step length in seconds (default 1/60)\n"
-    "      --solver gs|jacobi    XPBD Gauss-Seidel over colours (default) or Jacobi\n"
+    "      --solver gs|sgs|jacobi  XPBD Gauss-Seidel over colours (default), symmetric\n"
+    "                            Gauss-Seidel (forward then back: stable where stiff\n"
+    "                            constraints crowd a vertex) or Jacobi\n"
     "      --substeps N          substeps per step (default 16)\n"
     "      --iterations N        solver iterations per substep (default 1)\n"
     "      --stretch-compliance A  m/N (default 0: inextensible)\n"
@@ -55,7 +57,7 @@ static const char *const usage =
 typedef struct options {
     const char *asset_path, *out_dir, *device, *checkpoint, *resume;
     unsigned frames, every, substeps, iterations, checkpoint_every;
-    int solver_jacobi, validation, quiet, hash;
+    int solver, validation, quiet, hash;
     double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain, max_speed;
     int ground_set, no_ground, sphere_set, no_sphere;
 } options;
@@ -87,11 +89,13 @@ static int parse(int argc, char **argv, options *o)
             ok = cli_double(t, a, v, &o->dt) && (o->dt > 0 || !cli_error(t, "%s must be > 0%s", a, ""));
         } else if (!strcmp(a, "--solver")) {
             if (v && !strcmp(v, "gs"))
-                o->solver_jacobi = 0;
+                o->solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+            else if (v && !strcmp(v, "sgs"))
+                o->solver = SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL;
             else if (v && !strcmp(v, "jacobi"))
-                o->solver_jacobi = 1;
+                o->solver = SINEW_SOLVER_XPBD_JACOBI;
             else
-                ok = cli_error(t, "--solver: \"%s\" is not gs or jacobi%s", v ? v : "", "");
+                ok = cli_error(t, "--solver: \"%s\" is not gs, sgs or jacobi%s", v ? v : "", "");
         } else if (!strcmp(a, "--substeps")) {
             ok = cli_uint(t, a, v, 1000, &o->substeps);
         } else if (!strcmp(a, "--iterations")) {
@@ -256,7 +260,7 @@ int main(int argc, char **argv)
         return 1;
     }
     sinew_body_desc bd = sinew_body_desc_default();
-    bd.solver = o.solver_jacobi ? SINEW_SOLVER_XPBD_JACOBI : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+    bd.solver = (sinew_solver)o.solver;
     bd.substeps = o.substeps;
     bd.iterations = o.iterations;
     bd.stretch_compliance = (float)o.stretch;
@@ -334,7 +338,10 @@ int main(int argc, char **argv)
     printf("summary\n");
     printf("  device          %s (%s)\n", di.name, di.driver);
     printf("  solver          XPBD %s, %u substeps x %u iterations, %u dispatches per step\n",
-           o.solver_jacobi ? "Jacobi" : "Gauss-Seidel", o.substeps, o.iterations, st.dispatches);
+           o.solver == SINEW_SOLVER_XPBD_JACOBI                     ? "Jacobi"
+           : o.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL ? "symmetric Gauss-Seidel"
+                                                                  : "Gauss-Seidel",
+           o.substeps, o.iterations, st.dispatches);
     printf("  steps           %u of %.4g s\n", o.frames, o.dt);
     printf("  time per step   %.3f ms GPU, %.3f ms wall\n", o.frames ? gpu_ms / o.frames : 0.0,
            o.frames ? 1e3 * wall / o.frames : 0.0);

@@ -25,6 +25,13 @@ typedef struct sinew_body sinew_body;
 typedef enum sinew_solver {
     SINEW_SOLVER_XPBD_GAUSS_SEIDEL = 0, /* one dispatch per colour, in colour order */
     SINEW_SOLVER_XPBD_JACOBI = 1,       /* all constraints at once, gathered per particle */
+    /* Each iteration sweeps the colours forward, then back (the last colour
+     * once): about twice the dispatches of GAUSS_SEIDEL. With one iteration
+     * per substep, a forward-only sweep can amplify errors through the
+     * velocity update when stiff constraints crowd a particle (a fan of thin
+     * triangles around one vertex diverges, in double precision too); the
+     * symmetric sweep does not (docs/step.md). */
+    SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL = 2,
 } sinew_solver;
 
 typedef struct sinew_body_desc {
@@ -42,8 +49,8 @@ typedef struct sinew_body_desc {
     const char *name;
     /* Health check after every step (one dispatch): a particle whose position,
      * inverse mass or velocity is not finite, or whose speed exceeds max_speed,
-     * fails the step with SINEW_RESULT_ERROR_UNSTABLE and a message naming the
-     * body and the particles. */
+     * fails the step with SINEW_RESULT_ERROR_UNSTABLE and a message (log id
+     * "health") naming the body and the particles. */
     int health_check;
     float max_speed;            /* m/s, > 0 */
     /* Keep a device copy of the state at the start of each step (a copy of
@@ -102,9 +109,10 @@ sinew_result sinew_body_move_pinned(sinew_body *body, const uint32_t *indices, u
 
 /* ---------------------------------------------------------------- checkpoints
  * A checkpoint holds everything a body carries from one step to the next:
- * positions with inverse masses (pins included), velocities and the step
- * count. The XPBD multipliers are reset every substep and the other buffers
- * are rewritten before they are read, so a body restored from a checkpoint
+ * positions with inverse masses (pins included), velocities, each bending
+ * hinge's last angle (kept continuous through a fold) and the step count. The
+ * XPBD multipliers are reset every substep and the other buffers are
+ * rewritten before they are read, so a body restored from a checkpoint
  * continues bit for bit as the body it was saved from would have, given the
  * same asset, desc, step parameters and device. The format (little-endian,
  * CRC-32 checked) is in docs/checkpoint-format.md; loading checks that the
@@ -122,7 +130,7 @@ sinew_result sinew_body_save_checkpoint_file(sinew_body *body, const char *path)
 sinew_result sinew_body_load_checkpoint_file(sinew_body *body, const char *path);
 
 /* 64-bit FNV-1a hash of the state a checkpoint holds (positions, inverse
- * masses, velocities, as little-endian bits): equal hashes after equal inputs
+ * masses, velocities, hinge angles, as little-endian bits): equal hashes after equal inputs
  * show a run is deterministic; different ones find where two runs part. Waits. */
 sinew_result sinew_body_state_hash(sinew_body *body, uint64_t *hash);
 

@@ -41,6 +41,8 @@
  *   PARAMS    [1] GpuParams     per-step values written by the host
  *   PARTIAL   [groups] vec4     residual partials: max, sum of squares, count
  *   STATS     [1] GpuStats      reduced residual and health, read by the host
+ *   ANGLE     [b] float     hinge angle of each bend at its last projection,
+ *                           unwrapped: continuous through +-pi (solver state)
  */
 #define SINEW_BIND_POS 0
 #define SINEW_BIND_PREV 1
@@ -54,7 +56,8 @@
 #define SINEW_BIND_PARAMS 9
 #define SINEW_BIND_PARTIAL 10
 #define SINEW_BIND_STATS 11
-#define SINEW_BIND_COUNT 12
+#define SINEW_BIND_ANGLE 12
+#define SINEW_BIND_COUNT 13
 
 SINEW_STRUCT(GpuDistance) {
     SINEW_UINT a;

@@ -184,7 +184,7 @@ void sinew_record_barrier(sinew_recorder *r);
 /* vkCmdFillBuffer, followed by the transfer -> compute barrier it needs. */
 void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value);
 /* vkCmdCopyBuffer between barriers: earlier compute and transfer work on the
- * buffers ends before it, later compute work sees its result. */
+ * buffers ends before it, later compute work sees its result. Nothing for size 0. */
 void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize src_offset, sinew_buffer *dst,
                        VkDeviceSize dst_offset, VkDeviceSize size);
 /* Compute writes -> host reads: at the end of a step whose results the host reads. */

@@ -52,6 +52,8 @@ void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value)
 void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize src_offset, sinew_buffer *dst,
                        VkDeviceSize dst_offset, VkDeviceSize size)
 {
+    if (size == 0)
+        return; /* Vulkan has no empty copies */
     const struct VolkDeviceTable *vk = &r->ctx->vk;
     VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
                               VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,

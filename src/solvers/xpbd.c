@@ -5,24 +5,32 @@
 
 /* Device traffic each kernel was designed to move, in bytes (reads + writes):
  * distance: record 16, two positions read 32 and written 32, lambda 4 + 4;
- * bend: record 32, four positions read 64 and written 64, lambda 4 + 4. */
+ * bend: record 32, four positions read 64 and written 64, lambda 4 + 4,
+ * hinge angle 4 + 4. */
 #define BYTES_DISTANCE 88u
-#define BYTES_BEND 168u
+#define BYTES_BEND 176u
 #define BYTES_PREDICT 96u   /* pos, vel in; prev, vel, pos out */
 #define BYTES_COLLIDE 48u   /* pos, prev in; pos out */
 #define BYTES_VELOCITY 48u  /* pos, prev in; vel out */
 
+static void record_colour(sinew_body *b, sinew_recorder *r, uint32_t c)
+{
+    const sinew_colour_rec *col = &b->colours[c];
+    GpuRange push = {col->distance_begin, col->distance_count, col->bend_begin, col->bend_count, b->distance_count};
+    sinew_record_dispatch(r, SINEW_KERNEL_PROJECT_COLOUR, col->distance_count + col->bend_count, &push, sizeof push);
+    sinew_record_barrier(r); /* the next colour reads what this one wrote */
+    r->bytes += (uint64_t)BYTES_DISTANCE * col->distance_count + (uint64_t)BYTES_BEND * col->bend_count;
+}
+
+/* Forward over the colours; the symmetric solver then comes back, leaving out
+ * the last colour, which a second projection in a row would not move. */
 static void record_gauss_seidel(sinew_body *b, sinew_recorder *r)
 {
-    for (uint32_t c = 0; c < b->colour_count; c++) {
-        const sinew_colour_rec *col = &b->colours[c];
-        GpuRange push = {col->distance_begin, col->distance_count, col->bend_begin, col->bend_count,
-                         b->distance_count};
-        sinew_record_dispatch(r, SINEW_KERNEL_PROJECT_COLOUR, col->distance_count + col->bend_count, &push,
-                              sizeof push);
-        sinew_record_barrier(r); /* the next colour reads what this one wrote */
-    }
-    r->bytes += (uint64_t)BYTES_DISTANCE * b->distance_count + (uint64_t)BYTES_BEND * b->bend_count;
+    for (uint32_t c = 0; c < b->colour_count; c++)
+        record_colour(b, r, c);
+    if (b->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL)
+        for (uint32_t c = b->colour_count - 1; c-- > 0;)
+            record_colour(b, r, c);
 }
 
 static void record_jacobi(sinew_body *b, sinew_recorder *r)

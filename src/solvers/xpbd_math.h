@@ -91,4 +91,16 @@ static inline double sinew_wrap_angle(double a)
     return a;
 }
 
+/* The hinge angle atan2 gives lies in (-pi, pi] and jumps by 2 pi when a hinge
+ * folds through flat (theta = +-pi, the wings on top of each other). A
+ * constraint on that angle would then push the fold the wrong way, through
+ * the fold, and cloth with stiff bending flips over violently. Each bend keeps
+ * its angle from the last projection instead and takes the branch of theta
+ * nearest to it, so the angle is continuous and the constraint keeps pulling
+ * back the way the hinge came. */
+static inline double sinew_unwrap_angle(double theta, double last)
+{
+    return last + sinew_wrap_angle(theta - last);
+}
+
 #endif

@@ -15,6 +15,7 @@ struct xpbd_ref {
     double *x, *w, *prev, *v;   /* 3n, n, 3n, 3n */
     double *alpha;              /* per constraint: distances then bends */
     double *lambda;
+    double *angle;              /* per bend: hinge angle at its last projection, unwrapped */
     double *delta;              /* 3 per slot (Jacobi) */
     uint32_t *adj_start, *adj;
 };
@@ -33,6 +34,7 @@ xpbd_ref *xpbd_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     r->v = calloc(3 * n, sizeof(double));
     r->alpha = calloc(m + 1, sizeof(double));
     r->lambda = calloc(m + 1, sizeof(double));
+    r->angle = calloc(a->bend_count + 1, sizeof(double));
     r->delta = calloc(3 * (slots + 1), sizeof(double));
     r->adj_start = calloc(n + 1, sizeof(uint32_t));
     r->adj = calloc(slots + 1, sizeof(uint32_t));
@@ -44,8 +46,10 @@ xpbd_ref *xpbd_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     }
     for (uint32_t c = 0; c < a->distance_count; c++)
         r->alpha[c] = a->distances[c].kind == SINEW_KIND_SHEAR ? d->shear_compliance : d->stretch_compliance;
-    for (uint32_t c = 0; c < a->bend_count; c++)
+    for (uint32_t c = 0; c < a->bend_count; c++) {
         r->alpha[a->distance_count + c] = d->bend_compliance;
+        r->angle[c] = a->bends[c].rest_angle;
+    }
     /* Gather lists in the same order as the runtime builds them. */
     for (uint32_t c = 0; c < a->distance_count; c++) {
         r->adj_start[a->distances[c].a + 1]++;
@@ -74,7 +78,7 @@ void xpbd_ref_destroy(xpbd_ref *r)
     if (!r)
         return;
     free(r->x); free(r->w); free(r->prev); free(r->v); free(r->alpha); free(r->lambda);
-    free(r->delta); free(r->adj_start); free(r->adj);
+    free(r->angle); free(r->delta); free(r->adj_start); free(r->adj);
     free(r);
 }
 
@@ -122,7 +126,9 @@ static int project_bend(xpbd_ref *r, uint32_t c, double inv_h2, double dp[4][3])
     double at = r->alpha[li] * inv_h2;
     if (denom + at == 0.0)
         return 0;
-    double C = sinew_wrap_angle(theta - b->rest_angle);
+    theta = sinew_unwrap_angle(theta, r->angle[c]);
+    r->angle[c] = theta;
+    double C = theta - b->rest_angle;
     double dl = (-C - at * r->lambda[li]) / (denom + at);
     r->lambda[li] += dl;
     for (int j = 0; j < 4; j++)
@@ -198,9 +204,12 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
             }
         }
         for (uint32_t it = 0; it < r->desc.iterations; it++) {
-            if (r->desc.solver == SINEW_SOLVER_XPBD_GAUSS_SEIDEL) {
-                for (uint32_t col = 0; col < a->colour_count; col++) {
-                    const sinew_colour_rec *cr = &a->colours[col];
+            if (r->desc.solver != SINEW_SOLVER_XPBD_JACOBI) {
+                /* Forward; the symmetric solver comes back without the last colour. */
+                uint32_t nc = a->colour_count;
+                uint32_t sweep = r->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && nc ? 2 * nc - 1 : nc;
+                for (uint32_t q = 0; q < sweep; q++) {
+                    const sinew_colour_rec *cr = &a->colours[q < nc ? q : 2 * nc - 2 - q];
                     for (uint32_t c = cr->distance_begin; c < cr->distance_begin + cr->distance_count; c++) {
                         double da[3], db[3];
                         if (!project_distance(r, c, inv_h2, da, db))
@@ -275,9 +284,22 @@ double xpbd_ref_violation(const xpbd_ref *r)
         double th = sinew_dihedral_angle(&r->x[3 * b->v[0]], &r->x[3 * b->v[1]], &r->x[3 * b->v[2]],
                                          &r->x[3 * b->v[3]], &ok);
         if (ok) {
-            double C = sinew_wrap_angle(th - b->rest_angle);
+            double C = sinew_unwrap_angle(th, r->angle[c]) - b->rest_angle;
             sum += C * C;
         }
     }
     return sum;
+}
+
+double xpbd_ref_max_speed(const xpbd_ref *r)
+{
+    double fastest = 0.0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const double *x = &r->x[3 * i], *v = &r->v[3 * i];
+        double speed = sqrt(sinew_v3_dot(v, v));
+        if (!isfinite(x[0] + x[1] + x[2]) || !isfinite(speed))
+            return INFINITY;
+        fastest = speed > fastest ? speed : fastest;
+    }
+    return fastest;
 }

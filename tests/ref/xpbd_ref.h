@@ -16,5 +16,7 @@ const double *xpbd_ref_position(const xpbd_ref *r, uint32_t i);
 void xpbd_ref_strain(const xpbd_ref *r, double *max_strain, double *rms_strain);
 /* Sum of squared violations: distance C (m) and bending C (rad), for convergence. */
 double xpbd_ref_violation(const xpbd_ref *r);
+/* Largest particle speed (m/s); infinity when a position or velocity is not finite. */
+double xpbd_ref_max_speed(const xpbd_ref *r);
 
 #endif

@@ -154,9 +154,13 @@ static void window_add(window *w, const sinew_asset *a, const float *xyz, const 
 
 /* ------------------------------------------------------------------ runs */
 
+struct run;
+static int is_sweep(const struct run *r);
+
 typedef struct run {
     const char *impl;        /* "sinew" (GPU) or "reference" (CPU double, 1 thread) */
-    const char *kind;        /* "timing", "substeps", "iterations" */
+    const char *kind;        /* "timing", "substeps", "iterations"; "unguarded": timing without the
+                                health check and rollback copy, to measure what they cost */
     scene_kind scene;
     uint32_t n, particles, constraints, colours;
     sinew_solver solver;
@@ -168,6 +172,8 @@ typedef struct run {
     double max_strain, rms_strain;
     uint32_t diverged_step;  /* the step that failed the health check; 0: none */
 } run;
+
+static int is_sweep(const run *r) { return !strcmp(r->kind, "substeps") || !strcmp(r->kind, "iterations"); }
 
 static void window_result(const window *w, run *r)
 {
@@ -235,13 +241,14 @@ static int measure_gpu(bench *b, const sinew_asset *asset, run *r, uint32_t warm
     d.solver = r->solver;
     d.substeps = r->substeps;
     d.iterations = r->iterations;
+    d.health_check = d.rollback = strcmp(r->kind, "unguarded") != 0;
     sinew_body *body;
     if (sinew_body_create(b->ctx, asset, &d, &body) != SINEW_RESULT_OK)
         return 0;
     sinew_step_params p = scene_params(r->scene);
     double sum[6] = {0}, sq = 0.0, wall = 0.0;
     uint32_t measured = 0;
-    const int accuracy = strcmp(r->kind, "timing") != 0;
+    const int accuracy = is_sweep(r);
     float *xyz = malloc(3ull * asset->particle_count * sizeof *xyz);
     window w = {0};
     for (uint32_t s = 0; xyz && s < warmup + r->steps; s++) {
@@ -420,6 +427,16 @@ static int bench_scene(bench *b, const suite *su, round_kind round, scene_kind s
             if (first)
                 merge_timing(first, &again);
             progress(b, what);
+            if (round == ROUND_TIMING && scene == SCENE_HANGING && solver == SINEW_SOLVER_XPBD_GAUSS_SEIDEL) {
+                r = push_run(b); /* the same without the health check and rollback copy */
+                if (!r)
+                    goto fail;
+                describe(r, scene, n, asset, solver, "sinew", "unguarded", 8, 1, steps);
+                snprintf(what, sizeof what, "%s %u %s unguarded", scene_names[scene], n, solver_name(solver));
+                if (!measure_gpu(b, asset, r, 3))
+                    goto fail;
+                progress(b, what);
+            }
             continue;
         }
         for (int axis = 0; axis < 2; axis++) {
@@ -764,6 +781,27 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
         add(t, "%s%s = %s", k ? "; " : "", scene_names[k], scene_titles[k]);
     add(t, ". Strain is |len - L| / L over the stretch (grid) edges after the measured steps.\n\n");
 
+    add(t, "## Health check and rollback copy\n\nThe hanging cloth, Gauss-Seidel, 8 substeps x 1 iteration, with "
+           "and without the health check (one dispatch per step) and the rollback copy (positions, velocities "
+           "and hinge angles copied at the start of each step):\n\n");
+    add(t, "| N x N | GPU ms/step guarded | unguarded | cost | memory MiB guarded | unguarded |\n"
+           "|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < b->count; i++) {
+        const run *u = &b->runs[i];
+        if (strcmp(u->kind, "unguarded"))
+            continue;
+        const run *g = NULL;
+        for (size_t j = 0; j < b->count && !g; j++)
+            if (!strcmp(b->runs[j].kind, "timing") && !strcmp(b->runs[j].impl, "sinew") &&
+                b->runs[j].scene == u->scene && b->runs[j].n == u->n && b->runs[j].solver == u->solver)
+                g = &b->runs[j];
+        if (g)
+            add(t, "| %u | %.3f | %.3f | %+.1f%% | %.2f | %.2f |\n", u->n, g->ms[5], u->ms[5],
+                u->ms[5] > 0 ? 100.0 * (g->ms[5] - u->ms[5]) / u->ms[5] : 0.0, g->device_memory / 1048576.0,
+                u->device_memory / 1048576.0);
+    }
+    add(t, "\n");
+
     int points;
     double gs = scaling_slope(b, SINEW_SOLVER_XPBD_GAUSS_SEIDEL, &points);
     double jac = scaling_slope(b, SINEW_SOLVER_XPBD_JACOBI, &points);
@@ -784,7 +822,7 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
         add(t, "|---|---|---|---|---|---|---|\n");
         for (size_t i = 0; i < b->count; i++) {
             const run *r = &b->runs[i];
-            if (r->n != n || r->scene != SCENE_HANGING || !strcmp(r->kind, "timing"))
+            if (r->n != n || r->scene != SCENE_HANGING || !is_sweep(r))
                 continue;
             if (r->diverged_step)
                 add(t, "| %s | %s | %u | %u | | diverged at step %u | |\n",
@@ -810,7 +848,7 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
                     const run *br = NULL;
                     for (size_t i = 0; i < b->count; i++) {
                         const run *r = &b->runs[i];
-                        if (r->n != n || r->scene != SCENE_HANGING || !strcmp(r->kind, "timing") ||
+                        if (r->n != n || r->scene != SCENE_HANGING || !is_sweep(r) ||
                             strcmp(r->impl, impls[ii]) || (int)r->solver != sv)
                             continue;
                         any = 1;
@@ -948,7 +986,7 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
     b->probe.dispatch_us = jnum(probe, "dispatch_us");
     b->probe.gpu_timed = cJSON_IsTrue(cJSON_GetObjectItem(probe, "gpu_timed"));
     static const char *const impls[] = {"sinew", "reference"};
-    static const char *const kinds[] = {"timing", "substeps", "iterations"};
+    static const char *const kinds[] = {"timing", "substeps", "iterations", "unguarded"};
     const cJSON *o;
     cJSON_ArrayForEach(o, runs)
     {
@@ -956,7 +994,7 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
         if (!r)
             break;
         r->impl = intern(jstr(o, "impl"), impls, 2);
-        r->kind = intern(jstr(o, "kind"), kinds, 3);
+        r->kind = intern(jstr(o, "kind"), kinds, 4);
         const char *scene = jstr(o, "scene");
         r->scene = !strcmp(scene, "sphere") ? SCENE_SPHERE : !strcmp(scene, "quadnet") ? SCENE_QUADNET : SCENE_HANGING;
         r->solver = !strcmp(jstr(o, "solver"), "xpbd-jacobi") ? SINEW_SOLVER_XPBD_JACOBI : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
@@ -1150,7 +1188,7 @@ int main(int argc, char **argv)
         int swept = 0;
         for (int v = 0; v < SWEEP_COUNT; v++)
             swept += sweep_values[v] <= s->sweep_max;
-        b.planned += 2 * (2 + (sweep ? 2 * swept * (ref ? 2 : 1) : 0));
+        b.planned += 2 * (2 + (sweep ? 2 * swept * (ref ? 2 : 1) : 0)) + 1;
     }
     for (int k = 0; k < 4 && s->sphere[k]; k++)
         b.planned += 4;

@@ -194,8 +194,10 @@ sinew_result sinew_body_load_checkpoint_file(sinew_body *b, const char *path)
     SINEW_ASSERT(b && path);
     uint8_t *bytes;
     size_t size;
-    sinew_result r = sinew_file_read(path, sinew_body_checkpoint_size(b), &b->ctx->logger, "checkpoint", &bytes,
-                                     &size);
+    /* Up to the format's largest, so a checkpoint of another body gets the
+     * load's message saying how it differs. */
+    const size_t largest = SIZE_MAX > UINT32_MAX ? HEADER_SIZE + (size_t)UINT32_MAX : SIZE_MAX / 2;
+    sinew_result r = sinew_file_read(path, largest, &b->ctx->logger, "checkpoint", &bytes, &size);
     if (r != SINEW_RESULT_OK)
         return r;
     r = sinew_body_load_checkpoint(b, bytes, size);

@@ -60,3 +60,22 @@ if(TARGET sinew-bench)
   set_tests_properties(tool_bench_gpu_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 900
     PASS_REGULAR_EXPRESSION "Time to reach an RMS strain" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
 endif()
+
+# Checkpoint and resume: 20 steps, save, 20 more from the checkpoint in a new
+# process give the same state hash as 40 in one run.
+add_test(NAME tool_sim_resume
+  COMMAND sh -c "set -e; d='${OUT}/resume'; \
+'${SIM}' -n 40 -q --hash --validation -o \"$d\" > \"$d.straight\"; \
+'${SIM}' -n 20 -q --checkpoint \"$d.snwc\" --validation -o \"$d\" > /dev/null; \
+'${SIM}' -n 20 -q --resume \"$d.snwc\" --hash --validation -o \"$d\" > \"$d.resumed\"; \
+a=$(grep 'state hash' \"$d.straight\"); b=$(grep 'state hash' \"$d.resumed\"); \
+echo \"straight: $a\"; echo \"resumed:  $b\"; test -n \"$a\" && test \"$a\" = \"$b\" && echo resume-identical")
+set_tests_properties(tool_sim_resume PROPERTIES LABELS gpu RUN_SERIAL ON
+  PASS_REGULAR_EXPRESSION "resume-identical" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+
+# A checkpoint of another asset is refused with a message.
+add_test(NAME tool_sim_resume_wrong_asset
+  COMMAND sh -c "'${PREP}' --grid 10x10 -q -o '${OUT}/small.snw' && \
+'${SIM}' '${OUT}/small.snw' -n 1 -q --resume '${OUT}/resume.snwc' -o '${OUT}/resume-wrong'; test $? -eq 1")
+set_tests_properties(tool_sim_resume_wrong_asset PROPERTIES LABELS gpu RUN_SERIAL ON DEPENDS tool_sim_resume
+  PASS_REGULAR_EXPRESSION "checkpoint particle count is 4096, expected 100")

@@ -258,8 +258,11 @@ static uint64_t run_and_hash(sinew_context *ctx, sinew_asset *asset, sinew_solve
 Test(xpbd, deterministic_and_staging_path_identical)
 {
     sinew_asset *asset = gpu_make_cloth(16, 16, 0.6, 0.5, 1);
-    for (int s = 0; s < 2; s++) {
-        sinew_solver solver = s ? SINEW_SOLVER_XPBD_JACOBI : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+    const sinew_solver solvers[] = {SINEW_SOLVER_XPBD_GAUSS_SEIDEL, SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL,
+                                    SINEW_SOLVER_XPBD_JACOBI};
+    const char *names[] = {"Gauss-Seidel", "symmetric Gauss-Seidel", "Jacobi"};
+    for (int s = 0; s < 3; s++) {
+        sinew_solver solver = solvers[s];
         uint64_t a = run_and_hash(gpu_ctx, asset, solver);
         uint64_t b = run_and_hash(gpu_ctx, asset, solver);
         cr_assert_eq(a, b, "run-to-run bits differ");
@@ -274,7 +277,7 @@ Test(xpbd, deterministic_and_staging_path_identical)
         cr_assert_eq(sinew_context_get_validation_message_count(staged), 0);
         sinew_context_destroy(staged);
         cr_assert_eq(a, c, "staging path gives different bits");
-        cr_log_info("%s final-state hash %016llx", s ? "Jacobi" : "Gauss-Seidel", (unsigned long long)a);
+        cr_log_info("%s final-state hash %016llx", names[s], (unsigned long long)a);
     }
     sinew_asset_destroy(asset);
 }

@@ -69,6 +69,9 @@ float project_bend(GpuBend b, vec4 p[4], inout float l, inout float last, out ve
     last = theta;
     float c = theta - b.rest_angle;
     float dl = (-c - at * l) / (denom + at);
+    float aimed = abs(dl) * denom;      // linearized change of theta
+    if (aimed > SINEW_BEND_STEP_LIMIT)
+        dl *= SINEW_BEND_STEP_LIMIT / aimed;
     l += dl;
     for (int j = 0; j < 4; j++)
         dp[j] = (p[j].w * dl) * g[j];

@@ -428,9 +428,9 @@ Test(reliability, soak_moving_pins_and_contacts)
                 }
             }
         }
-        /* Measured: Gauss-Seidel 2.6%, Jacobi 10.1% (it converges slower at one
+        /* Measured: Gauss-Seidel 3.7%, Jacobi 11.0% (it converges slower at one
          * iteration per substep), with no growth over the run. */
-        const float bound = s ? 0.15f : 0.04f;
+        const float bound = s ? 0.15f : 0.06f;
         cr_assert(worst_rms < bound, "worst RMS strain %g (bound %g)", worst_rms, bound);
         cr_assert(lowest > -0.01f, "cloth sank to %g below the ground", lowest);
         cr_log_info("soak %s: %d steps, worst RMS strain %.3f%%, lowest point %.4f m",
@@ -610,10 +610,9 @@ Test(reliability, hostile_parameters)
 
 /* Compliance 0 with many constraints on one particle: a fan of 48 thin
  * triangles around one centre vertex (valence 48, so at least 48 colours),
- * hanging from one rim vertex over the ground. With one iteration per
- * substep the forward Gauss-Seidel sweep diverges (the CPU double reference
- * does too): the health check stops it and rolls back. The symmetric sweep and
- * Jacobi stay finite and bounded. */
+ * hanging from one rim vertex over the ground, folding as it swings. Every
+ * solver stays finite and bounded: the bending step limit keeps the
+ * projections of folded hinges within the range their linearization holds. */
 Test(reliability, stiff_fan_with_one_crowded_particle)
 {
     const uint32_t rim = 48;
@@ -666,16 +665,11 @@ Test(reliability, stiff_fan_with_one_crowded_particle)
         }
         cr_log_info("fan, %s: %s after %d steps, worst max strain %.3f%%", names[s], sinew_result_string(r), step,
                     100.0 * worst);
-        if (s == 0) {
-            cr_assert(r == SINEW_RESULT_ERROR_UNSTABLE || worst > 1.0f,
-                      "forward Gauss-Seidel no longer diverges here (worst strain %g): update docs/reliability.md",
-                      worst);
-        } else {
-            /* Measured: symmetric 13%, Jacobi 59% (slower to converge). */
-            cr_assert_eq(r, SINEW_RESULT_OK, "%s: %s", names[s], sinew_result_string(r));
-            const float bound = s == 1 ? 0.25f : 1.0f;
-            cr_assert(worst < bound, "%s: worst max strain %g (bound %g)", names[s], worst, bound);
-        }
+        /* Measured worst max strain: forward 14 %, symmetric 15 %, Jacobi 48 %
+         * (slower to converge). */
+        cr_assert_eq(r, SINEW_RESULT_OK, "%s: %s", names[s], sinew_result_string(r));
+        const float bound = s < 2 ? 0.25f : 1.0f;
+        cr_assert(worst < bound, "%s: worst max strain %g (bound %g)", names[s], worst, bound);
         sinew_body_destroy(body);
         gpu_log_clear();
     }

@@ -23,6 +23,13 @@
 /* Invocations per workgroup: within the 128 that every device (mobile
  * included) guarantees. */
 #define SINEW_WORKGROUP_SIZE 64
+/* Largest change of a hinge angle one bending projection may aim for (rad):
+ * the linearization of the dihedral angle holds only near the current shape,
+ * and a hinge folded far from its rest angle (cloth crumpling on landing)
+ * projected in one go overshoots and diverges. Farther hinges take several
+ * projections (docs/step.md). */
+#define SINEW_BEND_STEP_LIMIT 0.1
+
 /* Workgroup size of the final residual reduction (one workgroup). */
 #define SINEW_REDUCE_SIZE 64
 

@@ -7,6 +7,7 @@
 
 #include "asset/asset.h"
 #include "solvers/xpbd_math.h"
+#include "shared/layout.h"
 
 struct xpbd_ref {
     sinew_body_desc desc;
@@ -130,6 +131,9 @@ static int project_bend(xpbd_ref *r, uint32_t c, double inv_h2, double dp[4][3])
     r->angle[c] = theta;
     double C = theta - b->rest_angle;
     double dl = (-C - at * r->lambda[li]) / (denom + at);
+    double aimed = fabs(dl) * denom; /* the linearized change of theta: a trust region */
+    if (aimed > SINEW_BEND_STEP_LIMIT)
+        dl *= SINEW_BEND_STEP_LIMIT / aimed;
     r->lambda[li] += dl;
     for (int j = 0; j < 4; j++)
         for (int k = 0; k < 3; k++)

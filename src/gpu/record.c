@@ -32,21 +32,33 @@ void sinew_record_barrier(sinew_recorder *r)
     r->unsynced = 0;
 }
 
+/* Earlier compute and transfer work ends before a transfer command... */
+static void before_transfer(sinew_recorder *r)
+{
+    VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                         VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                         VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
+    r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                    VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &b, 0, NULL, 0, NULL);
+    r->barriers++;
+}
+
+/* ...and later kernels see what it wrote. */
+static void after_transfer(sinew_recorder *r)
+{
+    VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                         VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                                    1, &b, 0, NULL, 0, NULL);
+    r->barriers++;
+    r->unsynced = 0;
+}
+
 void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value)
 {
-    const struct VolkDeviceTable *vk = &r->ctx->vk;
-    /* Earlier kernels' reads and writes of the buffer end before the fill. */
-    VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
-                              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT, VK_ACCESS_TRANSFER_WRITE_BIT};
-    vk->vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
-                             &before, 0, NULL, 0, NULL);
-    vk->vkCmdFillBuffer(r->cmd, buf->buffer, 0, VK_WHOLE_SIZE, value);
-    VkMemoryBarrier after = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
-                             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
-    vk->vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
-                             &after, 0, NULL, 0, NULL);
-    r->barriers += 2;
-    r->unsynced = 0;
+    before_transfer(r);
+    r->ctx->vk.vkCmdFillBuffer(r->cmd, buf->buffer, 0, VK_WHOLE_SIZE, value);
+    after_transfer(r);
 }
 
 void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize src_offset, sinew_buffer *dst,
@@ -54,20 +66,10 @@ void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize 
 {
     if (size == 0)
         return; /* Vulkan has no empty copies */
-    const struct VolkDeviceTable *vk = &r->ctx->vk;
-    VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
-                              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                              VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
-    vk->vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                             VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+    before_transfer(r);
     VkBufferCopy region = {src_offset, dst_offset, size};
-    vk->vkCmdCopyBuffer(r->cmd, src->buffer, dst->buffer, 1, &region);
-    VkMemoryBarrier after = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
-                             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
-    vk->vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
-                             &after, 0, NULL, 0, NULL);
-    r->barriers += 2;
-    r->unsynced = 0;
+    r->ctx->vk.vkCmdCopyBuffer(r->cmd, src->buffer, dst->buffer, 1, &region);
+    after_transfer(r);
 }
 
 void sinew_record_host_barrier(sinew_recorder *r)

@@ -37,6 +37,9 @@ set_tests_properties(tool_prep_nonmanifold PROPERTIES LABELS cpu
 add_test(NAME tool_sim_bad_option COMMAND sh -c "'${SIM}' --frames many; test $? -eq 2")
 set_tests_properties(tool_sim_bad_option PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "--frames: \"many\" is not a whole number")
+add_test(NAME tool_sim_bad_value COMMAND sh -c "'${SIM}' --check-strain -1; test $? -eq 2")
+set_tests_properties(tool_sim_bad_value PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--check-strain must be > 0")
 add_test(NAME tool_prep_missing_mesh COMMAND sh -c "'${PREP}' /nonexistent.obj -o ${OUT}/x.snw; test $? -eq 1")
 set_tests_properties(tool_prep_missing_mesh PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "/nonexistent.obj")

@@ -143,7 +143,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--height")) {
             ok = cli_double(t, a, v, &height);
         } else if (!strcmp(a, "--scale")) {
-            ok = cli_double(t, a, v, &scale) && (scale > 0 || !cli_error(t, "%s must be > 0%s", a, ""));
+            ok = cli_double(t, a, v, &scale) && (scale > 0 || cli_error(t, "%s must be > 0%s", a, ""));
         } else if (!strcmp(a, "--translate")) {
             ok = cli_doubles(t, a, v, 3, translate);
         } else if (!strcmp(a, "--density")) {

@@ -86,7 +86,7 @@ static int parse(int argc, char **argv, options *o)
         } else if (!strcmp(a, "-n") || !strcmp(a, "--frames")) {
             ok = cli_uint(t, a, v, 10000000, &o->frames);
         } else if (!strcmp(a, "--dt")) {
-            ok = cli_double(t, a, v, &o->dt) && (o->dt > 0 || !cli_error(t, "%s must be > 0%s", a, ""));
+            ok = cli_double(t, a, v, &o->dt) && (o->dt > 0 || cli_error(t, "%s must be > 0%s", a, ""));
         } else if (!strcmp(a, "--solver")) {
             if (v && !strcmp(v, "gs"))
                 o->solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
@@ -129,9 +129,9 @@ static int parse(int argc, char **argv, options *o)
             o->out_dir = v;
         } else if (!strcmp(a, "--check-strain")) {
             ok = cli_double(t, a, v, &o->check_strain) &&
-                 (o->check_strain > 0 || !cli_error(t, "%s must be > 0%s", a, ""));
+                 (o->check_strain > 0 || cli_error(t, "%s must be > 0%s", a, ""));
         } else if (!strcmp(a, "--max-speed")) {
-            ok = cli_double(t, a, v, &o->max_speed) && (o->max_speed > 0 || !cli_error(t, "%s must be > 0%s", a, ""));
+            ok = cli_double(t, a, v, &o->max_speed) && (o->max_speed > 0 || cli_error(t, "%s must be > 0%s", a, ""));
         } else if (!strcmp(a, "--checkpoint")) {
             ok = v != NULL || cli_error(t, "%s needs a file%s", a, "");
             o->checkpoint = v;

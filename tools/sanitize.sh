@@ -1,0 +1,53 @@
+#!/bin/sh
+# The sanitizer build, for CI (docs/sanitizers.md): configures and builds the
+# asan preset (AddressSanitizer, UndefinedBehaviorSanitizer, LeakSanitizer) in
+# build-asan/, then runs the whole test suite there with the options and
+# suppressions of tests/sanitizer/. Exits non-zero on any failure, a sanitizer
+# report included.
+#   tools/sanitize.sh                  everything
+#   tools/sanitize.sh -R test_mesh     extra arguments go to ctest
+# Needs the packages tools/run.sh installs (tools/run.sh build).
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build-asan"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+sudo_if_needed() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Real meshes from Debian's CGAL demo data, as tools/run.sh test fetches them:
+# SINEW_CGAL_DATA or the release build's copy when there, else unpacked into
+# build-asan/. Prints the folder; without it those tests are skipped.
+cgal_data() {
+    for d in "${SINEW_CGAL_DATA:-}" "$root/build/cgal-data" "$build/cgal-data"; do
+        if [ -n "$d" ] && [ -f "$d/meshes/mask_cone.off" ]; then
+            echo "$d"
+            return 0
+        fi
+    done
+    data="$build/cgal-data"
+    tmp=$(mktemp -d)
+    if (cd "$tmp" && { apt-get download libcgal-demo >/dev/null 2>&1 ||
+        { sudo_if_needed apt-get update -qq && apt-get download libcgal-demo >/dev/null 2>&1; }; }); then
+        dpkg -x "$tmp"/libcgal-demo_*.deb "$tmp/x"
+        mkdir -p "$data"
+        tar xzf "$tmp/x/usr/share/doc/libcgal-dev/data.tar.gz" -C "$tmp" data/meshes
+        cp -r "$tmp/data/meshes" "$data/"
+    else
+        echo "warning: could not download libcgal-demo; tests on real CGAL models will be skipped" >&2
+    fi
+    rm -rf "$tmp"
+    echo "$data"
+}
+
+cmake --preset asan -S "$root" >/dev/null ||
+    { echo "sanitize.sh: configuring failed; are the packages installed? (tools/run.sh build)" >&2; exit 1; }
+cmake --build "$build" -j "$jobs"
+
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+SINEW_CGAL_DATA=$(cgal_data)
+export SINEW_CGAL_DATA
+cd "$build"
+ctest --output-on-failure -j "$jobs" "$@"

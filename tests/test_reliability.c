@@ -377,12 +377,12 @@ Test(reliability, device_loss_then_restore_on_a_new_context)
 /* Pins swinging in a circle drag the cloth over a sphere and along the
  * ground, step after step: every step passes the health check, the strain
  * stays bounded and the cloth never sinks through the ground or the sphere.
- * SINEW_SOAK_STEPS sets the length (default 1500; docs/reliability.md has a
+ * SINEW_SOAK_STEPS sets the length (default 3000; docs/reliability.md has a
  * longer run). */
 Test(reliability, soak_moving_pins_and_contacts)
 {
     const char *env = getenv("SINEW_SOAK_STEPS");
-    const int total = env && atoi(env) > 0 ? atoi(env) : 1500;
+    const int total = env && atoi(env) > 0 ? atoi(env) : 3000;
     const uint32_t nx = 12;
     sinew_asset *asset = gpu_make_cloth(nx, nx, 0.6, 0.6, 1);
     for (int s = 0; s < 2; s++) {

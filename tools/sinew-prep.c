@@ -1,9 +1,14 @@
 /* sinew-prep: mesh (or generated grid) -> cloth asset (.snw). */
+#define _POSIX_C_SOURCE 200809L
 #include <sinew/sinew.h>
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "prep/cloth.h"
@@ -103,6 +108,119 @@ static void compare_colourings(const sinew_asset *a)
 done:
     free(offsets);
     free(indices);
+}
+
+/* ---------------------------------------------------------------- isolated reading
+ * Meshes are read in a child process. sinew's own OBJ and OFF readers are
+ * fuzzed and safe, but assimp's importers (PLY, STL, glTF, ...) crash on some
+ * malformed files (docs/fuzzing.md): in a child, such a crash becomes an
+ * error message naming the file instead of a crash of sinew-prep. The child
+ * sends the mesh back through a pipe: counts, then the arrays. */
+
+static int write_all(int fd, const void *data, size_t size)
+{
+    const char *p = data;
+    while (size > 0) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 1;
+}
+
+static int read_all(int fd, void *data, size_t size)
+{
+    char *p = data;
+    while (size > 0) {
+        ssize_t n = read(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 1;
+}
+
+static void send_mesh(int fd, const char *path, const sinew_logger *lg)
+{
+    sinew_mesh m = {0};
+    sinew_result r = sinew_mesh_read(path, lg, &m);
+    uint32_t head[4] = {(uint32_t)r, m.vertex_count, m.face_count, r == SINEW_RESULT_OK ? m.face_offsets[m.face_count] : 0};
+    int ok = write_all(fd, head, sizeof head);
+    if (ok && r == SINEW_RESULT_OK)
+        ok = write_all(fd, m.positions, 3 * sizeof *m.positions * m.vertex_count) &&
+             write_all(fd, m.face_offsets, sizeof *m.face_offsets * (m.face_count + 1ull)) &&
+             write_all(fd, m.face_indices, sizeof *m.face_indices * (size_t)head[3]);
+    sinew_mesh_free(&m);
+    fflush(stderr);
+    _exit(ok ? 0 : 1);
+}
+
+static sinew_result read_mesh_isolated(const char *path, const sinew_logger *lg, sinew_mesh *out)
+{
+    const char *t = "sinew-prep";
+    memset(out, 0, sizeof *out);
+    int fd[2];
+    if (pipe(fd) != 0) {
+        fprintf(stderr, "%s: pipe: %s\n", t, strerror(errno));
+        return SINEW_RESULT_ERROR_IO;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "%s: fork: %s\n", t, strerror(errno));
+        close(fd[0]);
+        close(fd[1]);
+        return SINEW_RESULT_ERROR_IO;
+    }
+    if (pid == 0) {
+        /* A crash ends the child with its signal, which the parent reports
+         * (a sanitizer's handler would otherwise report it as its own). */
+        signal(SIGSEGV, SIG_DFL);
+        signal(SIGBUS, SIG_DFL);
+        signal(SIGFPE, SIG_DFL);
+        signal(SIGILL, SIG_DFL);
+        close(fd[0]);
+        send_mesh(fd[1], path, lg);
+    }
+    close(fd[1]);
+    uint32_t head[4] = {0};
+    sinew_result r = SINEW_RESULT_ERROR_BAD_MESH;
+    int got = read_all(fd[0], head, sizeof head);
+    if (got && head[0] == SINEW_RESULT_OK) {
+        out->vertex_count = head[1];
+        out->face_count = head[2];
+        out->positions = malloc(3 * sizeof *out->positions * ((size_t)head[1] + 1));
+        out->face_offsets = malloc(sizeof *out->face_offsets * ((size_t)head[2] + 1));
+        out->face_indices = malloc(sizeof *out->face_indices * ((size_t)head[3] + 1));
+        got = out->positions && out->face_offsets && out->face_indices &&
+              read_all(fd[0], out->positions, 3 * sizeof *out->positions * head[1]) &&
+              read_all(fd[0], out->face_offsets, sizeof *out->face_offsets * ((size_t)head[2] + 1)) &&
+              read_all(fd[0], out->face_indices, sizeof *out->face_indices * (size_t)head[3]);
+        r = got ? SINEW_RESULT_OK : SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    } else if (got) {
+        r = head[0] < SINEW_RESULT_COUNT ? (sinew_result)head[0] : SINEW_RESULT_ERROR_BAD_MESH;
+    }
+    close(fd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "sinew error [mesh]: %s: the importer crashed reading it (signal %d, %s); the file is refused\n",
+                path, WTERMSIG(status), strsignal(WTERMSIG(status)));
+        r = SINEW_RESULT_ERROR_BAD_MESH;
+    } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && r == SINEW_RESULT_OK) {
+        r = SINEW_RESULT_ERROR_IO;
+    }
+    if (r != SINEW_RESULT_OK)
+        sinew_mesh_free(out);
+    return r;
 }
 
 int main(int argc, char **argv)
@@ -213,7 +331,7 @@ int main(int argc, char **argv)
                 goto done;
         }
     } else {
-        r = sinew_mesh_read(mesh_path, &lg, &mesh);
+        r = read_mesh_isolated(mesh_path, &lg, &mesh);
     }
     if (r != SINEW_RESULT_OK) {
         fprintf(stderr, "%s: %s: %s\n", t, mesh_path ? mesh_path : "grid", sinew_result_string(r));

@@ -2,7 +2,11 @@
 # One entry point that sets itself up: installs missing Debian/Ubuntu packages,
 # configures and builds (release preset), then
 #   tools/run.sh sim [sinew-sim options]   runs the default scene (or an asset)
-#   tools/run.sh test                      runs the whole test suite
+#   tools/run.sh test                      runs the whole test suite: the release
+#                                          build's tests, the same tests under
+#                                          ASan + UBSan + LSan (tools/sanitize.sh),
+#                                          and a short fuzz run (tools/fuzz.sh 20)
+#   tools/run.sh test-release [ctest options]   only the release build's tests
 #   tools/run.sh build                     only sets up and builds
 set -eu
 
@@ -59,19 +63,33 @@ sim)
     configure_and_build
     exec "$build/tools/sinew-sim" "$@"
     ;;
-test)
+test-release)
     install_missing
     configure_and_build
     fetch_cgal_data
     export SINEW_CGAL_DATA="$build/cgal-data"
     cd "$build" && exec ctest --output-on-failure -j "$(nproc)" "$@"
     ;;
+test)
+    [ $# -eq 0 ] || { echo "tools/run.sh test takes no options; ctest options go to test-release" >&2; exit 2; }
+    install_missing
+    configure_and_build
+    fetch_cgal_data
+    export SINEW_CGAL_DATA="$build/cgal-data"
+    echo "== release build: the test suite"
+    (cd "$build" && ctest --output-on-failure -j "$(nproc)")
+    echo "== sanitizer build (address, undefined behaviour, leaks): the test suite"
+    "$root/tools/sanitize.sh"
+    echo "== fuzzing: 20 s per target"
+    "$root/tools/fuzz.sh" 20
+    echo "== all stages passed"
+    ;;
 build)
     install_missing
     configure_and_build
     ;;
 *)
-    echo "usage: tools/run.sh sim [sinew-sim options] | test [ctest options] | build" >&2
+    echo "usage: tools/run.sh sim [sinew-sim options] | test | test-release [ctest options] | build" >&2
     exit 2
     ;;
 esac

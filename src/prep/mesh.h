@@ -34,10 +34,13 @@ sinew_result sinew_mesh_read(const char *path, const sinew_logger *lg, sinew_mes
  * vertices at identical positions welded, since formats split a vertex at
  * normal or UV seams (STL at every face) and a cloth must not tear there.
  * Fails with BAD_MESH (assimp's message, or the problem found in a PLY file's
- * structure, with the path), ERROR_LIMIT beyond 2^26 vertices (counted before
- * welding) or faces, IO when the file cannot be read. In builds without
- * assimp (SINEW_HAVE_ASSIMP undefined) it returns ERROR_UNSUPPORTED, saying
- * so. *out is zeroed on failure; free it with sinew_mesh_free on success. */
+ * structure or a binary glTF file's header, with the path), ERROR_LIMIT
+ * beyond 2^26 vertices (counted before welding) or faces, IO when the file
+ * cannot be read. In builds without assimp (SINEW_HAVE_ASSIMP undefined) it
+ * returns ERROR_UNSUPPORTED, saying so. *out is zeroed on failure; free it
+ * with sinew_mesh_free on success. PLY and STL survive fuzzing; glTF does
+ * not: assimp's importer crashes on a few known files (docs/fuzzing.md), so
+ * do not feed it glTF from strangers. */
 sinew_result sinew_mesh_read_assimp(const char *path, const sinew_logger *lg, sinew_mesh *out);
 sinew_result sinew_mesh_read_obj_memory(const char *text, size_t size, const char *name,
                                         const sinew_logger *lg, sinew_mesh *out);

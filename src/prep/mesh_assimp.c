@@ -20,13 +20,25 @@
  * a record, and out-of-range indices or "nan" come back as other, plausible
  * vertices. So a PLY file is walked here against its header first, in a
  * stricter grammar than assimp's, and refused with the line and problem
- * named. Other formats rely on assimp's own checks (fuzzing STL and glTF found
- * nothing); whatever assimp returns is checked again: indices, finite
- * coordinates, limits.
+ * named. tests/fuzz/fuzz_ply found more: assimp writes past its arrays when
+ * a vertex or face element is declared twice, reaches a face's texture
+ * coordinates through its vertex list (past the end when there are more than
+ * two per corner, through a null pointer when there is no list), and reads
+ * some lines its own way (an unknown element's count from its name's digits,
+ * words after the expected ones, unsigned values with a sign), so the walk
+ * refuses those too. A binary glTF file's header is checked against its size
+ * as well: assimp allocates and zeroes the chunk lengths it declares before
+ * reading them, so a 700-byte .glb asked for 1.9 GB (found by
+ * tests/fuzz/fuzz_gltf). Other formats rely on assimp's own checks, which
+ * are not enough for glTF: its importer still crashes on some primitives
+ * without positions, and a .gltf that is not JSON goes to whichever importer
+ * claims its content (docs/fuzzing.md lists them). Whatever assimp returns is
+ * checked again: indices, finite coordinates, limits.
  */
 #include "mesh.h"
 #include "mesh_text.h"
 
+#include "core/bytes.h"
 #include "core/file.h"
 #include "core/log.h"
 
@@ -52,7 +64,9 @@
 
 enum { PLY_ASCII, PLY_LITTLE, PLY_BIG };
 enum { PLY_MAX_ELEMENTS = 64, PLY_MAX_PROPERTIES = 256 };
-enum { PLY_OTHER, PLY_COORDINATE, PLY_INDEX }; /* what a property's values must satisfy */
+/* What a property's values must satisfy: coordinates finite, indices in
+ * range, a face's texture coordinates two per corner. */
+enum { PLY_OTHER, PLY_COORDINATE, PLY_INDEX, PLY_TEXCOORD };
 
 /* Scalar types in both spellings; the position in this table is the type code. */
 enum { PLY_FLOAT = 6, PLY_DOUBLE = 7 };
@@ -151,6 +165,26 @@ static sinew_result ply_bad_header(ply_file *f, const char *problem, sinew_token
     return ply_fail(f, "%s '%s'", problem, sinew_token_printable(tok, buf));
 }
 
+/* Of an element it does not know by name, assimp reads the count from the
+ * name's leading digits ("foo 5" as 0 records, "7foo 0" as 7), and then the
+ * records that follow as the wrong element's. */
+static int ply_assimp_reads(const ply_element *e)
+{
+    static const char *const known[] = {"vertex", "face", "tristrips", "edge", "material"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(e->name, known[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int ply_has_role(const ply_file *f, const ply_element *e, int role)
+{
+    for (uint32_t i = 0; i < e->property_count; i++)
+        if (f->properties[e->first + i].role == role)
+            return 1;
+    return 0;
+}
+
 /* Reads the header up to end_header, where f->t is left; a binary body starts
  * at f->p. */
 static sinew_result ply_header(ply_file *f)
@@ -172,9 +206,18 @@ static sinew_result ply_header(ply_file *f)
         if (token_is(tok, "end_header")) {
             if (!have_format)
                 return ply_bad_header(f, "no format line before", tok);
-            for (uint32_t i = 0; i < f->element_count; i++)
-                if (f->elements[i].count > 0 && f->elements[i].property_count == 0)
-                    return ply_fail(f, "element '%s' has records but no properties", f->elements[i].name);
+            if (sinew_text_token(t, &a))
+                return ply_bad_header(f, "extra word at the end of the line:", a);
+            for (uint32_t i = 0; i < f->element_count; i++) {
+                const ply_element *e = &f->elements[i];
+                if (e->count > 0 && e->property_count == 0)
+                    return ply_fail(f, "element '%s' has records but no properties", e->name);
+                if (e->count > 0 && !ply_assimp_reads(e))
+                    return ply_fail(f, "element '%s' has records, but assimp reads those of vertex, face, "
+                                    "tristrips, edge and material only", e->name);
+                if (e->count > 0 && strcmp(e->name, "face") == 0 && !ply_has_role(f, e, PLY_INDEX))
+                    return ply_fail(f, "element 'face' has records but no vertex_indices list");
+            }
             if (f->format != PLY_ASCII) {
                 f->p = (const unsigned char *)t->data + t->next;
                 f->end = (const unsigned char *)t->data + t->size;
@@ -190,13 +233,24 @@ static sinew_result ply_header(ply_file *f)
                         : -1;
             if (f->format < 0)
                 return ply_bad_header(f, "unknown format", a);
+            if (!sinew_text_token(t, &b))
+                return ply_bad_header(f, "format line without a version:", a);
             have_format = 1;
         } else if (token_is(tok, "element")) {
             int64_t count;
-            if (!sinew_text_token(t, &a) || !sinew_text_token(t, &b) || !sinew_token_int(b, &count) || count < 0)
+            /* assimp reads a count without a sign only. */
+            if (!sinew_text_token(t, &a) || !sinew_text_token(t, &b) || b.s[0] < '0' || b.s[0] > '9' ||
+                !sinew_token_int(b, &count))
                 return ply_bad_header(f, "expected 'element NAME COUNT' at", tok);
             if (f->element_count == PLY_MAX_ELEMENTS)
                 return ply_bad_header(f, "too many elements at", a);
+            /* assimp fills one array per name, sized by the first. */
+            for (uint32_t i = 0; i < f->element_count; i++)
+                if (token_is(a, f->elements[i].name))
+                    return ply_bad_header(f, "second element named", a);
+            /* See ply_assimp_reads. */
+            if (a.s[0] >= '0' && a.s[0] <= '9')
+                return ply_bad_header(f, "element name starts with a digit:", a);
             ply_element *e = &f->elements[f->element_count++];
             memset(e, 0, sizeof *e);
             memcpy(e->name, a.s, a.len < sizeof e->name - 1 ? a.len : sizeof e->name - 1);
@@ -232,11 +286,17 @@ static sinew_result ply_header(ply_file *f)
             if (list && strcmp(e->name, "face") == 0 &&
                 (token_is(d, "vertex_indices") || token_is(d, "vertex_index")))
                 p->role = PLY_INDEX;
+            if (list && strcmp(e->name, "face") == 0 && token_is(d, "texcoord"))
+                p->role = PLY_TEXCOORD;
             f->property_count++;
             e->property_count++;
         } else {
             return ply_bad_header(f, "unknown keyword", tok);
         }
+        /* assimp reads on into the next line with them, and hung on an
+         * element line with two more words before a final end_header. */
+        if (sinew_text_token(t, &a))
+            return ply_bad_header(f, "extra word at the end of the line:", a);
     }
     return ply_bad_header(f, "no end_header after", tok);
 }
@@ -251,8 +311,9 @@ static int ply_value(ply_file *f, int type, double *v, sinew_token *tok)
         if (!sinew_text_token(&f->t, tok))
             return 0;
         if (ply_types[type].integer) {
+            /* assimp reads an unsigned value only without a sign. */
             int64_t i;
-            if (!sinew_token_int(*tok, &i))
+            if (!sinew_token_int(*tok, &i) || (!ply_types[type].is_signed && (tok->s[0] < '0' || tok->s[0] > '9')))
                 return -1;
             *v = (double)i;
             return 1;
@@ -301,6 +362,7 @@ static sinew_result ply_record(ply_file *f, const ply_element *e, uint64_t i)
             return ply_fail(f, "blank line where %s %" PRIu64 " should be", e->name, i);
         f->t.cursor = f->t.line;
     }
+    double corners = 0, texcoords = -1; /* of a face, as assimp reads it: the last lists */
     for (uint32_t pi = 0; pi < e->property_count; pi++) {
         const ply_property *p = &f->properties[e->first + pi];
         double n = 1.0, v;
@@ -325,7 +387,14 @@ static sinew_result ply_record(ply_file *f, const ply_element *e, uint64_t i)
             return ply_fail(f, "%s %" PRIu64 ": malformed number '%s'", e->name, i, sinew_token_printable(tok, buf));
         if (got == -2)
             return sinew_fail(f->lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", f->path);
+        if (p->role == PLY_INDEX)
+            corners = n;
+        else if (p->role == PLY_TEXCOORD)
+            texcoords = n;
     }
+    if (texcoords >= 0 && texcoords != 2 * corners)
+        return ply_fail(f, "face %" PRIu64 ": %.0f texture coordinates for %.0f corners (two per corner)", i,
+                        texcoords, corners);
     if (f->format == PLY_ASCII && sinew_text_token(&f->t, &tok))
         return ply_fail(f, "%s %" PRIu64 " has more values than the header declares", e->name, i);
     return SINEW_RESULT_OK;
@@ -355,6 +424,38 @@ static int is_ply(const char *path, const char *data, size_t size)
 {
     return sinew_path_has_extension(path, ".ply") ||
            (size >= 3 && (memcmp(data, "ply", 3) == 0 || memcmp(data, "PLY", 3) == 0));
+}
+
+/* ------------------------------------------------------------ GLB structure */
+
+/* A binary glTF file (assimp reads one as such by its .glb extension):
+ *
+ *   0   "glTF"  version  length (of the whole file)      12-byte header
+ *   12  length  type ("JSON"; glTF 1: format)  JSON       first chunk
+ *   ..  length  type ("BIN\0")  data, glTF 2 only          second chunk
+ *
+ * Every length must lie within the file before assimp sees it. */
+static sinew_result glb_check(const char *path, const sinew_logger *lg, const uint8_t *p, size_t size)
+{
+    if (size < 20 || memcmp(p, "glTF", 4) != 0)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                          "%s: not a binary glTF file (no 20-byte header starting with \"glTF\")", path);
+    uint32_t version = sinew_get_u32(p + 4), length = sinew_get_u32(p + 8), json = sinew_get_u32(p + 12);
+    if (length != size)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                          "%s: binary glTF header gives a length of %u bytes but the file has %zu", path, length,
+                          size);
+    if (json > size - 20)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                          "%s: binary glTF JSON chunk of %u bytes runs past the end of the file (%zu bytes)", path,
+                          json, size);
+    /* Where glTF 2 puts the BIN chunk: after the JSON, padded to 4 bytes. */
+    uint64_t bin = 20 + ((uint64_t)json + 3) / 4 * 4;
+    if (version == 2 && bin + 8 <= size && sinew_get_u32(p + bin) > size - (bin + 8))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                          "%s: binary glTF BIN chunk of %u bytes runs past the end of the file (%zu bytes)", path,
+                          sinew_get_u32(p + bin), size);
+    return SINEW_RESULT_OK;
 }
 
 /* ------------------------------------------------------------ welding */
@@ -515,10 +616,13 @@ sinew_result sinew_mesh_read_assimp(const char *path, const sinew_logger *lg, si
         if (r == SINEW_RESULT_OK)
             scene = aiImportFileFromMemory(data, (unsigned)size, IMPORT_FLAGS, "ply");
     } else {
+        if (sinew_path_has_extension(path, ".glb"))
+            r = glb_check(path, lg, bytes, size);
         /* From the path: glTF buffers and OBJ materials may live in other files. */
         free(data);
         data = NULL;
-        scene = aiImportFile(path, IMPORT_FLAGS);
+        if (r == SINEW_RESULT_OK)
+            scene = aiImportFile(path, IMPORT_FLAGS);
     }
     free(data);
     if (r != SINEW_RESULT_OK)

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Regenerates the committed seed corpora in tests/fuzz/corpus/ from real files.
+
+    tests/fuzz/make_seeds.py [CGAL_MESHES_DIR] [SINEW_PREP]
+
+CGAL_MESHES_DIR defaults to build/cgal-data/meshes (tools/run.sh test unpacks
+Debian's CGAL demo models there) and SINEW_PREP to build/tools/sinew-prep.
+
+  obj, cloth  tests/data/*.obj, and small CGAL models converted to OBJ
+  off         tests/data/*.off and small CGAL models as they are
+  ply         CGAL's PLY files, and CGAL models written as ASCII and binary PLY
+  stl         CGAL's sphere.stl, and CGAL models written as ASCII and binary STL
+  gltf        CGAL models written as .gltf (embedded buffer) and .glb
+  asset       what sinew-prep builds from some of the above (named .asset,
+              since *.snw is ignored by git), plus two hand-made variants: an
+              unknown section, and no META
+
+Only the standard library; the conversions are written here from the formats'
+specifications so that the seeds do not depend on assimp's exporters.
+"""
+import base64
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus")
+DATA = os.path.join(ROOT, "tests", "data")
+
+# Small CGAL models (each < 10 KB): triangles, quads, polygons, colours, comments.
+OFF_MODELS = ["cube_quad", "torus_quad", "cross", "tripod", "hole", "icosahedron", "mesh_with_colors",
+              "corner_poly", "cube_poly", "star", "P", "tetrahedron", "quad", "triangle", "hedra", "fold",
+              "octahedron", "negative", "u", "mpi"]
+
+
+def read_off(path):
+    """Vertices and polygon faces of an OFF file (colours and comments skipped)."""
+    lines = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].split()
+            if line:
+                lines.append(line)
+    head = lines.pop(0)
+    if head[0].endswith("OFF"):
+        head = head[1:] or lines.pop(0)
+    nv, nf = int(head[0]), int(head[1])
+    verts = [tuple(float(x) for x in lines[i][:3]) for i in range(nv)]
+    faces = []
+    for line in lines[nv:nv + nf]:
+        k = int(line[0])
+        faces.append([int(x) for x in line[1:1 + k]])
+    return verts, faces
+
+
+def triangles(faces):
+    """Fan triangulation, for the formats that only hold triangles."""
+    return [(f[0], f[i], f[i + 1]) for f in faces for i in range(1, len(f) - 1)]
+
+
+def write(target, name, data):
+    os.makedirs(os.path.join(CORPUS, target), exist_ok=True)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(os.path.join(CORPUS, target, name), mode) as f:
+        f.write(data)
+
+
+def obj_text(verts, faces, negative=False):
+    out = ["# converted from a CGAL demo model\n"]
+    out += ["v %.9g %.9g %.9g\n" % v for v in verts]
+    for f in faces:
+        idx = [str(i - len(verts)) if negative else "%d/%d" % (i + 1, i + 1) for i in f]
+        out.append("f " + " ".join(idx) + "\n")
+    return "".join(out)
+
+
+def ply_bytes(verts, faces, fmt):
+    head = ("ply\nformat %s 1.0\ncomment converted from a CGAL demo model\nelement vertex %d\n"
+            "property float x\nproperty float y\nproperty float z\nelement face %d\n"
+            "property list uchar int vertex_indices\nend_header\n" % (fmt, len(verts), len(faces)))
+    if fmt == "ascii":
+        body = "".join("%.9g %.9g %.9g\n" % v for v in verts)
+        body += "".join("%d %s\n" % (len(f), " ".join(map(str, f))) for f in faces)
+        return (head + body).encode()
+    e = "<" if fmt == "binary_little_endian" else ">"
+    body = b"".join(struct.pack(e + "3f", *v) for v in verts)
+    body += b"".join(struct.pack(e + "B%di" % len(f), len(f), *f) for f in faces)
+    return head.encode() + body
+
+
+def normal(a, b, c):
+    u = [b[k] - a[k] for k in range(3)]
+    w = [c[k] - a[k] for k in range(3)]
+    n = (u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0])
+    length = sum(x * x for x in n) ** 0.5 or 1.0
+    return tuple(x / length for x in n)
+
+
+def stl_ascii(verts, faces):
+    out = ["solid cgal\n"]
+    for t in triangles(faces):
+        p = [verts[i] for i in t]
+        out.append(" facet normal %.6g %.6g %.6g\n  outer loop\n" % normal(*p))
+        out += ["   vertex %.9g %.9g %.9g\n" % v for v in p]
+        out.append("  endloop\n endfacet\n")
+    out.append("endsolid cgal\n")
+    return "".join(out).encode()
+
+
+def stl_binary(verts, faces):
+    tris = triangles(faces)
+    out = [b"converted from a CGAL demo model".ljust(80, b" "), struct.pack("<I", len(tris))]
+    for t in tris:
+        p = [verts[i] for i in t]
+        out.append(struct.pack("<12fH", *normal(*p), *p[0], *p[1], *p[2], 0))
+    return b"".join(out)
+
+
+def gltf_parts(verts, faces, translation):
+    """The JSON and binary buffer of a one-mesh glTF 2.0 scene."""
+    tris = triangles(faces)
+    pos = b"".join(struct.pack("<3f", *v) for v in verts)
+    idx = b"".join(struct.pack("<3H", *t) for t in tris)
+    idx += b"\0" * (-len(idx) % 4)
+    lo = [min(v[k] for v in verts) for k in range(3)]
+    hi = [max(v[k] for v in verts) for k in range(3)]
+    doc = {
+        "asset": {"version": "2.0", "generator": "sinew make_seeds.py"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0, "translation": translation}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1, "mode": 4}]}],
+        "buffers": [{"byteLength": len(pos) + len(idx)}],
+        "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": len(pos), "target": 34962},
+                        {"buffer": 0, "byteOffset": len(pos), "byteLength": len(idx), "target": 34963}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": len(verts), "type": "VEC3",
+                       "min": lo, "max": hi},
+                      {"bufferView": 1, "componentType": 5123, "count": 3 * len(tris), "type": "SCALAR"}],
+    }
+    return doc, pos + idx
+
+
+def gltf_embedded(verts, faces):
+    doc, buf = gltf_parts(verts, faces, [0, 1, 0])
+    doc["buffers"][0]["uri"] = "data:application/octet-stream;base64," + base64.b64encode(buf).decode()
+    return json.dumps(doc, indent=1).encode()
+
+
+def glb(verts, faces):
+    doc, buf = gltf_parts(verts, faces, [0, 0, 0])
+    text = json.dumps(doc, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 4)
+    buf += b"\0" * (-len(buf) % 4)
+    chunks = struct.pack("<I4s", len(text), b"JSON") + text + struct.pack("<I4s", len(buf), b"BIN\0") + buf
+    return struct.pack("<4sII", b"glTF", 2, 12 + len(chunks)) + chunks
+
+
+def add_section(asset, tag, payload):
+    """The asset with one more section (docs/asset-format.md), CRCs recomputed."""
+    count = struct.unpack_from("<I", asset, 8)[0]
+    table_end = 32 + 32 * (count + 1)
+    entries = []
+    for i in range(count):
+        e = bytearray(asset[32 + 32 * i:64 + 32 * i])
+        struct.pack_into("<Q", e, 8, struct.unpack_from("<Q", e, 8)[0] + 32)  # payloads move down one entry
+        entries.append(bytes(e))
+    body = asset[32 + 32 * count:]
+    offset = table_end + len(body)
+    entries.append(struct.pack("<4sIQQII", tag, 1, offset, len(payload), len(payload),
+                               zlib.crc32(payload)))
+    payload += b"\0" * (-len(payload) % 16)
+    header = bytearray(asset[:32])
+    struct.pack_into("<I", header, 8, count + 1)
+    struct.pack_into("<Q", header, 16, table_end + len(body) + len(payload))
+    struct.pack_into("<I", header, 12, 0)
+    out = bytearray(bytes(header) + b"".join(entries) + body + payload)
+    struct.pack_into("<I", out, 12, zlib.crc32(bytes(out[:table_end])))
+    return bytes(out)
+
+
+def drop_meta(asset):
+    """The asset without its META section (the last one the writer writes)."""
+    count = struct.unpack_from("<I", asset, 8)[0]
+    tag, _, offset = struct.unpack_from("<4sIQ", asset, 32 + 32 * (count - 1))
+    assert tag == b"META"
+    out = bytearray(asset[:offset])
+    del out[32 + 32 * (count - 1):32 + 32 * count]  # the entry; payload offsets shift by 32
+    for i in range(count - 1):
+        at = 32 + 32 * i + 8
+        struct.pack_into("<Q", out, at, struct.unpack_from("<Q", out, at)[0] - 32)
+    struct.pack_into("<I", out, 8, count - 1)
+    struct.pack_into("<Q", out, 16, len(out))
+    struct.pack_into("<I", out, 12, 0)
+    struct.pack_into("<I", out, 12, zlib.crc32(bytes(out[:32 + 32 * (count - 1)])))
+    return bytes(out)
+
+
+def main():
+    cgal = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "cgal-data", "meshes")
+    prep = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "build", "tools", "sinew-prep")
+    for target in ["obj", "off", "ply", "stl", "gltf", "asset", "cloth"]:
+        shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
+        os.makedirs(os.path.join(CORPUS, target))
+
+    for name in sorted(os.listdir(DATA)):
+        for ext, targets in ((".obj", ["obj", "cloth"]), (".off", ["off"])):
+            if name.endswith(ext):
+                for t in targets:
+                    shutil.copy(os.path.join(DATA, name), os.path.join(CORPUS, t, name))
+
+    models = {}
+    for m in OFF_MODELS:
+        path = os.path.join(cgal, m + ".off")
+        shutil.copy(path, os.path.join(CORPUS, "off", m + ".off"))
+        models[m] = read_off(path)
+
+    for m in ["cube_quad", "torus_quad", "cross", "hole", "corner_poly", "fold"]:
+        v, f = models[m]
+        write("obj", m + ".obj", obj_text(v, f, negative=(m == "hole")))
+        write("cloth", m + ".obj", obj_text(v, f))
+
+    for name in ["colored_tetra.ply", "sphere.ply"]:
+        shutil.copy(os.path.join(cgal, name), os.path.join(CORPUS, "ply", name))
+    write("ply", "cube_quad_le.ply", ply_bytes(*models["cube_quad"], "binary_little_endian"))
+    write("ply", "torus_quad_be.ply", ply_bytes(*models["torus_quad"], "binary_big_endian"))
+    write("ply", "cross_ascii.ply", ply_bytes(*models["cross"], "ascii"))
+    write("ply", "star_le.ply", ply_bytes(*models["star"], "binary_little_endian"))
+
+    shutil.copy(os.path.join(cgal, "sphere.stl"), os.path.join(CORPUS, "stl", "sphere.stl"))
+    write("stl", "tetrahedron_ascii.stl", stl_ascii(*models["tetrahedron"]))
+    write("stl", "cube_quad_binary.stl", stl_binary(*models["cube_quad"]))
+    write("stl", "hole_binary.stl", stl_binary(*models["hole"]))
+
+    write("gltf", "cube_quad.gltf", gltf_embedded(*models["cube_quad"]))
+    write("gltf", "icosahedron.glb", glb(*models["icosahedron"]))
+    write("gltf", "tripod.glb", glb(*models["tripod"]))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs = [("quad", os.path.join(DATA, "quad.obj"), []),
+                ("fin", os.path.join(DATA, "fin.obj"), ["--pin", "0,3"]),
+                ("tetrahedron", os.path.join(cgal, "tetrahedron.off"), []),
+                ("cube_quad", os.path.join(cgal, "cube_quad.off"), ["--colouring", "greedy"]),
+                ("icosahedron", os.path.join(cgal, "icosahedron.off"), ["--no-bending"]),
+                ("hole", os.path.join(cgal, "hole.off"), ["--pin-top", "0.2"]),
+                ("grid", None, ["--grid", "4x3", "--pin-corners", "--no-shear"])]
+        for name, src, extra in jobs:
+            out = os.path.join(tmp, name + ".snw")
+            subprocess.run([prep] + ([src] if src else []) + ["-o", out, "-q"] + extra, check=True)
+            with open(out, "rb") as f:
+                write("asset", name + ".asset", f.read())
+        with open(os.path.join(CORPUS, "asset", "quad.asset"), "rb") as f:
+            quad = f.read()
+        write("asset", "quad_unknown_section.asset", add_section(quad, b"XTRA", b"private data"))
+        write("asset", "quad_no_meta.asset", drop_meta(quad))
+
+    total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
+    print("seeds: %d bytes in %s" % (total, CORPUS))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,9 +1,9 @@
 set terminal pngcairo size 800,560
-set output 'docs/benchmarks/llvmpipe-llvm-15-0-6-256-bits/scaling.png'
+set output '/work/main/docs/benchmarks/llvmpipe-llvm-15-0-6-256-bits/scaling.png'
 set logscale xy
 set xlabel 'particles'
 set ylabel 'GPU ms per step (8 substeps x 1 iteration)'
 set grid
 set key left top
 set title 'hanging cloth: cost against size'
-plot 'docs/benchmarks/llvmpipe-llvm-15-0-6-256-bits/scaling.dat' index 0 with linespoints title 'XPBD Gauss-Seidel (slope 0.60)', 'docs/benchmarks/llvmpipe-llvm-15-0-6-256-bits/scaling.dat' index 1 with linespoints title 'XPBD Jacobi (slope 0.77)'
+plot '/work/main/docs/benchmarks/llvmpipe-llvm-15-0-6-256-bits/scaling.dat' index 0 with linespoints title 'XPBD Gauss-Seidel (slope 0.83)', '/work/main/docs/benchmarks/llvmpipe-llvm-15-0-6-256-bits/scaling.dat' index 1 with linespoints title 'XPBD Jacobi (slope 0.96)'

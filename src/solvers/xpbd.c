@@ -28,7 +28,7 @@ static void record_gauss_seidel(sinew_body *b, sinew_recorder *r)
 {
     for (uint32_t c = 0; c < b->colour_count; c++)
         record_colour(b, r, c);
-    if (b->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL)
+    if (b->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && b->colour_count > 1)
         for (uint32_t c = b->colour_count - 1; c-- > 0;)
             record_colour(b, r, c);
 }

@@ -1,6 +1,8 @@
 /* Bodies: upload an asset, record the step once, replay it each frame. */
 #include "body.h"
 
+#include "solvers/xpbd_math.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,6 +466,34 @@ sinew_result sinew_body_read_velocities(sinew_body *b, float *xyz, uint32_t coun
     return read_vec4s(b, SINEW_BIND_VEL, xyz, count);
 }
 
+/* A new pose starts each hinge's continuous angle afresh: its angle in the
+ * pose, on the branch nearest its rest angle (as if it had never folded). */
+static sinew_result reset_hinge_angles(sinew_body *b, const float *xyz)
+{
+    const uint32_t bends = b->bend_count;
+    GpuBend *rec = malloc(sizeof *rec * ((size_t)bends + 1));
+    float *angle = malloc(sizeof *angle * ((size_t)bends + 1));
+    sinew_result r = rec && angle ? SINEW_RESULT_OK
+                                  : sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body",
+                                               "out of host memory");
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_BEND], 0, rec, sizeof *rec * bends);
+    for (uint32_t c = 0; r == SINEW_RESULT_OK && c < bends; c++) {
+        double p[4][3];
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 3; k++)
+                p[j][k] = xyz[3 * rec[c].v[j] + k];
+        int ok = 0;
+        double theta = sinew_dihedral_angle(p[0], p[1], p[2], p[3], &ok);
+        angle[c] = ok ? (float)sinew_unwrap_angle(theta, rec[c].rest_angle) : rec[c].rest_angle;
+    }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_ANGLE], 0, angle, 4ull * bends);
+    free(rec);
+    free(angle);
+    return r;
+}
+
 sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_t count)
 {
     sinew_result r = check_count(b, count);
@@ -487,6 +517,8 @@ sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, tmp, 16ull * count);
     }
     free(tmp);
+    if (r == SINEW_RESULT_OK)
+        r = reset_hinge_angles(b, xyz);
     return r;
 }
 

@@ -675,3 +675,38 @@ Test(reliability, stiff_fan_with_one_crowded_particle)
     }
     sinew_asset_destroy(asset);
 }
+
+/* Writing positions restarts each hinge's continuous angle from the new pose:
+ * after draping over the sphere the angles are far from rest; writing the
+ * rest pose back brings them to the rest angles (read from a checkpoint). */
+Test(reliability, write_positions_restarts_hinge_angles)
+{
+    sinew_asset *asset = gpu_make_cloth(10, 10, 0.5, 0.4, 0);
+    const uint32_t n = asset->particle_count, bends = asset->bend_count;
+    sinew_body *body = make_body(gpu_ctx, asset, SINEW_SOLVER_XPBD_GAUSS_SEIDEL);
+    float *rest = malloc(3 * n * sizeof *rest);
+    cr_assert_eq(sinew_body_read_positions(body, rest, n), SINEW_RESULT_OK);
+    const sinew_step_params p = scene_params();
+    steps(body, &p, 60);
+    for (int pass = 0; pass < 2; pass++) {
+        size_t size;
+        uint8_t *c = save(body, &size);
+        cr_assert_eq(size, 64 + 32 * (size_t)n + 4 * (size_t)bends);
+        float worst = 0.0f;
+        for (uint32_t k = 0; k < bends; k++) {
+            float a;
+            memcpy(&a, c + 64 + 32 * (size_t)n + 4 * (size_t)k, 4);
+            float d = fabsf(a - asset->bends[k].rest_angle);
+            worst = d > worst ? d : worst;
+        }
+        if (pass == 0)
+            cr_assert(worst > 0.1f, "draped: largest hinge change %g rad", worst);
+        else
+            cr_assert(worst < 1e-4f, "rest pose written: hinge angles off rest by up to %g rad", worst);
+        free(c);
+        cr_assert_eq(sinew_body_write_positions(body, rest, n), SINEW_RESULT_OK);
+    }
+    free(rest);
+    sinew_body_destroy(body);
+    sinew_asset_destroy(asset);
+}

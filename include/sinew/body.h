@@ -98,7 +98,8 @@ sinew_result sinew_body_read_positions(sinew_body *body, float *xyz, uint32_t co
 /* Copies current velocities (m/s), same layout. */
 sinew_result sinew_body_read_velocities(sinew_body *body, float *xyz, uint32_t count);
 
-/* Overwrites positions (and zeroes velocities); 3 floats per particle. */
+/* Overwrites positions (and zeroes velocities); 3 floats per particle. Each
+ * bending hinge's continuous angle restarts from the new pose. */
 sinew_result sinew_body_write_positions(sinew_body *body, const float *xyz, uint32_t count);
 
 /* Moves pinned particles (inverse mass 0), e.g. to follow an animated

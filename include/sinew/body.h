@@ -26,11 +26,8 @@ typedef enum sinew_solver {
     SINEW_SOLVER_XPBD_GAUSS_SEIDEL = 0, /* one dispatch per colour, in colour order */
     SINEW_SOLVER_XPBD_JACOBI = 1,       /* all constraints at once, gathered per particle */
     /* Each iteration sweeps the colours forward, then back (the last colour
-     * once): about twice the dispatches of GAUSS_SEIDEL. With one iteration
-     * per substep, a forward-only sweep can amplify errors through the
-     * velocity update when stiff constraints crowd a particle (a fan of thin
-     * triangles around one vertex diverges, in double precision too); the
-     * symmetric sweep does not (docs/step.md). */
+     * once): about twice the dispatches of GAUSS_SEIDEL, an iteration matrix
+     * similar to a symmetric one (docs/step.md). */
     SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL = 2,
 } sinew_solver;
 

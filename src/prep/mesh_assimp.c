@@ -28,7 +28,7 @@
  * words after the expected ones, unsigned values with a sign), so the walk
  * refuses those too. A binary glTF file's header is checked against its size
  * as well: assimp allocates and zeroes the chunk lengths it declares before
- * reading them, so a 700-byte .glb asked for 1.9 GB (found by
+ * reading them, so a 700-byte .glb asked for 1.85 GB (found by
  * tests/fuzz/fuzz_gltf). Other formats rely on assimp's own checks, which
  * are not enough for glTF: its importer still crashes on some primitives
  * without positions, and a .gltf that is not JSON goes to whichever importer

@@ -12,6 +12,7 @@
 #define SINEW_ASSET_H
 
 #include "core.h"
+#include "material.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +30,12 @@ typedef struct sinew_asset_info {
     float bounds_min[3];       /* m, rest pose */
     float bounds_max[3];
     float total_mass;          /* kg, pinned particles excluded */
+    /* Finite elements for the GPBD solvers (docs/gpbd.md). */
+    uint32_t element_count;         /* all kinds */
+    uint32_t tet_count, membrane_count, spring_count;
+    uint32_t element_colour_count;  /* Gauss-Seidel colours of the element dual graph */
+    uint32_t material_count;
+    float rest_volume;              /* m^3, sum over tetrahedra */
 } sinew_asset_info;
 
 /* Reads and validates an asset file. On success *out owns the asset; free it with
@@ -46,6 +53,13 @@ sinew_asset_info sinew_asset_get_info(const sinew_asset *asset);
 /* The triangles of the surface (3 particle indices each), for rendering and
  * export. Owned by the asset, valid until it is destroyed. */
 const uint32_t *sinew_asset_get_triangles(const sinew_asset *asset, uint32_t *triangle_count);
+
+/* The tetrahedra among the elements (4 particle indices each, positively
+ * oriented at rest), copied into tets (room for 4 * info.tet_count). */
+void sinew_asset_get_tets(const sinew_asset *asset, uint32_t *tets);
+
+/* Material `index` of the asset's table (elements name theirs by index). */
+sinew_result sinew_asset_get_material(const sinew_asset *asset, uint32_t index, sinew_material *out);
 
 #ifdef __cplusplus
 }

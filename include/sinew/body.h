@@ -29,6 +29,14 @@ typedef enum sinew_solver {
      * once): about twice the dispatches of GAUSS_SEIDEL, an iteration matrix
      * similar to a symmetric one (docs/step.md). */
     SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL = 2,
+    /* Generalized PBD (docs/gpbd.md): each finite element of the asset is
+     * updated by a Newton solve in its strain space, one element colour per
+     * dispatch; then the XPBD constraints (bending, distances) as in
+     * XPBD_GAUSS_SEIDEL, then contacts. */
+    SINEW_SOLVER_GPBD_GAUSS_SEIDEL = 3,
+    /* The same with every element and constraint at once, corrections
+     * averaged per particle and scaled by jacobi_omega: no colouring used. */
+    SINEW_SOLVER_GPBD_JACOBI = 4,
 } sinew_solver;
 
 typedef struct sinew_body_desc {
@@ -54,6 +62,15 @@ typedef struct sinew_body_desc {
      * 32 bytes per particle) and return to it when the health check fails,
      * so a failed step leaves the body as it was before it. */
     int rollback;
+    /* GPBD: at most this many Newton iterations per element update (the
+     * solve exits early once |gradient| <= newton_tolerance times its value
+     * at the start of the update). */
+    uint32_t newton_iterations;
+    float newton_tolerance;
+    /* Materials replacing the asset's table (same count, element regions
+     * unchanged); NULL: the asset's. Copied at creation. */
+    const sinew_material *materials;
+    uint32_t material_count;
 } sinew_body_desc;
 
 sinew_body_desc sinew_body_desc_default(void);
@@ -164,6 +181,11 @@ typedef struct sinew_step_stats {
 sinew_step_stats sinew_body_get_stats(const sinew_body *body);
 
 uint32_t sinew_body_get_particle_count(const sinew_body *body);
+
+/* Replaces material `index` (GPBD bodies), taking effect at the next step.
+ * Refuses (changing nothing) an index out of range, an invalid material, or a
+ * model that does not fit the kind of an element using it. */
+sinew_result sinew_body_set_material(sinew_body *body, uint32_t index, const sinew_material *material);
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,14 @@
  *   STATS     [1] GpuStats      reduced residual and health, read by the host
  *   ANGLE     [b] float     hinge angle of each bend at its last projection,
  *                           unwrapped: continuous through +-pi (solver state)
+ *   ELEM      [e] GpuElement  GPBD elements, sorted by element colour
+ *   ZDISP     [4e] vec4     GPBD: displacement z of each element at each of its
+ *                           vertices (element e, vertex j at 4e + j); reset
+ *                           every substep
+ *   MATERIAL  [m] GpuMaterial
+ *
+ * Jacobi DELTA and ADJ slots: distance c at 2c, 2c+1; bend c at 2d + 4c + j;
+ * element e at 2d + 4b + 4e + j.
  */
 #define SINEW_BIND_POS 0
 #define SINEW_BIND_PREV 1
@@ -64,7 +72,23 @@
 #define SINEW_BIND_PARTIAL 10
 #define SINEW_BIND_STATS 11
 #define SINEW_BIND_ANGLE 12
-#define SINEW_BIND_COUNT 13
+#define SINEW_BIND_ELEM 13
+#define SINEW_BIND_ZDISP 14
+#define SINEW_BIND_MATERIAL 15
+#define SINEW_BIND_COUNT 16
+
+/* GPBD element kinds (the asset's enum sinew_element_kind). */
+#define SINEW_GPU_SPRING 0u
+#define SINEW_GPU_TRIANGLE 1u
+#define SINEW_GPU_TET 2u
+
+/* Material models on the device (include/sinew/material.h). */
+#define SINEW_GPU_MODEL_SPRING 0u
+#define SINEW_GPU_MODEL_NEO_HOOKEAN 1u
+#define SINEW_GPU_MODEL_STABLE_NEO_HOOKEAN 2u
+#define SINEW_GPU_MODEL_STVK 3u
+#define SINEW_GPU_MODEL_TABULATED 4u
+#define SINEW_GPU_TABLE_POINTS 8
 
 SINEW_STRUCT(GpuDistance) {
     SINEW_UINT a;
@@ -80,6 +104,32 @@ SINEW_STRUCT(GpuBend) {
     float pad0, pad1;
 } SINEW_END(GpuBend)
 
+/* A GPBD element. v: vertices (kind SPRING v.xy, TRIANGLE v.xyz, TET all).
+ * r[j-1].xyz = row j-1 of the inverse rest shape matrix Dm^-1, so that
+ * F = sum_j x_j r_j^T with r_0 = -(r_1 + r_2 + r_3) (triangles: xy only, r[2]
+ * unused). Springs: r[0].x = rest length. measure: weight of the energy
+ * (rest volume, rest area, 1 for springs). */
+SINEW_STRUCT(GpuElement) {
+    SINEW_UVEC4(v);
+    SINEW_UINT kind;
+    SINEW_UINT material;
+    float measure;
+    float pad0;
+    SINEW_VEC4(r[3]);
+} SINEW_END(GpuElement)
+
+/* A material as the kernels use it: Lame parameters (membranes: plane stress,
+ * times thickness), the SNH rest offset a, the spring compliance; tabulated
+ * curves with stresses times thickness. */
+SINEW_STRUCT(GpuMaterial) {
+    SINEW_UINT model;
+    float mu;
+    float lambda;
+    float extra;              /* STABLE_NEO_HOOKEAN: a; SPRING: compliance (m/N) */
+    float table_strain[3 * SINEW_GPU_TABLE_POINTS];
+    float table_stress[3 * SINEW_GPU_TABLE_POINTS];
+} SINEW_END(GpuMaterial)
+
 /* Per-step values, written by the host before each submit. */
 SINEW_STRUCT(GpuParams) {
     SINEW_VEC4(gravity);      /* xyz m/s^2, w = substep h (s) */
@@ -92,6 +142,9 @@ SINEW_STRUCT(GpuParams) {
     float contact_offset;     /* m */
     float omega;              /* Jacobi over-relaxation */
     float max_speed;          /* m/s; faster particles fail the health check */
+    SINEW_UINT newton_iterations; /* GPBD: most Newton iterations per element update */
+    float newton_tolerance;   /* GPBD: stop when |grad| <= tol * |grad at start| */
+    float pad0, pad1;
 } SINEW_END(GpuParams)
 
 /* Written by the residual and health kernels, read by the host after each step.
@@ -117,13 +170,16 @@ SINEW_STRUCT(GpuRange) {
     SINEW_UINT first2;
     SINEW_UINT count2;
     SINEW_UINT distance_total;  /* LAMBDA of bend c is at distance_total + c */
-    SINEW_UINT pad0, pad1, pad2;
+    SINEW_UINT slot_base;       /* GPBD Jacobi: DELTA slot of element 0 (2d + 4b) */
+    SINEW_UINT pad1, pad2;
 } SINEW_END(GpuRange)
 
 #if defined(__STDC_VERSION__) || defined(__cplusplus)
 _Static_assert(sizeof(GpuDistance) == 16, "std430 layout");
 _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
-_Static_assert(sizeof(GpuParams) == 64, "std430 layout");
+_Static_assert(sizeof(GpuParams) == 80, "std430 layout");
+_Static_assert(sizeof(GpuElement) == 80, "std430 layout");
+_Static_assert(sizeof(GpuMaterial) == 208, "std430 layout");
 _Static_assert(sizeof(GpuStats) == 32, "std430 layout");
 _Static_assert(sizeof(GpuRange) == 32, "push constants <= 128 bytes");
 #endif

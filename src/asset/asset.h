@@ -10,16 +10,33 @@
  *                     rest angle (rad), kind }                      24 B
  *   colours    [c]  { distance_begin, distance_count,
  *                     bend_begin, bend_count }                      16 B
+ *   elements   [e]  { v[4], kind, material, rest_measure,
+ *                     inv_rest[9] }                                 64 B
+ *   element colours [k] { begin, count }                            8 B
+ *   materials  [m]  sinew_material (include/sinew/material.h)      224 B
  *
  * distances and bends are sorted by colour: colour k owns
  * distances[distance_begin, +distance_count) and bends[bend_begin, +bend_count),
  * the ranges follow each other without gaps, and no particle appears twice among
  * the constraints of one colour.
+ *
+ * Elements (Generalized PBD) are sorted by element colour the same way: element
+ * colour k owns elements[begin, +count), ranges without gaps, no particle twice
+ * in one colour. An element of kind SPRING uses v[0..1], TRIANGLE v[0..2], TET
+ * v[0..3]; unused slots hold SINEW_NO_VERTEX. rest_measure is the rest length
+ * (m), area (m^2) or volume (m^3), > 0. inv_rest is the inverse rest shape
+ * matrix Dm^-1, column-major 3x3: for a tetrahedron Dm = [X1-X0, X2-X0, X3-X0];
+ * for a triangle Dm is 2x2 (stored in inv_rest[0], [1], [3], [4], i.e. the
+ * upper-left block), the columns of Dm being the rest edges X1-X0, X2-X0 in the
+ * element's material frame (u = warp, v = weft, a right-handed frame in the
+ * triangle's plane); for a spring inv_rest is all zero. Tetrahedra are
+ * positively oriented (det Dm > 0). material indexes the materials table.
  */
 #ifndef SINEW_ASSET_INTERNAL_H
 #define SINEW_ASSET_INTERNAL_H
 
 #include <sinew/asset.h>
+#include <sinew/material.h>
 
 enum sinew_constraint_kind {
     SINEW_KIND_STRETCH = 0, /* distance along a polygon edge */
@@ -36,17 +53,39 @@ typedef struct sinew_colour_rec {
     uint32_t distance_begin, distance_count, bend_begin, bend_count;
 } sinew_colour_rec;
 
+enum sinew_element_kind {
+    SINEW_ELEMENT_SPRING = 0,
+    SINEW_ELEMENT_TRIANGLE = 1,
+    SINEW_ELEMENT_TET = 2,
+    SINEW_ELEMENT_KIND_COUNT
+};
+#define SINEW_NO_VERTEX 0xFFFFFFFFu
+
+typedef struct sinew_element_rec {
+    uint32_t v[4];
+    uint32_t kind;         /* enum sinew_element_kind */
+    uint32_t material;     /* index into materials */
+    float rest_measure;    /* m, m^2 or m^3 */
+    float inv_rest[9];     /* Dm^-1, column-major */
+} sinew_element_rec;
+typedef struct sinew_element_colour_rec { uint32_t begin, count; } sinew_element_colour_rec;
+typedef sinew_material sinew_material_rec;
+
 _Static_assert(sizeof(sinew_particle_rec) == 16, "file layout");
 _Static_assert(sizeof(sinew_triangle_rec) == 12, "file layout");
 _Static_assert(sizeof(sinew_distance_rec) == 16, "file layout");
 _Static_assert(sizeof(sinew_bend_rec) == 24, "file layout");
 _Static_assert(sizeof(sinew_colour_rec) == 16, "file layout");
+_Static_assert(sizeof(sinew_element_rec) == 64, "file layout");
+_Static_assert(sizeof(sinew_element_colour_rec) == 8, "file layout");
+_Static_assert(sizeof(sinew_material_rec) == 224, "file layout");
 
 /* Limits the loader enforces so that sizes stay far from overflow and within
  * 32-bit indices on the device. */
 #define SINEW_ASSET_MAX_PARTICLES (1u << 26)
 #define SINEW_ASSET_MAX_RECORDS (1u << 28)
 #define SINEW_ASSET_MAX_COLOURS 4096u
+#define SINEW_ASSET_MAX_MATERIALS 65536u
 
 struct sinew_asset {
     uint32_t particle_count, triangle_count, distance_count, bend_count, colour_count;
@@ -55,12 +94,20 @@ struct sinew_asset {
     sinew_distance_rec *distances;
     sinew_bend_rec *bends;
     sinew_colour_rec *colours;
+    uint32_t element_count, element_colour_count, material_count;
+    sinew_element_rec *elements;                /* sorted by element colour */
+    sinew_element_colour_rec *element_colours;
+    sinew_material_rec *materials;
     char *meta; /* NUL-terminated "key=value\n" text, may be NULL */
 };
 
 /* Allocates an empty asset with arrays of the given sizes (zeroed). NULL on OOM. */
 sinew_asset *sinew_asset_alloc(uint32_t particles, uint32_t triangles, uint32_t distances,
                                uint32_t bends, uint32_t colours);
+
+/* Gives the asset arrays of elements, element colours and materials (zeroed),
+ * replacing any it had. 0 on OOM (the asset is unchanged then). */
+int sinew_asset_alloc_elements(sinew_asset *a, uint32_t elements, uint32_t element_colours, uint32_t materials);
 
 /* Checks the semantic invariants above (indices, finiteness, colour ranges and
  * their independence). name is used in messages. */

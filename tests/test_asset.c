@@ -1,7 +1,10 @@
 /* The asset module: in-memory validation, round trips through memory and a
  * file, an independent writer built from docs/asset-format.md that must agree
- * byte for byte, and the loader's refusal of every kind of corruption. Each
- * rejection test asserts the one error message names what was wrong. */
+ * byte for byte (the document's examples included, read from the page), and
+ * the loader's refusal of every kind of corruption. Each rejection test asserts
+ * the one error message names what was wrong. Two test assets: a cloth grid
+ * (format 1.0) and a small solid of finite elements with every material model
+ * (format 1.1). */
 #include <criterion/criterion.h>
 
 #include "asset/asset.h"
@@ -126,7 +129,7 @@ typedef struct test_section {
 
 /* Lays the sections out as the document says: header, table, then payloads in
  * table order, each at the next multiple of 16 with zero padding. */
-static uint8_t *assemble(const test_section *s, uint32_t n, size_t *size)
+static uint8_t *assemble_version(const test_section *s, uint32_t n, uint16_t minor, size_t *size)
 {
     uint64_t total = HEADER + (uint64_t)ENTRY * n;
     for (uint32_t i = 0; i < n; ++i)
@@ -134,7 +137,8 @@ static uint8_t *assemble(const test_section *s, uint32_t n, size_t *size)
     uint8_t *f = calloc(total, 1);
     cr_assert(f);
     memcpy(f, "SNWA", 4);
-    f[4] = 1; /* major 1, minor 0 */
+    f[4] = 1; /* major 1 */
+    f[6] = (uint8_t)minor;
     wr32(f + 8, n);
     wr64(f + 16, total);
     uint64_t off = HEADER + (uint64_t)ENTRY * n;
@@ -154,6 +158,8 @@ static uint8_t *assemble(const test_section *s, uint32_t n, size_t *size)
     *size = total;
     return f;
 }
+
+static uint8_t *assemble(const test_section *s, uint32_t n, size_t *size) { return assemble_version(s, n, 0, size); }
 
 /* The sections of a file, pointing into it. */
 static uint32_t split(const uint8_t *file, test_section *s)
@@ -236,6 +242,145 @@ static uint8_t *grid_file(size_t *size)
     return bytes;
 }
 
+/* ---------------------------------------------------------------- the finite-element test asset */
+
+static const char solid_meta[] = "name=solid\n";
+
+enum { SOLID_N = 9, SOLID_ELEMENTS = 6, SOLID_COLOURS = 3, SOLID_MATERIALS = 5 };
+
+static void position(const sinew_asset *a, uint32_t v, double x[3])
+{
+    x[0] = a->particles[v].x;
+    x[1] = a->particles[v].y;
+    x[2] = a->particles[v].z;
+}
+
+/* A tetrahedron element from the rest positions: Dm = [X1-X0, X2-X0, X3-X0],
+ * inverted by its adjugate, stored column-major; positively oriented. */
+static sinew_element_rec tet(const sinew_asset *a, uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3,
+                             uint32_t material)
+{
+    sinew_element_rec e = {{v0, v1, v2, v3}, SINEW_ELEMENT_TET, material, 0.0f, {0}};
+    double x[4][3], d[3][3];
+    for (int k = 0; k < 4; ++k)
+        position(a, e.v[k], x[k]);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            d[r][c] = x[c + 1][r] - x[0][r];
+    double det = d[0][0] * (d[1][1] * d[2][2] - d[2][1] * d[1][2]) -
+                 d[0][1] * (d[1][0] * d[2][2] - d[2][0] * d[1][2]) +
+                 d[0][2] * (d[1][0] * d[2][1] - d[2][0] * d[1][1]);
+    cr_assert_gt(det, 0.0, "test tetrahedron %u %u %u %u is inverted", v0, v1, v2, v3);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+            /* inverse[r][c] = cofactor[c][r] / det */
+            int r1 = (c + 1) % 3, r2 = (c + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
+            e.inv_rest[3 * c + r] = (float)((d[r1][c1] * d[r2][c2] - d[r1][c2] * d[r2][c1]) / det);
+        }
+    e.rest_measure = (float)(det / 6.0);
+    return e;
+}
+
+/* A membrane triangle lying in a plane y = const, with warp u = x and weft
+ * v = z: Dm is 2x2, its inverse in inv_rest[0, 1, 3, 4]. */
+static sinew_element_rec membrane(const sinew_asset *a, uint32_t v0, uint32_t v1, uint32_t v2, uint32_t material)
+{
+    sinew_element_rec e = {{v0, v1, v2, SINEW_NO_VERTEX}, SINEW_ELEMENT_TRIANGLE, material, 0.0f, {0}};
+    double x[3][3];
+    for (int k = 0; k < 3; ++k)
+        position(a, e.v[k], x[k]);
+    double d00 = x[1][0] - x[0][0], d01 = x[2][0] - x[0][0], d10 = x[1][2] - x[0][2], d11 = x[2][2] - x[0][2];
+    double det = d00 * d11 - d01 * d10;
+    cr_assert_neq(det, 0.0);
+    e.inv_rest[0] = (float)(d11 / det);
+    e.inv_rest[1] = (float)(-d10 / det);
+    e.inv_rest[3] = (float)(-d01 / det);
+    e.inv_rest[4] = (float)(d00 / det);
+    e.rest_measure = (float)(fabs(det) / 2.0);
+    return e;
+}
+
+static sinew_element_rec spring(const sinew_asset *a, uint32_t v0, uint32_t v1, uint32_t material)
+{
+    sinew_element_rec e = {{v0, v1, SINEW_NO_VERTEX, SINEW_NO_VERTEX}, SINEW_ELEMENT_SPRING, material, 0.0f, {0}};
+    double x[2][3];
+    position(a, v0, x[0]);
+    position(a, v1, x[1]);
+    e.rest_measure = (float)sqrt((x[1][0] - x[0][0]) * (x[1][0] - x[0][0]) + (x[1][1] - x[0][1]) * (x[1][1] - x[0][1]) +
+                                 (x[1][2] - x[0][2]) * (x[1][2] - x[0][2]));
+    return e;
+}
+
+/* A tabulated membrane: warp stiffening, weft linear, shear soft. */
+static sinew_material tabulated(void)
+{
+    sinew_material m = sinew_material_make(SINEW_MATERIAL_TABULATED, 0.0f, 0.0f);
+    m.thickness = 4e-4f;
+    m.density = 300.0f;
+    for (int i = 0; i < SINEW_TABLE_POINTS; ++i) {
+        float e = -0.1f + 0.05f * (float)i;
+        m.table_strain[0][i] = e;
+        m.table_stress[0][i] = 1e6f * e + (e > 0 ? 4e7f * e * e : 0.0f);
+        m.table_strain[1][i] = e;
+        m.table_stress[1][i] = 2e5f * e;
+        m.table_strain[2][i] = e;
+        m.table_stress[2][i] = 5e4f * e;
+    }
+    return m;
+}
+
+/* Two tetrahedra sharing a face (particles 0-4), two membrane triangles above
+ * them (5-8) and two springs tying the parts together, one of each material
+ * model. Element colours: {tet 0, triangle 1}, {tet 2, triangle 3},
+ * {spring 4, spring 5}. Rest volume 1/6 + 1/3 m^3.
+ *
+ *   element  kind      particles     material
+ *   0        tet       0 1 2 3       0 stable neo-Hookean
+ *   1        triangle  5 6 7         2 StVK
+ *   2        tet       1 2 3 4       1 neo-Hookean
+ *   3        triangle  6 8 7         3 tabulated
+ *   4        spring    4 5           4 spring
+ *   5        spring    0 8           4 spring
+ */
+static sinew_asset *make_solid(void)
+{
+    sinew_asset *a = sinew_asset_alloc(SOLID_N, 0, 0, 0, 0);
+    cr_assert(a);
+    cr_assert(sinew_asset_alloc_elements(a, SOLID_ELEMENTS, SOLID_COLOURS, SOLID_MATERIALS));
+    static const float x[SOLID_N][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1},
+                                        {0, 2, 0}, {1, 2, 0}, {0, 2, 1}, {1, 2, 1}};
+    for (uint32_t i = 0; i < SOLID_N; ++i)
+        a->particles[i] = (sinew_particle_rec){x[i][0], x[i][1], x[i][2], i == 5 ? 0.0f : 2.0f};
+    a->materials[0] = sinew_material_make(SINEW_MATERIAL_STABLE_NEO_HOOKEAN, 1e6f, 0.45f);
+    a->materials[1] = sinew_material_make(SINEW_MATERIAL_NEO_HOOKEAN, 5e5f, 0.3f);
+    a->materials[2] = sinew_material_make(SINEW_MATERIAL_STVK, 2e6f, 0.25f);
+    a->materials[3] = tabulated();
+    a->materials[4] = sinew_material_make(SINEW_MATERIAL_SPRING, 0.0f, 0.0f);
+    a->materials[4].compliance = 1e-6f;
+    a->elements[0] = tet(a, 0, 1, 2, 3, 0);
+    a->elements[1] = membrane(a, 5, 6, 7, 2);
+    a->elements[2] = tet(a, 1, 2, 3, 4, 1);
+    a->elements[3] = membrane(a, 6, 8, 7, 3);
+    a->elements[4] = spring(a, 4, 5, 4);
+    a->elements[5] = spring(a, 0, 8, 4);
+    for (uint32_t c = 0; c < SOLID_COLOURS; ++c)
+        a->element_colours[c] = (sinew_element_colour_rec){2 * c, 2};
+    a->meta = malloc(sizeof solid_meta);
+    cr_assert(a->meta);
+    memcpy(a->meta, solid_meta, sizeof solid_meta);
+    return a;
+}
+
+static uint8_t *solid_file(size_t *size)
+{
+    sinew_asset *a = make_solid();
+    void *bytes;
+    cr_assert_eq(sinew_asset_serialize(a, &bytes, size, capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK, "%s",
+                 cap.text);
+    sinew_asset_destroy(a);
+    return bytes;
+}
+
 /* Loads from a copy of exactly size bytes, so that the sanitizer catches any
  * read past the end. */
 static sinew_result load(const uint8_t *bytes, size_t size, sinew_asset **out)
@@ -283,6 +428,12 @@ static void assert_assets_equal(const sinew_asset *x, const sinew_asset *y)
     assert_same_array(x->distances, y->distances, x->distance_count * sizeof *x->distances);
     assert_same_array(x->bends, y->bends, x->bend_count * sizeof *x->bends);
     assert_same_array(x->colours, y->colours, x->colour_count * sizeof *x->colours);
+    cr_assert_eq(x->element_count, y->element_count);
+    cr_assert_eq(x->element_colour_count, y->element_colour_count);
+    cr_assert_eq(x->material_count, y->material_count);
+    assert_same_array(x->elements, y->elements, x->element_count * sizeof *x->elements);
+    assert_same_array(x->element_colours, y->element_colours, x->element_colour_count * sizeof *x->element_colours);
+    assert_same_array(x->materials, y->materials, x->material_count * sizeof *x->materials);
     cr_assert_eq(!x->meta, !y->meta);
     if (x->meta)
         cr_assert_str_eq(x->meta, y->meta);
@@ -429,6 +580,307 @@ Test(asset, serialize_refuses_invalid_asset)
     sinew_asset_destroy(a);
 }
 
+/* ---------------------------------------------------------------- materials */
+
+Test(material, make_gives_each_model_its_defaults)
+{
+    for (uint32_t model = 0; model < SINEW_MATERIAL_MODEL_COUNT; ++model) {
+        sinew_material m = sinew_material_make((sinew_material_model)model, 3e5f, 0.2f);
+        cr_assert_eq(m.model, model);
+        cr_assert_eq(m.youngs_modulus, 3e5f);
+        cr_assert_eq(m.poisson_ratio, 0.2f);
+        int membrane = model == SINEW_MATERIAL_STVK || model == SINEW_MATERIAL_TABULATED;
+        cr_assert_eq(m.thickness, membrane ? 1e-3f : 0.0f, "model %u", model);
+        cr_assert_eq(m.compliance, 0.0f);
+        cr_assert_eq(m.density, 1000.0f);
+        cr_assert_eq(m.reserved[0], 0.0f);
+        cr_assert_eq(m.reserved[1], 0.0f);
+        for (int k = 0; k < 3; ++k)
+            for (int i = 0; i < SINEW_TABLE_POINTS; ++i)
+                cr_assert(m.table_strain[k][i] == 0.0f && m.table_stress[k][i] == 0.0f);
+        /* Every model but the tabulated one is valid as made; its curves are
+         * the caller's to fill. */
+        sinew_result r = sinew_material_check(&m, "made", capture_logger(SINEW_LOG_DEBUG));
+        cr_assert_eq(r, model == SINEW_MATERIAL_TABULATED ? SINEW_RESULT_ERROR_INVALID_ARGUMENT : SINEW_RESULT_OK,
+                     "model %u: %s", model, cap.text);
+    }
+    sinew_material t = tabulated();
+    cr_assert_eq(sinew_material_check(&t, "tabulated", capture_logger(SINEW_LOG_DEBUG)), SINEW_RESULT_OK, "%s",
+                 cap.text);
+    cr_assert_eq(cap.text[0], '\0');
+}
+
+/* Each defect, with the message the header promises: where, the field, the value. */
+Test(material, check_names_where_field_and_value)
+{
+    static const struct {
+        uint32_t model;
+        const char *message;
+    } cases[] = {
+        {SINEW_MATERIAL_NEO_HOOKEAN, "material 3: poisson_ratio 0.5 is not in [0, 0.5)"},
+        {SINEW_MATERIAL_STABLE_NEO_HOOKEAN, "material 3: poisson_ratio -0.1 is not in [0, 0.5)"},
+        {SINEW_MATERIAL_STVK, "material 3: youngs_modulus 0 is not > 0"},
+        {SINEW_MATERIAL_NEO_HOOKEAN, "material 3: youngs_modulus -5 is not > 0"},
+        {SINEW_MATERIAL_STVK, "material 3: thickness 0 is not > 0"},
+        {SINEW_MATERIAL_TABULATED, "material 3: thickness -0.001 is not > 0"},
+        {SINEW_MATERIAL_SPRING, "material 3: compliance -1e-06 is not >= 0"},
+        {SINEW_MATERIAL_TABULATED, "material 3: table_strain[1][4] 0.05 is not above table_strain[1][3] 0.05"},
+        {SINEW_MATERIAL_TABULATED, "material 3: table_stress[2][0] nan is not finite"},
+        {SINEW_MATERIAL_SPRING, "material 3: density inf is not finite"},
+        {SINEW_MATERIAL_NEO_HOOKEAN, "material 3: youngs_modulus nan is not finite"},
+        {SINEW_MATERIAL_MODEL_COUNT, "material 3: model 5 is not a known model (0 to 4)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        sinew_material m = cases[i].model == SINEW_MATERIAL_TABULATED
+                               ? tabulated()
+                               : sinew_material_make((sinew_material_model)cases[i].model, 1e6f, 0.3f);
+        switch (i) {
+        case 0: m.poisson_ratio = 0.5f; break;
+        case 1: m.poisson_ratio = -0.1f; break;
+        case 2: m.youngs_modulus = 0.0f; break;
+        case 3: m.youngs_modulus = -5.0f; break;
+        case 4: m.thickness = 0.0f; break;
+        case 5: m.thickness = -1e-3f; break;
+        case 6: m.compliance = -1e-6f; break;
+        case 7: m.table_strain[1][4] = m.table_strain[1][3]; break;
+        case 8: m.table_stress[2][0] = NAN; break;
+        case 9: m.density = INFINITY; break;
+        case 10: m.youngs_modulus = NAN; break;
+        case 11: break;
+        }
+        cr_assert_eq(sinew_material_check(&m, "material 3", capture_logger(SINEW_LOG_INFO)),
+                     SINEW_RESULT_ERROR_INVALID_ARGUMENT, "case %zu", i);
+        cr_assert_eq(cap.errors, 1, "case %zu: %s", i, cap.text);
+        cr_assert(strstr(cap.text, "[material] "), "case %zu: %s", i, cap.text);
+        cr_assert(strstr(cap.text, cases[i].message), "case %zu: expected \"%s\" in:\n%s", i, cases[i].message,
+                  cap.text);
+    }
+}
+
+/* What a model does not use is not checked (beyond being finite), nor are the
+ * reserved words. */
+Test(material, unused_fields_are_free)
+{
+    sinew_material m = sinew_material_make(SINEW_MATERIAL_SPRING, -1.0f, 0.7f); /* E, nu: not a spring's */
+    m.compliance = 0.0f;
+    m.thickness = -2.0f;
+    m.reserved[0] = NAN;
+    m.reserved[1] = 12.0f;
+    cr_assert_eq(sinew_material_check(&m, "spring", capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK, "%s",
+                 cap.text);
+    m = sinew_material_make(SINEW_MATERIAL_NEO_HOOKEAN, 1e6f, 0.0f);
+    m.compliance = -1.0f;
+    m.table_strain[0][0] = 1.0f; /* tables are the tabulated model's */
+    cr_assert_eq(sinew_material_check(&m, "tet", capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK, "%s", cap.text);
+}
+
+/* ---------------------------------------------------------------- finite elements in memory */
+
+Test(asset, solid_is_valid)
+{
+    sinew_asset *a = make_solid();
+    cr_assert_eq(sinew_asset_validate(a, "solid", capture_logger(SINEW_LOG_DEBUG)), SINEW_RESULT_OK, "%s",
+                 cap.text);
+    cr_assert_eq(cap.text[0], '\0', "validation of a good asset says nothing:\n%s", cap.text);
+    /* The test's own geometry: inv_rest times Dm is the identity. */
+    const sinew_element_rec *e = &a->elements[2];
+    double x[4][3];
+    for (int k = 0; k < 4; ++k)
+        position(a, e->v[k], x[k]);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+            double sum = 0.0;
+            for (int k = 0; k < 3; ++k)
+                sum += e->inv_rest[3 * k + r] * (x[c + 1][k] - x[0][k]);
+            cr_assert_float_eq(sum, r == c ? 1.0 : 0.0, 1e-6, "(%d, %d)", r, c);
+        }
+    sinew_asset_destroy(a);
+}
+
+Test(asset, get_info_of_elements)
+{
+    sinew_asset *a = make_solid();
+    sinew_asset_info info = sinew_asset_get_info(a);
+    cr_assert_eq(info.particle_count, SOLID_N);
+    cr_assert_eq(info.element_count, 6);
+    cr_assert_eq(info.tet_count, 2);
+    cr_assert_eq(info.membrane_count, 2);
+    cr_assert_eq(info.spring_count, 2);
+    cr_assert_eq(info.element_colour_count, 3);
+    cr_assert_eq(info.material_count, 5);
+    cr_assert_float_eq(info.rest_volume, 0.5f, 1e-6f);
+    cr_assert_eq(info.distance_count + info.bend_count + info.colour_count, 0);
+
+    uint32_t tets[8];
+    sinew_asset_get_tets(a, tets);
+    static const uint32_t expected[8] = {0, 1, 2, 3, 1, 2, 3, 4};
+    cr_assert_eq(memcmp(tets, expected, sizeof tets), 0);
+
+    sinew_material m;
+    cr_assert_eq(sinew_asset_get_material(a, 3, &m), SINEW_RESULT_OK);
+    cr_assert_eq(memcmp(&m, &a->materials[3], sizeof m), 0);
+    cr_assert_eq(m.model, SINEW_MATERIAL_TABULATED);
+    cr_assert_eq(sinew_asset_get_material(a, 5, &m), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    sinew_asset_destroy(a);
+
+    /* Without elements: zeros, and no tetrahedra to copy. */
+    a = make_grid();
+    info = sinew_asset_get_info(a);
+    cr_assert_eq(info.element_count + info.tet_count + info.membrane_count + info.spring_count, 0);
+    cr_assert_eq(info.element_colour_count + info.material_count, 0);
+    cr_assert_eq(info.rest_volume, 0.0f);
+    sinew_asset_get_tets(a, NULL);
+    cr_assert_eq(sinew_asset_get_material(a, 0, &m), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    sinew_asset_destroy(a);
+}
+
+Test(asset, alloc_elements_replaces_arrays)
+{
+    sinew_asset *a = make_solid();
+    cr_assert(sinew_asset_alloc_elements(a, 2, 1, 1));
+    cr_assert_eq(a->element_count, 2);
+    cr_assert_eq(a->element_colour_count, 1);
+    cr_assert_eq(a->material_count, 1);
+    cr_assert_eq(a->elements[1].v[3], 0, "zeroed");
+    cr_assert_eq(a->materials[0].model, 0);
+    cr_assert(sinew_asset_alloc_elements(a, 0, 0, 0));
+    cr_assert_null(a->elements);
+    cr_assert_null(a->element_colours);
+    cr_assert_null(a->materials);
+    cr_assert_eq(sinew_asset_validate(a, "solid", capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK, "%s", cap.text);
+    sinew_asset_destroy(a);
+}
+
+/* Each defect of the ELEM, ECOL and MATL records, found by sinew_asset_validate
+ * and named by section and record. */
+Test(asset, validate_names_each_element_defect)
+{
+    static const struct {
+        const char *needle1, *needle2;
+    } cases[] = {
+        /* ELEM */
+        {"section ELEM, record 1", "kind 3 is not spring (0), triangle (1) or tetrahedron (2)"},
+        {"section ELEM, record 2", "particle index 9 out of range (9 particles)"},
+        {"section ELEM, record 0", "particle 0 appears twice"},
+        {"section ELEM, record 4", "particle 5 appears twice"},
+        {"section ELEM, record 4", "unused vertex slot 2 of a spring holds 0, not 0xFFFFFFFF"},
+        {"section ELEM, record 3", "unused vertex slot 3 of a triangle holds 4294967294"},
+        {"section ELEM, record 3", "material 5 out of range (5 materials)"},
+        {"section ELEM, record 0", "rest volume 0 is not finite and > 0"},
+        {"section ELEM, record 4", "rest length -1 is not finite and > 0"},
+        {"section ELEM, record 1", "rest area nan is not finite and > 0"},
+        {"section ELEM, record 2", "inv_rest[4] inf is not finite"},
+        {"section ELEM, record 2", "determinant -0.5: the tetrahedron is not positively oriented"},
+        {"section ELEM, record 0", "determinant 0: the tetrahedron is not positively oriented"},
+        {"section ELEM, record 1", "inv_rest[8] 1 is not 0"},
+        {"section ELEM, record 3", "determinant 0: degenerate triangle"},
+        {"section ELEM, record 5", "inv_rest[0] 1 is not 0 (a spring has no rest shape matrix)"},
+        {"section ELEM", "exceed the limit of 268435456"},
+        /* ECOL */
+        {"section ECOL, record 1", "range begins at element 3 instead of 2"}, /* a gap */
+        {"section ECOL, record 2", "range begins at element 4 instead of 5"}, /* an overlap */
+        {"section ECOL, record 2", "range of 3 elements from 4 runs past the end (6 elements)"},
+        {"section ECOL: element colours cover 5 of 6 elements", NULL},
+        {"section ECOL: element colours cover 0 of 6 elements", NULL},
+        {"section ELEM, record 1", "particle 3 is already used by another element of colour 0"},
+        {"section ELEM, record 5", "particle 4 is already used by another element of colour 2"},
+        {"section ECOL", "exceed the limit of 4096"},
+        /* MATL */
+        {"section MATL, record 0", "poisson_ratio 0.5 is not in [0, 0.5)"},
+        {"section MATL, record 1", "youngs_modulus 0 is not > 0"},
+        {"section MATL, record 2", "thickness 0 is not > 0"},
+        {"section MATL, record 3", "table_strain[0][7]"},
+        {"section MATL, record 4", "compliance -1 is not >= 0"},
+        {"section MATL, record 3", "table_stress[1][2] inf is not finite"},
+        {"section MATL, record 4", "model 7 is not a known model"},
+        {"section MATL, record 0", "model stable neo-Hookean is for tetrahedra, but element 1 is a triangle"},
+        {"section MATL, record 2", "model StVK is for triangles, but element 4 is a spring"},
+        {"section MATL, record 4", "model spring is for springs, but element 2 is a tetrahedron"},
+        {"section MATL, record 1", "model neo-Hookean is for tetrahedra, but element 3 is a triangle"},
+        {"section MATL", "exceed the limit of 65536"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        sinew_asset *a = make_solid();
+        sinew_element_rec *e = a->elements;
+        sinew_element_colour_rec *ec = a->element_colours;
+        sinew_material_rec *m = a->materials;
+        uint32_t real_count = 0;
+        switch (i) {
+        case 0: e[1].kind = 3; break;
+        case 1: e[2].v[3] = 9; break;
+        case 2: e[0].v[2] = 0; break;
+        case 3: e[4].v[0] = 5; break;
+        case 4: e[4].v[2] = 0; break;
+        case 5: e[3].v[3] = 0xFFFFFFFEu; break;
+        case 6: e[3].material = 5; break;
+        case 7: e[0].rest_measure = 0.0f; break;
+        case 8: e[4].rest_measure = -1.0f; break;
+        case 9: e[1].rest_measure = NAN; break;
+        case 10: e[2].inv_rest[4] = INFINITY; break;
+        case 11: /* inverted: every entry negated, det(-M) = -det(M) = -1 / det(Dm) */
+            for (int k = 0; k < 9; ++k)
+                e[2].inv_rest[k] = -e[2].inv_rest[k];
+            break;
+        case 12: memset(e[0].inv_rest, 0, sizeof e[0].inv_rest); break;
+        case 13: e[1].inv_rest[8] = 1.0f; break;
+        case 14: e[3].inv_rest[0] = e[3].inv_rest[1] = 0.0f; break;
+        case 15: e[5].inv_rest[0] = 1.0f; break;
+        case 16: real_count = a->element_count, a->element_count = SINEW_ASSET_MAX_RECORDS + 1; break;
+        case 17: ec[1].begin = 3, ec[1].count = 1; break;
+        case 18: ec[1].count = 3; break;
+        case 19: ec[2].count = 3; break;
+        case 20: ec[2].count = 1; break;
+        case 21: a->element_colour_count = 0; break;
+        case 22: e[1].v[2] = 3; break; /* the triangle onto tet 0's particle 3 */
+        case 23: e[5].v[0] = 4; break; /* the second spring onto the first one's particle 4 */
+        case 24: real_count = a->element_colour_count, a->element_colour_count = SINEW_ASSET_MAX_COLOURS + 1; break;
+        case 25: m[0].poisson_ratio = 0.5f; break;
+        case 26: m[1].youngs_modulus = 0.0f; break;
+        case 27: m[2].thickness = 0.0f; break;
+        case 28: m[3].table_strain[0][7] = -1.0f; break;
+        case 29: m[4].compliance = -1.0f; break;
+        case 30: m[3].table_stress[1][2] = INFINITY; break;
+        case 31: m[4].model = 7; break;
+        case 32: e[1].material = 0; break;
+        case 33: e[4].material = 2; break;
+        case 34: e[2].material = 4; break;
+        case 35: e[3].material = 1; break;
+        case 36: real_count = a->material_count, a->material_count = SINEW_ASSET_MAX_MATERIALS + 1; break;
+        }
+        cr_assert_eq(sinew_asset_validate(a, "solid", capture_logger(SINEW_LOG_INFO)),
+                     SINEW_RESULT_ERROR_BAD_ASSET, "case %zu", i);
+        cr_assert_eq(cap.errors, 1, "case %zu: %s", i, cap.text);
+        cr_assert(strstr(cap.text, "[asset] solid: section "), "case %zu names the asset: %s", i, cap.text);
+        cr_assert(strstr(cap.text, cases[i].needle1), "case %zu: expected \"%s\" in:\n%s", i, cases[i].needle1,
+                  cap.text);
+        if (cases[i].needle2)
+            cr_assert(strstr(cap.text, cases[i].needle2), "case %zu: expected \"%s\" in:\n%s", i,
+                      cases[i].needle2, cap.text);
+        (void)real_count; /* destroy frees by pointer; the counts do not matter to it */
+        sinew_asset_destroy(a);
+    }
+}
+
+/* Element colours with no elements are empty colours, which a colouring may
+ * have; elements without colours are not. */
+Test(asset, empty_element_colours_without_elements)
+{
+    sinew_asset *a = sinew_asset_alloc(1, 0, 0, 0, 0);
+    cr_assert(a);
+    cr_assert(sinew_asset_alloc_elements(a, 0, 2, 0));
+    cr_assert_eq(sinew_asset_validate(a, "empty", capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK, "%s", cap.text);
+    void *bytes;
+    size_t size;
+    sinew_asset *b;
+    cr_assert_eq(sinew_asset_serialize(a, &bytes, &size, capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK);
+    cr_assert_eq(((uint8_t *)bytes)[6], 1, "element colours alone make a 1.1 file");
+    cr_assert_eq(load(bytes, size, &b), SINEW_RESULT_OK, "%s", cap.text);
+    assert_assets_equal(a, b);
+    sinew_asset_destroy(b);
+    sinew_asset_destroy(a);
+    free(bytes);
+}
+
 /* ---------------------------------------------------------------- round trips */
 
 Test(asset, round_trip_memory)
@@ -527,12 +979,281 @@ Test(asset, writer_matches_document)
     free(bytes);
 }
 
-/* ---------------------------------------------------------------- rejection: structure */
+/* Field by field at the offsets of the document's record tables. */
+static void encode_particle(uint8_t *p, const sinew_particle_rec *r)
+{
+    wrf32(p, r->x);
+    wrf32(p + 4, r->y);
+    wrf32(p + 8, r->z);
+    wrf32(p + 12, r->w);
+}
 
-Test(asset, every_truncation_is_rejected)
+static void encode_element(uint8_t *p, const sinew_element_rec *e)
+{
+    for (int k = 0; k < 4; ++k)
+        wr32(p + 4 * k, e->v[k]);
+    wr32(p + 16, e->kind);
+    wr32(p + 20, e->material);
+    wrf32(p + 24, e->rest_measure);
+    for (int k = 0; k < 9; ++k)
+        wrf32(p + 28 + 4 * k, e->inv_rest[k]);
+}
+
+static void encode_material(uint8_t *p, const sinew_material *m)
+{
+    wr32(p, m->model);
+    wrf32(p + 4, m->youngs_modulus);
+    wrf32(p + 8, m->poisson_ratio);
+    wrf32(p + 12, m->thickness);
+    wrf32(p + 16, m->compliance);
+    wrf32(p + 20, m->density);
+    wrf32(p + 24, m->reserved[0]);
+    wrf32(p + 28, m->reserved[1]);
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < SINEW_TABLE_POINTS; ++i) {
+            wrf32(p + 32 + 32 * k + 4 * i, m->table_strain[k][i]);
+            wrf32(p + 128 + 32 * k + 4 * i, m->table_stress[k][i]);
+        }
+}
+
+/* A 1.1 file built from the document alone, every payload encoded here from
+ * the asset's fields, and the writer's file: the same bytes. */
+Test(asset, writer_matches_document_with_elements)
+{
+    sinew_asset *a = make_solid();
+    static uint8_t part[SOLID_N * 16], elem[SOLID_ELEMENTS * 64], ecol[SOLID_COLOURS * 8], matl[SOLID_MATERIALS * 224];
+    for (uint32_t i = 0; i < SOLID_N; ++i)
+        encode_particle(part + 16 * i, &a->particles[i]);
+    for (uint32_t i = 0; i < SOLID_ELEMENTS; ++i)
+        encode_element(elem + 64 * i, &a->elements[i]);
+    for (uint32_t i = 0; i < SOLID_COLOURS; ++i) {
+        wr32(ecol + 8 * i, a->element_colours[i].begin);
+        wr32(ecol + 8 * i + 4, a->element_colours[i].count);
+    }
+    for (uint32_t i = 0; i < SOLID_MATERIALS; ++i)
+        encode_material(matl + 224 * i, &a->materials[i]);
+    /* The writer's order: the five sections of 1.0, the three of 1.1, META. */
+    const test_section s[] = {
+        {{'P', 'A', 'R', 'T'}, 1, SOLID_N, part, sizeof part},
+        {{'T', 'R', 'I', 'S'}, 1, 0, NULL, 0},
+        {{'D', 'I', 'S', 'T'}, 1, 0, NULL, 0},
+        {{'B', 'E', 'N', 'D'}, 1, 0, NULL, 0},
+        {{'C', 'O', 'L', 'R'}, 1, 0, NULL, 0},
+        {{'E', 'L', 'E', 'M'}, 1, SOLID_ELEMENTS, elem, sizeof elem},
+        {{'E', 'C', 'O', 'L'}, 1, SOLID_COLOURS, ecol, sizeof ecol},
+        {{'M', 'A', 'T', 'L'}, 1, SOLID_MATERIALS, matl, sizeof matl},
+        {{'M', 'E', 'T', 'A'}, 1, (uint32_t)strlen(solid_meta), (const uint8_t *)solid_meta, strlen(solid_meta)},
+    };
+    size_t size, size2;
+    uint8_t *mine = assemble_version(s, sizeof s / sizeof s[0], 1, &size2);
+    uint8_t *bytes = solid_file(&size);
+    cr_assert_eq(rd32(bytes + 4), 0x00010001u, "version 1.1");
+    cr_assert_eq(size2, size);
+    for (size_t i = 0; i < size; ++i)
+        cr_assert_eq(mine[i], bytes[i], "byte %zu: 0x%02x from the document, 0x%02x from the writer", i, mine[i],
+                     bytes[i]);
+    /* Spot checks against the numbers, not only against the encoder above. */
+    cr_assert_eq(rd32(elem + 64 * 2 + 12), 4);                      /* tet 2's fourth particle */
+    cr_assert_eq(rd32(elem + 64 * 4 + 8), 0xFFFFFFFFu);             /* a spring's unused slot */
+    cr_assert_eq(rd32(elem + 64 * 3 + 16), SINEW_ELEMENT_TRIANGLE); /* kind */
+    cr_assert_eq(rd32(matl + 224 * 0), SINEW_MATERIAL_STABLE_NEO_HOOKEAN);
+    cr_assert_eq(rd32(matl + 224 * 0 + 4), 0x49742400u); /* 1e6f */
+    free(mine);
+    free(bytes);
+    sinew_asset_destroy(a);
+}
+
+Test(asset, round_trip_elements)
+{
+    sinew_asset *a = make_solid(), *b;
+    size_t size;
+    uint8_t *bytes = solid_file(&size);
+    cr_assert_eq(size % 16, 0);
+    cr_assert_eq(load(bytes, size, &b), SINEW_RESULT_OK, "%s", cap.text);
+    assert_assets_equal(a, b);
+    cr_assert_eq(cap.errors, 0);
+    cr_assert(strstr(cap.text, "grid.snw: 6 finite elements in 3 colours, 5 materials"), "%s", cap.text);
+    /* Written again: the same bytes. */
+    void *again;
+    size_t again_size;
+    cr_assert_eq(sinew_asset_serialize(b, &again, &again_size, capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK);
+    cr_assert_eq(again_size, size);
+    cr_assert_eq(memcmp(again, bytes, size), 0);
+    free(again);
+    sinew_asset_destroy(b);
+
+    const char *path = SINEW_TEST_OUT_DIR "/solid.snw";
+    cr_assert_eq(sinew_asset_write(a, path, capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK, "%s", cap.text);
+    cr_assert_eq(sinew_asset_load(path, capture_logger(SINEW_LOG_INFO), &b), SINEW_RESULT_OK, "%s", cap.text);
+    assert_assets_equal(a, b);
+    sinew_material m;
+    cr_assert_eq(sinew_asset_get_material(b, 3, &m), SINEW_RESULT_OK);
+    cr_assert_eq(m.table_stress[0][7], a->materials[3].table_stress[0][7]);
+    sinew_asset_destroy(b);
+    sinew_asset_destroy(a);
+    free(bytes);
+}
+
+/* Materials without elements (a library of them) are kept; they make a 1.1 file. */
+Test(asset, round_trip_materials_alone)
+{
+    sinew_asset *a = sinew_asset_alloc(2, 0, 0, 0, 0), *b;
+    cr_assert(a);
+    cr_assert(sinew_asset_alloc_elements(a, 0, 0, 1));
+    a->materials[0] = tabulated();
+    void *bytes;
+    size_t size;
+    cr_assert_eq(sinew_asset_serialize(a, &bytes, &size, capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK, "%s",
+                 cap.text);
+    cr_assert_eq(((uint8_t *)bytes)[6], 1);
+    cr_assert_eq(size, 32 + 8 * 32 + 32 + 224);
+    cr_assert_eq(load(bytes, size, &b), SINEW_RESULT_OK, "%s", cap.text);
+    assert_assets_equal(a, b);
+    sinew_asset_destroy(b);
+    sinew_asset_destroy(a);
+    free(bytes);
+}
+
+/* Without elements and materials the writer writes 1.0 as before 1.1 existed:
+ * the same six sections, the same bytes (writer_matches_document, the
+ * document's example below), and such a file loads. */
+Test(asset, version_1_0_without_elements)
 {
     size_t size;
     uint8_t *bytes = grid_file(&size);
+    cr_assert_eq(rd32(bytes + 4), 0x00000001u, "version 1.0");
+    cr_assert_eq(rd32(bytes + 8), 6);
+    sinew_asset *a;
+    cr_assert_eq(load(bytes, size, &a), SINEW_RESULT_OK, "%s", cap.text);
+    cr_assert_eq(a->element_count + a->element_colour_count + a->material_count, 0);
+    cr_assert_null(a->elements);
+    cr_assert_null(a->materials);
+    sinew_asset_destroy(a);
+    free(bytes);
+}
+
+/* A reader knows a section by its tag: ELEM in a file that says 1.0, or a
+ * newer minor version, is read all the same. */
+Test(asset, sections_are_known_by_tag_not_minor_version)
+{
+    static const uint16_t minors[] = {0, 2, 0xFFFF};
+    sinew_asset *want = make_solid();
+    for (size_t i = 0; i < sizeof minors / sizeof minors[0]; ++i) {
+        size_t size;
+        uint8_t *bytes = solid_file(&size);
+        bytes[6] = (uint8_t)minors[i];
+        bytes[7] = (uint8_t)(minors[i] >> 8);
+        fix_crcs(bytes, size);
+        sinew_asset *a;
+        cr_assert_eq(load(bytes, size, &a), SINEW_RESULT_OK, "minor %u: %s", minors[i], cap.text);
+        assert_assets_equal(want, a);
+        sinew_asset_destroy(a);
+        free(bytes);
+    }
+    sinew_asset_destroy(want);
+}
+
+/* ---------------------------------------------------------------- the document's examples */
+
+/* The bytes of the hex dump that follows `heading` in docs/asset-format.md:
+ * lines "OFFSET: 16 hex bytes   comment". */
+static uint8_t *document_example(const char *heading, size_t *size)
+{
+    FILE *f = fopen(SINEW_TEST_DATA_DIR "/../../docs/asset-format.md", "rb");
+    cr_assert(f, "docs/asset-format.md");
+    static char text[1 << 17];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    const char *p = strstr(text, heading);
+    cr_assert(p, "no heading \"%s\"", heading);
+    p = strstr(p, "```");
+    cr_assert(p);
+    const char *end = strstr(p + 3, "```");
+    cr_assert(end);
+    uint8_t *bytes = malloc(4096);
+    size_t n = 0;
+    for (const char *line = p; line && line < end; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        unsigned offset;
+        int used = 0;
+        if (sscanf(line, "%8x: %n", &offset, &used) != 1 || used != 10)
+            continue; /* a caption */
+        cr_assert_eq(offset, n, "dump line at 0x%08x, expected 0x%08zx", offset, n);
+        for (int k = 0; k < 16; ++k) {
+            unsigned byte;
+            cr_assert_eq(sscanf(line + used + 3 * k, "%2x", &byte), 1, "line 0x%08x, byte %d", offset, k);
+            cr_assert_lt(n, 4096);
+            bytes[n++] = (uint8_t)byte;
+        }
+    }
+    cr_assert_gt(n, 0);
+    *size = n;
+    return bytes;
+}
+
+static void assert_writes_document_example(sinew_asset *a, const char *heading)
+{
+    size_t doc_size, size;
+    uint8_t *doc = document_example(heading, &doc_size);
+    void *bytes;
+    cr_assert_eq(sinew_asset_serialize(a, &bytes, &size, capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK, "%s",
+                 cap.text);
+    cr_assert_eq(size, doc_size, "%s: the writer writes %zu bytes, the page shows %zu", heading, size, doc_size);
+    for (size_t i = 0; i < size; ++i)
+        cr_assert_eq(((uint8_t *)bytes)[i], doc[i], "%s: byte 0x%zx is 0x%02x, the page says 0x%02x", heading, i,
+                     ((uint8_t *)bytes)[i], doc[i]);
+    sinew_asset *b;
+    cr_assert_eq(load(doc, doc_size, &b), SINEW_RESULT_OK, "%s", cap.text);
+    assert_assets_equal(a, b);
+    sinew_asset_destroy(b);
+    free(bytes);
+    free(doc);
+}
+
+/* "## Example": a triangle of three particles, format 1.0. */
+Test(asset, document_example_1_0)
+{
+    sinew_asset *a = sinew_asset_alloc(3, 1, 3, 0, 3);
+    cr_assert(a);
+    a->particles[0] = (sinew_particle_rec){0, 1, 0, 0};
+    a->particles[1] = (sinew_particle_rec){1, 1, 0, 1};
+    a->particles[2] = (sinew_particle_rec){0, 1, 1, 1};
+    a->triangles[0] = (sinew_triangle_rec){{0, 1, 2}};
+    a->distances[0] = (sinew_distance_rec){0, 1, 1.0f, SINEW_KIND_STRETCH};
+    a->distances[1] = (sinew_distance_rec){1, 2, sqrtf(2.0f), SINEW_KIND_STRETCH};
+    a->distances[2] = (sinew_distance_rec){2, 0, 1.0f, SINEW_KIND_STRETCH};
+    for (uint32_t c = 0; c < 3; ++c)
+        a->colours[c] = (sinew_colour_rec){c, 1, 0, 0};
+    a->meta = malloc(sizeof "name=tri\n");
+    memcpy(a->meta, "name=tri\n", sizeof "name=tri\n");
+    assert_writes_document_example(a, "\n## Example\n");
+    sinew_asset_destroy(a);
+}
+
+/* "## Example with finite elements": one tetrahedron, format 1.1. */
+Test(asset, document_example_1_1)
+{
+    sinew_asset *a = sinew_asset_alloc(4, 0, 0, 0, 0);
+    cr_assert(a);
+    cr_assert(sinew_asset_alloc_elements(a, 1, 1, 1));
+    a->particles[0] = (sinew_particle_rec){0, 0, 0, 24};
+    a->particles[1] = (sinew_particle_rec){0.1f, 0, 0, 24};
+    a->particles[2] = (sinew_particle_rec){0, 0.1f, 0, 24};
+    a->particles[3] = (sinew_particle_rec){0, 0, 0.1f, 24};
+    a->elements[0] = tet(a, 0, 1, 2, 3, 0);
+    cr_assert_eq(a->elements[0].inv_rest[0], 10.0f);
+    a->element_colours[0] = (sinew_element_colour_rec){0, 1};
+    a->materials[0] = sinew_material_make(SINEW_MATERIAL_STABLE_NEO_HOOKEAN, 1e6f, 0.45f);
+    assert_writes_document_example(a, "\n## Example with finite elements\n");
+    sinew_asset_destroy(a);
+}
+
+/* ---------------------------------------------------------------- rejection: structure */
+
+static void assert_every_truncation_rejected(uint8_t *(*make_file)(size_t *))
+{
+    size_t size;
+    uint8_t *bytes = make_file(&size);
     for (size_t len = 0; len < size; ++len) {
         sinew_asset *a = (sinew_asset *)1;
         cr_assert_eq(load(bytes, len, &a), SINEW_RESULT_ERROR_BAD_ASSET, "length %zu", len);
@@ -541,6 +1262,12 @@ Test(asset, every_truncation_is_rejected)
         cr_assert(strstr(cap.text, len < 32 ? "too short" : "truncated"), "length %zu: %s", len, cap.text);
     }
     free(bytes);
+}
+
+Test(asset, every_truncation_is_rejected)
+{
+    assert_every_truncation_rejected(grid_file);
+    assert_every_truncation_rejected(solid_file);
 }
 
 Test(asset, null_bytes_of_size_zero)
@@ -731,7 +1458,7 @@ Test(asset, unknown_section_is_skipped)
     static const uint8_t payload[40] = {1, 2, 3};
     /* Between DIST and BEND, with a version this reader never heard of. */
     memmove(&s[4], &s[3], (n - 3) * sizeof s[0]);
-    s[3] = (test_section){{'E', 'L', 'E', 'M'}, 9, 5, payload, sizeof payload};
+    s[3] = (test_section){{'T', 'E', 'T', 'S'}, 9, 5, payload, sizeof payload}; /* reserved, unknown to 1.1 */
     uint8_t *more = assemble(s, n + 1, &size2);
 
     sinew_asset *a = make_grid(), *b;
@@ -740,7 +1467,7 @@ Test(asset, unknown_section_is_skipped)
     cr_assert_eq(sinew_asset_load_memory(copy, size2, "grid.snw", capture_logger(SINEW_LOG_DEBUG), &b),
                  SINEW_RESULT_OK, "%s", cap.text);
     assert_assets_equal(a, b);
-    cr_assert(strstr(cap.text, "skipping unknown section ELEM (40 bytes)"), "%s", cap.text);
+    cr_assert(strstr(cap.text, "skipping unknown section TETS (40 bytes)"), "%s", cap.text);
     sinew_asset_destroy(b);
     sinew_asset_destroy(a);
     free(copy);
@@ -851,13 +1578,117 @@ Test(asset, negative_inverse_mass)
     free(bytes);
 }
 
+/* ---------------------------------------------------------------- rejection: finite elements in the file */
+
+Test(asset, element_payload_bit_flip_names_section)
+{
+    static const char *tags[] = {"ELEM", "ECOL", "MATL"};
+    size_t size;
+    uint8_t *bytes = solid_file(&size);
+    for (size_t i = 0; i < 3; ++i) {
+        char needle[64];
+        uint8_t *payload = bytes + rd64(entry_of(bytes, tags[i]) + E_OFFSET);
+        payload[5] ^= 0x04;
+        snprintf(needle, sizeof needle, "section %s: payload CRC-32 mismatch", tags[i]);
+        assert_rejected(bytes, size, needle, NULL);
+        payload[5] ^= 0x04;
+    }
+    free(bytes);
+}
+
+Test(asset, element_sections_structure)
+{
+    size_t size;
+    uint8_t *bytes = solid_file(&size);
+    uint8_t *e = entry_of(bytes, "ELEM");
+    wr64(e + E_SIZE, rd64(e + E_SIZE) - 4);
+    assert_tampered_rejected(bytes, size, "section ELEM: size 380 bytes is not 6 records of 64 bytes", NULL);
+    free(bytes);
+
+    bytes = solid_file(&size);
+    wr32(entry_of(bytes, "MATL") + E_COUNT, 1u << 20);
+    assert_tampered_rejected(bytes, size, "section MATL: 1048576 materials exceed the limit of 65536", NULL);
+    free(bytes);
+
+    bytes = solid_file(&size);
+    wr32(entry_of(bytes, "ECOL") + E_COUNT, 4097);
+    assert_tampered_rejected(bytes, size, "section ECOL: 4097 element colours exceed the limit of 4096", NULL);
+    free(bytes);
+
+    bytes = solid_file(&size);
+    wr32(entry_of(bytes, "ECOL") + E_VERSION, 2);
+    assert_tampered_rejected(bytes, size, "section ECOL: version 2 is not supported", NULL);
+    free(bytes);
+}
+
+Test(asset, duplicate_element_section)
+{
+    size_t size, size2;
+    uint8_t *bytes = solid_file(&size);
+    test_section s[12];
+    uint32_t n = split(bytes, s);
+    s[n] = s[7]; /* MATL again */
+    uint8_t *more = assemble_version(s, n + 1, 1, &size2);
+    assert_rejected(more, size2, "section MATL appears twice", NULL);
+    free(more);
+    free(bytes);
+}
+
+/* Elements without their materials: every material index is out of range. */
+Test(asset, elements_without_materials)
+{
+    size_t size, size2;
+    uint8_t *bytes = solid_file(&size);
+    test_section s[12];
+    uint32_t n = split(bytes, s);
+    cr_assert_eq(memcmp(s[7].tag, "MATL", 4), 0);
+    memmove(&s[7], &s[8], (n - 8) * sizeof s[0]);
+    uint8_t *fewer = assemble_version(s, n - 1, 1, &size2);
+    assert_rejected(fewer, size2, "section ELEM, record 0: material 0 out of range (0 materials)", NULL);
+    free(fewer);
+    free(bytes);
+}
+
+Test(asset, element_records_in_file)
+{
+    size_t size;
+    uint8_t *bytes = solid_file(&size);
+    wr32(field_of(bytes, "ELEM", 64, 2, 12), 500);
+    assert_tampered_rejected(bytes, size, "grid.snw: section ELEM, record 2: particle index 500 out of range",
+                             "(9 particles)");
+    free(bytes);
+
+    /* Tetrahedron 0 mirrored: the first column of its inverse rest shape negated. */
+    bytes = solid_file(&size);
+    wrf32(field_of(bytes, "ELEM", 64, 0, 28), -1.0f);
+    assert_tampered_rejected(bytes, size, "section ELEM, record 0: inverse rest shape has determinant -1",
+                             "not positively oriented");
+    free(bytes);
+
+    bytes = solid_file(&size);
+    wr32(field_of(bytes, "ECOL", 8, 1, 0), 3);
+    assert_tampered_rejected(bytes, size, "section ECOL, record 1: range begins at element 3 instead of 2", NULL);
+    free(bytes);
+
+    bytes = solid_file(&size);
+    wrf32(field_of(bytes, "MATL", 224, 0, 8), 0.5f);
+    assert_tampered_rejected(bytes, size, "section MATL, record 0: poisson_ratio 0.5 is not in [0, 0.5)", NULL);
+    free(bytes);
+
+    bytes = solid_file(&size);
+    wr32(field_of(bytes, "MATL", 224, 2, 0), SINEW_MATERIAL_SPRING); /* the StVK membrane's material */
+    assert_tampered_rejected(bytes, size, "section MATL, record 2: model spring is for springs",
+                             "element 1 is a triangle");
+    free(bytes);
+}
+
 /* Every byte of the file changed three ways with the CRCs repaired, so the
  * deeper checks see it: the loader answers OK or BAD_ASSET, never crashes,
  * never reads out of bounds (the sanitizers watch), never leaks. */
-Test(asset, single_byte_corruption_is_handled)
+static void assert_single_byte_corruption_handled(uint8_t *(*make_file)(size_t *))
 {
     size_t size;
-    uint8_t *bytes = grid_file(&size);
+    uint8_t *bytes = make_file(&size);
     uint8_t *bad = malloc(size);
     static const uint8_t masks[] = {0x01, 0x80, 0xFF};
     int rejected = 0;
@@ -878,6 +1709,12 @@ Test(asset, single_byte_corruption_is_handled)
     cr_assert_gt(rejected, 0);
     free(bad);
     free(bytes);
+}
+
+Test(asset, single_byte_corruption_is_handled)
+{
+    assert_single_byte_corruption_handled(grid_file);
+    assert_single_byte_corruption_handled(solid_file);
 }
 
 /* ---------------------------------------------------------------- files */

@@ -1,21 +1,93 @@
-/* sinew-info: lists the Vulkan devices sinew can use and the one it picks. */
+/* sinew-info: lists the Vulkan devices sinew can use and the one it picks, or,
+ * given asset files, what each holds (no device needed for that). */
 #include <sinew/sinew.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "asset/asset.h" /* sinew_material_model_name */
+
+static const char *const usage =
+    "usage: sinew-info [--device NAME|INDEX] [--validation]   the Vulkan devices\n"
+    "       sinew-info ASSET.snw...                          what each asset holds\n";
+
+static void print_material(uint32_t index, const sinew_material *m)
+{
+    printf("  %-4u %-19s", index, sinew_material_model_name(m->model));
+    switch (m->model) {
+    case SINEW_MATERIAL_SPRING:
+        printf(" compliance %g m/N\n", (double)m->compliance);
+        break;
+    case SINEW_MATERIAL_TABULATED:
+        printf(" tabulated curves, thickness %g m\n", (double)m->thickness);
+        break;
+    case SINEW_MATERIAL_STVK:
+        printf(" E %g Pa, nu %g, thickness %g m\n", (double)m->youngs_modulus, (double)m->poisson_ratio,
+               (double)m->thickness);
+        break;
+    default:
+        printf(" E %g Pa, nu %g\n", (double)m->youngs_modulus, (double)m->poisson_ratio);
+        break;
+    }
+}
+
+/* 0 when the asset loaded; the loader has said why otherwise. */
+static int print_asset(const char *path)
+{
+    sinew_asset *asset;
+    sinew_result r = sinew_asset_load(path, NULL, &asset);
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-info: %s: %s\n", path, sinew_result_string(r));
+        return 1;
+    }
+    sinew_asset_info info = sinew_asset_get_info(asset);
+    printf("asset:             %s\n", path);
+    printf("particles:         %u (%u pinned), %g kg\n", info.particle_count, info.pinned_count,
+           (double)info.total_mass);
+    printf("bounds:            (%g, %g, %g) .. (%g, %g, %g) m\n", (double)info.bounds_min[0],
+           (double)info.bounds_min[1], (double)info.bounds_min[2], (double)info.bounds_max[0],
+           (double)info.bounds_max[1], (double)info.bounds_max[2]);
+    printf("triangles:         %u\n", info.triangle_count);
+    printf("constraints:       %u distance, %u bending, in %u colours\n", info.distance_count, info.bend_count,
+           info.colour_count);
+    if (info.element_count || info.element_colour_count) {
+        printf("elements:          %u: %u tetrahedra, %u membrane triangles, %u springs\n", info.element_count,
+               info.tet_count, info.membrane_count, info.spring_count);
+        printf("element colours:   %u\n", info.element_colour_count);
+    }
+    if (info.tet_count)
+        printf("rest volume:       %g m^3\n", (double)info.rest_volume);
+    if (info.material_count) {
+        printf("materials:         %u\n", info.material_count);
+        for (uint32_t i = 0; i < info.material_count; ++i) {
+            sinew_material m;
+            if (sinew_asset_get_material(asset, i, &m) == SINEW_RESULT_OK)
+                print_material(i, &m);
+        }
+    }
+    sinew_asset_destroy(asset);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     sinew_context_desc d = sinew_context_desc_default();
+    int assets = 0, failed = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--validation")) {
             d.validation = 1;
         } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             d.device = argv[++i];
+        } else if (argv[i][0] != '-') {
+            if (assets++)
+                printf("\n");
+            failed |= print_asset(argv[i]);
         } else {
-            fprintf(stderr, "usage: sinew-info [--device NAME|INDEX] [--validation]\n");
+            fputs(usage, stderr);
             return strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? 2 : 0;
         }
     }
+    if (assets)
+        return failed;
     d.logger.level = SINEW_LOG_DEBUG;
     sinew_context *ctx;
     sinew_result r = sinew_context_create(&d, &ctx);

@@ -1,8 +1,9 @@
 /* The asset in memory: allocation, the summary the public API reports, and the
  * semantic checks every asset passes before it is loaded or written (the list
  * is docs/asset-format.md, "Validation"). The checks run in O(n + m): the
- * colour-independence test stamps each particle with the colour that last
- * touched it instead of comparing constraint pairs. */
+ * colour-independence tests (constraint colours and element colours) stamp
+ * each particle with the colour that last touched it instead of comparing
+ * pairs. */
 #include "asset.h"
 
 #include "../core/log.h"
@@ -40,6 +41,32 @@ sinew_asset *sinew_asset_alloc(uint32_t particles, uint32_t triangles, uint32_t 
     return a;
 }
 
+int sinew_asset_alloc_elements(sinew_asset *a, uint32_t elements, uint32_t element_colours, uint32_t materials)
+{
+    SINEW_ASSERT(a);
+    sinew_element_rec *e = NULL;
+    sinew_element_colour_rec *c = NULL;
+    sinew_material_rec *m = NULL;
+    if ((elements && !(e = calloc(elements, sizeof *e))) ||
+        (element_colours && !(c = calloc(element_colours, sizeof *c))) ||
+        (materials && !(m = calloc(materials, sizeof *m)))) {
+        free(e);
+        free(c);
+        free(m);
+        return 0;
+    }
+    free(a->elements);
+    free(a->element_colours);
+    free(a->materials);
+    a->elements = e;
+    a->element_colours = c;
+    a->materials = m;
+    a->element_count = elements;
+    a->element_colour_count = element_colours;
+    a->material_count = materials;
+    return 1;
+}
+
 void sinew_asset_destroy(sinew_asset *asset)
 {
     if (!asset)
@@ -49,6 +76,9 @@ void sinew_asset_destroy(sinew_asset *asset)
     free(asset->distances);
     free(asset->bends);
     free(asset->colours);
+    free(asset->elements);
+    free(asset->element_colours);
+    free(asset->materials);
     free(asset->meta);
     free(asset);
 }
@@ -79,6 +109,23 @@ sinew_asset_info sinew_asset_get_info(const sinew_asset *asset)
             mass += 1.0 / p->w;
     }
     info.total_mass = (float)mass;
+
+    info.element_count = asset->element_count;
+    info.element_colour_count = asset->element_colour_count;
+    info.material_count = asset->material_count;
+    double volume = 0.0;
+    for (uint32_t i = 0; i < asset->element_count; ++i) {
+        const sinew_element_rec *e = &asset->elements[i];
+        if (e->kind == SINEW_ELEMENT_TET) {
+            info.tet_count++;
+            volume += e->rest_measure;
+        } else if (e->kind == SINEW_ELEMENT_TRIANGLE) {
+            info.membrane_count++;
+        } else if (e->kind == SINEW_ELEMENT_SPRING) {
+            info.spring_count++;
+        }
+    }
+    info.rest_volume = (float)volume;
     return info;
 }
 
@@ -86,6 +133,29 @@ const uint32_t *sinew_asset_get_triangles(const sinew_asset *asset, uint32_t *tr
 {
     *triangle_count = asset->triangle_count;
     return asset->triangle_count ? asset->triangles[0].v : NULL;
+}
+
+void sinew_asset_get_tets(const sinew_asset *asset, uint32_t *tets)
+{
+    SINEW_ASSERT(asset);
+    uint32_t t = 0;
+    for (uint32_t i = 0; i < asset->element_count; ++i)
+        if (asset->elements[i].kind == SINEW_ELEMENT_TET) {
+            SINEW_ASSERT(tets);
+            memcpy(tets + 4 * (size_t)t++, asset->elements[i].v, 4 * sizeof *tets);
+        }
+}
+
+sinew_result sinew_asset_get_material(const sinew_asset *asset, uint32_t index, sinew_material *out)
+{
+    SINEW_ASSERT(asset && out);
+    /* The asset keeps no logger: the message goes to stderr. */
+    if (index >= asset->material_count)
+        return sinew_fail(NULL, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "asset",
+                          "material index %u out of range (the asset has %u materials)", index,
+                          asset->material_count);
+    *out = asset->materials[index];
+    return SINEW_RESULT_OK;
 }
 
 /* Every defect of one record: BAD_ASSET, naming the asset, section and record. */
@@ -285,6 +355,186 @@ static sinew_result validate_independence(const sinew_asset *a, const char *name
     return r;
 }
 
+/* ---------------------------------------------------------------- elements */
+
+static const struct element_kind {
+    int vertices; /* used slots of v[] */
+    const char *name, *plural, *measure;
+} element_kinds[SINEW_ELEMENT_KIND_COUNT] = {
+    [SINEW_ELEMENT_SPRING] = {2, "spring", "springs", "length"},
+    [SINEW_ELEMENT_TRIANGLE] = {3, "triangle", "triangles", "area"},
+    [SINEW_ELEMENT_TET] = {4, "tetrahedron", "tetrahedra", "volume"},
+};
+
+/* In double: the products of float entries are exact there, so a triangle's
+ * determinant is 0 only when the two products are equal. */
+static double det3(const float *m)
+{
+    return (double)m[0] * ((double)m[4] * m[8] - (double)m[7] * m[5]) -
+           (double)m[3] * ((double)m[1] * m[8] - (double)m[7] * m[2]) +
+           (double)m[6] * ((double)m[1] * m[5] - (double)m[4] * m[2]);
+}
+
+static double det2(const float *m) { return (double)m[0] * m[4] - (double)m[3] * m[1]; }
+
+/* inv_rest entries a triangle leaves zero: the third row and column. */
+static const int triangle_zeros[] = {2, 5, 6, 7, 8};
+
+static sinew_result validate_element(const sinew_asset *a, uint32_t i, const char *name, const sinew_logger *lg)
+{
+    const sinew_element_rec *e = &a->elements[i];
+    if (e->kind >= SINEW_ELEMENT_KIND_COUNT)
+        return bad_record(lg, name, "ELEM", i, "kind %u is not spring (0), triangle (1) or tetrahedron (2)",
+                          e->kind);
+    const struct element_kind *k = &element_kinds[e->kind];
+    for (int s = 0; s < k->vertices; ++s) {
+        if (e->v[s] >= a->particle_count)
+            return bad_index(lg, name, "ELEM", i, e->v[s], a->particle_count);
+        for (int t = 0; t < s; ++t)
+            if (e->v[t] == e->v[s])
+                return bad_record(lg, name, "ELEM", i, "particle %u appears twice", e->v[s]);
+    }
+    for (int s = k->vertices; s < 4; ++s)
+        if (e->v[s] != SINEW_NO_VERTEX)
+            return bad_record(lg, name, "ELEM", i, "unused vertex slot %d of a %s holds %u, not 0xFFFFFFFF (no vertex)",
+                              s, k->name, e->v[s]);
+    if (e->material >= a->material_count)
+        return bad_record(lg, name, "ELEM", i, "material %u out of range (%u materials)", e->material,
+                          a->material_count);
+    if (!isfinite(e->rest_measure) || e->rest_measure <= 0.0f)
+        return bad_record(lg, name, "ELEM", i, "rest %s %g is not finite and > 0", k->measure,
+                          (double)e->rest_measure);
+    for (int j = 0; j < 9; ++j)
+        if (!isfinite(e->inv_rest[j]))
+            return bad_record(lg, name, "ELEM", i, "inv_rest[%d] %g is not finite", j, (double)e->inv_rest[j]);
+    switch (e->kind) {
+    case SINEW_ELEMENT_TET: {
+        double det = det3(e->inv_rest);
+        if (!(det > 0.0))
+            return bad_record(lg, name, "ELEM", i,
+                              "inverse rest shape has determinant %g: the tetrahedron is not positively oriented "
+                              "(det > 0)", det);
+        break;
+    }
+    case SINEW_ELEMENT_TRIANGLE:
+        for (size_t j = 0; j < sizeof triangle_zeros / sizeof triangle_zeros[0]; ++j)
+            if (e->inv_rest[triangle_zeros[j]] != 0.0f)
+                return bad_record(lg, name, "ELEM", i,
+                                  "inv_rest[%d] %g is not 0 (a triangle's rest shape is the 2x2 block "
+                                  "inv_rest[0, 1, 3, 4])", triangle_zeros[j], (double)e->inv_rest[triangle_zeros[j]]);
+        if (det2(e->inv_rest) == 0.0)
+            return bad_record(lg, name, "ELEM", i, "inverse rest shape has determinant 0: degenerate triangle");
+        break;
+    default: /* spring */
+        for (int j = 0; j < 9; ++j)
+            if (e->inv_rest[j] != 0.0f)
+                return bad_record(lg, name, "ELEM", i, "inv_rest[%d] %g is not 0 (a spring has no rest shape matrix)",
+                                  j, (double)e->inv_rest[j]);
+        break;
+    }
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result validate_elements(const sinew_asset *a, const char *name, const sinew_logger *lg)
+{
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint32_t i = 0; i < a->element_count && r == SINEW_RESULT_OK; ++i)
+        r = validate_element(a, i, name, lg);
+    return r;
+}
+
+/* The element colour ranges tile the elements from 0 to the end, in order. */
+static sinew_result validate_element_colour_ranges(const sinew_asset *a, const char *name, const sinew_logger *lg)
+{
+    uint32_t end = 0;
+    for (uint32_t c = 0; c < a->element_colour_count; ++c) {
+        const sinew_element_colour_rec *r = &a->element_colours[c];
+        if (r->begin != end)
+            return bad_record(lg, name, "ECOL", c,
+                              "range begins at element %u instead of %u (element colours follow each other from 0 "
+                              "without gaps)", r->begin, end);
+        if (r->count > a->element_count - end) /* as a remainder: a huge count cannot wrap */
+            return bad_record(lg, name, "ECOL", c, "range of %u elements from %u runs past the end (%u elements)",
+                              r->count, r->begin, a->element_count);
+        end += r->count;
+    }
+    if (end != a->element_count)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
+                          "%s: section ECOL: element colours cover %u of %u elements", name, end, a->element_count);
+    return SINEW_RESULT_OK;
+}
+
+/* Needs the elements and the element colour ranges already checked. */
+static sinew_result validate_element_independence(const sinew_asset *a, const char *name, const sinew_logger *lg)
+{
+    if (a->element_count == 0)
+        return SINEW_RESULT_OK;
+    uint32_t *stamp = calloc(a->particle_count, sizeof *stamp); /* elements imply particles */
+    if (!stamp)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset",
+                          "%s: no memory to check the element colours of %u particles", name, a->particle_count);
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint32_t c = 0; c < a->element_colour_count && r == SINEW_RESULT_OK; ++c) {
+        const sinew_element_colour_rec *range = &a->element_colours[c];
+        for (uint32_t i = range->begin; i < range->begin + range->count; ++i) {
+            const sinew_element_rec *e = &a->elements[i];
+            uint32_t p = stamp_constraint(stamp, e->v, element_kinds[e->kind].vertices, c);
+            if (p != UINT32_MAX) {
+                r = bad_record(lg, name, "ELEM", i, "particle %u is already used by another element of colour %u",
+                               p, c);
+                break;
+            }
+        }
+    }
+    free(stamp);
+    return r;
+}
+
+/* sinew_material_check's message, kept to be sent again as the asset's own. */
+struct material_message {
+    char text[512];
+};
+
+static void keep_message(void *user, sinew_log_level level, const char *id, const char *message)
+{
+    struct material_message *m = user;
+    snprintf(m->text, sizeof m->text, "%s", message);
+}
+
+/* Which element kind each model is for. */
+static uint32_t model_element_kind(uint32_t model)
+{
+    switch (model) {
+    case SINEW_MATERIAL_SPRING: return SINEW_ELEMENT_SPRING;
+    case SINEW_MATERIAL_NEO_HOOKEAN:
+    case SINEW_MATERIAL_STABLE_NEO_HOOKEAN: return SINEW_ELEMENT_TET;
+    default: return SINEW_ELEMENT_TRIANGLE; /* STVK, TABULATED: membranes */
+    }
+}
+
+/* Every material is valid, and every element's kind is the one its material's
+ * model is for. Needs the elements already checked. */
+static sinew_result validate_materials(const sinew_asset *a, const char *name, const sinew_logger *lg)
+{
+    for (uint32_t k = 0; k < a->material_count; ++k) {
+        char where[64];
+        snprintf(where, sizeof where, "section MATL, record %u", k);
+        struct material_message m = {""};
+        const sinew_logger keep = {keep_message, &m, SINEW_LOG_ERROR};
+        if (sinew_material_check(&a->materials[k], where, &keep) != SINEW_RESULT_OK)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: %s", name, m.text);
+    }
+    for (uint32_t i = 0; i < a->element_count; ++i) {
+        const sinew_element_rec *e = &a->elements[i];
+        uint32_t model = a->materials[e->material].model, kind = model_element_kind(model);
+        if (e->kind != kind)
+            return bad_record(lg, name, "MATL", e->material, "model %s is for %s, but element %u is a %s",
+                              sinew_material_model_name(model), element_kinds[kind].plural, i,
+                              element_kinds[e->kind].name);
+    }
+    return SINEW_RESULT_OK;
+}
+
 static sinew_result validate_meta(const sinew_asset *a, const char *name, const sinew_logger *lg)
 {
     if (!a->meta)
@@ -310,9 +560,14 @@ sinew_result sinew_asset_validate(const sinew_asset *a, const char *name, const 
         (r = check_limit(lg, name, "DIST", a->distance_count, SINEW_ASSET_MAX_RECORDS, "distance constraints")) ||
         (r = check_limit(lg, name, "BEND", a->bend_count, SINEW_ASSET_MAX_RECORDS, "bending constraints")) ||
         (r = check_limit(lg, name, "COLR", a->colour_count, SINEW_ASSET_MAX_COLOURS, "colours")) ||
+        (r = check_limit(lg, name, "ELEM", a->element_count, SINEW_ASSET_MAX_RECORDS, "elements")) ||
+        (r = check_limit(lg, name, "ECOL", a->element_colour_count, SINEW_ASSET_MAX_COLOURS, "element colours")) ||
+        (r = check_limit(lg, name, "MATL", a->material_count, SINEW_ASSET_MAX_MATERIALS, "materials")) ||
         (r = validate_particles(a, name, lg)) || (r = validate_triangles(a, name, lg)) ||
         (r = validate_distances(a, name, lg)) || (r = validate_bends(a, name, lg)) ||
         (r = validate_colour_ranges(a, name, lg)) || (r = validate_independence(a, name, lg)) ||
+        (r = validate_elements(a, name, lg)) || (r = validate_element_colour_ranges(a, name, lg)) ||
+        (r = validate_element_independence(a, name, lg)) || (r = validate_materials(a, name, lg)) ||
         (r = validate_meta(a, name, lg)))
         return r;
     return SINEW_RESULT_OK;

@@ -119,6 +119,10 @@ sinew_result sinew_asset_serialize(const sinew_asset *a, void **bytes, size_t *s
 /* Serialises and writes to path. */
 sinew_result sinew_asset_write(const sinew_asset *a, const char *path, const sinew_logger *lg);
 
+/* Short name of a material model ("neo-Hookean"), "unknown" past the last one;
+ * static storage. For messages and tools. */
+const char *sinew_material_model_name(uint32_t model);
+
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32). */
 uint32_t sinew_crc32(uint32_t crc, const void *data, size_t size);
 

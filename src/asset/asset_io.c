@@ -1,6 +1,7 @@
-/* The v1 asset file: serialisation, atomic writing, and a loader that treats
- * every byte as untrusted. docs/asset-format.md is the reference; the loader's
- * checks follow its "Reading" list in the same order.
+/* The v1 asset file (format 1.0, and 1.1 with finite elements): serialisation,
+ * atomic writing, and a loader that treats every byte as untrusted.
+ * docs/asset-format.md is the reference; the loader's checks follow its
+ * "Reading" list in the same order.
  *
  *   offset 0     header               32 B   magic, version, section count,
  *                                            header CRC, file size
@@ -25,7 +26,8 @@
 #include <string.h>
 
 #define FORMAT_MAJOR 1u
-#define FORMAT_MINOR 0u
+#define FORMAT_MINOR 0u          /* what a writer writes without elements or materials */
+#define FORMAT_MINOR_ELEMENTS 1u /* 1.1 added ELEM, ECOL, MATL */
 #define SECTION_VERSION 1u /* of every section this version defines */
 #define HEADER_SIZE 32u
 #define ENTRY_SIZE 32u
@@ -43,7 +45,8 @@
 enum { H_MAGIC = 0, H_MAJOR = 4, H_MINOR = 6, H_SECTION_COUNT = 8, H_CRC = 12, H_FILE_SIZE = 16, H_RESERVED = 24 };
 enum { E_TAG = 0, E_VERSION = 4, E_OFFSET = 8, E_SIZE = 16, E_COUNT = 24, E_CRC = 28 };
 
-enum { SEC_PART, SEC_TRIS, SEC_DIST, SEC_BEND, SEC_COLR, SEC_META, SEC_COUNT };
+/* In the order the writer writes them. */
+enum { SEC_PART, SEC_TRIS, SEC_DIST, SEC_BEND, SEC_COLR, SEC_ELEM, SEC_ECOL, SEC_MATL, SEC_META, SEC_COUNT };
 
 static const struct section_kind {
     char tag[5];
@@ -56,6 +59,9 @@ static const struct section_kind {
     [SEC_DIST] = {"DIST", sizeof(sinew_distance_rec), SINEW_ASSET_MAX_RECORDS, "distance constraints"},
     [SEC_BEND] = {"BEND", sizeof(sinew_bend_rec), SINEW_ASSET_MAX_RECORDS, "bending constraints"},
     [SEC_COLR] = {"COLR", sizeof(sinew_colour_rec), SINEW_ASSET_MAX_COLOURS, "colours"},
+    [SEC_ELEM] = {"ELEM", sizeof(sinew_element_rec), SINEW_ASSET_MAX_RECORDS, "elements"},
+    [SEC_ECOL] = {"ECOL", sizeof(sinew_element_colour_rec), SINEW_ASSET_MAX_COLOURS, "element colours"},
+    [SEC_MATL] = {"MATL", sizeof(sinew_material_rec), SINEW_ASSET_MAX_MATERIALS, "materials"},
     [SEC_META] = {"META", 1, MAX_META_BYTES, "bytes of text"},
 };
 
@@ -183,16 +189,32 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         [SEC_DIST] = {a->distance_count, a->distances},
         [SEC_BEND] = {a->bend_count, a->bends},
         [SEC_COLR] = {a->colour_count, a->colours},
+        [SEC_ELEM] = {a->element_count, a->elements},
+        [SEC_ECOL] = {a->element_colour_count, a->element_colours},
+        [SEC_MATL] = {a->material_count, a->materials},
         [SEC_META] = {(uint32_t)meta_len, a->meta},
     };
-    /* The record sections are always written, empty or not; META only when
-     * there is text, so that NULL and "" stay distinct through a round trip. */
-    uint32_t section_count = a->meta ? SEC_COUNT : SEC_COUNT - 1;
+    /* The oldest version that holds the asset: 1.0 without finite elements, so
+     * that files of cloth alone stay what they were; 1.1 with them, and then
+     * all three of its sections. The record sections of the version are always
+     * written, empty or not; META only when there is text, so that NULL and ""
+     * stay distinct through a round trip. */
+    int has_elements = a->element_count || a->element_colour_count || a->material_count;
+    uint32_t minor = has_elements ? FORMAT_MINOR_ELEMENTS : FORMAT_MINOR;
+    int order[SEC_COUNT];
+    uint32_t section_count = 0;
+    for (int i = 0; i < SEC_COUNT; ++i) {
+        int is_element_section = i == SEC_ELEM || i == SEC_ECOL || i == SEC_MATL;
+        if ((is_element_section && !has_elements) || (i == SEC_META && !a->meta))
+            continue;
+        order[section_count++] = i;
+    }
     uint64_t offset[SEC_COUNT], length[SEC_COUNT];
     uint64_t total = HEADER_SIZE + (uint64_t)ENTRY_SIZE * section_count;
     for (uint32_t i = 0; i < section_count; ++i) {
+        int k = order[i];
         offset[i] = total;
-        length[i] = (uint64_t)src[i].count * section_kinds[i].record_size;
+        length[i] = (uint64_t)src[k].count * section_kinds[k].record_size;
         total += align_up(length[i]);
     }
     if (total > SIZE_MAX)
@@ -205,21 +227,22 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
 
     memcpy(file + H_MAGIC, "SNWA", 4);
     sinew_put_u16(file + H_MAJOR, FORMAT_MAJOR);
-    sinew_put_u16(file + H_MINOR, FORMAT_MINOR);
+    sinew_put_u16(file + H_MINOR, (uint16_t)minor);
     sinew_put_u32(file + H_SECTION_COUNT, section_count);
     sinew_put_u64(file + H_FILE_SIZE, total);
     for (uint32_t i = 0; i < section_count; ++i) {
+        int k = order[i];
         uint8_t *payload = file + offset[i];
-        if (i == SEC_META)
+        if (k == SEC_META)
             memcpy(payload, a->meta, meta_len);
         else
-            put_words(payload, src[i].data, (size_t)length[i] / 4);
+            put_words(payload, src[k].data, (size_t)length[i] / 4);
         uint8_t *e = file + HEADER_SIZE + (size_t)ENTRY_SIZE * i;
-        memcpy(e + E_TAG, section_kinds[i].tag, 4);
+        memcpy(e + E_TAG, section_kinds[k].tag, 4);
         sinew_put_u32(e + E_VERSION, SECTION_VERSION);
         sinew_put_u64(e + E_OFFSET, offset[i]);
         sinew_put_u64(e + E_SIZE, length[i]);
-        sinew_put_u32(e + E_COUNT, src[i].count);
+        sinew_put_u32(e + E_COUNT, src[k].count);
         sinew_put_u32(e + E_CRC, sinew_crc32(0, payload, (size_t)length[i]));
     }
     sinew_put_u32(file + H_CRC, header_crc(file, section_count));
@@ -347,7 +370,7 @@ static sinew_result check_entry(const section_entry *e, uint64_t table_end, size
     if (e->count > k->max_count)
         return bad_file(lg, name, "section %s: %u %s exceed the limit of %u", e->name, e->count, k->what,
                         k->max_count);
-    /* A u32 count times at most 24 bytes cannot overflow 64 bits. */
+    /* A u32 count times at most 224 bytes cannot overflow 64 bits. */
     if (e->size != (uint64_t)e->count * k->record_size)
         return bad_file(lg, name, "section %s: size %" PRIu64 " bytes is not %u records of %u bytes", e->name,
                         e->size, e->count, k->record_size);
@@ -391,13 +414,17 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
         count[i] = known[i] ? known[i]->count : 0;
     sinew_asset *a = sinew_asset_alloc(count[SEC_PART], count[SEC_TRIS], count[SEC_DIST], count[SEC_BEND],
                                        count[SEC_COLR]);
-    if (a && known[SEC_META])
-        a->meta = malloc((size_t)count[SEC_META] + 1);
-    if (!a || (known[SEC_META] && !a->meta)) {
+    int ok = a != NULL;
+    if (ok && (count[SEC_ELEM] || count[SEC_ECOL] || count[SEC_MATL]))
+        ok = sinew_asset_alloc_elements(a, count[SEC_ELEM], count[SEC_ECOL], count[SEC_MATL]);
+    if (ok && known[SEC_META])
+        ok = (a->meta = malloc((size_t)count[SEC_META] + 1)) != NULL;
+    if (!ok) {
         sinew_asset_destroy(a);
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory for the asset", name);
     }
-    void *arrays[SEC_META] = {a->particles, a->triangles, a->distances, a->bends, a->colours};
+    void *arrays[SEC_META] = {a->particles, a->triangles, a->distances, a->bends, a->colours,
+                              a->elements, a->element_colours, a->materials};
     for (int i = 0; i < SEC_META; ++i)
         if (count[i])
             get_words(arrays[i], p + known[i]->offset, (size_t)known[i]->size / 4);
@@ -451,6 +478,9 @@ sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char 
                "%s: loaded %u particles (%u pinned), %u triangles, %u distance and %u bending constraints in "
                "%u colours", name, a->particle_count, sinew_asset_get_info(a).pinned_count, a->triangle_count,
                a->distance_count, a->bend_count, a->colour_count);
+    if (a->element_count || a->material_count)
+        sinew_logf(lg, SINEW_LOG_INFO, "asset", "%s: %u finite elements in %u colours, %u materials", name,
+                   a->element_count, a->element_colour_count, a->material_count);
     *out = a;
     return SINEW_RESULT_OK;
 }

@@ -13,7 +13,9 @@ Debian's CGAL demo models there) and SINEW_PREP to build/tools/sinew-prep.
   gltf        CGAL models written as .gltf (embedded buffer) and .glb
   asset       what sinew-prep builds from some of the above (named .asset,
               since *.snw is ignored by git), plus two hand-made variants: an
-              unknown section, and no META
+              unknown section, and no META; and elements.asset, a format 1.1
+              asset of finite elements written here from the format's
+              specification
 
 Only the standard library; the conversions are written here from the formats'
 specifications so that the seeds do not depend on assimp's exporters.
@@ -200,6 +202,78 @@ def drop_meta(asset):
     return bytes(out)
 
 
+def f32(v):
+    """v rounded to binary32, as C's (float) cast does."""
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def asset_file(minor, sections):
+    """An asset file (docs/asset-format.md) of (tag, record count, payload)."""
+    table_end = 32 + 32 * len(sections)
+    entries, body = [], b""
+    for tag, count, payload in sections:
+        entries.append(struct.pack("<4sIQQII", tag, 1, table_end + len(body), len(payload), count,
+                                   zlib.crc32(payload)))
+        body += payload + b"\0" * (-len(payload) % 16)
+    header = struct.pack("<4sHHIIQ8x", b"SNWA", 1, minor, len(sections), 0, table_end + len(body))
+    out = bytearray(header + b"".join(entries) + body)
+    struct.pack_into("<I", out, 12, zlib.crc32(bytes(out[:table_end])))
+    return bytes(out)
+
+
+def element_asset():
+    """Format 1.1: two tetrahedra sharing a face, two membrane triangles (warp
+    along x, weft along z) and two springs, one material of each model, three
+    element colours: the solid of tests/test_asset.c, up to rounding."""
+    x = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 1), (0, 2, 0), (1, 2, 0), (0, 2, 1), (1, 2, 1)]
+    part = b"".join(struct.pack("<4f", *p, 0.0 if i == 5 else 2.0) for i, p in enumerate(x))
+    none = 0xFFFFFFFF
+
+    def tet(v, material):
+        d = [[x[v[c + 1]][r] - x[v[0]][r] for c in range(3)] for r in range(3)]
+        det = (d[0][0] * (d[1][1] * d[2][2] - d[2][1] * d[1][2]) - d[0][1] * (d[1][0] * d[2][2] - d[2][0] * d[1][2])
+               + d[0][2] * (d[1][0] * d[2][1] - d[2][0] * d[1][1]))
+        assert det > 0
+        inv = [0.0] * 9  # column-major: row r, column c at 3c + r
+        for r in range(3):
+            for c in range(3):
+                r1, r2, c1, c2 = (c + 1) % 3, (c + 2) % 3, (r + 1) % 3, (r + 2) % 3
+                inv[3 * c + r] = (d[r1][c1] * d[r2][c2] - d[r1][c2] * d[r2][c1]) / det
+        return struct.pack("<6If9f", *v, 2, material, det / 6, *inv)
+
+    def membrane(v, material):
+        (a, b, c) = (x[i] for i in v)
+        d00, d01, d10, d11 = b[0] - a[0], c[0] - a[0], b[2] - a[2], c[2] - a[2]
+        det = d00 * d11 - d01 * d10
+        inv = [d11 / det, -d10 / det, 0, -d01 / det, d00 / det, 0, 0, 0, 0]
+        return struct.pack("<6If9f", *v, none, 1, material, abs(det) / 2, *inv)
+
+    def spring(v, material):
+        length = sum((x[v[1]][k] - x[v[0]][k]) ** 2 for k in range(3)) ** 0.5
+        return struct.pack("<6If9f", *v, none, none, 0, material, length, *[0.0] * 9)
+
+    elem = (tet((0, 1, 2, 3), 0) + membrane((5, 6, 7), 2) + tet((1, 2, 3, 4), 1) + membrane((6, 8, 7), 3)
+            + spring((4, 5), 4) + spring((0, 8), 4))
+    ecol = b"".join(struct.pack("<2I", 2 * c, 2) for c in range(3))
+
+    def material(model, e, nu, thickness=0.0, compliance=0.0, density=1000.0, strain=None, stress=None):
+        strain = strain or [[0.0] * 8] * 3
+        stress = stress or [[0.0] * 8] * 3
+        return struct.pack("<I7f24f24f", model, e, nu, thickness, compliance, density, 0, 0,
+                           *[v for curve in strain for v in curve], *[v for curve in stress for v in curve])
+
+    e = [f32(f32(-0.1) + f32(0.05) * i) for i in range(8)]
+    warp = [1e6 * v + (4e7 * v * v if v > 0 else 0.0) for v in e]
+    matl = (material(2, 1e6, 0.45) + material(1, 5e5, 0.3) + material(3, 2e6, 0.25, thickness=1e-3)
+            + material(4, 0, 0, thickness=4e-4, density=300, strain=[e] * 3,
+                       stress=[warp, [2e5 * v for v in e], [5e4 * v for v in e]])
+            + material(0, 0, 0, compliance=1e-6))
+    meta = b"name=elements\nsource=make_seeds.py\n"
+    return asset_file(1, [(b"PART", len(x), part), (b"TRIS", 0, b""), (b"DIST", 0, b""), (b"BEND", 0, b""),
+                          (b"COLR", 0, b""), (b"ELEM", 6, elem), (b"ECOL", 3, ecol), (b"MATL", 5, matl),
+                          (b"META", len(meta), meta)])
+
+
 def main():
     cgal = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "cgal-data", "meshes")
     prep = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "build", "tools", "sinew-prep")
@@ -257,6 +331,7 @@ def main():
             quad = f.read()
         write("asset", "quad_unknown_section.asset", add_section(quad, b"XTRA", b"private data"))
         write("asset", "quad_no_meta.asset", drop_meta(quad))
+    write("asset", "elements.asset", element_asset())
 
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
     print("seeds: %d bytes in %s" % (total, CORPUS))

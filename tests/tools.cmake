@@ -100,3 +100,20 @@ add_test(NAME tool_sim_resume_wrong_asset
 '${SIM}' '${OUT}/small.snw' -n 1 -q --resume '${OUT}/resume.snwc' -o '${OUT}/resume-wrong'; test $? -eq 1")
 set_tests_properties(tool_sim_resume_wrong_asset PROPERTIES LABELS gpu RUN_SERIAL ON DEPENDS tool_sim_resume
   PASS_REGULAR_EXPRESSION "checkpoint particle count is 4096, expected 100")
+
+# A cloth of a tabulated fabric for the GPBD solvers: membrane elements and the
+# fabric's material, read back by sinew-info (no device needed); a file that is
+# no fabric is refused with the key or place it fails at.
+add_test(NAME tool_prep_fabric_membrane
+  COMMAND sh -c "'${PREP}' --grid 16x12 --membrane '${CMAKE_SOURCE_DIR}/data/fabrics/woven_cotton.json' -o '${OUT}/fabric.snw' && \
+'$<TARGET_FILE:sinew-info>' '${OUT}/fabric.snw'")
+set_tests_properties(tool_prep_fabric_membrane PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "330 membrane triangles.*materials: +1.*tabulated.*thickness 0.0003 m"
+  FAIL_REGULAR_EXPRESSION "sinew (error|warning)")
+add_test(NAME tool_prep_bad_fabric
+  COMMAND sh -c "'${PREP}' --grid 4x4 --membrane '${CMAKE_CURRENT_SOURCE_DIR}/data/fin.obj' -o '${OUT}/x.snw'; test $? -eq 1")
+set_tests_properties(tool_prep_bad_fabric PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "fin.obj: not valid JSON at line 1, column 1")
+if(NOT CJSON_FOUND)
+  set_tests_properties(tool_prep_fabric_membrane tool_prep_bad_fabric PROPERTIES DISABLED ON)
+endif()

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "prep/cloth.h"
+#include "prep/fabric.h"
 
 static const char *const usage =
     "usage: sinew-prep MESH -o ASSET.snw [options]\n"
@@ -40,6 +41,30 @@ static const char *const usage =
     "      --compare-colouring   print colour counts of both methods\n"
     "  -q, --quiet               errors only\n"
     "  -h, --help                this text\n";
+
+/* The defaults are the library's (sinew_cloth_options_default), printed from it. */
+static void print_element_help(const sinew_cloth_options *o)
+{
+    const sinew_material *m = &o->membrane_material;
+    printf("\n"
+           "Finite elements for the GPBD solvers (stretch and shear distances become elements):\n"
+           "      --membrane stvk|FABRIC.json   a membrane triangle per triangle: St. Venant-Kirchhoff\n"
+           "                            of the three options below, or a tabulated fabric\n"
+           "                            (data/fabrics/*.json), whose areal density the masses\n"
+           "                            take unless --density is given\n"
+           "      --youngs E            StVK Young's modulus (default %g Pa)\n"
+           "      --poisson NU          StVK Poisson ratio, [0, 0.5) (default %g)\n"
+           "      --thickness T         StVK thickness (default %g m). The defaults are a woven\n"
+           "                            cotton shirting: E T = %g N/m, about its secant stiffness\n"
+           "                            at the 490 N/m load of the Kawabata (KES-F) tensile test,\n"
+           "                            where such fabrics stretch some 5 %%\n"
+           "      --springs COMPLIANCE  every stretch and shear distance as a spring element (m/N)\n"
+           "      --keep-distances      keep the distance constraints as well\n"
+           "      --warp X,Y,Z          warp (material u) direction, projected on each triangle\n"
+           "                            (default %g,%g,%g; also as three arguments)\n",
+           (double)m->youngs_modulus, (double)m->poisson_ratio, (double)m->thickness,
+           (double)m->youngs_modulus * (double)m->thickness, o->warp[0], o->warp[1], o->warp[2]);
+}
 
 static int parse_pins(const char *text, uint32_t **pins, uint32_t *count)
 {
@@ -232,12 +257,17 @@ int main(int argc, char **argv)
     uint32_t *pins = NULL, pin_count = 0;
     sinew_cloth_options opt = sinew_cloth_options_default();
     int status = 2;
+    const char *fabric = NULL;
+    double youngs = opt.membrane_material.youngs_modulus, poisson = opt.membrane_material.poisson_ratio;
+    double thickness = opt.membrane_material.thickness;
+    int stvk_options = 0, density_given = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1, used = 1;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
+            print_element_help(&opt);
             free(pins);
             return 0;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
@@ -266,6 +296,41 @@ int main(int argc, char **argv)
             ok = cli_doubles(t, a, v, 3, translate);
         } else if (!strcmp(a, "--density")) {
             ok = cli_double(t, a, v, &opt.density);
+            density_given = 1;
+        } else if (!strcmp(a, "--membrane")) {
+            ok = v && *v != '\0' && *v != '-';
+            if (!ok)
+                cli_error(t, "--membrane needs stvk or a fabric file (FABRIC.json)%s%s", "", "");
+            opt.membrane = SINEW_MATERIAL_STVK;
+            fabric = ok && strcmp(v, "stvk") ? v : NULL;
+        } else if (!strcmp(a, "--youngs")) {
+            ok = cli_double(t, a, v, &youngs) && (youngs > 0 || cli_error(t, "%s must be > 0%s", a, ""));
+            stvk_options = 1;
+        } else if (!strcmp(a, "--poisson")) {
+            ok = cli_double(t, a, v, &poisson) &&
+                 ((poisson >= 0 && poisson < 0.5) || cli_error(t, "%s must be in [0, 0.5)%s", a, ""));
+            stvk_options = 1;
+        } else if (!strcmp(a, "--thickness")) {
+            ok = cli_double(t, a, v, &thickness) && (thickness > 0 || cli_error(t, "%s must be > 0%s", a, ""));
+            stvk_options = 1;
+        } else if (!strcmp(a, "--springs")) {
+            ok = cli_double(t, a, v, &opt.spring_compliance) &&
+                 (opt.spring_compliance >= 0 || cli_error(t, "%s must be >= 0 (m/N)%s", a, ""));
+            opt.springs = 1;
+        } else if (!strcmp(a, "--keep-distances")) {
+            opt.keep_distances = 1;
+            used = 0;
+        } else if (!strcmp(a, "--warp")) {
+            /* X,Y,Z as --translate, or X Y Z. */
+            if (v && strchr(v, ',')) {
+                ok = cli_doubles(t, a, v, 3, opt.warp);
+            } else {
+                for (int k = 0; k < 3 && ok; k++)
+                    ok = cli_double(t, a, i + 1 + k < argc ? argv[i + 1 + k] : NULL, &opt.warp[k]);
+                used = 3;
+            }
+            ok = ok && (opt.warp[0] != 0 || opt.warp[1] != 0 || opt.warp[2] != 0 ||
+                        cli_error(t, "%s must not be zero%s", a, ""));
         } else if (!strcmp(a, "--pin")) {
             ok = v && parse_pins(v, &pins, &pin_count);
         } else if (!strcmp(a, "--pin-corners")) {
@@ -314,12 +379,29 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: --pin-corners applies to --grid only; use --pin or --pin-box\n", t);
         goto done;
     }
+    if (stvk_options && (opt.membrane != SINEW_MATERIAL_STVK || fabric)) {
+        fprintf(stderr, "%s: --youngs, --poisson and --thickness apply to --membrane stvk\n", t);
+        goto done;
+    }
+    opt.membrane_material.youngs_modulus = (float)youngs;
+    opt.membrane_material.poisson_ratio = (float)poisson;
+    opt.membrane_material.thickness = (float)thickness;
 
     status = 1;
     sinew_logger lg = sinew_logger_default();
     lg.level = quiet ? SINEW_LOG_ERROR : SINEW_LOG_INFO;
     sinew_mesh mesh = {0};
     sinew_result r;
+    if (fabric) {
+        r = sinew_fabric_read(fabric, &lg, &opt.membrane_material);
+        if (r != SINEW_RESULT_OK) {
+            fprintf(stderr, "%s: %s: %s\n", t, fabric, sinew_result_string(r));
+            goto done;
+        }
+        opt.membrane = SINEW_MATERIAL_TABULATED;
+        if (!density_given)
+            opt.density = opt.membrane_material.density;
+    }
     if (grid[0]) {
         double origin[3] = {0.0, height, 0.0};
         r = sinew_mesh_grid(grid[0], grid[1], size[0], size[1], plane_xy ? SINEW_GRID_XY : SINEW_GRID_XZ, origin,
@@ -364,6 +446,10 @@ int main(int argc, char **argv)
                    out, info.particle_count, info.pinned_count, info.triangle_count, report.stretch_count,
                    report.shear_count, report.bend_count, report.colour_count, report.smallest_colour,
                    report.largest_colour);
+        if (!quiet && info.element_count)
+            printf("  %u membrane + %u spring elements in %u colours, %u materials%s%s\n", report.membrane_count,
+                   report.spring_count, report.element_colour_count, info.material_count,
+                   fabric ? ", fabric " : "", fabric ? fabric : "");
         status = 0;
     }
     sinew_asset_destroy(asset);

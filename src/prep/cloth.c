@@ -7,8 +7,14 @@
  *      src/solvers/xpbd_math.h) across every triangulation edge that exactly two
  *      triangles share;
  *   4. lumped masses: each triangle's mass split equally among its corners;
- *   5. colour distances and bends together and lay them out colour by colour,
- *      as the asset format requires (src/asset/asset.h).
+ *   5. for the Generalized PBD solvers (MATH.md section 3), finite elements:
+ *      a membrane TRIANGLE per triangle, with its inverse rest shape in the
+ *      material frame (u the warp's projection on the triangle's plane), and a
+ *      SPRING per stretch or shear distance; elements that share a particle
+ *      conflict, and the element dual graph is coloured like the constraints.
+ *      Elements replace the stretch and shear distances unless kept;
+ *   6. colour distances and bends together and lay them out colour by colour,
+ *      as the asset format requires (src/asset/asset.h); elements likewise.
  *
  * Geometry is computed in double from the mesh and rounded to float once.
  */
@@ -33,6 +39,13 @@ sinew_cloth_options sinew_cloth_options_default(void)
     o.shear = 1;
     o.bending = 1;
     o.colouring = SINEW_COLOURING_BALANCED;
+    /* A woven cotton shirting, for when membrane is set to STVK: E t = 9 kN/m
+     * is about the secant stiffness at the 490 N/m (500 gf/cm) load of the
+     * Kawabata KES-F tensile test, where such fabrics stretch some 5 %. */
+    o.membrane_material = sinew_material_make(SINEW_MATERIAL_STVK, 3e7f, 0.3f);
+    o.membrane_material.thickness = 3e-4f;
+    o.membrane_material.density = (float)o.density;
+    o.warp[0] = 1.0;
     return o;
 }
 
@@ -113,6 +126,11 @@ typedef struct cloth_builder {
     float *inv_mass;
     uint32_t pinned_count;
     sinew_colouring colouring;
+    sinew_element_rec *elems;   /* springs, then triangles; before colouring */
+    uint32_t elem_count;
+    sinew_material materials[2];
+    uint32_t material_count;
+    sinew_colouring elem_colouring;
 } cloth_builder;
 
 static const double *position(const cloth_builder *b, uint32_t particle)
@@ -151,6 +169,31 @@ static sinew_result check_options(const cloth_builder *b)
             return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
                               "%s: pin index %u (pin %u) out of range (%u vertices)", b->name, o->pin_indices[i],
                               i, b->mesh->vertex_count);
+    if (o->membrane != 0) {
+        if (o->membrane != SINEW_MATERIAL_STVK && o->membrane != SINEW_MATERIAL_TABULATED)
+            return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                              "%s: membrane model %u is not STVK (%d) or TABULATED (%d)", b->name, o->membrane,
+                              SINEW_MATERIAL_STVK, SINEW_MATERIAL_TABULATED);
+        if (o->membrane_material.model != o->membrane)
+            return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                              "%s: membrane is model %u but membrane_material is model %u", b->name, o->membrane,
+                              o->membrane_material.model);
+        sinew_material m = o->membrane_material;
+        m.density = (float)o->density;
+        char where[300];
+        snprintf(where, sizeof where, "%s: membrane material", b->name);
+        sinew_result r = sinew_material_check(&m, where, b->lg);
+        if (r != SINEW_RESULT_OK)
+            return r;
+        double w = sinew_v3_dot(o->warp, o->warp);
+        if (!(w > 0.0) || !isfinite(w))
+            return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                              "%s: warp direction (%g, %g, %g) must be finite and not zero", b->name, o->warp[0],
+                              o->warp[1], o->warp[2]);
+    }
+    if (o->springs && !(o->spring_compliance >= 0.0 && (float)o->spring_compliance <= FLT_MAX))
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                          "%s: spring compliance %g m/N must be finite and >= 0", b->name, o->spring_compliance);
     return SINEW_RESULT_OK;
 }
 
@@ -457,6 +500,18 @@ static void apply_pins(cloth_builder *b)
     }
 }
 
+/* Colours records given as CSR (record i touches indices[offsets[i] ..
+ * offsets[i + 1])) by the builder's method, within the asset's colour limit. */
+static sinew_result colour_csr(cloth_builder *b, uint32_t count, const uint32_t *offsets, const uint32_t *indices,
+                               const char *what, sinew_colouring *out)
+{
+    sinew_result r = sinew_colour_constraints(count, offsets, indices, b->n, b->opt->colouring, b->lg, out);
+    if (r == SINEW_RESULT_OK && out->colour_count > SINEW_ASSET_MAX_COLOURS)
+        r = sinew_fail(b->lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: %u colours of %s exceed the limit of %u",
+                       b->name, out->colour_count, what, SINEW_ASSET_MAX_COLOURS);
+    return r;
+}
+
 static sinew_result colour(cloth_builder *b)
 {
     uint64_t entries = 2 * (uint64_t)b->dist_count + 4 * (uint64_t)b->bend_count;
@@ -482,12 +537,167 @@ static sinew_result colour(cloth_builder *b)
             indices[k++] = b->bends[i].v[j];
     }
     offsets[count] = k;
-    sinew_result r = sinew_colour_constraints(count, offsets, indices, b->n, b->opt->colouring, b->lg, &b->colouring);
+    sinew_result r = colour_csr(b, count, offsets, indices, "constraints", &b->colouring);
     free(offsets);
     free(indices);
-    if (r == SINEW_RESULT_OK && b->colouring.colour_count > SINEW_ASSET_MAX_COLOURS)
-        r = sinew_fail(b->lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: %u colours exceed the limit of %u", b->name,
-                       b->colouring.colour_count, SINEW_ASSET_MAX_COLOURS);
+    return r;
+}
+
+/* ------------------------------------------------------------ elements */
+
+double sinew_cloth_triangle_frame(const double p0[3], const double p1[3], const double p2[3], const double warp[3],
+                                  double u[3], double v[3], double dm_inv[4], int *fell_back)
+{
+    double e1[3], e2[3], n[3];
+    sinew_v3_sub(p1, p0, e1);
+    sinew_v3_sub(p2, p0, e2);
+    sinew_v3_cross(e1, e2, n);
+    double twice_area = sqrt(sinew_v3_dot(n, n)), warp_length = sqrt(sinew_v3_dot(warp, warp));
+    *fell_back = 0;
+    if (!(twice_area > 0.0) || !isfinite(twice_area) || !(warp_length > 0.0) || !isfinite(warp_length))
+        return 0.0;
+    for (int k = 0; k < 3; k++)
+        n[k] /= twice_area;
+    /* Projected twice: the second pass removes what cancellation left of the
+     * normal component when the warp is nearly normal. */
+    double along = sinew_v3_dot(warp, n);
+    for (int k = 0; k < 3; k++)
+        u[k] = warp[k] - along * n[k];
+    along = sinew_v3_dot(u, n);
+    for (int k = 0; k < 3; k++)
+        u[k] -= along * n[k];
+    double length = sqrt(sinew_v3_dot(u, u));
+    if (!(length >= 0.01 * warp_length)) {
+        memcpy(u, e1, sizeof e1);
+        length = sqrt(sinew_v3_dot(u, u));
+        *fell_back = 1;
+    }
+    if (!(length > 0.0))
+        return 0.0;
+    for (int k = 0; k < 3; k++)
+        u[k] /= length;
+    sinew_v3_cross(n, u, v);
+    /* Dm = [a b; c d]: the edges' coordinates along u (first row) and v. */
+    double a = sinew_v3_dot(e1, u), b = sinew_v3_dot(e2, u), c = sinew_v3_dot(e1, v), d = sinew_v3_dot(e2, v);
+    double det = a * d - b * c;
+    if (!(det > 0.0) || !isfinite(det))
+        return 0.0;
+    dm_inv[0] = d / det;
+    dm_inv[1] = -c / det;
+    dm_inv[2] = -b / det;
+    dm_inv[3] = a / det;
+    return 0.5 * twice_area;
+}
+
+static sinew_result add_membrane(cloth_builder *b, uint32_t material)
+{
+    uint32_t first_fallback = NONE;
+    for (uint32_t t = 0; t < b->tri_count; t++) {
+        const uint32_t *v = b->tris[t].v;
+        double u[3], w[3], dm_inv[4];
+        int fell_back = 0;
+        double area = sinew_cloth_triangle_frame(position(b, v[0]), position(b, v[1]), position(b, v[2]),
+                                                 b->opt->warp, u, w, dm_inv, &fell_back);
+        sinew_element_rec *e = &b->elems[b->elem_count++];
+        *e = (sinew_element_rec){{v[0], v[1], v[2], SINEW_NO_VERTEX}, SINEW_ELEMENT_TRIANGLE, material, (float)area,
+                                 {0}};
+        e->inv_rest[0] = (float)dm_inv[0];
+        e->inv_rest[1] = (float)dm_inv[1];
+        e->inv_rest[3] = (float)dm_inv[2];
+        e->inv_rest[4] = (float)dm_inv[3];
+        /* The builder dropped faces of (near) zero area; this refuses what
+         * single precision cannot hold (a tiny mesh, a needle). */
+        int ok = area > 0.0 && e->rest_measure > 0.0f && e->rest_measure <= FLT_MAX;
+        for (int k = 0; k < 9; k++)
+            ok = ok && fabsf(e->inv_rest[k]) <= FLT_MAX;
+        if (!ok)
+            return sinew_fail(b->lg, SINEW_RESULT_ERROR_BAD_MESH, "prep",
+                              "%s: triangle %u-%u-%u: area %g m^2 and inverse rest shape not representable in "
+                              "single precision",
+                              b->name, b->original[v[0]], b->original[v[1]], b->original[v[2]], area);
+        if (fell_back && b->rep.warp_fallbacks++ == 0)
+            first_fallback = t;
+    }
+    if (b->rep.warp_fallbacks) {
+        const uint32_t *v = b->tris[first_fallback].v;
+        sinew_logf(b->lg, SINEW_LOG_WARNING, "prep",
+                   "%s: the warp direction is within 0.6 degrees of the normal of %u triangles, whose u axis is "
+                   "their first edge instead, first: %u-%u-%u",
+                   b->name, b->rep.warp_fallbacks, b->original[v[0]], b->original[v[1]], b->original[v[2]]);
+    }
+    return SINEW_RESULT_OK;
+}
+
+/* Springs first, in the order of the distances, so that their colouring is
+ * the distances' own when nothing else is coloured with either. */
+static sinew_result make_elements(cloth_builder *b)
+{
+    const sinew_cloth_options *o = b->opt;
+    uint64_t count = (o->springs ? (uint64_t)b->dist_count : 0) + (o->membrane ? (uint64_t)b->tri_count : 0);
+    if (count == 0)
+        return SINEW_RESULT_OK;
+    if (count > SINEW_ASSET_MAX_RECORDS)
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: %llu elements exceed the limit of %u",
+                          b->name, (unsigned long long)count, SINEW_ASSET_MAX_RECORDS);
+    b->elems = malloc(sizeof(sinew_element_rec) * count);
+    if (!b->elems)
+        return out_of_memory(b);
+    uint32_t spring_material = NONE;
+    if (o->membrane) {
+        b->materials[b->material_count] = o->membrane_material;
+        b->materials[b->material_count++].density = (float)o->density;
+    }
+    if (o->springs) {
+        sinew_material m;
+        memset(&m, 0, sizeof m);
+        m.model = SINEW_MATERIAL_SPRING;
+        m.compliance = (float)o->spring_compliance;
+        m.density = (float)o->density;
+        spring_material = b->material_count;
+        b->materials[b->material_count++] = m;
+        for (uint32_t i = 0; i < b->dist_count; i++)
+            b->elems[b->elem_count++] = (sinew_element_rec){
+                {b->dist[i].a, b->dist[i].b, SINEW_NO_VERTEX, SINEW_NO_VERTEX},
+                SINEW_ELEMENT_SPRING, spring_material, b->dist[i].rest, {0}};
+        b->rep.spring_count = b->dist_count;
+    }
+    if (o->membrane) {
+        sinew_result r = add_membrane(b, 0);
+        if (r != SINEW_RESULT_OK)
+            return r;
+        b->rep.membrane_count = b->tri_count;
+    }
+    if (!o->keep_distances) {
+        b->dist_count = 0;
+        b->rep.stretch_count = b->rep.shear_count = 0;
+    }
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result colour_elements(cloth_builder *b)
+{
+    if (b->elem_count == 0)
+        return SINEW_RESULT_OK;
+    /* At most 3 particles per element and SINEW_ASSET_MAX_RECORDS elements. */
+    uint32_t *offsets = malloc(sizeof(uint32_t) * ((size_t)b->elem_count + 1));
+    uint32_t *indices = malloc(sizeof(uint32_t) * 3 * (size_t)b->elem_count);
+    if (!offsets || !indices) {
+        free(offsets);
+        free(indices);
+        return out_of_memory(b);
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < b->elem_count; i++) {
+        offsets[i] = k;
+        int arity = b->elems[i].kind == SINEW_ELEMENT_SPRING ? 2 : 3;
+        for (int j = 0; j < arity; j++)
+            indices[k++] = b->elems[i].v[j];
+    }
+    offsets[b->elem_count] = k;
+    sinew_result r = colour_csr(b, b->elem_count, offsets, indices, "elements", &b->elem_colouring);
+    free(offsets);
+    free(indices);
+    b->rep.element_colour_count = b->elem_colouring.colour_count;
     return r;
 }
 
@@ -497,7 +707,7 @@ static char *make_meta(const cloth_builder *b)
 {
     const sinew_cloth_options *o = b->opt;
     const char *source = o->source_name ? o->source_name : "";
-    size_t cap = strlen(source) + 256;
+    size_t cap = strlen(source) + 512;
     char *meta = malloc(cap);
     if (!meta)
         return NULL;
@@ -505,8 +715,15 @@ static char *make_meta(const cloth_builder *b)
     for (int i = (int)strlen("generator=sinew-prep\nsource="); i < n - 1; i++)
         if ((unsigned char)meta[i] < 0x20 || (unsigned char)meta[i] >= 0x7f)
             meta[i] = '?';
-    snprintf(meta + n, cap - (size_t)n, "density=%.17g\nshear=%d\nbending=%d\ncolouring=%s\n", o->density,
-             o->shear != 0, o->bending != 0, o->colouring == SINEW_COLOURING_GREEDY ? "greedy" : "balanced");
+    n += snprintf(meta + n, cap - (size_t)n, "density=%.17g\nshear=%d\nbending=%d\ncolouring=%s\n", o->density,
+                  o->shear != 0, o->bending != 0, o->colouring == SINEW_COLOURING_GREEDY ? "greedy" : "balanced");
+    if (o->membrane)
+        n += snprintf(meta + n, cap - (size_t)n, "membrane=%s\nwarp=%.17g,%.17g,%.17g\n",
+                      o->membrane == SINEW_MATERIAL_STVK ? "stvk" : "tabulated", o->warp[0], o->warp[1], o->warp[2]);
+    if (o->springs)
+        n += snprintf(meta + n, cap - (size_t)n, "spring_compliance=%.17g\n", o->spring_compliance);
+    if (b->elem_count)
+        snprintf(meta + n, cap - (size_t)n, "keep_distances=%d\n", o->keep_distances != 0);
     return meta;
 }
 
@@ -548,6 +765,23 @@ static sinew_result lay_out(cloth_builder *b, sinew_asset **out)
         a->colours[k].distance_begin -= a->colours[k].distance_count;
         a->colours[k].bend_begin -= a->colours[k].bend_count;
     }
+    if (b->elem_count) {
+        const sinew_colouring *ec = &b->elem_colouring;
+        if (!sinew_asset_alloc_elements(a, b->elem_count, ec->colour_count, b->material_count)) {
+            sinew_asset_destroy(a);
+            return out_of_memory(b);
+        }
+        memcpy(a->materials, b->materials, sizeof(sinew_material) * b->material_count);
+        uint32_t begin = 0;
+        for (uint32_t k = 0; k < ec->colour_count; k++) {
+            a->element_colours[k] = (sinew_element_colour_rec){begin, ec->sizes[k]};
+            begin += ec->sizes[k];
+        }
+        for (uint32_t i = 0; i < b->elem_count; i++)
+            a->elements[a->element_colours[ec->colour_of[i]].begin++] = b->elems[i];
+        for (uint32_t k = 0; k < ec->colour_count; k++)
+            a->element_colours[k].begin -= a->element_colours[k].count;
+    }
     *out = a;
     return SINEW_RESULT_OK;
 }
@@ -566,6 +800,19 @@ static void summarise(cloth_builder *b)
                "%u colours of %u to %u constraints",
                b->name, b->n, b->pinned_count, b->tri_count, rep->stretch_count, rep->shear_count, rep->bend_count,
                rep->colour_count, rep->smallest_colour, rep->largest_colour);
+    if (b->elem_count) {
+        uint32_t lo = 0, hi = 0;
+        for (uint32_t k = 0; k < b->elem_colouring.colour_count; k++) {
+            uint32_t size = b->elem_colouring.sizes[k];
+            lo = k == 0 || size < lo ? size : lo;
+            hi = size > hi ? size : hi;
+        }
+        sinew_logf(b->lg, SINEW_LOG_INFO, "prep",
+                   "%s: %u membrane and %u spring elements, %u materials, %u element colours of %u to %u elements; "
+                   "stretch and shear distances %s",
+                   b->name, rep->membrane_count, rep->spring_count, b->material_count, rep->element_colour_count, lo,
+                   hi, b->opt->keep_distances ? "kept" : "replaced by the elements");
+    }
 }
 
 static sinew_result build(cloth_builder *b, sinew_asset **out)
@@ -575,7 +822,8 @@ static sinew_result build(cloth_builder *b, sinew_asset **out)
         (r = compact_vertices(b)) || (r = triangulate(b)) || (r = compute_masses(b)))
         return r;
     apply_pins(b);
-    if ((b->opt->bending && (r = add_bending(b))) || (r = colour(b)) || (r = lay_out(b, out)))
+    if ((b->opt->bending && (r = add_bending(b))) || (r = make_elements(b)) || (r = colour(b)) ||
+        (r = colour_elements(b)) || (r = lay_out(b, out)))
         return r;
     summarise(b);
     return SINEW_RESULT_OK;
@@ -601,6 +849,8 @@ sinew_result sinew_cloth_build(const sinew_mesh *mesh, const sinew_cloth_options
     free(b.dist);
     free(b.bends);
     free(b.inv_mass);
+    free(b.elems);
     sinew_colouring_free(&b.colouring);
+    sinew_colouring_free(&b.elem_colouring);
     return r;
 }

@@ -17,6 +17,9 @@ layout(std430, binding = SINEW_BIND_PARAMS) readonly buffer ParamsBuf { GpuParam
 layout(std430, binding = SINEW_BIND_PARTIAL) buffer PartialBuf { vec4 partial[]; };
 layout(std430, binding = SINEW_BIND_STATS) buffer StatsBuf { GpuStats stats; };
 layout(std430, binding = SINEW_BIND_ANGLE) buffer AngleBuf { float angle[]; };
+layout(std430, binding = SINEW_BIND_ELEM) readonly buffer ElemBuf { GpuElement elem[]; };
+layout(std430, binding = SINEW_BIND_ZDISP) buffer ZBuf { vec4 zdisp[]; };
+layout(std430, binding = SINEW_BIND_MATERIAL) readonly buffer MaterialBuf { GpuMaterial material[]; };
 
 layout(push_constant) uniform Push { GpuRange range; };
 

@@ -1,6 +1,7 @@
 /* Bodies: upload an asset, record the step once, replay it each frame. */
 #include "body.h"
 
+#include "solvers/gpbd.h"
 #include "solvers/xpbd_math.h"
 
 #include <math.h>
@@ -24,6 +25,8 @@ sinew_body_desc sinew_body_desc_default(void)
     d.health_check = 1;
     d.max_speed = 500.0f; /* m/s: far beyond any cloth, well short of a blow-up */
     d.rollback = 1;
+    d.newton_iterations = 20; /* the paper's bound; most updates exit after a few */
+    d.newton_tolerance = 1e-3f;
     return d;
 }
 
@@ -45,7 +48,8 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
 {
     const sinew_logger *lg = &ctx->logger;
     if (d->solver != SINEW_SOLVER_XPBD_GAUSS_SEIDEL && d->solver != SINEW_SOLVER_XPBD_JACOBI &&
-        d->solver != SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL)
+        d->solver != SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && d->solver != SINEW_SOLVER_GPBD_GAUSS_SEIDEL &&
+        d->solver != SINEW_SOLVER_GPBD_JACOBI)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "unknown solver %d", (int)d->solver);
     if (d->substeps < 1 || d->substeps > 1000 || d->iterations < 1 || d->iterations > 1000)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
@@ -61,6 +65,36 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
     if (!(isfinite(d->max_speed) && d->max_speed > 0.0f))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "max_speed %g is not finite and > 0",
                           d->max_speed);
+    if (d->newton_iterations < 1 || d->newton_iterations > 1000)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "newton_iterations (%u) must be in 1..1000",
+                          d->newton_iterations);
+    if (!finite_nonneg(d->newton_tolerance) || d->newton_tolerance >= 1.0f)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "newton_tolerance %g is not in [0, 1)",
+                          d->newton_tolerance);
+    return SINEW_RESULT_OK;
+}
+
+static int is_gpbd(sinew_solver s) { return s == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || s == SINEW_SOLVER_GPBD_JACOBI; }
+
+static int is_jacobi(sinew_solver s) { return s == SINEW_SOLVER_XPBD_JACOBI || s == SINEW_SOLVER_GPBD_JACOBI; }
+
+/* A material for slot `index` of a body made from asset a: valid, and of a
+ * model every element using it can take. */
+static sinew_result check_material(const sinew_context *ctx, const sinew_asset *a, const uint8_t *kinds_of,
+                                   uint32_t index, const sinew_material *m)
+{
+    char where[64];
+    snprintf(where, sizeof where, "material %u", index);
+    sinew_result r = sinew_material_check(m, where, &ctx->logger);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    (void)a;
+    for (uint32_t kind = 0; kind < SINEW_ELEMENT_KIND_COUNT; kind++)
+        if ((kinds_of[index] >> kind & 1u) && !sinew_gpbd_model_fits(m->model, kind))
+            return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "material %u: model %u cannot drive the %s elements that use it", index, m->model,
+                              kind == SINEW_ELEMENT_TET ? "tetrahedron" : kind == SINEW_ELEMENT_TRIANGLE ? "triangle"
+                                                                                                       : "spring");
     return SINEW_RESULT_OK;
 }
 
@@ -69,7 +103,7 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
 static int build_adjacency(const sinew_asset *a, uint32_t **start_out, uint32_t **adj_out)
 {
     uint32_t n = a->particle_count;
-    uint32_t slots = 2 * a->distance_count + 4 * a->bend_count;
+    uint32_t slots = 2 * a->distance_count + 4 * a->bend_count + 4 * a->element_count;
     uint32_t *start = calloc((size_t)n + 1, sizeof *start);
     uint32_t *adj = malloc(((size_t)slots + 1) * sizeof *adj);
     uint32_t *fill = calloc((size_t)n + 1, sizeof *fill);
@@ -84,6 +118,10 @@ static int build_adjacency(const sinew_asset *a, uint32_t **start_out, uint32_t 
     for (uint32_t c = 0; c < a->bend_count; c++)
         for (int j = 0; j < 4; j++)
             start[a->bends[c].v[j] + 1]++;
+    for (uint32_t e = 0; e < a->element_count; e++)
+        for (int j = 0; j < 4; j++)
+            if (a->elements[e].v[j] != SINEW_NO_VERTEX)
+                start[a->elements[e].v[j] + 1]++;
     for (uint32_t i = 0; i < n; i++)
         start[i + 1] += start[i];
     memcpy(fill, start, (size_t)n * sizeof *fill);
@@ -94,6 +132,10 @@ static int build_adjacency(const sinew_asset *a, uint32_t **start_out, uint32_t 
     for (uint32_t c = 0; c < a->bend_count; c++)
         for (uint32_t j = 0; j < 4; j++)
             adj[fill[a->bends[c].v[j]]++] = 2 * a->distance_count + 4 * c + j;
+    for (uint32_t e = 0; e < a->element_count; e++)
+        for (uint32_t j = 0; j < 4; j++)
+            if (a->elements[e].v[j] != SINEW_NO_VERTEX)
+                adj[fill[a->elements[e].v[j]]++] = 2 * a->distance_count + 4 * a->bend_count + 4 * e + j;
     free(fill);
     *start_out = start;
     *adj_out = adj;
@@ -105,8 +147,8 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     sinew_context *ctx = b->ctx;
     const sinew_body_desc *d = &b->desc;
     const uint32_t n = a->particle_count;
-    const int jacobi = d->solver == SINEW_SOLVER_XPBD_JACOBI;
-    const uint64_t slots = 2ull * a->distance_count + 4ull * a->bend_count;
+    const int jacobi = is_jacobi(d->solver);
+    const uint64_t slots = 2ull * a->distance_count + 4ull * a->bend_count + 4ull * a->element_count;
     struct { int bind; uint64_t size; sinew_memory memory; const char *what; } plan[] = {
         {SINEW_BIND_POS, 16ull * n, SINEW_MEMORY_DEVICE, "positions"},
         {SINEW_BIND_PREV, 16ull * n, SINEW_MEMORY_DEVICE, "previous positions"},
@@ -122,6 +164,9 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
          SINEW_MEMORY_DEVICE, "residual partials"},
         {SINEW_BIND_STATS, sizeof(GpuStats), SINEW_MEMORY_HOST, "residual"},
         {SINEW_BIND_ANGLE, 4ull * a->bend_count, SINEW_MEMORY_DEVICE, "hinge angles"},
+        {SINEW_BIND_ELEM, sizeof(GpuElement) * (uint64_t)a->element_count, SINEW_MEMORY_DEVICE, "elements"},
+        {SINEW_BIND_ZDISP, 64ull * a->element_count, SINEW_MEMORY_DEVICE, "element displacements"},
+        {SINEW_BIND_MATERIAL, sizeof(GpuMaterial) * (uint64_t)b->material_count, SINEW_MEMORY_DEVICE, "materials"},
     };
     _Static_assert(sizeof plan / sizeof plan[0] == SINEW_BIND_COUNT, "one buffer per binding");
     sinew_result r;
@@ -171,10 +216,24 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         angle[c] = a->bends[c].rest_angle;
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_ANGLE], 0, angle, 4ull * a->bend_count);
+    GpuElement *elem = scratch;
+    for (uint32_t e = 0; e < a->element_count && r == SINEW_RESULT_OK; e++)
+        elem[e] = sinew_gpbd_element(&a->elements[e]);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_ELEM], 0, elem,
+                                sizeof(GpuElement) * (uint64_t)a->element_count);
+    GpuMaterial *mat = scratch;
+    for (uint32_t m = 0; m < b->material_count && r == SINEW_RESULT_OK; m++)
+        mat[m] = sinew_gpbd_material(&b->materials[m]);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_MATERIAL], 0, mat,
+                                sizeof(GpuMaterial) * (uint64_t)b->material_count);
     free(scratch);
     b->topology_crc = sinew_crc32(0, &n, sizeof n);
     b->topology_crc = sinew_crc32(b->topology_crc, a->distances, sizeof *a->distances * a->distance_count);
     b->topology_crc = sinew_crc32(b->topology_crc, a->bends, sizeof *a->bends * a->bend_count);
+    if (a->element_count)
+        b->topology_crc = sinew_crc32(b->topology_crc, a->elements, sizeof *a->elements * a->element_count);
     if (r == SINEW_RESULT_OK && d->rollback)
         r = sinew_buffer_create(ctx, 32ull * n + 4ull * a->bend_count, SINEW_MEMORY_DEVICE, "rollback copy",
                                 &b->saved);
@@ -190,6 +249,36 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     free(start);
     free(adj);
     return r;
+}
+
+/* Host copies of what the recording and set_material need: element colour
+ * ranges, the materials (the asset's or the desc's, checked) and which element
+ * kinds use each material. */
+static sinew_result copy_elements(sinew_body *b, const sinew_asset *a)
+{
+    const sinew_logger *lg = &b->ctx->logger;
+    b->element_count = a->element_count;
+    b->element_colour_count = a->element_colour_count;
+    b->material_count = a->material_count;
+    b->element_colours = malloc(sizeof *b->element_colours * ((size_t)a->element_colour_count + 1));
+    b->materials = malloc(sizeof *b->materials * ((size_t)a->material_count + 1));
+    b->material_kinds = calloc((size_t)a->material_count + 1, 1);
+    if (!b->element_colours || !b->materials || !b->material_kinds)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    if (a->element_colour_count)
+        memcpy(b->element_colours, a->element_colours, sizeof *b->element_colours * a->element_colour_count);
+    const sinew_material *src = b->desc.materials ? b->desc.materials : a->materials;
+    if (a->material_count)
+        memcpy(b->materials, src, sizeof *b->materials * a->material_count);
+    b->desc.materials = NULL; /* borrowed for the call only */
+    for (uint32_t e = 0; e < a->element_count; e++)
+        b->material_kinds[a->elements[e].material] |= (uint8_t)(1u << a->elements[e].kind);
+    for (uint32_t m = 0; m < a->material_count; m++) {
+        sinew_result r = check_material(b->ctx, a, b->material_kinds, m, &b->materials[m]);
+        if (r != SINEW_RESULT_OK)
+            return r;
+    }
+    return SINEW_RESULT_OK;
 }
 
 static sinew_result record_step(sinew_body *b)
@@ -260,6 +349,14 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         return r;
     if (asset->particle_count == 0)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "asset has no particles");
+    if (asset->element_count && !is_gpbd(desc->solver))
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "the asset has %u finite elements, which only the GPBD solvers simulate "
+                          "(SINEW_SOLVER_GPBD_GAUSS_SEIDEL or SINEW_SOLVER_GPBD_JACOBI)", asset->element_count);
+    if (desc->materials && desc->material_count != asset->material_count)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "desc gives %u materials; the asset's table has %u", desc->material_count,
+                          asset->material_count);
     sinew_body *b = calloc(1, sizeof *b);
     if (!b)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
@@ -278,7 +375,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     }
     if (asset->colour_count)
         memcpy(b->colours, asset->colours, asset->colour_count * sizeof *b->colours);
-    if ((r = upload_asset(b, asset)) != SINEW_RESULT_OK ||
+    if ((r = copy_elements(b, asset)) != SINEW_RESULT_OK || (r = upload_asset(b, asset)) != SINEW_RESULT_OK ||
         (r = sinew_descriptor_set_create(ctx, b->buffers, &b->descriptor_pool, &b->set)) != SINEW_RESULT_OK ||
         (r = record_step(b)) != SINEW_RESULT_OK) {
         sinew_body_destroy(b);
@@ -321,6 +418,9 @@ void sinew_body_destroy(sinew_body *b)
     free(b->query_results);
     free(b->query_phase);
     free(b->colours);
+    free(b->element_colours);
+    free(b->materials);
+    free(b->material_kinds);
     free(b);
 }
 
@@ -404,7 +504,8 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     GpuParams gp = {{p->gravity[0], p->gravity[1], p->gravity[2], h},
                     {p->sphere_center[0], p->sphere_center[1], p->sphere_center[2], p->sphere ? p->sphere_radius : -1.0f},
                     1.0f / h, 1.0f / (h * h), expf(-p->damping * h), p->ground ? p->ground_height : -3e38f,
-                    p->friction, p->contact_offset, b->desc.jacobi_omega, b->desc.max_speed};
+                    p->friction, p->contact_offset, b->desc.jacobi_omega, b->desc.max_speed,
+                    b->desc.newton_iterations, b->desc.newton_tolerance, 0.0f, 0.0f};
     memcpy(b->buffers[SINEW_BIND_PARAMS].mapped, &gp, sizeof gp);
     GpuStats gs = {0};
     gs.first_bad = UINT32_MAX;
@@ -553,5 +654,22 @@ sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16 * n);
     free(pos);
+    return r;
+}
+
+sinew_result sinew_body_set_material(sinew_body *b, uint32_t index, const sinew_material *m)
+{
+    SINEW_ASSERT(b && m);
+    sinew_context *ctx = b->ctx;
+    if (index >= b->material_count)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "body '%s': material %u out of range (%u materials)", b->name, index, b->material_count);
+    sinew_result r = check_material(ctx, NULL, b->material_kinds, index, m);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    GpuMaterial g = sinew_gpbd_material(m);
+    r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_MATERIAL], sizeof g * (uint64_t)index, &g, sizeof g);
+    if (r == SINEW_RESULT_OK)
+        b->materials[index] = *m;
     return r;
 }

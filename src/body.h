@@ -17,6 +17,10 @@ struct sinew_body {
     uint32_t topology_crc;              /* of the constraints, to match checkpoints */
     uint32_t particle_count, distance_count, bend_count, colour_count;
     sinew_colour_rec *colours;          /* host copy of the colour ranges */
+    uint32_t element_count, element_colour_count, material_count;
+    sinew_element_colour_rec *element_colours; /* host copy */
+    sinew_material *materials;          /* as on the device */
+    uint8_t *material_kinds;            /* per material: bit k set when elements of kind k use it */
 
     sinew_buffer buffers[SINEW_BIND_COUNT];
     sinew_buffer saved;                 /* rollback: positions then velocities at the step's start */
@@ -34,7 +38,7 @@ struct sinew_body {
     sinew_step_stats stats;
 };
 
-/* Records one step of the XPBD solver (Gauss-Seidel or Jacobi) into r->cmd. */
+/* Records one step (XPBD or GPBD, Gauss-Seidel or Jacobi) into r->cmd. */
 void sinew_xpbd_record(sinew_body *body, sinew_recorder *r);
 
 #endif

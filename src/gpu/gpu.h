@@ -22,6 +22,8 @@
     X(RESIDUAL, residual)                 \
     X(RESIDUAL_REDUCE, residual_reduce)   \
     X(HEALTH, health)                     \
+    X(GPBD_COLOUR, gpbd_colour)           \
+    X(GPBD_JACOBI, gpbd_jacobi)           \
     X(COPY, copy)                         \
     X(EMPTY, empty)
 

@@ -31,6 +31,12 @@ SINEW_SPIRV(residual_reduce) {
 SINEW_SPIRV(health) {
 #include "health.spv.inc"
 };
+SINEW_SPIRV(gpbd_colour) {
+#include "gpbd_colour.spv.inc"
+};
+SINEW_SPIRV(gpbd_jacobi) {
+#include "gpbd_jacobi.spv.inc"
+};
 SINEW_SPIRV(copy) {
 #include "copy.spv.inc"
 };

@@ -1,6 +1,7 @@
-/* XPBD (Macklin, Müller and Chentanez 2016), colour-batched Gauss-Seidel or
- * Jacobi with per-particle gather; MATH.md sections 1 and 2. The recording
- * reads like the algorithm: dispatch, barrier, dispatch. */
+/* The step of every position-based solver, MATH.md sections 1-3: XPBD
+ * (Macklin, Müller and Chentanez 2016) and Generalized PBD element updates,
+ * colour-batched Gauss-Seidel or Jacobi with per-particle gather. The
+ * recording reads like the algorithm: dispatch, barrier, dispatch. */
 #include "../body.h"
 
 /* Device traffic each kernel was designed to move, in bytes (reads + writes):
@@ -12,6 +13,24 @@
 #define BYTES_PREDICT 96u   /* pos, vel in; prev, vel, pos out */
 #define BYTES_COLLIDE 48u   /* pos, prev in; pos out */
 #define BYTES_VELOCITY 48u  /* pos, prev in; vel out */
+/* GPBD element: record 80, material 208 (cached in practice), per vertex
+ * position 16 + 16 and z 16 + 16. */
+#define BYTES_ELEMENT(nv) (288u + 64u * (nv))
+
+/* Tetrahedra; an upper bound for the other kinds. */
+static uint64_t element_bytes(uint32_t count) { return (uint64_t)BYTES_ELEMENT(4) * count; }
+
+/* GPBD Gauss-Seidel: one dispatch per element colour. */
+static void record_element_colours(sinew_body *b, sinew_recorder *r)
+{
+    for (uint32_t c = 0; c < b->element_colour_count; c++) {
+        const sinew_element_colour_rec *col = &b->element_colours[c];
+        GpuRange push = {col->begin, col->count};
+        sinew_record_dispatch(r, SINEW_KERNEL_GPBD_COLOUR, col->count, &push, sizeof push);
+        sinew_record_barrier(r);
+        r->bytes += element_bytes(col->count);
+    }
+}
 
 static void record_colour(sinew_body *b, sinew_recorder *r, uint32_t c)
 {
@@ -36,16 +55,25 @@ static void record_gauss_seidel(sinew_body *b, sinew_recorder *r)
 static void record_jacobi(sinew_body *b, sinew_recorder *r)
 {
     GpuRange project = {0, b->distance_count, 0, b->bend_count, b->distance_count};
-    sinew_record_dispatch(r, SINEW_KERNEL_JACOBI_PROJECT, b->distance_count + b->bend_count, &project,
-                          sizeof project);
-    sinew_record_barrier(r);
+    if (b->distance_count + b->bend_count) {
+        sinew_record_dispatch(r, SINEW_KERNEL_JACOBI_PROJECT, b->distance_count + b->bend_count, &project,
+                              sizeof project);
+        sinew_record_barrier(r);
+    }
+    if (b->element_count) {
+        GpuRange elements = {0, b->element_count};
+        elements.slot_base = 2 * b->distance_count + 4 * b->bend_count;
+        sinew_record_dispatch(r, SINEW_KERNEL_GPBD_JACOBI, b->element_count, &elements, sizeof elements);
+        sinew_record_barrier(r);
+        r->bytes += element_bytes(b->element_count);
+    }
     GpuRange apply = {0, b->particle_count};
     sinew_record_dispatch(r, SINEW_KERNEL_JACOBI_APPLY, b->particle_count, &apply, sizeof apply);
     sinew_record_barrier(r);
     /* Project: as Gauss-Seidel but corrections go to DELTA (16 B per vertex)
      * instead of positions. Apply: per particle pos in/out, two offsets, and
      * per incident slot an index and a correction. */
-    uint64_t slots = 2ull * b->distance_count + 4ull * b->bend_count;
+    uint64_t slots = 2ull * b->distance_count + 4ull * b->bend_count + 4ull * b->element_count;
     r->bytes += (uint64_t)(BYTES_DISTANCE - 32) * b->distance_count + (uint64_t)(BYTES_BEND - 64) * b->bend_count +
                 16ull * slots + (16ull + 16 + 8) * b->particle_count + 20ull * slots;
 }
@@ -57,15 +85,19 @@ void sinew_xpbd_record(sinew_body *b, sinew_recorder *r)
     sinew_record_timestamp(r, SINEW_PHASE_START);
     for (uint32_t s = 0; s < b->desc.substeps; s++) {
         sinew_record_fill(r, &b->buffers[SINEW_BIND_LAMBDA], 0); /* lambda = 0 each substep */
+        if (b->element_count)
+            sinew_record_fill(r, &b->buffers[SINEW_BIND_ZDISP], 0); /* and z */
         sinew_record_dispatch(r, SINEW_KERNEL_PREDICT, n, &particles, sizeof particles);
         sinew_record_barrier(r);
         r->bytes += 4ull * (b->distance_count + b->bend_count) + (uint64_t)BYTES_PREDICT * n;
         sinew_record_timestamp(r, SINEW_PHASE_PREDICT);
         for (uint32_t it = 0; it < b->desc.iterations; it++) {
-            if (b->desc.solver == SINEW_SOLVER_XPBD_JACOBI)
+            if (b->desc.solver == SINEW_SOLVER_XPBD_JACOBI || b->desc.solver == SINEW_SOLVER_GPBD_JACOBI) {
                 record_jacobi(b, r);
-            else
+            } else {
+                record_element_colours(b, r);
                 record_gauss_seidel(b, r);
+            }
             sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
             sinew_record_dispatch(r, SINEW_KERNEL_COLLIDE, n, &particles, sizeof particles);
             sinew_record_barrier(r);

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "asset/asset.h"
+#include "solvers/gpbd.h"
 #include "solvers/xpbd_math.h"
+#include "gpbd_ref.h"
 #include "shared/layout.h"
 
 struct xpbd_ref {
@@ -19,13 +21,17 @@ struct xpbd_ref {
     double *angle;              /* per bend: hinge angle at its last projection, unwrapped */
     double *delta;              /* 3 per slot (Jacobi) */
     uint32_t *adj_start, *adj;
+    GpuElement *elem;           /* GPBD elements and materials, as the device has them */
+    GpuMaterial *mat;
+    double *z;                  /* 12 per element: displacement at each vertex */
+    long long newton_iterations; /* summed over the last step */
 };
 
 xpbd_ref *xpbd_ref_create(const sinew_asset *a, const sinew_body_desc *d)
 {
     xpbd_ref *r = calloc(1, sizeof *r);
     uint32_t n = a->particle_count, m = a->distance_count + a->bend_count;
-    uint32_t slots = 2 * a->distance_count + 4 * a->bend_count;
+    uint32_t slots = 2 * a->distance_count + 4 * a->bend_count + 4 * a->element_count;
     r->desc = *d;
     r->a = a;
     r->n = n;
@@ -39,6 +45,13 @@ xpbd_ref *xpbd_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     r->delta = calloc(3 * (slots + 1), sizeof(double));
     r->adj_start = calloc(n + 1, sizeof(uint32_t));
     r->adj = calloc(slots + 1, sizeof(uint32_t));
+    r->elem = calloc(a->element_count + 1, sizeof *r->elem);
+    r->mat = calloc(a->material_count + 1, sizeof *r->mat);
+    r->z = calloc(12 * (size_t)a->element_count + 1, sizeof(double));
+    for (uint32_t e = 0; e < a->element_count; e++)
+        r->elem[e] = sinew_gpbd_element(&a->elements[e]);
+    for (uint32_t q = 0; q < a->material_count; q++)
+        r->mat[q] = sinew_gpbd_material(d->materials ? &d->materials[q] : &a->materials[q]);
     for (uint32_t i = 0; i < n; i++) {
         r->x[3 * i] = a->particles[i].x;
         r->x[3 * i + 1] = a->particles[i].y;
@@ -59,6 +72,10 @@ xpbd_ref *xpbd_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     for (uint32_t c = 0; c < a->bend_count; c++)
         for (int j = 0; j < 4; j++)
             r->adj_start[a->bends[c].v[j] + 1]++;
+    for (uint32_t e = 0; e < a->element_count; e++)
+        for (int j = 0; j < 4; j++)
+            if (a->elements[e].v[j] != SINEW_NO_VERTEX)
+                r->adj_start[a->elements[e].v[j] + 1]++;
     for (uint32_t i = 0; i < n; i++)
         r->adj_start[i + 1] += r->adj_start[i];
     uint32_t *fill = malloc((n + 1) * sizeof(uint32_t));
@@ -70,6 +87,10 @@ xpbd_ref *xpbd_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     for (uint32_t c = 0; c < a->bend_count; c++)
         for (uint32_t j = 0; j < 4; j++)
             r->adj[fill[a->bends[c].v[j]]++] = 2 * a->distance_count + 4 * c + j;
+    for (uint32_t e = 0; e < a->element_count; e++)
+        for (uint32_t j = 0; j < 4; j++)
+            if (a->elements[e].v[j] != SINEW_NO_VERTEX)
+                r->adj[fill[a->elements[e].v[j]]++] = 2 * a->distance_count + 4 * a->bend_count + 4 * e + j;
     free(fill);
     return r;
 }
@@ -80,6 +101,7 @@ void xpbd_ref_destroy(xpbd_ref *r)
         return;
     free(r->x); free(r->w); free(r->prev); free(r->v); free(r->alpha); free(r->lambda);
     free(r->angle); free(r->delta); free(r->adj_start); free(r->adj);
+    free(r->elem); free(r->mat); free(r->z);
     free(r);
 }
 
@@ -188,14 +210,54 @@ static void collide(xpbd_ref *r, const sinew_step_params *sp)
     }
 }
 
+/* GPBD update of element e at the current positions. Gauss-Seidel (dx_out
+ * NULL) writes positions; Jacobi writes the displacements to dx_out and grows
+ * z by the share the gather will apply. */
+static void update_element(xpbd_ref *r, uint32_t e, double h, double dx_out[4][3])
+{
+    const GpuElement *el = &r->elem[e];
+    double x[4][3] = {{0}}, w[4] = {0}, z[4][3], dx[4][3], z0[4][3];
+    int nv = el->kind == SINEW_GPU_TET ? 4 : el->kind == SINEW_GPU_TRIANGLE ? 3 : 2;
+    for (int j = 0; j < nv; j++) {
+        memcpy(x[j], &r->x[3 * el->v[j]], sizeof x[j]);
+        w[j] = r->w[el->v[j]];
+    }
+    memcpy(z, &r->z[12 * e], sizeof z);
+    memcpy(z0, z, sizeof z0);
+    gpbd_ref_stats st;
+    gpbd_ref_update(el, &r->mat[el->material], h, (int)r->desc.newton_iterations, r->desc.newton_tolerance, x, w,
+                    z, dx, &st);
+    r->newton_iterations += st.newton_iterations;
+    if (!dx_out) {
+        for (int j = 0; j < nv; j++)
+            memcpy(&r->x[3 * el->v[j]], x[j], sizeof x[j]);
+        memcpy(&r->z[12 * e], z, sizeof z);
+        return;
+    }
+    memset(dx_out, 0, 12 * sizeof(double));
+    for (int j = 0; j < nv; j++) {
+        uint32_t v = el->v[j];
+        double share = r->desc.jacobi_omega / (r->adj_start[v + 1] - r->adj_start[v]);
+        for (int q = 0; q < 3; q++) {
+            r->z[12 * e + 3 * j + q] = z0[j][q] + share * (z[j][q] - z0[j][q]);
+            dx_out[j][q] = dx[j][q];
+        }
+    }
+}
+
+long long xpbd_ref_newton_iterations(const xpbd_ref *r) { return r->newton_iterations; }
+
 void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
 {
     const sinew_asset *a = r->a;
     double h = (double)sp->dt / r->desc.substeps, inv_h2 = 1.0 / (h * h);
     double damp = exp(-(double)sp->damping * h);
     uint32_t m = a->distance_count + a->bend_count;
+    const int jacobi = r->desc.solver == SINEW_SOLVER_XPBD_JACOBI || r->desc.solver == SINEW_SOLVER_GPBD_JACOBI;
+    r->newton_iterations = 0;
     for (uint32_t s = 0; s < r->desc.substeps; s++) {
         memset(r->lambda, 0, m * sizeof(double));
+        memset(r->z, 0, 12 * (size_t)a->element_count * sizeof(double));
         for (uint32_t i = 0; i < r->n; i++) {
             memcpy(&r->prev[3 * i], &r->x[3 * i], 3 * sizeof(double));
             if (r->w[i] == 0.0) {
@@ -208,7 +270,11 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
             }
         }
         for (uint32_t it = 0; it < r->desc.iterations; it++) {
-            if (r->desc.solver != SINEW_SOLVER_XPBD_JACOBI) {
+            if (!jacobi) {
+                for (uint32_t q = 0; q < a->element_colour_count; q++)
+                    for (uint32_t e = a->element_colours[q].begin;
+                         e < a->element_colours[q].begin + a->element_colours[q].count; e++)
+                        update_element(r, e, h, NULL);
                 /* Forward; the symmetric solver comes back without the last colour. */
                 uint32_t nc = a->colour_count;
                 uint32_t sweep = r->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && nc ? 2 * nc - 1 : nc;
@@ -237,6 +303,9 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
                     project_distance(r, c, inv_h2, &r->delta[6 * c], &r->delta[6 * c + 3]);
                 for (uint32_t c = 0; c < a->bend_count; c++)
                     project_bend(r, c, inv_h2, (double(*)[3])&r->delta[3 * (2 * a->distance_count + 4 * c)]);
+                for (uint32_t e = 0; e < a->element_count; e++)
+                    update_element(r, e, h,
+                                   (double(*)[3])&r->delta[3 * (2 * a->distance_count + 4 * a->bend_count + 4 * e)]);
                 for (uint32_t i = 0; i < r->n; i++) {
                     uint32_t b0 = r->adj_start[i], b1 = r->adj_start[i + 1];
                     if (r->w[i] == 0.0 || b0 == b1)

@@ -1,4 +1,4 @@
-/* CPU double-precision reference of the XPBD step (MATH.md 1-2): the same
+/* CPU double-precision reference of the XPBD and GPBD step (MATH.md 1-3): the same
  * algorithm, order of constraints and contacts as the GPU kernels. */
 #ifndef SINEW_XPBD_REF_H
 #define SINEW_XPBD_REF_H
@@ -16,6 +16,8 @@ const double *xpbd_ref_position(const xpbd_ref *r, uint32_t i);
 void xpbd_ref_strain(const xpbd_ref *r, double *max_strain, double *rms_strain);
 /* Sum of squared violations: distance C (m) and bending C (rad), for convergence. */
 double xpbd_ref_violation(const xpbd_ref *r);
+/* Newton iterations of all GPBD element updates in the last step. */
+long long xpbd_ref_newton_iterations(const xpbd_ref *r);
 /* Largest particle speed (m/s); infinity when a position or velocity is not finite. */
 double xpbd_ref_max_speed(const xpbd_ref *r);
 

@@ -1,0 +1,575 @@
+// Generalized PBD (MATH.md 3, docs/gpbd.md): one element's update by a Newton
+// solve in its strain space, shared by the Gauss-Seidel and Jacobi kernels.
+// tests/ref/gpbd_ref.c is the same algorithm in double precision.
+//
+// With W_j = h^2 w_j, strain eps (k = 6 Green strain entries of a
+// tetrahedron, 3 of a triangle, the length of a spring) and its gradients
+// held at the current positions, the step is x_j += W_j sum_k dy_k grad_j eps_k
+// and dy minimises
+//     phi(dy) = c.dy + dy.A.dy / 2 + V (Psi(F0 + sum_k dy_k G_k) - Psi(F0)),
+// A = J W J^T, c = J z, G_k = dF/d dy_k: F is linear in dy, so phi and its
+// derivatives are exact. Newton with a backtracking line search; an
+// indefinite Hessian is shifted by a Gershgorin bound after a few QR
+// iterations (no eigen-decomposition).
+
+float fdot(mat3 a, mat3 b) { return dot(a[0], b[0]) + dot(a[1], b[1]) + dot(a[2], b[2]); }
+
+mat3 cofactor(mat3 F) { return mat3(cross(F[1], F[2]), cross(F[2], F[0]), cross(F[0], F[1])); }
+
+mat3 dcofactor(mat3 F, mat3 G)
+{
+    return mat3(cross(G[1], F[2]) + cross(F[1], G[2]), cross(G[2], F[0]) + cross(F[2], G[0]),
+                cross(G[0], F[1]) + cross(F[0], G[1]));
+}
+
+// Curve k of a tabulated material at strain e: stress, slope, integral from 0.
+void table_eval(uint mi, int k, float e, out float stress, out float slope, out float integral)
+{
+    const int n = int(SINEW_GPU_TABLE_POINTS);
+    int o = k * n;
+    float q[2];
+    float x[2] = float[2](e, 0.0);
+    stress = 0.0;
+    slope = 0.0;
+    for (int pass = 0; pass < 2; pass++) {
+        int i = 0;
+        while (i < n - 2 && x[pass] >= material[mi].table_strain[o + i + 1])
+            i++;
+        float acc = 0.0;
+        for (int j = 0; j < i; j++)
+            acc += (material[mi].table_strain[o + j + 1] - material[mi].table_strain[o + j]) *
+                   (material[mi].table_stress[o + j] + material[mi].table_stress[o + j + 1]) * 0.5;
+        float s0 = material[mi].table_strain[o + i], t0 = material[mi].table_stress[o + i];
+        float sl = (material[mi].table_stress[o + i + 1] - t0) / (material[mi].table_strain[o + i + 1] - s0);
+        float v = t0 + sl * (x[pass] - s0);
+        q[pass] = acc + (x[pass] - s0) * (t0 + v) * 0.5;
+        if (pass == 0) {
+            stress = v;
+            slope = sl;
+        }
+    }
+    integral = q[0] - q[1];
+}
+
+// Green strain of a membrane (first two columns of F) as (E00, E11, E01).
+vec3 green2(mat3 F) { return vec3(0.5 * (dot(F[0], F[0]) - 1.0), 0.5 * (dot(F[1], F[1]) - 1.0), 0.5 * dot(F[0], F[1])); }
+vec3 symatb(mat3 A, mat3 B) { return vec3(dot(A[0], B[0]), dot(A[1], B[1]), 0.5 * (dot(A[0], B[1]) + dot(A[1], B[0]))); }
+float sym2dot(vec3 S, vec3 X) { return S.x * X.x + S.y * X.y + 2.0 * S.z * X.z; }
+
+// Membrane energy, S = dPsi/dE, and dS along dE.
+float membrane(uint mi, vec3 E, out vec3 S, vec3 dE, out vec3 dS)
+{
+    GpuMaterial m = material[mi];
+    if (m.model == SINEW_GPU_MODEL_STVK) {
+        float tr = E.x + E.y, dtr = dE.x + dE.y;
+        S = vec3(2.0 * m.mu * E.x + m.lambda * tr, 2.0 * m.mu * E.y + m.lambda * tr, 2.0 * m.mu * E.z);
+        dS = vec3(2.0 * m.mu * dE.x + m.lambda * dtr, 2.0 * m.mu * dE.y + m.lambda * dtr, 2.0 * m.mu * dE.z);
+        return m.mu * (E.x * E.x + E.y * E.y + 2.0 * E.z * E.z) + 0.5 * m.lambda * tr * tr;
+    }
+    float psi = 0.0;
+    for (int k = 0; k < 3; k++) {
+        float st, sl, in_;
+        table_eval(mi, k, E[k], st, sl, in_);
+        psi += (k == 2 ? 2.0 : 1.0) * in_;
+        S[k] = st;
+        dS[k] = sl * dE[k];
+    }
+    return psi;
+}
+
+const float GPBD_INF = 3.0e38;
+
+float energy(uint mi, uint kind, mat3 F)
+{
+    if (kind == SINEW_GPU_TRIANGLE) {
+        vec3 S, dS;
+        return membrane(mi, green2(F), S, vec3(0.0), dS);
+    }
+    GpuMaterial m = material[mi];
+    float ic = fdot(F, F), J = determinant(F);
+    if (m.model == SINEW_GPU_MODEL_NEO_HOOKEAN) {
+        if (!(J > 0.0))
+            return GPBD_INF;
+        float lj = log(J);
+        return 0.5 * m.mu * (ic - 3.0) - m.mu * lj + 0.5 * m.lambda * lj * lj;
+    }
+    float d = J - m.extra;
+    return 0.5 * m.mu * (ic - 3.0) + 0.5 * m.lambda * d * d - 0.5 * m.mu * log(ic + 1.0);
+}
+
+// The element being solved: its subspace and the quadratic part of phi.
+struct Sub {
+    uint kind, mi;
+    int nv, k;
+    float V;
+    vec3 r[4];
+    vec3 W;        // unused
+    mat3 F0;
+    mat3 G[6];
+    float A[6][6];
+    float c[6];
+    float psi0;
+    vec3 n;        // springs
+    float len, rest;
+};
+
+const int COMP_A[6] = int[6](0, 1, 2, 0, 0, 1);
+const int COMP_B[6] = int[6](0, 1, 2, 1, 2, 2);
+const int TRI_A[3] = int[3](0, 1, 0);
+const int TRI_B[3] = int[3](0, 1, 1);
+
+// grad_j eps_k = (f_a r_j[b] + f_b r_j[a]) / 2
+vec3 strain_grad(Sub s, int k, int j)
+{
+    int a = s.nv == 4 ? COMP_A[k] : TRI_A[k];
+    int b = s.nv == 4 ? COMP_B[k] : TRI_B[k];
+    return 0.5 * (s.F0[a] * s.r[j][b] + s.F0[b] * s.r[j][a]);
+}
+
+void make_sub(GpuElement e, vec3 x[4], float W[4], vec3 z[4], out Sub s)
+{
+    s.kind = e.kind;
+    s.mi = e.material;
+    s.V = e.measure;
+    s.F0 = mat3(0.0);
+    for (int a = 0; a < 6; a++) {
+        s.G[a] = mat3(0.0);
+        s.c[a] = 0.0;
+        for (int b = 0; b < 6; b++)
+            s.A[a][b] = 0.0;
+    }
+    s.psi0 = 0.0;
+    s.n = vec3(0.0);
+    s.len = 0.0;
+    s.rest = 0.0;
+    for (int j = 0; j < 4; j++)
+        s.r[j] = vec3(0.0);
+    if (e.kind == SINEW_GPU_SPRING) {
+        s.nv = 2;
+        s.k = 1;
+        vec3 d = x[0] - x[1];
+        s.len = length(d);
+        s.rest = e.r[0].x;
+        s.n = s.len > 0.0 ? d / s.len : vec3(0.0);
+        s.A[0][0] = W[0] + W[1];
+        s.c[0] = dot(s.n, z[0] - z[1]);
+        return;
+    }
+    int cols = e.kind == SINEW_GPU_TET ? 3 : 2;
+    s.nv = cols + 1;
+    s.k = cols == 3 ? 6 : 3;
+    for (int j = 1; j < s.nv; j++) {
+        s.r[j] = cols == 3 ? e.r[j - 1].xyz : vec3(e.r[j - 1].xy, 0.0);
+        s.r[0] -= s.r[j];
+    }
+    for (int j = 1; j < s.nv; j++) // from edges: no cancellation of large coordinates
+        s.F0 += outerProduct(x[j] - x[0], s.r[j]);
+    for (int k = 0; k < s.k; k++)
+        for (int j = 0; j < s.nv; j++) {
+            vec3 ge = strain_grad(s, k, j);
+            s.c[k] += dot(ge, z[j]);
+            s.G[k] += outerProduct(W[j] * ge, s.r[j]);
+            for (int l = 0; l <= k; l++)
+                s.A[k][l] += W[j] * dot(ge, strain_grad(s, l, j));
+        }
+    for (int k = 0; k < s.k; k++)
+        for (int l = k + 1; l < s.k; l++)
+            s.A[k][l] = s.A[l][k];
+    s.psi0 = energy(s.mi, s.kind, s.F0);
+}
+
+mat3 deformation(Sub s, float dy[6])
+{
+    mat3 F = s.F0;
+    for (int a = 0; a < s.k; a++)
+        F += dy[a] * s.G[a];
+    return F;
+}
+
+// phi(dy) - phi(0); GPBD_INF where the energy is undefined. mag: the size of
+// the terms summed, so that mag * FLT_EPSILON bounds the rounding of phi.
+float objective(Sub s, float dy[6], out float mag)
+{
+    float lin = 0.0;
+    for (int a = 0; a < s.k; a++) {
+        float Ady = 0.0;
+        for (int b = 0; b < s.k; b++)
+            Ady += s.A[a][b] * dy[b];
+        lin += dy[a] * (s.c[a] + 0.5 * Ady);
+    }
+    float psi = energy(s.mi, s.kind, deformation(s, dy));
+    mag = abs(lin) + s.V * (abs(psi) + abs(s.psi0));
+    if (psi >= GPBD_INF)
+        return GPBD_INF;
+    return lin + s.V * (psi - s.psi0);
+}
+
+// Gradient, and the Hessian when want_hess.
+void derivatives(Sub s, float dy[6], bool want_hess, out float g[6], out float H[6][6])
+{
+    for (int a = 0; a < 6; a++) {
+        g[a] = 0.0;
+        for (int b = 0; b < 6; b++)
+            H[a][b] = 0.0;
+    }
+    for (int a = 0; a < s.k; a++) {
+        g[a] = s.c[a];
+        for (int b = 0; b < s.k; b++) {
+            g[a] += s.A[a][b] * dy[b];
+            H[a][b] = s.A[a][b];
+        }
+    }
+    mat3 F = deformation(s, dy);
+    GpuMaterial m = material[s.mi];
+    if (s.kind == SINEW_GPU_TRIANGLE) {
+        vec3 E = green2(F), S, dS, Ek[6];
+        membrane(s.mi, E, S, vec3(0.0), dS);
+        for (int a = 0; a < s.k; a++) {
+            Ek[a] = symatb(F, s.G[a]);
+            g[a] += s.V * sym2dot(S, Ek[a]);
+        }
+        if (want_hess)
+            for (int b = 0; b < s.k; b++) {
+                vec3 S2;
+                membrane(s.mi, E, S2, Ek[b], dS);
+                for (int a = 0; a < s.k; a++)
+                    H[a][b] += s.V * (sym2dot(dS, Ek[a]) + sym2dot(S, symatb(s.G[a], s.G[b])));
+            }
+        return;
+    }
+    float J = determinant(F), ic = fdot(F, F);
+    mat3 cof = cofactor(F);
+    if (m.model == SINEW_GPU_MODEL_NEO_HOOKEAN) {
+        float lj = log(J);
+        mat3 FiT = cof * (1.0 / J);
+        mat3 P = m.mu * F + (m.lambda * lj - m.mu) * FiT;
+        for (int a = 0; a < s.k; a++)
+            g[a] += s.V * fdot(P, s.G[a]);
+        if (want_hess) {
+            mat3 Fi = transpose(FiT);
+            for (int b = 0; b < s.k; b++) {
+                mat3 Gb = s.G[b];
+                mat3 FG = Fi * Gb;
+                float tr = FG[0][0] + FG[1][1] + FG[2][2];
+                mat3 dP = m.mu * Gb + (m.mu - m.lambda * lj) * (FiT * transpose(Gb) * FiT) + (m.lambda * tr) * FiT;
+                for (int a = 0; a < s.k; a++)
+                    H[a][b] += s.V * fdot(s.G[a], dP);
+            }
+        }
+        return;
+    }
+    float s1 = m.mu * (1.0 - 1.0 / (ic + 1.0)), d = J - m.extra;
+    mat3 P = s1 * F + (m.lambda * d) * cof;
+    for (int a = 0; a < s.k; a++)
+        g[a] += s.V * fdot(P, s.G[a]);
+    if (want_hess)
+        for (int b = 0; b < s.k; b++) {
+            mat3 Gb = s.G[b];
+            mat3 dP = s1 * Gb + (2.0 * m.mu * fdot(F, Gb) / ((ic + 1.0) * (ic + 1.0))) * F +
+                      (m.lambda * fdot(cof, Gb)) * cof + (m.lambda * d) * dcofactor(F, Gb);
+            for (int a = 0; a < s.k; a++)
+                H[a][b] += s.V * fdot(s.G[a], dP);
+        }
+}
+
+bool cholesky_solve(float H[6][6], int k, float rhs[6], out float x[6])
+{
+    float L[6][6];
+    for (int i = 0; i < 6; i++) {
+        x[i] = 0.0;
+        for (int j = 0; j < 6; j++)
+            L[i][j] = 0.0;
+    }
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j <= i; j++) {
+            float s = H[i][j];
+            for (int q = 0; q < j; q++)
+                s -= L[i][q] * L[j][q];
+            if (i == j) {
+                if (!(s > 0.0))
+                    return false;
+                L[i][i] = sqrt(s);
+            } else {
+                L[i][j] = s / L[j][j];
+            }
+        }
+    float y[6];
+    for (int i = 0; i < k; i++) {
+        float s = rhs[i];
+        for (int q = 0; q < i; q++)
+            s -= L[i][q] * y[q];
+        y[i] = s / L[i][i];
+    }
+    for (int i = k - 1; i >= 0; i--) {
+        float s = y[i];
+        for (int q = i + 1; q < k; q++)
+            s -= L[q][i] * x[q];
+        x[i] = s / L[i][i];
+    }
+    return true;
+}
+
+// The paper's shift of an indefinite Hessian: five unshifted QR iterations
+// (modified Gram-Schmidt) bring T, similar to H, near diagonal; its
+// Gershgorin discs bound the smallest eigenvalue from below.
+void make_positive(inout float H[6][6], int k)
+{
+    float T[6][6];
+    float scale = 0.0;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            T[i][j] = H[i][j];
+    for (int i = 0; i < k; i++)
+        scale = max(scale, abs(H[i][i]));
+    for (int it = 0; it < 5; it++) {
+        float Q[6][6], R[6][6];
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 6; j++) {
+                Q[i][j] = 0.0;
+                R[i][j] = 0.0;
+            }
+        bool ok = true;
+        for (int c = 0; c < k && ok; c++) {
+            for (int q = 0; q < k; q++)
+                Q[q][c] = T[q][c];
+            for (int p = 0; p < c; p++) {
+                float d = 0.0;
+                for (int q = 0; q < k; q++)
+                    d += Q[q][p] * Q[q][c];
+                R[p][c] = d;
+                for (int q = 0; q < k; q++)
+                    Q[q][c] -= d * Q[q][p];
+            }
+            float nrm = 0.0;
+            for (int q = 0; q < k; q++)
+                nrm += Q[q][c] * Q[q][c];
+            nrm = sqrt(nrm);
+            if (!(nrm > 1e-6 * scale)) {
+                ok = false;
+            } else {
+                R[c][c] = nrm;
+                for (int q = 0; q < k; q++)
+                    Q[q][c] /= nrm;
+            }
+        }
+        if (!ok)
+            break;
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) {
+                float s = 0.0;
+                for (int q = i; q < k; q++)
+                    s += R[i][q] * Q[q][j];
+                T[i][j] = s;
+            }
+    }
+    float lower = GPBD_INF;
+    for (int i = 0; i < k; i++) {
+        float disc = T[i][i];
+        for (int j = 0; j < k; j++)
+            if (j != i)
+                disc -= abs(T[i][j]);
+        lower = min(lower, disc);
+    }
+    float floor_ = 1e-6 * scale + 1e-30;
+    if (lower < floor_)
+        for (int i = 0; i < k; i++)
+            H[i][i] += floor_ - lower;
+}
+
+void newton_direction(inout float H[6][6], int k, float g[6], out float p[6])
+{
+    float rhs[6];
+    for (int i = 0; i < 6; i++)
+        rhs[i] = -g[i];
+    if (cholesky_solve(H, k, rhs, p))
+        return;
+    make_positive(H, k);
+    float scale = 0.0;
+    for (int i = 0; i < k; i++)
+        scale = max(scale, abs(H[i][i]));
+    for (int tries = 0; tries < 8; tries++) {
+        if (cholesky_solve(H, k, rhs, p))
+            return;
+        for (int i = 0; i < k; i++)
+            H[i][i] += scale * pow(10.0, float(tries - 6));
+    }
+    for (int i = 0; i < 6; i++)
+        p[i] = rhs[i] / (scale > 0.0 ? scale : 1.0);
+}
+
+// Eigenvectors (columns of V, a rotation) and eigenvalues, decreasing, of a
+// symmetric 3x3 matrix by cyclic Jacobi rotations.
+void eigen_sym3(mat3 S, out mat3 V, out vec3 ev)
+{
+    mat3 A = S;     // A[c][r]; symmetric, so rows and columns alike
+    mat3 Q = mat3(1.0);
+    for (int sweep = 0; sweep < 8; sweep++)
+        for (int p = 0; p < 2; p++)
+            for (int q = p + 1; q < 3; q++) {
+                float apq = A[q][p];
+                if (abs(apq) < 1e-30)
+                    continue;
+                float theta = (A[q][q] - A[p][p]) / (2.0 * apq);
+                float t = (theta >= 0.0 ? 1.0 : -1.0) / (abs(theta) + sqrt(theta * theta + 1.0));
+                float c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
+                for (int i = 0; i < 3; i++) {
+                    float aip = A[p][i], aiq = A[q][i];
+                    A[p][i] = c * aip - sn * aiq;
+                    A[q][i] = sn * aip + c * aiq;
+                }
+                for (int i = 0; i < 3; i++) {
+                    float api = A[i][p], aqi = A[i][q];
+                    A[i][p] = c * api - sn * aqi;
+                    A[i][q] = sn * api + c * aqi;
+                }
+                vec3 qp = Q[p], qq = Q[q];
+                Q[p] = c * qp - sn * qq;
+                Q[q] = sn * qp + c * qq;
+            }
+    ev = vec3(A[0][0], A[1][1], A[2][2]);
+    V = Q;
+    for (int i = 0; i < 2; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (ev[j] > ev[i]) {
+                float te = ev[i]; ev[i] = ev[j]; ev[j] = te;
+                vec3 tv = V[i]; V[i] = V[j]; V[j] = tv;
+            }
+    if (determinant(V) < 0.0)
+        V[2] = -V[2];
+}
+
+const float GPBD_FLIP_FLOOR = 0.1;
+
+// An inverted or flat tetrahedron: negate its smallest singular value (lift
+// any below GPBD_FLIP_FLOOR) and place the vertices at the new F about the
+// element's centre of mass (about its pinned vertices when it has any).
+void flip(GpuElement e, Sub s, inout vec3 x[4], float w[4])
+{
+    mat3 V;
+    vec3 ev;
+    eigen_sym3(transpose(s.F0) * s.F0, V, ev);
+    mat3 U;
+    U[0] = s.F0 * V[0];
+    float n0 = length(U[0]);
+    U[0] = n0 < 1e-12 ? vec3(1.0, 0.0, 0.0) : U[0] / n0;
+    U[1] = s.F0 * V[1];
+    U[1] -= dot(U[0], U[1]) * U[0];
+    float n1 = length(U[1]);
+    if (n1 < 1e-12) {
+        U[1] = cross(U[0], abs(U[0].x) < 0.9 ? vec3(1.0, 0.0, 0.0) : vec3(0.0, 1.0, 0.0));
+        n1 = length(U[1]);
+    }
+    U[1] /= n1;
+    U[2] = cross(U[0], U[1]);
+    mat3 Fn = mat3(0.0);
+    for (int i = 0; i < 3; i++) {
+        float sv = max(abs(dot(U[i], s.F0 * V[i])), GPBD_FLIP_FLOOR);
+        Fn += sv * outerProduct(U[i], V[i]);
+    }
+    mat3 Dm = inverse(transpose(mat3(e.r[0].xyz, e.r[1].xyz, e.r[2].xyz)));
+    vec3 y[4];
+    for (int j = 0; j < 4; j++) {
+        vec3 coord = vec3(j == 1 ? 0.75 : -0.25, j == 2 ? 0.75 : -0.25, j == 3 ? 0.75 : -0.25);
+        y[j] = Fn * (Dm * coord);
+    }
+    bool pinned = w[0] == 0.0 || w[1] == 0.0 || w[2] == 0.0 || w[3] == 0.0;
+    vec3 t = vec3(0.0);
+    float msum = 0.0;
+    for (int j = 0; j < 4; j++) {
+        float mj = pinned ? (w[j] == 0.0 ? 1.0 : 0.0) : 1.0 / w[j];
+        msum += mj;
+        t += mj * (x[j] - y[j]);
+    }
+    for (int j = 0; j < 4; j++)
+        if (w[j] != 0.0)
+            x[j] = t / msum + y[j];
+}
+
+// Updates element e at positions x (inverse masses w), its displacement z;
+// returns in dx each vertex's displacement and in dz the part of it that
+// belongs to z (without the flip). Returns the Newton iterations taken.
+int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 dx[4], out vec3 dz[4])
+{
+    float h = params.gravity.w;
+    float W[4];
+    vec3 x0[4];
+    for (int j = 0; j < 4; j++) {
+        W[j] = h * h * w[j];
+        x0[j] = x[j];
+        dz[j] = vec3(0.0);
+    }
+    Sub s;
+    make_sub(e, x, W, z, s);
+    if (e.kind == SINEW_GPU_TET && !(determinant(s.F0) > 0.0)) {
+        flip(e, s, x, w);
+        make_sub(e, x, W, z, s);
+    }
+    float dy[6] = float[6](0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    int iterations = 0;
+    if (e.kind == SINEW_GPU_SPRING) {
+        float A = s.A[0][0], al = material[s.mi].extra;
+        if (s.len > 0.0 && A > 0.0) {
+            dy[0] = -(al * s.c[0] + A * (s.len - s.rest)) / (A * (al + A));
+            iterations = 1;
+        }
+        dz[0] = W[0] * dy[0] * s.n;
+        dz[1] = -W[1] * dy[0] * s.n;
+    } else {
+        float g[6], H[6][6], p[6], trial[6];
+        derivatives(s, dy, false, g, H);
+        float g0 = 0.0;
+        for (int a = 0; a < s.k; a++)
+            g0 += g[a] * g[a];
+        g0 = sqrt(g0);
+        float gn = g0;
+        float tol = params.newton_tolerance;
+        for (int it = 0; it < int(params.newton_iterations); it++) {
+            if (gn == 0.0 || gn <= tol * g0)
+                break;
+            float mag0, mag;
+            float phi0 = objective(s, dy, mag0);
+            derivatives(s, dy, true, g, H);
+            newton_direction(H, s.k, g, p);
+            float slope = 0.0;
+            for (int a = 0; a < s.k; a++)
+                slope += g[a] * p[a];
+            if (!(slope < 0.0)) {
+                slope = 0.0;
+                for (int a = 0; a < s.k; a++) {
+                    p[a] = -g[a];
+                    slope -= g[a] * g[a];
+                }
+            }
+            float t = 1.0;
+            bool accepted = false;
+            for (int ls = 0; ls < 20 && !accepted; ls++) {
+                for (int a = 0; a < 6; a++)
+                    trial[a] = dy[a] + t * p[a];
+                // Armijo, up to the rounding of phi: near the optimum phi
+                // changes less than float resolves, and the Newton step is
+                // then taken on the strength of the model
+                float phi = objective(s, trial, mag);
+                accepted = phi < GPBD_INF && phi <= phi0 + 1e-4 * t * slope + 4.0 * 1.2e-7 * (mag0 + mag);
+                if (!accepted)
+                    t *= 0.5;
+            }
+            if (!accepted)
+                break;
+            dy = trial;
+            derivatives(s, dy, false, g, H);
+            gn = 0.0;
+            for (int a = 0; a < s.k; a++)
+                gn += g[a] * g[a];
+            gn = sqrt(gn);
+            iterations++;
+        }
+        for (int j = 0; j < s.nv; j++)
+            for (int a = 0; a < s.k; a++)
+                dz[j] += (dy[a] * W[j]) * strain_grad(s, a, j);
+    }
+    for (int j = 0; j < 4; j++) {
+        x[j] += dz[j];
+        dx[j] = x[j] - x0[j];
+    }
+    return iterations;
+}

@@ -1,0 +1,36 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Jacobi GPBD: every element reads the same positions and writes its vertex
+// displacements to DELTA (element e, vertex j at slot_base + 4e + j), where
+// jacobi_apply gathers them, averaged per particle and scaled by omega. Each
+// element's z grows by the share of its displacement that will be applied,
+// so that x = x~ + sum z holds after the gather.
+#include "common.glsl"
+#include "gpbd.glsl"
+
+void main()
+{
+    uint ei = linear_id();
+    if (ei >= range.count)
+        return;
+    GpuElement e = elem[ei];
+    int nv = e.kind == SINEW_GPU_TET ? 4 : e.kind == SINEW_GPU_TRIANGLE ? 3 : 2;
+    vec3 x[4], z[4], dx[4], dz[4];
+    float w[4];
+    for (int j = 0; j < 4; j++) {
+        vec4 p = j < nv ? pos[e.v[j]] : vec4(0.0);
+        x[j] = p.xyz;
+        w[j] = p.w;
+        z[j] = zdisp[4u * ei + uint(j)].xyz;
+    }
+    gpbd_update(e, x, w, z, dx, dz);
+    for (int j = 0; j < 4; j++) {
+        uint slot = range.slot_base + 4u * ei + uint(j);
+        if (j < nv) {
+            uint v = e.v[j];
+            float share = params.omega / float(adj_start[v + 1u] - adj_start[v]);
+            zdisp[4u * ei + uint(j)] = vec4(z[j] + share * dz[j], 0.0);
+        }
+        delta[slot] = vec4(j < nv ? dx[j] : vec3(0.0), 0.0);
+    }
+}

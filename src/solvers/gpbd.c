@@ -1,0 +1,77 @@
+/* Generalized PBD (Towards Generalized Position-Based Dynamics; MATH.md 3):
+ * device records of elements and materials, and the recording of the element
+ * sweeps, coloured (Gauss-Seidel) or all at once (Jacobi). The Newton solve
+ * itself is shaders/gpbd.glsl. */
+#include "gpbd.h"
+
+#include "../body.h"
+
+GpuMaterial sinew_gpbd_material(const sinew_material *m)
+{
+    GpuMaterial g = {0};
+    g.model = m->model;
+    const double E = m->youngs_modulus, nu = m->poisson_ratio;
+    const double mu = E / (2.0 * (1.0 + nu));
+    switch (m->model) {
+    case SINEW_MATERIAL_SPRING:
+        g.extra = m->compliance;
+        break;
+    case SINEW_MATERIAL_NEO_HOOKEAN:
+    case SINEW_MATERIAL_STABLE_NEO_HOOKEAN: {
+        const double lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+        g.mu = (float)mu;
+        g.lambda = (float)lambda;
+        /* a = 1 + 3 mu / (4 lambda) keeps the rest state stress-free; without
+         * a volume term (nu = 0) a plays no part. */
+        g.extra = m->model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN && lambda > 0.0
+                      ? (float)(1.0 + 3.0 * mu / (4.0 * lambda)) : 1.0f;
+        break;
+    }
+    case SINEW_MATERIAL_STVK:
+        g.mu = (float)(m->thickness * mu);
+        g.lambda = (float)(m->thickness * E * nu / (1.0 - nu * nu));
+        break;
+    case SINEW_MATERIAL_TABULATED:
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < SINEW_TABLE_POINTS; i++) {
+                g.table_strain[k * SINEW_GPU_TABLE_POINTS + i] = m->table_strain[k][i];
+                g.table_stress[k * SINEW_GPU_TABLE_POINTS + i] = m->thickness * m->table_stress[k][i];
+            }
+        break;
+    default:
+        break;
+    }
+    return g;
+}
+
+GpuElement sinew_gpbd_element(const sinew_element_rec *e)
+{
+    GpuElement g = {{0}};
+    for (int j = 0; j < 4; j++)
+        g.v[j] = e->v[j];
+    g.kind = e->kind;
+    g.material = e->material;
+    if (e->kind == SINEW_ELEMENT_SPRING) {
+        g.measure = 1.0f;
+        g.r[0][0] = e->rest_measure;
+        return g;
+    }
+    g.measure = e->rest_measure;
+    const int dim = e->kind == SINEW_ELEMENT_TET ? 3 : 2;
+    for (int j = 0; j < dim; j++)      /* row j of Dm^-1 (column-major) */
+        for (int c = 0; c < dim; c++)
+            g.r[j][c] = e->inv_rest[3 * c + j];
+    return g;
+}
+
+int sinew_gpbd_model_fits(uint32_t model, uint32_t kind)
+{
+    switch (model) {
+    case SINEW_MATERIAL_SPRING: return kind == SINEW_ELEMENT_SPRING;
+    case SINEW_MATERIAL_NEO_HOOKEAN:
+    case SINEW_MATERIAL_STABLE_NEO_HOOKEAN: return kind == SINEW_ELEMENT_TET;
+    case SINEW_MATERIAL_STVK:
+    case SINEW_MATERIAL_TABULATED: return kind == SINEW_ELEMENT_TRIANGLE;
+    default: return 0;
+    }
+}

@@ -1,0 +1,548 @@
+/* Generalized PBD: the element Newton solve (CPU double reference), its
+ * equivalence with XPBD for springs (paper, appendix A), the GPU kernels
+ * against the reference, and recovery from inversion. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asset/asset.h"
+#include "gpu_fixture.h"
+#include "prep/colouring.h"
+#include "ref/gpbd_ref.h"
+#include "ref/xpbd_ref.h"
+#include "solvers/gpbd.h"
+
+/* ------------------------------------------------------------ fixtures */
+
+static double urand(unsigned *state, double lo, double hi)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return lo + (hi - lo) * ((*state >> 8) / 16777216.0);
+}
+
+/* Inverse of a column-major 3x3 D with determinant det: row i of D^-1 is
+ * (d_{i+1} x d_{i+2}) / det for the columns d of D. */
+static void rest_inverse(const double D[9], double det, double inv[9])
+{
+    for (int i = 0; i < 3; i++) {
+        const double *a = &D[3 * ((i + 1) % 3)], *b = &D[3 * ((i + 2) % 3)];
+        double row[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+        for (int c = 0; c < 3; c++)
+            inv[3 * c + i] = row[c] / det;
+    }
+}
+
+/* A block of nx x ny x nz vertices, each cube cell split into 6 positively
+ * oriented tetrahedra around its main diagonal, one material, the element
+ * dual graph coloured. Test-local on purpose: an independent builder. */
+static sinew_asset *make_block(uint32_t nx, uint32_t ny, uint32_t nz, double cell, sinew_material mat,
+                               int pin_top)
+{
+    uint32_t n = nx * ny * nz, cells = (nx - 1) * (ny - 1) * (nz - 1), ne = 6 * cells;
+    sinew_asset *a = sinew_asset_alloc(n, 0, 0, 0, 0);
+    cr_assert(a && sinew_asset_alloc_elements(a, ne, 0, 1));
+    const double density = 1000.0;
+    double *mass = calloc(n, sizeof *mass);
+    for (uint32_t k = 0; k < nz; k++)
+        for (uint32_t j = 0; j < ny; j++)
+            for (uint32_t i = 0; i < nx; i++) {
+                sinew_particle_rec *p = &a->particles[(k * ny + j) * nx + i];
+                p->x = (float)(i * cell);
+                p->y = (float)(1.0 + j * cell);
+                p->z = (float)(k * cell);
+            }
+    static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    uint32_t *tets = malloc(4 * sizeof *tets * ne);
+    uint32_t e = 0;
+    for (uint32_t k = 0; k + 1 < nz; k++)
+        for (uint32_t j = 0; j + 1 < ny; j++)
+            for (uint32_t i = 0; i + 1 < nx; i++)
+                for (int t = 0; t < 6; t++) {
+                    uint32_t c[3] = {0, 0, 0};
+                    uint32_t *v = &tets[4 * e++];
+                    for (int q = 0; q < 4; q++) {
+                        if (q > 0)
+                            c[perm[t][q - 1]] = 1;
+                        v[q] = ((k + c[2]) * ny + j + c[1]) * nx + i + c[0];
+                    }
+                }
+    uint32_t *offsets = malloc((ne + 1) * sizeof *offsets);
+    for (uint32_t q = 0; q <= ne; q++)
+        offsets[q] = 4 * q;
+    sinew_colouring col;
+    cr_assert_eq(sinew_colour_constraints(ne, offsets, tets, n, SINEW_COLOURING_BALANCED, NULL, &col),
+                 SINEW_RESULT_OK);
+    free(a->element_colours);
+    a->element_colours = calloc(col.colour_count, sizeof *a->element_colours);
+    a->element_colour_count = col.colour_count;
+    uint32_t begin = 0;
+    for (uint32_t c = 0; c < col.colour_count; c++) {
+        a->element_colours[c].begin = begin;
+        a->element_colours[c].count = col.sizes[c];
+        begin += col.sizes[c];
+    }
+    uint32_t *fill = calloc(col.colour_count, sizeof *fill);
+    for (uint32_t q = 0; q < ne; q++) {
+        uint32_t c = col.colour_of[q];
+        sinew_element_rec *el = &a->elements[a->element_colours[c].begin + fill[c]++];
+        memcpy(el->v, &tets[4 * q], sizeof el->v);
+        double X[4][3];
+        for (int j = 0; j < 4; j++) {
+            const sinew_particle_rec *p = &a->particles[el->v[j]];
+            X[j][0] = p->x, X[j][1] = p->y, X[j][2] = p->z;
+        }
+        double D[9];
+        for (int cc = 0; cc < 3; cc++)
+            for (int r = 0; r < 3; r++)
+                D[3 * cc + r] = X[cc + 1][r] - X[0][r];
+        double det = D[0] * (D[4] * D[8] - D[7] * D[5]) - D[3] * (D[1] * D[8] - D[7] * D[2]) +
+                     D[6] * (D[1] * D[5] - D[4] * D[2]);
+        if (det < 0) { /* swap two vertices */
+            uint32_t t = el->v[1]; el->v[1] = el->v[2]; el->v[2] = t;
+            for (int r = 0; r < 3; r++) {
+                double s = D[r]; D[r] = D[3 + r]; D[3 + r] = s;
+            }
+            det = -det;
+        }
+        double inv[9];
+        rest_inverse(D, det, inv);
+        for (int q2 = 0; q2 < 9; q2++)
+            el->inv_rest[q2] = (float)inv[q2];
+        el->kind = SINEW_ELEMENT_TET;
+        el->material = 0;
+        el->rest_measure = (float)(det / 6.0);
+        for (int j = 0; j < 4; j++)
+            mass[el->v[j]] += density * det / 24.0;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        a->particles[i].w = pin_top && a->particles[i].y > 1.0 + (ny - 1) * cell - 1e-6 ? 0.0f : (float)(1.0 / mass[i]);
+    a->materials[0] = mat;
+    sinew_colouring_free(&col);
+    free(fill);
+    free(offsets);
+    free(tets);
+    free(mass);
+    return a;
+}
+
+/* A cloth with its stretch and shear distances turned into spring elements
+ * (same order, same colours) and no bending: the XPBD and GPBD forms of the
+ * same problem. */
+static void split_springs(const sinew_asset *cloth, float stretch_compliance, float shear_compliance,
+                          sinew_asset **xpbd_out, sinew_asset **gpbd_out)
+{
+    uint32_t n = cloth->particle_count, d = cloth->distance_count, nc = cloth->colour_count;
+    sinew_asset *x = sinew_asset_alloc(n, 0, d, 0, nc), *g = sinew_asset_alloc(n, 0, 0, 0, 0);
+    cr_assert(x && g && sinew_asset_alloc_elements(g, d, nc, 2));
+    memcpy(x->particles, cloth->particles, n * sizeof *x->particles);
+    memcpy(g->particles, cloth->particles, n * sizeof *g->particles);
+    memcpy(x->distances, cloth->distances, d * sizeof *x->distances);
+    for (uint32_t c = 0; c < nc; c++) {
+        x->colours[c] = (sinew_colour_rec){cloth->colours[c].distance_begin, cloth->colours[c].distance_count, 0, 0};
+        g->element_colours[c] = (sinew_element_colour_rec){cloth->colours[c].distance_begin,
+                                                           cloth->colours[c].distance_count};
+    }
+    for (uint32_t c = 0; c < d; c++) {
+        sinew_element_rec *e = &g->elements[c];
+        e->v[0] = cloth->distances[c].a;
+        e->v[1] = cloth->distances[c].b;
+        e->v[2] = e->v[3] = SINEW_NO_VERTEX;
+        e->kind = SINEW_ELEMENT_SPRING;
+        e->material = cloth->distances[c].kind == SINEW_KIND_SHEAR ? 1 : 0;
+        e->rest_measure = cloth->distances[c].rest;
+    }
+    g->materials[0] = sinew_material_make(SINEW_MATERIAL_SPRING, 0, 0);
+    g->materials[0].compliance = stretch_compliance;
+    g->materials[1] = sinew_material_make(SINEW_MATERIAL_SPRING, 0, 0);
+    g->materials[1].compliance = shear_compliance;
+    cr_assert_eq(sinew_asset_validate(x, "xpbd", NULL), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_asset_validate(g, "gpbd", NULL), SINEW_RESULT_OK);
+    *xpbd_out = x;
+    *gpbd_out = g;
+}
+
+/* ------------------------------------------------------------ CPU: the element solve */
+
+/* A random well-posed element: a rest shape, a deformation near a rotation
+ * with up to `strain` stretch, random masses (one vertex maybe pinned), a
+ * random z, the substep h. */
+typedef struct random_case {
+    GpuElement e;
+    GpuMaterial m;
+    double x[4][3], w[4], z[4][3], h;
+} random_case;
+
+static random_case make_case(unsigned *seed, uint32_t kind, uint32_t model, double strain)
+{
+    random_case c;
+    memset(&c, 0, sizeof c);
+    sinew_material mat = sinew_material_make(model, (float)urand(seed, 1e4, 1e7), (float)urand(seed, 0.0, 0.49));
+    if (model == SINEW_MATERIAL_TABULATED) {
+        mat.thickness = 1e-3f;
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < SINEW_TABLE_POINTS; i++) {
+                double e = -0.2 + 0.6 * i / (SINEW_TABLE_POINTS - 1);
+                mat.table_strain[k][i] = (float)e;
+                /* stiffening: slope grows with strain, 0 at 0 */
+                mat.table_stress[k][i] = (float)((k == 2 ? 2e5 : 1e6) * (e + 3.0 * e * fabs(e)));
+            }
+    }
+    c.m = sinew_gpbd_material(&mat);
+    c.h = urand(seed, 1e-4, 1e-2);
+    int nv = kind == SINEW_GPU_TET ? 4 : kind == SINEW_GPU_TRIANGLE ? 3 : 2;
+    double X[4][3];
+    for (int j = 0; j < nv; j++)
+        for (int q = 0; q < 3; q++)
+            X[j][q] = (j > 0 && q == j - 1 ? 0.1 : 0.0) + urand(seed, -0.02, 0.02);
+    if (kind == SINEW_GPU_TRIANGLE)
+        for (int j = 0; j < 3; j++)
+            X[j][2] = 0.0;
+    sinew_element_rec rec = {{0, 1, 2, 3}, kind, 0, 0, {0}};
+    if (kind == SINEW_GPU_TET) {
+        double D[3][3], det;
+        for (int cc = 0; cc < 3; cc++)
+            for (int r = 0; r < 3; r++)
+                D[cc][r] = X[cc + 1][r] - X[0][r];
+        det = D[0][0] * (D[1][1] * D[2][2] - D[2][1] * D[1][2]) - D[1][0] * (D[0][1] * D[2][2] - D[2][1] * D[0][2]) +
+              D[2][0] * (D[0][1] * D[1][2] - D[1][1] * D[0][2]);
+        double Dc[9], inv[9];
+        for (int cc = 0; cc < 3; cc++)
+            for (int r = 0; r < 3; r++)
+                Dc[3 * cc + r] = D[cc][r];
+        rest_inverse(Dc, det, inv);
+        for (int q = 0; q < 9; q++)
+            rec.inv_rest[q] = (float)inv[q];
+        rec.rest_measure = (float)(det / 6.0);
+    } else if (kind == SINEW_GPU_TRIANGLE) {
+        double a = X[1][0] - X[0][0], b = X[2][0] - X[0][0], cc = X[1][1] - X[0][1], d = X[2][1] - X[0][1];
+        double det = a * d - b * cc;
+        rec.inv_rest[0] = (float)(d / det);
+        rec.inv_rest[1] = (float)(-cc / det);
+        rec.inv_rest[3] = (float)(-b / det);
+        rec.inv_rest[4] = (float)(a / det);
+        rec.rest_measure = (float)(0.5 * fabs(det));
+    } else {
+        double d[3] = {X[1][0] - X[0][0], X[1][1] - X[0][1], X[1][2] - X[0][2]};
+        rec.rest_measure = (float)sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    }
+    c.e = sinew_gpbd_element(&rec);
+    /* deformed: a rotation about a random axis times a random stretch */
+    double ax[3] = {urand(seed, -1, 1), urand(seed, -1, 1), urand(seed, -1, 1)};
+    double an = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]), th = urand(seed, 0, 3.0);
+    for (int q = 0; q < 3; q++)
+        ax[q] /= an;
+    double R[3][3], S[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            R[i][j] = (i == j ? cos(th) : 0.0) + (1 - cos(th)) * ax[i] * ax[j];
+            S[i][j] = (i == j ? 1.0 : 0.0) + urand(seed, -strain, strain);
+        }
+    R[0][1] -= sin(th) * ax[2]; R[1][0] += sin(th) * ax[2];
+    R[0][2] += sin(th) * ax[1]; R[2][0] -= sin(th) * ax[1];
+    R[1][2] -= sin(th) * ax[0]; R[2][1] += sin(th) * ax[0];
+    for (int j = 0; j < nv; j++)
+        for (int i = 0; i < 3; i++) {
+            double v = 0.0;
+            for (int k = 0; k < 3; k++)
+                for (int l = 0; l < 3; l++)
+                    v += R[i][k] * S[k][l] * X[j][l];
+            c.x[j][i] = v + 1.0;
+            c.z[j][i] = urand(seed, -1e-3, 1e-3);
+        }
+    for (int j = 0; j < nv; j++) /* masses 1 g to 100 g */
+        c.w[j] = 1.0 / urand(seed, 1e-3, 1e-1);
+    if (urand(seed, 0, 1) < 0.2)
+        c.w[0] = 0.0, c.z[0][0] = c.z[0][1] = c.z[0][2] = 0.0;
+    return c;
+}
+
+static const struct { uint32_t kind, model; const char *name; } element_models[] = {
+    {SINEW_GPU_TET, SINEW_MATERIAL_NEO_HOOKEAN, "tet neo-Hookean"},
+    {SINEW_GPU_TET, SINEW_MATERIAL_STABLE_NEO_HOOKEAN, "tet stable neo-Hookean"},
+    {SINEW_GPU_TRIANGLE, SINEW_MATERIAL_STVK, "triangle StVK"},
+    {SINEW_GPU_TRIANGLE, SINEW_MATERIAL_TABULATED, "triangle tabulated"},
+};
+
+Test(gpbd_ref, gradient_matches_differences)
+{
+    unsigned seed = 7;
+    for (size_t mdl = 0; mdl < sizeof element_models / sizeof element_models[0]; mdl++)
+        for (int trial = 0; trial < 20; trial++) {
+            random_case c = make_case(&seed, element_models[mdl].kind, element_models[mdl].model, 0.2);
+            int k = gpbd_ref_dimension(&c.e);
+            double dy[6], g[6], u[6], scale = 0.0;
+            for (int a = 0; a < k; a++)
+                u[a] = urand(&seed, -1, 1);
+            /* a step that keeps the element well inside its domain */
+            for (double t = 1.0 / (c.h * c.h);; t *= 0.3) {
+                for (int a = 0; a < k; a++)
+                    dy[a] = t * u[a];
+                if (isfinite(gpbd_ref_objective(&c.e, &c.m, c.h, c.x, c.w, c.z, dy, g, NULL)) &&
+                    fabs(gpbd_ref_objective(&c.e, &c.m, c.h, c.x, c.w, c.z, dy, NULL, NULL)) < 1e3 * (fabs(g[0]) + 1))
+                    break;
+            }
+            double H[6][6], hscale = 0.0;
+            gpbd_ref_objective(&c.e, &c.m, c.h, c.x, c.w, c.z, dy, g, H);
+            for (int a = 0; a < k; a++) {
+                scale = fmax(scale, fabs(g[a]));
+                for (int b = 0; b < k; b++)
+                    hscale = fmax(hscale, fabs(H[a][b]));
+            }
+            for (int a = 0; a < k; a++) {
+                double step = 1e-6 * (fabs(dy[a]) + 1.0), p[6], m_[6];
+                memcpy(p, dy, sizeof p);
+                memcpy(m_, dy, sizeof m_);
+                p[a] += step;
+                m_[a] -= step;
+                double gp[6], gm[6];
+                double fd = (gpbd_ref_objective(&c.e, &c.m, c.h, c.x, c.w, c.z, p, gp, NULL) -
+                             gpbd_ref_objective(&c.e, &c.m, c.h, c.x, c.w, c.z, m_, gm, NULL)) / (2 * step);
+                cr_assert(fabs(fd - g[a]) <= 1e-5 * scale + 1e-9, "%s trial %d: d phi/d dy_%d = %g, differences %g",
+                          element_models[mdl].name, trial, a, g[a], fd);
+                for (int b = 0; b < k; b++) {
+                    double hd = (gp[b] - gm[b]) / (2 * step);
+                    cr_assert(fabs(hd - H[b][a]) <= 1e-5 * hscale + 1e-9,
+                              "%s trial %d: Hessian (%d, %d) = %g, differences %g", element_models[mdl].name, trial, b,
+                              a, H[b][a], hd);
+                }
+            }
+        }
+}
+
+Test(gpbd_ref, newton_reaches_optimum)
+{
+    unsigned seed = 11;
+    for (size_t mdl = 0; mdl < sizeof element_models / sizeof element_models[0]; mdl++) {
+        int iterations = 0, worst = 0;
+        const int trials = 200;
+        for (int trial = 0; trial < trials; trial++) {
+            random_case c = make_case(&seed, element_models[mdl].kind, element_models[mdl].model, 0.3);
+            double x[4][3], z[4][3], dx[4][3];
+            memcpy(x, c.x, sizeof x);
+            memcpy(z, c.z, sizeof z);
+            gpbd_ref_stats st;
+            gpbd_ref_update(&c.e, &c.m, c.h, 100, 1e-10, x, c.w, z, dx, &st);
+            cr_assert(!st.flipped);
+            cr_assert(st.grad <= 1e-6 * st.grad0, "%s trial %d: |grad| %g of %g after %d Newton steps",
+                      element_models[mdl].name, trial, st.grad, st.grad0, st.newton_iterations);
+            iterations += st.newton_iterations;
+            if (st.newton_iterations > worst)
+                worst = st.newton_iterations;
+        }
+        cr_log_info("%s: gradient reduced 1e-6 in %.1f Newton steps on average, %d at most",
+                    element_models[mdl].name, (double)iterations / trials, worst);
+    }
+}
+
+/* Paper, appendix A: for Psi = eps^2 / (2 alpha) one Newton step is the XPBD
+ * update, lambda = h^2 dy, with z consistent with lambda. */
+Test(gpbd_ref, spring_update_is_xpbd_update)
+{
+    unsigned seed = 3;
+    for (int trial = 0; trial < 100; trial++) {
+        double x[4][3] = {{0}}, z[4][3] = {{0}}, dx[4][3], w[4] = {urand(&seed, 0, 10), urand(&seed, 0.1, 10), 0, 0};
+        for (int q = 0; q < 3; q++) {
+            x[0][q] = urand(&seed, -1, 1);
+            x[1][q] = urand(&seed, -1, 1);
+        }
+        /* float-representable: the element record holds floats */
+        double rest = (float)urand(&seed, 0.1, 2), alpha = trial % 4 == 0 ? 0.0 : (float)urand(&seed, 1e-8, 1e-3);
+        double h = urand(&seed, 1e-3, 2e-2), lambda = urand(&seed, -1e-3, 1e-3);
+        double d[3] = {x[0][0] - x[1][0], x[0][1] - x[1][1], x[0][2] - x[1][2]};
+        double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int q = 0; q < 3; q++) { /* z = W grad C^T mu, lambda = h^2 mu */
+            z[0][q] = w[0] * d[q] / len * lambda;
+            z[1][q] = -w[1] * d[q] / len * lambda;
+        }
+        sinew_element_rec rec = {{0, 1, SINEW_NO_VERTEX, SINEW_NO_VERTEX}, SINEW_ELEMENT_SPRING, 0, (float)rest, {0}};
+        GpuElement e = sinew_gpbd_element(&rec);
+        e.r[0][0] = (float)rest;
+        GpuMaterial m = {0};
+        m.model = SINEW_GPU_MODEL_SPRING;
+        m.extra = (float)alpha;
+        double x0[2][3];
+        memcpy(x0, x, sizeof x0);
+        gpbd_ref_update(&e, &m, h, 1, 0.0, x, w, z, dx, NULL);
+        double at = alpha / (h * h), dl = (-(len - rest) - at * lambda) / (w[0] + w[1] + at);
+        for (int q = 0; q < 3; q++) {
+            double xa = x0[0][q] + w[0] * d[q] / len * dl, xb = x0[1][q] - w[1] * d[q] / len * dl;
+            cr_assert(fabs(x[0][q] - xa) <= 1e-12 * (1 + fabs(xa)) && fabs(x[1][q] - xb) <= 1e-12 * (1 + fabs(xb)),
+                      "trial %d: GPBD %g %g, XPBD %g %g", trial, x[0][q], x[1][q], xa, xb);
+        }
+    }
+}
+
+Test(gpbd_ref, inverted_tet_is_flipped_then_solved)
+{
+    unsigned seed = 5;
+    for (int trial = 0; trial < 50; trial++) {
+        random_case c = make_case(&seed, SINEW_GPU_TET, trial % 2 ? SINEW_MATERIAL_NEO_HOOKEAN
+                                                                  : SINEW_MATERIAL_STABLE_NEO_HOOKEAN, 0.1);
+        for (int q = 0; q < 3; q++) /* mirror vertex 3 through the plane of the others: inverted */
+            c.x[3][q] = c.x[0][q] - (c.x[3][q] - c.x[0][q]);
+        if (trial % 5 == 0) /* or flat: all four in one plane */
+            for (int q = 0; q < 3; q++)
+                c.x[3][q] = (c.x[0][q] + c.x[1][q] + c.x[2][q]) / 3.0;
+        gpbd_ref_stats st;
+        double dx[4][3];
+        gpbd_ref_update(&c.e, &c.m, c.h, 50, 1e-8, c.x, c.w, c.z, dx, &st);
+        /* a flat one may come out a rounding error either side of zero */
+        cr_assert(st.flipped || trial % 5 == 0, "trial %d: the inverted element was not flipped", trial);
+        double F[9] = {0};
+        double r[4][3] = {{0}};
+        for (int j = 1; j < 4; j++)
+            for (int q = 0; q < 3; q++) {
+                r[j][q] = c.e.r[j - 1][q];
+                r[0][q] -= r[j][q];
+            }
+        for (int j = 0; j < 4; j++)
+            for (int col = 0; col < 3; col++)
+                for (int q = 0; q < 3; q++)
+                    F[3 * col + q] += c.x[j][q] * r[j][col];
+        double J = F[0] * (F[4] * F[8] - F[7] * F[5]) - F[3] * (F[1] * F[8] - F[7] * F[2]) +
+                   F[6] * (F[1] * F[5] - F[4] * F[2]);
+        cr_assert(J > 0.0, "trial %d: det F = %g after the update", trial, J);
+    }
+}
+
+/* ------------------------------------------------------------ GPU */
+
+TestSuite(gpbd, .init = gpu_setup, .fini = gpu_teardown, .timeout = 600);
+
+static double max_difference(sinew_body *body, const xpbd_ref *ref, uint32_t n)
+{
+    float *x = malloc(3 * n * sizeof *x);
+    cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
+    double worst = 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            worst = fmax(worst, fabs(x[3 * i + k] - xpbd_ref_position(ref, i)[k]));
+    free(x);
+    return worst;
+}
+
+/* The paper's appendix A on a whole cloth: springs with Psi = eps^2/(2 alpha)
+ * under GPBD move exactly as XPBD distance constraints. Exactly in double
+ * (the references of both); on the GPU, in float, GPBD stays as close to the
+ * exact XPBD motion as the float XPBD kernels do. */
+static void springs_equal_xpbd(sinew_solver xpbd_solver, sinew_solver gpbd_solver)
+{
+    const double size = 0.5;
+    sinew_asset *cloth = gpu_make_cloth(16, 16, size, 1.0, 1), *xa, *ga;
+    split_springs(cloth, 1e-7f, 1e-6f, &xa, &ga);
+    sinew_body_desc dx = sinew_body_desc_default(), dg;
+    dx.solver = xpbd_solver;
+    dx.stretch_compliance = 1e-7f;
+    dx.shear_compliance = 1e-6f;
+    dg = dx;
+    dg.solver = gpbd_solver;
+    sinew_body *bx, *bg;
+    cr_assert_eq(sinew_body_create(gpu_ctx, xa, &dx, &bx), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_create(gpu_ctx, ga, &dg, &bg), SINEW_RESULT_OK);
+    xpbd_ref *rx = xpbd_ref_create(xa, &dx), *rg = xpbd_ref_create(ga, &dg);
+    sinew_step_params p = sinew_step_params_default();
+    p.ground = 0;
+    uint32_t n = cloth->particle_count;
+    double exact = 0.0, gpbd_gpu = 0.0, xpbd_gpu = 0.0, travel = 0.0;
+    for (int s = 0; s < 30; s++) {
+        cr_assert_eq(sinew_body_step(bx, &p), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_step(bg, &p), SINEW_RESULT_OK);
+        xpbd_ref_step(rx, &p);
+        xpbd_ref_step(rg, &p);
+        for (uint32_t i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++) {
+                exact = fmax(exact, fabs(xpbd_ref_position(rx, i)[k] - xpbd_ref_position(rg, i)[k]));
+                travel = fmax(travel, fabs(xpbd_ref_position(rx, i)[k] - (&cloth->particles[i].x)[k]));
+            }
+        gpbd_gpu = fmax(gpbd_gpu, max_difference(bg, rx, n));
+        xpbd_gpu = fmax(xpbd_gpu, max_difference(bx, rx, n));
+    }
+    cr_log_info("springs under GPBD vs XPBD distances, max |dx| / size over 30 steps: %.3g in double; "
+                "GPU GPBD %.3g and GPU XPBD %.3g from the double XPBD (travel %.3g m)",
+                exact / size, gpbd_gpu / size, xpbd_gpu / size, travel);
+    cr_assert(travel > 0.1 * size);
+    cr_assert(exact / size <= 1e-9, "GPBD springs part from XPBD by %g of the size in double", exact / size);
+    cr_assert(gpbd_gpu <= 1.5 * xpbd_gpu + 1e-6 * size,
+              "GPU GPBD springs part from exact XPBD by %g of the size, GPU XPBD by %g", gpbd_gpu / size,
+              xpbd_gpu / size);
+    xpbd_ref_destroy(rx);
+    xpbd_ref_destroy(rg);
+    sinew_body_destroy(bx);
+    sinew_body_destroy(bg);
+    sinew_asset_destroy(xa);
+    sinew_asset_destroy(ga);
+    sinew_asset_destroy(cloth);
+}
+
+Test(gpbd, springs_equal_xpbd_gauss_seidel)
+{
+    springs_equal_xpbd(SINEW_SOLVER_XPBD_GAUSS_SEIDEL, SINEW_SOLVER_GPBD_GAUSS_SEIDEL);
+}
+
+Test(gpbd, springs_equal_xpbd_jacobi)
+{
+    springs_equal_xpbd(SINEW_SOLVER_XPBD_JACOBI, SINEW_SOLVER_GPBD_JACOBI);
+}
+
+/* A block hanging from its top face: GPU against the double reference. */
+static void block_matches_reference(sinew_solver solver, sinew_material_model model)
+{
+    const double cell = 0.05;
+    uint32_t nb = getenv("NB") ? (uint32_t)atoi(getenv("NB")) : 4;
+    sinew_asset *a = make_block(nb, nb, nb, cell, sinew_material_make(model, 2e4f, 0.45f), 1);
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = solver;
+    d.substeps = getenv("SUB") ? atoi(getenv("SUB")) : 4;
+    d.iterations = getenv("IT") ? atoi(getenv("IT")) : 2;
+    d.newton_tolerance = 1e-6f; /* converge each update as far as float goes */
+    d.newton_iterations = 50;
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
+    xpbd_ref *ref = xpbd_ref_create(a, &d);
+    sinew_step_params p = sinew_step_params_default();
+    p.ground = 0;
+    p.damping = 1.0f;
+    double worst = 0.0;
+    for (int s = 0; s < 20; s++) {
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+        xpbd_ref_step(ref, &p);
+        double now = max_difference(body, ref, a->particle_count);
+        if (s == 0 || s == 4 || s == 19)
+            cr_log_info("step %d: %.3g m", s + 1, now);
+        if (s == 0 && getenv("DUMP")) {
+            float *xx = malloc(12 * a->particle_count);
+            sinew_body_read_positions(body, xx, a->particle_count);
+            for (uint32_t i = 0; i < a->particle_count; i++)
+                cr_log_info("%u gpu %.9f %.9f %.9f ref %.9f %.9f %.9f", i, xx[3*i], xx[3*i+1], xx[3*i+2], xpbd_ref_position(ref, i)[0], xpbd_ref_position(ref, i)[1], xpbd_ref_position(ref, i)[2]);
+            free(xx);
+        }
+        worst = fmax(worst, now);
+    }
+    double sag = 1.0 - xpbd_ref_position(ref, 0)[1];
+    cr_log_info("block %s solver %d: max |x_gpu - x_ref| = %.3g m (%.3g of the size), bottom sagged %.3g m, "
+                "%lld Newton steps in the last step", model == SINEW_MATERIAL_NEO_HOOKEAN ? "NH" : "SNH", solver,
+                worst, worst / (3 * cell), sag, xpbd_ref_newton_iterations(ref));
+    cr_assert(sag > 1e-3, "the block should sag under gravity (%g m)", sag);
+    cr_assert(worst <= 1e-4 * 3 * cell, "GPU and reference part by %g m", worst);
+    xpbd_ref_destroy(ref);
+    sinew_body_destroy(body);
+    sinew_asset_destroy(a);
+}
+
+Test(gpbd, block_gauss_seidel_nh_matches_reference)
+{
+    block_matches_reference(SINEW_SOLVER_GPBD_GAUSS_SEIDEL, SINEW_MATERIAL_NEO_HOOKEAN);
+}
+Test(gpbd, block_gauss_seidel_snh_matches_reference)
+{
+    block_matches_reference(SINEW_SOLVER_GPBD_GAUSS_SEIDEL, SINEW_MATERIAL_STABLE_NEO_HOOKEAN);
+}
+Test(gpbd, block_jacobi_nh_matches_reference)
+{
+    block_matches_reference(SINEW_SOLVER_GPBD_JACOBI, SINEW_MATERIAL_NEO_HOOKEAN);
+}
+Test(gpbd, block_jacobi_snh_matches_reference)
+{
+    block_matches_reference(SINEW_SOLVER_GPBD_JACOBI, SINEW_MATERIAL_STABLE_NEO_HOOKEAN);
+}

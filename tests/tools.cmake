@@ -117,3 +117,36 @@ set_tests_properties(tool_prep_bad_fabric PROPERTIES LABELS cpu
 if(NOT CJSON_FOUND)
   set_tests_properties(tool_prep_fabric_membrane tool_prep_bad_fabric PROPERTIES DISABLED ON)
 endif()
+
+# Soft bodies (GPBD tetrahedra), each read back by sinew-info: a generated box
+# (6 tetrahedra per cell), a Gmsh file (binary 4.1) with its options, and a real
+# closed surface (CGAL's sphere) tetrahedralised by TetGen (skipped, 77,
+# without the data or Debian's tetgen). An open surface is refused naming an
+# edge; a bad option exits 2.
+set(INFO $<TARGET_FILE:sinew-info>)
+add_test(NAME tool_prep_soft_box
+  COMMAND sh -c "'${PREP}' --box 4 4 4 1 1 1 --pin-bottom 0.2 -o '${OUT}/soft-box.snw' && '${INFO}' '${OUT}/soft-box.snw'")
+set_tests_properties(tool_prep_soft_box PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "64 particles .16 pinned., 162 tetrahedra, 108 boundary triangles.*elements: +162: 162 tetrahedra.*rest volume: +1 m"
+  FAIL_REGULAR_EXPRESSION "sinew (error|warning)")
+add_test(NAME tool_prep_soft_msh
+  COMMAND sh -c "'${PREP}' '${CMAKE_CURRENT_SOURCE_DIR}/data/bracket-v4-bin.msh' --material snh --youngs 2e5 --poisson 0.3 \
+--density 500 --pin 0,1 -o '${OUT}/soft-bracket.snw' && '${INFO}' '${OUT}/soft-bracket.snw'")
+set_tests_properties(tool_prep_soft_msh PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "skipped 252 elements.*100 particles .2 pinned., 258 tetrahedra.*stable neo-Hookean +E 200000 Pa, nu 0.3"
+  FAIL_REGULAR_EXPRESSION "sinew error")
+add_test(NAME tool_prep_soft_tetrahedralise
+  COMMAND sh -c "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/sphere.off\" ] && command -v tetgen >/dev/null || exit 77; \
+'${PREP}' \"$d/sphere.off\" --tetrahedralise --max-volume 0.0005 --quality 1.4 -o '${OUT}/soft-sphere.snw' && \
+'${INFO}' '${OUT}/soft-sphere.snw'")
+set_tests_properties(tool_prep_soft_tetrahedralise PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "tetgen made [0-9]+ tetrahedra.*wrote.*elements: +[0-9]+: [0-9]+ tetrahedra.*rest volume: +0.50595"
+  FAIL_REGULAR_EXPRESSION "sinew (error|warning)")
+add_test(NAME tool_prep_soft_open_surface
+  COMMAND sh -c "'${PREP}' '${CMAKE_CURRENT_SOURCE_DIR}/data/coloured.off' --tetrahedralise -o '${OUT}/x.snw'; test $? -eq 1")
+set_tests_properties(tool_prep_soft_open_surface PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "coloured.off: edge [0-9]+-[0-9]+ is on one face only .face [0-9]+.: the surface is not closed")
+add_test(NAME tool_prep_soft_bad_option
+  COMMAND sh -c "'${PREP}' --box 4 4 4 1 1 1 --material rubber -o '${OUT}/x.snw'; test $? -eq 2")
+set_tests_properties(tool_prep_soft_bad_option PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--material: \"rubber\" is not nh or snh")

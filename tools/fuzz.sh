@@ -4,11 +4,11 @@
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]
 #
-# SECONDS per target (default 30); TARGETs among asset obj off cloth fabric ply stl
-# gltf (default: all but gltf; ply, stl and gltf need assimp). gltf runs only
-# when named: assimp's glTF importer crashes within seconds on inputs our code
-# cannot screen (tests/fuzz/assimp-known/). With SINEW_FUZZ_FORK=N set, each
-# target runs in N parallel processes.
+# SECONDS per target (default 30); TARGETs among asset obj off cloth fabric msh
+# tetgen ply stl gltf (default: all but gltf; ply, stl and gltf need assimp).
+# gltf runs only when named: assimp's glTF importer crashes within seconds on
+# inputs our code cannot screen (tests/fuzz/assimp-known/). With
+# SINEW_FUZZ_FORK=N set, each target runs in N parallel processes.
 #
 # Each target starts from a working copy of its committed seeds
 # (tests/fuzz/corpus/<target>/, never written) in build-fuzz/corpus/<target>/,
@@ -25,7 +25,7 @@ build="$root/build-fuzz"
 fuzz="$root/tests/fuzz"
 
 usage() {
-    echo "usage: tools/fuzz.sh [SECONDS] [asset|obj|off|cloth|fabric|ply|stl|gltf ...]" >&2
+    echo "usage: tools/fuzz.sh [SECONDS] [asset|obj|off|cloth|fabric|msh|tetgen|ply|stl|gltf ...]" >&2
     exit 2
 }
 
@@ -79,6 +79,8 @@ install_clang() {
 max_len() {
     case "$1" in
     asset | ply | stl) echo 16384 ;;
+    msh) echo 32768 ;;
+    tetgen) echo 8192 ;;
     obj | off | gltf) echo 8192 ;;
     cloth | fabric) echo 4096 ;;
     *) return 1 ;;
@@ -101,7 +103,7 @@ export LSAN_OPTIONS="suppressions=$fuzz/lsan.supp:print_suppressions=0"
 
 targets="$*"
 if [ -z "$targets" ]; then
-    targets="asset obj off cloth fabric ply stl"
+    targets="asset obj off cloth fabric msh tetgen ply stl"
     echo "fuzz_gltf: not run unless named (assimp's own crashes, docs/fuzzing.md)"
 fi
 mkdir -p "$build/logs"

@@ -13,10 +13,12 @@
 #include "cli.h"
 #include "prep/cloth.h"
 #include "prep/fabric.h"
+#include "prep_soft.h"
 
 static const char *const usage =
     "usage: sinew-prep MESH -o ASSET.snw [options]\n"
     "       sinew-prep --grid NXxNY -o ASSET.snw [options]\n"
+    "       sinew-prep VOLUME.msh|--box ...|SURFACE --tetrahedralise -o ASSET.snw   (soft bodies, below)\n"
     "\n"
     "Builds a cloth asset: particles with masses lumped from the triangles' areas,\n"
     "distance constraints along polygon edges (stretch) and quad diagonals (shear),\n"
@@ -250,6 +252,8 @@ static sinew_result read_mesh_isolated(const char *path, const sinew_logger *lg,
 
 int main(int argc, char **argv)
 {
+    if (prep_soft_wanted(argc, argv))
+        return prep_soft_main(argc, argv);
     const char *t = "sinew-prep", *mesh_path = NULL, *out = NULL;
     unsigned grid[2] = {0, 0};
     double size[2] = {1.0, 1.0}, height = 1.0, scale = 1.0, translate[3] = {0, 0, 0}, box[6];
@@ -268,6 +272,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             print_element_help(&opt);
+            prep_soft_help();
             free(pins);
             return 0;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {

@@ -1,0 +1,65 @@
+/* From a tetrahedral mesh to a soft-body asset for the Generalized PBD solvers:
+ * particles with lumped masses, one TET element per tetrahedron (inverse rest
+ * shape and rest volume), materials, a colouring of the element dual graph,
+ * elements sorted by colour, and the boundary faces as the asset's triangles
+ * (for rendering). */
+#ifndef SINEW_PREP_SOFT_H
+#define SINEW_PREP_SOFT_H
+
+#include "../asset/asset.h"
+#include "colouring.h"
+#include "volume.h"
+
+typedef struct sinew_soft_options {
+    /* One material for the whole body, unless materials is given. */
+    sinew_material_model model;  /* SINEW_MATERIAL_NEO_HOOKEAN or _STABLE_NEO_HOOKEAN */
+    double youngs_modulus;       /* Pa; > 0 */
+    double poisson_ratio;        /* [0, 0.5) */
+    double density;              /* kg/m^3; > 0 */
+    /* Multi-material bodies: tetrahedron t (of the input volume) is made of
+     * materials[tet_materials[t]] (tet_materials NULL: all of materials[0]),
+     * and its mass comes from that material's density. Borrowed for the call. */
+    const sinew_material *materials;
+    uint32_t material_count;
+    const uint32_t *tet_materials;
+    sinew_colouring_method colouring;
+    /* Pins: particles get inverse mass 0. Indices are the input's vertices. */
+    const uint32_t *pin_indices;
+    uint32_t pin_count;
+    int pin_box;                 /* pin every vertex inside [box_min, box_max] */
+    double box_min[3], box_max[3];
+    double pin_bottom;           /* > 0: pin vertices within this fraction of the
+                                    height above the lowest y */
+    const char *source_name;     /* recorded in the asset's META section */
+} sinew_soft_options;
+
+/* Neo-Hookean, E = 1 MPa, nu = 0.45, 1000 kg/m^3, balanced colouring, no pins. */
+sinew_soft_options sinew_soft_options_default(void);
+
+typedef struct sinew_soft_report {
+    uint32_t vertex_count;       /* particles */
+    uint32_t tet_count;
+    uint32_t triangle_count;     /* boundary faces */
+    uint32_t pinned_count;
+    uint32_t flipped_tets;       /* negatively oriented, repaired */
+    uint32_t dropped_vertices;   /* unreferenced, removed */
+    uint32_t colour_count;
+    uint32_t largest_colour, smallest_colour;
+    double total_mass;           /* kg, pinned particles included */
+    double volume;               /* m^3, rest volume of all tetrahedra */
+} sinew_soft_report;
+
+/* Builds the asset from a volume mesh, which is not changed: it is checked and
+ * repaired on a copy (sinew_volume_check: orientation fixed, unreferenced
+ * vertices dropped, degenerate tetrahedra and bad indices refused). Each
+ * tetrahedron gives a quarter of its mass (density x rest volume) to each
+ * vertex. Elements have Dm^-1 and the rest volume computed in double, rounded
+ * to float once. Refused with INVALID_ARGUMENT: bad options or materials
+ * (sinew_material_check; models other than the two for tetrahedra), material
+ * or pin indices out of range; BAD_MESH as sinew_volume_check says, or when a
+ * rest shape or mass does not survive the conversion to float; LIMIT beyond
+ * the asset's limits. report may be NULL. */
+sinew_result sinew_soft_build(const sinew_volume *volume, const sinew_soft_options *opt, const sinew_logger *lg,
+                              sinew_asset **out, sinew_soft_report *report);
+
+#endif

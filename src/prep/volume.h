@@ -1,0 +1,116 @@
+/* Volume meshes (tetrahedra) for soft bodies: readers for Gmsh MSH 2.2 and 4.1
+ * (ASCII and binary) and TetGen .node/.ele, all safe for untrusted input; the
+ * tetrahedralisation of a closed surface by TetGen, run as a child process; a
+ * box generator; and the checks and repairs a soft-body asset needs.
+ */
+#ifndef SINEW_PREP_VOLUME_H
+#define SINEW_PREP_VOLUME_H
+
+#include <sinew/core.h>
+
+#include "mesh.h"
+
+typedef struct sinew_volume {
+    uint32_t vertex_count;
+    double *positions;  /* 3 per vertex, m */
+    uint32_t tet_count;
+    uint32_t *tets;     /* 4 vertex indices per tetrahedron */
+} sinew_volume;
+
+/* Reader limits: far below 32-bit overflow in every size computed from them. */
+#define SINEW_VOLUME_MAX_VERTICES (1u << 26)
+#define SINEW_VOLUME_MAX_TETS (1u << 26)
+
+void sinew_volume_free(sinew_volume *v);
+
+/* 1 when path names a volume mesh by its extension (.msh, .node, .ele; any case). */
+int sinew_volume_is_volume_path(const char *path);
+
+/* Reads a Gmsh .msh file (sinew_volume_read_msh_memory) or a TetGen pair: given
+ * either X.node or X.ele, reads both (sinew_volume_read_tetgen_memory). The
+ * readers check what they read (counts against the file size before anything is
+ * allocated, indices, finite coordinates) but not the geometry: orientation and
+ * degenerate tetrahedra are sinew_volume_check's. Fails with BAD_MESH naming
+ * the file, line (or byte, in binary data) and problem, LIMIT beyond the limits
+ * above, IO when a file cannot be read. *out is zeroed on failure; free it with
+ * sinew_volume_free on success. */
+sinew_result sinew_volume_read(const char *path, const sinew_logger *lg, sinew_volume *out);
+
+/* Gmsh MSH 2.2 (2.0 and 2.1 read the same) and 4.1, ASCII or binary (the host's
+ * byte order, as Gmsh writes it). 4-node tetrahedra (element type 4) are kept;
+ * elements of other types are skipped with a warning that counts them, which
+ * in binary data needs their node count: types 1 to 31, 92 and 93 are known,
+ * others refused. Node tags may be sparse and in any order; vertices keep the
+ * order of the file. Sections other than $MeshFormat, $Nodes and $Elements are
+ * skipped. */
+sinew_result sinew_volume_read_msh_memory(const void *data, size_t size, const char *name,
+                                          const sinew_logger *lg, sinew_volume *out);
+
+/* TetGen's .node (points: "N 3 attributes markers", then "index x y z ...") and
+ * .ele ("T 4|10 attributes", then "index n0 n1 n2 n3 ..."): indices count from
+ * the .node file's first point number (0 or 1), attributes and boundary
+ * markers are skipped, of 10-node tetrahedra the 4 corners are kept. '#'
+ * starts a comment. */
+sinew_result sinew_volume_read_tetgen_memory(const char *node, size_t node_size, const char *node_name,
+                                             const char *ele, size_t ele_size, const char *ele_name,
+                                             const sinew_logger *lg, sinew_volume *out);
+
+/* Signed volume of the tetrahedron p0 p1 p2 p3: det[p1-p0, p2-p0, p3-p0] / 6,
+ * positive when positively oriented. */
+double sinew_tet_signed_volume(const double *p0, const double *p1, const double *p2, const double *p3);
+
+/* A box of nx x ny x nz vertices (each >= 2), size[0] x size[1] x size[2] m,
+ * centred on origin (NULL: 0). Each cell is split into 6 tetrahedra around its
+ * diagonal from the lowest to the highest corner (Kuhn / Freudenthal), the same
+ * in every cell, so that faces match across cells; all positively oriented.
+ * Vertex (i, j, k) has index (k * ny + j) * nx + i. INVALID_ARGUMENT for bad
+ * sizes, LIMIT beyond the limits above. */
+sinew_result sinew_volume_box(uint32_t nx, uint32_t ny, uint32_t nz, const double size[3],
+                              const double origin[3], sinew_volume *out);
+
+typedef struct sinew_volume_fixes {
+    uint32_t flipped_tets;      /* negatively oriented: two vertices swapped */
+    uint32_t dropped_vertices;  /* no tetrahedron uses them: removed */
+} sinew_volume_fixes;
+
+/* Checks a volume mesh before it becomes a soft body, repairing in place what
+ * can be repaired: negatively oriented tetrahedra get two vertices swapped, and
+ * vertices no tetrahedron uses are removed (tetrahedra renumbered); a warning
+ * counts each. Refused (BAD_MESH, naming the first offender): no tetrahedra, a
+ * vertex index out of range, a tetrahedron with a repeated vertex, a
+ * coordinate that is not finite in single precision, a tetrahedron of volume
+ * |V| <= 1e-12 d^3 with d the diagonal of the bounding box (of the vertices
+ * in use). Nothing is changed before all of these pass. LIMIT beyond the limits
+ * above. fixes may be NULL; old_index, NULL or room for vertex_count entries,
+ * receives for each vertex kept its index before. */
+sinew_result sinew_volume_check(sinew_volume *v, const char *name, const sinew_logger *lg,
+                                sinew_volume_fixes *fixes, uint32_t *old_index);
+
+/* Volume enclosed by a closed surface (divergence theorem over its polygons,
+ * each fanned from its first vertex): positive when the faces are
+ * counter-clockwise seen from outside. */
+double sinew_surface_enclosed_volume(const sinew_mesh *surface);
+
+/* Checks that a surface can be tetrahedralised: faces of at least 3 distinct
+ * vertices, indices in range, finite coordinates, and every edge in exactly two
+ * faces that use it in opposite directions (closed, manifold, consistently
+ * oriented). BAD_MESH naming the first offending face or edge. */
+sinew_result sinew_surface_check_closed(const sinew_mesh *surface, const char *name, const sinew_logger *lg);
+
+/* Tetrahedralises the solid a closed surface bounds with TetGen (Si 2015),
+ * running the executable `tetgen` (NULL: "tetgen" on PATH; Debian's tetgen
+ * package) as a child process without a shell: the surface goes, without the
+ * vertices no face uses, to a .smesh file in a private temporary directory,
+ * TetGen meshes it (-p; -q quality when quality > 0, the bound on the
+ * radius-edge ratio, 1.4 is a good one; -a max_volume in m^3 when > 0), and
+ * its .node/.ele come back through sinew_volume_read_tetgen_memory; the
+ * directory is removed. The surface is checked first
+ * (sinew_surface_check_closed). Fails with BAD_MESH for a surface that is not
+ * closed or when TetGen refuses it (the tail of its output in the message),
+ * UNSUPPORTED when the executable is missing, IO when it cannot be run or was
+ * killed. name labels the messages. */
+sinew_result sinew_volume_tetrahedralise(const sinew_mesh *surface, double max_volume, double quality,
+                                         const char *tetgen, const char *name, const sinew_logger *lg,
+                                         sinew_volume *out);
+
+#endif

@@ -1,0 +1,433 @@
+/* sinew-prep's soft bodies: a volume mesh (Gmsh .msh, TetGen .node/.ele), a
+ * closed surface tetrahedralised by TetGen, or a generated box, to an asset of
+ * tetrahedra for the GPBD solvers (src/prep/soft.c builds it).
+ *
+ * Files are read in a child process, as sinew-prep reads cloth meshes: the
+ * readers are sinew's own and fuzzed, but assimp's importers (surfaces in PLY,
+ * STL, glTF) crash on some malformed files, and in a child such a crash
+ * becomes an error naming the file. The child sends the mesh back through a
+ * pipe: a header of counts, then the arrays. */
+#define _POSIX_C_SOURCE 200809L
+#include "prep_soft.h"
+
+#include <sinew/sinew.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "prep/soft.h"
+
+static const char *const tool = "sinew-prep";
+
+void prep_soft_help(void)
+{
+    sinew_soft_options d = sinew_soft_options_default();
+    printf("\n"
+           "Soft bodies (tetrahedra for the GPBD solvers):\n"
+           "  sinew-prep VOLUME.msh|X.node|X.ele -o ASSET.snw [options]   Gmsh 2.2/4.1, TetGen\n"
+           "  sinew-prep SURFACE --tetrahedralise -o ASSET.snw [options]  a closed surface, by TetGen\n"
+           "  sinew-prep --box NX NY NZ SX SY SZ -o ASSET.snw [options]   NX x NY x NZ vertices,\n"
+           "                            SX x SY x SZ m, 6 tetrahedra per cell, centred at x = z = 0\n"
+           "      --tetrahedralise      mesh the solid a closed surface bounds (Debian's tetgen)\n"
+           "      --max-volume V        largest tetrahedron TetGen makes (m^3; default: no bound)\n"
+           "      --quality Q           TetGen's radius-edge ratio bound, >= 1 (default 1.4; 0: none)\n"
+           "      --tetgen PATH         the tetgen executable (default: tetgen on PATH)\n"
+           "      --material nh|snh     neo-Hookean (default) or stable neo-Hookean\n"
+           "      --youngs E            Young's modulus (default %g Pa)\n"
+           "      --poisson NU          Poisson ratio, [0, 0.5) (default %g)\n"
+           "      --density RHO         density (default %g kg/m^3)\n"
+           "      --pin I,J,...         pin vertices by index (0-based, as in the file)\n"
+           "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after transform)\n"
+           "      --pin-bottom F        pin vertices within fraction F of the height above the lowest\n"
+           "      --scale S, --translate X,Y,Z   transform the mesh (scale first)\n"
+           "      --height Y            --box: height of its centre (default 1 m)\n"
+           "      --colouring balanced|greedy   (default balanced)\n"
+           "  -q, --quiet               errors only\n",
+           d.youngs_modulus, d.poisson_ratio, d.density);
+}
+
+int prep_soft_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--box") || !strcmp(a, "--tetrahedralise") || !strcmp(a, "--tetrahedralize"))
+            return 1;
+        /* The value of -o is an output, not an input. */
+        if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
+            i++;
+            continue;
+        }
+        if (a[0] != '-' && sinew_volume_is_volume_path(a))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- isolated reading */
+
+static int write_all(int fd, const void *data, size_t size)
+{
+    const char *p = data;
+    while (size > 0) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 1;
+}
+
+static int read_all(int fd, void *data, size_t size)
+{
+    char *p = data;
+    while (size > 0) {
+        ssize_t n = read(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 1;
+}
+
+/* What travels through the pipe: up to three arrays after a header. */
+typedef struct shipment {
+    uint32_t result, counts[3];
+    void *arrays[3];
+    size_t sizes[3]; /* bytes per element */
+} shipment;
+
+static void send_shipment(int fd, const char *path, int volume, const sinew_logger *lg)
+{
+    shipment s = {0};
+    sinew_mesh m = {0};
+    sinew_volume v = {0};
+    if (volume) {
+        s.result = (uint32_t)sinew_volume_read(path, lg, &v);
+        s.counts[0] = v.vertex_count;
+        s.counts[1] = v.tet_count;
+    } else {
+        s.result = (uint32_t)sinew_mesh_read(path, lg, &m);
+        s.counts[0] = m.vertex_count;
+        s.counts[1] = s.result == SINEW_RESULT_OK ? m.face_count + 1 : 0;
+        s.counts[2] = s.result == SINEW_RESULT_OK ? m.face_offsets[m.face_count] : 0;
+    }
+    uint32_t head[4] = {s.result, s.counts[0], s.counts[1], s.counts[2]};
+    int ok = write_all(fd, head, sizeof head);
+    if (ok && s.result == SINEW_RESULT_OK) {
+        if (volume)
+            ok = write_all(fd, v.positions, sizeof(double) * 3 * v.vertex_count) &&
+                 write_all(fd, v.tets, sizeof(uint32_t) * 4 * (size_t)v.tet_count);
+        else
+            ok = write_all(fd, m.positions, sizeof(double) * 3 * m.vertex_count) &&
+                 write_all(fd, m.face_offsets, sizeof(uint32_t) * (m.face_count + 1ull)) &&
+                 write_all(fd, m.face_indices, sizeof(uint32_t) * (size_t)head[3]);
+    }
+    sinew_mesh_free(&m);
+    sinew_volume_free(&v);
+    fflush(stderr);
+    _exit(ok ? 0 : 1);
+}
+
+/* Reads a volume (volume = 1) or a surface in a child process. */
+static sinew_result read_isolated(const char *path, int volume, const sinew_logger *lg, sinew_mesh *mesh,
+                                  sinew_volume *vol)
+{
+    int fd[2];
+    if (pipe(fd) != 0) {
+        fprintf(stderr, "%s: pipe: %s\n", tool, strerror(errno));
+        return SINEW_RESULT_ERROR_IO;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "%s: fork: %s\n", tool, strerror(errno));
+        close(fd[0]);
+        close(fd[1]);
+        return SINEW_RESULT_ERROR_IO;
+    }
+    if (pid == 0) {
+        /* A crash ends the child with its signal, which the parent reports
+         * (a sanitizer's handler would otherwise report it as its own). */
+        signal(SIGSEGV, SIG_DFL);
+        signal(SIGBUS, SIG_DFL);
+        signal(SIGFPE, SIG_DFL);
+        signal(SIGILL, SIG_DFL);
+        close(fd[0]);
+        send_shipment(fd[1], path, volume, lg);
+    }
+    close(fd[1]);
+    uint32_t head[4] = {0};
+    sinew_result r = SINEW_RESULT_ERROR_BAD_MESH;
+    int got = read_all(fd[0], head, sizeof head);
+    if (got && head[0] == SINEW_RESULT_OK) {
+        double *positions = malloc(sizeof(double) * 3 * ((size_t)head[1] + 1));
+        uint32_t *a = malloc(sizeof(uint32_t) * ((volume ? 4 * (size_t)head[2] : head[2]) + 1));
+        uint32_t *b = volume ? NULL : malloc(sizeof(uint32_t) * ((size_t)head[3] + 1));
+        got = positions && a && (volume || b) && read_all(fd[0], positions, sizeof(double) * 3 * head[1]) &&
+              read_all(fd[0], a, sizeof(uint32_t) * (volume ? 4 * (size_t)head[2] : head[2])) &&
+              (volume || read_all(fd[0], b, sizeof(uint32_t) * head[3]));
+        if (volume)
+            *vol = (sinew_volume){head[1], positions, head[2], a};
+        else
+            *mesh = (sinew_mesh){head[1], positions, head[2] ? head[2] - 1 : 0, a, b};
+        r = got ? SINEW_RESULT_OK : SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    } else if (got) {
+        r = head[0] < SINEW_RESULT_COUNT ? (sinew_result)head[0] : SINEW_RESULT_ERROR_BAD_MESH;
+    }
+    close(fd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr,
+                "sinew error [mesh]: %s: the importer crashed reading it (signal %d, %s); the file is refused\n",
+                path, WTERMSIG(status), strsignal(WTERMSIG(status)));
+        r = SINEW_RESULT_ERROR_BAD_MESH;
+    } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && r == SINEW_RESULT_OK) {
+        r = SINEW_RESULT_ERROR_IO;
+    }
+    if (r != SINEW_RESULT_OK) {
+        sinew_volume_free(vol);
+        sinew_mesh_free(mesh);
+    }
+    return r;
+}
+
+/* ---------------------------------------------------------------- command line */
+
+typedef struct soft_args {
+    const char *input, *out, *tetgen;
+    int tetrahedralise, quiet, box_given;
+    unsigned box[3];
+    double box_size[3];
+    double max_volume, quality, scale, translate[3], height, box_pin[6];
+    uint32_t *pins, pin_count;
+    sinew_soft_options opt;
+} soft_args;
+
+static int parse_pins(const char *text, soft_args *s)
+{
+    size_t cap = 1;
+    for (const char *p = text; *p; p++)
+        cap += *p == ',';
+    uint32_t *list = realloc(s->pins, (s->pin_count + cap) * sizeof *list);
+    if (!list)
+        return 0;
+    s->pins = list;
+    for (const char *p = text; *p;) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || *p == '-' || errno || v > 0xffffffffu || (*end != ',' && *end != '\0'))
+            return cli_error(tool, "--pin: \"%s\" is not a list of vertex indices%s", text, "");
+        list[s->pin_count++] = (uint32_t)v;
+        p = *end ? end + 1 : end;
+    }
+    return 1;
+}
+
+/* --box NX NY NZ SX SY SZ: six arguments. */
+static int parse_box(int argc, char **argv, int i, soft_args *s)
+{
+    if (i + 6 >= argc)
+        return cli_error(tool, "--box needs NX NY NZ SX SY SZ (vertices per axis, then sizes in m)%s%s", "", "");
+    for (int k = 0; k < 3; k++)
+        if (!cli_uint(tool, "--box", argv[i + 1 + k], 1024, &s->box[k]))
+            return 0;
+    for (int k = 0; k < 3; k++)
+        if (!cli_double(tool, "--box", argv[i + 4 + k], &s->box_size[k]))
+            return 0;
+    for (int k = 0; k < 3; k++) {
+        if (s->box[k] < 2)
+            return cli_error(tool, "--box: every axis needs at least 2 vertices%s%s", "", "");
+        if (!(s->box_size[k] > 0))
+            return cli_error(tool, "--box: sizes must be > 0%s%s", "", "");
+    }
+    s->box_given = 1;
+    return 1;
+}
+
+/* 0 and a message on a bad option; i moves past the option's values. */
+static int parse_option(int argc, char **argv, int *i, soft_args *s)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    int ok = 1, used = 1;
+    if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
+        ok = v != NULL || cli_error(tool, "%s needs a file name%s", a, "");
+        s->out = v;
+    } else if (!strcmp(a, "--box")) {
+        ok = parse_box(argc, argv, *i, s);
+        used = 6;
+    } else if (!strcmp(a, "--tetrahedralise") || !strcmp(a, "--tetrahedralize")) {
+        s->tetrahedralise = 1;
+        used = 0;
+    } else if (!strcmp(a, "--max-volume")) {
+        ok = cli_double(tool, a, v, &s->max_volume) && (s->max_volume >= 0 || cli_error(tool, "%s must be >= 0%s", a, ""));
+    } else if (!strcmp(a, "--quality")) {
+        ok = cli_double(tool, a, v, &s->quality) &&
+             (s->quality == 0 || s->quality >= 1 || cli_error(tool, "%s must be >= 1, or 0 for none%s", a, ""));
+    } else if (!strcmp(a, "--tetgen")) {
+        ok = v != NULL || cli_error(tool, "%s needs a path%s", a, "");
+        s->tetgen = v;
+    } else if (!strcmp(a, "--material")) {
+        ok = v && (!strcmp(v, "nh") || !strcmp(v, "snh"));
+        if (!ok)
+            cli_error(tool, "--material: \"%s\" is not nh or snh%s", v ? v : "", "");
+        s->opt.model = ok && !strcmp(v, "snh") ? SINEW_MATERIAL_STABLE_NEO_HOOKEAN : SINEW_MATERIAL_NEO_HOOKEAN;
+    } else if (!strcmp(a, "--youngs")) {
+        ok = cli_double(tool, a, v, &s->opt.youngs_modulus) &&
+             (s->opt.youngs_modulus > 0 || cli_error(tool, "%s must be > 0%s", a, ""));
+    } else if (!strcmp(a, "--poisson")) {
+        ok = cli_double(tool, a, v, &s->opt.poisson_ratio) &&
+             ((s->opt.poisson_ratio >= 0 && s->opt.poisson_ratio < 0.5) ||
+              cli_error(tool, "%s must be in [0, 0.5)%s", a, ""));
+    } else if (!strcmp(a, "--density")) {
+        ok = cli_double(tool, a, v, &s->opt.density) && (s->opt.density > 0 || cli_error(tool, "%s must be > 0%s", a, ""));
+    } else if (!strcmp(a, "--pin")) {
+        ok = v ? parse_pins(v, s) : cli_error(tool, "%s needs a list of vertex indices%s", a, "");
+    } else if (!strcmp(a, "--pin-box")) {
+        ok = cli_doubles(tool, a, v, 6, s->box_pin);
+        s->opt.pin_box = 1;
+        memcpy(s->opt.box_min, s->box_pin, sizeof s->opt.box_min);
+        memcpy(s->opt.box_max, s->box_pin + 3, sizeof s->opt.box_max);
+    } else if (!strcmp(a, "--pin-bottom")) {
+        ok = cli_double(tool, a, v, &s->opt.pin_bottom) &&
+             ((s->opt.pin_bottom >= 0 && s->opt.pin_bottom <= 1) || cli_error(tool, "%s must be in [0, 1]%s", a, ""));
+    } else if (!strcmp(a, "--scale")) {
+        ok = cli_double(tool, a, v, &s->scale) && (s->scale > 0 || cli_error(tool, "%s must be > 0%s", a, ""));
+    } else if (!strcmp(a, "--translate")) {
+        ok = cli_doubles(tool, a, v, 3, s->translate);
+    } else if (!strcmp(a, "--height")) {
+        ok = cli_double(tool, a, v, &s->height);
+    } else if (!strcmp(a, "--colouring")) {
+        ok = v && (!strcmp(v, "balanced") || !strcmp(v, "greedy"));
+        if (!ok)
+            cli_error(tool, "--colouring: \"%s\" is not balanced or greedy%s", v ? v : "", "");
+        s->opt.colouring = ok && !strcmp(v, "greedy") ? SINEW_COLOURING_GREEDY : SINEW_COLOURING_BALANCED;
+    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+        s->quiet = 1;
+        used = 0;
+    } else if (a[0] == '-') {
+        ok = cli_error(tool, "%s is not an option for soft bodies (--box, --tetrahedralise, .msh/.node/.ele)%s", a,
+                       "");
+    } else {
+        ok = !s->input || cli_error(tool, "only one mesh may be given (\"%s\", then \"%s\")", s->input, a);
+        s->input = a;
+        used = 0;
+    }
+    *i += used;
+    return ok;
+}
+
+static int parse(int argc, char **argv, soft_args *s)
+{
+    for (int i = 1; i < argc; i++)
+        if (!parse_option(argc, argv, &i, s))
+            return 0;
+    if (!s->out || (!s->input && !s->box_given) || (s->input && s->box_given)) {
+        fprintf(stderr, "%s: give one VOLUME, SURFACE --tetrahedralise or --box, and -o ASSET.snw\n(try %s --help)\n",
+                tool, tool);
+        return 0;
+    }
+    if (s->input && !s->tetrahedralise && !sinew_volume_is_volume_path(s->input)) {
+        fprintf(stderr, "%s: %s is a surface: add --tetrahedralise to mesh the solid it bounds\n", tool, s->input);
+        return 0;
+    }
+    if (s->input && s->tetrahedralise && sinew_volume_is_volume_path(s->input)) {
+        fprintf(stderr, "%s: %s is already a volume mesh: --tetrahedralise takes a closed surface\n", tool, s->input);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- building */
+
+static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sinew_volume *v)
+{
+    memset(v, 0, sizeof *v);
+    if (s->box_given) {
+        double origin[3] = {0.0, s->height, 0.0};
+        sinew_result r = sinew_volume_box(s->box[0], s->box[1], s->box[2], s->box_size, origin, v);
+        if (r != SINEW_RESULT_OK)
+            fprintf(stderr, "%s: --box %u %u %u: %s\n", tool, s->box[0], s->box[1], s->box[2],
+                    sinew_result_string(r));
+        return r;
+    }
+    if (!s->tetrahedralise)
+        return read_isolated(s->input, 1, lg, NULL, v);
+    sinew_mesh m = {0};
+    sinew_result r = read_isolated(s->input, 0, lg, &m, NULL);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_volume_tetrahedralise(&m, s->max_volume, s->quality, s->tetgen, s->input, lg, v);
+    sinew_mesh_free(&m);
+    return r;
+}
+
+static void print_report(const soft_args *s, const sinew_asset *asset, const sinew_soft_report *rep)
+{
+    sinew_material m;
+    if (sinew_asset_get_material(asset, 0, &m) != SINEW_RESULT_OK)
+        return;
+    printf("wrote %s: %u particles (%u pinned), %u tetrahedra, %u boundary triangles, %u colours (sizes %u..%u)\n",
+           s->out, rep->vertex_count, rep->pinned_count, rep->tet_count, rep->triangle_count, rep->colour_count,
+           rep->smallest_colour, rep->largest_colour);
+    printf("  %s, E %g Pa, nu %g, %g kg/m^3: %.6g kg, %.6g m^3",
+           m.model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN ? "stable neo-Hookean" : "neo-Hookean",
+           (double)m.youngs_modulus, (double)m.poisson_ratio, (double)m.density, rep->total_mass, rep->volume);
+    if (rep->flipped_tets || rep->dropped_vertices)
+        printf("; repaired: %u tetrahedra reoriented, %u unused vertices dropped", rep->flipped_tets,
+               rep->dropped_vertices);
+    printf("\n");
+}
+
+int prep_soft_main(int argc, char **argv)
+{
+    soft_args s = {.quality = 1.4, .scale = 1.0, .height = 1.0, .opt = sinew_soft_options_default()};
+    if (!parse(argc, argv, &s)) {
+        free(s.pins);
+        return 2;
+    }
+    sinew_logger lg = sinew_logger_default();
+    lg.level = s.quiet ? SINEW_LOG_ERROR : SINEW_LOG_INFO;
+    const char *what = s.input ? s.input : "box";
+    sinew_volume v;
+    sinew_result r = make_volume(&s, &lg, &v);
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "%s: %s: %s\n", tool, what, sinew_result_string(r));
+        free(s.pins);
+        return 1;
+    }
+    for (uint32_t i = 0; i < v.vertex_count; i++)
+        for (int k = 0; k < 3; k++)
+            v.positions[3 * (size_t)i + k] = v.positions[3 * (size_t)i + k] * s.scale + s.translate[k];
+    char source[512];
+    snprintf(source, sizeof source, "%s", what);
+    s.opt.source_name = source;
+    s.opt.pin_indices = s.pins;
+    s.opt.pin_count = s.pin_count;
+    sinew_asset *asset = NULL;
+    sinew_soft_report rep;
+    r = sinew_soft_build(&v, &s.opt, &lg, &asset, &rep);
+    sinew_volume_free(&v);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_asset_write(asset, s.out, &lg);
+    if (r == SINEW_RESULT_OK && !s.quiet)
+        print_report(&s, asset, &rep);
+    if (r != SINEW_RESULT_OK)
+        fprintf(stderr, "%s: %s: %s\n", tool, what, sinew_result_string(r));
+    sinew_asset_destroy(asset);
+    free(s.pins);
+    return r == SINEW_RESULT_OK ? 0 : 1;
+}

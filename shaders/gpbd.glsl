@@ -79,22 +79,30 @@ float membrane(uint mi, vec3 E, out vec3 S, vec3 dE, out vec3 dS)
 
 const float GPBD_INF = 3.0e38;
 
-float energy(uint mi, uint kind, mat3 F)
+// Energy density at F, and in mag the size of the terms it sums: near rest
+// they cancel to first order (neo-Hookean: mu/2 (I_C - 3) against mu log J),
+// so mag * FLT_EPSILON, not the result, bounds its rounding.
+float energy(uint mi, uint kind, mat3 F, out float mag)
 {
     if (kind == SINEW_GPU_TRIANGLE) {
         vec3 S, dS;
-        return membrane(mi, green2(F), S, vec3(0.0), dS);
+        float psi = membrane(mi, green2(F), S, vec3(0.0), dS);
+        mag = abs(psi) + (abs(S.x) + abs(S.y) + 2.0 * abs(S.z)) * (dot(F[0], F[0]) + dot(F[1], F[1]));
+        return psi;
     }
     GpuMaterial m = material[mi];
     float ic = fdot(F, F), J = determinant(F);
     if (m.model == SINEW_GPU_MODEL_NEO_HOOKEAN) {
+        mag = 0.5 * m.mu * (ic + 3.0);
         if (!(J > 0.0))
             return GPBD_INF;
         float lj = log(J);
+        mag += m.mu * abs(lj) + 0.5 * m.lambda * lj * lj;
         return 0.5 * m.mu * (ic - 3.0) - m.mu * lj + 0.5 * m.lambda * lj * lj;
     }
-    float d = J - m.extra;
-    return 0.5 * m.mu * (ic - 3.0) + 0.5 * m.lambda * d * d - 0.5 * m.mu * log(ic + 1.0);
+    float d = J - m.extra, l = log(ic + 1.0);
+    mag = 0.5 * m.mu * (ic + 3.0 + l) + 0.5 * m.lambda * d * d;
+    return 0.5 * m.mu * (ic - 3.0) + 0.5 * m.lambda * d * d - 0.5 * m.mu * l;
 }
 
 // The element being solved: its subspace and the quadratic part of phi.
@@ -108,7 +116,7 @@ struct Sub {
     mat3 G[6];
     float A[6][6];
     float c[6];
-    float psi0;
+    float psi0, mag0;
     vec3 n;        // springs
     float len, rest;
 };
@@ -139,6 +147,7 @@ void make_sub(GpuElement e, vec3 x[4], float W[4], vec3 z[4], out Sub s)
             s.A[a][b] = 0.0;
     }
     s.psi0 = 0.0;
+    s.mag0 = 0.0;
     s.n = vec3(0.0);
     s.len = 0.0;
     s.rest = 0.0;
@@ -175,7 +184,7 @@ void make_sub(GpuElement e, vec3 x[4], float W[4], vec3 z[4], out Sub s)
     for (int k = 0; k < s.k; k++)
         for (int l = k + 1; l < s.k; l++)
             s.A[k][l] = s.A[l][k];
-    s.psi0 = energy(s.mi, s.kind, s.F0);
+    s.psi0 = energy(s.mi, s.kind, s.F0, s.mag0);
 }
 
 mat3 deformation(Sub s, float dy[6])
@@ -197,8 +206,9 @@ float objective(Sub s, float dy[6], out float mag)
             Ady += s.A[a][b] * dy[b];
         lin += dy[a] * (s.c[a] + 0.5 * Ady);
     }
-    float psi = energy(s.mi, s.kind, deformation(s, dy));
-    mag = abs(lin) + s.V * (abs(psi) + abs(s.psi0));
+    float emag;
+    float psi = energy(s.mi, s.kind, deformation(s, dy), emag);
+    mag = abs(lin) + s.V * (emag + s.mag0);
     if (psi >= GPBD_INF)
         return GPBD_INF;
     return lin + s.V * (psi - s.psi0);
@@ -485,6 +495,18 @@ void flip(GpuElement e, Sub s, inout vec3 x[4], float w[4])
             x[j] = t / msum + y[j];
 }
 
+// The neo-Hookean barrier is undefined for det F <= 0: such an element is
+// flipped first (the paper's treatment). Stable neo-Hookean is defined
+// inverted and left to its energy, except a nearly flat element (|det F|
+// below GPBD_FLIP_FLOOR^3), whose strain gradients have no component across
+// it to restore its volume: that one is lifted.
+bool needs_flip(uint model, float J)
+{
+    if (model == SINEW_GPU_MODEL_NEO_HOOKEAN)
+        return !(J > 0.0);
+    return !(abs(J) >= GPBD_FLIP_FLOOR * GPBD_FLIP_FLOOR * GPBD_FLIP_FLOOR);
+}
+
 // Updates element e at positions x (inverse masses w), its displacement z;
 // returns in dx each vertex's displacement and in dz the part of it that
 // belongs to z (without the flip). Returns the Newton iterations taken.
@@ -500,7 +522,7 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
     }
     Sub s;
     make_sub(e, x, W, z, s);
-    if (e.kind == SINEW_GPU_TET && !(determinant(s.F0) > 0.0)) {
+    if (e.kind == SINEW_GPU_TET && needs_flip(material[e.material].model, determinant(s.F0))) {
         flip(e, s, x, w);
         make_sub(e, x, W, z, s);
     }

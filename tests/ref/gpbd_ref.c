@@ -130,22 +130,35 @@ static void symatb(const double A[9], const double B[9], double out[3])
 /* S : X over full symmetric 2x2 matrices stored (00, 11, 01). */
 static double sym2dot(const double S[3], const double X[3]) { return S[0] * X[0] + S[1] * X[1] + 2.0 * S[2] * X[2]; }
 
-double gpbd_ref_energy(const GpuMaterial *m, int kind, const double F[9])
+/* Energy and the size of the terms it sums (which bounds its rounding; the
+ * terms cancel to first order near rest), as the kernel. */
+static double energy_mag(const GpuMaterial *m, int kind, const double F[9], double *mag)
 {
     if (kind == SINEW_GPU_TRIANGLE) {
-        double E[3];
+        double E[3], S[3];
         green2(F, E);
-        return membrane(m, E, NULL, NULL, NULL);
+        double psi = membrane(m, E, S, NULL, NULL);
+        *mag = fabs(psi) + (fabs(S[0]) + fabs(S[1]) + 2.0 * fabs(S[2])) * (dot3(&F[0], &F[0]) + dot3(&F[3], &F[3]));
+        return psi;
     }
     double ic = ddot(F, F, 9), J = det3(F);
     if (m->model == SINEW_GPU_MODEL_NEO_HOOKEAN) {
+        *mag = 0.5 * m->mu * (ic + 3.0);
         if (!(J > 0.0))
             return INFINITY;
         double lj = log(J);
+        *mag += m->mu * fabs(lj) + 0.5 * m->lambda * lj * lj;
         return 0.5 * m->mu * (ic - 3.0) - m->mu * lj + 0.5 * m->lambda * lj * lj;
     }
-    double d = J - m->extra;
-    return 0.5 * m->mu * (ic - 3.0) + 0.5 * m->lambda * d * d - 0.5 * m->mu * log(ic + 1.0);
+    double d = J - m->extra, l = log(ic + 1.0);
+    *mag = 0.5 * m->mu * (ic + 3.0 + l) + 0.5 * m->lambda * d * d;
+    return 0.5 * m->mu * (ic - 3.0) + 0.5 * m->lambda * d * d - 0.5 * m->mu * l;
+}
+
+double gpbd_ref_energy(const GpuMaterial *m, int kind, const double F[9])
+{
+    double mag;
+    return energy_mag(m, kind, F, &mag);
 }
 
 /* Energy of a tetrahedron or triangle at F, with the gradient and Hessian of
@@ -252,7 +265,7 @@ typedef struct setup {
     double b[6][4][3];      /* vertex displacement per unit dy_k: W_j grad_j eps_k */
     double A[6][6];         /* J W J^T */
     double c[6];            /* J z */
-    double psi0;
+    double psi0, mag0;
     /* springs */
     double n[3], len, rest;
 } setup;
@@ -319,7 +332,7 @@ static void make_setup(const GpuElement *e, const GpuMaterial *m, double h, cons
             for (int j = 0; j < s->nv; j++)
                 s->A[k][l] += dot3(ge[k][j], s->b[l][j]);
     }
-    s->psi0 = gpbd_ref_energy(m, s->kind, s->F0);
+    s->psi0 = energy_mag(m, s->kind, s->F0, &s->mag0);
 }
 
 /* phi(dy) - phi(0), with gradient and Hessian on request; *mag (if given)
@@ -362,8 +375,9 @@ static double objective_mag(const setup *s, const GpuMaterial *m, const double *
         for (int i = 0; i < 9; i++)
             F[i] += dy[a] * s->G[a][i];
     double g[6], H[6][6];
-    double psi = element_energy(m, s->kind, F, (double(*)[9])s->G, k, grad ? g : NULL, hess ? H : NULL);
-    *mag = fabs(lin) + s->V * (fabs(psi) + fabs(s->psi0));
+    double psi = element_energy(m, s->kind, F, (double(*)[9])s->G, k, grad ? g : NULL, hess ? H : NULL), emag;
+    energy_mag(m, s->kind, F, &emag);
+    *mag = fabs(lin) + s->V * (emag + s->mag0);
     if (!isfinite(psi))
         return INFINITY;
     for (int a = 0; a < k; a++) {
@@ -676,7 +690,12 @@ void gpbd_ref_update(const GpuElement *e, const GpuMaterial *m, double h, int ma
     double x0[4][3];
     memcpy(x0, x, sizeof x0);
     make_setup(e, m, h, x, w, z, &s);
-    if (e->kind == SINEW_GPU_TET && !(det3(s.F0) > 0.0)) {
+    /* Neo-Hookean: flip every inverted or flat element; stable neo-Hookean
+     * is defined inverted, only a nearly flat one is lifted (as the kernel). */
+    double J0 = det3(s.F0);
+    int flip_it = m->model == SINEW_GPU_MODEL_NEO_HOOKEAN
+                      ? !(J0 > 0.0) : !(fabs(J0) >= FLIP_FLOOR * FLIP_FLOOR * FLIP_FLOOR);
+    if (e->kind == SINEW_GPU_TET && flip_it) {
         flip(&s, e, x, w);
         st->flipped = 1;
         make_setup(e, m, h, x, w, z, &s);

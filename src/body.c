@@ -92,7 +92,8 @@ static sinew_result check_material(const sinew_context *ctx, const sinew_asset *
     for (uint32_t kind = 0; kind < SINEW_ELEMENT_KIND_COUNT; kind++)
         if ((kinds_of[index] >> kind & 1u) && !sinew_gpbd_model_fits(m->model, kind))
             return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                              "material %u: model %u cannot drive the %s elements that use it", index, m->model,
+                              "material %u: a %s material cannot drive the %s elements that use it", index,
+                              sinew_material_model_name(m->model),
                               kind == SINEW_ELEMENT_TET ? "tetrahedron" : kind == SINEW_ELEMENT_TRIANGLE ? "triangle"
                                                                                                        : "spring");
     return SINEW_RESULT_OK;

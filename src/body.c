@@ -78,17 +78,16 @@ static int is_gpbd(sinew_solver s) { return s == SINEW_SOLVER_GPBD_GAUSS_SEIDEL 
 
 static int is_jacobi(sinew_solver s) { return s == SINEW_SOLVER_XPBD_JACOBI || s == SINEW_SOLVER_GPBD_JACOBI; }
 
-/* A material for slot `index` of a body made from asset a: valid, and of a
- * model every element using it can take. */
-static sinew_result check_material(const sinew_context *ctx, const sinew_asset *a, const uint8_t *kinds_of,
-                                   uint32_t index, const sinew_material *m)
+/* A material for slot `index`: valid, and of a model every element using it
+ * can take (kinds_of[index]: bit k set when elements of kind k use it). */
+static sinew_result check_material(const sinew_context *ctx, const uint8_t *kinds_of, uint32_t index,
+                                   const sinew_material *m)
 {
     char where[64];
     snprintf(where, sizeof where, "material %u", index);
     sinew_result r = sinew_material_check(m, where, &ctx->logger);
     if (r != SINEW_RESULT_OK)
         return r;
-    (void)a;
     for (uint32_t kind = 0; kind < SINEW_ELEMENT_KIND_COUNT; kind++)
         if ((kinds_of[index] >> kind & 1u) && !sinew_gpbd_model_fits(m->model, kind))
             return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
@@ -275,7 +274,7 @@ static sinew_result copy_elements(sinew_body *b, const sinew_asset *a)
     for (uint32_t e = 0; e < a->element_count; e++)
         b->material_kinds[a->elements[e].material] |= (uint8_t)(1u << a->elements[e].kind);
     for (uint32_t m = 0; m < a->material_count; m++) {
-        sinew_result r = check_material(b->ctx, a, b->material_kinds, m, &b->materials[m]);
+        sinew_result r = check_material(b->ctx, b->material_kinds, m, &b->materials[m]);
         if (r != SINEW_RESULT_OK)
             return r;
     }
@@ -665,7 +664,7 @@ sinew_result sinew_body_set_material(sinew_body *b, uint32_t index, const sinew_
     if (index >= b->material_count)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "body '%s': material %u out of range (%u materials)", b->name, index, b->material_count);
-    sinew_result r = check_material(ctx, NULL, b->material_kinds, index, m);
+    sinew_result r = check_material(ctx, b->material_kinds, index, m);
     if (r != SINEW_RESULT_OK)
         return r;
     GpuMaterial g = sinew_gpbd_material(m);

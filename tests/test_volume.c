@@ -1,10 +1,11 @@
 /* Volume meshes and soft-body assets: the Gmsh and TetGen readers agree on one
- * mesh in all five encodings, sparse tags and attributes are handled, every
- * kind of malformed input is refused with its file, place and problem (and
+ * mesh in all five encodings, and on the regions of a two-region bar in the
+ * four Gmsh ones, sparse tags and attributes are handled, every kind of
+ * malformed input is refused with its file, place and problem (and
  * truncations and corruptions never crash); the box generator's counts,
  * orientation and conformity; the checks and repairs; TetGen run on a real
  * closed surface, and its failures reported; the soft builder's masses, rest
- * shapes, colouring and boundary. */
+ * shapes, colouring and boundary, and its materials by region. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 
@@ -94,6 +95,8 @@ Test(volume, five_encodings_of_one_mesh)
         cr_assert_eq(c.errors, 0, "%s", c.text);
         cr_assert_eq(v.vertex_count, 100, "%s", files[i]);
         cr_assert_eq(v.tet_count, 258, "%s", files[i]);
+        /* No physical groups, no region attributes. */
+        cr_assert_null(v.regions, "%s", files[i]);
         if (strstr(files[i], ".msh"))
             /* 10 points, 46 lines and 196 triangles beside the tetrahedra. */
             cr_assert(strstr(c.text, "skipped 252 elements that are not 4-node tetrahedra"), "%s", c.text);
@@ -132,6 +135,10 @@ Test(volume, msh4_sparse_tags)
     cr_assert_eq(v.positions[3 * 4 + 2], 1.0);
     cr_assert_eq(v.positions[3 * 3 + 2], 1.0);
     cr_assert(strstr(c.text, "skipped 2 elements"), "%s", c.text);
+    /* Volume entity 1 is in physical group 1. */
+    const uint32_t regions[2] = {1, 1};
+    cr_assert_not_null(v.regions);
+    cr_assert_arr_eq(v.regions, regions, sizeof regions);
     sinew_volume_free(&v);
 }
 
@@ -147,6 +154,9 @@ Test(volume, msh2_gaps_in_tags_and_other_sections)
     cr_assert_eq(v.tet_count, 1);
     const uint32_t tet[4] = {0, 1, 2, 3};
     cr_assert_arr_eq(v.tets, tet, sizeof tet);
+    /* Tags 1 1 0: physical group 1. */
+    cr_assert_not_null(v.regions);
+    cr_assert_eq(v.regions[0], 1);
     sinew_volume_free(&v);
 }
 
@@ -162,6 +172,9 @@ Test(volume, tetgen_attributes_markers_zero_based)
     const uint32_t tets[8] = {0, 1, 2, 3, 1, 2, 4, 3};
     cr_assert_arr_eq(v.tets, tets, sizeof tets);
     cr_assert_eq(v.positions[3 * 4 + 1], 1.0);
+    const uint32_t regions[2] = {1, 2};
+    cr_assert_not_null(v.regions);
+    cr_assert_arr_eq(v.regions, regions, sizeof regions);
     sinew_volume_free(&v);
 }
 
@@ -179,6 +192,155 @@ Test(volume, tetgen_ten_nodes_one_based)
     sinew_volume_free(&v);
 }
 
+static double centroid_x(const sinew_volume *v, uint32_t t)
+{
+    double x = 0.0;
+    for (int k = 0; k < 4; k++)
+        x += v->positions[3 * (size_t)v->tets[4 * (size_t)t + k]] / 4.0;
+    return x;
+}
+
+/* bar.geo, two halves in physical volumes 7 (x < 0.5) and 3 (x > 0.5), in the
+ * four Gmsh encodings (tests/data/make_volume_data.sh): the same mesh and the
+ * same regions, from element tags (2.2) and from $Entities (4.1). */
+Test(volume, regions_in_four_gmsh_encodings)
+{
+    const char *files[] = {"bar-v2.msh", "bar-v2-bin.msh", "bar-v4.msh", "bar-v4-bin.msh"};
+    sinew_volume ref = {0};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", SINEW_TEST_DATA_DIR, files[i]);
+        capture c;
+        sinew_logger lg = capture_logger(&c);
+        sinew_volume v;
+        cr_assert_eq(sinew_volume_read(path, &lg, &v), SINEW_RESULT_OK, "%s: %s", files[i], c.text);
+        /* Only the tetrahedra are saved, with physical groups defined. */
+        cr_assert_eq(c.warnings + c.errors, 0, "%s: %s", files[i], c.text);
+        cr_assert_eq(v.vertex_count, 55, "%s", files[i]);
+        cr_assert_eq(v.tet_count, 120, "%s", files[i]);
+        cr_assert_not_null(v.regions, "%s", files[i]);
+        uint32_t counts[2] = {0, 0};
+        for (uint32_t t = 0; t < v.tet_count; t++) {
+            uint32_t want = centroid_x(&v, t) < 0.5 ? 7 : 3;
+            cr_assert_eq(v.regions[t], want, "%s: tetrahedron %u", files[i], t);
+            counts[want == 3]++;
+        }
+        cr_assert_eq(counts[0], 60);
+        cr_assert_eq(counts[1], 60);
+        if (i == 0) {
+            ref = v;
+            continue;
+        }
+        for (uint32_t k = 0; k < 3 * ref.vertex_count; k++)
+            cr_assert_float_eq(v.positions[k], ref.positions[k], 1e-15, "%s: coordinate %u", files[i], k);
+        cr_assert_arr_eq(v.tets, ref.tets, sizeof(uint32_t) * 4 * ref.tet_count, "%s", files[i]);
+        cr_assert_arr_eq(v.regions, ref.regions, sizeof(uint32_t) * ref.tet_count, "%s", files[i]);
+        sinew_volume_free(&v);
+    }
+    sinew_volume_free(&ref);
+}
+
+/* bar.poly meshed by tetgen -pqA: region attributes 5 (x < 0.5) and 2. */
+Test(volume, regions_from_tetgen_attributes)
+{
+    capture c;
+    sinew_logger lg = capture_logger(&c);
+    sinew_volume v;
+    cr_assert_eq(sinew_volume_read(SINEW_TEST_DATA_DIR "/bar-tetgen.node", &lg, &v), SINEW_RESULT_OK, "%s", c.text);
+    cr_assert_eq(v.vertex_count, 48);
+    cr_assert_eq(v.tet_count, 68);
+    cr_assert_not_null(v.regions);
+    for (uint32_t t = 0; t < v.tet_count; t++)
+        cr_assert_eq(v.regions[t], centroid_x(&v, t) < 0.5 ? 5u : 2u, "tetrahedron %u", t);
+    cr_assert_float_eq(total_volume(&v), 0.04, 1e-12);
+    sinew_volume_free(&v);
+
+    /* Reals within rounding of a whole number, further attributes skipped;
+     * all in region 0 is no regions. */
+    const char node[] = "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n";
+    const char ele[] = "2 4 2\n0 0 1 2 3 2.0000000000 0.5\n1 1 2 4 3 4294967295 -7\n";
+    cr_assert_eq(sinew_volume_read_tetgen_memory(node, sizeof node - 1, "r.node", ele, sizeof ele - 1, "r.ele",
+                                                 &quiet, &v),
+                 SINEW_RESULT_OK);
+    const uint32_t regions[2] = {2, 4294967295u};
+    cr_assert_arr_eq(v.regions, regions, sizeof regions);
+    sinew_volume_free(&v);
+    const char zero[] = "1 4 1\n0 0 1 2 3 0.0\n";
+    cr_assert_eq(sinew_volume_read_tetgen_memory(node, sizeof node - 1, "r.node", zero, sizeof zero - 1, "r.ele",
+                                                 &quiet, &v),
+                 SINEW_RESULT_OK);
+    cr_assert_null(v.regions);
+    sinew_volume_free(&v);
+}
+
+#define MSH4_HEAD "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n"
+#define TET_NODES4 "$Nodes\n1 4 1 4\n3 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n$EndNodes\n"
+
+/* 4.1: a volume in several physical groups takes the first, with a warning;
+ * without $Entities, or a volume without groups, region 0 (no regions); a
+ * partitioned file's regions are not read, with a warning. */
+Test(volume, msh4_entities_physical_tags)
+{
+    const char several[] = MSH4_HEAD "$Entities\n0 0 0 2\n1 0 0 0 1 1 1 2 9 4 0\n2 0 0 0 1 1 1 1 5 0\n"
+                                     "$EndEntities\n" TET_NODES4
+                                     "$Elements\n2 2 1 2\n3 2 4 1\n1 1 2 3 4\n3 1 4 1\n2 1 2 3 4\n$EndElements\n";
+    capture c;
+    sinew_logger lg = capture_logger(&c);
+    sinew_volume v;
+    cr_assert_eq(sinew_volume_read_msh_memory(several, sizeof several - 1, "s.msh", &lg, &v), SINEW_RESULT_OK, "%s",
+                 c.text);
+    const uint32_t regions[2] = {5, 9};
+    cr_assert_not_null(v.regions);
+    cr_assert_arr_eq(v.regions, regions, sizeof regions);
+    cr_assert(strstr(c.text, "s.msh: 1 volume entities are in several physical groups; each takes the first as its "
+                             "region (first: volume entity 1, in 2 groups, region 9)"),
+              "%s", c.text);
+    sinew_volume_free(&v);
+
+    const char none[] = MSH4_HEAD TET_NODES4 "$Elements\n1 1 1 1\n3 1 4 1\n1 1 2 3 4\n$EndElements\n";
+    cr_assert_eq(sinew_volume_read_msh_memory(none, sizeof none - 1, "n.msh", &quiet, &v), SINEW_RESULT_OK);
+    cr_assert_null(v.regions);
+    sinew_volume_free(&v);
+    const char no_groups[] = MSH4_HEAD "$Entities\n0 0 0 1\n1 0 0 0 1 1 1 0 0\n$EndEntities\n" TET_NODES4
+                                       "$Elements\n1 1 1 1\n3 1 4 1\n1 1 2 3 4\n$EndElements\n";
+    cr_assert_eq(sinew_volume_read_msh_memory(no_groups, sizeof no_groups - 1, "g.msh", &quiet, &v),
+                 SINEW_RESULT_OK);
+    cr_assert_null(v.regions);
+    sinew_volume_free(&v);
+    const char partitioned[] = MSH4_HEAD "$Entities\n0 0 0 1\n1 0 0 0 1 1 1 1 4 0\n$EndEntities\n"
+                                         "$PartitionedEntities\n1\n0\n$EndPartitionedEntities\n" TET_NODES4
+                                         "$Elements\n1 1 1 1\n3 8 4 1\n1 1 2 3 4\n$EndElements\n";
+    lg = capture_logger(&c);
+    cr_assert_eq(sinew_volume_read_msh_memory(partitioned, sizeof partitioned - 1, "p.msh", &lg, &v),
+                 SINEW_RESULT_OK, "%s", c.text);
+    cr_assert_null(v.regions);
+    cr_assert(strstr(c.text, "p.msh: a partitioned mesh ($PartitionedEntities): its regions are not read"), "%s",
+              c.text);
+    sinew_volume_free(&v);
+}
+
+/* Every prefix of the TetGen bar's .ele: refused, or (past its last number)
+ * the whole mesh with its regions. */
+Test(volume, tetgen_truncations_never_crash)
+{
+    size_t node_size, ele_size;
+    char *node = read_bytes(SINEW_TEST_DATA_DIR "/bar-tetgen.node", &node_size);
+    char *ele = read_bytes(SINEW_TEST_DATA_DIR "/bar-tetgen.ele", &ele_size);
+    for (size_t cut = 0; cut < ele_size; cut++) {
+        char *prefix = malloc(cut + 1);
+        memcpy(prefix, ele, cut);
+        sinew_volume v;
+        sinew_result r = sinew_volume_read_tetgen_memory(node, node_size, "b.node", prefix, cut, "b.ele", &quiet, &v);
+        cr_assert(r == SINEW_RESULT_OK || r == SINEW_RESULT_ERROR_BAD_MESH, "cut at %zu", cut);
+        if (r == SINEW_RESULT_OK)
+            cr_assert(v.tet_count == 68 && v.regions, "cut at %zu", cut);
+        sinew_volume_free(&v);
+        free(prefix);
+    }
+    free(node);
+    free(ele);
+}
+
 typedef struct bad_input {
     const char *text;   /* msh; for TetGen, the .node text */
     const char *ele;    /* TetGen's .ele text, NULL for msh */
@@ -191,6 +353,7 @@ typedef struct bad_input {
 #define NODES2 "$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
 #define NODES4 "$Nodes\n1 4 1 4\n3 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n$EndNodes\n"
 #define NODE_OK "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n"
+#define ENTITIES4 "$Entities\n0 0 0 1\n1 0 0 0 1 1 1 1 7 0\n$EndEntities\n"
 /* Bytes enough for the counts that a case's lines do not give, so that the
  * problem under test is found rather than the file being too short. */
 #define PAD "# padding .......................................\n"
@@ -260,6 +423,32 @@ static const bad_input bad_inputs[] = {
      "element 1: node 0 is not in $Nodes"},
     {MSH4 NODES4 "$Elements\n1 1 1 1\n3 1 4 3\n1 1 2 3 4\n$EndElements\n", NULL, SINEW_RESULT_ERROR_BAD_MESH,
      "element block 0 holds 3 elements, more than the 1"},
+    /* Regions: physical groups (2.2 element tags, 4.1 $Entities). */
+    {MSH2 NODES2 "$Elements\n1\n1 4 2 -3 1 1 2 3 4\n$EndElements\n", NULL, SINEW_RESULT_ERROR_BAD_MESH,
+     ":13: element 1: physical group -3 is negative (regions are 0 or more)"},
+    {MSH4 ENTITIES4 NODES4 "$Elements\n1 1 1 1\n3 2 4 1\n1 1 2 3 4\n$EndElements\n", NULL,
+     SINEW_RESULT_ERROR_BAD_MESH, "t.msh:22: element block 0: volume entity 2 is not in $Entities"},
+    {MSH4 ENTITIES4 NODES4 "$Elements\n1 1 1 1\n2 1 4 1\n1 1 2 3 4\n$EndElements\n", NULL,
+     SINEW_RESULT_ERROR_BAD_MESH, ":22: element block 0 holds tetrahedra but is of dimension 2, not 3"},
+    {MSH4 "$Entities\n0 0 0 1\n1 0 0 0 1 1 1 1 -5 0\n$EndEntities\n" NODES4
+          "$Elements\n1 1 1 1\n3 1 4 1\n1 1 2 3 4\n$EndElements\n",
+     NULL, SINEW_RESULT_ERROR_BAD_MESH, "volume entity 1 is in physical group -5, which is negative"},
+    {MSH4 ENTITIES4 ENTITIES4, NULL, SINEW_RESULT_ERROR_BAD_MESH, "t.msh:8: a second $Entities section"},
+    {MSH4 "$Entities\n0 0 0 2\n1 0 0 0 1 1 1 0 0\n1 0 0 0 1 1 1 0 0\n$EndEntities\n", NULL,
+     SINEW_RESULT_ERROR_BAD_MESH, "volume entity 1 is given twice in $Entities"},
+    {MSH4 "$Entities\n0 0 0 1000\n" PAD, NULL, SINEW_RESULT_ERROR_BAD_MESH, "1000 volumes do not fit"},
+    {MSH4 "$Entities\n0 0 0 4294967296\n", NULL, SINEW_RESULT_ERROR_LIMIT,
+     "volume count 4294967296 exceeds the limit"},
+    {MSH4 "$Entities\n0 0 0 1\n1 0 0 0 1 1 1 99999 1\n" PAD, NULL, SINEW_RESULT_ERROR_BAD_MESH,
+     "99999 physical tags do not fit"},
+    {MSH4 "$Entities\n0 0 0 1\n1 0 0 0 1 1 1 0 99999 1\n" PAD, NULL, SINEW_RESULT_ERROR_BAD_MESH,
+     "99999 bounding entities do not fit"},
+    {MSH4 "$Entities\n0 0 0 1\n1 0 x 0 1 1 1 0 0\n" PAD, NULL, SINEW_RESULT_ERROR_BAD_MESH,
+     ":6: entity 1: malformed number 'x'"},
+    {MSH4 "$Entities\n1 0 0 0\n1 0 0 0 2 5\n$EndEntities\n", NULL, SINEW_RESULT_ERROR_BAD_MESH,
+     "the section ends early: '$EndEntities' where physical tag was expected"},
+    {MSH4 "$Entities\n0 0 0 1\n-1 0 0 0 1 1 1 0 0\n$EndEntities\n", NULL, SINEW_RESULT_ERROR_BAD_MESH,
+     "entity tag -1 out of range"},
     /* TetGen */
     {"", "", SINEW_RESULT_ERROR_BAD_MESH, "t.node:0: empty file"},
     {"# only a comment\n", "", SINEW_RESULT_ERROR_BAD_MESH, "t.node:1: empty file"},
@@ -292,6 +481,17 @@ static const bad_input bad_inputs[] = {
     {NODE_OK, "1 4 0\n0 0 1 2\n" PAD, SINEW_RESULT_ERROR_BAD_MESH, "tetrahedron 0 has 3 nodes, the header says 4"},
     {NODE_OK, "1 4 1\n0 0 1 2 3\n", SINEW_RESULT_ERROR_BAD_MESH, "tetrahedron 0 has 0 values after its nodes"},
     {NODE_OK, "1 4 0\n0 0 1 2 x\n", SINEW_RESULT_ERROR_BAD_MESH, "node: 'x' is not an integer"},
+    /* Region attributes. */
+    {NODE_OK, "1 4 1\n0 0 1 2 3 1.5\n", SINEW_RESULT_ERROR_BAD_MESH,
+     "t.ele:2: tetrahedron 0: region attribute 1.5 is not a whole number"},
+    {NODE_OK, "1 4 1\n0 0 1 2 3 -1\n", SINEW_RESULT_ERROR_BAD_MESH,
+     "tetrahedron 0: region attribute -1 out of range (0..4294967295)"},
+    {NODE_OK, "1 4 1\n0 0 1 2 3 4294967296\n", SINEW_RESULT_ERROR_BAD_MESH, "region attribute 4294967296 out of range"},
+    {NODE_OK, "1 4 1\n0 0 1 2 3 x\n", SINEW_RESULT_ERROR_BAD_MESH, "region attribute 'x' is not a number"},
+    {NODE_OK, "1 4 1\n0 0 1 2 3 nan\n", SINEW_RESULT_ERROR_BAD_MESH, "region attribute nan is not a whole number"},
+    {NODE_OK, "1 4 1\n0 0 1 2 3 inf\n", SINEW_RESULT_ERROR_BAD_MESH, "region attribute inf is not a whole number"},
+    {NODE_OK, "1 4 2\n0 0 1 2 3 1\n", SINEW_RESULT_ERROR_BAD_MESH,
+     "tetrahedron 0 has 1 values after its nodes, the header says 2"},
 };
 
 Test(volume, malformed_inputs_refused_with_their_problem)
@@ -315,7 +515,7 @@ Test(volume, malformed_inputs_refused_with_their_problem)
         cr_expect_eq(r, b->code, "case %zu: result %d (%s), expected %d; %s", i, r, sinew_result_string(r), b->code,
                      c.text);
         cr_expect(strstr(c.text, b->expect), "case %zu: expected \"%s\" in: %s", i, b->expect, c.text);
-        cr_expect(!v.positions && !v.tets && v.vertex_count == 0 && v.tet_count == 0, "case %zu", i);
+        cr_expect(!v.positions && !v.tets && !v.regions && v.vertex_count == 0 && v.tet_count == 0, "case %zu", i);
         free(text);
         free(ele);
     }
@@ -414,7 +614,7 @@ Test(volume, binary_sizes_and_types_refused)
 Test(volume, truncations_never_crash, .timeout = 120)
 {
     const char *files[] = {"bracket-v2.msh", "bracket-v2-bin.msh", "bracket-v4.msh", "bracket-v4-bin.msh",
-                           "tiny-sparse-v4.msh"};
+                           "tiny-sparse-v4.msh", "bar-v2.msh", "bar-v2-bin.msh", "bar-v4.msh", "bar-v4-bin.msh"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s", SINEW_TEST_DATA_DIR, files[f]);
@@ -448,16 +648,22 @@ static uint32_t lcg(uint64_t *s)
 Test(volume, corruptions_refused_or_consistent, .timeout = 120)
 {
     const char *files[] = {"bracket-v2.msh", "bracket-v2-bin.msh", "bracket-v4.msh", "bracket-v4-bin.msh",
-                           "tiny-sparse-v4.msh", "tiny.node"};
+                           "tiny-sparse-v4.msh", "tiny.node", "bar-v2-bin.msh", "bar-v4.msh", "bar-v4-bin.msh",
+                           "bar-tetgen.ele"};
     uint64_t s = 2024;
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s", SINEW_TEST_DATA_DIR, files[f]);
-        size_t size, ele_size = 0;
-        char *orig = read_bytes(path, &size), *ele = NULL;
-        int tetgen = strstr(files[f], ".node") != NULL;
-        if (tetgen)
-            ele = read_bytes(SINEW_TEST_DATA_DIR "/tiny.ele", &ele_size);
+        size_t size, other_size = 0;
+        char *orig = read_bytes(path, &size), *other = NULL;
+        /* TetGen: the .node or the .ele changed, the other as it is. */
+        int tetgen = strstr(files[f], ".node") != NULL ? 1 : strstr(files[f], ".ele") != NULL ? 2 : 0;
+        if (tetgen) {
+            char sibling[512];
+            snprintf(sibling, sizeof sibling, "%s", path);
+            strcpy(strrchr(sibling, '.'), tetgen == 1 ? ".ele" : ".node");
+            other = read_bytes(sibling, &other_size);
+        }
         char *data = malloc(size);
         for (int round = 0; round < 400; round++) {
             memcpy(data, orig, size);
@@ -465,9 +671,11 @@ Test(volume, corruptions_refused_or_consistent, .timeout = 120)
             for (int k = 0; k < changes; k++)
                 data[lcg(&s) % size] = (char)(lcg(&s) % 3 == 0 ? (uint32_t)"0123456789 \n-.e$"[lcg(&s) % 16] : lcg(&s));
             sinew_volume v;
-            sinew_result r = tetgen ? sinew_volume_read_tetgen_memory(data, size, "c.node", ele, ele_size, "c.ele",
-                                                                      &quiet, &v)
-                                    : sinew_volume_read_msh_memory(data, size, files[f], &quiet, &v);
+            sinew_result r = tetgen == 1   ? sinew_volume_read_tetgen_memory(data, size, "c.node", other, other_size,
+                                                                             "c.ele", &quiet, &v)
+                             : tetgen == 2 ? sinew_volume_read_tetgen_memory(other, other_size, "c.node", data, size,
+                                                                             "c.ele", &quiet, &v)
+                                           : sinew_volume_read_msh_memory(data, size, files[f], &quiet, &v);
             cr_assert(r == SINEW_RESULT_OK || r == SINEW_RESULT_ERROR_BAD_MESH || r == SINEW_RESULT_ERROR_LIMIT,
                       "%s round %d: %s", files[f], round, sinew_result_string(r));
             /* Plain loops: an assertion per value would take most of the time. */
@@ -476,12 +684,17 @@ Test(volume, corruptions_refused_or_consistent, .timeout = 120)
                 consistent &= v.tets[k] < v.vertex_count;
             for (size_t k = 0; r == SINEW_RESULT_OK && k < 3 * (size_t)v.vertex_count; k++)
                 consistent &= isfinite(v.positions[k]) != 0;
+            /* Regions, when given, are not all 0. */
+            int nonzero = 0;
+            for (size_t t = 0; r == SINEW_RESULT_OK && v.regions && t < v.tet_count; t++)
+                nonzero |= v.regions[t] != 0;
+            consistent &= !v.regions || nonzero;
             cr_assert(consistent, "%s round %d", files[f], round);
             sinew_volume_free(&v);
         }
         free(data);
         free(orig);
-        free(ele);
+        free(other);
     }
 }
 
@@ -1154,5 +1367,205 @@ Test(soft, round_trip_through_the_file_format)
     free(bytes);
     sinew_asset_destroy(a);
     sinew_asset_destroy(b);
+    sinew_volume_free(&v);
+}
+
+/* ------------------------------------------------------------ materials by region */
+
+static double element_centroid_x(const sinew_asset *a, const sinew_element_rec *e)
+{
+    double x = 0.0;
+    for (int k = 0; k < 4; k++)
+        x += a->particles[e->v[k]].x / 4.0;
+    return x;
+}
+
+/* The bar's regions become materials in increasing order of value: region 3
+ * (x > 0.5) is material 0, given its own material and density; region 7
+ * (x < 0.5) is material 1, the default. Each half's mass is its own density
+ * times its volume, and the asset's META records the mapping. */
+Test(soft, regions_become_materials)
+{
+    sinew_volume v;
+    cr_assert_eq(sinew_volume_read(SINEW_TEST_DATA_DIR "/bar-v4-bin.msh", &quiet, &v), SINEW_RESULT_OK);
+    sinew_soft_region_material stiff = {3, sinew_material_make(SINEW_MATERIAL_STABLE_NEO_HOOKEAN, 2e7f, 0.3f)};
+    stiff.material.density = 3000.0f;
+    sinew_soft_options o = sinew_soft_options_default();
+    o.density = 500.0;
+    o.region_materials = &stiff;
+    o.region_material_count = 1;
+    o.source_name = "bar";
+    capture c;
+    sinew_logger lg = capture_logger(&c);
+    sinew_asset *a;
+    sinew_soft_report rep;
+    sinew_soft_region *regions;
+    uint32_t count;
+    cr_assert_eq(sinew_soft_build_with_regions(&v, &o, &lg, &a, &rep, &regions, &count), SINEW_RESULT_OK, "%s",
+                 c.text);
+    cr_assert_eq(c.warnings, 0, "%s", c.text);
+    cr_assert_eq(sinew_asset_validate(a, "bar", &lg), SINEW_RESULT_OK, "%s", c.text);
+    cr_assert_eq(rep.region_count, 2);
+    cr_assert_eq(count, 2);
+    cr_assert_eq(a->material_count, 2);
+    cr_assert_eq(a->materials[0].model, SINEW_MATERIAL_STABLE_NEO_HOOKEAN);
+    cr_assert_eq(a->materials[0].youngs_modulus, 2e7f);
+    cr_assert_eq(a->materials[0].density, 3000.0f);
+    cr_assert_eq(a->materials[1].model, SINEW_MATERIAL_NEO_HOOKEAN);
+    cr_assert_eq(a->materials[1].youngs_modulus, 1e6f);
+    cr_assert_eq(a->materials[1].density, 500.0f);
+    for (uint32_t e = 0; e < a->element_count; e++)
+        cr_assert_eq(a->elements[e].material, element_centroid_x(a, &a->elements[e]) > 0.5 ? 0u : 1u, "element %u",
+                     e);
+    /* Two halves of 0.5 x 0.2 x 0.2 m. */
+    const double values[2] = {3, 7}, masses[2] = {0.02 * 3000, 0.02 * 500};
+    for (uint32_t k = 0; k < 2; k++) {
+        cr_assert_eq(regions[k].value, values[k]);
+        cr_assert_eq(regions[k].material, k);
+        cr_assert_eq(regions[k].tet_count, 60);
+        cr_assert_float_eq(regions[k].volume, 0.02, 1e-12);
+        cr_assert_float_eq(regions[k].mass, masses[k], 1e-9);
+    }
+    cr_assert_float_eq(rep.total_mass, 70.0, 1e-9);
+    double mass = 0.0;
+    for (uint32_t i = 0; i < a->particle_count; i++)
+        mass += 1.0 / a->particles[i].w;
+    cr_assert_float_eq(mass, 70.0, 1e-4 * 70.0);
+    cr_assert(strstr(a->meta, "\nregions=3:0,7:1\n"), "%s", a->meta);
+    cr_assert(strstr(c.text, "bar: region 3 -> material 0 (stable_neo_hookean, E 2e+07 Pa, nu 0.3, 3000 kg/m^3): 60 "
+                             "tetrahedra, 0.02 m^3, 60 kg"),
+              "%s", c.text);
+    cr_assert(strstr(c.text, "bar: region 7 -> material 1 (neo_hookean, E 1e+06 Pa, nu 0.45, 500 kg/m^3)"), "%s",
+              c.text);
+    /* Through the file format. */
+    void *bytes;
+    size_t n;
+    sinew_asset *b;
+    cr_assert_eq(sinew_asset_serialize(a, &bytes, &n, NULL), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_asset_load_memory(bytes, n, "bar", NULL, &b), SINEW_RESULT_OK);
+    cr_assert_arr_eq(b->elements, a->elements, sizeof(sinew_element_rec) * a->element_count);
+    cr_assert_arr_eq(b->materials, a->materials, sizeof(sinew_material_rec) * a->material_count);
+    cr_assert(strstr(b->meta, "\nregions=3:0,7:1\n"), "%s", b->meta);
+    free(bytes);
+    sinew_asset_destroy(b);
+    free(regions);
+    sinew_asset_destroy(a);
+    sinew_volume_free(&v);
+}
+
+/* The TetGen bar: both regions given densities; the total mass is theirs. A
+ * box, without regions, is one region, 0, which may be given a material. */
+Test(soft, region_densities_give_the_mass)
+{
+    sinew_volume v;
+    cr_assert_eq(sinew_volume_read(SINEW_TEST_DATA_DIR "/bar-tetgen.ele", &quiet, &v), SINEW_RESULT_OK);
+    sinew_soft_region_material rm[2] = {{5, sinew_material_make(SINEW_MATERIAL_NEO_HOOKEAN, 1e5f, 0.45f)},
+                                        {2, sinew_material_make(SINEW_MATERIAL_NEO_HOOKEAN, 1e7f, 0.3f)}};
+    rm[0].material.density = 100.0f;
+    rm[1].material.density = 900.0f;
+    sinew_soft_options o = sinew_soft_options_default();
+    o.region_materials = rm;
+    o.region_material_count = 2;
+    sinew_asset *a;
+    sinew_soft_report rep;
+    cr_assert_eq(sinew_soft_build(&v, &o, &quiet, &a, &rep), SINEW_RESULT_OK);
+    cr_assert_eq(rep.region_count, 2);
+    cr_assert_eq(a->material_count, 2);
+    /* Region 2 (x > 0.5) is material 0. */
+    cr_assert_eq(a->materials[0].density, 900.0f);
+    cr_assert_eq(a->materials[1].density, 100.0f);
+    for (uint32_t e = 0; e < a->element_count; e++)
+        cr_assert_eq(a->elements[e].material, element_centroid_x(a, &a->elements[e]) > 0.5 ? 0u : 1u, "element %u",
+                     e);
+    cr_assert_float_eq(rep.total_mass, 0.02 * 900 + 0.02 * 100, 1e-9);
+    cr_assert(strstr(a->meta, "\nregions=2:0,5:1\n"), "%s", a->meta);
+    sinew_asset_destroy(a);
+    sinew_volume_free(&v);
+
+    const double size[3] = {1, 1, 1};
+    cr_assert_eq(sinew_volume_box(3, 3, 3, size, NULL, &v), SINEW_RESULT_OK);
+    sinew_soft_region_material zero = {0, sinew_material_make(SINEW_MATERIAL_NEO_HOOKEAN, 1e5f, 0.4f)};
+    zero.material.density = 250.0f;
+    o = sinew_soft_options_default();
+    o.region_materials = &zero;
+    o.region_material_count = 1;
+    capture c;
+    sinew_logger lg = capture_logger(&c);
+    cr_assert_eq(sinew_soft_build(&v, &o, &lg, &a, &rep), SINEW_RESULT_OK, "%s", c.text);
+    cr_assert_eq(c.warnings, 0, "%s", c.text);
+    cr_assert_eq(a->material_count, 1);
+    cr_assert_eq(a->materials[0].youngs_modulus, 1e5f);
+    cr_assert_float_eq(rep.total_mass, 250.0, 1e-9);
+    cr_assert(strstr(a->meta, "\nregions=0:0\n"), "%s", a->meta);
+    sinew_asset_destroy(a);
+    /* No regions, none named: no mapping in META. */
+    cr_assert_eq(sinew_soft_build(&v, NULL, &quiet, &a, &rep), SINEW_RESULT_OK);
+    cr_assert_eq(rep.region_count, 1);
+    cr_assert_null(strstr(a->meta, "regions="), "%s", a->meta);
+    sinew_asset_destroy(a);
+    sinew_volume_free(&v);
+}
+
+/* What the builder refuses, or warns about, in materials by region. */
+Test(soft, region_materials_refused)
+{
+    sinew_volume v;
+    cr_assert_eq(sinew_volume_read(SINEW_TEST_DATA_DIR "/bar-v2.msh", &quiet, &v), SINEW_RESULT_OK);
+    sinew_material nh = sinew_material_make(SINEW_MATERIAL_NEO_HOOKEAN, 1e6f, 0.4f);
+    sinew_soft_region_material rm[2] = {{3, nh}, {3, nh}};
+    sinew_soft_options o = sinew_soft_options_default();
+    o.source_name = "bar";
+    o.region_materials = rm;
+    o.region_material_count = 2;
+    sinew_asset *a;
+    capture c;
+    sinew_logger lg = capture_logger(&c);
+    cr_assert_eq(sinew_soft_build(&v, &o, &lg, &a, NULL), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(a);
+    cr_assert(strstr(c.text, "bar: region 3 is given two materials (region materials 0 and 1)"), "%s", c.text);
+
+    o.region_material_count = 1;
+    o.materials = &nh;
+    o.material_count = 1;
+    lg = capture_logger(&c);
+    cr_assert_eq(sinew_soft_build(&v, &o, &lg, &a, NULL), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(c.text, "materials by region and a materials table both given"), "%s", c.text);
+
+    /* An explicit table takes the place of the regions. */
+    o.region_material_count = 0;
+    lg = capture_logger(&c);
+    sinew_soft_report rep;
+    cr_assert_eq(sinew_soft_build(&v, &o, &lg, &a, &rep), SINEW_RESULT_OK, "%s", c.text);
+    cr_assert(strstr(c.text, "bar: the mesh's regions are not used: the options give the materials table"), "%s",
+              c.text);
+    cr_assert_eq(rep.region_count, 0);
+    cr_assert_eq(a->material_count, 1);
+    sinew_asset_destroy(a);
+
+    o = sinew_soft_options_default();
+    o.source_name = "bar";
+    rm[1].region = 7;
+    rm[1].material = sinew_material_make(SINEW_MATERIAL_STVK, 1e6f, 0.3f);
+    o.region_materials = rm;
+    o.region_material_count = 2;
+    lg = capture_logger(&c);
+    cr_assert_eq(sinew_soft_build(&v, &o, &lg, &a, NULL), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(c.text, "bar: region 7 (material 1): model 3 is not one for tetrahedra"), "%s", c.text);
+    rm[1].material = nh;
+    rm[1].material.density = 0.0f;
+    lg = capture_logger(&c);
+    cr_assert_eq(sinew_soft_build(&v, &o, &lg, &a, NULL), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(c.text, "bar: region 7 (material 1): density 0 kg/m^3 must be finite and > 0"), "%s", c.text);
+
+    /* A region the mesh lacks: warned about, the rest built. */
+    rm[1].material = nh;
+    rm[1].region = 9;
+    lg = capture_logger(&c);
+    cr_assert_eq(sinew_soft_build(&v, &o, &lg, &a, &rep), SINEW_RESULT_OK, "%s", c.text);
+    cr_assert(strstr(c.text, "bar: 1 regions given a material have no tetrahedra in the mesh, first: region 9 (the "
+                             "mesh's regions: 3, 7)"),
+              "%s", c.text);
+    cr_assert_eq(a->material_count, 2);
+    sinew_asset_destroy(a);
     sinew_volume_free(&v);
 }

@@ -150,3 +150,18 @@ add_test(NAME tool_prep_soft_bad_option
   COMMAND sh -c "'${PREP}' --box 4 4 4 1 1 1 --material rubber -o '${OUT}/x.snw'; test $? -eq 2")
 set_tests_properties(tool_prep_soft_bad_option PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "--material: \"rubber\" is not nh or snh")
+
+# A bar of two materials from Gmsh's physical groups 3 and 7: region 3 given its
+# own material and density, region 7 the body's; the report gives each region's
+# tetrahedra, volume and mass (from its own density), and sinew-info lists two
+# materials. A bad --region exits 2.
+add_test(NAME tool_prep_soft_regions
+  COMMAND sh -c "'${PREP}' '${CMAKE_CURRENT_SOURCE_DIR}/data/bar-v4-bin.msh' --region 3:snh,E=2e7,nu=0.3,density=3000 \
+--density 500 -o '${OUT}/soft-bar.snw' && '${INFO}' '${OUT}/soft-bar.snw'")
+set_tests_properties(tool_prep_soft_regions PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "2 regions: 70 kg, 0.04 m.3.*region 3: 60 tetrahedra, 0.02 m.3, 60 kg; material 0: stable neo-Hookean, E 2e.07 Pa, nu 0.3, 3000 kg/m.3.*region 7: 60 tetrahedra, 0.02 m.3, 10 kg; material 1: neo-Hookean, E 1e.06 Pa, nu 0.45, 500 kg/m.3.*particles: +55 .0 pinned., 70 kg.*materials: +2.*0 +stable neo-Hookean +E 2e.07 Pa, nu 0.3.*1 +neo-Hookean +E 1e.06 Pa, nu 0.45"
+  FAIL_REGULAR_EXPRESSION "sinew (error|warning)")
+add_test(NAME tool_prep_soft_bad_region
+  COMMAND sh -c "'${PREP}' --box 4 4 4 1 1 1 --region 3:nh,nu=0.7 -o '${OUT}/x.snw'; test $? -eq 2")
+set_tests_properties(tool_prep_soft_bad_region PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--region nu must be in .0, 0.5.")

@@ -6,7 +6,10 @@
  * readers are sinew's own and fuzzed, but assimp's importers (surfaces in PLY,
  * STL, glTF) crash on some malformed files, and in a child such a crash
  * becomes an error naming the file. The child sends the mesh back through a
- * pipe: a header of counts, then the arrays. */
+ * pipe: a header of counts, then the arrays.
+ *
+ * A mesh's regions (Gmsh physical groups, TetGen region attributes) become
+ * materials, one per region; --region gives a region its own. */
 #define _POSIX_C_SOURCE 200809L
 #include "prep_soft.h"
 
@@ -42,6 +45,12 @@ void prep_soft_help(void)
            "      --youngs E            Young's modulus (default %g Pa)\n"
            "      --poisson NU          Poisson ratio, [0, 0.5) (default %g)\n"
            "      --density RHO         density (default %g kg/m^3)\n"
+           "      --region R:MATERIAL   the material of region R (Gmsh physical group, TetGen region\n"
+           "                            attribute), repeatable; MATERIAL is nh|snh and any of\n"
+           "                            E=PA,nu=NU,density=RHO, e.g. 3:snh,E=2e7,nu=0.3,density=1900;\n"
+           "                            what it leaves out, and regions not named, take the options\n"
+           "                            above. Each region becomes a material (in increasing order\n"
+           "                            of R), its tetrahedra's masses from its own density\n"
            "      --pin I,J,...         pin vertices by index (0-based, as in the file)\n"
            "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after transform)\n"
            "      --pin-bottom F        pin vertices within fraction F of the height above the lowest\n"
@@ -123,12 +132,14 @@ static void send_shipment(int fd, const char *path, int volume, const sinew_logg
         s.counts[1] = s.result == SINEW_RESULT_OK ? m.face_count + 1 : 0;
         s.counts[2] = s.result == SINEW_RESULT_OK ? m.face_offsets[m.face_count] : 0;
     }
-    uint32_t head[4] = {s.result, s.counts[0], s.counts[1], s.counts[2]};
+    /* The last field: whether a volume's regions follow its tetrahedra. */
+    uint32_t head[5] = {s.result, s.counts[0], s.counts[1], s.counts[2], v.regions != NULL};
     int ok = write_all(fd, head, sizeof head);
     if (ok && s.result == SINEW_RESULT_OK) {
         if (volume)
             ok = write_all(fd, v.positions, sizeof(double) * 3 * v.vertex_count) &&
-                 write_all(fd, v.tets, sizeof(uint32_t) * 4 * (size_t)v.tet_count);
+                 write_all(fd, v.tets, sizeof(uint32_t) * 4 * (size_t)v.tet_count) &&
+                 (!v.regions || write_all(fd, v.regions, sizeof(uint32_t) * (size_t)v.tet_count));
         else
             ok = write_all(fd, m.positions, sizeof(double) * 3 * m.vertex_count) &&
                  write_all(fd, m.face_offsets, sizeof(uint32_t) * (m.face_count + 1ull)) &&
@@ -168,18 +179,21 @@ static sinew_result read_isolated(const char *path, int volume, const sinew_logg
         send_shipment(fd[1], path, volume, lg);
     }
     close(fd[1]);
-    uint32_t head[4] = {0};
+    uint32_t head[5] = {0};
     sinew_result r = SINEW_RESULT_ERROR_BAD_MESH;
     int got = read_all(fd[0], head, sizeof head);
     if (got && head[0] == SINEW_RESULT_OK) {
         double *positions = malloc(sizeof(double) * 3 * ((size_t)head[1] + 1));
         uint32_t *a = malloc(sizeof(uint32_t) * ((volume ? 4 * (size_t)head[2] : head[2]) + 1));
         uint32_t *b = volume ? NULL : malloc(sizeof(uint32_t) * ((size_t)head[3] + 1));
-        got = positions && a && (volume || b) && read_all(fd[0], positions, sizeof(double) * 3 * head[1]) &&
+        uint32_t *regions = volume && head[4] ? malloc(sizeof(uint32_t) * ((size_t)head[2] + 1)) : NULL;
+        got = positions && a && (volume || b) && (!(volume && head[4]) || regions) &&
+              read_all(fd[0], positions, sizeof(double) * 3 * head[1]) &&
               read_all(fd[0], a, sizeof(uint32_t) * (volume ? 4 * (size_t)head[2] : head[2])) &&
-              (volume || read_all(fd[0], b, sizeof(uint32_t) * head[3]));
+              (volume || read_all(fd[0], b, sizeof(uint32_t) * head[3])) &&
+              (!regions || read_all(fd[0], regions, sizeof(uint32_t) * (size_t)head[2]));
         if (volume)
-            *vol = (sinew_volume){head[1], positions, head[2], a};
+            *vol = (sinew_volume){head[1], positions, head[2], a, regions};
         else
             *mesh = (sinew_mesh){head[1], positions, head[2] ? head[2] - 1 : 0, a, b};
         r = got ? SINEW_RESULT_OK : SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -207,8 +221,18 @@ static sinew_result read_isolated(const char *path, int volume, const sinew_logg
 
 /* ---------------------------------------------------------------- command line */
 
+/* --region R:MATERIAL; what it leaves out comes from the body's options. */
+typedef struct region_arg {
+    uint32_t region;
+    int has_model, has_youngs, has_poisson, has_density;
+    sinew_material_model model;
+    double youngs, poisson, density;
+} region_arg;
+
 typedef struct soft_args {
     const char *input, *out, *tetgen;
+    region_arg *regions;
+    uint32_t region_count;
     int tetrahedralise, quiet, box_given;
     unsigned box[3];
     double box_size[3];
@@ -235,6 +259,69 @@ static int parse_pins(const char *text, soft_args *s)
         list[s->pin_count++] = (uint32_t)v;
         p = *end ? end + 1 : end;
     }
+    return 1;
+}
+
+/* One E=, nu= or density= of --region, checked as its options are. */
+static int parse_region_value(const char *text, const char *key, double *out)
+{
+    char opt[64];
+    snprintf(opt, sizeof opt, "--region %s", key);
+    if (!cli_double(tool, opt, text, out))
+        return 0;
+    if (!strcmp(key, "nu"))
+        return (*out >= 0 && *out < 0.5) || cli_error(tool, "%s must be in [0, 0.5)%s", opt, "");
+    return *out > 0 || cli_error(tool, "%s must be > 0%s", opt, "");
+}
+
+/* R:MATERIAL, MATERIAL a comma-separated list of nh|snh, E=, nu=, density=. */
+static int parse_region(const char *text, soft_args *s)
+{
+    region_arg g = {0};
+    char *end, item[128];
+    errno = 0;
+    unsigned long value = strtoul(text, &end, 10);
+    if (end == text || text[0] == '-' || errno || value > 0xffffffffu || *end != ':' || !end[1])
+        return cli_error(tool, "--region: \"%s\" is not R:MATERIAL (R a region number, MATERIAL like nh,E=1e6,nu=0.45)%s",
+                         text, "");
+    g.region = (uint32_t)value;
+    char number[16];
+    snprintf(number, sizeof number, "%u", g.region);
+    for (uint32_t i = 0; i < s->region_count; i++)
+        if (s->regions[i].region == g.region)
+            return cli_error(tool, "--region: region %s is given twice%s", number, "");
+    for (const char *p = end + 1; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof item)
+            return cli_error(tool, "--region: \"%s\": an empty or overlong item%s", text, "");
+        memcpy(item, p, n);
+        item[n] = '\0';
+        p += n + (p[n] == ',');
+        const char *eq = strchr(item, '=');
+        if (!eq && (!strcmp(item, "nh") || !strcmp(item, "snh"))) {
+            g.has_model = 1;
+            g.model = !strcmp(item, "snh") ? SINEW_MATERIAL_STABLE_NEO_HOOKEAN : SINEW_MATERIAL_NEO_HOOKEAN;
+        } else if (eq && !strncmp(item, "E=", 2)) {
+            g.has_youngs = parse_region_value(eq + 1, "E", &g.youngs);
+            if (!g.has_youngs)
+                return 0;
+        } else if (eq && !strncmp(item, "nu=", 3)) {
+            g.has_poisson = parse_region_value(eq + 1, "nu", &g.poisson);
+            if (!g.has_poisson)
+                return 0;
+        } else if (eq && !strncmp(item, "density=", 8)) {
+            g.has_density = parse_region_value(eq + 1, "density", &g.density);
+            if (!g.has_density)
+                return 0;
+        } else {
+            return cli_error(tool, "--region: \"%s\" is not nh, snh, E=, nu= or density= (in \"%s\")", item, text);
+        }
+    }
+    region_arg *list = realloc(s->regions, (s->region_count + 1) * sizeof *list);
+    if (!list)
+        return cli_error(tool, "--region: out of memory%s%s", "", "");
+    s->regions = list;
+    list[s->region_count++] = g;
     return 1;
 }
 
@@ -295,6 +382,8 @@ static int parse_option(int argc, char **argv, int *i, soft_args *s)
               cli_error(tool, "%s must be in [0, 0.5)%s", a, ""));
     } else if (!strcmp(a, "--density")) {
         ok = cli_double(tool, a, v, &s->opt.density) && (s->opt.density > 0 || cli_error(tool, "%s must be > 0%s", a, ""));
+    } else if (!strcmp(a, "--region")) {
+        ok = v ? parse_region(v, s) : cli_error(tool, "%s needs R:MATERIAL%s", a, "");
     } else if (!strcmp(a, "--pin")) {
         ok = v ? parse_pins(v, s) : cli_error(tool, "%s needs a list of vertex indices%s", a, "");
     } else if (!strcmp(a, "--pin-box")) {
@@ -375,7 +464,30 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
     return r;
 }
 
-static void print_report(const soft_args *s, const sinew_asset *asset, const sinew_soft_report *rep)
+/* The --region materials, what they leave out from the body's options. */
+static sinew_soft_region_material *region_materials(const soft_args *s)
+{
+    sinew_soft_region_material *list = calloc(s->region_count + 1, sizeof *list);
+    for (uint32_t i = 0; list && i < s->region_count; i++) {
+        const region_arg *g = &s->regions[i];
+        const sinew_soft_options *o = &s->opt;
+        list[i].region = g->region;
+        list[i].material = sinew_material_make(g->has_model ? g->model : o->model,
+                                               (float)(g->has_youngs ? g->youngs : o->youngs_modulus),
+                                               (float)(g->has_poisson ? g->poisson : o->poisson_ratio));
+        list[i].material.density = (float)(g->has_density ? g->density : o->density);
+    }
+    return list;
+}
+
+static const char *model_name(uint32_t model)
+{
+    return model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN ? "stable neo-Hookean" : "neo-Hookean";
+}
+
+/* One line for a body of one material; with regions, a line for each. */
+static void print_report(const soft_args *s, const sinew_asset *asset, const sinew_soft_report *rep,
+                         const sinew_soft_region *regions, uint32_t region_count, int by_region)
 {
     sinew_material m;
     if (sinew_asset_get_material(asset, 0, &m) != SINEW_RESULT_OK)
@@ -383,13 +495,24 @@ static void print_report(const soft_args *s, const sinew_asset *asset, const sin
     printf("wrote %s: %u particles (%u pinned), %u tetrahedra, %u boundary triangles, %u colours (sizes %u..%u)\n",
            s->out, rep->vertex_count, rep->pinned_count, rep->tet_count, rep->triangle_count, rep->colour_count,
            rep->smallest_colour, rep->largest_colour);
-    printf("  %s, E %g Pa, nu %g, %g kg/m^3: %.6g kg, %.6g m^3",
-           m.model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN ? "stable neo-Hookean" : "neo-Hookean",
-           (double)m.youngs_modulus, (double)m.poisson_ratio, (double)m.density, rep->total_mass, rep->volume);
+    if (by_region)
+        printf("  %u region%s: %.6g kg, %.6g m^3", region_count, region_count == 1 ? "" : "s", rep->total_mass,
+               rep->volume);
+    else
+        printf("  %s, E %g Pa, nu %g, %g kg/m^3: %.6g kg, %.6g m^3", model_name(m.model), (double)m.youngs_modulus,
+               (double)m.poisson_ratio, (double)m.density, rep->total_mass, rep->volume);
     if (rep->flipped_tets || rep->dropped_vertices)
         printf("; repaired: %u tetrahedra reoriented, %u unused vertices dropped", rep->flipped_tets,
                rep->dropped_vertices);
     printf("\n");
+    for (uint32_t k = 0; by_region && k < region_count; k++) {
+        const sinew_soft_region *g = &regions[k];
+        if (sinew_asset_get_material(asset, g->material, &m) != SINEW_RESULT_OK)
+            return;
+        printf("  region %u: %u tetrahedra, %.6g m^3, %.6g kg; material %u: %s, E %g Pa, nu %g, %g kg/m^3\n",
+               g->value, g->tet_count, g->volume, g->mass, g->material, model_name(m.model),
+               (double)m.youngs_modulus, (double)m.poisson_ratio, (double)m.density);
+    }
 }
 
 int prep_soft_main(int argc, char **argv)
@@ -397,6 +520,7 @@ int prep_soft_main(int argc, char **argv)
     soft_args s = {.quality = 1.4, .scale = 1.0, .height = 1.0, .opt = sinew_soft_options_default()};
     if (!parse(argc, argv, &s)) {
         free(s.pins);
+        free(s.regions);
         return 2;
     }
     sinew_logger lg = sinew_logger_default();
@@ -407,6 +531,7 @@ int prep_soft_main(int argc, char **argv)
     if (r != SINEW_RESULT_OK) {
         fprintf(stderr, "%s: %s: %s\n", tool, what, sinew_result_string(r));
         free(s.pins);
+        free(s.regions);
         return 1;
     }
     for (uint32_t i = 0; i < v.vertex_count; i++)
@@ -417,17 +542,27 @@ int prep_soft_main(int argc, char **argv)
     s.opt.source_name = source;
     s.opt.pin_indices = s.pins;
     s.opt.pin_count = s.pin_count;
+    sinew_soft_region_material *materials = region_materials(&s);
+    s.opt.region_materials = materials;
+    s.opt.region_material_count = materials ? s.region_count : 0;
+    int by_region = v.regions != NULL || s.region_count > 0;
     sinew_asset *asset = NULL;
     sinew_soft_report rep;
-    r = sinew_soft_build(&v, &s.opt, &lg, &asset, &rep);
+    sinew_soft_region *regions = NULL;
+    uint32_t region_count = 0;
+    r = materials ? sinew_soft_build_with_regions(&v, &s.opt, &lg, &asset, &rep, &regions, &region_count)
+                  : SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     sinew_volume_free(&v);
     if (r == SINEW_RESULT_OK)
         r = sinew_asset_write(asset, s.out, &lg);
     if (r == SINEW_RESULT_OK && !s.quiet)
-        print_report(&s, asset, &rep);
+        print_report(&s, asset, &rep, regions, region_count, by_region && regions);
     if (r != SINEW_RESULT_OK)
         fprintf(stderr, "%s: %s: %s\n", tool, what, sinew_result_string(r));
     sinew_asset_destroy(asset);
+    free(regions);
+    free(materials);
     free(s.pins);
+    free(s.regions);
     return r == SINEW_RESULT_OK ? 0 : 1;
 }

@@ -3,10 +3,12 @@
  *
  *   1. check the options and materials; copy the mesh and check it
  *      (sinew_volume_check: orientation repaired, unused vertices dropped);
+ *      unless the options give a materials table, one material per region,
+ *      the distinct region values in increasing order;
  *   2. per tetrahedron, in double: Dm = [X1-X0, X2-X0, X3-X0], its inverse and
  *      the rest volume det(Dm) / 6, rounded to float once;
- *   3. lumped masses: each tetrahedron gives a quarter of its mass to each
- *      corner; then the pins;
+ *   3. lumped masses: each tetrahedron gives a quarter of its mass (its own
+ *      material's density x volume) to each corner; then the pins;
  *   4. colour the element dual graph (tetrahedra sharing a vertex conflict) and
  *      lay the elements out colour by colour, as the asset format requires;
  *   5. the boundary (faces of exactly one tetrahedron, outward) as triangles.
@@ -45,6 +47,10 @@ typedef struct soft_builder {
     uint32_t *original;         /* particle -> input vertex */
     sinew_material *materials;  /* the table the asset gets */
     uint32_t material_count;
+    const uint32_t *tet_material; /* per tetrahedron; NULL: all material 0 */
+    uint32_t *region_material;  /* owned tet_material, by region */
+    sinew_soft_region *regions; /* by region: material k is region k; NULL with a table */
+    int log_regions;            /* the mesh has regions, or the options name some */
     sinew_element_rec *elements;
     float *inv_mass;
     sinew_triangle_rec *tris;
@@ -64,8 +70,11 @@ static int tet_model(uint32_t model)
 
 static sinew_result check_material(const soft_builder *b, const sinew_material *m, uint32_t index)
 {
-    char where[64];
-    snprintf(where, sizeof where, "%s: material %u", b->name, index);
+    char where[96];
+    if (b->regions && b->log_regions)
+        snprintf(where, sizeof where, "%s: region %u (material %u)", b->name, b->regions[index].value, index);
+    else
+        snprintf(where, sizeof where, "%s: material %u", b->name, index);
     sinew_result r = sinew_material_check(m, where, b->lg);
     if (r != SINEW_RESULT_OK)
         return r;
@@ -79,7 +88,20 @@ static sinew_result check_material(const soft_builder *b, const sinew_material *
     return SINEW_RESULT_OK;
 }
 
-/* The materials table: the options' array, or one made of model, E, nu, density. */
+/* The default material: model, E, nu, density. */
+static sinew_result default_material(const soft_builder *b, sinew_material *m)
+{
+    const sinew_soft_options *o = b->opt;
+    if (!(o->density > 0.0) || !(o->density <= FLT_MAX))
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                          "%s: density %g kg/m^3 must be finite and > 0", b->name, o->density);
+    *m = sinew_material_make(o->model, (float)o->youngs_modulus, (float)o->poisson_ratio);
+    m->density = (float)o->density;
+    return SINEW_RESULT_OK;
+}
+
+/* The options' explicit materials table, checked with the per-tetrahedron
+ * indices into it. */
 static sinew_result check_options(soft_builder *b)
 {
     const sinew_soft_options *o = b->opt;
@@ -98,22 +120,26 @@ static sinew_result check_options(soft_builder *b)
     if (o->tet_materials && o->material_count == 0)
         return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
                           "%s: per-tetrahedron material indices without a materials table", b->name);
+    if (o->material_count == 0) {
+        /* Materials by region, once the mesh is checked; the default first. */
+        sinew_material m;
+        return default_material(b, &m);
+    }
+    if (o->region_material_count)
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                          "%s: materials by region and a materials table both given: one or the other", b->name);
     if (o->material_count > SINEW_ASSET_MAX_MATERIALS)
         return sinew_fail(b->lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: %u materials exceed the limit of %u", b->name,
                           o->material_count, SINEW_ASSET_MAX_MATERIALS);
-    b->material_count = o->material_count ? o->material_count : 1;
+    if (in->regions)
+        sinew_logf(b->lg, SINEW_LOG_INFO, "prep",
+                   "%s: the mesh's regions are not used: the options give the materials table", b->name);
+    b->material_count = o->material_count;
     b->materials = malloc(sizeof(sinew_material) * b->material_count);
     if (!b->materials)
         return out_of_memory(b);
-    if (o->material_count) {
-        memcpy(b->materials, o->materials, sizeof(sinew_material) * o->material_count);
-    } else {
-        if (!(o->density > 0.0) || !(o->density <= FLT_MAX))
-            return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
-                              "%s: density %g kg/m^3 must be finite and > 0", b->name, o->density);
-        b->materials[0] = sinew_material_make(o->model, (float)o->youngs_modulus, (float)o->poisson_ratio);
-        b->materials[0].density = (float)o->density;
-    }
+    memcpy(b->materials, o->materials, sizeof(sinew_material) * o->material_count);
+    b->tet_material = o->tet_materials;
     sinew_result r = SINEW_RESULT_OK;
     for (uint32_t m = 0; m < b->material_count && r == SINEW_RESULT_OK; m++)
         r = check_material(b, &b->materials[m], m);
@@ -125,18 +151,125 @@ static sinew_result check_options(soft_builder *b)
     return r;
 }
 
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Index of the region of this value (regions increase by value), or NONE. */
+static uint32_t find_region(const soft_builder *b, uint32_t value)
+{
+    uint32_t lo = 0, hi = b->material_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (b->regions[mid].value < value)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < b->material_count && b->regions[lo].value == value ? lo : NONE;
+}
+
+/* Materials by region (of the checked copy, whose tetrahedra are the
+ * input's): the distinct values, increasing, are materials 0, 1, ...; each
+ * the options name gets theirs, the others the default. */
+static sinew_result map_regions(soft_builder *b)
+{
+    const sinew_soft_options *o = b->opt;
+    const uint32_t *regions = b->v.regions;
+    uint32_t n = b->v.tet_count, count = 1;
+    uint32_t *values = malloc(sizeof(uint32_t) * ((size_t)n + 1));
+    if (!values)
+        return out_of_memory(b);
+    values[0] = 0;
+    if (regions && n) {
+        memcpy(values, regions, sizeof(uint32_t) * n);
+        qsort(values, n, sizeof(uint32_t), compare_u32);
+        count = 1;
+        for (uint32_t t = 1; t < n; t++)
+            if (values[t] != values[count - 1])
+                values[count++] = values[t];
+    }
+    sinew_result r = SINEW_RESULT_OK;
+    if (count > SINEW_ASSET_MAX_MATERIALS)
+        r = sinew_fail(b->lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: %u regions exceed the limit of %u materials",
+                       b->name, count, SINEW_ASSET_MAX_MATERIALS);
+    if (r == SINEW_RESULT_OK) {
+        b->materials = malloc(sizeof(sinew_material) * count);
+        b->regions = calloc(count, sizeof(sinew_soft_region));
+        if (!b->materials || !b->regions)
+            r = out_of_memory(b);
+    }
+    if (r == SINEW_RESULT_OK)
+        r = default_material(b, &b->materials[0]);
+    if (r != SINEW_RESULT_OK) {
+        free(values);
+        return r;
+    }
+    b->material_count = count;
+    for (uint32_t k = 0; k < count; k++) {
+        b->materials[k] = b->materials[0];
+        b->regions[k] = (sinew_soft_region){.value = values[k], .material = k};
+    }
+    /* given[k]: the entry that named region k, or NONE. */
+    uint32_t *given = values;
+    memset(given, 0xff, sizeof(uint32_t) * count);
+    uint32_t absent = 0, first_absent = 0;
+    for (uint32_t i = 0; i < o->region_material_count && r == SINEW_RESULT_OK; i++) {
+        uint32_t value = o->region_materials[i].region;
+        uint32_t k = find_region(b, value);
+        if (k == NONE) {
+            first_absent = absent++ == 0 ? value : first_absent;
+        } else if (given[k] != NONE) {
+            r = sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                           "%s: region %u is given two materials (region materials %u and %u)", b->name, value,
+                           given[k], i);
+        } else {
+            given[k] = i;
+            b->materials[k] = o->region_materials[i].material;
+        }
+    }
+    free(values);
+    if (absent) {
+        char have[128] = ""; /* 8 values of up to 10 digits */
+        for (uint32_t k = 0, n_have = 0; k < count && k < 8; k++)
+            n_have += (uint32_t)snprintf(have + n_have, sizeof have - n_have, "%s%u", k ? ", " : "",
+                                         b->regions[k].value);
+        sinew_logf(b->lg, SINEW_LOG_WARNING, "prep",
+                   "%s: %u regions given a material have no tetrahedra in the mesh, first: region %u (the mesh's "
+                   "regions: %s%s)",
+                   b->name, absent, first_absent, have, count > 8 ? ", ..." : "");
+    }
+    for (uint32_t k = 0; k < count && r == SINEW_RESULT_OK; k++)
+        r = check_material(b, &b->materials[k], k);
+    if (r != SINEW_RESULT_OK || !regions)
+        return r;
+    b->region_material = malloc(sizeof(uint32_t) * ((size_t)n + 1));
+    if (!b->region_material)
+        return out_of_memory(b);
+    for (uint32_t t = 0; t < n; t++)
+        b->region_material[t] = find_region(b, regions[t]);
+    b->tet_material = b->region_material;
+    return SINEW_RESULT_OK;
+}
+
 static sinew_result copy_and_check(soft_builder *b)
 {
     const sinew_volume *in = b->in;
     b->v.positions = malloc(sizeof(double) * 3 * ((size_t)in->vertex_count + 1));
     b->v.tets = malloc(sizeof(uint32_t) * 4 * ((size_t)in->tet_count + 1));
     b->original = malloc(sizeof(uint32_t) * ((size_t)in->vertex_count + 1));
-    if (!b->v.positions || !b->v.tets || !b->original)
+    if (in->regions)
+        b->v.regions = malloc(sizeof(uint32_t) * ((size_t)in->tet_count + 1));
+    if (!b->v.positions || !b->v.tets || !b->original || (in->regions && !b->v.regions))
         return out_of_memory(b);
     if (in->vertex_count)
         memcpy(b->v.positions, in->positions, sizeof(double) * 3 * in->vertex_count);
     if (in->tet_count)
         memcpy(b->v.tets, in->tets, sizeof(uint32_t) * 4 * in->tet_count);
+    if (in->regions && in->tet_count)
+        memcpy(b->v.regions, in->regions, sizeof(uint32_t) * in->tet_count);
     b->v.vertex_count = in->vertex_count;
     b->v.tet_count = in->tet_count;
     sinew_volume_fixes fixes;
@@ -159,7 +292,7 @@ static const double *position(const soft_builder *b, uint32_t particle)
 
 static uint32_t material_of(const soft_builder *b, uint32_t t)
 {
-    return b->opt->tet_materials ? b->opt->tet_materials[t] : 0;
+    return b->tet_material ? b->tet_material[t] : 0;
 }
 
 /* Dm^-1 by the adjugate, in double; column-major as the asset stores it. */
@@ -233,6 +366,12 @@ static sinew_result build_elements(soft_builder *b)
         b->rep.volume += vol;
         for (int k = 0; k < 4; k++)
             mass[q[k]] += share;
+        if (b->regions) {
+            sinew_soft_region *g = &b->regions[e->material];
+            g->tet_count++;
+            g->volume += vol;
+            g->mass += 4.0 * share;
+        }
     }
     for (uint32_t i = 0; i < b->v.vertex_count && r == SINEW_RESULT_OK; i++) {
         b->rep.total_mass += mass[i];
@@ -392,7 +531,7 @@ static char *make_meta(const soft_builder *b)
 {
     const sinew_soft_options *o = b->opt;
     const char *source = o->source_name ? o->source_name : "";
-    size_t cap = strlen(source) + 512;
+    size_t cap = strlen(source) + 512 + (b->log_regions ? 24 * (size_t)b->material_count : 0);
     char *meta = malloc(cap);
     if (!meta)
         return NULL;
@@ -401,11 +540,19 @@ static char *make_meta(const soft_builder *b)
         if ((unsigned char)meta[i] < 0x20 || (unsigned char)meta[i] >= 0x7f)
             meta[i] = '?';
     const sinew_material *m = &b->materials[0];
-    snprintf(meta + n, cap - (size_t)n,
-             "kind=soft\nmaterials=%u\nmodel=%s\nyoungs_modulus=%.9g\npoisson_ratio=%.9g\ndensity=%.9g\n"
-             "pin_bottom=%.17g\ncolouring=%s\n",
-             b->material_count, model_key(m->model), (double)m->youngs_modulus, (double)m->poisson_ratio,
-             (double)m->density, o->pin_bottom, o->colouring == SINEW_COLOURING_GREEDY ? "greedy" : "balanced");
+    n += snprintf(meta + n, cap - (size_t)n,
+                  "kind=soft\nmaterials=%u\nmodel=%s\nyoungs_modulus=%.9g\npoisson_ratio=%.9g\ndensity=%.9g\n"
+                  "pin_bottom=%.17g\ncolouring=%s\n",
+                  b->material_count, model_key(m->model), (double)m->youngs_modulus, (double)m->poisson_ratio,
+                  (double)m->density, o->pin_bottom, o->colouring == SINEW_COLOURING_GREEDY ? "greedy" : "balanced");
+    /* Materials by region: region value, then material index. */
+    if (b->log_regions) {
+        n += snprintf(meta + n, cap - (size_t)n, "regions=");
+        for (uint32_t k = 0; k < b->material_count; k++)
+            n += snprintf(meta + n, cap - (size_t)n, "%s%u:%u", k ? "," : "", b->regions[k].value,
+                          b->regions[k].material);
+        snprintf(meta + n, cap - (size_t)n, "\n");
+    }
     return meta;
 }
 
@@ -459,14 +606,39 @@ static void summarise(soft_builder *b)
                "tetrahedra, %.6g kg, %.6g m^3",
                b->name, rep->vertex_count, rep->pinned_count, rep->tet_count, rep->triangle_count, rep->colour_count,
                rep->smallest_colour, rep->largest_colour, rep->total_mass, rep->volume);
+    if (!b->log_regions)
+        return;
+    /* The mapping, as the tool prints it; a mesh of many regions in part. */
+    const uint32_t shown = 64;
+    sinew_logf(b->lg, SINEW_LOG_INFO, "prep", "%s: %u regions, materials 0..%u in increasing order of region",
+               b->name, b->material_count, b->material_count - 1);
+    for (uint32_t k = 0; k < b->material_count && k < shown; k++) {
+        const sinew_soft_region *g = &b->regions[k];
+        const sinew_material *m = &b->materials[k];
+        sinew_logf(b->lg, SINEW_LOG_INFO, "prep",
+                   "%s: region %u -> material %u (%s, E %g Pa, nu %g, %g kg/m^3): %u tetrahedra, %.6g m^3, %.6g kg",
+                   b->name, g->value, k, model_key(m->model), (double)m->youngs_modulus, (double)m->poisson_ratio,
+                   (double)m->density, g->tet_count, g->volume, g->mass);
+    }
+    if (b->material_count > shown)
+        sinew_logf(b->lg, SINEW_LOG_INFO, "prep", "%s: ... and %u more regions (the asset's META lists them all)",
+                   b->name, b->material_count - shown);
 }
 
 static sinew_result build(soft_builder *b, sinew_asset **out)
 {
     sinew_result r;
-    if ((r = check_options(b)) || (r = copy_and_check(b)) || (r = build_elements(b)) || (r = apply_pins(b)) ||
-        (r = colour(b)) || (r = boundary(b)) || (r = lay_out(b, out)))
+    if ((r = check_options(b)) || (r = copy_and_check(b)))
         return r;
+    if (!b->opt->material_count) {
+        b->log_regions = b->v.regions != NULL || b->opt->region_material_count > 0;
+        if ((r = map_regions(b)))
+            return r;
+    }
+    if ((r = build_elements(b)) || (r = apply_pins(b)) || (r = colour(b)) || (r = boundary(b)) ||
+        (r = lay_out(b, out)))
+        return r;
+    b->rep.region_count = b->regions ? b->material_count : 0;
     summarise(b);
     return SINEW_RESULT_OK;
 }
@@ -474,20 +646,40 @@ static sinew_result build(soft_builder *b, sinew_asset **out)
 sinew_result sinew_soft_build(const sinew_volume *volume, const sinew_soft_options *opt, const sinew_logger *lg,
                               sinew_asset **out, sinew_soft_report *report)
 {
+    return sinew_soft_build_with_regions(volume, opt, lg, out, report, NULL, NULL);
+}
+
+sinew_result sinew_soft_build_with_regions(const sinew_volume *volume, const sinew_soft_options *opt,
+                                           const sinew_logger *lg, sinew_asset **out, sinew_soft_report *report,
+                                           sinew_soft_region **regions, uint32_t *region_count)
+{
     SINEW_ASSERT(volume && out && (volume->positions || volume->vertex_count == 0));
     SINEW_ASSERT(volume->tets || volume->tet_count == 0);
     SINEW_ASSERT(!opt || opt->pin_indices || opt->pin_count == 0);
     SINEW_ASSERT(!opt || opt->materials || opt->material_count == 0);
+    SINEW_ASSERT(!opt || opt->region_materials || opt->region_material_count == 0);
+    SINEW_ASSERT(!regions == !region_count);
     *out = NULL;
+    if (regions) {
+        *regions = NULL;
+        *region_count = 0;
+    }
     sinew_soft_options defaults = sinew_soft_options_default();
     soft_builder b = {.in = volume, .opt = opt ? opt : &defaults, .lg = lg};
     b.name = b.opt->source_name ? b.opt->source_name : "soft body";
     sinew_result r = build(&b, out);
     if (report)
         *report = b.rep;
+    if (r == SINEW_RESULT_OK && regions && b.regions) {
+        *regions = b.regions;
+        *region_count = b.material_count;
+        b.regions = NULL;
+    }
     sinew_volume_free(&b.v);
     free(b.original);
     free(b.materials);
+    free(b.region_material);
+    free(b.regions);
     free(b.elements);
     free(b.inv_mass);
     free(b.tris);

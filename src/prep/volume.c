@@ -22,7 +22,17 @@ void sinew_volume_free(sinew_volume *v)
         return;
     free(v->positions);
     free(v->tets);
+    free(v->regions);
     memset(v, 0, sizeof *v);
+}
+
+void sinew_volume_drop_zero_regions(sinew_volume *v)
+{
+    for (uint32_t t = 0; v->regions && t < v->tet_count; t++)
+        if (v->regions[t] != 0)
+            return;
+    free(v->regions);
+    v->regions = NULL;
 }
 
 int sinew_volume_is_volume_path(const char *path)

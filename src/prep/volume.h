@@ -1,5 +1,6 @@
 /* Volume meshes (tetrahedra) for soft bodies: readers for Gmsh MSH 2.2 and 4.1
- * (ASCII and binary) and TetGen .node/.ele, all safe for untrusted input; the
+ * (ASCII and binary) and TetGen .node/.ele, all safe for untrusted input, with
+ * the region (material) of each tetrahedron when the file gives one; the
  * tetrahedralisation of a closed surface by TetGen, run as a child process; a
  * box generator; and the checks and repairs a soft-body asset needs.
  */
@@ -15,6 +16,11 @@ typedef struct sinew_volume {
     double *positions;  /* 3 per vertex, m */
     uint32_t tet_count;
     uint32_t *tets;     /* 4 vertex indices per tetrahedron */
+    /* Region of each tetrahedron (Gmsh: physical group; TetGen: region
+     * attribute), for materials per region (sinew_soft_build); NULL when the
+     * file gives none or gives every tetrahedron region 0, which is what NULL
+     * means. */
+    uint32_t *regions;
 } sinew_volume;
 
 /* Reader limits: far below 32-bit overflow in every size computed from them. */
@@ -22,6 +28,10 @@ typedef struct sinew_volume {
 #define SINEW_VOLUME_MAX_TETS (1u << 26)
 
 void sinew_volume_free(sinew_volume *v);
+
+/* The readers' last step: regions, when every tetrahedron is in region 0, are
+ * freed and become NULL, which means the same. */
+void sinew_volume_drop_zero_regions(sinew_volume *v);
 
 /* 1 when path names a volume mesh by its extension (.msh, .node, .ele; any case). */
 int sinew_volume_is_volume_path(const char *path);
@@ -41,16 +51,24 @@ sinew_result sinew_volume_read(const char *path, const sinew_logger *lg, sinew_v
  * elements of other types are skipped with a warning that counts them, which
  * in binary data needs their node count: types 1 to 31, 92 and 93 are known,
  * others refused. Node tags may be sparse and in any order; vertices keep the
- * order of the file. Sections other than $MeshFormat, $Nodes and $Elements are
- * skipped. */
+ * order of the file. Regions are physical groups: in 2.2 a tetrahedron's first
+ * tag (none: 0); in 4.1 the first physical tag of the volume entity its element
+ * block names, from $Entities (a warning when an entity has several; no
+ * $Entities, or none for the entity: 0). A negative physical group, a block of
+ * tetrahedra naming a volume that $Entities lacks, or one of another dimension
+ * are refused; in a partitioned file ($PartitionedEntities) regions are not
+ * read, with a warning. Sections other than $MeshFormat, $Entities, $Nodes and
+ * $Elements are skipped. */
 sinew_result sinew_volume_read_msh_memory(const void *data, size_t size, const char *name,
                                           const sinew_logger *lg, sinew_volume *out);
 
 /* TetGen's .node (points: "N 3 attributes markers", then "index x y z ...") and
  * .ele ("T 4|10 attributes", then "index n0 n1 n2 n3 ..."): indices count from
- * the .node file's first point number (0 or 1), attributes and boundary
- * markers are skipped, of 10-node tetrahedra the 4 corners are kept. '#'
- * starts a comment. */
+ * the .node file's first point number (0 or 1), of 10-node tetrahedra the 4
+ * corners are kept. A tetrahedron's first attribute is its region (tetgen -A
+ * writes region attributes as reals): an integer in 0..2^32-1, within 1e-9 of
+ * it, else refused; further attributes, the points' attributes and boundary
+ * markers are skipped. '#' starts a comment. */
 sinew_result sinew_volume_read_tetgen_memory(const char *node, size_t node_size, const char *node_name,
                                              const char *ele, size_t ele_size, const char *ele_name,
                                              const sinew_logger *lg, sinew_volume *out);
@@ -82,7 +100,8 @@ typedef struct sinew_volume_fixes {
  * |V| <= 1e-12 d^3 with d the diagonal of the bounding box (of the vertices
  * in use). Nothing is changed before all of these pass. LIMIT beyond the limits
  * above. fixes may be NULL; old_index, NULL or room for vertex_count entries,
- * receives for each vertex kept its index before. */
+ * receives for each vertex kept its index before. Tetrahedra are neither
+ * dropped nor reordered, so regions stay with their tetrahedra. */
 sinew_result sinew_volume_check(sinew_volume *v, const char *name, const sinew_logger *lg,
                                 sinew_volume_fixes *fixes, uint32_t *old_index);
 

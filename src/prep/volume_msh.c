@@ -2,6 +2,9 @@
  * input. The file is a sequence of sections, each "$Name" ... "$EndName":
  *
  *   $MeshFormat  version file-type(0 ASCII, 1 binary) data-size [int 1]
+ *   $Entities    4.1: points curves surfaces volumes, then per entity
+ *                     tag, x y z (points) or a bounding box (6 reals),
+ *                     n physical tags..., [n bounding entities...]
  *   $Nodes       2.2: N, then N x (tag x y z)
  *                4.1: blocks nodes min max, then per block
  *                     dim entity parametric n, n tags, n x (x y z [u v w])
@@ -11,8 +14,12 @@
  *                     dim entity type n, n x (tag nodes...)
  *
  * Only 4-node tetrahedra (type 4) are kept; every other section is skipped.
- * In binary data, integers are 4-byte ints (2.2) or data-size unsigned ints
- * (4.1, Gmsh's size_t), reals 8-byte doubles, all in the host's byte order as
+ * A tetrahedron's region is its physical group: 2.2 gives it as the element's
+ * first tag; 4.1 gives the element block's entity, whose physical tags
+ * $Entities lists, so regions are filled in once the whole file is read.
+ * In binary data, integers are 4-byte ints (2.2, and 4.1's entity and
+ * physical tags) or data-size unsigned ints (4.1's counts, node and element
+ * tags: Gmsh's size_t), reals 8-byte doubles, all in the host's byte order as
  * Gmsh writes them. Every count is checked against the bytes left before
  * anything is allocated for it, and every read against the end of the data.
  * Messages name the file and the line (ASCII) or byte offset (binary).
@@ -48,6 +55,22 @@ typedef struct tag_pair {
     uint32_t index;
 } tag_pair;
 
+/* A volume of 4.1's $Entities: its first physical tag is its region. */
+typedef struct msh_volume {
+    int64_t tag;
+    int64_t physical;        /* the first physical tag; 0 when none */
+    uint64_t physical_count;
+    int warned;
+} msh_volume;
+
+/* A 4.1 element block of tetrahedra, whose entity gives their region. */
+typedef struct tet_block {
+    uint64_t index;          /* in the file, for messages */
+    size_t mark;             /* where its header starts */
+    int64_t dim, entity;
+    uint32_t first, count;   /* tetrahedra first .. first + count - 1 */
+} tet_block;
+
 typedef struct msh_reader {
     const char *data;
     size_t size, pos;
@@ -63,7 +86,12 @@ typedef struct msh_reader {
     uint64_t *tags;         /* node tag of each vertex */
     tag_pair *sorted;       /* sparse tags: (tag, vertex) by tag; NULL when dense */
     uint64_t first_tag;     /* dense tags: first_tag + vertex */
-    size_t tet_cap;
+    size_t tet_cap, region_cap;
+    msh_volume *volumes;    /* 4.1 $Entities: volumes by tag; NULL without */
+    uint32_t volume_count;
+    int partitioned;        /* a $PartitionedEntities section */
+    tet_block *blocks;
+    size_t block_count, block_cap;
     uint64_t skipped;       /* elements of other types */
     int64_t first_skipped_type;
     int saw_tet10;
@@ -524,13 +552,15 @@ static sinew_result read_nodes_4(msh_reader *r)
 }
 
 /* A tetrahedron's node tags become vertex indices. */
-static sinew_result add_tet(msh_reader *r, uint64_t element, const uint64_t nodes[4])
+static sinew_result add_tet(msh_reader *r, uint64_t element, const uint64_t nodes[4], uint32_t region)
 {
     sinew_volume *v = r->v;
     if (v->tet_count >= SINEW_VOLUME_MAX_TETS)
         return fail_code(r, SINEW_RESULT_ERROR_LIMIT, "more than %u tetrahedra", SINEW_VOLUME_MAX_TETS);
-    if (!sinew_grow((void **)&v->tets, &r->tet_cap, 4 * ((size_t)v->tet_count + 1), sizeof(uint32_t)))
+    if (!sinew_grow((void **)&v->tets, &r->tet_cap, 4 * ((size_t)v->tet_count + 1), sizeof(uint32_t)) ||
+        !sinew_grow((void **)&v->regions, &r->region_cap, (size_t)v->tet_count + 1, sizeof(uint32_t)))
         return out_of_memory(r);
+    v->regions[v->tet_count] = region;
     for (int k = 0; k < 4; k++) {
         uint32_t index = vertex_of(r, nodes[k]);
         if (index == NONE)
@@ -538,6 +568,16 @@ static sinew_result add_tet(msh_reader *r, uint64_t element, const uint64_t node
         v->tets[4 * (size_t)v->tet_count + k] = index;
     }
     v->tet_count++;
+    return SINEW_RESULT_OK;
+}
+
+/* 2.2: a tetrahedron's first tag, its physical group, is its region. Gmsh's
+ * groups are positive, 0 meaning none. */
+static sinew_result check_physical(msh_reader *r, int64_t element, int64_t physical)
+{
+    if (physical < 0)
+        return fail(r, "element %" PRId64 ": physical group %" PRId64 " is negative (regions are 0 or more)",
+                    element, physical);
     return SINEW_RESULT_OK;
 }
 
@@ -553,7 +593,7 @@ static void skipped(msh_reader *r, int64_t type, uint64_t count)
 static sinew_result ascii_element(msh_reader *r, int64_t block_type)
 {
     sinew_token tok;
-    int64_t tag = 0, type = block_type, ntags = 0, x = 0;
+    int64_t tag = 0, type = block_type, ntags = 0, x = 0, physical = 0;
     sinew_result res;
     if (!line_begin(r))
         return fail(r, "file ends in $Elements");
@@ -572,7 +612,10 @@ static sinew_result ascii_element(msh_reader *r, int64_t block_type)
                 return fail(r, "element %" PRId64 " ends in its %" PRId64 " tags", tag, ntags);
             if ((res = parse_int(r, tok, "element tag", INT32_MIN, INT32_MAX, &x)))
                 return res;
+            physical = i == 0 ? x : physical;
         }
+        if (type == 4 && (res = check_physical(r, tag, physical)))
+            return res;
     }
     uint32_t need = type_nodes(type);
     if (type != 4) {
@@ -596,7 +639,7 @@ static sinew_result ascii_element(msh_reader *r, int64_t block_type)
     }
     if ((res = line_finish(r, "element", (uint64_t)tag, 4)))
         return res;
-    return add_tet(r, (uint64_t)tag, nodes);
+    return add_tet(r, (uint64_t)tag, nodes, (uint32_t)physical);
 }
 
 /* Binary 2.2 elements come in blocks of one type: (type, count, ntags), then
@@ -624,19 +667,23 @@ static sinew_result read_elements_2_binary(msh_reader *r, uint64_t count)
             r->pos += (size_t)((uint64_t)n * 4 * ints);
         } else {
             for (int64_t i = 0; i < n; i++) {
-                int64_t tag = 0, x = 0;
+                int64_t tag = 0, x = 0, physical = 0;
                 uint64_t v[4];
                 if ((res = bin_int(r, "element tag", 0, INT32_MAX, &tag)))
                     return res;
-                for (int64_t t = 0; t < ntags; t++)
+                for (int64_t t = 0; t < ntags; t++) {
                     if ((res = bin_int(r, "element tag", INT32_MIN, INT32_MAX, &x)))
                         return res;
+                    physical = t == 0 ? x : physical;
+                    if (t == 0 && (res = check_physical(r, tag, physical)))
+                        return res;
+                }
                 for (int k = 0; k < 4; k++) {
                     if ((res = bin_int(r, "node tag", 0, INT32_MAX, &x)))
                         return res;
                     v[k] = (uint64_t)x;
                 }
-                if ((res = add_tet(r, (uint64_t)tag, v)))
+                if ((res = add_tet(r, (uint64_t)tag, v, (uint32_t)physical)))
                     return res;
             }
         }
@@ -662,6 +709,184 @@ static sinew_result read_elements_2(msh_reader *r)
     return SINEW_RESULT_OK;
 }
 
+/* ------------------------------------------------------------ regions (4.1) */
+
+static sinew_result note_block(msh_reader *r, uint64_t index, size_t header, int64_t dim, int64_t entity,
+                               uint32_t first)
+{
+    if (!sinew_grow((void **)&r->blocks, &r->block_cap, r->block_count + 1, sizeof *r->blocks))
+        return out_of_memory(r);
+    /* The header's first byte, past the blank space before it in ASCII. */
+    while (!r->binary && header < r->size && is_space(r->data[header]))
+        header++;
+    r->blocks[r->block_count++] = (tet_block){index, header, dim, entity, first, r->v->tet_count - first};
+    return SINEW_RESULT_OK;
+}
+
+static int compare_volumes(const void *a, const void *b)
+{
+    const msh_volume *x = a, *y = b;
+    return x->tag < y->tag ? -1 : x->tag > y->tag;
+}
+
+/* A 4-byte int of binary 4.1, or an ASCII integer. */
+static sinew_result entity_int(msh_reader *r, const char *what, int64_t lo, int64_t hi, int64_t *out)
+{
+    return r->binary ? bin_int(r, what, lo, hi, out) : ascii_int(r, what, lo, hi, out);
+}
+
+/* A count, then as many ints that must fit in the rest of the file; the
+ * first goes to *first (when given). what names one ("physical tag"),
+ * plural several. */
+static sinew_result entity_tags(msh_reader *r, const char *what, const char *plural, uint64_t *count,
+                                int64_t *first)
+{
+    char count_what[48];
+    snprintf(count_what, sizeof count_what, "%s count", what);
+    sinew_result res;
+    if ((res = read_count(r, count_what, UINT32_MAX, count)) ||
+        (res = check_fits(r, *count, r->binary ? 4 : 2, plural)))
+        return res;
+    if (r->binary && !first) {
+        r->pos += (size_t)(*count * 4); /* checked to fit, and not needed */
+        return SINEW_RESULT_OK;
+    }
+    for (uint64_t i = 0; i < *count; i++) {
+        int64_t x = 0;
+        if ((res = entity_int(r, what, INT32_MIN, INT32_MAX, &x)))
+            return res;
+        if (i == 0 && first)
+            *first = x;
+    }
+    return SINEW_RESULT_OK;
+}
+
+/* One entity of dimension dim: its tag, a point's coordinates or another
+ * entity's bounding box, its physical tags and (not points) the entities
+ * bounding it. */
+static sinew_result read_entity(msh_reader *r, int dim, msh_volume *e)
+{
+    int64_t tag = 0;
+    uint64_t bounding = 0;
+    double box[6];
+    int coords = dim == 0 ? 3 : 6;
+    sinew_result res;
+    if ((res = entity_int(r, "entity tag", 0, INT32_MAX, &tag)))
+        return res;
+    if (r->binary) {
+        if ((res = take(r, box, sizeof(double) * (size_t)coords, "an entity's coordinates")))
+            return res;
+    } else {
+        for (int k = 0; k < coords; k++)
+            if ((res = ascii_double(r, "entity", (uint64_t)tag, &box[k])))
+                return res;
+    }
+    e->tag = tag;
+    if ((res = entity_tags(r, "physical tag", "physical tags", &e->physical_count, &e->physical)))
+        return res;
+    if (dim > 0 && (res = entity_tags(r, "bounding entity", "bounding entities", &bounding, NULL)))
+        return res;
+    return SINEW_RESULT_OK;
+}
+
+/* Keeps the volumes (dimension 3), sorted by tag, a repeated tag refused. */
+static sinew_result read_entities(msh_reader *r)
+{
+    static const char *const counts_what[4] = {"point count", "curve count", "surface count", "volume count"};
+    static const char *const names[4] = {"points", "curves", "surfaces", "volumes"};
+    uint64_t counts[4] = {0};
+    sinew_result res;
+    if (r->volumes)
+        return fail(r, "a second $Entities section");
+    if (r->binary && (res = end_line(r)))
+        return res;
+    for (int d = 0; d < 4; d++)
+        if ((res = read_count(r, counts_what[d], UINT32_MAX, &counts[d])))
+            return res;
+    /* A point: a tag, 3 reals and a count; others: a tag, 6 reals, 2 counts. */
+    for (int d = 0; d < 4; d++) {
+        uint64_t bytes = r->binary ? (d ? 52 + 2 * r->tag_size : 28 + r->tag_size) : (d ? 18 : 10);
+        if ((res = check_fits(r, counts[d], bytes, names[d])))
+            return res;
+    }
+    r->volumes = malloc(sizeof *r->volumes * (counts[3] ? counts[3] : 1));
+    if (!r->volumes)
+        return out_of_memory(r);
+    for (int d = 0; d < 4; d++)
+        for (uint64_t i = 0; i < counts[d]; i++) {
+            msh_volume e = {0};
+            if ((res = read_entity(r, d, &e)))
+                return res;
+            if (d == 3)
+                r->volumes[i] = e;
+        }
+    r->volume_count = (uint32_t)counts[3];
+    qsort(r->volumes, r->volume_count, sizeof *r->volumes, compare_volumes);
+    for (uint32_t i = 1; i < r->volume_count; i++)
+        if (r->volumes[i].tag == r->volumes[i - 1].tag)
+            return fail(r, "volume entity %" PRId64 " is given twice in $Entities", r->volumes[i].tag);
+    return SINEW_RESULT_OK;
+}
+
+static msh_volume *find_volume(msh_reader *r, int64_t tag)
+{
+    size_t lo = 0, hi = r->volume_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->volumes[mid].tag < tag)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->volume_count && r->volumes[lo].tag == tag ? &r->volumes[lo] : NULL;
+}
+
+/* Each block of tetrahedra takes its volume's first physical tag as region.
+ * Without $Entities every region stays 0. */
+static sinew_result resolve_regions(msh_reader *r)
+{
+    if (!r->volumes || r->block_count == 0)
+        return SINEW_RESULT_OK;
+    if (r->partitioned) {
+        sinew_logf(r->lg, SINEW_LOG_WARNING, "mesh",
+                   "%s: a partitioned mesh ($PartitionedEntities): its regions are not read, every tetrahedron is "
+                   "in region 0",
+                   r->name);
+        return SINEW_RESULT_OK;
+    }
+    uint32_t several = 0;
+    const msh_volume *first_several = NULL;
+    for (size_t i = 0; i < r->block_count; i++) {
+        const tet_block *b = &r->blocks[i];
+        r->mark = b->mark;
+        if (b->dim != 3)
+            return fail(r, "element block %" PRIu64 " holds tetrahedra but is of dimension %" PRId64 ", not 3",
+                        b->index, b->dim);
+        msh_volume *e = find_volume(r, b->entity);
+        if (!e)
+            return fail(r, "element block %" PRIu64 ": volume entity %" PRId64 " is not in $Entities", b->index,
+                        b->entity);
+        if (e->physical_count == 0)
+            continue;
+        if (e->physical < 0)
+            return fail(r, "element block %" PRIu64 ": volume entity %" PRId64 " is in physical group %" PRId64
+                           ", which is negative (regions are 0 or more)",
+                        b->index, e->tag, e->physical);
+        if (e->physical_count > 1 && !e->warned) {
+            e->warned = 1;
+            first_several = several++ == 0 ? e : first_several;
+        }
+        for (uint32_t t = b->first; t < b->first + b->count; t++)
+            r->v->regions[t] = (uint32_t)e->physical;
+    }
+    if (several)
+        sinew_logf(r->lg, SINEW_LOG_WARNING, "mesh",
+                   "%s: %u volume entities are in several physical groups; each takes the first as its region "
+                   "(first: volume entity %" PRId64 ", in %" PRIu64 " groups, region %" PRId64 ")",
+                   r->name, several, first_several->tag, first_several->physical_count, first_several->physical);
+    return SINEW_RESULT_OK;
+}
+
 static sinew_result read_elements_4(msh_reader *r)
 {
     uint64_t blocks = 0, count = 0, min_tag = 0, max_tag = 0;
@@ -681,6 +906,7 @@ static sinew_result read_elements_4(msh_reader *r)
     for (uint64_t b = 0; b < blocks; b++) {
         int64_t dim = 0, entity = 0, type = 0;
         uint64_t n = 0;
+        size_t header = r->pos;
         if (r->binary) {
             if ((res = bin_int(r, "entity dimension", 0, 3, &dim)) ||
                 (res = bin_int(r, "entity tag", INT32_MIN, INT32_MAX, &entity)) ||
@@ -696,6 +922,7 @@ static sinew_result read_elements_4(msh_reader *r)
         if (n > count - done)
             return fail(r, "element block %" PRIu64 " holds %" PRIu64 " elements, more than the %" PRIu64
                            " the header has left", b, n, count - done);
+        uint32_t first = r->v->tet_count;
         if (!r->binary) {
             for (uint64_t i = 0; i < n; i++)
                 if ((res = ascii_element(r, type)))
@@ -717,10 +944,12 @@ static sinew_result read_elements_4(msh_reader *r)
                 for (int k = 0; k < 4; k++)
                     if ((res = bin_size(r, "node tag", &v[k])))
                         return res;
-                if ((res = add_tet(r, tag, v)))
+                if ((res = add_tet(r, tag, v, 0)))
                     return res;
             }
         }
+        if (r->v->tet_count > first && (res = note_block(r, b, header, dim, entity, first)))
+            return res;
         done += n;
     }
     if (done != count)
@@ -737,7 +966,11 @@ static sinew_result read_sections(msh_reader *r)
     while (res == SINEW_RESULT_OK && token(r, &tok)) {
         if (tok.s[0] != '$')
             return fail(r, "expected a section ($Name), found '%s'", sinew_token_printable(tok, buf));
-        if (token_is(tok, "$Nodes")) {
+        if (token_is(tok, "$Entities") && r->version == 4) {
+            res = read_entities(r);
+            if (res == SINEW_RESULT_OK)
+                res = expect_end(r, "$EndEntities");
+        } else if (token_is(tok, "$Nodes")) {
             if (have_nodes)
                 return fail(r, "a second $Nodes section");
             have_nodes = 1;
@@ -758,6 +991,7 @@ static sinew_result read_sections(msh_reader *r)
         } else if (tok.len < 2) {
             return fail(r, "a section without a name");
         } else {
+            r->partitioned |= token_is(tok, "$PartitionedEntities");
             res = skip_section(r, tok);
         }
     }
@@ -766,7 +1000,7 @@ static sinew_result read_sections(msh_reader *r)
     r->mark = r->size;
     if (!have_nodes || !have_elements)
         return fail(r, "no %s section", have_nodes ? "$Elements" : "$Nodes");
-    return SINEW_RESULT_OK;
+    return resolve_regions(r);
 }
 
 sinew_result sinew_volume_read_msh_memory(const void *data, size_t size, const char *name,
@@ -788,7 +1022,11 @@ sinew_result sinew_volume_read_msh_memory(const void *data, size_t size, const c
     sinew_text_free(&r.scratch);
     free(r.tags);
     free(r.sorted);
+    free(r.volumes);
+    free(r.blocks);
     if (res != SINEW_RESULT_OK)
         sinew_volume_free(out);
+    else
+        sinew_volume_drop_zero_regions(out);
     return res;
 }

@@ -8,7 +8,9 @@
  *            j n0 .. nK-1 [R values]   T lines
  *
  * '#' starts a comment. The first point's number (0 or 1) is where the
- * numbering starts, in both files.
+ * numbering starts, in both files. A tetrahedron's first attribute is its
+ * region: tetgen -A gives each the attribute of the region (of the .poly's
+ * region list) it lies in, written as a real.
  *
  * TetGen runs as a child process (posix_spawn, no shell) in a private
  * temporary directory (mkdtemp) holding the .smesh we write and what it
@@ -117,11 +119,11 @@ static sinew_result check_end(tetgen_reader *r, int64_t count, const char *what)
     return SINEW_RESULT_OK;
 }
 
-/* The rest of a record must be exactly `extra` tokens (attributes, markers). */
-static sinew_result skip_fields(tetgen_reader *r, const char *what, uint32_t index, int64_t extra)
+/* The rest of a record must be exactly `extra` tokens (attributes, markers);
+ * `have` of them already read. */
+static sinew_result skip_fields(tetgen_reader *r, const char *what, uint32_t index, int64_t extra, int64_t have)
 {
     sinew_token tok;
-    int64_t have = 0;
     while (sinew_text_token(&r->t, &tok))
         have++;
     if (have != extra)
@@ -173,11 +175,33 @@ static sinew_result read_points(tetgen_reader *r, sinew_volume *v, int64_t *firs
             if (!isfinite(p[k]))
                 return fail(r, "point %" PRId64 " has a non-finite coordinate", number);
         }
-        if ((res = skip_fields(r, "point", (uint32_t)number, attributes + markers)))
+        if ((res = skip_fields(r, "point", (uint32_t)number, attributes + markers, 0)))
             return res;
     }
     v->vertex_count = (uint32_t)count;
     return check_end(r, count, "points");
+}
+
+/* A region attribute: a real within 1e-9 of an integer in 0..2^32-1 (tetgen
+ * writes them with %g-like formats; a region is a whole number). */
+static sinew_result parse_region(tetgen_reader *r, int64_t number, sinew_token tok, uint32_t *region)
+{
+    char buf[40];
+    double x = 0.0;
+    int ok = sinew_text_double(&r->t, tok, &x);
+    if (ok < 0)
+        return out_of_memory(r);
+    if (!ok)
+        return fail(r, "tetrahedron %" PRId64 ": region attribute '%s' is not a number", number,
+                    sinew_token_printable(tok, buf));
+    double whole = nearbyint(x);
+    if (!(fabs(x - whole) <= 1e-9))
+        return fail(r, "tetrahedron %" PRId64 ": region attribute %.17g is not a whole number", number, x);
+    if (!(whole >= 0.0 && whole <= (double)UINT32_MAX))
+        return fail(r, "tetrahedron %" PRId64 ": region attribute %.17g out of range (0..%u)", number, x,
+                    UINT32_MAX);
+    *region = (uint32_t)whole;
+    return SINEW_RESULT_OK;
 }
 
 static sinew_result read_tets(tetgen_reader *r, sinew_volume *v, int64_t first)
@@ -201,7 +225,9 @@ static sinew_result read_tets(tetgen_reader *r, sinew_volume *v, int64_t first)
     if ((res = check_fits(r, count, 1 + corners, "tetrahedra")))
         return res;
     v->tets = malloc(sizeof(uint32_t) * 4 * (size_t)count);
-    if (!v->tets)
+    if (attributes > 0)
+        v->regions = malloc(sizeof(uint32_t) * (size_t)count);
+    if (!v->tets || (attributes > 0 && !v->regions))
         return out_of_memory(r);
     for (uint32_t i = 0; i < count; i++) {
         int64_t number, node;
@@ -222,7 +248,13 @@ static sinew_result read_tets(tetgen_reader *r, sinew_volume *v, int64_t first)
             if (k < 4)
                 v->tets[4 * (size_t)i + k] = (uint32_t)(node - first);
         }
-        if ((res = skip_fields(r, "tetrahedron", i, attributes)))
+        if (attributes > 0) {
+            if (!sinew_text_token(&r->t, &tok))
+                return skip_fields(r, "tetrahedron", i, attributes, 0);
+            if ((res = parse_region(r, number, tok, &v->regions[i])))
+                return res;
+        }
+        if ((res = skip_fields(r, "tetrahedron", i, attributes, attributes > 0)))
             return res;
     }
     v->tet_count = (uint32_t)count;
@@ -248,6 +280,8 @@ sinew_result sinew_volume_read_tetgen_memory(const char *node, size_t node_size,
     }
     if (res != SINEW_RESULT_OK)
         sinew_volume_free(out);
+    else
+        sinew_volume_drop_zero_regions(out);
     return res;
 }
 

@@ -6,8 +6,16 @@
 #       points, lines and triangles Gmsh saves beside the tetrahedra;
 #   bracket.node  bracket.ele
 #       the same mesh as TetGen files (1-based, as the .msh node tags),
-#       converted here from the 2.2 ASCII file.
-# Needs Debian's gmsh. Run from anywhere; writes beside this script.
+#       converted here from the 2.2 ASCII file;
+# and two meshes of a bar in two regions (materials), for the region tests:
+#   bar-v2.msh  bar-v2-bin.msh  bar-v4.msh  bar-v4-bin.msh
+#       bar.geo (physical volumes 7 and 3, 55 nodes, 120 tetrahedra) in the
+#       same four formats; only the tetrahedra, as Gmsh saves a model with
+#       physical groups;
+#   bar-tetgen.node  bar-tetgen.ele
+#       bar.poly meshed by TetGen with its region attributes (-A: regions 5
+#       and 2, 48 points, 68 tetrahedra).
+# Needs Debian's gmsh and tetgen. Run from anywhere; writes beside this script.
 set -eu
 cd "$(dirname "$0")"
 gmsh -3 bracket.geo -format msh22 -o bracket-v2.msh >/dev/null
@@ -26,6 +34,16 @@ END {
     print n, 4, 0 > "bracket.ele"
     for (i = 1; i <= n; i++) print i, tet[i] > "bracket.ele"
 }' bracket-v2.msh
+gmsh -3 bar.geo -format msh22 -o bar-v2.msh >/dev/null
+gmsh -3 bar.geo -format msh22 -bin -o bar-v2-bin.msh >/dev/null
+gmsh -3 bar.geo -format msh41 -o bar-v4.msh >/dev/null
+gmsh -3 bar.geo -format msh41 -bin -o bar-v4-bin.msh >/dev/null
+tmp=$(mktemp -d)
+cp bar.poly "$tmp/"
+(cd "$tmp" && tetgen -pqAzQ -a0.002 bar.poly >/dev/null)
+mv "$tmp/bar.1.node" bar-tetgen.node
+mv "$tmp/bar.1.ele" bar-tetgen.ele
+rm -rf "$tmp"
 
 # Seeds of the fuzz targets fuzz_msh and fuzz_tetgen (tests/fuzz/corpus/):
 # the files above, and a unit cube of 24 tetrahedra in three encodings, small

@@ -52,6 +52,7 @@ rm -rf "$tmp"
 corpus=../fuzz/corpus
 mkdir -p "$corpus/msh" "$corpus/tetgen"
 cp bracket-v2.msh bracket-v2-bin.msh bracket-v4.msh bracket-v4-bin.msh tiny-sparse-v4.msh "$corpus/msh/"
+cp bar-v2.msh bar-v4-bin.msh "$corpus/msh/"   # two physical volumes: regions
 tmp=$(mktemp -d)
 printf 'SetFactory("OpenCASCADE");\nBox(1) = {0, 0, 0, 1, 1, 1};\nMesh.MeshSizeMin = 2;\nMesh.MeshSizeMax = 2;\n' \
     >"$tmp/cube.geo"
@@ -62,5 +63,6 @@ rm -rf "$tmp"
 for pair in tiny bracket; do
     { cat "$pair.node"; printf '\000'; cat "$pair.ele"; } >"$corpus/tetgen/$pair"
 done
+{ cat bar-tetgen.node; printf '\000'; cat bar-tetgen.ele; } >"$corpus/tetgen/bar-regions"
 printf '4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n\000%s\n%s\n' '1 10 0' '1 1 2 3 4 1 2 3 4 1 2' \
     >"$corpus/tetgen/ten-node"

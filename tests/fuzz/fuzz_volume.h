@@ -15,8 +15,14 @@ static inline void fuzz_check_volume(sinew_result r, const sinew_volume *v)
 {
     FUZZ_CHECK(r == SINEW_RESULT_OK || r == SINEW_RESULT_ERROR_BAD_MESH || r == SINEW_RESULT_ERROR_LIMIT);
     if (r != SINEW_RESULT_OK) {
-        FUZZ_CHECK(!v->positions && !v->tets && v->vertex_count == 0 && v->tet_count == 0);
+        FUZZ_CHECK(!v->positions && !v->tets && !v->regions && v->vertex_count == 0 && v->tet_count == 0);
         return;
+    }
+    if (v->regions) { /* NULL stands for "all in region 0" */
+        int nonzero = 0;
+        for (size_t i = 0; i < v->tet_count; i++)
+            nonzero |= v->regions[i] != 0;
+        FUZZ_CHECK(nonzero);
     }
     FUZZ_CHECK(v->tet_count > 0);
     for (size_t i = 0; i < 3 * (size_t)v->vertex_count; i++)

@@ -80,6 +80,18 @@ if(TARGET sinew-bench)
     COMMAND $<TARGET_FILE:sinew-bench> --suite gpu --dry-run --validation --no-plots -o ${OUT}/bench)
   set_tests_properties(tool_bench_gpu_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 900
     PASS_REGULAR_EXPRESSION "Time to reach an RMS strain" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
+  # The gpbd suite (the GPBD paper's cube impact) on cubes of 3^3 to 6^3
+  # vertices, with validation on: every field a GPU run reports is in bench.json.
+  add_test(NAME tool_bench_gpbd_dry_run
+    COMMAND sh -c "set -e; d='${OUT}/bench-gpbd'; \
+'$<TARGET_FILE:sinew-bench>' --suite gpbd --dry-run --validation --no-plots -o \"$d\"; \
+for f in name tets element_colours newton_iterations newton_tolerance dispatches_per_step device_memory solve total \
+gpu_ms_per_iteration wall_ms_per_iteration ns_per_tet_iteration ns_per_tet_newton_bound fastest_step launch newton_taken \
+volume_ratio cube_scaling_slope paper_cube; do \
+grep -q \"\\\"$f\\\":\" \"$d/bench.json\" || { echo \"bench.json lacks $f\"; exit 1; }; done; echo gpbd-fields-present")
+  set_tests_properties(tool_bench_gpbd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "Against the paper.*gpbd-fields-present"
+    FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|diverged|lacks")
 endif()
 
 # Checkpoint and resume: 20 steps, save, 20 more from the checkpoint in a new

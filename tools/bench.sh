@@ -1,15 +1,18 @@
 #!/bin/sh
 # Regenerates the benchmark page of this machine's Vulkan device:
-#   tools/bench.sh [quick|gpu|all]      (default quick)
+#   tools/bench.sh [quick|gpu|gpbd|all] [sinew-bench options]   (default quick)
 # builds (release), runs sinew-bench and writes docs/benchmarks/<device>/
-# (README.md, bench.json, plots), comparing with the previous bench.json there
-# (run to run) and including the peers' results in peers.jsonl there, made by
+# (README.md, bench.json, plots; the gpbd suite, the GPBD paper's cube impact,
+# in docs/benchmarks/<device>/gpbd/), comparing with the previous bench.json
+# there (run to run) and including the peers' results in peers.jsonl there
+# (cloth suites), made by
 #   tools/peers/setup.sh && tools/peers/run.sh docs/benchmarks/<device>/peers.jsonl
 # (slow: tens of minutes; run it when the peers or the machine change).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 suite="${1:-quick}"
+[ $# -gt 0 ] && shift
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 
 if ! command -v gnuplot >/dev/null 2>&1 || ! dpkg-query -W libcjson-dev >/dev/null 2>&1; then
@@ -22,6 +25,7 @@ fi
 device=$("$root/build/tools/sinew-info" 2>/dev/null | sed -n 's/^device: *//p')
 slug=$(printf '%s' "$device" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//' | cut -c1-48)
 out="$root/docs/benchmarks/$slug"
+[ "$suite" = gpbd ] && out="$out/gpbd"
 mkdir -p "$out"
 
 extra=""
@@ -31,5 +35,5 @@ if [ -f "$out/bench.json" ]; then
     extra="$extra --compare $out/previous.json"
 fi
 # shellcheck disable=SC2086
-"$root/build/tools/sinew-bench" --suite "$suite" -o "$out" $extra
+"$root/build/tools/sinew-bench" --suite "$suite" -o "$out" $extra "$@"
 echo "results: $out/README.md"

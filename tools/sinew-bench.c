@@ -9,6 +9,12 @@
  *   scaling   time per step against particle count, with the fitted slope;
  * plus the CPU double-precision reference (one thread) on the same scenes and,
  * from JSONL files (tools/peers/), other simulators on the peer scene.
+ * The gpbd suite is the cube impact scene of Generalized PBD (Towards
+ * Generalized Position-Based Dynamics, table 1: a neo-Hookean cube of 26^3
+ * vertices hitting the ground, 3 GPBD and 3 Newton iterations) at that size
+ * and smaller ones: time per step and per GPBD iteration, per tetrahedron and
+ * Newton iteration, for both GPBD solvers, and the Newton iterations the CPU
+ * reference takes on the small cubes.
  * Writes a table, bench.json, gnuplot plots and README.md into the out folder.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -28,16 +34,19 @@
 #include "cli.h"
 #include "core/log.h"
 #include "prep/cloth.h"
+#include "prep/soft.h"
+#include "prep/volume.h"
 #include "ref/xpbd_ref.h"
 
 static const char *const usage =
-    "usage: sinew-bench [--suite quick|gpu|all] [options]\n"
+    "usage: sinew-bench [--suite quick|gpu|gpbd|all] [options]\n"
     "\n"
     "Measures sinew's solvers on standard scenes: time per step and per phase on\n"
     "the GPU, strain reached, time to accuracy, scaling with particle count, the\n"
     "device's own bandwidth and dispatch cost; peers side by side.\n"
     "\n"
-    "  --suite NAME       quick (lavapipe, minutes), gpu (real GPUs), all (default quick)\n"
+    "  --suite NAME       quick (lavapipe, minutes), gpu (real GPUs), gpbd (the GPBD paper's\n"
+    "                     cube impact, 6^3 to 26^3 vertices), all (default quick)\n"
     "  -o, --out DIR      where bench.json, plots and README.md go (default ./sinew-bench-out)\n"
     "  --peers FILE       JSONL of peer runs (tools/peers/run.sh); may repeat\n"
     "  --device NAME|INDEX  Vulkan device\n"
@@ -48,16 +57,20 @@ static const char *const usage =
     "  --compare FILE     add a run-to-run table against an earlier bench.json\n"
     "  --dry-run          the suite's every scene, solver and sweep on tiny sizes, to\n"
     "                     check a set-up (e.g. the gpu suite on lavapipe) in seconds\n"
+    "  --cube N           GPBD cube of N^3 vertices, in place of the suite's cube sizes;\n"
+    "                     may repeat (e.g. --suite gpbd --cube 26: the paper's size only)\n"
+    "  --steps N          measured impact steps per cube run (gpbd suite: 4)\n"
     "  -h, --help         this text\n";
 
 /* ------------------------------------------------------------------ scenes */
 
-typedef enum scene_kind { SCENE_HANGING, SCENE_SPHERE, SCENE_QUADNET } scene_kind;
-static const char *const scene_names[] = {"hanging", "sphere", "quadnet"};
+typedef enum scene_kind { SCENE_HANGING, SCENE_SPHERE, SCENE_QUADNET, SCENE_CUBE } scene_kind;
+static const char *const scene_names[] = {"hanging", "sphere", "quadnet", "cube"};
 static const char *const scene_titles[] = {
     "cloth hanging from two corners (stretch, shear, bending)",
     "cloth dropped on a sphere (contacts and friction)",
     "quad mass-spring network hanging from two corners (stretch only)",
+    "neo-Hookean cube of N^3 vertices hitting the ground (GPBD)",
 };
 
 typedef struct suite {
@@ -66,12 +79,20 @@ typedef struct suite {
     uint32_t sweep[4];                          /* hanging sizes with accuracy sweeps */
     uint32_t reference[4];                      /* hanging sizes with the CPU reference */
     uint32_t sweep_max;                         /* largest substep / iteration count swept */
+    uint32_t cube[6];                           /* GPBD cube sizes N (N^3 vertices), 0-terminated */
+    uint32_t cube_steps;                        /* measured impact steps per cube run */
+    uint32_t cube_reference_max;                /* the CPU reference runs on cubes up to this N */
+    uint32_t cube_newton_sweep;                 /* the cube size with the Newton bound sweep; 0: none */
 } suite;
 
+#define CUBE_STEPS 4u /* measured impact steps of the gpbd suite (--steps) */
+
 static const suite suites[] = {
-    {"quick", {32, 64, 128, 256}, {64}, {100}, {32, 64}, {32, 64}, 32},
-    {"gpu", {32, 64, 128, 256, 512}, {128, 256}, {100}, {64, 128, 256}, {32, 64}, 32},
-    {"all", {32, 64, 128, 256, 512}, {64, 128, 256}, {100}, {32, 64, 128, 256}, {32, 64}, 32},
+    {"quick", {32, 64, 128, 256}, {64}, {100}, {32, 64}, {32, 64}, 32, {0}, 0, 0, 0},
+    {"gpu", {32, 64, 128, 256, 512}, {128, 256}, {100}, {64, 128, 256}, {32, 64}, 32, {0}, 0, 0, 0},
+    {"gpbd", {0}, {0}, {0}, {0}, {0}, 0, {6, 11, 16, 26}, CUBE_STEPS, 26, 11},
+    {"all", {32, 64, 128, 256, 512}, {64, 128, 256}, {100}, {32, 64, 128, 256}, {32, 64}, 32, {6, 11, 16, 26},
+     CUBE_STEPS, 26, 11},
 };
 
 static const float DT = 1.0f / 60.0f;
@@ -113,6 +134,84 @@ static sinew_step_params scene_params(scene_kind kind)
         p.sphere_radius = 0.3f;
     }
     return p;
+}
+
+/* The cube impact of the Generalized PBD paper (table 1: 26^3 vertices, 93 750
+ * tetrahedra, neo-Hookean, 3 GPBD iterations of 3 Newton iterations at most,
+ * 1.336 ms per step of CUDA kernels on an RTX 4080). The paper gives neither
+ * the cube's size, its material nor its time step; here: a 1 m cube of
+ * sinew_soft_options_default's material (E 1 MPa, nu 0.45, 1000 kg/m^3), one
+ * substep of 1/60 s. Falling 0.5 m would take 19 steps, seconds each for the
+ * full cube on lavapipe, so the fall is skipped: a first step ("launch", timed
+ * apart: every element at rest) gives the cube the speed of a fall from
+ * CUBE_DROP with a stronger gravity and leaves it CUBE_GAP above the ground,
+ * and the measured steps are the impact that follows. */
+#define CUBE_SIZE 1.0          /* m */
+#define CUBE_DROP 0.5          /* m, the fall whose speed the launch gives */
+#define CUBE_GAP 0.02          /* m, above the ground after the launch */
+#define CUBE_SUBSTEPS 1u
+#define CUBE_ITERATIONS 3u     /* GPBD iterations, the paper's */
+#define CUBE_NEWTON 3u         /* Newton iterations at most, the paper's */
+#define PAPER_CUBE_N 26u
+#define PAPER_CUBE_MS 1.336    /* ms per step, RTX 4080 */
+static const uint32_t cube_newton_bounds[] = {1, 2, 3, 20}; /* the sweep; 20 is sinew's default */
+#define CUBE_NEWTON_SWEEP_COUNT 4
+
+static double cube_speed(void) { return sqrt(2.0 * 9.81 * CUBE_DROP); }
+
+/* The launch step moves the cube by v dt (s + 1) / (2 s) with s substeps
+ * (velocity first, then position, every substep). */
+static double cube_launch_drop(uint32_t substeps)
+{
+    return cube_speed() * DT * (substeps + 1.0) / (2.0 * substeps);
+}
+
+static sinew_asset *make_cube(uint32_t n, uint32_t substeps, sinew_soft_report *report)
+{
+    sinew_volume v;
+    const double size[3] = {CUBE_SIZE, CUBE_SIZE, CUBE_SIZE};
+    const double origin[3] = {0.0, CUBE_GAP + cube_launch_drop(substeps) + 0.5 * CUBE_SIZE, 0.0};
+    if (sinew_volume_box(n, n, n, size, origin, &v) != SINEW_RESULT_OK)
+        return NULL;
+    sinew_soft_options opt = sinew_soft_options_default();
+    opt.source_name = "gpbd cube";
+    sinew_logger quiet = sinew_logger_default();
+    quiet.level = SINEW_LOG_ERROR;
+    sinew_asset *asset = NULL;
+    sinew_soft_build(&v, &opt, &quiet, &asset, report);
+    sinew_volume_free(&v);
+    return asset;
+}
+
+/* Step parameters of the cube: the ground with the default friction; the
+ * launch step's gravity gives the speed of the fall in one step. */
+static sinew_step_params cube_params(int launch)
+{
+    sinew_step_params p = sinew_step_params_default();
+    p.dt = DT;
+    p.ground = 1;
+    if (launch)
+        p.gravity[1] = (float)(-cube_speed() / DT);
+    return p;
+}
+
+/* Current volume over rest volume of the tetrahedra: 1 for a body that keeps
+ * its volume; far from 1 for one that collapsed or blew up. */
+static double cube_volume_ratio(const sinew_asset *a, const float *xyz)
+{
+    double now = 0.0, rest = 0.0;
+    for (uint32_t e = 0; e < a->element_count; e++) {
+        const sinew_element_rec *el = &a->elements[e];
+        if (el->kind != SINEW_ELEMENT_TET)
+            continue;
+        double p[4][3];
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 3; k++)
+                p[j][k] = xyz[3 * el->v[j] + k];
+        now += sinew_tet_signed_volume(p[0], p[1], p[2], p[3]);
+        rest += el->rest_measure;
+    }
+    return rest > 0 ? now / rest : 0.0;
 }
 
 /* Max and RMS strain |len - L| / L over the stretch constraints (grid edges):
@@ -160,7 +259,8 @@ static int is_sweep(const struct run *r);
 typedef struct run {
     const char *impl;        /* "sinew" (GPU) or "reference" (CPU double, 1 thread) */
     const char *kind;        /* "timing", "substeps", "iterations"; "unguarded": timing without the
-                                health check and rollback copy, to measure what they cost */
+                                health check and rollback copy, to measure what they cost; "impact":
+                                the GPBD cube (and "newton": the same sweeping the Newton bound) */
     scene_kind scene;
     uint32_t n, particles, constraints, colours;
     sinew_solver solver;
@@ -171,6 +271,15 @@ typedef struct run {
     uint64_t bytes, device_memory;
     double max_strain, rms_strain;
     uint32_t diverged_step;  /* the step that failed the health check; 0: none */
+    /* GPBD cube runs */
+    uint32_t tets, newton;   /* tetrahedra; Newton iterations at most per element update */
+    double newton_tolerance;
+    double launch_ms[2], launch_wall_ms; /* the launch step (free flight): GPU total and solve; wall */
+    double fastest_ms[2];    /* the fastest measured step: GPU total and solve (on a shared CPU
+                                device, the least disturbed) */
+    double newton_taken;     /* reference: mean Newton iterations per element update; 0: not measured */
+    double newton_launch;    /* the same in the launch step (free flight) */
+    double volume_ratio, min_height, max_speed; /* after the measured steps */
 } run;
 
 static int is_sweep(const run *r) { return !strcmp(r->kind, "substeps") || !strcmp(r->kind, "iterations"); }
@@ -187,7 +296,37 @@ typedef struct bench {
     run *runs;
     size_t count, cap;
     size_t planned, done;
+    /* The host: its CPUs, and how many of them other processes kept busy on
+     * average while the runs went (negative: unknown). On a CPU device
+     * (lavapipe) the times grow with that share. */
+    int cpus;
+    double other_cpus;
 } bench;
+
+/* CPU seconds all of the host's CPUs have been busy (Linux /proc/stat);
+ * negative when unknown. */
+static double host_busy_s(void)
+{
+    unsigned long long v[8] = {0};
+    FILE *f = fopen("/proc/stat", "r");
+    int got = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                         &v[6], &v[7])
+                : 0;
+    if (f)
+        fclose(f);
+    long tick = sysconf(_SC_CLK_TCK);
+    if (got != 8 || tick <= 0)
+        return -1.0;
+    /* user nice system idle iowait irq softirq steal: all but idle and iowait */
+    return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)tick;
+}
+
+/* CPU seconds of this process, every thread (lavapipe's included). */
+static double own_cpu_s(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0 ? (double)ts.tv_sec + ts.tv_nsec * 1e-9 : -1.0;
+}
 
 static double now_s(void)
 {
@@ -232,7 +371,20 @@ static run *push_run(bench *b)
     return r;
 }
 
-static const char *solver_name(sinew_solver s) { return s == SINEW_SOLVER_XPBD_JACOBI ? "xpbd-jacobi" : "xpbd-gs"; }
+static const char *const solver_names[] = {"xpbd-gs", "xpbd-jacobi", "xpbd-sgs", "gpbd-gs", "gpbd-jacobi"};
+
+static const char *solver_name(sinew_solver s)
+{
+    return (unsigned)s < sizeof solver_names / sizeof solver_names[0] ? solver_names[s] : "?";
+}
+
+static sinew_solver solver_from_name(const char *name)
+{
+    for (size_t k = 0; k < sizeof solver_names / sizeof solver_names[0]; k++)
+        if (!strcmp(name, solver_names[k]))
+            return (sinew_solver)k;
+    return SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+}
 
 /* Steps a GPU body; timing runs measure `steps` steps after a warm-up. */
 static int measure_gpu(bench *b, const sinew_asset *asset, run *r, uint32_t warmup)
@@ -347,6 +499,149 @@ static void measure_reference(const sinew_asset *asset, run *r)
     xpbd_ref_destroy(ref);
 }
 
+/* The cube: a warm-up, the launch step (timed apart), then r->steps impact steps, timed;
+ * then the state: volume kept, lowest point, fastest particle. A step that
+ * fails the health check is a result (diverged_step), as in the sweeps. */
+static int measure_cube(bench *b, const sinew_asset *asset, run *r)
+{
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = r->solver;
+    d.substeps = r->substeps;
+    d.iterations = r->iterations;
+    d.newton_iterations = r->newton;
+    d.name = "gpbd cube";
+    r->newton_tolerance = d.newton_tolerance;
+    sinew_body *body;
+    if (sinew_body_create(b->ctx, asset, &d, &body) != SINEW_RESULT_OK)
+        return 0;
+    const sinew_step_params launch = cube_params(1), p = cube_params(0);
+    /* Warm-up: the launch step once, undone through a checkpoint, so that the
+     * timed launch is not the body's first submission. (Should it fail the
+     * health check, the timed launch below will too, and say so.) */
+    size_t size = sinew_body_checkpoint_size(body);
+    void *start = malloc(size);
+    int ok = start && sinew_body_save_checkpoint(body, start, size) == SINEW_RESULT_OK;
+    sinew_result warm = ok ? sinew_body_step(body, &launch) : SINEW_RESULT_OK;
+    ok = ok && (warm == SINEW_RESULT_OK || warm == SINEW_RESULT_ERROR_UNSTABLE) &&
+         sinew_body_load_checkpoint(body, start, size) == SINEW_RESULT_OK;
+    free(start);
+    if (!ok) {
+        sinew_body_destroy(body);
+        return 0;
+    }
+    double sum[6] = {0}, sq = 0.0, wall = 0.0;
+    uint32_t measured = 0;
+    for (uint32_t s = 0; s <= r->steps; s++) {
+        double t0 = now_s();
+        sinew_result sr = sinew_body_step(body, s ? &p : &launch);
+        double t1 = now_s();
+        if (sr == SINEW_RESULT_ERROR_UNSTABLE) {
+            r->diverged_step = s + 1;
+            break;
+        }
+        if (sr != SINEW_RESULT_OK) {
+            ok = 0;
+            break;
+        }
+        sinew_step_stats st = sinew_body_get_stats(body);
+        if (s == 0) {
+            r->launch_ms[0] = st.ms_total;
+            r->launch_ms[1] = st.ms_solve;
+            r->launch_wall_ms = (t1 - t0) * 1e3;
+            continue;
+        }
+        double ms[6] = {st.ms_predict, st.ms_solve, st.ms_contacts, st.ms_velocity, st.ms_residual, st.ms_total};
+        for (int k = 0; k < 6; k++)
+            sum[k] += ms[k];
+        sq += st.ms_total * st.ms_total;
+        wall += (t1 - t0) * 1e3;
+        r->max_speed = st.max_speed > r->max_speed ? st.max_speed : r->max_speed;
+        if (!measured || st.ms_total < r->fastest_ms[0]) {
+            r->fastest_ms[0] = st.ms_total;
+            r->fastest_ms[1] = st.ms_solve;
+        }
+        measured++;
+    }
+    sinew_step_stats st = sinew_body_get_stats(body);
+    for (int k = 0; k < 6; k++)
+        r->ms[k] = measured ? sum[k] / measured : -1.0;
+    if (!measured)
+        r->fastest_ms[0] = r->fastest_ms[1] = -1.0;
+    double var = measured ? sq / measured - r->ms[5] * r->ms[5] : 0.0;
+    r->ms_std = var > 0 ? sqrt(var) : 0.0;
+    r->wall_ms = measured ? wall / measured : -1.0;
+    r->dispatches = st.dispatches;
+    r->barriers = st.barriers;
+    r->bytes = st.bytes;
+    r->device_memory = st.device_memory;
+    float *xyz = ok ? malloc(3ull * asset->particle_count * sizeof *xyz) : NULL;
+    if (xyz && sinew_body_read_positions(body, xyz, asset->particle_count) == SINEW_RESULT_OK) {
+        r->volume_ratio = cube_volume_ratio(asset, xyz);
+        r->min_height = INFINITY;
+        for (uint32_t i = 0; i < asset->particle_count; i++)
+            r->min_height = xyz[3 * i + 1] < r->min_height ? xyz[3 * i + 1] : r->min_height;
+    } else {
+        ok = 0;
+    }
+    free(xyz);
+    sinew_body_destroy(body);
+    return ok;
+}
+
+/* The same steps on the CPU double reference (one thread): its wall time, and
+ * the Newton iterations its element updates take, which the GPU does not
+ * report. */
+static void measure_cube_reference(const sinew_asset *asset, run *r)
+{
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = r->solver;
+    d.substeps = r->substeps;
+    d.iterations = r->iterations;
+    d.newton_iterations = r->newton;
+    r->newton_tolerance = d.newton_tolerance;
+    xpbd_ref *ref = xpbd_ref_create(asset, &d);
+    const sinew_step_params launch = cube_params(1), p = cube_params(0);
+    double wall = 0.0, newton = 0.0;
+    uint32_t measured = 0;
+    for (uint32_t s = 0; s <= r->steps; s++) {
+        double t0 = now_s();
+        xpbd_ref_step(ref, s ? &p : &launch);
+        double t1 = now_s();
+        if (!(xpbd_ref_max_speed(ref) <= d.max_speed)) {
+            r->diverged_step = s + 1;
+            break;
+        }
+        if (s == 0) {
+            r->launch_wall_ms = (t1 - t0) * 1e3;
+            r->newton_launch =
+                (double)xpbd_ref_newton_iterations(ref) / ((double)r->substeps * r->iterations * r->tets);
+            continue;
+        }
+        wall += (t1 - t0) * 1e3;
+        newton += (double)xpbd_ref_newton_iterations(ref);
+        double v = xpbd_ref_max_speed(ref);
+        r->max_speed = v > r->max_speed ? v : r->max_speed;
+        measured++;
+    }
+    for (int k = 0; k < 6; k++)
+        r->ms[k] = -1.0;
+    r->launch_ms[0] = r->launch_ms[1] = -1.0;
+    r->wall_ms = measured ? wall / measured : -1.0;
+    r->newton_taken = measured ? newton / ((double)measured * r->substeps * r->iterations * r->tets) : 0.0;
+    float *xyz = malloc(3ull * asset->particle_count * sizeof *xyz);
+    if (xyz) {
+        r->min_height = INFINITY;
+        for (uint32_t i = 0; i < asset->particle_count; i++) {
+            for (int k = 0; k < 3; k++)
+                xyz[3 * i + k] = (float)xpbd_ref_position(ref, i)[k];
+            r->min_height = xyz[3 * i + 1] < r->min_height ? xyz[3 * i + 1] : r->min_height;
+        }
+        r->volume_ratio = cube_volume_ratio(asset, xyz);
+    }
+    free(xyz);
+    xpbd_ref_destroy(ref);
+}
+
 static void describe(run *r, scene_kind scene, uint32_t n, const sinew_asset *a, sinew_solver solver,
                      const char *impl, const char *kind, uint32_t substeps, uint32_t iterations, uint32_t steps)
 {
@@ -361,6 +656,16 @@ static void describe(run *r, scene_kind scene, uint32_t n, const sinew_asset *a,
     r->substeps = substeps;
     r->iterations = iterations;
     r->steps = steps;
+}
+
+static void describe_cube(run *r, uint32_t n, const sinew_asset *a, sinew_solver solver, const char *impl,
+                          const char *kind, uint32_t newton, uint32_t steps)
+{
+    describe(r, SCENE_CUBE, n, a, solver, impl, kind, CUBE_SUBSTEPS, CUBE_ITERATIONS, steps);
+    r->constraints = a->element_count;
+    r->colours = a->element_colour_count;
+    r->tets = a->element_count;
+    r->newton = newton;
 }
 
 static const uint32_t sweep_values[] = {1, 2, 4, 8, 16, 32};
@@ -453,13 +758,59 @@ static int bench_scene(bench *b, const suite *su, round_kind round, scene_kind s
                 progress(b, what);
                 if (!reference)
                     continue;
+                const char *kind = r->kind; /* r moves when push_run grows the array */
                 run *cpu = push_run(b);
                 if (!cpu)
                     goto fail;
-                describe(cpu, scene, n, asset, solver, "reference", r->kind, sub, it, ACCURACY_STEPS);
+                describe(cpu, scene, n, asset, solver, "reference", kind, sub, it, ACCURACY_STEPS);
                 measure_reference(asset, cpu);
                 progress(b, what);
             }
+        }
+    }
+    sinew_asset_destroy(asset);
+    return 1;
+fail:
+    fprintf(stderr, "\nsinew-bench: %s failed\n", what);
+    sinew_asset_destroy(asset);
+    return 0;
+}
+
+/* The cube of size n with both GPBD solvers: the impact at the paper's
+ * Newton bound, the CPU reference on small cubes, and on one size the Newton
+ * bound swept, to separate the cost of a Newton iteration from the rest. */
+static int bench_cube(bench *b, const suite *su, uint32_t n)
+{
+    sinew_asset *asset = make_cube(n, CUBE_SUBSTEPS, NULL);
+    char what[96];
+    snprintf(what, sizeof what, "cube %u", n);
+    if (!asset) {
+        fprintf(stderr, "sinew-bench: cannot build the cube %u^3\n", n);
+        return 0;
+    }
+    for (int s = 0; s < 2; s++) {
+        sinew_solver solver = s ? SINEW_SOLVER_GPBD_JACOBI : SINEW_SOLVER_GPBD_GAUSS_SEIDEL;
+        for (int v = -1; v < CUBE_NEWTON_SWEEP_COUNT; v++) {
+            uint32_t newton = v < 0 ? CUBE_NEWTON : cube_newton_bounds[v];
+            if (v >= 0 && (n != su->cube_newton_sweep || newton == CUBE_NEWTON))
+                continue;
+            run *r = push_run(b);
+            if (!r)
+                goto fail;
+            describe_cube(r, n, asset, solver, "sinew", v < 0 ? "impact" : "newton", newton, su->cube_steps);
+            snprintf(what, sizeof what, "cube %u %s newton %u", n, solver_name(solver), newton);
+            if (!measure_cube(b, asset, r))
+                goto fail;
+            progress(b, what);
+        }
+        if (n <= su->cube_reference_max) {
+            run *r = push_run(b);
+            if (!r)
+                goto fail;
+            describe_cube(r, n, asset, solver, "reference", "impact", CUBE_NEWTON, su->cube_steps);
+            snprintf(what, sizeof what, "cube %u %s reference", n, solver_name(solver));
+            measure_cube_reference(asset, r);
+            progress(b, what);
         }
     }
     sinew_asset_destroy(asset);
@@ -531,6 +882,42 @@ static cJSON *run_json(const bench *b, const run *r)
         cJSON_AddNumberToObject(o, "device_memory", (double)r->device_memory);
     }
     cJSON_AddNumberToObject(o, "wall_ms_per_step", r->wall_ms);
+    if (r->scene == SCENE_CUBE) {
+        const double iters = (double)r->substeps * r->iterations;
+        cJSON_AddNumberToObject(o, "tets", r->tets);
+        cJSON_AddNumberToObject(o, "element_colours", r->colours);
+        cJSON_AddNumberToObject(o, "newton_iterations", r->newton);
+        cJSON_AddNumberToObject(o, "newton_tolerance", r->newton_tolerance);
+        cJSON_AddNumberToObject(o, "wall_ms_per_iteration", r->wall_ms > 0 ? r->wall_ms / iters : -1.0);
+        if (!strcmp(r->impl, "sinew")) {
+            /* Solve time only: predict, contacts, velocities and the checks are apart. */
+            cJSON_AddNumberToObject(o, "gpu_ms_per_iteration", r->ms[1] >= 0 ? r->ms[1] / iters : -1.0);
+            cJSON_AddNumberToObject(o, "ns_per_tet_iteration",
+                                    r->ms[1] >= 0 ? r->ms[1] * 1e6 / (iters * r->tets) : -1.0);
+            cJSON_AddNumberToObject(o, "ns_per_tet_newton_bound",
+                                    r->ms[1] >= 0 ? r->ms[1] * 1e6 / (iters * r->tets * r->newton) : -1.0);
+            cJSON *fast = cJSON_AddObjectToObject(o, "fastest_step");
+            cJSON_AddNumberToObject(fast, "gpu_ms", r->fastest_ms[0]);
+            cJSON_AddNumberToObject(fast, "gpu_ms_solve", r->fastest_ms[1]);
+            cJSON_AddNumberToObject(fast, "ns_per_tet_iteration",
+                                    r->fastest_ms[1] >= 0 ? r->fastest_ms[1] * 1e6 / (iters * r->tets) : -1.0);
+            cJSON *l = cJSON_AddObjectToObject(o, "launch");
+            cJSON_AddNumberToObject(l, "gpu_ms", r->launch_ms[0]);
+            cJSON_AddNumberToObject(l, "gpu_ms_solve", r->launch_ms[1]);
+            cJSON_AddNumberToObject(l, "wall_ms", r->launch_wall_ms);
+        } else {
+            cJSON_AddNumberToObject(o, "newton_taken", r->newton_taken);
+            cJSON_AddNumberToObject(o, "newton_taken_launch", r->newton_launch);
+            cJSON_AddNumberToObject(o, "launch_wall_ms", r->launch_wall_ms);
+        }
+        cJSON_AddNumberToObject(o, "volume_ratio", r->volume_ratio);
+        cJSON_AddNumberToObject(o, "min_height", r->min_height);
+        cJSON_AddNumberToObject(o, "max_speed", r->max_speed);
+        cJSON_AddBoolToObject(o, "diverged", r->diverged_step != 0);
+        if (r->diverged_step)
+            cJSON_AddNumberToObject(o, "diverged_step", r->diverged_step);
+        return o;
+    }
     cJSON_AddNumberToObject(o, "max_strain", r->max_strain);
     cJSON_AddNumberToObject(o, "rms_strain", r->rms_strain);
     cJSON_AddBoolToObject(o, "diverged", r->diverged_step != 0);
@@ -684,6 +1071,11 @@ static void plot(const bench *b, const cJSON *peers, const char *out, const suit
                 fprintf(stderr, "sinew-bench: gnuplot failed on %s (is gnuplot installed?)\n", path);
         }
     }
+    int hanging = 0;
+    for (size_t i = 0; i < b->count; i++)
+        hanging |= b->runs[i].scene == SCENE_HANGING && !strcmp(b->runs[i].kind, "timing");
+    if (!hanging)
+        return;
     snprintf(path, sizeof path, "%s/scaling.dat", out);
     FILE *f = fopen(path, "w");
     if (!f)
@@ -742,16 +1134,9 @@ static void add(text *t, const char *fmt, ...)
     }
 }
 
-/* The terminal table and the results page share this text. */
-static void report(const bench *b, const cJSON *peers, const suite *s, const sinew_device_info *di, text *t,
-                   const char *date)
+/* The cloth scenes: time per step, health check cost, scaling, accuracy. */
+static void report_cloth(const bench *b, const cJSON *peers, const suite *s, text *t)
 {
-    add(t, "# sinew-bench: %s suite on %s\n\n", s->name, di->name);
-    add(t, "- device: %s, driver %s, Vulkan %u.%u.%u\n", di->name, di->driver, di->api_version >> 22,
-        (di->api_version >> 12) & 0x3ff, di->api_version & 0xfff);
-    add(t, "- date: %s; sinew %d.%d.%d\n", date, SINEW_VERSION_MAJOR, SINEW_VERSION_MINOR, SINEW_VERSION_PATCH);
-    add(t, "- probe: copy kernel %.2f GB/s (reads + writes), %.2f us per dependent dispatch (%s)\n",
-        b->probe.copy_bytes_per_s * 1e-9, b->probe.dispatch_us, b->probe.gpu_timed ? "GPU timestamps" : "wall clock");
     add(t, "- time step 1/60 s; timing runs: 8 substeps x 1 iteration, 20 steps after 3 warm-up steps (8 from "
            "256 x 256), measured twice, before and after the accuracy sweeps; the time is the mean of the two, the "
            "noise the standard deviation of a step time including the drift between the two\n\n");
@@ -908,6 +1293,208 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
         }
         add(t, "\n");
     }
+}
+
+/* A cube run of size n, solver, implementation, kind and Newton bound. */
+static const run *find_cube(const bench *b, uint32_t n, sinew_solver solver, const char *impl, const char *kind,
+                            uint32_t newton)
+{
+    for (size_t i = 0; i < b->count; i++) {
+        const run *r = &b->runs[i];
+        if (r->scene == SCENE_CUBE && r->n == n && r->solver == solver && !strcmp(r->impl, impl) &&
+            !strcmp(r->kind, kind) && r->newton == newton)
+            return r;
+    }
+    return NULL;
+}
+
+/* GPU solve time per tetrahedron and GPBD iteration, ns; negative without timestamps. */
+static double cube_ns_per_tet_iteration(const run *r)
+{
+    return r->ms[1] >= 0 && r->tets ? r->ms[1] * 1e6 / ((double)r->substeps * r->iterations * r->tets) : -1.0;
+}
+
+/* Least-squares slope of log(GPU ms per step) on log(tetrahedra), the
+ * cube's impact runs of one solver. */
+static double cube_scaling_slope(const bench *b, sinew_solver solver, int *points)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int k = 0;
+    for (size_t i = 0; i < b->count; i++) {
+        const run *r = &b->runs[i];
+        if (r->scene != SCENE_CUBE || strcmp(r->impl, "sinew") || strcmp(r->kind, "impact") || r->solver != solver ||
+            r->diverged_step || !(r->ms[5] > 0))
+            continue;
+        double x = log((double)r->tets), y = log(r->ms[5]);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        k++;
+    }
+    *points = k;
+    return k >= 2 ? (k * sxy - sx * sy) / (k * sxx - sx * sx) : NAN;
+}
+
+static const sinew_solver gpbd_solvers[2] = {SINEW_SOLVER_GPBD_GAUSS_SEIDEL, SINEW_SOLVER_GPBD_JACOBI};
+
+/* The GPBD cube: time per step and per GPBD iteration, per tetrahedron; the
+ * Newton iterations the reference takes; the Newton bound sweep; the paper. */
+static void report_cube(const bench *b, text *t)
+{
+    uint32_t steps = 0;
+    for (size_t i = 0; i < b->count && !steps; i++)
+        if (b->runs[i].scene == SCENE_CUBE)
+            steps = b->runs[i].steps;
+    add(t, "## GPBD: the cube impact of the Generalized PBD paper\n\n"
+           "A cube of N^3 vertices and %g m sides, cut into 6 (N-1)^3 tetrahedra (`sinew_volume_box`), neo-Hookean "
+           "(E 1 MPa, nu 0.45, 1000 kg/m^3; `sinew_soft_build`, balanced element colouring), falls onto the ground "
+           "(friction 0.3): a launch step gives it the speed of a %g m fall (%.2f m/s) and leaves it %g m above the "
+           "ground, and the %u steps that follow, the impact, are measured (mean; noise: standard deviation of a "
+           "step). Time step 1/60 s, %u substep, %u GPBD iterations, Newton at most %u iterations per element update "
+           "(early exit once |gradient| <= 1e-3 of its value at the start), as in the paper's table 1; health check "
+           "and rollback copy on. GPU times are timestamps; ms/iteration and the costs per tetrahedron divide the "
+           "solve phase only (no predict, contacts, velocities or checks). \"Free flight\" is the launch step: every "
+           "element at rest.\n\n",
+        CUBE_SIZE, CUBE_DROP, cube_speed(), CUBE_GAP, steps, CUBE_SUBSTEPS, CUBE_ITERATIONS, CUBE_NEWTON);
+    add(t, "| N^3 | tets | solver | element colours | GPU ms/step | noise | fastest step | GPU ms/iteration | "
+           "ns/tet/iteration | fastest step | ns/tet/Newton (bound) | ns/tet/Newton (taken) | wall ms/step | "
+           "free flight GPU ms/step | dispatches | barriers | memory MiB | volume | max speed m/s |\n");
+    add(t, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < b->count; i++) {
+        const run *r = &b->runs[i];
+        if (r->scene != SCENE_CUBE || strcmp(r->impl, "sinew") || strcmp(r->kind, "impact"))
+            continue;
+        if (r->diverged_step) {
+            add(t, "| %u | %u | %s | %u | diverged at step %u | | | | | | | | | | %u | %u | %.2f | | |\n", r->n,
+                r->tets, solver_name(r->solver), r->colours, r->diverged_step, r->dispatches, r->barriers,
+                r->device_memory / 1048576.0);
+            continue;
+        }
+        const run *ref = find_cube(b, r->n, r->solver, "reference", "impact", r->newton);
+        double ns = cube_ns_per_tet_iteration(r);
+        char taken[32] = "";
+        if (ref && !ref->diverged_step && ref->newton_taken > 0)
+            snprintf(taken, sizeof taken, "%.0f", ns / ref->newton_taken);
+        double iters = (double)r->substeps * r->iterations;
+        add(t, "| %u | %u | %s | %u | %.3f | %.1f%% | %.3f | %.3f | %.0f | %.0f | %.0f | %s | %.3f | %.3f | %u | %u | "
+               "%.2f | %.3f | %.2f |\n",
+            r->n, r->tets, solver_name(r->solver), r->colours, r->ms[5],
+            r->ms[5] > 0 ? 100.0 * r->ms_std / r->ms[5] : 0.0, r->fastest_ms[0], r->ms[1] / iters, ns,
+            r->fastest_ms[1] * 1e6 / (iters * r->tets), ns / r->newton, taken, r->wall_ms, r->launch_ms[0],
+            r->dispatches, r->barriers, r->device_memory / 1048576.0, r->volume_ratio, r->max_speed);
+    }
+    int points;
+    add(t, "\nFastest step: the GPU time of the fastest measured step, and its cost per tetrahedron and GPBD "
+           "iteration: on a CPU device shared with other work, the least disturbed estimate. ns/tet/Newton divides "
+           "the (mean) time per tetrahedron and GPBD iteration by the Newton bound (%u: a lower "
+           "bound of the cost of one, since an update may exit early) or by the mean count the CPU reference takes "
+           "in the same steps (below; the GPU does not report its count, and float may take more than double). "
+           "Volume: the tetrahedra's volume after the measured steps over their rest volume. Scaling, "
+           "least-squares slope of log(GPU ms/step) on log(tets): Gauss-Seidel %.2f, ",
+        CUBE_NEWTON, cube_scaling_slope(b, SINEW_SOLVER_GPBD_GAUSS_SEIDEL, &points));
+    add(t, "Jacobi %.2f (1 = linear).\n\n![cube scaling](cube_scaling.png)\n\n",
+        cube_scaling_slope(b, SINEW_SOLVER_GPBD_JACOBI, &points));
+
+    int any_ref = 0;
+    for (size_t i = 0; i < b->count; i++)
+        any_ref |= b->runs[i].scene == SCENE_CUBE && !strcmp(b->runs[i].impl, "reference");
+    if (any_ref) {
+        add(t, "### Newton iterations taken (CPU double reference)\n\nThe same steps on the CPU reference (double "
+               "precision, one thread; `tests/ref`): the mean Newton iterations per element update (bound %u), "
+               "in the impact steps and in free flight, and its wall time.\n\n", CUBE_NEWTON);
+        add(t, "| N^3 | tets | solver | Newton per update, impact | free flight | CPU ms/step | volume | "
+               "max speed m/s |\n|---|---|---|---|---|---|---|---|\n");
+        for (size_t i = 0; i < b->count; i++) {
+            const run *r = &b->runs[i];
+            if (r->scene != SCENE_CUBE || strcmp(r->impl, "reference"))
+                continue;
+            if (r->diverged_step)
+                add(t, "| %u | %u | %s | diverged at step %u | | | | |\n", r->n, r->tets, solver_name(r->solver),
+                    r->diverged_step);
+            else
+                add(t, "| %u | %u | %s | %.3f | %.3f | %.3f | %.3f | %.2f |\n", r->n, r->tets, solver_name(r->solver),
+                    r->newton_taken, r->newton_launch, r->wall_ms, r->volume_ratio, r->max_speed);
+        }
+        add(t, "\n");
+    }
+
+    uint32_t n = 0; /* the size with the Newton bound sweep */
+    for (size_t i = 0; i < b->count && !n; i++)
+        if (b->runs[i].scene == SCENE_CUBE && !strcmp(b->runs[i].kind, "newton"))
+            n = b->runs[i].n;
+    if (n) {
+        add(t, "### Newton bound (%u^3)\n\nThe same impact with the Newton bound swept (%u is the paper's, %u "
+               "sinew's default): what a Newton iteration costs next to the rest of an element update.\n\n",
+            n, CUBE_NEWTON, sinew_body_desc_default().newton_iterations);
+        add(t, "| solver | Newton bound | GPU ms/step | noise | ns/tet/iteration | free flight GPU ms/step | "
+               "free flight ns/tet/iteration |\n|---|---|---|---|---|---|---|\n");
+        for (int sv = 0; sv < 2; sv++)
+            for (int v = 0; v < CUBE_NEWTON_SWEEP_COUNT; v++) {
+                uint32_t bound = cube_newton_bounds[v];
+                const run *r = find_cube(b, n, gpbd_solvers[sv], "sinew", bound == CUBE_NEWTON ? "impact" : "newton",
+                                         bound);
+                if (!r)
+                    continue;
+                if (r->diverged_step) {
+                    add(t, "| %s | %u | diverged at step %u | | | | |\n", solver_name(r->solver), bound,
+                        r->diverged_step);
+                    continue;
+                }
+                double iters = (double)r->substeps * r->iterations;
+                add(t, "| %s | %u | %.3f | %.1f%% | %.0f | %.3f | %.0f |\n", solver_name(r->solver), bound, r->ms[5],
+                    r->ms[5] > 0 ? 100.0 * r->ms_std / r->ms[5] : 0.0, cube_ns_per_tet_iteration(r), r->launch_ms[0],
+                    r->launch_ms[1] >= 0 ? r->launch_ms[1] * 1e6 / (iters * r->tets) : -1.0);
+            }
+        add(t, "\n");
+    }
+
+    add(t, "### Against the paper\n\nThe paper (Towards Generalized Position-Based Dynamics, table 1) reports "
+           "%.3f ms per step for this scene at %u^3 (93 750 tetrahedra, 3 GPBD / 3 Newton iterations): CUDA "
+           "kernels only, on an NVIDIA RTX 4080, that is %.2f ns per tetrahedron and GPBD iteration. Its cube's "
+           "size, material and time step are not given, so the scenes agree in mesh and iteration counts only.\n\n",
+        PAPER_CUBE_MS, PAPER_CUBE_N, PAPER_CUBE_MS * 1e6 / (3.0 * 93750.0));
+    int any26 = 0;
+    for (int sv = 0; sv < 2; sv++) {
+        const run *r = find_cube(b, PAPER_CUBE_N, gpbd_solvers[sv], "sinew", "impact", CUBE_NEWTON);
+        if (!r || r->diverged_step || !(r->ms[5] > 0))
+            continue;
+        if (!any26)
+            add(t, "| solver | GPU ms/step here | paper | here / paper |\n|---|---|---|---|\n");
+        any26 = 1;
+        add(t, "| %s | %.3f | %.3f | %.0f |\n", solver_name(r->solver), r->ms[5], PAPER_CUBE_MS,
+            r->ms[5] / PAPER_CUBE_MS);
+    }
+    add(t, "%sThe devices differ by orders of magnitude, so the ratio measures the devices more than the "
+           "implementations; the costs per tetrahedron above, times the tetrahedra and GPBD iterations of a scene, "
+           "plus the fixed cost of a step (predict, contacts, velocities, checks: the GPU ms/step less the solve), "
+           "extrapolate to other sizes on the same device.\n\n", any26 ? "\n" : "");
+}
+
+/* The terminal table and the results page share this text. */
+static void report(const bench *b, const cJSON *peers, const suite *s, const sinew_device_info *di, text *t,
+                   const char *date)
+{
+    add(t, "# sinew-bench: %s suite on %s\n\n", s->name, di->name);
+    add(t, "- device: %s, driver %s, Vulkan %u.%u.%u%s\n", di->name, di->driver, di->api_version >> 22,
+        (di->api_version >> 12) & 0x3ff, di->api_version & 0xfff,
+        di->type == 4 ? "; a CPU device (Vulkan run on the host's CPU cores), no GPU" : "");
+    add(t, "- date: %s; sinew %d.%d.%d\n", date, SINEW_VERSION_MAJOR, SINEW_VERSION_MINOR, SINEW_VERSION_PATCH);
+    add(t, "- probe: copy kernel %.2f GB/s (reads + writes), %.2f us per dependent dispatch (%s)\n",
+        b->probe.copy_bytes_per_s * 1e-9, b->probe.dispatch_us, b->probe.gpu_timed ? "GPU timestamps" : "wall clock");
+    if (b->cpus > 0 && b->other_cpus >= 0)
+        add(t, "- host: %d CPUs; other processes kept %.2f of them busy on average while the runs went%s\n", b->cpus,
+            b->other_cpus,
+            b->other_cpus >= 0.1 ? " (a shared machine: on a CPU device such as lavapipe the times grow with it)" : "");
+    int cloth = 0, cube = 0;
+    for (size_t i = 0; i < b->count; i++)
+        *(b->runs[i].scene == SCENE_CUBE ? &cube : &cloth) = 1;
+    if (cloth)
+        report_cloth(b, peers, s, t);
+    else
+        add(t, "\n");
+    if (cube)
+        report_cube(b, t);
 
     int peer_count = cJSON_GetArraySize(peers);
     if (peer_count) {
@@ -923,6 +1510,64 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
                 cJSON_IsTrue(cJSON_GetObjectItem(o, "diverged")) ? "diverged" : "");
         }
         add(t, "\nSettings of each peer run are in bench.json.\n");
+    }
+}
+
+/* gnuplot: GPU ms per GPBD iteration (solve phase) against tetrahedra, both
+ * GPBD solvers, and the paper's point. */
+static void plot_cube(const bench *b, const char *out)
+{
+    char path[4096], dat[4096];
+    snprintf(dat, sizeof dat, "%s/cube_scaling.dat", out);
+    FILE *f = NULL;
+    int blocks = 0;
+    for (int sv = 0; sv < 2; sv++) {
+        int any = 0;
+        for (size_t i = 0; i < b->count; i++) {
+            const run *r = &b->runs[i];
+            if (r->scene != SCENE_CUBE || strcmp(r->impl, "sinew") || strcmp(r->kind, "impact") ||
+                r->solver != gpbd_solvers[sv] || r->diverged_step || !(r->ms[1] > 0))
+                continue;
+            if (!f && !(f = fopen(dat, "w")))
+                return;
+            fprintf(f, "%u %g\n", r->tets, r->ms[1] / (r->substeps * r->iterations));
+            any = 1;
+        }
+        if (any)
+            fprintf(f, "\n\n");
+        blocks += any;
+    }
+    if (!f)
+        return;
+    fprintf(f, "%u %g\n", 93750u, PAPER_CUBE_MS / 3.0); /* the whole step over 3 iterations */
+    fclose(f);
+    char script[4096];
+    int len = snprintf(script, sizeof script,
+                       "set terminal pngcairo size 800,560\nset output '%s/cube_scaling.png'\nset logscale xy\n"
+                       "set xlabel 'tetrahedra'\nset ylabel 'GPU ms per GPBD iteration (solve)'\nset grid\n"
+                       "set key left top\nset offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n"
+                       "set title 'GPBD cube impact: cost against size'\nplot ",
+                       out);
+    int block = 0;
+    for (int sv = 0; sv < 2; sv++) {
+        int any = 0;
+        for (size_t i = 0; i < b->count && !any; i++)
+            any = b->runs[i].scene == SCENE_CUBE && !strcmp(b->runs[i].impl, "sinew") &&
+                  !strcmp(b->runs[i].kind, "impact") && b->runs[i].solver == gpbd_solvers[sv] &&
+                  !b->runs[i].diverged_step && b->runs[i].ms[1] > 0;
+        if (!any)
+            continue;
+        len += snprintf(script + len, sizeof script - (size_t)len, "'%s' index %d with linespoints title '%s', ", dat,
+                        block++, sv ? "GPBD Jacobi" : "GPBD Gauss-Seidel");
+    }
+    snprintf(script + len, sizeof script - (size_t)len,
+             "'%s' index %d with points pt 7 ps 1.5 title 'paper, RTX 4080 (whole step / 3)'\n", dat, blocks);
+    snprintf(path, sizeof path, "%s/cube_scaling.gp", out);
+    if (write_text(path, script)) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", path);
+        if (system(cmd) != 0)
+            fprintf(stderr, "sinew-bench: gnuplot failed on %s (is gnuplot installed?)\n", path);
     }
 }
 
@@ -974,8 +1619,12 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
     snprintf(di->name, sizeof di->name, "%s", jstr(dev, "name"));
     snprintf(di->driver, sizeof di->driver, "%s", jstr(dev, "driver"));
     di->api_version = (uint32_t)jnum(dev, "api_version");
+    di->type = cJSON_IsNumber(cJSON_GetObjectItem(dev, "type")) ? (int)jnum(dev, "type") : -1;
     snprintf(date, date_size, "%s", jstr(root, "date"));
     *messages = (uint32_t)jnum(root, "validation_messages");
+    const cJSON *host = cJSON_GetObjectItem(root, "host");
+    b->cpus = host ? (int)jnum(host, "cpus") : 0;
+    b->other_cpus = host ? jnum(host, "other_cpus_busy") : -1.0;
     *s = NULL;
     for (size_t k = 0; k < sizeof suites / sizeof suites[0]; k++)
         if (!strcmp(suites[k].name, jstr(root, "suite")))
@@ -986,7 +1635,7 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
     b->probe.dispatch_us = jnum(probe, "dispatch_us");
     b->probe.gpu_timed = cJSON_IsTrue(cJSON_GetObjectItem(probe, "gpu_timed"));
     static const char *const impls[] = {"sinew", "reference"};
-    static const char *const kinds[] = {"timing", "substeps", "iterations", "unguarded"};
+    static const char *const kinds[] = {"timing", "substeps", "iterations", "unguarded", "impact", "newton"};
     const cJSON *o;
     cJSON_ArrayForEach(o, runs)
     {
@@ -994,10 +1643,13 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
         if (!r)
             break;
         r->impl = intern(jstr(o, "impl"), impls, 2);
-        r->kind = intern(jstr(o, "kind"), kinds, 4);
+        r->kind = intern(jstr(o, "kind"), kinds, 6);
         const char *scene = jstr(o, "scene");
-        r->scene = !strcmp(scene, "sphere") ? SCENE_SPHERE : !strcmp(scene, "quadnet") ? SCENE_QUADNET : SCENE_HANGING;
-        r->solver = !strcmp(jstr(o, "solver"), "xpbd-jacobi") ? SINEW_SOLVER_XPBD_JACOBI : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+        r->scene = !strcmp(scene, "sphere")    ? SCENE_SPHERE
+                   : !strcmp(scene, "quadnet") ? SCENE_QUADNET
+                   : !strcmp(scene, "cube")    ? SCENE_CUBE
+                                               : SCENE_HANGING;
+        r->solver = solver_from_name(jstr(o, "solver"));
         if (!r->impl || !r->kind) {
             b->count--;
             continue;
@@ -1023,6 +1675,23 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
         r->rms_strain = jnum(o, "rms_strain");
         double diverged = jnum(o, "diverged_step");
         r->diverged_step = diverged > 0 ? (uint32_t)diverged : 0;
+        if (r->scene == SCENE_CUBE) {
+            r->tets = (uint32_t)jnum(o, "tets");
+            r->newton = (uint32_t)jnum(o, "newton_iterations");
+            r->newton_tolerance = jnum(o, "newton_tolerance");
+            const cJSON *fast = cJSON_GetObjectItem(o, "fastest_step");
+            r->fastest_ms[0] = fast ? jnum(fast, "gpu_ms") : -1.0;
+            r->fastest_ms[1] = fast ? jnum(fast, "gpu_ms_solve") : -1.0;
+            const cJSON *l = cJSON_GetObjectItem(o, "launch");
+            r->launch_ms[0] = l ? jnum(l, "gpu_ms") : -1.0;
+            r->launch_ms[1] = l ? jnum(l, "gpu_ms_solve") : -1.0;
+            r->launch_wall_ms = l ? jnum(l, "wall_ms") : jnum(o, "launch_wall_ms");
+            r->newton_taken = cJSON_GetObjectItem(o, "newton_taken") ? jnum(o, "newton_taken") : 0.0;
+            r->newton_launch = cJSON_GetObjectItem(o, "newton_taken_launch") ? jnum(o, "newton_taken_launch") : 0.0;
+            r->volume_ratio = jnum(o, "volume_ratio");
+            r->min_height = jnum(o, "min_height");
+            r->max_speed = jnum(o, "max_speed");
+        }
     }
     const cJSON *old_peers = cJSON_GetObjectItem(root, "peers");
     cJSON_ArrayForEach(o, old_peers) cJSON_AddItemToArray(peers, cJSON_Duplicate(o, 1));
@@ -1046,12 +1715,12 @@ static void compare(const bench *now, const bench *before, const char *before_pa
     int within = 0, total = 0;
     for (size_t i = 0; i < now->count; i++) {
         const run *r = &now->runs[i];
-        if (strcmp(r->impl, "sinew") || strcmp(r->kind, "timing"))
+        if (strcmp(r->impl, "sinew") || (strcmp(r->kind, "timing") && strcmp(r->kind, "impact")) || r->diverged_step)
             continue;
         for (size_t j = 0; j < before->count; j++) {
             const run *q = &before->runs[j];
-            if (strcmp(q->impl, "sinew") || strcmp(q->kind, "timing") || q->scene != r->scene || q->n != r->n ||
-                q->solver != r->solver)
+            if (strcmp(q->impl, "sinew") || strcmp(q->kind, r->kind) || q->scene != r->scene || q->n != r->n ||
+                q->solver != r->solver || q->newton != r->newton || q->diverged_step)
                 continue;
             double diff = r->ms[5] - q->ms[5];
             /* Two means of noisy samples: within noise when the difference is
@@ -1076,6 +1745,8 @@ int main(int argc, char **argv)
     int peer_count = 0, validation = 0, plots = 1, dry_run = 0;
     const char *report_path = NULL, *compare_path = NULL;
     int out_given = 0;
+    uint32_t cubes[6] = {0}, cube_count = 0;
+    unsigned cube_steps = 0;
     char report_dir[2048];
     const suite *s = &suites[0];
     for (int i = 1; i < argc; i++) {
@@ -1089,7 +1760,7 @@ int main(int argc, char **argv)
                 if (!strcmp(suites[k].name, v))
                     s = &suites[k];
             if (!s) {
-                cli_error(t, "--suite: \"%s\" is not quick, gpu or all%s", v, "");
+                cli_error(t, "--suite: \"%s\" is not quick, gpu, gpbd or all%s", v, "");
                 return 2;
             }
             i++;
@@ -1119,6 +1790,24 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--dry-run")) {
             dry_run = 1;
+        } else if (!strcmp(a, "--cube") && v) {
+            unsigned n;
+            if (!cli_uint(t, a, v, 400, &n))
+                return 2;
+            if (n < 2 || cube_count == 6) {
+                cli_error(t, "--cube: at most 6 sizes, each >= 2 (got %s)%s", v, "");
+                return 2;
+            }
+            cubes[cube_count++] = n;
+            i++;
+        } else if (!strcmp(a, "--steps") && v) {
+            if (!cli_uint(t, a, v, 100000, &cube_steps))
+                return 2;
+            if (cube_steps < 1) {
+                cli_error(t, "--steps must be >= 1%s%s", "", "");
+                return 2;
+            }
+            i++;
         } else {
             cli_error(t, "unknown option or missing value: %s%s", a, "");
             return 2;
@@ -1130,6 +1819,19 @@ int main(int argc, char **argv)
         char *slash = strrchr(report_dir, '/');
         out = slash ? (*slash = '\0', report_dir) : ".";
     }
+    suite custom;
+    if (cube_count || cube_steps) {
+        custom = *s;
+        if (cube_count) {
+            memset(custom.cube, 0, sizeof custom.cube);
+            memcpy(custom.cube, cubes, cube_count * sizeof cubes[0]);
+        }
+        if (cube_steps)
+            custom.cube_steps = cube_steps;
+        else if (!custom.cube_steps)
+            custom.cube_steps = CUBE_STEPS;
+        s = &custom;
+    }
     suite dry;
     if (dry_run) {
         /* Same lists, each size replaced by a tiny one that keeps its place. */
@@ -1140,6 +1842,16 @@ int main(int argc, char **argv)
             for (size_t k = 0; k < lens[l] && lists[l][k]; k++)
                 lists[l][k] = 6 + 2 * (uint32_t)(log2((double)lists[l][k]) - 4);
         dry.sweep_max = 2;
+        /* Cubes of 3^3, 4^3, ... vertices, two impact steps. */
+        dry.cube_reference_max = dry.cube_newton_sweep = 0;
+        for (size_t k = 0; k < 6 && dry.cube[k]; k++) {
+            if (s->cube[k] <= s->cube_reference_max)
+                dry.cube_reference_max = 3 + (uint32_t)k;
+            if (s->cube[k] == s->cube_newton_sweep)
+                dry.cube_newton_sweep = 3 + (uint32_t)k;
+            dry.cube[k] = 3 + (uint32_t)k;
+        }
+        dry.cube_steps = dry.cube_steps < 2 ? dry.cube_steps : 2;
         s = &dry;
     }
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
@@ -1161,6 +1873,9 @@ int main(int argc, char **argv)
         }
         goto output;
     }
+    b.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    b.other_cpus = -1.0;
+    const double busy0 = host_busy_s(), own0 = own_cpu_s(), wall0 = now_s();
     sinew_context_desc cd = sinew_context_desc_default();
     cd.device = device;
     cd.validation = validation;
@@ -1194,6 +1909,9 @@ int main(int argc, char **argv)
         b.planned += 4;
     for (int k = 0; k < 2 && s->quadnet[k]; k++)
         b.planned += 4;
+    for (int k = 0; k < 6 && s->cube[k]; k++)
+        b.planned += 2 * (1 + (s->cube[k] <= s->cube_reference_max) +
+                          (s->cube[k] == s->cube_newton_sweep ? CUBE_NEWTON_SWEEP_COUNT - 1 : 0));
 
     for (int round = ROUND_TIMING; ok && round <= ROUND_TIMING_AGAIN; round++) {
         for (int k = 0; ok && k < 8 && s->hanging[k]; k++)
@@ -1203,6 +1921,12 @@ int main(int argc, char **argv)
             ok = bench_scene(&b, s, (round_kind)round, SCENE_SPHERE, s->sphere[k], 0, 0);
         for (int k = 0; ok && k < 2 && s->quadnet[k]; k++)
             ok = bench_scene(&b, s, (round_kind)round, SCENE_QUADNET, s->quadnet[k], 0, 0);
+    }
+    for (int k = 0; ok && k < 6 && s->cube[k]; k++)
+        ok = bench_cube(&b, s, s->cube[k]);
+    if (busy0 >= 0 && own0 >= 0) {
+        double busy = host_busy_s() - busy0, own = own_cpu_s() - own0, wall = now_s() - wall0;
+        b.other_cpus = wall > 0 && busy >= 0 ? fmax(busy - own, 0.0) / wall : -1.0;
     }
     messages = sinew_context_get_validation_message_count(b.ctx);
     sinew_context_destroy(b.ctx);
@@ -1221,6 +1945,7 @@ output:;
     cJSON_AddNumberToObject(dev, "vendor_id", di.vendor_id);
     cJSON_AddNumberToObject(dev, "device_id", di.device_id);
     cJSON_AddNumberToObject(dev, "api_version", di.api_version);
+    cJSON_AddNumberToObject(dev, "type", di.type); /* VkPhysicalDeviceType: 4 = CPU */
     cJSON *build = cJSON_AddObjectToObject(root, "build");
     char version[32];
     snprintf(version, sizeof version, "%d.%d.%d", SINEW_VERSION_MAJOR, SINEW_VERSION_MINOR, SINEW_VERSION_PATCH);
@@ -1234,6 +1959,9 @@ output:;
     cJSON_AddStringToObject(root, "date", date);
     cJSON_AddStringToObject(root, "suite", s->name);
     cJSON_AddNumberToObject(root, "validation_messages", messages);
+    cJSON *host = cJSON_AddObjectToObject(root, "host");
+    cJSON_AddNumberToObject(host, "cpus", b.cpus);
+    cJSON_AddNumberToObject(host, "other_cpus_busy", b.other_cpus); /* mean, while the runs went */
     cJSON *probe = cJSON_AddObjectToObject(root, "probe");
     cJSON_AddNumberToObject(probe, "copy_bytes_per_s", b.probe.copy_bytes_per_s);
     cJSON_AddNumberToObject(probe, "copy_bytes", (double)b.probe.copy_bytes);
@@ -1246,6 +1974,22 @@ output:;
     cJSON *scaling = cJSON_AddObjectToObject(root, "scaling_slope");
     cJSON_AddNumberToObject(scaling, "xpbd-gs", scaling_slope(&b, SINEW_SOLVER_XPBD_GAUSS_SEIDEL, &points));
     cJSON_AddNumberToObject(scaling, "xpbd-jacobi", scaling_slope(&b, SINEW_SOLVER_XPBD_JACOBI, &points));
+    int cubes_run = 0;
+    for (size_t i = 0; i < b.count; i++)
+        cubes_run |= b.runs[i].scene == SCENE_CUBE;
+    if (cubes_run) {
+        cJSON *cs = cJSON_AddObjectToObject(root, "cube_scaling_slope"); /* log ms/step on log tets */
+        cJSON_AddNumberToObject(cs, "gpbd-gs", cube_scaling_slope(&b, SINEW_SOLVER_GPBD_GAUSS_SEIDEL, &points));
+        cJSON_AddNumberToObject(cs, "gpbd-jacobi", cube_scaling_slope(&b, SINEW_SOLVER_GPBD_JACOBI, &points));
+        cJSON *paper = cJSON_AddObjectToObject(root, "paper_cube");
+        cJSON_AddStringToObject(paper, "source", "Towards Generalized Position-Based Dynamics, table 1");
+        cJSON_AddStringToObject(paper, "device", "NVIDIA RTX 4080 (CUDA kernels only)");
+        cJSON_AddNumberToObject(paper, "n", PAPER_CUBE_N);
+        cJSON_AddNumberToObject(paper, "tets", 93750);
+        cJSON_AddNumberToObject(paper, "gpbd_iterations", 3);
+        cJSON_AddNumberToObject(paper, "newton_iterations", 3);
+        cJSON_AddNumberToObject(paper, "ms_per_step", PAPER_CUBE_MS);
+    }
     cJSON_AddItemReferenceToObject(root, "peers", peers);
 
     char path[4096];
@@ -1270,8 +2014,10 @@ output:;
     }
     snprintf(path, sizeof path, "%s/README.md", out);
     ok = ok && page.s && write_text(path, page.s);
-    if (plots)
+    if (plots) {
         plot(&b, peers, out, s);
+        plot_cube(&b, out);
+    }
     if (page.s)
         fputs(page.s, stdout);
     fflush(stdout); /* before any exit-time report a sanitizer may end the process with */

@@ -7,5 +7,5 @@ void main()
 {
     uint i = linear_id();
     if (i < range.count && range.first == 0xffffffffu)
-        stats.pad0 = i; // never taken; keeps the kernel from being empty
+        stats.newton = i; // never taken; keeps the kernel from being empty
 }

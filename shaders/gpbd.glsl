@@ -13,6 +13,7 @@
 // iterations (no eigen-decomposition).
 
 float fdot(mat3 a, mat3 b) { return dot(a[0], b[0]) + dot(a[1], b[1]) + dot(a[2], b[2]); }
+float fdot_abs(mat3 a, mat3 b) { return dot(abs(a[0]), abs(b[0])) + dot(abs(a[1]), abs(b[1])) + dot(abs(a[2]), abs(b[2])); }
 
 mat3 cofactor(mat3 F) { return mat3(cross(F[1], F[2]), cross(F[2], F[0]), cross(F[0], F[1])); }
 
@@ -214,9 +215,13 @@ float objective(Sub s, float dy[6], out float mag)
     return lin + s.V * (psi - s.psi0);
 }
 
-// Gradient, and the Hessian when want_hess.
-void derivatives(Sub s, float dy[6], bool want_hess, out float g[6], out float H[6][6])
+// Gradient, and the Hessian when want_hess. noise: the rounding of |g| in
+// float, from the size of the terms each entry sums (the stress terms cancel
+// at rest): an element at rest has a gradient of pure rounding, which no
+// number of Newton steps reduces by the relative tolerance.
+void derivatives(Sub s, float dy[6], bool want_hess, out float g[6], out float H[6][6], out float noise)
 {
+    float gmag[6];
     for (int a = 0; a < 6; a++) {
         g[a] = 0.0;
         for (int b = 0; b < 6; b++)
@@ -224,20 +229,34 @@ void derivatives(Sub s, float dy[6], bool want_hess, out float g[6], out float H
     }
     for (int a = 0; a < s.k; a++) {
         g[a] = s.c[a];
+        gmag[a] = abs(s.c[a]);
         for (int b = 0; b < s.k; b++) {
             g[a] += s.A[a][b] * dy[b];
+            gmag[a] += abs(s.A[a][b] * dy[b]);
             H[a][b] = s.A[a][b];
         }
     }
+    noise = 0.0;
     mat3 F = deformation(s, dy);
     GpuMaterial m = material[s.mi];
     if (s.kind == SINEW_GPU_TRIANGLE) {
         vec3 E = green2(F), S, dS, Ek[6];
         membrane(s.mi, E, S, vec3(0.0), dS);
+        // E sums terms of size (|f|^2 + 1) / 2; S their multiples
+        vec3 Emag = 0.5 * vec3(dot(F[0], F[0]) + 1.0, dot(F[1], F[1]) + 1.0, abs(dot(F[0], F[1])));
+        vec3 Smag, S3, slope;
+        if (m.model == SINEW_GPU_MODEL_STVK) {
+            Smag = abs(S) + 2.0 * abs(m.mu) * Emag + abs(m.lambda) * (Emag.x + Emag.y);
+        } else { // tabulated: the curves' slopes times the size of E
+            membrane(s.mi, E, S3, vec3(1.0), slope);
+            Smag = abs(S) + abs(slope) * Emag;
+        }
         for (int a = 0; a < s.k; a++) {
             Ek[a] = symatb(F, s.G[a]);
             g[a] += s.V * sym2dot(S, Ek[a]);
+            noise += gmag[a] + s.V * sym2dot(Smag, abs(Ek[a]));
         }
+        noise *= 4.0 * 1.2e-7;
         if (want_hess)
             for (int b = 0; b < s.k; b++) {
                 vec3 S2;
@@ -253,8 +272,12 @@ void derivatives(Sub s, float dy[6], bool want_hess, out float g[6], out float H
         float lj = log(J);
         mat3 FiT = cof * (1.0 / J);
         mat3 P = m.mu * F + (m.lambda * lj - m.mu) * FiT;
-        for (int a = 0; a < s.k; a++)
+        float Pmu = m.mu, Pfit = abs(m.lambda * lj) + m.mu;  // sizes of P's terms
+        for (int a = 0; a < s.k; a++) {
             g[a] += s.V * fdot(P, s.G[a]);
+            noise += gmag[a] + s.V * (Pmu * fdot_abs(F, s.G[a]) + Pfit * fdot_abs(FiT, s.G[a]));
+        }
+        noise *= 4.0 * 1.2e-7;
         if (want_hess) {
             mat3 Fi = transpose(FiT);
             for (int b = 0; b < s.k; b++) {
@@ -270,8 +293,12 @@ void derivatives(Sub s, float dy[6], bool want_hess, out float g[6], out float H
     }
     float s1 = m.mu * (1.0 - 1.0 / (ic + 1.0)), d = J - m.extra;
     mat3 P = s1 * F + (m.lambda * d) * cof;
-    for (int a = 0; a < s.k; a++)
+    float Pcof = m.lambda * (abs(J) + abs(m.extra));       // d = J - a cancels at rest
+    for (int a = 0; a < s.k; a++) {
         g[a] += s.V * fdot(P, s.G[a]);
+        noise += gmag[a] + s.V * (abs(s1) * fdot_abs(F, s.G[a]) + Pcof * fdot_abs(cof, s.G[a]));
+    }
+    noise *= 4.0 * 1.2e-7;
     if (want_hess)
         for (int b = 0; b < s.k; b++) {
             mat3 Gb = s.G[b];
@@ -538,7 +565,8 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
         dz[1] = -W[1] * dy[0] * s.n;
     } else {
         float g[6], H[6][6], p[6], trial[6];
-        derivatives(s, dy, false, g, H);
+        float noise;
+        derivatives(s, dy, false, g, H, noise);
         float g0 = 0.0;
         for (int a = 0; a < s.k; a++)
             g0 += g[a] * g[a];
@@ -546,11 +574,11 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
         float gn = g0;
         float tol = params.newton_tolerance;
         for (int it = 0; it < int(params.newton_iterations); it++) {
-            if (gn == 0.0 || gn <= tol * g0)
+            if (gn <= max(tol * g0, noise))
                 break;
-            float mag0, mag;
+            float mag0, mag, unused;
             float phi0 = objective(s, dy, mag0);
-            derivatives(s, dy, true, g, H);
+            derivatives(s, dy, true, g, H, unused);
             newton_direction(H, s.k, g, p);
             float slope = 0.0;
             for (int a = 0; a < s.k; a++)
@@ -578,7 +606,7 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
             if (!accepted)
                 break;
             dy = trial;
-            derivatives(s, dy, false, g, H);
+            derivatives(s, dy, false, g, H, noise);
             gn = 0.0;
             for (int a = 0; a < s.k; a++)
                 gn += g[a] * g[a];

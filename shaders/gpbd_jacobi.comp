@@ -4,15 +4,15 @@
 // displacements to DELTA (element e, vertex j at slot_base + 4e + j), where
 // jacobi_apply gathers them, averaged per particle and scaled by omega. Each
 // element's z grows by the share of its displacement that will be applied,
-// so that x = x~ + sum z holds after the gather.
+// so that x = x~ + sum z holds after the gather. Newton iterations are summed
+// per workgroup, then once into STATS.
 #include "common.glsl"
 #include "gpbd.glsl"
 
-void main()
+shared uint wg_newton;
+
+int update(uint ei)
 {
-    uint ei = linear_id();
-    if (ei >= range.count)
-        return;
     GpuElement e = elem[ei];
     int nv = e.kind == SINEW_GPU_TET ? 4 : e.kind == SINEW_GPU_TRIANGLE ? 3 : 2;
     vec3 x[4], z[4], dx[4], dz[4];
@@ -23,7 +23,7 @@ void main()
         w[j] = p.w;
         z[j] = zdisp[4u * ei + uint(j)].xyz;
     }
-    gpbd_update(e, x, w, z, dx, dz);
+    int iterations = gpbd_update(e, x, w, z, dx, dz);
     for (int j = 0; j < 4; j++) {
         uint slot = range.slot_base + 4u * ei + uint(j);
         if (j < nv) {
@@ -33,4 +33,19 @@ void main()
         }
         delta[slot] = vec4(j < nv ? dx[j] : vec3(0.0), 0.0);
     }
+    return iterations;
+}
+
+void main()
+{
+    if (gl_LocalInvocationIndex == 0u)
+        wg_newton = 0u;
+    barrier();
+    uint ei = linear_id();
+    int iterations = ei < range.count ? update(ei) : 0;
+    if (iterations > 0)
+        atomicAdd(wg_newton, uint(iterations));
+    barrier();
+    if (gl_LocalInvocationIndex == 0u && wg_newton > 0u)
+        atomicAdd(stats.newton, wg_newton);
 }

@@ -515,6 +515,7 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
         return r;
     memcpy(&gs, b->buffers[SINEW_BIND_STATS].mapped, sizeof gs);
     sinew_step_stats *s = &b->stats;
+    s->newton_iterations = gs.newton;
     if (b->desc.residual) {
         s->max_strain = gs.max_strain;
         s->rms_strain = gs.rms_strain;

@@ -852,3 +852,31 @@ Test(gpbd, checkpoint_and_rollback)
     sinew_body_destroy(b2);
     sinew_asset_destroy(a);
 }
+
+/* The step reports the Newton iterations taken; an element at rest takes none
+ * (its gradient is float rounding, which no Newton step reduces), a loaded
+ * one a few per update. */
+Test(gpbd, newton_iterations_counted)
+{
+    sinew_asset *a = make_block(4, 4, 4, 0.05, sinew_material_make(SINEW_MATERIAL_NEO_HOOKEAN, 1e5f, 0.45f), 1);
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = SINEW_SOLVER_GPBD_GAUSS_SEIDEL;
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
+    const uint64_t updates = (uint64_t)a->element_count * d.substeps * d.iterations;
+    sinew_step_params p = sinew_step_params_default();
+    p.ground = 0;
+    p.gravity[1] = 0.0f;
+    cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+    uint64_t at_rest = sinew_body_get_stats(body).newton_iterations;
+    p.gravity[1] = -9.81f;
+    cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+    uint64_t loaded = sinew_body_get_stats(body).newton_iterations;
+    cr_log_info("Newton iterations per element update: %.3f at rest, %.2f hanging (bound %u)",
+                (double)at_rest / updates, (double)loaded / updates, d.newton_iterations);
+    cr_assert(at_rest <= updates / 100, "%llu Newton iterations at rest", (unsigned long long)at_rest);
+    cr_assert(loaded >= updates / 2 && loaded <= updates * 6, "%llu Newton iterations for %llu updates",
+              (unsigned long long)loaded, (unsigned long long)updates);
+    sinew_body_destroy(body);
+    sinew_asset_destroy(a);
+}

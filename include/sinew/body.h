@@ -174,6 +174,10 @@ typedef struct sinew_step_stats {
     uint32_t first_bad, last_bad;
     float max_speed;
     int rolled_back;
+    /* GPBD: Newton iterations of all element updates in the last step (each
+     * update stops at desc.newton_iterations, or earlier once its gradient is
+     * reduced by desc.newton_tolerance or down to float rounding). */
+    uint64_t newton_iterations;
 } sinew_step_stats;
 
 /* Statistics of the last step. Reading them never waits: they were copied when

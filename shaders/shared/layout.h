@@ -158,7 +158,7 @@ SINEW_STRUCT(GpuStats) {
     SINEW_UINT last_bad;      /* highest index */
     SINEW_UINT max_speed;     /* bits of the largest finite speed (m/s): for
                                  floats >= 0 the bit patterns order as the values */
-    SINEW_UINT pad0;
+    SINEW_UINT newton;        /* GPBD: Newton iterations of all element updates */
 } SINEW_END(GpuStats)
 
 /* Push constants of every kernel. Threads [0, count) work on records

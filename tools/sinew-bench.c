@@ -277,7 +277,8 @@ typedef struct run {
     double launch_ms[2], launch_wall_ms; /* the launch step (free flight): GPU total and solve; wall */
     double fastest_ms[2];    /* the fastest measured step: GPU total and solve (on a shared CPU
                                 device, the least disturbed) */
-    double newton_taken;     /* reference: mean Newton iterations per element update; 0: not measured */
+    double newton_taken;     /* mean Newton iterations per element update (GPU: its count; reference: its
+                                own); 0: not measured */
     double newton_launch;    /* the same in the launch step (free flight) */
     double volume_ratio, min_height, max_speed; /* after the measured steps */
 } run;
@@ -529,7 +530,8 @@ static int measure_cube(bench *b, const sinew_asset *asset, run *r)
         sinew_body_destroy(body);
         return 0;
     }
-    double sum[6] = {0}, sq = 0.0, wall = 0.0;
+    double sum[6] = {0}, sq = 0.0, wall = 0.0, newton = 0.0;
+    const double updates = (double)r->substeps * r->iterations * r->tets;
     uint32_t measured = 0;
     for (uint32_t s = 0; s <= r->steps; s++) {
         double t0 = now_s();
@@ -548,8 +550,10 @@ static int measure_cube(bench *b, const sinew_asset *asset, run *r)
             r->launch_ms[0] = st.ms_total;
             r->launch_ms[1] = st.ms_solve;
             r->launch_wall_ms = (t1 - t0) * 1e3;
+            r->newton_launch = (double)st.newton_iterations / updates;
             continue;
         }
+        newton += (double)st.newton_iterations;
         double ms[6] = {st.ms_predict, st.ms_solve, st.ms_contacts, st.ms_velocity, st.ms_residual, st.ms_total};
         for (int k = 0; k < 6; k++)
             sum[k] += ms[k];
@@ -565,6 +569,7 @@ static int measure_cube(bench *b, const sinew_asset *asset, run *r)
     sinew_step_stats st = sinew_body_get_stats(body);
     for (int k = 0; k < 6; k++)
         r->ms[k] = measured ? sum[k] / measured : -1.0;
+    r->newton_taken = measured ? newton / (measured * updates) : 0.0; /* as the GPU counted them */
     if (!measured)
         r->fastest_ms[0] = r->fastest_ms[1] = -1.0;
     double var = measured ? sq / measured - r->ms[5] * r->ms[5] : 0.0;
@@ -905,6 +910,8 @@ static cJSON *run_json(const bench *b, const run *r)
             cJSON_AddNumberToObject(l, "gpu_ms", r->launch_ms[0]);
             cJSON_AddNumberToObject(l, "gpu_ms_solve", r->launch_ms[1]);
             cJSON_AddNumberToObject(l, "wall_ms", r->launch_wall_ms);
+            cJSON_AddNumberToObject(o, "newton_taken", r->newton_taken);
+            cJSON_AddNumberToObject(o, "newton_taken_launch", r->newton_launch);
         } else {
             cJSON_AddNumberToObject(o, "newton_taken", r->newton_taken);
             cJSON_AddNumberToObject(o, "newton_taken_launch", r->newton_launch);
@@ -1374,8 +1381,10 @@ static void report_cube(const bench *b, text *t)
         const run *ref = find_cube(b, r->n, r->solver, "reference", "impact", r->newton);
         double ns = cube_ns_per_tet_iteration(r);
         char taken[32] = "";
-        if (ref && !ref->diverged_step && ref->newton_taken > 0)
-            snprintf(taken, sizeof taken, "%.0f", ns / ref->newton_taken);
+        if (r->newton_taken > 0) /* the GPU's own count (sinew_step_stats.newton_iterations) */
+            snprintf(taken, sizeof taken, "%.0f", ns / r->newton_taken);
+        else if (ref && !ref->diverged_step && ref->newton_taken > 0)
+            snprintf(taken, sizeof taken, "%.0f (ref)", ns / ref->newton_taken);
         double iters = (double)r->substeps * r->iterations;
         add(t, "| %u | %u | %s | %u | %.3f | %.1f%% | %.3f | %.3f | %.0f | %.0f | %.0f | %s | %.3f | %.3f | %u | %u | "
                "%.2f | %.3f | %.2f |\n",
@@ -1388,8 +1397,9 @@ static void report_cube(const bench *b, text *t)
     add(t, "\nFastest step: the GPU time of the fastest measured step, and its cost per tetrahedron and GPBD "
            "iteration: on a CPU device shared with other work, the least disturbed estimate. ns/tet/Newton divides "
            "the (mean) time per tetrahedron and GPBD iteration by the Newton bound (%u: a lower "
-           "bound of the cost of one, since an update may exit early) or by the mean count the CPU reference takes "
-           "in the same steps (below; the GPU does not report its count, and float may take more than double). "
+           "bound of the cost of one, since an update may exit early) or by the mean count the GPU took in the "
+           "same steps (sinew_step_stats.newton_iterations; the CPU reference's count, below, marked ref, where "
+           "the GPU's is missing). "
            "Volume: the tetrahedra's volume after the measured steps over their rest volume. Scaling, "
            "least-squares slope of log(GPU ms/step) on log(tets): Gauss-Seidel %.2f, ",
         CUBE_NEWTON, cube_scaling_slope(b, SINEW_SOLVER_GPBD_GAUSS_SEIDEL, &points));

@@ -112,7 +112,6 @@ struct Sub {
     int nv, k;
     float V;
     vec3 r[4];
-    vec3 W;        // unused
     mat3 F0;
     mat3 G[6];
     float A[6][6];
@@ -122,104 +121,108 @@ struct Sub {
     float len, rest;
 };
 
+// The element being solved, one per invocation: a private global rather
+// than a parameter, so that no function call copies it.
+Sub sub;
+
 const int COMP_A[6] = int[6](0, 1, 2, 0, 0, 1);
 const int COMP_B[6] = int[6](0, 1, 2, 1, 2, 2);
 const int TRI_A[3] = int[3](0, 1, 0);
 const int TRI_B[3] = int[3](0, 1, 1);
 
 // grad_j eps_k = (f_a r_j[b] + f_b r_j[a]) / 2
-vec3 strain_grad(Sub s, int k, int j)
+vec3 strain_grad(int k, int j)
 {
-    int a = s.nv == 4 ? COMP_A[k] : TRI_A[k];
-    int b = s.nv == 4 ? COMP_B[k] : TRI_B[k];
-    return 0.5 * (s.F0[a] * s.r[j][b] + s.F0[b] * s.r[j][a]);
+    int a = sub.nv == 4 ? COMP_A[k] : TRI_A[k];
+    int b = sub.nv == 4 ? COMP_B[k] : TRI_B[k];
+    return 0.5 * (sub.F0[a] * sub.r[j][b] + sub.F0[b] * sub.r[j][a]);
 }
 
-void make_sub(GpuElement e, vec3 x[4], float W[4], vec3 z[4], out Sub s)
+void make_sub(GpuElement e, vec3 x[4], float W[4], vec3 z[4])
 {
-    s.kind = e.kind;
-    s.mi = e.material;
-    s.V = e.measure;
-    s.F0 = mat3(0.0);
+    sub.kind = e.kind;
+    sub.mi = e.material;
+    sub.V = e.measure;
+    sub.F0 = mat3(0.0);
     for (int a = 0; a < 6; a++) {
-        s.G[a] = mat3(0.0);
-        s.c[a] = 0.0;
+        sub.G[a] = mat3(0.0);
+        sub.c[a] = 0.0;
         for (int b = 0; b < 6; b++)
-            s.A[a][b] = 0.0;
+            sub.A[a][b] = 0.0;
     }
-    s.psi0 = 0.0;
-    s.mag0 = 0.0;
-    s.n = vec3(0.0);
-    s.len = 0.0;
-    s.rest = 0.0;
+    sub.psi0 = 0.0;
+    sub.mag0 = 0.0;
+    sub.n = vec3(0.0);
+    sub.len = 0.0;
+    sub.rest = 0.0;
     for (int j = 0; j < 4; j++)
-        s.r[j] = vec3(0.0);
+        sub.r[j] = vec3(0.0);
     if (e.kind == SINEW_GPU_SPRING) {
-        s.nv = 2;
-        s.k = 1;
+        sub.nv = 2;
+        sub.k = 1;
         vec3 d = x[0] - x[1];
-        s.len = length(d);
-        s.rest = e.r[0].x;
-        s.n = s.len > 0.0 ? d / s.len : vec3(0.0);
-        s.A[0][0] = W[0] + W[1];
-        s.c[0] = dot(s.n, z[0] - z[1]);
+        sub.len = length(d);
+        sub.rest = e.r[0].x;
+        sub.n = sub.len > 0.0 ? d / sub.len : vec3(0.0);
+        sub.A[0][0] = W[0] + W[1];
+        sub.c[0] = dot(sub.n, z[0] - z[1]);
         return;
     }
     int cols = e.kind == SINEW_GPU_TET ? 3 : 2;
-    s.nv = cols + 1;
-    s.k = cols == 3 ? 6 : 3;
-    for (int j = 1; j < s.nv; j++) {
-        s.r[j] = cols == 3 ? e.r[j - 1].xyz : vec3(e.r[j - 1].xy, 0.0);
-        s.r[0] -= s.r[j];
+    sub.nv = cols + 1;
+    sub.k = cols == 3 ? 6 : 3;
+    for (int j = 1; j < sub.nv; j++) {
+        sub.r[j] = cols == 3 ? e.r[j - 1].xyz : vec3(e.r[j - 1].xy, 0.0);
+        sub.r[0] -= sub.r[j];
     }
-    for (int j = 1; j < s.nv; j++) // from edges: no cancellation of large coordinates
-        s.F0 += outerProduct(x[j] - x[0], s.r[j]);
-    for (int k = 0; k < s.k; k++)
-        for (int j = 0; j < s.nv; j++) {
-            vec3 ge = strain_grad(s, k, j);
-            s.c[k] += dot(ge, z[j]);
-            s.G[k] += outerProduct(W[j] * ge, s.r[j]);
+    for (int j = 1; j < sub.nv; j++) // from edges: no cancellation of large coordinates
+        sub.F0 += outerProduct(x[j] - x[0], sub.r[j]);
+    for (int k = 0; k < sub.k; k++)
+        for (int j = 0; j < sub.nv; j++) {
+            vec3 ge = strain_grad(k, j);
+            sub.c[k] += dot(ge, z[j]);
+            sub.G[k] += outerProduct(W[j] * ge, sub.r[j]);
             for (int l = 0; l <= k; l++)
-                s.A[k][l] += W[j] * dot(ge, strain_grad(s, l, j));
+                sub.A[k][l] += W[j] * dot(ge, strain_grad(l, j));
         }
-    for (int k = 0; k < s.k; k++)
-        for (int l = k + 1; l < s.k; l++)
-            s.A[k][l] = s.A[l][k];
-    s.psi0 = energy(s.mi, s.kind, s.F0, s.mag0);
+    for (int k = 0; k < sub.k; k++)
+        for (int l = k + 1; l < sub.k; l++)
+            sub.A[k][l] = sub.A[l][k];
+    sub.psi0 = energy(sub.mi, sub.kind, sub.F0, sub.mag0);
 }
 
-mat3 deformation(Sub s, float dy[6])
+mat3 deformation(float dy[6])
 {
-    mat3 F = s.F0;
-    for (int a = 0; a < s.k; a++)
-        F += dy[a] * s.G[a];
+    mat3 F = sub.F0;
+    for (int a = 0; a < sub.k; a++)
+        F += dy[a] * sub.G[a];
     return F;
 }
 
 // phi(dy) - phi(0); GPBD_INF where the energy is undefined. mag: the size of
 // the terms summed, so that mag * FLT_EPSILON bounds the rounding of phi.
-float objective(Sub s, float dy[6], out float mag)
+float objective(float dy[6], out float mag)
 {
     float lin = 0.0;
-    for (int a = 0; a < s.k; a++) {
+    for (int a = 0; a < sub.k; a++) {
         float Ady = 0.0;
-        for (int b = 0; b < s.k; b++)
-            Ady += s.A[a][b] * dy[b];
-        lin += dy[a] * (s.c[a] + 0.5 * Ady);
+        for (int b = 0; b < sub.k; b++)
+            Ady += sub.A[a][b] * dy[b];
+        lin += dy[a] * (sub.c[a] + 0.5 * Ady);
     }
     float emag;
-    float psi = energy(s.mi, s.kind, deformation(s, dy), emag);
-    mag = abs(lin) + s.V * (emag + s.mag0);
+    float psi = energy(sub.mi, sub.kind, deformation(dy), emag);
+    mag = abs(lin) + sub.V * (emag + sub.mag0);
     if (psi >= GPBD_INF)
         return GPBD_INF;
-    return lin + s.V * (psi - s.psi0);
+    return lin + sub.V * (psi - sub.psi0);
 }
 
 // Gradient, and the Hessian when want_hess. noise: the rounding of |g| in
 // float, from the size of the terms each entry sums (the stress terms cancel
 // at rest): an element at rest has a gradient of pure rounding, which no
 // number of Newton steps reduces by the relative tolerance.
-void derivatives(Sub s, float dy[6], bool want_hess, out float g[6], out float H[6][6], out float noise)
+void derivatives(float dy[6], bool want_hess, out float g[6], out float H[6][6], out float noise)
 {
     float gmag[6];
     for (int a = 0; a < 6; a++) {
@@ -227,42 +230,42 @@ void derivatives(Sub s, float dy[6], bool want_hess, out float g[6], out float H
         for (int b = 0; b < 6; b++)
             H[a][b] = 0.0;
     }
-    for (int a = 0; a < s.k; a++) {
-        g[a] = s.c[a];
-        gmag[a] = abs(s.c[a]);
-        for (int b = 0; b < s.k; b++) {
-            g[a] += s.A[a][b] * dy[b];
-            gmag[a] += abs(s.A[a][b] * dy[b]);
-            H[a][b] = s.A[a][b];
+    for (int a = 0; a < sub.k; a++) {
+        g[a] = sub.c[a];
+        gmag[a] = abs(sub.c[a]);
+        for (int b = 0; b < sub.k; b++) {
+            g[a] += sub.A[a][b] * dy[b];
+            gmag[a] += abs(sub.A[a][b] * dy[b]);
+            H[a][b] = sub.A[a][b];
         }
     }
     noise = 0.0;
-    mat3 F = deformation(s, dy);
-    GpuMaterial m = material[s.mi];
-    if (s.kind == SINEW_GPU_TRIANGLE) {
+    mat3 F = deformation(dy);
+    GpuMaterial m = material[sub.mi];
+    if (sub.kind == SINEW_GPU_TRIANGLE) {
         vec3 E = green2(F), S, dS, Ek[6];
-        membrane(s.mi, E, S, vec3(0.0), dS);
+        membrane(sub.mi, E, S, vec3(0.0), dS);
         // E sums terms of size (|f|^2 + 1) / 2; S their multiples
         vec3 Emag = 0.5 * vec3(dot(F[0], F[0]) + 1.0, dot(F[1], F[1]) + 1.0, abs(dot(F[0], F[1])));
         vec3 Smag, S3, slope;
         if (m.model == SINEW_GPU_MODEL_STVK) {
             Smag = abs(S) + 2.0 * abs(m.mu) * Emag + abs(m.lambda) * (Emag.x + Emag.y);
         } else { // tabulated: the curves' slopes times the size of E
-            membrane(s.mi, E, S3, vec3(1.0), slope);
+            membrane(sub.mi, E, S3, vec3(1.0), slope);
             Smag = abs(S) + abs(slope) * Emag;
         }
-        for (int a = 0; a < s.k; a++) {
-            Ek[a] = symatb(F, s.G[a]);
-            g[a] += s.V * sym2dot(S, Ek[a]);
-            noise += gmag[a] + s.V * sym2dot(Smag, abs(Ek[a]));
+        for (int a = 0; a < sub.k; a++) {
+            Ek[a] = symatb(F, sub.G[a]);
+            g[a] += sub.V * sym2dot(S, Ek[a]);
+            noise += gmag[a] + sub.V * sym2dot(Smag, abs(Ek[a]));
         }
         noise *= 4.0 * 1.2e-7;
         if (want_hess)
-            for (int b = 0; b < s.k; b++) {
+            for (int b = 0; b < sub.k; b++) {
                 vec3 S2;
-                membrane(s.mi, E, S2, Ek[b], dS);
-                for (int a = 0; a < s.k; a++)
-                    H[a][b] += s.V * (sym2dot(dS, Ek[a]) + sym2dot(S, symatb(s.G[a], s.G[b])));
+                membrane(sub.mi, E, S2, Ek[b], dS);
+                for (int a = 0; a < sub.k; a++)
+                    H[a][b] += sub.V * (sym2dot(dS, Ek[a]) + sym2dot(S, symatb(sub.G[a], sub.G[b])));
             }
         return;
     }
@@ -273,20 +276,20 @@ void derivatives(Sub s, float dy[6], bool want_hess, out float g[6], out float H
         mat3 FiT = cof * (1.0 / J);
         mat3 P = m.mu * F + (m.lambda * lj - m.mu) * FiT;
         float Pmu = m.mu, Pfit = abs(m.lambda * lj) + m.mu;  // sizes of P's terms
-        for (int a = 0; a < s.k; a++) {
-            g[a] += s.V * fdot(P, s.G[a]);
-            noise += gmag[a] + s.V * (Pmu * fdot_abs(F, s.G[a]) + Pfit * fdot_abs(FiT, s.G[a]));
+        for (int a = 0; a < sub.k; a++) {
+            g[a] += sub.V * fdot(P, sub.G[a]);
+            noise += gmag[a] + sub.V * (Pmu * fdot_abs(F, sub.G[a]) + Pfit * fdot_abs(FiT, sub.G[a]));
         }
         noise *= 4.0 * 1.2e-7;
         if (want_hess) {
             mat3 Fi = transpose(FiT);
-            for (int b = 0; b < s.k; b++) {
-                mat3 Gb = s.G[b];
+            for (int b = 0; b < sub.k; b++) {
+                mat3 Gb = sub.G[b];
                 mat3 FG = Fi * Gb;
                 float tr = FG[0][0] + FG[1][1] + FG[2][2];
                 mat3 dP = m.mu * Gb + (m.mu - m.lambda * lj) * (FiT * transpose(Gb) * FiT) + (m.lambda * tr) * FiT;
-                for (int a = 0; a < s.k; a++)
-                    H[a][b] += s.V * fdot(s.G[a], dP);
+                for (int a = 0; a < sub.k; a++)
+                    H[a][b] += sub.V * fdot(sub.G[a], dP);
             }
         }
         return;
@@ -294,18 +297,18 @@ void derivatives(Sub s, float dy[6], bool want_hess, out float g[6], out float H
     float s1 = m.mu * (1.0 - 1.0 / (ic + 1.0)), d = J - m.extra;
     mat3 P = s1 * F + (m.lambda * d) * cof;
     float Pcof = m.lambda * (abs(J) + abs(m.extra));       // d = J - a cancels at rest
-    for (int a = 0; a < s.k; a++) {
-        g[a] += s.V * fdot(P, s.G[a]);
-        noise += gmag[a] + s.V * (abs(s1) * fdot_abs(F, s.G[a]) + Pcof * fdot_abs(cof, s.G[a]));
+    for (int a = 0; a < sub.k; a++) {
+        g[a] += sub.V * fdot(P, sub.G[a]);
+        noise += gmag[a] + sub.V * (abs(s1) * fdot_abs(F, sub.G[a]) + Pcof * fdot_abs(cof, sub.G[a]));
     }
     noise *= 4.0 * 1.2e-7;
     if (want_hess)
-        for (int b = 0; b < s.k; b++) {
-            mat3 Gb = s.G[b];
+        for (int b = 0; b < sub.k; b++) {
+            mat3 Gb = sub.G[b];
             mat3 dP = s1 * Gb + (2.0 * m.mu * fdot(F, Gb) / ((ic + 1.0) * (ic + 1.0))) * F +
                       (m.lambda * fdot(cof, Gb)) * cof + (m.lambda * d) * dcofactor(F, Gb);
-            for (int a = 0; a < s.k; a++)
-                H[a][b] += s.V * fdot(s.G[a], dP);
+            for (int a = 0; a < sub.k; a++)
+                H[a][b] += sub.V * fdot(sub.G[a], dP);
         }
 }
 
@@ -480,16 +483,16 @@ const float GPBD_FLIP_FLOOR = 0.1;
 // An inverted or flat tetrahedron: negate its smallest singular value (lift
 // any below GPBD_FLIP_FLOOR) and place the vertices at the new F about the
 // element's centre of mass (about its pinned vertices when it has any).
-void flip(GpuElement e, Sub s, inout vec3 x[4], float w[4])
+void flip(GpuElement e, inout vec3 x[4], float w[4])
 {
     mat3 V;
     vec3 ev;
-    eigen_sym3(transpose(s.F0) * s.F0, V, ev);
+    eigen_sym3(transpose(sub.F0) * sub.F0, V, ev);
     mat3 U;
-    U[0] = s.F0 * V[0];
+    U[0] = sub.F0 * V[0];
     float n0 = length(U[0]);
     U[0] = n0 < 1e-12 ? vec3(1.0, 0.0, 0.0) : U[0] / n0;
-    U[1] = s.F0 * V[1];
+    U[1] = sub.F0 * V[1];
     U[1] -= dot(U[0], U[1]) * U[0];
     float n1 = length(U[1]);
     if (n1 < 1e-12) {
@@ -500,7 +503,7 @@ void flip(GpuElement e, Sub s, inout vec3 x[4], float w[4])
     U[2] = cross(U[0], U[1]);
     mat3 Fn = mat3(0.0);
     for (int i = 0; i < 3; i++) {
-        float sv = max(abs(dot(U[i], s.F0 * V[i])), GPBD_FLIP_FLOOR);
+        float sv = max(abs(dot(U[i], sub.F0 * V[i])), GPBD_FLIP_FLOOR);
         Fn += sv * outerProduct(U[i], V[i]);
     }
     mat3 Dm = inverse(transpose(mat3(e.r[0].xyz, e.r[1].xyz, e.r[2].xyz)));
@@ -547,28 +550,27 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
         x0[j] = x[j];
         dz[j] = vec3(0.0);
     }
-    Sub s;
-    make_sub(e, x, W, z, s);
-    if (e.kind == SINEW_GPU_TET && needs_flip(material[e.material].model, determinant(s.F0))) {
-        flip(e, s, x, w);
-        make_sub(e, x, W, z, s);
+    make_sub(e, x, W, z);
+    if (e.kind == SINEW_GPU_TET && needs_flip(material[e.material].model, determinant(sub.F0))) {
+        flip(e, x, w);
+        make_sub(e, x, W, z);
     }
     float dy[6] = float[6](0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     int iterations = 0;
     if (e.kind == SINEW_GPU_SPRING) {
-        float A = s.A[0][0], al = material[s.mi].extra;
-        if (s.len > 0.0 && A > 0.0) {
-            dy[0] = -(al * s.c[0] + A * (s.len - s.rest)) / (A * (al + A));
+        float A = sub.A[0][0], al = material[sub.mi].extra;
+        if (sub.len > 0.0 && A > 0.0) {
+            dy[0] = -(al * sub.c[0] + A * (sub.len - sub.rest)) / (A * (al + A));
             iterations = 1;
         }
-        dz[0] = W[0] * dy[0] * s.n;
-        dz[1] = -W[1] * dy[0] * s.n;
+        dz[0] = W[0] * dy[0] * sub.n;
+        dz[1] = -W[1] * dy[0] * sub.n;
     } else {
         float g[6], H[6][6], p[6], trial[6];
         float noise;
-        derivatives(s, dy, false, g, H, noise);
+        derivatives(dy, false, g, H, noise);
         float g0 = 0.0;
-        for (int a = 0; a < s.k; a++)
+        for (int a = 0; a < sub.k; a++)
             g0 += g[a] * g[a];
         g0 = sqrt(g0);
         float gn = g0;
@@ -577,15 +579,15 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
             if (gn <= max(tol * g0, noise))
                 break;
             float mag0, mag, unused;
-            float phi0 = objective(s, dy, mag0);
-            derivatives(s, dy, true, g, H, unused);
-            newton_direction(H, s.k, g, p);
+            float phi0 = objective(dy, mag0);
+            derivatives(dy, true, g, H, unused);
+            newton_direction(H, sub.k, g, p);
             float slope = 0.0;
-            for (int a = 0; a < s.k; a++)
+            for (int a = 0; a < sub.k; a++)
                 slope += g[a] * p[a];
             if (!(slope < 0.0)) {
                 slope = 0.0;
-                for (int a = 0; a < s.k; a++) {
+                for (int a = 0; a < sub.k; a++) {
                     p[a] = -g[a];
                     slope -= g[a] * g[a];
                 }
@@ -598,7 +600,7 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
                 // Armijo, up to the rounding of phi: near the optimum phi
                 // changes less than float resolves, and the Newton step is
                 // then taken on the strength of the model
-                float phi = objective(s, trial, mag);
+                float phi = objective(trial, mag);
                 accepted = phi < GPBD_INF && phi <= phi0 + 1e-4 * t * slope + 4.0 * 1.2e-7 * (mag0 + mag);
                 if (!accepted)
                     t *= 0.5;
@@ -606,16 +608,16 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
             if (!accepted)
                 break;
             dy = trial;
-            derivatives(s, dy, false, g, H, noise);
+            derivatives(dy, false, g, H, noise);
             gn = 0.0;
-            for (int a = 0; a < s.k; a++)
+            for (int a = 0; a < sub.k; a++)
                 gn += g[a] * g[a];
             gn = sqrt(gn);
             iterations++;
         }
-        for (int j = 0; j < s.nv; j++)
-            for (int a = 0; a < s.k; a++)
-                dz[j] += (dy[a] * W[j]) * strain_grad(s, a, j);
+        for (int j = 0; j < sub.nv; j++)
+            for (int a = 0; a < sub.k; a++)
+                dz[j] += (dy[a] * W[j]) * strain_grad(a, j);
     }
     for (int j = 0; j < 4; j++) {
         x[j] += dz[j];

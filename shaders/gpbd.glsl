@@ -57,10 +57,18 @@ vec3 green2(mat3 F) { return vec3(0.5 * (dot(F[0], F[0]) - 1.0), 0.5 * (dot(F[1]
 vec3 symatb(mat3 A, mat3 B) { return vec3(dot(A[0], B[0]), dot(A[1], B[1]), 0.5 * (dot(A[0], B[1]) + dot(A[1], B[0]))); }
 float sym2dot(vec3 S, vec3 X) { return S.x * X.x + S.y * X.y + 2.0 * S.z * X.z; }
 
+// The scalar parameters of the element's material, loaded once per update
+// (the tables stay in the buffer).
+struct Law {
+    uint model;
+    float mu, lambda, extra;
+};
+Law law;
+
 // Membrane energy, S = dPsi/dE, and dS along dE.
 float membrane(uint mi, vec3 E, out vec3 S, vec3 dE, out vec3 dS)
 {
-    GpuMaterial m = material[mi];
+    Law m = law;
     if (m.model == SINEW_GPU_MODEL_STVK) {
         float tr = E.x + E.y, dtr = dE.x + dE.y;
         S = vec3(2.0 * m.mu * E.x + m.lambda * tr, 2.0 * m.mu * E.y + m.lambda * tr, 2.0 * m.mu * E.z);
@@ -91,7 +99,7 @@ float energy(uint mi, uint kind, mat3 F, out float mag)
         mag = abs(psi) + (abs(S.x) + abs(S.y) + 2.0 * abs(S.z)) * (dot(F[0], F[0]) + dot(F[1], F[1]));
         return psi;
     }
-    GpuMaterial m = material[mi];
+    Law m = law;
     float ic = fdot(F, F), J = determinant(F);
     if (m.model == SINEW_GPU_MODEL_NEO_HOOKEAN) {
         mag = 0.5 * m.mu * (ic + 3.0);
@@ -140,6 +148,8 @@ vec3 strain_grad(int k, int j)
 
 void make_sub(GpuElement e, vec3 x[4], float W[4], vec3 z[4])
 {
+    GpuMaterial mat = material[e.material];
+    law = Law(mat.model, mat.mu, mat.lambda, mat.extra);
     sub.kind = e.kind;
     sub.mi = e.material;
     sub.V = e.measure;
@@ -241,7 +251,7 @@ void derivatives(float dy[6], bool want_hess, out float g[6], out float H[6][6],
     }
     noise = 0.0;
     mat3 F = deformation(dy);
-    GpuMaterial m = material[sub.mi];
+    Law m = law;
     if (sub.kind == SINEW_GPU_TRIANGLE) {
         vec3 E = green2(F), S, dS, Ek[6];
         membrane(sub.mi, E, S, vec3(0.0), dS);
@@ -551,14 +561,14 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
         dz[j] = vec3(0.0);
     }
     make_sub(e, x, W, z);
-    if (e.kind == SINEW_GPU_TET && needs_flip(material[e.material].model, determinant(sub.F0))) {
+    if (e.kind == SINEW_GPU_TET && needs_flip(law.model, determinant(sub.F0))) {
         flip(e, x, w);
         make_sub(e, x, W, z);
     }
     float dy[6] = float[6](0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     int iterations = 0;
     if (e.kind == SINEW_GPU_SPRING) {
-        float A = sub.A[0][0], al = material[sub.mi].extra;
+        float A = sub.A[0][0], al = law.extra;
         if (sub.len > 0.0 && A > 0.0) {
             dy[0] = -(al * sub.c[0] + A * (sub.len - sub.rest)) / (A * (al + A));
             iterations = 1;

@@ -1,30 +1,49 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Strain |C| / L of every distance constraint, reduced per workgroup to
-// (max, sum of squares, count) in a fixed tree order.
+// Thread c: the strain |C| / L of distance constraint c (c < count), and the
+// relative change |V / V0 - 1| of the measure of GPBD element c (c < count2:
+// volume of a tetrahedron, area of a triangle, length of a spring), each
+// reduced per workgroup to (max, sum of squares) in a fixed tree order.
 #include "common.glsl"
 
-shared vec2 red[SINEW_WORKGROUP_SIZE];
+shared vec4 red[SINEW_WORKGROUP_SIZE];
+
+float measure_error(GpuElement e)
+{
+    if (e.kind == SINEW_GPU_SPRING)
+        return abs(length(pos[e.v.x].xyz - pos[e.v.y].xyz) / e.r[0].x - 1.0);
+    vec3 x0 = pos[e.v.x].xyz, e1 = pos[e.v.y].xyz - x0, e2 = pos[e.v.z].xyz - x0;
+    if (e.kind == SINEW_GPU_TRIANGLE)
+        return abs(0.5 * length(cross(e1, e2)) / e.measure - 1.0);
+    mat3 Ds = mat3(e1, e2, pos[e.v.w].xyz - x0);  // V / V0 = det F = det Ds det Dm^-1
+    mat3 DmInvT = mat3(e.r[0].xyz, e.r[1].xyz, e.r[2].xyz);
+    return abs(determinant(Ds) * determinant(DmInvT) - 1.0);
+}
 
 void main()
 {
     uint c = linear_id();
     uint t = gl_LocalInvocationID.x;
-    vec2 v = vec2(0.0);
+    vec4 v = vec4(0.0);
     if (c < range.count) {
         GpuDistance d = dist[c];
         float s = abs(length(pos[d.a].xyz - pos[d.b].xyz) - d.rest) / d.rest;
-        v = vec2(s, s * s);
+        v.xy = vec2(s, s * s);
+    }
+    if (c < range.count2) {
+        float s = measure_error(elem[c]);
+        v.zw = vec2(s, s * s);
     }
     red[t] = v;
     barrier();
     for (uint s = SINEW_WORKGROUP_SIZE / 2; s > 0u; s >>= 1) {
         if (t < s)
-            red[t] = vec2(max(red[t].x, red[t + s].x), red[t].y + red[t + s].y);
+            red[t] = vec4(max(red[t].x, red[t + s].x), red[t].y + red[t + s].y, max(red[t].z, red[t + s].z),
+                          red[t].w + red[t + s].w);
         barrier();
     }
     if (t == 0u) {
         uint g = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-        partial[g] = vec4(red[0], 0.0, 0.0);
+        partial[g] = red[0];
     }
 }

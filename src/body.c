@@ -160,7 +160,9 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_ADJ_START, jacobi ? 4ull * (n + 1ull) : 0, SINEW_MEMORY_DEVICE, "Jacobi gather offsets"},
         {SINEW_BIND_ADJ, jacobi ? 4ull * slots : 0, SINEW_MEMORY_DEVICE, "Jacobi gather lists"},
         {SINEW_BIND_PARAMS, sizeof(GpuParams), SINEW_MEMORY_HOST, "step parameters"},
-        {SINEW_BIND_PARTIAL, 16ull * ((a->distance_count + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE),
+        {SINEW_BIND_PARTIAL,
+         16ull * (((a->distance_count > a->element_count ? a->distance_count : a->element_count) +
+                   SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE),
          SINEW_MEMORY_DEVICE, "residual partials"},
         {SINEW_BIND_STATS, sizeof(GpuStats), SINEW_MEMORY_HOST, "residual"},
         {SINEW_BIND_ANGLE, 4ull * a->bend_count, SINEW_MEMORY_DEVICE, "hinge angles"},
@@ -382,6 +384,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         return r;
     }
     b->stats.max_strain = b->stats.rms_strain = -1.0f;
+    b->stats.max_measure_error = b->stats.rms_measure_error = -1.0f;
     b->stats.max_speed = -1.0f;
     b->stats.ms_predict = b->stats.ms_solve = b->stats.ms_contacts = b->stats.ms_velocity = -1.0;
     b->stats.ms_residual = b->stats.ms_total = -1.0;
@@ -519,6 +522,8 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     if (b->desc.residual) {
         s->max_strain = gs.max_strain;
         s->rms_strain = gs.rms_strain;
+        s->max_measure_error = b->element_count ? gs.max_measure_error : -1.0f;
+        s->rms_measure_error = b->element_count ? gs.rms_measure_error : -1.0f;
     }
     if (b->queries)
         read_timestamps(b);

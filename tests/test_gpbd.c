@@ -880,3 +880,48 @@ Test(gpbd, newton_iterations_counted)
     sinew_body_destroy(body);
     sinew_asset_destroy(a);
 }
+
+/* The step's measure error (GPU residual) is the volume change of the
+ * tetrahedra, as the host computes it from the positions. */
+Test(gpbd, measure_error_is_the_volume_change)
+{
+    sinew_asset *a = make_block(4, 4, 4, 0.05, sinew_material_make(SINEW_MATERIAL_NEO_HOOKEAN, 2e4f, 0.3f), 1);
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = SINEW_SOLVER_GPBD_GAUSS_SEIDEL;
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
+    sinew_step_params p = sinew_step_params_default();
+    p.ground = 0;
+    for (int s = 0; s < 10; s++)
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+    uint32_t n = a->particle_count;
+    float *xyz = malloc(12 * n);
+    cr_assert_eq(sinew_body_read_positions(body, xyz, n), SINEW_RESULT_OK);
+    double worst = 0.0, sum = 0.0;
+    for (uint32_t e = 0; e < a->element_count; e++) {
+        const sinew_element_rec *el = &a->elements[e];
+        double D[9], F[9] = {0};
+        for (int c = 0; c < 3; c++)
+            for (int q = 0; q < 3; q++)
+                D[3 * c + q] = xyz[3 * el->v[c + 1] + q] - xyz[3 * el->v[0] + q];
+        for (int c = 0; c < 3; c++)
+            for (int q = 0; q < 3; q++)
+                for (int k = 0; k < 3; k++)
+                    F[3 * c + q] += D[3 * k + q] * el->inv_rest[3 * c + k];
+        double J = F[0] * (F[4] * F[8] - F[7] * F[5]) - F[3] * (F[1] * F[8] - F[7] * F[2]) +
+                   F[6] * (F[1] * F[5] - F[4] * F[2]);
+        worst = fmax(worst, fabs(J - 1.0));
+        sum += (J - 1.0) * (J - 1.0);
+    }
+    double rms = sqrt(sum / a->element_count);
+    sinew_step_stats st = sinew_body_get_stats(body);
+    cr_log_info("volume change: max %.4g, RMS %.4g (GPU residual %.4g, %.4g)", worst, rms, st.max_measure_error,
+                st.rms_measure_error);
+    cr_assert(worst > 1e-3, "the hanging block should change volume (nu 0.3)");
+    cr_assert(fabs(st.max_measure_error - worst) <= 1e-4 * (1.0 + worst) &&
+              fabs(st.rms_measure_error - rms) <= 1e-4 * (1.0 + rms),
+              "GPU %g / %g, host %g / %g", st.max_measure_error, st.rms_measure_error, worst, rms);
+    free(xyz);
+    sinew_body_destroy(body);
+    sinew_asset_destroy(a);
+}

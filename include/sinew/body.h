@@ -156,6 +156,12 @@ typedef struct sinew_step_stats {
      * not measured. */
     float max_strain;
     float rms_strain;
+    /* GPBD: the relative change |V / V0 - 1| of each element's measure
+     * (volume of a tetrahedron, area of a triangle, length of a spring) after
+     * the last step, max and RMS, when desc.residual was set and the body has
+     * elements; negative otherwise. An inverted tetrahedron counts > 1. */
+    float max_measure_error;
+    float rms_measure_error;
     /* Milliseconds of GPU time in each phase of the last step, summed over
      * substeps and iterations, when desc.timestamps was set (and the queue has
      * timestamps); negative otherwise. ms_residual covers the residual and

@@ -46,7 +46,8 @@
  *   ADJ_START [n + 1] uint      Jacobi gather: particle i reads DELTA entries
  *   ADJ       [2d + 4b] uint      ADJ[ADJ_START[i] .. ADJ_START[i+1])
  *   PARAMS    [1] GpuParams     per-step values written by the host
- *   PARTIAL   [groups] vec4     residual partials: max, sum of squares, count
+ *   PARTIAL   [groups] vec4     residual partials: strain max and sum of squares,
+ *                               element measure error max and sum of squares
  *   STATS     [1] GpuStats      reduced residual and health, read by the host
  *   ANGLE     [b] float     hinge angle of each bend at its last projection,
  *                           unwrapped: continuous through +-pi (solver state)
@@ -159,6 +160,10 @@ SINEW_STRUCT(GpuStats) {
     SINEW_UINT max_speed;     /* bits of the largest finite speed (m/s): for
                                  floats >= 0 the bit patterns order as the values */
     SINEW_UINT newton;        /* GPBD: Newton iterations of all element updates */
+    float max_measure_error;  /* GPBD elements: max and RMS of |V / V0 - 1| */
+    float rms_measure_error;
+    SINEW_UINT element_count;
+    SINEW_UINT pad0;
 } SINEW_END(GpuStats)
 
 /* Push constants of every kernel. Threads [0, count) work on records
@@ -180,7 +185,7 @@ _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
 _Static_assert(sizeof(GpuParams) == 80, "std430 layout");
 _Static_assert(sizeof(GpuElement) == 80, "std430 layout");
 _Static_assert(sizeof(GpuMaterial) == 208, "std430 layout");
-_Static_assert(sizeof(GpuStats) == 32, "std430 layout");
+_Static_assert(sizeof(GpuStats) == 48, "std430 layout");
 _Static_assert(sizeof(GpuRange) == 32, "push constants <= 128 bytes");
 #endif
 

@@ -110,13 +110,14 @@ void sinew_xpbd_record(sinew_body *b, sinew_recorder *r)
         sinew_record_timestamp(r, SINEW_PHASE_VELOCITY);
     }
     if (b->desc.residual) {
-        uint32_t groups = (b->distance_count + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
-        GpuRange residual = {0, b->distance_count};
-        GpuRange reduce = {groups, b->distance_count};
-        sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL, b->distance_count, &residual, sizeof residual);
+        uint32_t items = b->distance_count > b->element_count ? b->distance_count : b->element_count;
+        uint32_t groups = (items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+        GpuRange residual = {0, b->distance_count, 0, b->element_count};
+        GpuRange reduce = {groups, b->distance_count, 0, b->element_count};
+        sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL, items, &residual, sizeof residual);
         sinew_record_barrier(r);
         sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL_REDUCE, SINEW_REDUCE_SIZE, &reduce, sizeof reduce);
-        r->bytes += 48ull * b->distance_count + 32ull * groups;
+        r->bytes += 48ull * b->distance_count + 144ull * b->element_count + 32ull * groups;
     }
     if (b->desc.health_check) {
         if (b->desc.residual)

@@ -177,3 +177,38 @@ add_test(NAME tool_prep_soft_bad_region
   COMMAND sh -c "'${PREP}' --box 4 4 4 1 1 1 --region 3:nh,nu=0.7 -o '${OUT}/x.snw'; test $? -eq 2")
 set_tests_properties(tool_prep_soft_bad_region PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "--region nu must be in .0, 0.5.")
+
+# Soft-body scenes of the GPBD paper in sinew-sim (docs/gpbd-scenes.md), small:
+# a twisted bar (validation on) whose JSON summary says it stayed stable; a
+# block from random positions that recovers its rest shape (--check-recovered:
+# exit 3 otherwise, which two steps give); a cube dropped on the ground; bad
+# values of the scene options exit 2.
+add_test(NAME tool_sim_bar_twist
+  COMMAND sh -c "'${SIM}' --scene bar-twist --cells 5 --frames 10 --validation -o '${OUT}/bar-twist' --json '${OUT}/bar-twist.json' && \
+grep -q '\"stable\": true' '${OUT}/bar-twist.json' && echo json-stable")
+set_tests_properties(tool_sim_bar_twist PROPERTIES LABELS gpu RUN_SERIAL ON
+  PASS_REGULAR_EXPRESSION "GPBD Gauss-Seidel, 1 substeps x 3 iterations, Newton <= 20.*stability +stable.*volume error +last step: max.*json-stable"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
+add_test(NAME tool_sim_block_random_recovers
+  COMMAND ${SIM} --scene block-random --cells 5 --frames 60 --check-recovered -q -o ${OUT}/block-random)
+set_tests_properties(tool_sim_block_random_recovers PROPERTIES LABELS gpu RUN_SERIAL ON
+  PASS_REGULAR_EXPRESSION "start +[0-9]+ inverted.*recovered +at step [0-9]+.*check +passed: recovered"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE|FAILED")
+add_test(NAME tool_sim_block_not_recovered
+  COMMAND sh -c "'${SIM}' --scene block-random --cells 5 --frames 2 --check-recovered -q -o '${OUT}/block-2'; test $? -eq 3")
+set_tests_properties(tool_sim_block_not_recovered PROPERTIES LABELS gpu RUN_SERIAL ON
+  PASS_REGULAR_EXPRESSION "recovered +no: not within 2 steps.*check +FAILED: not recovered")
+add_test(NAME tool_sim_cube_drop
+  COMMAND ${SIM} --scene cube-drop --cells 6 --frames 20 -q -o ${OUT}/cube-drop)
+set_tests_properties(tool_sim_cube_drop PROPERTIES LABELS gpu RUN_SERIAL ON
+  PASS_REGULAR_EXPRESSION "216 particles .0 pinned., 750 tetrahedra.*stability +stable.*inverted tets +0 last step.*final mesh"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
+add_test(NAME tool_sim_bad_poisson COMMAND sh -c "'${SIM}' --scene bar-stretch --poisson 0.5; test $? -eq 2")
+set_tests_properties(tool_sim_bad_poisson PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--poisson must be in .0, 0.5.")
+add_test(NAME tool_sim_bad_scene COMMAND sh -c "'${SIM}' --scene teapot; test $? -eq 2")
+set_tests_properties(tool_sim_bad_scene PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--scene: \"teapot\" is not cloth, cube-drop, bar-stretch")
+add_test(NAME tool_sim_soft_needs_gpbd COMMAND sh -c "'${SIM}' --scene cube-drop --solver jacobi; test $? -eq 2")
+set_tests_properties(tool_sim_soft_needs_gpbd PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "needs --solver gpbd-gs or gpbd-jacobi")

@@ -209,6 +209,19 @@ mat3 deformation(float dy[6])
     return F;
 }
 
+// Trust region of one update: no entry of F may change by more than
+// SINEW_GPBD_STEP_LIMIT. A badly inverted element (det F = -33) can lower its
+// energy by flinging its vertices metres away (J is cubic in the step, the
+// inertia term only quadratic); a Newton solve cut short there left such a
+// step, and a stable neo-Hookean block blew up. Farther states take several
+// updates; ordinary dynamics never come near the limit.
+bool within_step_limit(mat3 F)
+{
+    mat3 d = F - sub.F0;
+    vec3 m = max(max(abs(d[0]), abs(d[1])), abs(d[2]));
+    return max(max(m.x, m.y), m.z) <= SINEW_GPBD_STEP_LIMIT;
+}
+
 // phi(dy) - phi(0); GPBD_INF where the energy is undefined. mag: the size of
 // the terms summed, so that mag * FLT_EPSILON bounds the rounding of phi.
 float objective(float dy[6], out float mag)
@@ -221,9 +234,10 @@ float objective(float dy[6], out float mag)
         lin += dy[a] * (sub.c[a] + 0.5 * Ady);
     }
     float emag;
-    float psi = energy(sub.mi, sub.kind, deformation(dy), emag);
+    mat3 F = deformation(dy);
+    float psi = energy(sub.mi, sub.kind, F, emag);
     mag = abs(lin) + sub.V * (emag + sub.mag0);
-    if (psi >= GPBD_INF)
+    if (psi >= GPBD_INF || !within_step_limit(F))
         return GPBD_INF;
     return lin + sub.V * (psi - sub.psi0);
 }
@@ -537,14 +551,16 @@ void flip(GpuElement e, inout vec3 x[4], float w[4])
 
 // The neo-Hookean barrier is undefined for det F <= 0: such an element is
 // flipped first (the paper's treatment). Stable neo-Hookean is defined
-// inverted and left to its energy, except a nearly flat element (|det F|
-// below GPBD_FLIP_FLOOR^3), whose strain gradients have no component across
-// it to restore its volume: that one is lifted.
+// inverted, but its update cannot see the sign (the Green strain is blind to
+// it), and a stable neo-Hookean block at nu 0.4995 started from random
+// positions blew up unflipped: it is flipped too, and also when nearly flat
+// (det F below GPBD_FLIP_FLOOR^3), whose strain gradients have no component
+// across it to restore its volume.
 bool needs_flip(uint model, float J)
 {
     if (model == SINEW_GPU_MODEL_NEO_HOOKEAN)
         return !(J > 0.0);
-    return !(abs(J) >= GPBD_FLIP_FLOOR * GPBD_FLIP_FLOOR * GPBD_FLIP_FLOOR);
+    return !(J >= GPBD_FLIP_FLOOR * GPBD_FLIP_FLOOR * GPBD_FLIP_FLOOR);
 }
 
 // Updates element e at positions x (inverse masses w), its displacement z;

@@ -378,7 +378,10 @@ static double objective_mag(const setup *s, const GpuMaterial *m, const double *
     double psi = element_energy(m, s->kind, F, (double(*)[9])s->G, k, grad ? g : NULL, hess ? H : NULL), emag;
     energy_mag(m, s->kind, F, &emag);
     *mag = fabs(lin) + s->V * (emag + s->mag0);
-    if (!isfinite(psi))
+    double change = 0.0; /* the trust region of one update, as the kernel */
+    for (int i = 0; i < 9; i++)
+        change = fmax(change, fabs(F[i] - s->F0[i]));
+    if (!isfinite(psi) || change > SINEW_GPBD_STEP_LIMIT)
         return INFINITY;
     for (int a = 0; a < k; a++) {
         if (grad)
@@ -691,10 +694,10 @@ void gpbd_ref_update(const GpuElement *e, const GpuMaterial *m, double h, int ma
     memcpy(x0, x, sizeof x0);
     make_setup(e, m, h, x, w, z, &s);
     /* Neo-Hookean: flip every inverted or flat element; stable neo-Hookean
-     * is defined inverted, only a nearly flat one is lifted (as the kernel). */
+     * also every nearly flat one (as the kernel, which says why). */
     double J0 = det3(s.F0);
     int flip_it = m->model == SINEW_GPU_MODEL_NEO_HOOKEAN
-                      ? !(J0 > 0.0) : !(fabs(J0) >= FLIP_FLOOR * FLIP_FLOOR * FLIP_FLOOR);
+                      ? !(J0 > 0.0) : !(J0 >= FLIP_FLOOR * FLIP_FLOOR * FLIP_FLOOR);
     if (e->kind == SINEW_GPU_TET && flip_it) {
         flip(&s, e, x, w);
         st->flipped = 1;

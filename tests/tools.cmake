@@ -73,6 +73,18 @@ add_test(NAME tool_cgal_mask_lands
 set_tests_properties(tool_cgal_mask_lands PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "check +passed" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|FAILED")
 
+# A real closed surface (CGAL's sphere.off) tetrahedralised by TetGen, dropped
+# onto the ground as a neo-Hookean solid: every step healthy, no tetrahedron
+# inverted at the end, validation silent.
+add_test(NAME tool_cgal_soft_sphere_lands
+  COMMAND sh -c "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/sphere.off\" ] && command -v tetgen >/dev/null || exit 77; \
+'${PREP}' \"$d/sphere.off\" --tetrahedralise --max-volume 0.005 --scale 0.3 --translate 0,0.6,0 \
+  -o '${OUT}/soft-sphere-land.snw' && \
+'${SIM}' '${OUT}/soft-sphere-land.snw' --frames 40 --substeps 4 --iterations 2 --validation -o '${OUT}/soft-sphere-land'")
+set_tests_properties(tool_cgal_soft_sphere_lands PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "stable: every step passed.*inverted tets +0 last step"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
+
 # The GPU benchmark suite's every scene, solver and sweep on tiny sizes, with
 # validation on: the suite is ready for a real GPU.
 if(TARGET sinew-bench)

@@ -30,8 +30,8 @@
  * projections (docs/step.md). */
 #define SINEW_BEND_STEP_LIMIT 0.1
 
-/* Largest change of any entry of an element's deformation gradient in one
- * GPBD update (a trust region; docs/gpbd.md). */
+/* Largest change of any entry of a stable neo-Hookean element's deformation
+ * gradient in one GPBD update (a trust region; docs/gpbd.md). */
 #define SINEW_GPBD_STEP_LIMIT 4.0
 
 /* Workgroup size of the final residual reduction (one workgroup). */

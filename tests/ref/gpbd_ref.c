@@ -378,10 +378,10 @@ static double objective_mag(const setup *s, const GpuMaterial *m, const double *
     double psi = element_energy(m, s->kind, F, (double(*)[9])s->G, k, grad ? g : NULL, hess ? H : NULL), emag;
     energy_mag(m, s->kind, F, &emag);
     *mag = fabs(lin) + s->V * (emag + s->mag0);
-    double change = 0.0; /* the trust region of one update, as the kernel */
+    double change = 0.0; /* the trust region of a stable neo-Hookean update, as the kernel */
     for (int i = 0; i < 9; i++)
         change = fmax(change, fabs(F[i] - s->F0[i]));
-    if (!isfinite(psi) || change > SINEW_GPBD_STEP_LIMIT)
+    if (!isfinite(psi) || (m->model == SINEW_GPU_MODEL_STABLE_NEO_HOOKEAN && change > SINEW_GPBD_STEP_LIMIT))
         return INFINITY;
     for (int a = 0; a < k; a++) {
         if (grad)

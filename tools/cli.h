@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static inline int cli_error(const char *tool, const char *fmt, const char *a, const char *b)
 {
@@ -63,6 +64,37 @@ static inline int cli_doubles(const char *tool, const char *opt, const char *tex
             return cli_error(tool, "%s: expected %s", opt, want);
         }
         p = end + 1;
+    }
+    return 1;
+}
+
+/* Whole writes and reads through a pipe (retried on EINTR); 0 on failure or EOF. */
+static inline int cli_write_all(int fd, const void *data, size_t size)
+{
+    const char *p = data;
+    while (size > 0) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 1;
+}
+
+static inline int cli_read_all(int fd, void *data, size_t size)
+{
+    char *p = data;
+    while (size > 0) {
+        ssize_t n = read(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        p += n;
+        size -= (size_t)n;
     }
     return 1;
 }

@@ -80,36 +80,6 @@ int prep_soft_wanted(int argc, char **argv)
 
 /* ---------------------------------------------------------------- isolated reading */
 
-static int write_all(int fd, const void *data, size_t size)
-{
-    const char *p = data;
-    while (size > 0) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 1;
-}
-
-static int read_all(int fd, void *data, size_t size)
-{
-    char *p = data;
-    while (size > 0) {
-        ssize_t n = read(fd, p, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 1;
-}
-
 /* What travels through the pipe: up to three arrays after a header. */
 typedef struct shipment {
     uint32_t result, counts[3];
@@ -134,16 +104,16 @@ static void send_shipment(int fd, const char *path, int volume, const sinew_logg
     }
     /* The last field: whether a volume's regions follow its tetrahedra. */
     uint32_t head[5] = {s.result, s.counts[0], s.counts[1], s.counts[2], v.regions != NULL};
-    int ok = write_all(fd, head, sizeof head);
+    int ok = cli_write_all(fd, head, sizeof head);
     if (ok && s.result == SINEW_RESULT_OK) {
         if (volume)
-            ok = write_all(fd, v.positions, sizeof(double) * 3 * v.vertex_count) &&
-                 write_all(fd, v.tets, sizeof(uint32_t) * 4 * (size_t)v.tet_count) &&
-                 (!v.regions || write_all(fd, v.regions, sizeof(uint32_t) * (size_t)v.tet_count));
+            ok = cli_write_all(fd, v.positions, sizeof(double) * 3 * v.vertex_count) &&
+                 cli_write_all(fd, v.tets, sizeof(uint32_t) * 4 * (size_t)v.tet_count) &&
+                 (!v.regions || cli_write_all(fd, v.regions, sizeof(uint32_t) * (size_t)v.tet_count));
         else
-            ok = write_all(fd, m.positions, sizeof(double) * 3 * m.vertex_count) &&
-                 write_all(fd, m.face_offsets, sizeof(uint32_t) * (m.face_count + 1ull)) &&
-                 write_all(fd, m.face_indices, sizeof(uint32_t) * (size_t)head[3]);
+            ok = cli_write_all(fd, m.positions, sizeof(double) * 3 * m.vertex_count) &&
+                 cli_write_all(fd, m.face_offsets, sizeof(uint32_t) * (m.face_count + 1ull)) &&
+                 cli_write_all(fd, m.face_indices, sizeof(uint32_t) * (size_t)head[3]);
     }
     sinew_mesh_free(&m);
     sinew_volume_free(&v);
@@ -181,17 +151,17 @@ static sinew_result read_isolated(const char *path, int volume, const sinew_logg
     close(fd[1]);
     uint32_t head[5] = {0};
     sinew_result r = SINEW_RESULT_ERROR_BAD_MESH;
-    int got = read_all(fd[0], head, sizeof head);
+    int got = cli_read_all(fd[0], head, sizeof head);
     if (got && head[0] == SINEW_RESULT_OK) {
         double *positions = malloc(sizeof(double) * 3 * ((size_t)head[1] + 1));
         uint32_t *a = malloc(sizeof(uint32_t) * ((volume ? 4 * (size_t)head[2] : head[2]) + 1));
         uint32_t *b = volume ? NULL : malloc(sizeof(uint32_t) * ((size_t)head[3] + 1));
         uint32_t *regions = volume && head[4] ? malloc(sizeof(uint32_t) * ((size_t)head[2] + 1)) : NULL;
         got = positions && a && (volume || b) && (!(volume && head[4]) || regions) &&
-              read_all(fd[0], positions, sizeof(double) * 3 * head[1]) &&
-              read_all(fd[0], a, sizeof(uint32_t) * (volume ? 4 * (size_t)head[2] : head[2])) &&
-              (volume || read_all(fd[0], b, sizeof(uint32_t) * head[3])) &&
-              (!regions || read_all(fd[0], regions, sizeof(uint32_t) * (size_t)head[2]));
+              cli_read_all(fd[0], positions, sizeof(double) * 3 * head[1]) &&
+              cli_read_all(fd[0], a, sizeof(uint32_t) * (volume ? 4 * (size_t)head[2] : head[2])) &&
+              (volume || cli_read_all(fd[0], b, sizeof(uint32_t) * head[3])) &&
+              (!regions || cli_read_all(fd[0], regions, sizeof(uint32_t) * (size_t)head[2]));
         if (volume)
             *vol = (sinew_volume){head[1], positions, head[2], a, regions};
         else

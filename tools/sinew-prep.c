@@ -144,46 +144,16 @@ done:
  * error message naming the file instead of a crash of sinew-prep. The child
  * sends the mesh back through a pipe: counts, then the arrays. */
 
-static int write_all(int fd, const void *data, size_t size)
-{
-    const char *p = data;
-    while (size > 0) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 1;
-}
-
-static int read_all(int fd, void *data, size_t size)
-{
-    char *p = data;
-    while (size > 0) {
-        ssize_t n = read(fd, p, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 1;
-}
-
 static void send_mesh(int fd, const char *path, const sinew_logger *lg)
 {
     sinew_mesh m = {0};
     sinew_result r = sinew_mesh_read(path, lg, &m);
     uint32_t head[4] = {(uint32_t)r, m.vertex_count, m.face_count, r == SINEW_RESULT_OK ? m.face_offsets[m.face_count] : 0};
-    int ok = write_all(fd, head, sizeof head);
+    int ok = cli_write_all(fd, head, sizeof head);
     if (ok && r == SINEW_RESULT_OK)
-        ok = write_all(fd, m.positions, 3 * sizeof *m.positions * m.vertex_count) &&
-             write_all(fd, m.face_offsets, sizeof *m.face_offsets * (m.face_count + 1ull)) &&
-             write_all(fd, m.face_indices, sizeof *m.face_indices * (size_t)head[3]);
+        ok = cli_write_all(fd, m.positions, 3 * sizeof *m.positions * m.vertex_count) &&
+             cli_write_all(fd, m.face_offsets, sizeof *m.face_offsets * (m.face_count + 1ull)) &&
+             cli_write_all(fd, m.face_indices, sizeof *m.face_indices * (size_t)head[3]);
     sinew_mesh_free(&m);
     fflush(stderr);
     _exit(ok ? 0 : 1);
@@ -219,7 +189,7 @@ static sinew_result read_mesh_isolated(const char *path, const sinew_logger *lg,
     close(fd[1]);
     uint32_t head[4] = {0};
     sinew_result r = SINEW_RESULT_ERROR_BAD_MESH;
-    int got = read_all(fd[0], head, sizeof head);
+    int got = cli_read_all(fd[0], head, sizeof head);
     if (got && head[0] == SINEW_RESULT_OK) {
         out->vertex_count = head[1];
         out->face_count = head[2];
@@ -227,9 +197,9 @@ static sinew_result read_mesh_isolated(const char *path, const sinew_logger *lg,
         out->face_offsets = malloc(sizeof *out->face_offsets * ((size_t)head[2] + 1));
         out->face_indices = malloc(sizeof *out->face_indices * ((size_t)head[3] + 1));
         got = out->positions && out->face_offsets && out->face_indices &&
-              read_all(fd[0], out->positions, 3 * sizeof *out->positions * head[1]) &&
-              read_all(fd[0], out->face_offsets, sizeof *out->face_offsets * ((size_t)head[2] + 1)) &&
-              read_all(fd[0], out->face_indices, sizeof *out->face_indices * (size_t)head[3]);
+              cli_read_all(fd[0], out->positions, 3 * sizeof *out->positions * head[1]) &&
+              cli_read_all(fd[0], out->face_offsets, sizeof *out->face_offsets * ((size_t)head[2] + 1)) &&
+              cli_read_all(fd[0], out->face_indices, sizeof *out->face_indices * (size_t)head[3]);
         r = got ? SINEW_RESULT_OK : SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     } else if (got) {
         r = head[0] < SINEW_RESULT_COUNT ? (sinew_result)head[0] : SINEW_RESULT_ERROR_BAD_MESH;

@@ -562,10 +562,12 @@ Test(gpbd, block_jacobi_snh_matches_reference)
     block_matches_reference(SINEW_SOLVER_GPBD_JACOBI, SINEW_MATERIAL_STABLE_NEO_HOOKEAN);
 }
 
-/* Largest Green strain |F^T F - I|_max over the tetrahedra, and the smallest
- * det F, at positions xyz. */
-static void tet_shape(const sinew_asset *a, const float *xyz, double *max_strain, double *min_det)
+/* Largest Green strain |F^T F - I|_max over the tetrahedra, the smallest
+ * det F, and (if asked) the max and RMS of |det F - 1|, at positions xyz. */
+static void tet_shape_dv(const sinew_asset *a, const float *xyz, double *max_strain, double *min_det,
+                         double *max_dv, double *rms_dv)
 {
+    double dv_max = 0.0, dv_sum = 0.0;
     *max_strain = 0.0;
     *min_det = INFINITY;
     for (uint32_t e = 0; e < a->element_count; e++) {
@@ -581,12 +583,23 @@ static void tet_shape(const sinew_asset *a, const float *xyz, double *max_strain
         double det = F[0] * (F[4] * F[8] - F[7] * F[5]) - F[3] * (F[1] * F[8] - F[7] * F[2]) +
                      F[6] * (F[1] * F[5] - F[4] * F[2]);
         *min_det = fmin(*min_det, det);
+        dv_max = fmax(dv_max, fabs(det - 1.0));
+        dv_sum += (det - 1.0) * (det - 1.0);
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 double c = F[3 * i] * F[3 * j] + F[3 * i + 1] * F[3 * j + 1] + F[3 * i + 2] * F[3 * j + 2];
                 *max_strain = fmax(*max_strain, fabs(c - (i == j)) * 0.5);
             }
     }
+    if (max_dv)
+        *max_dv = dv_max;
+    if (rms_dv)
+        *rms_dv = sqrt(dv_sum / a->element_count);
+}
+
+static void tet_shape(const sinew_asset *a, const float *xyz, double *max_strain, double *min_det)
+{
+    tet_shape_dv(a, xyz, max_strain, min_det, NULL, NULL);
 }
 
 /* The paper's figure 7: a block started inverted (mirrored: every element
@@ -913,23 +926,8 @@ Test(gpbd, measure_error_is_the_volume_change)
     uint32_t n = a->particle_count;
     float *xyz = malloc(12 * n);
     cr_assert_eq(sinew_body_read_positions(body, xyz, n), SINEW_RESULT_OK);
-    double worst = 0.0, sum = 0.0;
-    for (uint32_t e = 0; e < a->element_count; e++) {
-        const sinew_element_rec *el = &a->elements[e];
-        double D[9], F[9] = {0};
-        for (int c = 0; c < 3; c++)
-            for (int q = 0; q < 3; q++)
-                D[3 * c + q] = xyz[3 * el->v[c + 1] + q] - xyz[3 * el->v[0] + q];
-        for (int c = 0; c < 3; c++)
-            for (int q = 0; q < 3; q++)
-                for (int k = 0; k < 3; k++)
-                    F[3 * c + q] += D[3 * k + q] * el->inv_rest[3 * c + k];
-        double J = F[0] * (F[4] * F[8] - F[7] * F[5]) - F[3] * (F[1] * F[8] - F[7] * F[2]) +
-                   F[6] * (F[1] * F[5] - F[4] * F[2]);
-        worst = fmax(worst, fabs(J - 1.0));
-        sum += (J - 1.0) * (J - 1.0);
-    }
-    double rms = sqrt(sum / a->element_count);
+    double worst, rms, strain, min_det;
+    tet_shape_dv(a, xyz, &strain, &min_det, &worst, &rms);
     sinew_step_stats st = sinew_body_get_stats(body);
     cr_log_info("volume change: max %.4g, RMS %.4g (GPU residual %.4g, %.4g)", worst, rms, st.max_measure_error,
                 st.rms_measure_error);

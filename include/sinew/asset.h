@@ -36,6 +36,10 @@ typedef struct sinew_asset_info {
     uint32_t element_colour_count;  /* Gauss-Seidel colours of the element dual graph */
     uint32_t material_count;
     float rest_volume;              /* m^3, sum over tetrahedra */
+    /* Hierarchical PBD (docs/hpbd.md): levels including level 0 (0: no
+     * hierarchy), particles on the coarsest level, coarse constraints of all
+     * levels. */
+    uint32_t hierarchy_levels, coarsest_particles, coarse_distance_count;
 } sinew_asset_info;
 
 /* Reads and validates an asset file. On success *out owns the asset; free it with

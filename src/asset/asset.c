@@ -79,6 +79,11 @@ void sinew_asset_destroy(sinew_asset *asset)
     free(asset->elements);
     free(asset->element_colours);
     free(asset->materials);
+    free(asset->levels);
+    free(asset->nodes);
+    free(asset->links);
+    free(asset->hdistances);
+    free(asset->hcolours);
     free(asset->meta);
     free(asset);
 }
@@ -126,6 +131,9 @@ sinew_asset_info sinew_asset_get_info(const sinew_asset *asset)
         }
     }
     info.rest_volume = (float)volume;
+    info.hierarchy_levels = asset->level_count;
+    info.coarsest_particles = asset->level_count ? asset->levels[asset->level_count - 1].particle_count : 0;
+    info.coarse_distance_count = asset->hdistance_count;
     return info;
 }
 
@@ -159,11 +167,9 @@ sinew_result sinew_asset_get_material(const sinew_asset *asset, uint32_t index, 
 }
 
 /* Every defect of one record: BAD_ASSET, naming the asset, section and record. */
-static sinew_result bad_record(const sinew_logger *lg, const char *name, const char *tag, uint32_t record,
-                               const char *fmt, ...) SINEW_PRINTF(5, 6);
-
-static sinew_result bad_record(const sinew_logger *lg, const char *name, const char *tag, uint32_t record,
-                               const char *fmt, ...)
+#define bad_record sinew_asset_bad_record
+sinew_result sinew_asset_bad_record(const sinew_logger *lg, const char *name, const char *tag, uint32_t record,
+                                    const char *fmt, ...)
 {
     char what[256];
     va_list ap;
@@ -568,7 +574,7 @@ sinew_result sinew_asset_validate(const sinew_asset *a, const char *name, const 
         (r = validate_colour_ranges(a, name, lg)) || (r = validate_independence(a, name, lg)) ||
         (r = validate_elements(a, name, lg)) || (r = validate_element_colour_ranges(a, name, lg)) ||
         (r = validate_element_independence(a, name, lg)) || (r = validate_materials(a, name, lg)) ||
-        (r = validate_meta(a, name, lg)))
+        (r = sinew_asset_validate_hierarchy(a, name, lg)) || (r = validate_meta(a, name, lg)))
         return r;
     return SINEW_RESULT_OK;
 }

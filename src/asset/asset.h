@@ -15,6 +15,14 @@
  *   element colours [k] { begin, count }                            8 B
  *   materials  [m]  sinew_material (include/sinew/material.h)      224 B
  *
+ * Hierarchical PBD (docs/hpbd.md), all present or all empty:
+ *   levels     [L]  { particle_count, distance_begin, distance_count,
+ *                     colour_begin, colour_count, rest, 0, 0 }      32 B
+ *   nodes      [n]  { particle, link_begin, link_count, level }     16 B
+ *   links      [l]  { parent, weight }                               8 B
+ *   hdistances [h]  { a, b, rest (m), kind = STRETCH }              16 B
+ *   hcolours   [k]  { begin, count }                                 8 B
+ *
  * distances and bends are sorted by colour: colour k owns
  * distances[distance_begin, +distance_count) and bends[bend_begin, +bend_count),
  * the ranges follow each other without gaps, and no particle appears twice among
@@ -31,12 +39,28 @@
  * element's material frame (u = warp, v = weft, a right-handed frame in the
  * triangle's plane); for a spring inv_rest is all zero. Tetrahedra are
  * positively oriented (det Dm > 0). material indexes the materials table.
+ *
+ * A hierarchy has L >= 2 levels; level 0 is the whole body (its constraints are
+ * the distances and bends above), each coarser level a proper subset of the
+ * particles of the one before it. A particle's level is the coarsest level that
+ * holds it. nodes lists every particle once, coarsest level first, so the
+ * particles of level l are nodes[0, levels[l].particle_count). A node below the
+ * coarsest level has link_count >= 1 parents, links[link_begin, +link_count),
+ * each on level node.level + 1, with weights in (0, 1] that sum to 1; nodes of
+ * the coarsest level have none. Level l >= 1 owns the unilateral distance
+ * constraints hdistances[distance_begin, +distance_count) between its
+ * particles, sorted by colour: hcolours[colour_begin, +colour_count) tile that
+ * range in order, no particle twice in one colour. Level 0 owns no hdistances
+ * and no hcolours. rest (enum sinew_hierarchy_rest) says how the coarse rest
+ * lengths were made and is the same on every level.
  */
 #ifndef SINEW_ASSET_INTERNAL_H
 #define SINEW_ASSET_INTERNAL_H
 
 #include <sinew/asset.h>
 #include <sinew/material.h>
+
+#include "../core/log.h"
 
 enum sinew_constraint_kind {
     SINEW_KIND_STRETCH = 0, /* distance along a polygon edge */
@@ -71,6 +95,22 @@ typedef struct sinew_element_rec {
 typedef struct sinew_element_colour_rec { uint32_t begin, count; } sinew_element_colour_rec;
 typedef sinew_material sinew_material_rec;
 
+enum sinew_hierarchy_rest {
+    SINEW_HIERARCHY_REST_POSE = 0,     /* distance in the rest pose */
+    SINEW_HIERARCHY_REST_GEODESIC = 1, /* sum of the collapsed fine rest lengths */
+    SINEW_HIERARCHY_REST_COUNT
+};
+typedef struct sinew_level_rec {
+    uint32_t particle_count;
+    uint32_t distance_begin, distance_count;
+    uint32_t colour_begin, colour_count;
+    uint32_t rest;
+    uint32_t reserved[2];
+} sinew_level_rec;
+typedef struct sinew_node_rec { uint32_t particle, link_begin, link_count, level; } sinew_node_rec;
+typedef struct sinew_link_rec { uint32_t parent; float weight; } sinew_link_rec;
+typedef struct sinew_range_rec { uint32_t begin, count; } sinew_range_rec;
+
 _Static_assert(sizeof(sinew_particle_rec) == 16, "file layout");
 _Static_assert(sizeof(sinew_triangle_rec) == 12, "file layout");
 _Static_assert(sizeof(sinew_distance_rec) == 16, "file layout");
@@ -79,6 +119,10 @@ _Static_assert(sizeof(sinew_colour_rec) == 16, "file layout");
 _Static_assert(sizeof(sinew_element_rec) == 64, "file layout");
 _Static_assert(sizeof(sinew_element_colour_rec) == 8, "file layout");
 _Static_assert(sizeof(sinew_material_rec) == 224, "file layout");
+_Static_assert(sizeof(sinew_level_rec) == 32, "file layout");
+_Static_assert(sizeof(sinew_node_rec) == 16, "file layout");
+_Static_assert(sizeof(sinew_link_rec) == 8, "file layout");
+_Static_assert(sizeof(sinew_range_rec) == 8, "file layout");
 
 /* Limits the loader enforces so that sizes stay far from overflow and within
  * 32-bit indices on the device. */
@@ -86,6 +130,9 @@ _Static_assert(sizeof(sinew_material_rec) == 224, "file layout");
 #define SINEW_ASSET_MAX_RECORDS (1u << 28)
 #define SINEW_ASSET_MAX_COLOURS 4096u
 #define SINEW_ASSET_MAX_MATERIALS 65536u
+#define SINEW_ASSET_MAX_LEVELS 32u
+/* Weights of a node's parents sum to 1 within this. */
+#define SINEW_HIERARCHY_WEIGHT_TOLERANCE 1e-4
 
 struct sinew_asset {
     uint32_t particle_count, triangle_count, distance_count, bend_count, colour_count;
@@ -98,6 +145,14 @@ struct sinew_asset {
     sinew_element_rec *elements;                /* sorted by element colour */
     sinew_element_colour_rec *element_colours;
     sinew_material_rec *materials;
+    /* Hierarchy (HPBD); level_count == 0: none. nodes has particle_count
+     * records when there is one. */
+    uint32_t level_count, link_count, hdistance_count, hcolour_count;
+    sinew_level_rec *levels;
+    sinew_node_rec *nodes;
+    sinew_link_rec *links;
+    sinew_distance_rec *hdistances;
+    sinew_range_rec *hcolours;
     char *meta; /* NUL-terminated "key=value\n" text, may be NULL */
 };
 
@@ -108,6 +163,19 @@ sinew_asset *sinew_asset_alloc(uint32_t particles, uint32_t triangles, uint32_t 
 /* Gives the asset arrays of elements, element colours and materials (zeroed),
  * replacing any it had. 0 on OOM (the asset is unchanged then). */
 int sinew_asset_alloc_elements(sinew_asset *a, uint32_t elements, uint32_t element_colours, uint32_t materials);
+
+/* Gives the asset hierarchy arrays of these sizes (zeroed; nodes: one per
+ * particle, none when levels is 0), replacing any it had. 0 on OOM (the asset
+ * is unchanged then). */
+int sinew_asset_alloc_hierarchy(sinew_asset *a, uint32_t levels, uint32_t links, uint32_t hdistances,
+                                uint32_t hcolours);
+
+/* Every defect of one record: BAD_ASSET, naming the asset, section and record. */
+sinew_result sinew_asset_bad_record(const sinew_logger *lg, const char *name, const char *tag, uint32_t record,
+                                    const char *fmt, ...) SINEW_PRINTF(5, 6);
+
+/* The hierarchy's checks (part of sinew_asset_validate; src/asset/hierarchy.c). */
+sinew_result sinew_asset_validate_hierarchy(const sinew_asset *a, const char *name, const sinew_logger *lg);
 
 /* Checks the semantic invariants above (indices, finiteness, colour ranges and
  * their independence). name is used in messages. */

@@ -1,4 +1,5 @@
-/* The v1 asset file (format 1.0, and 1.1 with finite elements): serialisation,
+/* The v1 asset file (format 1.0, 1.1 with finite elements, 1.2 with a
+ * hierarchy): serialisation,
  * atomic writing, and a loader that treats every byte as untrusted.
  * docs/asset-format.md is the reference; the loader's checks follow its
  * "Reading" list in the same order.
@@ -28,6 +29,7 @@
 #define FORMAT_MAJOR 1u
 #define FORMAT_MINOR 0u          /* what a writer writes without elements or materials */
 #define FORMAT_MINOR_ELEMENTS 1u /* 1.1 added ELEM, ECOL, MATL */
+#define FORMAT_MINOR_HIERARCHY 2u /* 1.2 added HLEV, HNOD, HLNK, HDST, HCOL */
 #define SECTION_VERSION 1u /* of every section this version defines */
 #define HEADER_SIZE 32u
 #define ENTRY_SIZE 32u
@@ -46,7 +48,10 @@ enum { H_MAGIC = 0, H_MAJOR = 4, H_MINOR = 6, H_SECTION_COUNT = 8, H_CRC = 12, H
 enum { E_TAG = 0, E_VERSION = 4, E_OFFSET = 8, E_SIZE = 16, E_COUNT = 24, E_CRC = 28 };
 
 /* In the order the writer writes them. */
-enum { SEC_PART, SEC_TRIS, SEC_DIST, SEC_BEND, SEC_COLR, SEC_ELEM, SEC_ECOL, SEC_MATL, SEC_META, SEC_COUNT };
+enum {
+    SEC_PART, SEC_TRIS, SEC_DIST, SEC_BEND, SEC_COLR, SEC_ELEM, SEC_ECOL, SEC_MATL,
+    SEC_HLEV, SEC_HNOD, SEC_HLNK, SEC_HDST, SEC_HCOL, SEC_META, SEC_COUNT
+};
 
 static const struct section_kind {
     char tag[5];
@@ -62,6 +67,11 @@ static const struct section_kind {
     [SEC_ELEM] = {"ELEM", sizeof(sinew_element_rec), SINEW_ASSET_MAX_RECORDS, "elements"},
     [SEC_ECOL] = {"ECOL", sizeof(sinew_element_colour_rec), SINEW_ASSET_MAX_COLOURS, "element colours"},
     [SEC_MATL] = {"MATL", sizeof(sinew_material_rec), SINEW_ASSET_MAX_MATERIALS, "materials"},
+    [SEC_HLEV] = {"HLEV", sizeof(sinew_level_rec), SINEW_ASSET_MAX_LEVELS, "hierarchy levels"},
+    [SEC_HNOD] = {"HNOD", sizeof(sinew_node_rec), SINEW_ASSET_MAX_PARTICLES, "hierarchy nodes"},
+    [SEC_HLNK] = {"HLNK", sizeof(sinew_link_rec), SINEW_ASSET_MAX_RECORDS, "parent links"},
+    [SEC_HDST] = {"HDST", sizeof(sinew_distance_rec), SINEW_ASSET_MAX_RECORDS, "coarse constraints"},
+    [SEC_HCOL] = {"HCOL", sizeof(sinew_range_rec), SINEW_ASSET_MAX_COLOURS, "coarse colours"},
     [SEC_META] = {"META", 1, MAX_META_BYTES, "bytes of text"},
 };
 
@@ -192,20 +202,29 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         [SEC_ELEM] = {a->element_count, a->elements},
         [SEC_ECOL] = {a->element_colour_count, a->element_colours},
         [SEC_MATL] = {a->material_count, a->materials},
+        [SEC_HLEV] = {a->level_count, a->levels},
+        [SEC_HNOD] = {a->level_count ? a->particle_count : 0, a->nodes},
+        [SEC_HLNK] = {a->link_count, a->links},
+        [SEC_HDST] = {a->hdistance_count, a->hdistances},
+        [SEC_HCOL] = {a->hcolour_count, a->hcolours},
         [SEC_META] = {(uint32_t)meta_len, a->meta},
     };
-    /* The oldest version that holds the asset: 1.0 without finite elements, so
-     * that files of cloth alone stay what they were; 1.1 with them, and then
-     * all three of its sections. The record sections of the version are always
-     * written, empty or not; META only when there is text, so that NULL and ""
-     * stay distinct through a round trip. */
-    int has_elements = a->element_count || a->element_colour_count || a->material_count;
-    uint32_t minor = has_elements ? FORMAT_MINOR_ELEMENTS : FORMAT_MINOR;
+    /* The oldest version that holds the asset: 1.0 without finite elements or
+     * a hierarchy, so that files of cloth alone stay what they were; 1.1 with
+     * elements, and then all three of its sections; 1.2 with a hierarchy, and
+     * then its five. Element sections are written with a hierarchy too, empty
+     * or not. META only when there is text, so that NULL and "" stay distinct
+     * through a round trip. */
+    int has_hierarchy = a->level_count > 0;
+    int has_elements = a->element_count || a->element_colour_count || a->material_count || has_hierarchy;
+    uint32_t minor = has_hierarchy ? FORMAT_MINOR_HIERARCHY : has_elements ? FORMAT_MINOR_ELEMENTS : FORMAT_MINOR;
     int order[SEC_COUNT];
     uint32_t section_count = 0;
     for (int i = 0; i < SEC_COUNT; ++i) {
         int is_element_section = i == SEC_ELEM || i == SEC_ECOL || i == SEC_MATL;
-        if ((is_element_section && !has_elements) || (i == SEC_META && !a->meta))
+        int is_hierarchy_section = i >= SEC_HLEV && i <= SEC_HCOL;
+        if ((is_element_section && !has_elements) || (is_hierarchy_section && !has_hierarchy) ||
+            (i == SEC_META && !a->meta))
             continue;
         order[section_count++] = i;
     }
@@ -417,6 +436,14 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
     int ok = a != NULL;
     if (ok && (count[SEC_ELEM] || count[SEC_ECOL] || count[SEC_MATL]))
         ok = sinew_asset_alloc_elements(a, count[SEC_ELEM], count[SEC_ECOL], count[SEC_MATL]);
+    if (ok && count[SEC_HNOD] != (count[SEC_HLEV] ? count[SEC_PART] : 0)) {
+        sinew_asset_destroy(a);
+        return bad_file(lg, name, "section HNOD: %u hierarchy nodes for %u levels and %u particles (one node per "
+                        "particle when there are levels, none otherwise)", count[SEC_HNOD], count[SEC_HLEV],
+                        count[SEC_PART]);
+    }
+    if (ok && (count[SEC_HLEV] || count[SEC_HLNK] || count[SEC_HDST] || count[SEC_HCOL]))
+        ok = sinew_asset_alloc_hierarchy(a, count[SEC_HLEV], count[SEC_HLNK], count[SEC_HDST], count[SEC_HCOL]);
     if (ok && known[SEC_META])
         ok = (a->meta = malloc((size_t)count[SEC_META] + 1)) != NULL;
     if (!ok) {
@@ -424,7 +451,8 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory for the asset", name);
     }
     void *arrays[SEC_META] = {a->particles, a->triangles, a->distances, a->bends, a->colours,
-                              a->elements, a->element_colours, a->materials};
+                              a->elements, a->element_colours, a->materials, a->levels, a->nodes,
+                              a->links, a->hdistances, a->hcolours};
     for (int i = 0; i < SEC_META; ++i)
         if (count[i])
             get_words(arrays[i], p + known[i]->offset, (size_t)known[i]->size / 4);
@@ -481,6 +509,9 @@ sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char 
     if (a->element_count || a->material_count)
         sinew_logf(lg, SINEW_LOG_INFO, "asset", "%s: %u finite elements in %u colours, %u materials", name,
                    a->element_count, a->element_colour_count, a->material_count);
+    if (a->level_count)
+        sinew_logf(lg, SINEW_LOG_INFO, "asset", "%s: hierarchy of %u levels, %u coarse constraints", name,
+                   a->level_count, a->hdistance_count);
     *out = a;
     return SINEW_RESULT_OK;
 }

@@ -2,7 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 // Contacts with the ground plane and a sphere, projected as hard unilateral
 // constraints on one particle, with position-level Coulomb friction against the
-// motion since the start of the substep.
+// motion since the start of the substep. All particles, or (HPBD) those of
+// one level of the hierarchy.
 #include "common.glsl"
 
 vec3 apply_friction(vec3 p, vec3 x0, vec3 n, float depth)
@@ -18,9 +19,10 @@ vec3 apply_friction(vec3 p, vec3 x0, vec3 n, float depth)
 
 void main()
 {
-    uint i = linear_id();
-    if (i >= range.count)
+    uint k = linear_id();
+    if (k >= range.count)
         return;
+    uint i = range.first2 != 0u ? hnode[range.first + k].particle : range.first + k;
     vec4 x = pos[i];
     if (x.w == 0.0)
         return;

@@ -20,6 +20,10 @@ layout(std430, binding = SINEW_BIND_ANGLE) buffer AngleBuf { float angle[]; };
 layout(std430, binding = SINEW_BIND_ELEM) readonly buffer ElemBuf { GpuElement elem[]; };
 layout(std430, binding = SINEW_BIND_ZDISP) buffer ZBuf { vec4 zdisp[]; };
 layout(std430, binding = SINEW_BIND_MATERIAL) readonly buffer MaterialBuf { GpuMaterial material[]; };
+layout(std430, binding = SINEW_BIND_Q) buffer QBuf { vec4 q[]; };
+layout(std430, binding = SINEW_BIND_HDIST) readonly buffer HDistBuf { GpuDistance hdist[]; };
+layout(std430, binding = SINEW_BIND_HNODE) readonly buffer HNodeBuf { GpuNode hnode[]; };
+layout(std430, binding = SINEW_BIND_HLINK) readonly buffer HLinkBuf { GpuLink hlink[]; };
 
 layout(push_constant) uniform Push { GpuRange range; };
 

@@ -27,7 +27,7 @@ void main()
     vec4 v = vec4(0.0);
     if (c < range.count) {
         GpuDistance d = dist[c];
-        float s = abs(length(pos[d.a].xyz - pos[d.b].xyz) - d.rest) / d.rest;
+        float s = d.a == d.b ? 0.0 : abs(length(pos[d.a].xyz - pos[d.b].xyz) - d.rest) / d.rest;  // a == b: cut
         v.xy = vec2(s, s * s);
     }
     if (c < range.count2) {

@@ -27,6 +27,7 @@ sinew_body_desc sinew_body_desc_default(void)
     d.rollback = 1;
     d.newton_iterations = 20; /* the paper's bound; most updates exit after a few */
     d.newton_tolerance = 1e-3f;
+    d.level_iterations = 1; /* the paper's one sweep per coarse level */
     return d;
 }
 
@@ -49,7 +50,7 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
     const sinew_logger *lg = &ctx->logger;
     if (d->solver != SINEW_SOLVER_XPBD_GAUSS_SEIDEL && d->solver != SINEW_SOLVER_XPBD_JACOBI &&
         d->solver != SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && d->solver != SINEW_SOLVER_GPBD_GAUSS_SEIDEL &&
-        d->solver != SINEW_SOLVER_GPBD_JACOBI)
+        d->solver != SINEW_SOLVER_GPBD_JACOBI && d->solver != SINEW_SOLVER_HPBD)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "unknown solver %d", (int)d->solver);
     if (d->substeps < 1 || d->substeps > 1000 || d->iterations < 1 || d->iterations > 1000)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
@@ -71,6 +72,9 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
     if (!finite_nonneg(d->newton_tolerance) || d->newton_tolerance >= 1.0f)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "newton_tolerance %g is not in [0, 1)",
                           d->newton_tolerance);
+    if (d->level_iterations < 1 || d->level_iterations > 100)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "level_iterations (%u) must be in 1..100",
+                          d->level_iterations);
     return SINEW_RESULT_OK;
 }
 
@@ -142,6 +146,8 @@ static int build_adjacency(const sinew_asset *a, uint32_t **start_out, uint32_t 
     return 1;
 }
 
+static sinew_result upload_hierarchy(sinew_body *b);
+
 static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
 {
     sinew_context *ctx = b->ctx;
@@ -169,6 +175,12 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_ELEM, sizeof(GpuElement) * (uint64_t)a->element_count, SINEW_MEMORY_DEVICE, "elements"},
         {SINEW_BIND_ZDISP, 64ull * a->element_count, SINEW_MEMORY_DEVICE, "element displacements"},
         {SINEW_BIND_MATERIAL, sizeof(GpuMaterial) * (uint64_t)b->material_count, SINEW_MEMORY_DEVICE, "materials"},
+        {SINEW_BIND_Q, b->level_count ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "hierarchy start positions"},
+        {SINEW_BIND_HDIST, sizeof(GpuDistance) * (uint64_t)b->hdistance_count, SINEW_MEMORY_DEVICE,
+         "coarse constraints"},
+        {SINEW_BIND_HNODE, b->level_count ? sizeof(GpuNode) * (uint64_t)n : 0, SINEW_MEMORY_DEVICE,
+         "hierarchy nodes"},
+        {SINEW_BIND_HLINK, sizeof(GpuLink) * (uint64_t)b->link_count, SINEW_MEMORY_DEVICE, "parent links"},
     };
     _Static_assert(sizeof plan / sizeof plan[0] == SINEW_BIND_COUNT, "one buffer per binding");
     sinew_result r;
@@ -196,8 +208,8 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         if (r == SINEW_RESULT_OK)
             r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_PREV], 0, pos, 16ull * n);
     }
-    GpuDistance *dist = scratch;
-    for (uint32_t c = 0; c < a->distance_count && r == SINEW_RESULT_OK; c++) {
+    GpuDistance *dist = b->dist_host;
+    for (uint32_t c = 0; c < a->distance_count; c++) {
         const sinew_distance_rec *s = &a->distances[c];
         float alpha = s->kind == SINEW_KIND_SHEAR ? d->shear_compliance : d->stretch_compliance;
         dist[c] = (GpuDistance){s->a, s->b, s->rest, alpha};
@@ -205,14 +217,16 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_DIST], 0, dist,
                                 sizeof(GpuDistance) * (uint64_t)a->distance_count);
-    GpuBend *bend = scratch;
-    for (uint32_t c = 0; c < a->bend_count && r == SINEW_RESULT_OK; c++) {
+    GpuBend *bend = b->bend_host;
+    for (uint32_t c = 0; c < a->bend_count; c++) {
         const sinew_bend_rec *s = &a->bends[c];
         bend[c] = (GpuBend){{s->v[0], s->v[1], s->v[2], s->v[3]}, s->rest_angle, d->bend_compliance, 0, 0};
     }
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_BEND], 0, bend,
                                 sizeof(GpuBend) * (uint64_t)a->bend_count);
+    if (r == SINEW_RESULT_OK && b->level_count)
+        r = upload_hierarchy(b);
     float *angle = scratch; /* the asset's positions are its rest pose */
     for (uint32_t c = 0; c < a->bend_count && r == SINEW_RESULT_OK; c++)
         angle[c] = a->bends[c].rest_angle;
@@ -236,6 +250,7 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     b->topology_crc = sinew_crc32(b->topology_crc, a->bends, sizeof *a->bends * a->bend_count);
     if (a->element_count)
         b->topology_crc = sinew_crc32(b->topology_crc, a->elements, sizeof *a->elements * a->element_count);
+    b->topology_base = b->topology_crc;
     if (r == SINEW_RESULT_OK && d->rollback)
         r = sinew_buffer_create(ctx, 32ull * n + 4ull * a->bend_count, SINEW_MEMORY_DEVICE, "rollback copy",
                                 &b->saved);
@@ -251,6 +266,60 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     free(start);
     free(adj);
     return r;
+}
+
+static sinew_result upload_hierarchy(sinew_body *b)
+{
+    sinew_context *ctx = b->ctx;
+    sinew_result r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_HDIST], 0, b->hdist_host,
+                                         sizeof(GpuDistance) * (uint64_t)b->hdistance_count);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_HNODE], 0, b->nodes,
+                                sizeof(GpuNode) * (uint64_t)b->particle_count);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_HLINK], 0, b->links,
+                                sizeof(GpuLink) * (uint64_t)b->link_count);
+    return r;
+}
+
+/* Host copies of the constraints (for cuts) and, for HPBD, of the hierarchy as
+ * the device holds it. */
+static sinew_result copy_constraints(sinew_body *b, const sinew_asset *a)
+{
+    b->dist_host = malloc(sizeof *b->dist_host * ((size_t)a->distance_count + 1));
+    b->bend_host = malloc(sizeof *b->bend_host * ((size_t)a->bend_count + 1));
+    b->dist_cut = calloc((size_t)a->distance_count + 1, 1);
+    b->bend_cut = calloc((size_t)a->bend_count + 1, 1);
+    int ok = b->dist_host && b->bend_host && b->dist_cut && b->bend_cut;
+    if (ok && b->desc.solver == SINEW_SOLVER_HPBD) {
+        b->level_count = a->level_count;
+        b->hdistance_count = a->hdistance_count;
+        b->link_count = a->link_count;
+        b->levels = malloc(sizeof *b->levels * a->level_count);
+        b->hcolours = malloc(sizeof *b->hcolours * ((size_t)a->hcolour_count + 1));
+        b->hdist_host = malloc(sizeof *b->hdist_host * ((size_t)a->hdistance_count + 1));
+        b->nodes = malloc(sizeof *b->nodes * a->particle_count);
+        b->links = malloc(sizeof *b->links * ((size_t)a->link_count + 1));
+        ok = b->levels && b->hcolours && b->hdist_host && b->nodes && b->links;
+        if (ok) {
+            memcpy(b->levels, a->levels, sizeof *b->levels * a->level_count);
+            if (a->hcolour_count)
+                memcpy(b->hcolours, a->hcolours, sizeof *b->hcolours * a->hcolour_count);
+            for (uint32_t c = 0; c < a->hdistance_count; c++) {
+                const sinew_distance_rec *s = &a->hdistances[c];
+                b->hdist_host[c] = (GpuDistance){s->a, s->b, s->rest, 0.0f};
+            }
+            for (uint32_t i = 0; i < a->particle_count; i++) {
+                const sinew_node_rec *v = &a->nodes[i];
+                b->nodes[i] = (GpuNode){v->particle, v->link_begin, v->link_count, v->level};
+            }
+            for (uint32_t k = 0; k < a->link_count; k++)
+                b->links[k] = (GpuLink){a->links[k].parent, a->links[k].weight};
+        }
+    }
+    if (!ok)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    return SINEW_RESULT_OK;
 }
 
 /* Host copies of what the recording and set_material need: element colour
@@ -298,7 +367,7 @@ static sinew_result record_step(sinew_body *b)
     /* Timestamps: one at the start, then per substep after predict, after
      * each iteration's solve and contacts, after velocities; one after the
      * residual and health check. */
-    uint64_t wanted = 1 + (uint64_t)b->desc.substeps * (2 + 2ull * b->desc.iterations) + 1;
+    uint64_t wanted = 1 + (uint64_t)b->desc.substeps * (2 + 2ull * b->desc.iterations + (b->level_count > 0)) + 1;
     if (b->desc.timestamps && ctx->timestamp_bits && wanted > SINEW_MAX_TIMESTAMPS)
         sinew_logf(&ctx->logger, SINEW_LOG_INFO, "body", "%llu timestamps per step are too many: phases not timed",
                    (unsigned long long)wanted);
@@ -355,6 +424,10 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "the asset has %u finite elements, which only the GPBD solvers simulate "
                           "(SINEW_SOLVER_GPBD_GAUSS_SEIDEL or SINEW_SOLVER_GPBD_JACOBI)", asset->element_count);
+    if (desc->solver == SINEW_SOLVER_HPBD && asset->level_count < 2)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "SINEW_SOLVER_HPBD needs an asset with a hierarchy (sinew-prep --hierarchy LEVELS); this "
+                          "one has none");
     if (desc->materials && desc->material_count != asset->material_count)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "desc gives %u materials; the asset's table has %u", desc->material_count,
@@ -377,7 +450,8 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     }
     if (asset->colour_count)
         memcpy(b->colours, asset->colours, asset->colour_count * sizeof *b->colours);
-    if ((r = copy_elements(b, asset)) != SINEW_RESULT_OK || (r = upload_asset(b, asset)) != SINEW_RESULT_OK ||
+    if ((r = copy_elements(b, asset)) != SINEW_RESULT_OK || (r = copy_constraints(b, asset)) != SINEW_RESULT_OK ||
+        (r = upload_asset(b, asset)) != SINEW_RESULT_OK ||
         (r = sinew_descriptor_set_create(ctx, b->buffers, &b->descriptor_pool, &b->set)) != SINEW_RESULT_OK ||
         (r = record_step(b)) != SINEW_RESULT_OK) {
         sinew_body_destroy(b);
@@ -424,6 +498,15 @@ void sinew_body_destroy(sinew_body *b)
     free(b->element_colours);
     free(b->materials);
     free(b->material_kinds);
+    free(b->dist_host);
+    free(b->bend_host);
+    free(b->dist_cut);
+    free(b->bend_cut);
+    free(b->levels);
+    free(b->hcolours);
+    free(b->hdist_host);
+    free(b->nodes);
+    free(b->links);
     free(b);
 }
 
@@ -677,5 +760,219 @@ sinew_result sinew_body_set_material(sinew_body *b, uint32_t index, const sinew_
     r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_MATERIAL], sizeof g * (uint64_t)index, &g, sizeof g);
     if (r == SINEW_RESULT_OK)
         b->materials[index] = *m;
+    return r;
+}
+
+/* ---------------------------------------------------------------- cuts */
+
+/* Particle -> incident records, CSR over `count` pairs (ends[2c], ends[2c+1]). */
+static int incidence(uint32_t n, uint32_t count, const uint32_t *ends, size_t stride, uint32_t **start_out,
+                     uint32_t **list_out)
+{
+    uint32_t *start = calloc((size_t)n + 1, sizeof *start);
+    uint32_t *list = malloc(sizeof *list * (2 * (size_t)count + 1));
+    if (!start || !list) {
+        free(start);
+        free(list);
+        return 0;
+    }
+    for (uint32_t c = 0; c < count; c++) {
+        start[ends[c * stride] + 1]++;
+        start[ends[c * stride + 1] + 1]++;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    for (uint32_t c = 0; c < count; c++) {
+        list[start[ends[c * stride]]++] = c;
+        list[start[ends[c * stride + 1]]++] = c;
+    }
+    for (uint32_t i = n; i > 0; i--) /* back to the starts */
+        start[i] = start[i - 1];
+    start[0] = 0;
+    *start_out = start;
+    *list_out = list;
+    return 1;
+}
+
+/* The distance constraint joining a and b, or UINT32_MAX. */
+static uint32_t find_distance(const sinew_body *b, const uint32_t *start, const uint32_t *list, uint32_t p,
+                              uint32_t q)
+{
+    for (uint32_t k = start[p]; k < start[p + 1]; k++) {
+        const GpuDistance *d = &b->dist_host[list[k]];
+        if ((d->a == p && d->b == q) || (d->a == q && d->b == p))
+            return list[k];
+    }
+    return UINT32_MAX;
+}
+
+/* Müller 2008, section 8: the particles at the cut lose their parent links
+ * and coarse constraints, and so, recursively, do their parents. A particle
+ * removed this way is no one's parent any more either: its children keep
+ * their other parents (weights renormalised) or, with none left, take no
+ * coarse correction. `stack` holds the particles still to visit (room for
+ * n); done marks those visited. */
+static void cut_hierarchy(sinew_body *b, uint32_t *stack, uint32_t top, uint8_t *done, const uint32_t *hstart,
+                          const uint32_t *hlist, const uint32_t *node_of, const uint32_t *child_start,
+                          const uint32_t *child_links, const uint32_t *child_of)
+{
+    while (top > 0) {
+        uint32_t p = stack[--top];
+        for (uint32_t k = hstart[p]; k < hstart[p + 1]; k++) {
+            GpuDistance *d = &b->hdist_host[hlist[k]];
+            d->b = d->a;
+        }
+        GpuNode *v = &b->nodes[node_of[p]];
+        for (uint32_t k = v->first; k < v->first + v->count; k++) {
+            uint32_t parent = b->links[k].parent;
+            if (!done[parent]) {
+                done[parent] = 1;
+                stack[top++] = parent;
+            }
+        }
+        v->count = 0;
+        for (uint32_t k = child_start[p]; k < child_start[p + 1]; k++) {
+            GpuNode *child = &b->nodes[child_of[child_links[k]]];
+            b->links[child_links[k]].weight = 0.0f;
+            double sum = 0.0;
+            for (uint32_t j = child->first; j < child->first + child->count; j++)
+                sum += b->links[j].weight;
+            for (uint32_t j = child->first; j < child->first + child->count; j++)
+                b->links[j].weight = sum > 0.0 ? (float)(b->links[j].weight / sum) : 0.0f;
+            if (sum == 0.0)
+                child->count = 0;
+        }
+    }
+}
+
+static sinew_result upload_cut(sinew_body *b)
+{
+    sinew_context *ctx = b->ctx;
+    size_t dsize = sizeof(GpuDistance) * (size_t)b->distance_count, bsize = sizeof(GpuBend) * (size_t)b->bend_count;
+    void *tmp = malloc((dsize > bsize ? dsize : bsize) + 1);
+    if (!tmp)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    GpuDistance *dist = tmp;
+    for (uint32_t c = 0; c < b->distance_count; c++) {
+        dist[c] = b->dist_host[c];
+        if (b->dist_cut[c])
+            dist[c].b = dist[c].a;
+    }
+    sinew_result r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_DIST], 0, dist, dsize);
+    GpuBend *bend = tmp;
+    for (uint32_t c = 0; c < b->bend_count; c++) {
+        bend[c] = b->bend_host[c];
+        if (b->bend_cut[c])
+            bend[c].v[2] = bend[c].v[0];
+    }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_BEND], 0, bend, bsize);
+    free(tmp);
+    if (r == SINEW_RESULT_OK && b->level_count)
+        r = upload_hierarchy(b);
+    return r;
+}
+
+sinew_result sinew_body_cut(sinew_body *b, const uint32_t *pairs, uint32_t pair_count, uint32_t *cut)
+{
+    SINEW_ASSERT(b && (pairs || pair_count == 0));
+    const sinew_logger *lg = &b->ctx->logger;
+    const uint32_t n = b->particle_count;
+    if (cut)
+        *cut = 0;
+    if (b->element_count)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_UNSUPPORTED, "body", "%s: a body with finite elements (GPBD) cannot "
+                          "be cut", b->name);
+    for (uint32_t k = 0; k < pair_count; k++)
+        if (pairs[2 * k] >= n || pairs[2 * k + 1] >= n)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "%s: cut pair %u (%u, %u): particle "
+                              "index out of range (%u particles)", b->name, k, pairs[2 * k], pairs[2 * k + 1], n);
+    uint32_t *start = NULL, *list = NULL, *found = malloc(sizeof *found * ((size_t)pair_count + 1));
+    if (!found || !incidence(n, b->distance_count, &b->dist_host[0].a, 4, &start, &list)) {
+        free(found);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    }
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint32_t k = 0; k < pair_count && r == SINEW_RESULT_OK; k++)
+        if ((found[k] = find_distance(b, start, list, pairs[2 * k], pairs[2 * k + 1])) == UINT32_MAX)
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "%s: cut pair %u: no distance "
+                           "constraint joins particles %u and %u", b->name, k, pairs[2 * k], pairs[2 * k + 1]);
+    if (r != SINEW_RESULT_OK) {
+        free(found);
+        free(start);
+        free(list);
+        return r;
+    }
+
+    /* Everything checked: now change the host copies. */
+    uint32_t newly = 0;
+    for (uint32_t k = 0; k < pair_count; k++)
+        if (!b->dist_cut[found[k]]) {
+            b->dist_cut[found[k]] = 1;
+            newly++;
+        }
+    /* A hinge goes with its shared edge or an edge of either wing triangle. */
+    static const int hinge_edges[5][2] = {{0, 1}, {0, 2}, {1, 2}, {0, 3}, {1, 3}};
+    for (uint32_t c = 0; c < b->bend_count; c++)
+        for (int k = 0; k < 5 && !b->bend_cut[c]; k++) {
+            const uint32_t *v = b->bend_host[c].v;
+            uint32_t e = find_distance(b, start, list, v[hinge_edges[k][0]], v[hinge_edges[k][1]]);
+            if (e != UINT32_MAX && b->dist_cut[e])
+                b->bend_cut[c] = 1;
+        }
+    free(start);
+    free(list);
+    start = list = NULL;
+    if (b->level_count) {
+        const uint32_t links = b->link_count;
+        uint32_t *stack = malloc(sizeof *stack * ((size_t)n + 1)), *node_of = malloc(sizeof *node_of * n);
+        uint32_t *child_start = calloc((size_t)n + 1, sizeof *child_start);
+        uint32_t *child_links = malloc(sizeof *child_links * ((size_t)links + 1));
+        uint32_t *child_of = malloc(sizeof *child_of * ((size_t)links + 1));
+        uint8_t *done = calloc(n, 1);
+        int ok = stack && node_of && child_start && child_links && child_of && done &&
+                 incidence(n, b->hdistance_count, &b->hdist_host[0].a, 4, &start, &list);
+        if (ok) {
+            for (uint32_t i = 0; i < n; i++) {
+                node_of[b->nodes[i].particle] = i;
+                for (uint32_t k = b->nodes[i].first; k < b->nodes[i].first + b->nodes[i].count; k++) {
+                    child_of[k] = i;
+                    child_start[b->links[k].parent + 1]++;
+                }
+            }
+            for (uint32_t i = 0; i < n; i++)
+                child_start[i + 1] += child_start[i];
+            for (uint32_t i = 0; i < n; i++) /* links by parent; child_start[p] ends as p + 1's start */
+                for (uint32_t k = b->nodes[i].first; k < b->nodes[i].first + b->nodes[i].count; k++)
+                    child_links[child_start[b->links[k].parent]++] = k;
+            for (uint32_t i = n; i > 0; i--)
+                child_start[i] = child_start[i - 1];
+            child_start[0] = 0;
+            uint32_t top = 0;
+            for (uint32_t k = 0; k < pair_count; k++)
+                for (int e = 0; e < 2; e++)
+                    if (!done[pairs[2 * k + e]]) {
+                        done[pairs[2 * k + e]] = 1;
+                        stack[top++] = pairs[2 * k + e];
+                    }
+            cut_hierarchy(b, stack, top, done, start, list, node_of, child_start, child_links, child_of);
+        } else {
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+        }
+        free(stack);
+        free(node_of);
+        free(child_start);
+        free(child_links);
+        free(child_of);
+        free(done);
+        free(start);
+        free(list);
+    }
+    free(found);
+    if (r == SINEW_RESULT_OK)
+        r = upload_cut(b);
+    b->topology_crc = sinew_crc32(b->topology_base, b->dist_cut, b->distance_count);
+    if (r == SINEW_RESULT_OK && cut)
+        *cut = newly;
     return r;
 }

@@ -22,6 +22,21 @@ struct sinew_body {
     sinew_material *materials;          /* as on the device */
     uint8_t *material_kinds;            /* per material: bit k set when elements of kind k use it */
 
+    /* Host copies of the constraints as uploaded, and which are cut (a cut
+     * distance goes to the device joining a particle to itself, a cut hinge
+     * with a wing on its edge: the kernels skip both). */
+    GpuDistance *dist_host;
+    GpuBend *bend_host;
+    uint8_t *dist_cut, *bend_cut;
+    uint32_t topology_base;             /* topology_crc before any cut */
+    /* HPBD hierarchy (level_count 0: none); nodes and links as on the device. */
+    uint32_t level_count, hdistance_count, link_count;
+    sinew_level_rec *levels;
+    sinew_range_rec *hcolours;
+    GpuDistance *hdist_host;
+    GpuNode *nodes;
+    GpuLink *links;
+
     sinew_buffer buffers[SINEW_BIND_COUNT];
     sinew_buffer saved;                 /* rollback: positions then velocities at the step's start */
     VkDescriptorPool descriptor_pool;

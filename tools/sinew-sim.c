@@ -30,9 +30,16 @@ static const char *const usage =
     "                            sgs: symmetric Gauss-Seidel (forward then back over the\n"
     "                            colours), jacobi: XPBD Jacobi; gpbd-gs: Generalized PBD,\n"
     "                            Gauss-Seidel over element colours (default for soft\n"
-    "                            bodies), gpbd-jacobi: GPBD all elements at once\n"
+    "                            bodies), gpbd-jacobi: GPBD all elements at once;\n"
+    "                            hpbd: Hierarchical PBD, coarse levels first, then\n"
+    "                            the iterations (assets built with --hierarchy)\n"
     "      --substeps N          substeps per step (default 16)\n"
     "      --iterations N        solver iterations per substep (default 1)\n"
+    "      --level-iterations N  HPBD: sweeps over each coarse level per substep\n"
+    "                            (default 1)\n"
+    "      --cut-y Y             tear: cut every distance constraint whose rest end\n"
+    "                            points lie on both sides of height Y (m), ...\n"
+    "      --cut-frame F         ... before step F (default 1)\n"
     "      --newton N            GPBD: at most N Newton iterations per element update\n"
     "                            (default 20)\n"
     "      --newton-tol T        GPBD: Newton stops once |gradient| <= T times its first\n"
@@ -105,7 +112,9 @@ enum { MATERIAL_UNSET = -1 };
 
 typedef struct options {
     const char *asset_path, *out_dir, *device, *checkpoint, *resume, *json, *log;
-    unsigned frames, every, substeps, iterations, checkpoint_every, newton, cells, seed;
+    unsigned frames, every, substeps, iterations, checkpoint_every, newton, cells, seed, level_iterations, cut_frame;
+    double cut_y;
+    int cut_set;
     int solver, validation, quiet, hash, scene, material, check_recovered;
     double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain, max_speed;
     double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size;
@@ -132,6 +141,8 @@ static int parse(int argc, char **argv, options *o)
     o->max_speed = bd.max_speed;
     o->newton = bd.newton_iterations;
     o->newton_tol = bd.newton_tolerance;
+    o->level_iterations = bd.level_iterations;
+    o->cut_frame = 1;
     o->material = MATERIAL_UNSET;
     o->seed = 1;
     o->ramp = 1.0;
@@ -158,6 +169,7 @@ static int parse(int argc, char **argv, options *o)
                 {"jacobi", SINEW_SOLVER_XPBD_JACOBI},
                 {"gpbd-gs", SINEW_SOLVER_GPBD_GAUSS_SEIDEL},
                 {"gpbd-jacobi", SINEW_SOLVER_GPBD_JACOBI},
+                {"hpbd", SINEW_SOLVER_HPBD},
             };
             ok = 0;
             for (size_t k = 0; k < sizeof solvers / sizeof solvers[0]; k++)
@@ -166,7 +178,7 @@ static int parse(int argc, char **argv, options *o)
                     ok = 1;
                 }
             if (!ok)
-                cli_error(t, "--solver: \"%s\" is not gs, sgs, jacobi, gpbd-gs or gpbd-jacobi%s", v ? v : "", "");
+                cli_error(t, "--solver: \"%s\" is not gs, sgs, jacobi, gpbd-gs, gpbd-jacobi or hpbd%s", v ? v : "", "");
             o->solver_set = 1;
         } else if (!strcmp(a, "--substeps")) {
             ok = cli_uint(t, a, v, 1000, &o->substeps) && (o->substeps > 0 || cli_error(t, "%s must be >= 1%s", a, ""));
@@ -177,6 +189,14 @@ static int parse(int argc, char **argv, options *o)
             o->iterations_set = 1;
         } else if (!strcmp(a, "--newton")) {
             ok = cli_uint(t, a, v, 1000, &o->newton) && (o->newton > 0 || cli_error(t, "%s must be >= 1%s", a, ""));
+        } else if (!strcmp(a, "--level-iterations")) {
+            ok = cli_uint(t, a, v, 100, &o->level_iterations) &&
+                 (o->level_iterations > 0 || cli_error(t, "%s must be in 1..100%s", a, ""));
+        } else if (!strcmp(a, "--cut-y")) {
+            ok = cli_double(t, a, v, &o->cut_y);
+            o->cut_set = 1;
+        } else if (!strcmp(a, "--cut-frame")) {
+            ok = cli_uint(t, a, v, 10000000, &o->cut_frame) && (o->cut_frame > 0 || cli_error(t, "%s must be >= 1%s", a, ""));
         } else if (!strcmp(a, "--newton-tol")) {
             ok = cli_double(t, a, v, &o->newton_tol) &&
                  ((o->newton_tol >= 0 && o->newton_tol < 1) || cli_error(t, "%s must be in [0, 1)%s", a, ""));
@@ -372,6 +392,7 @@ static const char *solver_name(int s)
     case SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL: return "XPBD symmetric Gauss-Seidel";
     case SINEW_SOLVER_GPBD_GAUSS_SEIDEL: return "GPBD Gauss-Seidel";
     case SINEW_SOLVER_GPBD_JACOBI: return "GPBD Jacobi";
+    case SINEW_SOLVER_HPBD: return "Hierarchical PBD";
     default: return "XPBD Gauss-Seidel";
     }
 }
@@ -383,6 +404,7 @@ static const char *solver_option(int s)
     case SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL: return "sgs";
     case SINEW_SOLVER_GPBD_GAUSS_SEIDEL: return "gpbd-gs";
     case SINEW_SOLVER_GPBD_JACOBI: return "gpbd-jacobi";
+    case SINEW_SOLVER_HPBD: return "hpbd";
     default: return "gs";
     }
 }
@@ -406,6 +428,40 @@ static void json_shape(FILE *f, const char *key, const soft_shape *s, long step,
     json_num(f, "total_volume_error", s->total_error, ", ");
     json_num(f, "max_green_strain", s->max_green, ", ");
     fprintf(f, "\"inverted_tets\": %u, \"finite\": %s}%s\n", s->inverted, s->finite ? "true" : "false", sep);
+}
+
+/* Tears the body: cuts the distance constraints whose rest end points lie on
+ * both sides of the plane y = cut_y. */
+static int cut_across(sinew_body *body, const sinew_asset *asset, double cut_y, int quiet)
+{
+    sinew_asset_info ai = sinew_asset_get_info(asset);
+    float *rest = malloc(sizeof *rest * 3 * ((size_t)ai.particle_count + 1));
+    uint32_t *ends = malloc(sizeof *ends * 2 * ((size_t)ai.distance_count + 1)), count = 0;
+    if (!rest || !ends) {
+        free(rest);
+        free(ends);
+        fprintf(stderr, "sinew-sim: out of memory\n");
+        return 0;
+    }
+    sinew_asset_get_positions(asset, rest);
+    sinew_asset_get_distances(asset, ends);
+    for (uint32_t c = 0; c < ai.distance_count; c++) {
+        uint32_t a = ends[2 * c], b = ends[2 * c + 1];
+        if ((rest[3 * a + 1] < cut_y) != (rest[3 * b + 1] < cut_y)) {
+            ends[2 * count] = a; /* compacted in place: count <= c */
+            ends[2 * count + 1] = b;
+            count++;
+        }
+    }
+    uint32_t cut = 0;
+    sinew_result r = sinew_body_cut(body, ends, count, &cut);
+    if (r != SINEW_RESULT_OK)
+        fprintf(stderr, "sinew-sim: cutting at y = %g failed: %s\n", cut_y, sinew_result_string(r));
+    else if (!quiet)
+        printf("  cut %u distance constraints across y = %g m\n", cut, cut_y);
+    free(rest);
+    free(ends);
+    return r == SINEW_RESULT_OK;
 }
 
 /* A block has recovered its rest shape: nothing inverted, Green strain under 1 %. */
@@ -499,6 +555,7 @@ int main(int argc, char **argv)
     bd.max_speed = (float)o.max_speed;
     bd.newton_iterations = o.newton;
     bd.newton_tolerance = (float)o.newton_tol;
+    bd.level_iterations = o.level_iterations;
     bd.name = scene_name;
     if (materials) {
         bd.materials = materials;
@@ -603,6 +660,8 @@ int main(int argc, char **argv)
                 last_s = s;
             }
         }
+        if (o.cut_set && f == o.cut_frame && !cut_across(body, asset, o.cut_y, o.quiet))
+            goto done;
         double ts = now_s();
         r = sinew_body_step(body, &p);
         double step_s = now_s() - ts;

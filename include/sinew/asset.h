@@ -62,6 +62,13 @@ const uint32_t *sinew_asset_get_triangles(const sinew_asset *asset, uint32_t *tr
  * oriented at rest), copied into tets (room for 4 * info.tet_count). */
 void sinew_asset_get_tets(const sinew_asset *asset, uint32_t *tets);
 
+/* The rest positions (3 floats per particle, room for 3 * info.particle_count). */
+void sinew_asset_get_positions(const sinew_asset *asset, float *xyz);
+
+/* The particles each distance constraint joins (2 per constraint, room for
+ * 2 * info.distance_count), in the asset's order: what sinew_body_cut takes. */
+void sinew_asset_get_distances(const sinew_asset *asset, uint32_t *pairs);
+
 /* Material `index` of the asset's table (elements name theirs by index). */
 sinew_result sinew_asset_get_material(const sinew_asset *asset, uint32_t index, sinew_material *out);
 

@@ -37,6 +37,13 @@ typedef enum sinew_solver {
     /* The same with every element and constraint at once, corrections
      * averaged per particle and scaled by jacobi_omega: no colouring used. */
     SINEW_SOLVER_GPBD_JACOBI = 4,
+    /* Hierarchical PBD (Müller 2008; docs/hpbd.md), for assets built with a
+     * hierarchy (sinew-prep --hierarchy): each substep sweeps the coarse
+     * levels' unilateral distance constraints coarsest first, passing each
+     * level's corrections down to the next finer one, then runs `iterations`
+     * ordinary sweeps on level 0, every second one in reverse colour order.
+     * Stiff cloth in a few iterations. */
+    SINEW_SOLVER_HPBD = 5,
 } sinew_solver;
 
 typedef struct sinew_body_desc {
@@ -71,6 +78,8 @@ typedef struct sinew_body_desc {
      * unchanged); NULL: the asset's. Copied at creation. */
     const sinew_material *materials;
     uint32_t material_count;
+    /* HPBD: sweeps over each coarse level's constraints per substep (1..100). */
+    uint32_t level_iterations;
 } sinew_body_desc;
 
 sinew_body_desc sinew_body_desc_default(void);
@@ -196,6 +205,20 @@ uint32_t sinew_body_get_particle_count(const sinew_body *body);
  * Refuses (changing nothing) an index out of range, an invalid material, or a
  * model that does not fit the kind of an element using it. */
 sinew_result sinew_body_set_material(sinew_body *body, uint32_t index, const sinew_material *material);
+
+/* Tears the body: cuts the distance constraints joining each pair of particles
+ * (pairs[2k], pairs[2k + 1], either order) and every bending hinge one of
+ * whose two triangles loses an edge. With a hierarchy (HPBD), the particles at the cut lose
+ * their parent links and coarse constraints, and so do their parents, level by
+ * level up the hierarchy (Müller 2008, section 8), so no coarse constraint
+ * bridges the cut. Takes effect at the next step; nothing is re-recorded and
+ * the colouring stays valid. Refuses (changing nothing) an index out of range
+ * or a pair that no distance constraint joins; a pair cut before counts as
+ * cut. A body with finite elements (GPBD) cannot be cut. *cut (may be NULL)
+ * receives the number of distance constraints cut by this call. A
+ * checkpoint records whether a body was cut: one taken after a cut loads only
+ * into a body cut the same way. Waits for pending work. */
+sinew_result sinew_body_cut(sinew_body *body, const uint32_t *pairs, uint32_t pair_count, uint32_t *cut);
 
 #ifdef __cplusplus
 }

@@ -60,6 +60,13 @@
  *                           vertices (element e, vertex j at 4e + j); reset
  *                           every substep
  *   MATERIAL  [m] GpuMaterial
+ *   Q         [n] vec4      HPBD: positions when the hierarchy's sweep began
+ *                           (corrections are prolongated, not positions)
+ *   HDIST     [h] GpuDistance  HPBD coarse constraints, by level then colour
+ *                           (unilateral; a == b marks one removed by a cut)
+ *   HNODE     [n] GpuNode   HPBD: every particle, coarsest level first; a
+ *                           level's particles are a prefix
+ *   HLINK     [l] GpuLink   HPBD parent links of the nodes
  *
  * Jacobi DELTA and ADJ slots: distance c at 2c, 2c+1; bend c at 2d + 4c + j;
  * element e at 2d + 4b + 4e + j.
@@ -80,7 +87,11 @@
 #define SINEW_BIND_ELEM 13
 #define SINEW_BIND_ZDISP 14
 #define SINEW_BIND_MATERIAL 15
-#define SINEW_BIND_COUNT 16
+#define SINEW_BIND_Q 16
+#define SINEW_BIND_HDIST 17
+#define SINEW_BIND_HNODE 18
+#define SINEW_BIND_HLINK 19
+#define SINEW_BIND_COUNT 20
 
 /* GPBD element kinds (the asset's enum sinew_element_kind). */
 #define SINEW_GPU_SPRING 0u
@@ -108,6 +119,20 @@ SINEW_STRUCT(GpuBend) {
     float compliance;  /* 1/(N m) */
     float pad0, pad1;
 } SINEW_END(GpuBend)
+
+/* HPBD: a particle of the hierarchy and its parents, HLINK[first, +count)
+ * (none on the coarsest level, or after a cut removed them). */
+SINEW_STRUCT(GpuNode) {
+    SINEW_UINT particle;
+    SINEW_UINT first;
+    SINEW_UINT count;
+    SINEW_UINT level;
+} SINEW_END(GpuNode)
+
+SINEW_STRUCT(GpuLink) {
+    SINEW_UINT parent;
+    float weight;
+} SINEW_END(GpuLink)
 
 /* A GPBD element. v: vertices (kind SPRING v.xy, TRIANGLE v.xyz, TET all).
  * r[j-1].xyz = row j-1 of the inverse rest shape matrix Dm^-1, so that
@@ -172,7 +197,8 @@ SINEW_STRUCT(GpuStats) {
 
 /* Push constants of every kernel. Threads [0, count) work on records
  * [first, first + count); constraint kernels run threads [count, count + count2)
- * on bends [first2, first2 + count2). */
+ * on bends [first2, first2 + count2). The contact kernel with first2 == 1
+ * works on the particles of HNODE[first, first + count) instead. */
 SINEW_STRUCT(GpuRange) {
     SINEW_UINT first;
     SINEW_UINT count;
@@ -191,6 +217,8 @@ _Static_assert(sizeof(GpuElement) == 80, "std430 layout");
 _Static_assert(sizeof(GpuMaterial) == 208, "std430 layout");
 _Static_assert(sizeof(GpuStats) == 48, "std430 layout");
 _Static_assert(sizeof(GpuRange) == 32, "push constants <= 128 bytes");
+_Static_assert(sizeof(GpuNode) == 16, "std430 layout");
+_Static_assert(sizeof(GpuLink) == 8, "std430 layout");
 #endif
 
 #endif

@@ -154,6 +154,25 @@ void sinew_asset_get_tets(const sinew_asset *asset, uint32_t *tets)
         }
 }
 
+void sinew_asset_get_positions(const sinew_asset *asset, float *xyz)
+{
+    SINEW_ASSERT(asset && (xyz || asset->particle_count == 0));
+    for (uint32_t i = 0; i < asset->particle_count; ++i) {
+        xyz[3 * i] = asset->particles[i].x;
+        xyz[3 * i + 1] = asset->particles[i].y;
+        xyz[3 * i + 2] = asset->particles[i].z;
+    }
+}
+
+void sinew_asset_get_distances(const sinew_asset *asset, uint32_t *pairs)
+{
+    SINEW_ASSERT(asset && (pairs || asset->distance_count == 0));
+    for (uint32_t c = 0; c < asset->distance_count; ++c) {
+        pairs[2 * c] = asset->distances[c].a;
+        pairs[2 * c + 1] = asset->distances[c].b;
+    }
+}
+
 sinew_result sinew_asset_get_material(const sinew_asset *asset, uint32_t index, sinew_material *out)
 {
     SINEW_ASSERT(asset && out);

@@ -252,6 +252,13 @@ static sinew_result create_pipelines(sinew_context *ctx)
     VK_TRY(ctx, vk->vkCreateFence(ctx->device, &fi, NULL, &ctx->transfer_fence));
 
     /* One binding model for every kernel: storage buffers 0..N-1, one push range. */
+    const VkPhysicalDeviceLimits *lim = &ctx->props.limits;
+    if (lim->maxPerStageDescriptorStorageBuffers < SINEW_BIND_COUNT ||
+        lim->maxDescriptorSetStorageBuffers < SINEW_BIND_COUNT)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "context",
+                          "%s allows %u storage buffers per stage and %u per set; sinew's kernels bind %u",
+                          ctx->props.deviceName, lim->maxPerStageDescriptorStorageBuffers,
+                          lim->maxDescriptorSetStorageBuffers, SINEW_BIND_COUNT);
     VkDescriptorSetLayoutBinding bindings[SINEW_BIND_COUNT];
     for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
         bindings[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,

@@ -24,6 +24,8 @@
     X(HEALTH, health)                     \
     X(GPBD_COLOUR, gpbd_colour)           \
     X(GPBD_JACOBI, gpbd_jacobi)           \
+    X(HPBD_PROJECT, hpbd_project)         \
+    X(HPBD_PROLONG, hpbd_prolong)         \
     X(COPY, copy)                         \
     X(EMPTY, empty)
 

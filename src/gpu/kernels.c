@@ -37,6 +37,12 @@ SINEW_SPIRV(gpbd_colour) {
 SINEW_SPIRV(gpbd_jacobi) {
 #include "gpbd_jacobi.spv.inc"
 };
+SINEW_SPIRV(hpbd_project) {
+#include "hpbd_project.spv.inc"
+};
+SINEW_SPIRV(hpbd_prolong) {
+#include "hpbd_prolong.spv.inc"
+};
 SINEW_SPIRV(copy) {
 #include "copy.spv.inc"
 };

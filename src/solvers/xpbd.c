@@ -1,6 +1,7 @@
-/* The step of every position-based solver, MATH.md sections 1-3: XPBD
+/* The step of every position-based solver, MATH.md sections 1-4: XPBD
  * (Macklin, Müller and Chentanez 2016) and Generalized PBD element updates,
- * colour-batched Gauss-Seidel or Jacobi with per-particle gather. The
+ * colour-batched Gauss-Seidel or Jacobi with per-particle gather, and the
+ * coarse-to-fine sweep of Hierarchical PBD (Müller 2008, section 7). The
  * recording reads like the algorithm: dispatch, barrier, dispatch. */
 #include "../body.h"
 
@@ -42,9 +43,16 @@ static void record_colour(sinew_body *b, sinew_recorder *r, uint32_t c)
 }
 
 /* Forward over the colours; the symmetric solver then comes back, leaving out
- * the last colour, which a second projection in a row would not move. */
-static void record_gauss_seidel(sinew_body *b, sinew_recorder *r)
+ * the last colour, which a second projection in a row would not move. HPBD
+ * runs every second iteration backwards (the paper: two iterations, the
+ * second in the opposite order). */
+static void record_gauss_seidel(sinew_body *b, sinew_recorder *r, uint32_t iteration)
 {
+    if (b->desc.solver == SINEW_SOLVER_HPBD && iteration % 2 == 1) {
+        for (uint32_t c = b->colour_count; c-- > 0;)
+            record_colour(b, r, c);
+        return;
+    }
     for (uint32_t c = 0; c < b->colour_count; c++)
         record_colour(b, r, c);
     if (b->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && b->colour_count > 1)
@@ -78,6 +86,55 @@ static void record_jacobi(sinew_body *b, sinew_recorder *r)
                 16ull * slots + (16ull + 16 + 8) * b->particle_count + 20ull * slots;
 }
 
+/* Contacts of the particles of one level: HNODE[0, count). */
+static void record_level_contacts(sinew_body *b, sinew_recorder *r, uint32_t count)
+{
+    GpuRange range = {0, count, 1};
+    sinew_record_dispatch(r, SINEW_KERNEL_COLLIDE, count, &range, sizeof range);
+    sinew_record_barrier(r);
+    r->bytes += (uint64_t)(BYTES_COLLIDE + 16) * count;
+}
+
+/* Particles of `level` that no coarser level holds take their parents'
+ * corrections. */
+static void record_prolongation(sinew_body *b, sinew_recorder *r, uint32_t level)
+{
+    uint32_t first = b->levels[level + 1].particle_count;
+    GpuRange range = {first, b->levels[level].particle_count - first};
+    sinew_record_dispatch(r, SINEW_KERNEL_HPBD_PROLONG, range.count, &range, sizeof range);
+    sinew_record_barrier(r);
+    /* node 16, own position 16 + 16, per link 8 + parent's position and q 32 */
+    uint64_t links = 0;
+    for (uint32_t i = first; i < first + range.count; i++)
+        links += b->nodes[i].count;
+    r->bytes += 48ull * range.count + 40ull * links;
+}
+
+/* Müller 2008, section 7: save q, then from the coarsest level down to level 1
+ * sweep the level's coarse constraints colour by colour with its particles'
+ * contacts, prolongating the corrections to each finer level, and finally to
+ * level 0 (whose own iterations follow). */
+static void record_hierarchy(sinew_body *b, sinew_recorder *r)
+{
+    const uint64_t n = b->particle_count;
+    sinew_record_copy(r, &b->buffers[SINEW_BIND_POS], 0, &b->buffers[SINEW_BIND_Q], 0, 16 * n);
+    r->bytes += 32 * n;
+    for (uint32_t level = b->level_count - 1; level >= 1; level--) {
+        const sinew_level_rec *lv = &b->levels[level];
+        if (level + 1 < b->level_count)
+            record_prolongation(b, r, level);
+        for (uint32_t it = 0; it < b->desc.level_iterations; it++)
+            for (uint32_t c = lv->colour_begin; c < lv->colour_begin + lv->colour_count; c++) {
+                GpuRange range = {b->hcolours[c].begin, b->hcolours[c].count};
+                sinew_record_dispatch(r, SINEW_KERNEL_HPBD_PROJECT, range.count, &range, sizeof range);
+                sinew_record_barrier(r);
+                r->bytes += (uint64_t)(BYTES_DISTANCE - 8) * range.count;
+            }
+        record_level_contacts(b, r, lv->particle_count);
+    }
+    record_prolongation(b, r, 0);
+}
+
 void sinew_xpbd_record(sinew_body *b, sinew_recorder *r)
 {
     const uint32_t n = b->particle_count;
@@ -91,12 +148,16 @@ void sinew_xpbd_record(sinew_body *b, sinew_recorder *r)
         sinew_record_barrier(r);
         r->bytes += 4ull * (b->distance_count + b->bend_count) + (uint64_t)BYTES_PREDICT * n;
         sinew_record_timestamp(r, SINEW_PHASE_PREDICT);
+        if (b->level_count) {
+            record_hierarchy(b, r);
+            sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
+        }
         for (uint32_t it = 0; it < b->desc.iterations; it++) {
             if (b->desc.solver == SINEW_SOLVER_XPBD_JACOBI || b->desc.solver == SINEW_SOLVER_GPBD_JACOBI) {
                 record_jacobi(b, r);
             } else {
                 record_element_colours(b, r);
-                record_gauss_seidel(b, r);
+                record_gauss_seidel(b, r, it);
             }
             sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
             sinew_record_dispatch(r, SINEW_KERNEL_COLLIDE, n, &particles, sizeof particles);

@@ -24,6 +24,7 @@ struct xpbd_ref {
     GpuElement *elem;           /* GPBD elements and materials, as the device has them */
     GpuMaterial *mat;
     double *z;                  /* 12 per element: displacement at each vertex */
+    double *q;                  /* 3n: HPBD positions before the hierarchy's sweep */
     long long newton_iterations; /* summed over the last step */
 };
 
@@ -48,6 +49,7 @@ xpbd_ref *xpbd_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     r->elem = calloc(a->element_count + 1, sizeof *r->elem);
     r->mat = calloc(a->material_count + 1, sizeof *r->mat);
     r->z = calloc(12 * (size_t)a->element_count + 1, sizeof(double));
+    r->q = calloc(3 * (size_t)n + 1, sizeof(double));
     for (uint32_t e = 0; e < a->element_count; e++)
         r->elem[e] = sinew_gpbd_element(&a->elements[e]);
     for (uint32_t q = 0; q < a->material_count; q++)
@@ -101,7 +103,7 @@ void xpbd_ref_destroy(xpbd_ref *r)
         return;
     free(r->x); free(r->w); free(r->prev); free(r->v); free(r->alpha); free(r->lambda);
     free(r->angle); free(r->delta); free(r->adj_start); free(r->adj);
-    free(r->elem); free(r->mat); free(r->z);
+    free(r->elem); free(r->mat); free(r->z); free(r->q);
     free(r);
 }
 
@@ -177,12 +179,12 @@ static void friction(const xpbd_ref *r, double *p, const double *x0, const doubl
         p[k] -= t[k] * s;
 }
 
-static void collide(xpbd_ref *r, const sinew_step_params *sp)
+static void collide_particle(xpbd_ref *r, const sinew_step_params *sp, uint32_t i)
 {
     double off = sp->contact_offset;
-    for (uint32_t i = 0; i < r->n; i++) {
+    {
         if (r->w[i] == 0.0)
-            continue;
+            return;
         double *p = &r->x[3 * i];
         const double *x0 = &r->prev[3 * i];
         if (sp->ground && p[1] < sp->ground_height + off) {
@@ -208,6 +210,57 @@ static void collide(xpbd_ref *r, const sinew_step_params *sp)
             }
         }
     }
+}
+
+static void collide(xpbd_ref *r, const sinew_step_params *sp)
+{
+    for (uint32_t i = 0; i < r->n; i++)
+        collide_particle(r, sp, i);
+}
+
+/* HPBD (Müller 2008, section 7), as shaders/hpbd_*.comp and record_hierarchy. */
+static void prolongate(xpbd_ref *r, uint32_t level)
+{
+    const sinew_asset *a = r->a;
+    for (uint32_t k = a->levels[level + 1].particle_count; k < a->levels[level].particle_count; k++) {
+        const sinew_node_rec *v = &a->nodes[k];
+        if (r->w[v->particle] == 0.0)
+            continue;
+        double dp[3] = {0, 0, 0};
+        for (uint32_t j = v->link_begin; j < v->link_begin + v->link_count; j++)
+            for (int c = 0; c < 3; c++)
+                dp[c] += a->links[j].weight * (r->x[3 * a->links[j].parent + c] - r->q[3 * a->links[j].parent + c]);
+        for (int c = 0; c < 3; c++)
+            r->x[3 * v->particle + c] += dp[c];
+    }
+}
+
+static void hierarchy(xpbd_ref *r, const sinew_step_params *sp)
+{
+    const sinew_asset *a = r->a;
+    memcpy(r->q, r->x, 3 * sizeof(double) * r->n);
+    for (uint32_t level = a->level_count - 1; level >= 1; level--) {
+        const sinew_level_rec *lv = &a->levels[level];
+        if (level + 1 < a->level_count)
+            prolongate(r, level);
+        for (uint32_t it = 0; it < r->desc.level_iterations; it++)
+            for (uint32_t c = lv->distance_begin; c < lv->distance_begin + lv->distance_count; c++) {
+                const sinew_distance_rec *d = &a->hdistances[c];
+                double *pa = &r->x[3 * d->a], *pb = &r->x[3 * d->b], e[3];
+                double w = r->w[d->a] + r->w[d->b];
+                sinew_v3_sub(pa, pb, e);
+                double len = sqrt(sinew_v3_dot(e, e)), cv = len - d->rest;
+                if (cv <= 0.0 || w == 0.0 || len < 1e-9)
+                    continue;
+                for (int k = 0; k < 3; k++) {
+                    pa[k] -= r->w[d->a] * cv / w * e[k] / len;
+                    pb[k] += r->w[d->b] * cv / w * e[k] / len;
+                }
+            }
+        for (uint32_t k = 0; k < lv->particle_count; k++)
+            collide_particle(r, sp, a->nodes[k].particle);
+    }
+    prolongate(r, 0);
 }
 
 /* GPBD update of element e at the current positions. Gauss-Seidel (dx_out
@@ -269,17 +322,21 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
                 r->x[3 * i + k] += h * r->v[3 * i + k];
             }
         }
+        if (r->desc.solver == SINEW_SOLVER_HPBD)
+            hierarchy(r, sp);
         for (uint32_t it = 0; it < r->desc.iterations; it++) {
             if (!jacobi) {
                 for (uint32_t q = 0; q < a->element_colour_count; q++)
                     for (uint32_t e = a->element_colours[q].begin;
                          e < a->element_colours[q].begin + a->element_colours[q].count; e++)
                         update_element(r, e, h, NULL);
-                /* Forward; the symmetric solver comes back without the last colour. */
+                /* Forward; the symmetric solver comes back without the last
+                 * colour; HPBD runs every second iteration backwards. */
                 uint32_t nc = a->colour_count;
                 uint32_t sweep = r->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && nc ? 2 * nc - 1 : nc;
+                int backwards = r->desc.solver == SINEW_SOLVER_HPBD && it % 2 == 1;
                 for (uint32_t q = 0; q < sweep; q++) {
-                    const sinew_colour_rec *cr = &a->colours[q < nc ? q : 2 * nc - 2 - q];
+                    const sinew_colour_rec *cr = &a->colours[backwards ? nc - 1 - q : q < nc ? q : 2 * nc - 2 - q];
                     for (uint32_t c = cr->distance_begin; c < cr->distance_begin + cr->distance_count; c++) {
                         double da[3], db[3];
                         if (!project_distance(r, c, inv_h2, da, db))

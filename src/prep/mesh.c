@@ -1,6 +1,7 @@
 /* Mesh files and the grid generator: reading a file and choosing its reader
  * (ours for OBJ and OFF, assimp for the rest where built with it), writing OBJ,
- * a regular quad grid, and the text scanning both readers share. */
+ * a regular quad grid, quads split into triangles, and the text scanning both
+ * readers share. */
 #include "mesh.h"
 #include "mesh_text.h"
 
@@ -279,5 +280,147 @@ sinew_result sinew_mesh_grid(uint32_t nx, uint32_t ny, double size_x, double siz
         }
     }
     out->face_offsets[fcount] = 4 * fcount;
+    return SINEW_RESULT_OK;
+}
+
+/* ------------------------------------------------------------ quads to triangles */
+
+typedef struct quad_edge {
+    uint64_t key; /* min << 32 | max of the edge's vertices */
+    uint32_t quad;
+} quad_edge;
+
+static int by_key(const void *pa, const void *pb)
+{
+    const quad_edge *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return (a->quad > b->quad) - (a->quad < b->quad);
+}
+
+/* Two-colours the quads breadth first through their shared edges: quads
+ * sorted by edge find their neighbours in runs of equal keys, each entry
+ * joined to the next one of its run. colour[q] is 0 or 1. */
+static int colour_quads(const sinew_mesh *m, const uint32_t *quad_face, uint32_t quads, uint8_t *colour)
+{
+    quad_edge *e = malloc(sizeof *e * 4 * (size_t)quads);
+    uint32_t *begin = calloc((size_t)quads + 1, sizeof *begin);
+    uint32_t *next = malloc(sizeof *next * 8 * (size_t)quads);
+    uint32_t *queue = malloc(sizeof *queue * (size_t)quads);
+    int ok = e && begin && next && queue;
+    if (ok) {
+        for (uint32_t q = 0; q < quads; q++) {
+            const uint32_t *v = m->face_indices + m->face_offsets[quad_face[q]];
+            for (int k = 0; k < 4; k++) {
+                uint32_t a = v[k], b = v[(k + 1) % 4];
+                e[4 * q + k] = (quad_edge){a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a, q};
+            }
+        }
+        qsort(e, 4 * (size_t)quads, sizeof *e, by_key);
+        /* Neighbour lists in CSR: counted, then filled through moving cursors. */
+        for (int fill = 0; fill < 2; fill++) {
+            for (size_t i = 0; i + 1 < 4 * (size_t)quads; i++) {
+                uint32_t p = e[i].quad, q = e[i + 1].quad;
+                if (e[i].key != e[i + 1].key || p == q)
+                    continue;
+                if (fill) {
+                    next[begin[p]++] = q;
+                    next[begin[q]++] = p;
+                } else {
+                    begin[p + 1]++;
+                    begin[q + 1]++;
+                }
+            }
+            if (!fill)
+                for (uint32_t q = 0; q < quads; q++)
+                    begin[q + 1] += begin[q];
+        }
+        for (uint32_t q = quads; q > 0; q--)
+            begin[q] = begin[q - 1];
+        begin[0] = 0;
+        memset(colour, 0xff, quads);
+        for (uint32_t s = 0; s < quads; s++) {
+            if (colour[s] != 0xff)
+                continue;
+            uint32_t head = 0, tail = 0;
+            colour[s] = 0;
+            queue[tail++] = s;
+            while (head < tail) {
+                uint32_t q = queue[head++];
+                for (uint32_t k = begin[q]; k < begin[q + 1]; k++)
+                    if (colour[next[k]] == 0xff) {
+                        colour[next[k]] = (uint8_t)(1 - colour[q]);
+                        queue[tail++] = next[k];
+                    }
+            }
+        }
+    }
+    free(e);
+    free(begin);
+    free(next);
+    free(queue);
+    return ok;
+}
+
+sinew_result sinew_mesh_triangulate_quads(sinew_mesh *m)
+{
+    SINEW_ASSERT(m);
+    uint32_t quads = 0;
+    for (uint32_t f = 0; f < m->face_count; f++) {
+        if (m->face_offsets[f + 1] < m->face_offsets[f])
+            return SINEW_RESULT_ERROR_BAD_MESH;
+        quads += m->face_offsets[f + 1] - m->face_offsets[f] == 4;
+    }
+    if (quads == 0)
+        return SINEW_RESULT_OK;
+    if ((uint64_t)m->face_count + quads > SINEW_MESH_MAX_FACES)
+        return SINEW_RESULT_ERROR_LIMIT;
+    uint32_t faces = m->face_count + quads, indices = m->face_offsets[m->face_count] + 2 * quads;
+    uint32_t *quad_face = malloc(sizeof *quad_face * quads);
+    uint8_t *colour = malloc(quads);
+    uint32_t *offsets = malloc(sizeof *offsets * ((size_t)faces + 1));
+    uint32_t *out = malloc(sizeof *out * (size_t)indices);
+    int ok = quad_face && colour && offsets && out;
+    if (ok) {
+        uint32_t q = 0;
+        for (uint32_t f = 0; f < m->face_count; f++)
+            if (m->face_offsets[f + 1] - m->face_offsets[f] == 4)
+                quad_face[q++] = f;
+        ok = colour_quads(m, quad_face, quads, colour);
+    }
+    if (!ok) {
+        free(quad_face);
+        free(colour);
+        free(offsets);
+        free(out);
+        return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    /* Colour 0 splits along v0-v2, colour 1 along v1-v3. */
+    static const uint8_t split[2][6] = {{0, 1, 2, 0, 2, 3}, {0, 1, 3, 1, 2, 3}};
+    uint32_t g = 0, k = 0, q = 0;
+    for (uint32_t f = 0; f < m->face_count; f++) {
+        const uint32_t *v = m->face_indices + m->face_offsets[f];
+        uint32_t count = m->face_offsets[f + 1] - m->face_offsets[f];
+        if (count == 4) {
+            const uint8_t *s = split[colour[q++]];
+            for (int t = 0; t < 2; t++) {
+                offsets[g++] = k;
+                for (int c = 0; c < 3; c++)
+                    out[k++] = v[s[3 * t + c]];
+            }
+        } else {
+            offsets[g++] = k;
+            memcpy(out + k, v, sizeof *out * count);
+            k += count;
+        }
+    }
+    offsets[g] = k;
+    free(quad_face);
+    free(colour);
+    free(m->face_offsets);
+    free(m->face_indices);
+    m->face_offsets = offsets;
+    m->face_indices = out;
+    m->face_count = faces;
     return SINEW_RESULT_OK;
 }

@@ -1,6 +1,6 @@
 /* Polygon surface meshes for the offline tools: readers for OBJ and OFF (both
  * safe for untrusted input), other formats through assimp where the build has
- * it, and a regular grid generator.
+ * it, a regular grid generator, and the splitting of quads into triangles.
  *
  * Faces are kept as polygons (CSR: face f has indices[offsets[f] .. offsets[f+1])),
  * so quads stay quads and later stages can tell edges from diagonals.
@@ -58,5 +58,19 @@ typedef enum sinew_grid_plane { SINEW_GRID_XZ = 0, SINEW_GRID_XY = 1 } sinew_gri
  * origin in the chosen plane. Vertex (i, j) has index j * nx + i; i runs along x. */
 sinew_result sinew_mesh_grid(uint32_t nx, uint32_t ny, double size_x, double size_y,
                              sinew_grid_plane plane, const double origin[3], sinew_mesh *out);
+
+/* Splits every quad of m into two triangles along one of its diagonals, the
+ * diagonals alternating from quad to quad across shared edges, so that a grid
+ * of sinew_mesh_grid becomes a checkerboard of diagonals rather than one of
+ * diagonals all leaning the same way. Quad (v0 v1 v2 v3) becomes (v0 v1 v2),
+ * (v0 v2 v3) or (v0 v1 v3), (v1 v2 v3), keeping its winding; which one, by a
+ * breadth-first two-colouring of the quads through their shared edges from
+ * the first quad of each connected patch. Where the quads' adjacency has odd
+ * cycles (around a vertex shared by an odd number of quads) the first colour
+ * given stands. The pattern, not the shape, picks the diagonal: a concave quad
+ * may be split outside itself. Triangles and other polygons are kept as they
+ * are, in place. Fails with OUT_OF_HOST_MEMORY, LIMIT past 2^26 faces, or
+ * BAD_MESH for decreasing face offsets, leaving m unchanged. */
+sinew_result sinew_mesh_triangulate_quads(sinew_mesh *m);
 
 #endif

@@ -142,6 +142,42 @@ if(NOT CJSON_FOUND)
   set_tests_properties(tool_prep_fabric_membrane tool_prep_bad_fabric PROPERTIES DISABLED ON)
 endif()
 
+# The particle hierarchy of Hierarchical PBD on a triangulated grid: sinew-prep
+# prints its levels, and sinew-info reads them back from the file (no device
+# needed): the 33 x 33 grid keeps about every other particle of each row and
+# column on level 1 (290 of 1089), and the coarse levels, triangle meshes too,
+# have somewhat under three constraints per particle. Rest-pose lengths and
+# k = 3 on a quad grid with shear; bad values exit 2, an asset of which no
+# level 1 can be made exits 1 with the reason.
+add_test(NAME tool_prep_hierarchy
+  COMMAND sh -c "'${PREP}' --grid 33x33 --triangulate --no-shear --hierarchy 5 -o '${OUT}/hierarchy.snw' && \
+'$<TARGET_FILE:sinew-info>' '${OUT}/hierarchy.snw'")
+set_tests_properties(tool_prep_hierarchy PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "2048 triangles, 3136 stretch \\+ 0 shear.*hierarchy: 5 levels .k = 2, geodesic rest lengths., 2657 parent links\n +level +particles +constraints +colours\n +0 +1089 +3136 +[0-9]+\n +1 +290 +800 +[0-9]+\n +2 +90 +226 +[0-9]+\n +3 +37 +78 +[0-9]+\n +4 +17 +31 +[0-9]+\n.*hierarchy: +5 levels, geodesic rest lengths, 2657 parent links\n.*\n +4 +17 +31 +[0-9]+"
+  FAIL_REGULAR_EXPRESSION "sinew (error|warning)")
+add_test(NAME tool_prep_hierarchy_pose
+  COMMAND sh -c "'${PREP}' --grid 20x20 --hierarchy 6 --hierarchy-k 3 --hierarchy-rest pose --hierarchy-min 100 \
+-o '${OUT}/hierarchy-pose.snw' && '$<TARGET_FILE:sinew-info>' '${OUT}/hierarchy-pose.snw'")
+set_tests_properties(tool_prep_hierarchy_pose PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "hierarchy: [23] levels .k = 3, rest-pose rest lengths.*0 +400 +1482 .*hierarchy: +[23] levels, rest-pose rest lengths"
+  FAIL_REGULAR_EXPRESSION "sinew (error|warning)")
+foreach(bad "levels;--hierarchy 1;--hierarchy 1: LEVELS must be in 2..32"
+            "levels_33;--hierarchy 33;--hierarchy 33: LEVELS must be in 2..32"
+            "k;--hierarchy 4 --hierarchy-k 0;--hierarchy-k must be >= 1"
+            "rest;--hierarchy 4 --hierarchy-rest banana;--hierarchy-rest: \"banana\" is not geodesic or pose"
+            "alone;--hierarchy-min 5;apply with --hierarchy LEVELS")
+  list(GET bad 0 name)
+  list(GET bad 1 args)
+  list(GET bad 2 message)
+  add_test(NAME tool_prep_hierarchy_bad_${name}
+    COMMAND sh -c "'${PREP}' --grid 8x8 ${args} -o '${OUT}/x.snw'; test $? -eq 2")
+  set_tests_properties(tool_prep_hierarchy_bad_${name} PROPERTIES LABELS cpu PASS_REGULAR_EXPRESSION "${message}")
+endforeach()
+add_test(NAME tool_prep_hierarchy_impossible
+  COMMAND sh -c "'${PREP}' --grid 2x2 --no-shear --hierarchy 3 --hierarchy-k 3 -o '${OUT}/x.snw'; test $? -eq 1")
+set_tests_properties(tool_prep_hierarchy_impossible PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "hierarchy: the asset cannot be coarsened: level 1 would keep 4 of its 4 particles.*grid: hierarchy: invalid argument")
+
 # Soft bodies (GPBD tetrahedra), each read back by sinew-info: a generated box
 # (6 tetrahedra per cell), a Gmsh file (binary 4.1) with its options, and a real
 # closed surface (CGAL's sphere) tetrahedralised by TetGen (skipped, 77,

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "asset/asset.h" /* sinew_material_model_name */
+#include "asset/asset.h" /* sinew_material_model_name, the hierarchy's levels */
 
 static const char *const usage =
     "usage: sinew-info [--device NAME|INDEX] [--validation]   the Vulkan devices\n"
@@ -56,6 +56,17 @@ static int print_asset(const char *path)
     }
     if (info.tet_count)
         printf("rest volume:       %g m^3\n", (double)info.rest_volume);
+    if (asset->level_count) {
+        printf("hierarchy:         %u levels, %s rest lengths, %u parent links\n", asset->level_count,
+               asset->levels[0].rest == SINEW_HIERARCHY_REST_GEODESIC ? "geodesic" : "rest-pose", asset->link_count);
+        printf("  level  particles  constraints  colours\n");
+        for (uint32_t l = 0; l < asset->level_count; ++l) {
+            const sinew_level_rec *v = &asset->levels[l];
+            /* Level 0 solves the body's own constraints. */
+            printf("  %5u  %9u  %11u  %7u\n", l, v->particle_count, l ? v->distance_count : info.distance_count,
+                   l ? v->colour_count : info.colour_count);
+        }
+    }
     if (info.material_count) {
         printf("materials:         %u\n", info.material_count);
         for (uint32_t i = 0; i < info.material_count; ++i) {

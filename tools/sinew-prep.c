@@ -1,4 +1,5 @@
-/* sinew-prep: mesh (or generated grid) -> cloth asset (.snw). */
+/* sinew-prep: mesh (or generated grid) -> cloth asset (.snw), with the particle
+ * hierarchy of Hierarchical PBD on request. */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/sinew.h>
 
@@ -13,6 +14,7 @@
 #include "cli.h"
 #include "prep/cloth.h"
 #include "prep/fabric.h"
+#include "prep/hierarchy.h"
 #include "prep_soft.h"
 
 static const char *const usage =
@@ -39,10 +41,28 @@ static const char *const usage =
     "      --pin-top F           pin vertices within fraction F of the height below the top\n"
     "      --no-shear            no diagonal constraints\n"
     "      --no-bending          no bending constraints\n"
+    "      --triangulate         split quads into triangles first, the diagonals in a\n"
+    "                            checkerboard (--grid 64x64 --triangulate --no-shear:\n"
+    "                            a cloth of a triangle mesh)\n"
     "      --colouring balanced|greedy   (default balanced)\n"
     "      --compare-colouring   print colour counts of both methods\n"
     "  -q, --quiet               errors only\n"
     "  -h, --help                this text\n";
+
+/* The defaults are the library's (sinew_hierarchy_options_default). */
+static void print_hierarchy_help(const sinew_hierarchy_options *o)
+{
+    printf("\n"
+           "Particle hierarchy for Hierarchical PBD (Mueller 2008), built from the distance\n"
+           "constraints; a table of the levels is printed (particles, constraints, colours):\n"
+           "      --hierarchy LEVELS    at most LEVELS levels, level 0 included (2..%u)\n"
+           "      --hierarchy-k K       parents of each fine particle, >= 1 (default %u)\n"
+           "      --hierarchy-min N     stop after a level of N particles or fewer (default %u)\n"
+           "      --hierarchy-rest geodesic|pose   coarse rest lengths: the sum of the collapsed\n"
+           "                            ones, or the distance in the rest pose (default %s)\n",
+           SINEW_ASSET_MAX_LEVELS, o->k, o->min_particles,
+           o->rest == SINEW_HIERARCHY_REST_GEODESIC ? "geodesic" : "pose");
+}
 
 /* The defaults are the library's (sinew_cloth_options_default), printed from it. */
 static void print_element_help(const sinew_cloth_options *o)
@@ -90,6 +110,15 @@ static int parse_pins(const char *text, uint32_t **pins, uint32_t *count)
         p = *end ? end + 1 : end;
     }
     return 1;
+}
+
+static void print_hierarchy(const sinew_hierarchy_report *r, const sinew_hierarchy_options *o)
+{
+    printf("hierarchy: %u levels (k = %u, %s rest lengths), %u parent links\n", r->level_count, o->k,
+           o->rest == SINEW_HIERARCHY_REST_GEODESIC ? "geodesic" : "rest-pose", r->links);
+    printf("  level  particles  constraints  colours\n");
+    for (uint32_t l = 0; l < r->level_count; l++)
+        printf("  %5u  %9u  %11u  %7u\n", l, r->particles[l], r->constraints[l], r->colours[l]);
 }
 
 static void print_colouring(const char *name, const sinew_colouring *c)
@@ -227,7 +256,7 @@ int main(int argc, char **argv)
     const char *t = "sinew-prep", *mesh_path = NULL, *out = NULL;
     unsigned grid[2] = {0, 0};
     double size[2] = {1.0, 1.0}, height = 1.0, scale = 1.0, translate[3] = {0, 0, 0}, box[6];
-    int plane_xy = 0, pin_corners = 0, compare = 0, quiet = 0;
+    int plane_xy = 0, pin_corners = 0, compare = 0, quiet = 0, triangulate = 0;
     uint32_t *pins = NULL, pin_count = 0;
     sinew_cloth_options opt = sinew_cloth_options_default();
     int status = 2;
@@ -235,12 +264,16 @@ int main(int argc, char **argv)
     double youngs = opt.membrane_material.youngs_modulus, poisson = opt.membrane_material.poisson_ratio;
     double thickness = opt.membrane_material.thickness;
     int stvk_options = 0, density_given = 0;
+    sinew_hierarchy_options hopt = sinew_hierarchy_options_default();
+    unsigned levels = 0, hierarchy_k = hopt.k, hierarchy_min = hopt.min_particles;
+    int hierarchy_options = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1, used = 1;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
+            print_hierarchy_help(&hopt);
             print_element_help(&opt);
             prep_soft_help();
             free(pins);
@@ -324,6 +357,26 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--no-bending")) {
             opt.bending = 0;
             used = 0;
+        } else if (!strcmp(a, "--triangulate")) {
+            triangulate = 1;
+            used = 0;
+        } else if (!strcmp(a, "--hierarchy")) {
+            ok = cli_uint(t, a, v, 1u << 20, &levels) &&
+                 ((levels >= 2 && levels <= SINEW_ASSET_MAX_LEVELS) ||
+                  cli_error(t, "%s %s: LEVELS must be in 2..32 (level 0 included)", a, v));
+        } else if (!strcmp(a, "--hierarchy-k")) {
+            ok = cli_uint(t, a, v, 1u << 20, &hierarchy_k) &&
+                 (hierarchy_k >= 1 || cli_error(t, "%s must be >= 1%s", a, ""));
+            hierarchy_options = 1;
+        } else if (!strcmp(a, "--hierarchy-min")) {
+            ok = cli_uint(t, a, v, SINEW_ASSET_MAX_PARTICLES, &hierarchy_min);
+            hierarchy_options = 1;
+        } else if (!strcmp(a, "--hierarchy-rest")) {
+            ok = v && (!strcmp(v, "geodesic") || !strcmp(v, "pose"));
+            if (!ok)
+                cli_error(t, "--hierarchy-rest: \"%s\" is not geodesic or pose%s", v ? v : "", "");
+            hopt.rest = ok && !strcmp(v, "pose") ? SINEW_HIERARCHY_REST_POSE : SINEW_HIERARCHY_REST_GEODESIC;
+            hierarchy_options = 1;
         } else if (!strcmp(a, "--colouring")) {
             ok = v && (!strcmp(v, "balanced") || !strcmp(v, "greedy"));
             if (!ok)
@@ -354,6 +407,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: --pin-corners applies to --grid only; use --pin or --pin-box\n", t);
         goto done;
     }
+    if (hierarchy_options && !levels) {
+        fprintf(stderr, "%s: --hierarchy-k, --hierarchy-min and --hierarchy-rest apply with --hierarchy LEVELS\n"
+                "(try %s --help)\n", t, t);
+        goto done;
+    }
+    hopt.max_levels = levels;
+    hopt.k = hierarchy_k;
+    hopt.min_particles = hierarchy_min;
+    hopt.colouring = opt.colouring;
     if (stvk_options && (opt.membrane != SINEW_MATERIAL_STVK || fabric)) {
         fprintf(stderr, "%s: --youngs, --poisson and --thickness apply to --membrane stvk\n", t);
         goto done;
@@ -390,8 +452,11 @@ int main(int argc, char **argv)
     } else {
         r = read_mesh_isolated(mesh_path, &lg, &mesh);
     }
+    if (r == SINEW_RESULT_OK && triangulate)
+        r = sinew_mesh_triangulate_quads(&mesh);
     if (r != SINEW_RESULT_OK) {
         fprintf(stderr, "%s: %s: %s\n", t, mesh_path ? mesh_path : "grid", sinew_result_string(r));
+        sinew_mesh_free(&mesh);
         goto done;
     }
     for (uint32_t i = 0; i < mesh.vertex_count; i++)
@@ -412,6 +477,15 @@ int main(int argc, char **argv)
     }
     if (compare)
         compare_colourings(asset);
+    sinew_hierarchy_report hierarchy;
+    if (levels) {
+        r = sinew_hierarchy_build(asset, &hopt, &lg, &hierarchy);
+        if (r != SINEW_RESULT_OK) {
+            fprintf(stderr, "%s: %s: hierarchy: %s\n", t, mesh_path ? mesh_path : "grid", sinew_result_string(r));
+            sinew_asset_destroy(asset);
+            goto done;
+        }
+    }
     r = sinew_asset_write(asset, out, &lg);
     if (r == SINEW_RESULT_OK) {
         sinew_asset_info info = sinew_asset_get_info(asset);
@@ -425,6 +499,8 @@ int main(int argc, char **argv)
             printf("  %u membrane + %u spring elements in %u colours, %u materials%s%s\n", report.membrane_count,
                    report.spring_count, report.element_colour_count, info.material_count,
                    fabric ? ", fabric " : "", fabric ? fabric : "");
+        if (!quiet && levels)
+            print_hierarchy(&hierarchy, &hopt);
         status = 0;
     }
     sinew_asset_destroy(asset);

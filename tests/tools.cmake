@@ -150,7 +150,7 @@ endif()
 # k = 3 on a quad grid with shear; bad values exit 2, an asset of which no
 # level 1 can be made exits 1 with the reason.
 add_test(NAME tool_prep_hierarchy
-  COMMAND sh -c "'${PREP}' --grid 33x33 --triangulate --no-shear --hierarchy 5 -o '${OUT}/hierarchy.snw' && \
+  COMMAND sh -c "'${PREP}' --grid 33x33 --triangulate --no-shear --hierarchy 5 --hierarchy-rest geodesic -o '${OUT}/hierarchy.snw' && \
 '$<TARGET_FILE:sinew-info>' '${OUT}/hierarchy.snw'")
 set_tests_properties(tool_prep_hierarchy PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "2048 triangles, 3136 stretch \\+ 0 shear.*hierarchy: 5 levels .k = 2, geodesic rest lengths., 2657 parent links\n +level +particles +constraints +colours\n +0 +1089 +3136 +[0-9]+\n +1 +290 +800 +[0-9]+\n +2 +90 +226 +[0-9]+\n +3 +37 +78 +[0-9]+\n +4 +17 +31 +[0-9]+\n.*hierarchy: +5 levels, geodesic rest lengths, 2657 parent links\n.*\n +4 +17 +31 +[0-9]+"

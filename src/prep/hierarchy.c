@@ -63,7 +63,7 @@ sinew_hierarchy_options sinew_hierarchy_options_default(void)
     o.k = 2;
     o.max_levels = 5;
     o.min_particles = 16;
-    o.rest = SINEW_HIERARCHY_REST_GEODESIC;
+    o.rest = SINEW_HIERARCHY_REST_POSE;
     o.epsilon = 1e-4;
     o.colouring = SINEW_COLOURING_BALANCED;
     return o;

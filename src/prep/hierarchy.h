@@ -10,7 +10,9 @@
  * keeps > k. A fine particle's parents are its coarse neighbours, weighted
  * 1 / (d + eps) by rest distance and normalised. Coarse constraints: the
  * level's edges with each fine particle collapsed into the coarse neighbour
- * nearest the average of its coarse neighbours (rest positions); an edge to a
+ * nearest the average of its coarse neighbours (rest positions), among those
+ * whose collapse leaves every edge on a triangle when there are such (the
+ * paper's rule alone can strand a boundary edge; hierarchy.c); an edge to a
  * particle the target already touches is dropped, others are redirected, with
  * the rest length the sum of the two collapsed ones (geodesic) or the rest-pose
  * distance. Disconnected pieces are handled in the same sweep. Levels are added
@@ -28,7 +30,9 @@ typedef struct sinew_hierarchy_options {
     uint32_t k;               /* parents each fine particle keeps, >= 1 (default 2) */
     uint32_t max_levels;      /* levels including level 0, 2..SINEW_ASSET_MAX_LEVELS (default 5) */
     uint32_t min_particles;   /* stop once a level has this many particles or fewer (default 16) */
-    uint32_t rest;            /* enum sinew_hierarchy_rest (default GEODESIC) */
+    /* enum sinew_hierarchy_rest (default REST_POSE: on a flat hanging cloth the
+     * geodesic lengths, longer than the straight ones, grip late; docs/hpbd.md) */
+    uint32_t rest;
     /* eps of the weights, as a fraction of the mean rest length of the level-0
      * constraints (default 1e-4): a particle at a parent's place gives that
      * parent a weight of at least 1 - about 1e-4. */

@@ -430,6 +430,26 @@ static void json_shape(FILE *f, const char *key, const soft_shape *s, long step,
     fprintf(f, "\"inverted_tets\": %u, \"finite\": %s}%s\n", s->inverted, s->finite ? "true" : "false", sep);
 }
 
+/* Elongation l / L - 1 of the cloth's distance constraints at positions xyz
+ * (L: the rest pose's length): the largest, and the mean of the positive ones
+ * over all constraints. Compression does not count: cloth buckles instead. */
+static void cloth_stretch(const float *xyz, const uint32_t *ends, const double *rest_length, uint32_t count,
+                          double *most, double *mean)
+{
+    *most = *mean = 0.0;
+    for (uint32_t c = 0; c < count; c++) {
+        const float *a = &xyz[3 * ends[2 * c]], *b = &xyz[3 * ends[2 * c + 1]];
+        double l = sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2));
+        double e = rest_length[c] > 0.0 ? l / rest_length[c] - 1.0 : 0.0;
+        if (e > 0.0) {
+            *most = e > *most ? e : *most;
+            *mean += e;
+        }
+    }
+    if (count)
+        *mean /= count;
+}
+
 /* Tears the body: cuts the distance constraints whose rest end points lie on
  * both sides of the plane y = cut_y. */
 static int cut_across(sinew_body *body, const sinew_asset *asset, double cut_y, int quiet)
@@ -570,7 +590,18 @@ int main(int argc, char **argv)
     float *pin_xyz = malloc(3ull * pin_count * sizeof *pin_xyz + 1);
     uint32_t tri_count = 0;
     const uint32_t *tris = sinew_asset_get_triangles(asset, &tri_count);
-    if (!xyz || !rest || !pin_xyz || (o.asset_path && ai.tet_count && (o.material != MATERIAL_UNSET || o.youngs_set ||
+    /* Cloth logs: each distance constraint's ends and rest-pose length. */
+    uint32_t *ends = malloc(sizeof *ends * 2 * ((size_t)ai.distance_count + 1));
+    double *rest_length = malloc(sizeof *rest_length * ((size_t)ai.distance_count + 1));
+    if (ends && rest_length && rest) {
+        sinew_asset_get_positions(asset, rest);
+        sinew_asset_get_distances(asset, ends);
+        for (uint32_t c = 0; c < ai.distance_count; c++) {
+            const float *a = &rest[3 * ends[2 * c]], *b = &rest[3 * ends[2 * c + 1]];
+            rest_length[c] = sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2));
+        }
+    }
+    if (!xyz || !rest || !pin_xyz || !ends || !rest_length || (o.asset_path && ai.tet_count && (o.material != MATERIAL_UNSET || o.youngs_set ||
                                                                        o.poisson_set) && !materials)) {
         fprintf(stderr, "sinew-sim: out of host memory\n");
         goto done;
@@ -610,7 +641,7 @@ int main(int argc, char **argv)
     if (log)
         fprintf(log, soft ? "step,wall_ms,gpu_ms,max_volume_error,rms_volume_error,total_volume_error,inverted_tets,"
                             "max_green_strain,max_speed,newton_mean\n"
-                          : "step,wall_ms,gpu_ms,max_strain,rms_strain,max_speed\n");
+                          : "step,wall_ms,gpu_ms,max_strain,rms_strain,max_speed,max_stretch,mean_stretch\n");
 
     sinew_device_info di = sinew_context_get_device_info(ctx);
     if (!o.quiet && !soft)
@@ -706,9 +737,14 @@ int main(int argc, char **argv)
             fprintf(log, "%u,%.4f,%.4f,%.6g,%.6g,%.6g,%u,%.6g,%.6g,%.4g\n", f, 1e3 * step_s, st.ms_total, last.max_error,
                     last.rms_error, last.total_error, last.inverted, last.max_green, st.max_speed,
                     updates > 0 ? st.newton_iterations / updates : 0.0);
-        else if (log)
-            fprintf(log, "%u,%.4f,%.4f,%.6g,%.6g,%.6g\n", f, 1e3 * step_s, st.ms_total, st.max_strain, st.rms_strain,
-                    st.max_speed);
+        else if (log) {
+            double most = 0.0, mean = 0.0;
+            if (sinew_body_read_positions(body, xyz, ai.particle_count) != SINEW_RESULT_OK)
+                goto done;
+            cloth_stretch(xyz, ends, rest_length, ai.distance_count, &most, &mean);
+            fprintf(log, "%u,%.4f,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g\n", f, 1e3 * step_s, st.ms_total, st.max_strain,
+                    st.rms_strain, st.max_speed, most, mean);
+        }
         if (o.every && f % o.every == 0) {
             snprintf(path, sizeof path, "%s/frame_%05u.obj", o.out_dir, f);
             if (sinew_body_read_positions(body, xyz, ai.particle_count) != SINEW_RESULT_OK ||
@@ -892,6 +928,8 @@ done:
     }
     soft_measure_free(&measure);
     free(xyz);
+    free(ends);
+    free(rest_length);
     free(rest);
     free(pin_xyz);
     free(pins);

@@ -72,6 +72,15 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
     if (!finite_nonneg(d->newton_tolerance) || d->newton_tolerance >= 1.0f)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "newton_tolerance %g is not in [0, 1)",
                           d->newton_tolerance);
+    if (d->sweep_order != SINEW_SWEEP_DEFAULT && d->sweep_order != SINEW_SWEEP_FORWARD &&
+        d->sweep_order != SINEW_SWEEP_ALTERNATING)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "unknown sweep order %d",
+                          (int)d->sweep_order);
+    if (d->sweep_order == SINEW_SWEEP_ALTERNATING && d->solver != SINEW_SOLVER_XPBD_GAUSS_SEIDEL &&
+        d->solver != SINEW_SOLVER_GPBD_GAUSS_SEIDEL && d->solver != SINEW_SOLVER_HPBD)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "alternating sweeps need a Gauss-Seidel solver (XPBD_GAUSS_SEIDEL, GPBD_GAUSS_SEIDEL or "
+                          "HPBD)");
     if (d->level_iterations < 1 || d->level_iterations > 100)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "level_iterations (%u) must be in 1..100",
                           d->level_iterations);
@@ -437,6 +446,8 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     b->ctx = ctx;
     b->desc = *desc;
+    if (b->desc.sweep_order == SINEW_SWEEP_DEFAULT)
+        b->desc.sweep_order = desc->solver == SINEW_SOLVER_HPBD ? SINEW_SWEEP_ALTERNATING : SINEW_SWEEP_FORWARD;
     snprintf(b->name, sizeof b->name, "%s", desc->name ? desc->name : "body");
     b->desc.name = b->name;
     b->particle_count = asset->particle_count;

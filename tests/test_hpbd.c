@@ -98,6 +98,41 @@ Test(hpbd, gpu_matches_reference_rest_pose)
     compare(SINEW_HIERARCHY_REST_POSE, hanging_params(), 40, 2e-3);
 }
 
+/* The paper's level-0 order without the hierarchy: Gauss-Seidel with every
+ * second iteration backwards, against the reference; refused for Jacobi. */
+Test(hpbd, alternating_sweeps_match_reference)
+{
+    sinew_asset *a = gpu_make_cloth(12, 12, 0.5, 1.0, 1);
+    sinew_body_desc d = sinew_body_desc_default();
+    d.substeps = 2;
+    d.iterations = 3;
+    d.sweep_order = SINEW_SWEEP_ALTERNATING;
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
+    xpbd_ref *ref = xpbd_ref_create(a, &d);
+    d.sweep_order = SINEW_SWEEP_FORWARD;
+    xpbd_ref *forward = xpbd_ref_create(a, &d);
+    sinew_step_params p = hanging_params();
+    for (int s = 0; s < 30; s++) {
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+        xpbd_ref_step(ref, &p);
+        xpbd_ref_step(forward, &p);
+    }
+    double travel, err = max_difference(body, ref, a->particle_count, &travel, a);
+    double other = max_difference(body, forward, a->particle_count, &travel, a);
+    cr_log_info("alternating sweeps: GPU vs reference %.3g m; vs forward sweeps %.3g m", err, other);
+    cr_assert(err < 1e-4 && other > 100 * err, "alternating %g, forward %g", err, other);
+    xpbd_ref_destroy(forward);
+    xpbd_ref_destroy(ref);
+    sinew_body_destroy(body);
+    d.solver = SINEW_SOLVER_XPBD_JACOBI;
+    d.sweep_order = SINEW_SWEEP_ALTERNATING;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("alternating sweeps need a Gauss-Seidel solver"));
+    gpu_log_clear();
+    sinew_asset_destroy(a);
+}
+
 /* Contacts on every level: the cloth drops onto a sphere and the ground. */
 Test(hpbd, gpu_matches_reference_with_contacts)
 {
@@ -113,7 +148,8 @@ Test(hpbd, gpu_matches_reference_with_contacts)
 }
 
 /* Hanging from its top row: the hierarchy with two iterations holds the cloth
- * far tighter than two plain iterations do (Müller 2008, figure 7). The
+ * far tighter than two plain iterations do (Müller 2008, figure 7), the
+ * level-0 sweeps the same (forward, then backward). The
  * stretch is the largest elongation l / L - 1 of any distance constraint (the
  * GPU residual counts compression too). */
 static double hanging_stretch(sinew_solver solver, uint32_t iterations, const sinew_asset *a)
@@ -122,6 +158,7 @@ static double hanging_stretch(sinew_solver solver, uint32_t iterations, const si
     d.solver = solver;
     d.substeps = 1;
     d.iterations = iterations;
+    d.sweep_order = SINEW_SWEEP_ALTERNATING; /* the same level-0 sweeps with and without the hierarchy */
     sinew_body *body;
     cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
     sinew_step_params p = hanging_params();

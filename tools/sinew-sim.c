@@ -35,6 +35,9 @@ static const char *const usage =
     "                            the iterations (assets built with --hierarchy)\n"
     "      --substeps N          substeps per step (default 16)\n"
     "      --iterations N        solver iterations per substep (default 1)\n"
+    "      --sweep forward|alternating  colour order of Gauss-Seidel iterations: each\n"
+    "                            forward, or every second one backwards (default:\n"
+    "                            alternating for hpbd, forward otherwise)\n"
     "      --level-iterations N  HPBD: sweeps over each coarse level per substep\n"
     "                            (default 1)\n"
     "      --cut-y Y             tear: cut every distance constraint whose rest end\n"
@@ -114,7 +117,7 @@ typedef struct options {
     const char *asset_path, *out_dir, *device, *checkpoint, *resume, *json, *log;
     unsigned frames, every, substeps, iterations, checkpoint_every, newton, cells, seed, level_iterations, cut_frame;
     double cut_y;
-    int cut_set;
+    int cut_set, sweep;
     int solver, validation, quiet, hash, scene, material, check_recovered;
     double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain, max_speed;
     double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size;
@@ -189,6 +192,12 @@ static int parse(int argc, char **argv, options *o)
             o->iterations_set = 1;
         } else if (!strcmp(a, "--newton")) {
             ok = cli_uint(t, a, v, 1000, &o->newton) && (o->newton > 0 || cli_error(t, "%s must be >= 1%s", a, ""));
+        } else if (!strcmp(a, "--sweep")) {
+            ok = v && (!strcmp(v, "forward") || !strcmp(v, "alternating"));
+            if (!ok)
+                cli_error(t, "--sweep: \"%s\" is not forward or alternating%s", v ? v : "", "");
+            else
+                o->sweep = !strcmp(v, "forward") ? SINEW_SWEEP_FORWARD : SINEW_SWEEP_ALTERNATING;
         } else if (!strcmp(a, "--level-iterations")) {
             ok = cli_uint(t, a, v, 100, &o->level_iterations) &&
                  (o->level_iterations > 0 || cli_error(t, "%s must be in 1..100%s", a, ""));
@@ -576,6 +585,7 @@ int main(int argc, char **argv)
     bd.newton_iterations = o.newton;
     bd.newton_tolerance = (float)o.newton_tol;
     bd.level_iterations = o.level_iterations;
+    bd.sweep_order = (sinew_sweep_order)o.sweep;
     bd.name = scene_name;
     if (materials) {
         bd.materials = materials;

@@ -41,10 +41,18 @@ typedef enum sinew_solver {
      * hierarchy (sinew-prep --hierarchy): each substep sweeps the coarse
      * levels' unilateral distance constraints coarsest first, passing each
      * level's corrections down to the next finer one, then runs `iterations`
-     * ordinary sweeps on level 0, every second one in reverse colour order.
-     * Stiff cloth in a few iterations. */
+     * ordinary sweeps on level 0, every second one in reverse colour order
+     * (desc.sweep_order). Stiff cloth in a few iterations. */
     SINEW_SOLVER_HPBD = 5,
 } sinew_solver;
+
+/* Order of the colours in the Gauss-Seidel iterations of XPBD_GAUSS_SEIDEL,
+ * GPBD_GAUSS_SEIDEL's constraints and HPBD's level 0. */
+typedef enum sinew_sweep_order {
+    SINEW_SWEEP_DEFAULT = 0,     /* FORWARD, except ALTERNATING for HPBD (the paper's) */
+    SINEW_SWEEP_FORWARD = 1,     /* every iteration colour 0, 1, ... */
+    SINEW_SWEEP_ALTERNATING = 2, /* odd iterations backwards: two make a symmetric pair */
+} sinew_sweep_order;
 
 typedef struct sinew_body_desc {
     uint32_t cookie;            /* set by sinew_body_desc_default; checked by create */
@@ -80,6 +88,7 @@ typedef struct sinew_body_desc {
     uint32_t material_count;
     /* HPBD: sweeps over each coarse level's constraints per substep (1..100). */
     uint32_t level_iterations;
+    sinew_sweep_order sweep_order;
 } sinew_body_desc;
 
 sinew_body_desc sinew_body_desc_default(void);

@@ -43,12 +43,12 @@ static void record_colour(sinew_body *b, sinew_recorder *r, uint32_t c)
 }
 
 /* Forward over the colours; the symmetric solver then comes back, leaving out
- * the last colour, which a second projection in a row would not move. HPBD
- * runs every second iteration backwards (the paper: two iterations, the
- * second in the opposite order). */
+ * the last colour, which a second projection in a row would not move. With
+ * SINEW_SWEEP_ALTERNATING every second iteration runs backwards (HPBD's
+ * default, the paper's: two iterations, the second in the opposite order). */
 static void record_gauss_seidel(sinew_body *b, sinew_recorder *r, uint32_t iteration)
 {
-    if (b->desc.solver == SINEW_SOLVER_HPBD && iteration % 2 == 1) {
+    if (b->desc.sweep_order == SINEW_SWEEP_ALTERNATING && iteration % 2 == 1) {
         for (uint32_t c = b->colour_count; c-- > 0;)
             record_colour(b, r, c);
         return;

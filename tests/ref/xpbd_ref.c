@@ -331,10 +331,13 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
                          e < a->element_colours[q].begin + a->element_colours[q].count; e++)
                         update_element(r, e, h, NULL);
                 /* Forward; the symmetric solver comes back without the last
-                 * colour; HPBD runs every second iteration backwards. */
+                 * colour; alternating sweeps run odd iterations backwards. */
                 uint32_t nc = a->colour_count;
                 uint32_t sweep = r->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && nc ? 2 * nc - 1 : nc;
-                int backwards = r->desc.solver == SINEW_SOLVER_HPBD && it % 2 == 1;
+                sinew_sweep_order order = r->desc.sweep_order != SINEW_SWEEP_DEFAULT ? r->desc.sweep_order
+                                          : r->desc.solver == SINEW_SOLVER_HPBD ? SINEW_SWEEP_ALTERNATING
+                                                                                  : SINEW_SWEEP_FORWARD;
+                int backwards = order == SINEW_SWEEP_ALTERNATING && it % 2 == 1;
                 for (uint32_t q = 0; q < sweep; q++) {
                     const sinew_colour_rec *cr = &a->colours[backwards ? nc - 1 - q : q < nc ? q : 2 * nc - 2 - q];
                     for (uint32_t c = cr->distance_begin; c < cr->distance_begin + cr->distance_count; c++) {

@@ -141,6 +141,18 @@ grep -q \"\\\"$f\\\":\" \"$d/bench.json\" || { echo \"bench.json lacks $f\"; exi
   set_tests_properties(tool_bench_gpbd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
     PASS_REGULAR_EXPRESSION "Against the paper.*gpbd-fields-present"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|diverged|lacks")
+  # The hpbd suite (the HPBD paper's figure 7) on a 17 x 17 cloth, with
+  # validation on: the hierarchy with 2 iterations, plain Gauss-Seidel up the
+  # ladder until as stiff, the match reported and its fields in bench.json.
+  add_test(NAME tool_bench_hpbd_dry_run
+    COMMAND sh -c "set -e; d='${OUT}/bench-hpbd'; \
+'$<TARGET_FILE:sinew-bench>' --suite hpbd --dry-run --validation --no-plots -o \"$d\"; \
+for f in stretch largest_elongation window_steps hierarchy dispatches_per_step device_memory total_std hpbd_match \
+plain_iterations time_ratio paper; do \
+grep -q \"\\\"$f\\\":\" \"$d/bench.json\" || { echo \"bench.json lacks $f\"; exit 1; }; done; echo hpbd-fields-present")
+  set_tests_properties(tool_bench_hpbd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "Matching the hierarchy: plain XPBD Gauss-Seidel first reaches the hierarchy's stretch [^\n]* at [0-9]+ iterations.*hpbd-fields-present"
+    FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|diverged|lacks")
 endif()
 
 # Checkpoint and resume: 20 steps, save, 20 more from the checkpoint in a new

@@ -15,6 +15,12 @@
  * and smaller ones: time per step and per GPBD iteration, per tetrahedron and
  * Newton iteration, for both GPBD solvers, and the Newton iterations the CPU
  * reference takes on the small cubes.
+ * The hpbd suite is figure 7 of Hierarchical Position Based Dynamics (Müller
+ * 2008, section 9): a triangulated cloth of 77 x 77 particles (11 552
+ * triangles) hanging from its top row at 60 steps per second, the hierarchy
+ * with 2 iterations against plain Gauss-Seidel at 2, 5, 10, 20 iterations and
+ * on up until it is as stiff: stretch and time per step, and the plain
+ * iteration count and time ratio at equal stretch beside the paper's.
  * Writes a table, bench.json, gnuplot plots and README.md into the out folder.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -34,19 +40,23 @@
 #include "cli.h"
 #include "core/log.h"
 #include "prep/cloth.h"
+#include "prep/hierarchy.h"
 #include "prep/soft.h"
 #include "prep/volume.h"
 #include "ref/xpbd_ref.h"
 
 static const char *const usage =
-    "usage: sinew-bench [--suite quick|gpu|gpbd|all] [options]\n"
+    "usage: sinew-bench [--suite quick|gpu|gpbd|hpbd|all] [options]\n"
     "\n"
     "Measures sinew's solvers on standard scenes: time per step and per phase on\n"
     "the GPU, strain reached, time to accuracy, scaling with particle count, the\n"
     "device's own bandwidth and dispatch cost; peers side by side.\n"
     "\n"
     "  --suite NAME       quick (lavapipe, minutes), gpu (real GPUs), gpbd (the GPBD paper's\n"
-    "                     cube impact, 6^3 to 26^3 vertices), all (default quick)\n"
+    "                     cube impact, 6^3 to 26^3 vertices), hpbd (the HPBD paper's figure 7:\n"
+    "                     a 77 x 77 cloth, the hierarchy with 2 iterations against plain\n"
+    "                     Gauss-Seidel at 2, 5, 10, 20, ... iterations until as stiff),\n"
+    "                     all (every scene of the others; default quick)\n"
     "  -o, --out DIR      where bench.json, plots and README.md go (default ./sinew-bench-out)\n"
     "  --peers FILE       JSONL of peer runs (tools/peers/run.sh); may repeat\n"
     "  --device NAME|INDEX  Vulkan device\n"
@@ -56,7 +66,8 @@ static const char *const usage =
     "                     --peers added), e.g. one written on a GPU machine\n"
     "  --compare FILE     add a run-to-run table against an earlier bench.json\n"
     "  --dry-run          the suite's every scene, solver and sweep on tiny sizes, to\n"
-    "                     check a set-up (e.g. the gpu suite on lavapipe) in seconds\n"
+    "                     check a set-up (e.g. the gpu suite on lavapipe) in seconds (hpbd:\n"
+    "                     a 17 x 17 cloth, 30 steps, plain Gauss-Seidel up to 32 iterations)\n"
     "  --cube N           GPBD cube of N^3 vertices, in place of the suite's cube sizes;\n"
     "                     may repeat (e.g. --suite gpbd --cube 26: the paper's size only)\n"
     "  --steps N          measured impact steps per cube run (gpbd suite: 4)\n"
@@ -64,13 +75,14 @@ static const char *const usage =
 
 /* ------------------------------------------------------------------ scenes */
 
-typedef enum scene_kind { SCENE_HANGING, SCENE_SPHERE, SCENE_QUADNET, SCENE_CUBE } scene_kind;
-static const char *const scene_names[] = {"hanging", "sphere", "quadnet", "cube"};
+typedef enum scene_kind { SCENE_HANGING, SCENE_SPHERE, SCENE_QUADNET, SCENE_CUBE, SCENE_SHEET } scene_kind;
+static const char *const scene_names[] = {"hanging", "sphere", "quadnet", "cube", "sheet"};
 static const char *const scene_titles[] = {
     "cloth hanging from two corners (stretch, shear, bending)",
     "cloth dropped on a sphere (contacts and friction)",
     "quad mass-spring network hanging from two corners (stretch only)",
     "neo-Hookean cube of N^3 vertices hitting the ground (GPBD)",
+    "triangulated cloth hanging from its top row (HPBD, Mueller 2008 figure 7)",
 };
 
 typedef struct suite {
@@ -83,16 +95,23 @@ typedef struct suite {
     uint32_t cube_steps;                        /* measured impact steps per cube run */
     uint32_t cube_reference_max;                /* the CPU reference runs on cubes up to this N */
     uint32_t cube_newton_sweep;                 /* the cube size with the Newton bound sweep; 0: none */
+    uint32_t sheet;                             /* HPBD figure 7 cloth of N x N particles; 0: none */
+    uint32_t sheet_steps;                       /* steps of each sheet run from rest */
+    uint32_t sheet_iterations_max;              /* plain Gauss-Seidel iterations tried at most */
 } suite;
 
 #define CUBE_STEPS 4u /* measured impact steps of the gpbd suite (--steps) */
+#define SHEET_N 77u        /* particles per side: 76 rows of quads, 11 552 triangles */
+#define SHEET_STEPS 180u   /* 3 s from rest */
+#define SHEET_MAX 128u     /* plain Gauss-Seidel iterations tried at most */
 
 static const suite suites[] = {
-    {"quick", {32, 64, 128, 256}, {64}, {100}, {32, 64}, {32, 64}, 32, {0}, 0, 0, 0},
-    {"gpu", {32, 64, 128, 256, 512}, {128, 256}, {100}, {64, 128, 256}, {32, 64}, 32, {0}, 0, 0, 0},
-    {"gpbd", {0}, {0}, {0}, {0}, {0}, 0, {6, 11, 16, 26}, CUBE_STEPS, 26, 11},
+    {"quick", {32, 64, 128, 256}, {64}, {100}, {32, 64}, {32, 64}, 32, {0}, 0, 0, 0, 0, 0, 0},
+    {"gpu", {32, 64, 128, 256, 512}, {128, 256}, {100}, {64, 128, 256}, {32, 64}, 32, {0}, 0, 0, 0, 0, 0, 0},
+    {"gpbd", {0}, {0}, {0}, {0}, {0}, 0, {6, 11, 16, 26}, CUBE_STEPS, 26, 11, 0, 0, 0},
+    {"hpbd", {0}, {0}, {0}, {0}, {0}, 0, {0}, 0, 0, 0, SHEET_N, SHEET_STEPS, SHEET_MAX},
     {"all", {32, 64, 128, 256, 512}, {64, 128, 256}, {100}, {32, 64, 128, 256}, {32, 64}, 32, {6, 11, 16, 26},
-     CUBE_STEPS, 26, 11},
+     CUBE_STEPS, 26, 11, SHEET_N, SHEET_STEPS, SHEET_MAX},
 };
 
 static const float DT = 1.0f / 60.0f;
@@ -122,11 +141,71 @@ static sinew_asset *make_scene(scene_kind kind, uint32_t n)
     return asset;
 }
 
+/* The cloth of figure 7 of Hierarchical PBD (Müller 2008, section 9: 11 500
+ * triangles at 60 frames/s; the hierarchy with 2 iterations, the second in
+ * reverse order, as stiff as plain PBD with about 20, which ran at about 12
+ * frames/s, a fifth of the rate; an Intel Core2 CPU at 2.66 GHz). The paper
+ * gives neither the cloth's size nor its material; here, the cloth of
+ * `sinew-prep --grid 77x77 --triangulate --no-shear --plane xy --height 1.5
+ * --pin-top 0.001` (with --hierarchy 5 for HPBD): 1 m square in the XY plane,
+ * centred 1.5 m up, its quads split into triangles in a checkerboard, stretch
+ * and bending constraints, no shear, the top row pinned; one substep of
+ * 1/60 s, damping 1/s, no ground. */
+#define SHEET_HEIGHT 1.5    /* m, the cloth's centre */
+#define SHEET_DAMPING 1.0f  /* 1/s */
+#define SHEET_WINDOW 60u    /* steps at the end whose stretch is averaged: the last second */
+#define HPBD_LEVELS 5u      /* levels of the hierarchy, level 0 included */
+#define HPBD_K 2u           /* parents of each fine particle */
+#define HPBD_ITERATIONS 2u  /* level-0 iterations after the coarse levels, the paper's */
+#define SHEET_MAX_LEVELS 8
+_Static_assert(HPBD_LEVELS <= SHEET_MAX_LEVELS, "room for the levels in a run");
+#define PAPER_SHEET_TRIANGLES 11500u
+#define PAPER_SHEET_ITERATIONS 20u /* "about 20" */
+#define PAPER_SHEET_RATIO 5.0      /* 60 frames/s against "about 12" */
+/* Plain Gauss-Seidel: the paper's counts, then on up until as stiff as the hierarchy. */
+static const uint32_t sheet_iterations[] = {2, 5, 10, 20, 24, 28, 32, 40, 48, 64, 80, 96, 128};
+#define SHEET_ITERATION_COUNT 13
+#define SHEET_PAPER_COUNTS 4 /* the first four always run: the paper's figure */
+
+/* The sheet of n x n particles; with a hierarchy of HPBD_LEVELS levels when
+ * hierarchy is set (report filled), else none. */
+static sinew_asset *make_sheet(uint32_t n, int hierarchy, sinew_hierarchy_report *report)
+{
+    sinew_mesh mesh;
+    const double origin[3] = {0.0, SHEET_HEIGHT, 0.0};
+    if (sinew_mesh_grid(n, n, 1.0, 1.0, SINEW_GRID_XY, origin, &mesh) != SINEW_RESULT_OK)
+        return NULL;
+    sinew_logger quiet = sinew_logger_default();
+    quiet.level = SINEW_LOG_ERROR;
+    sinew_asset *asset = NULL;
+    if (sinew_mesh_triangulate_quads(&mesh) == SINEW_RESULT_OK) {
+        sinew_cloth_options opt = sinew_cloth_options_default();
+        opt.shear = 0;
+        opt.pin_top = 0.001;
+        opt.source_name = "hpbd sheet";
+        sinew_cloth_build(&mesh, &opt, &quiet, &asset, NULL);
+    }
+    sinew_mesh_free(&mesh);
+    if (asset && hierarchy) {
+        sinew_hierarchy_options h = sinew_hierarchy_options_default();
+        h.max_levels = HPBD_LEVELS;
+        h.k = HPBD_K;
+        h.rest = SINEW_HIERARCHY_REST_POSE;
+        if (sinew_hierarchy_build(asset, &h, &quiet, report) != SINEW_RESULT_OK) {
+            sinew_asset_destroy(asset);
+            return NULL;
+        }
+    }
+    return asset;
+}
+
 static sinew_step_params scene_params(scene_kind kind)
 {
     sinew_step_params p = sinew_step_params_default();
     p.dt = DT;
     p.ground = 0;
+    if (kind == SCENE_SHEET)
+        p.damping = SHEET_DAMPING;
     if (kind == SCENE_SPHERE) {
         p.ground = 1;
         p.sphere = 1;
@@ -242,6 +321,33 @@ static void stretch_strain(const sinew_asset *a, const float *xyz, const double 
 
 typedef struct window { double max, rms_sum; uint32_t count; } window;
 
+/* The stretch of the HPBD paper: the elongation max(0, l / L - 1) of every
+ * distance constraint (L its length in the rest pose; compression does not
+ * count, cloth buckles instead), its mean over the constraints and its
+ * largest, each summed over the steps of the window (as sinew-sim --log
+ * reports them). */
+typedef struct elongation { double mean_sum, largest_sum; uint32_t count; } elongation;
+
+static void elongation_add(elongation *w, const sinew_asset *a, const float *xyz)
+{
+    double sum = 0.0, largest = 0.0;
+    for (uint32_t c = 0; c < a->distance_count; c++) {
+        const sinew_distance_rec *d = &a->distances[c];
+        const sinew_particle_rec *p = &a->particles[d->a], *q = &a->particles[d->b];
+        double rest = sqrt(pow((double)p->x - q->x, 2) + pow((double)p->y - q->y, 2) + pow((double)p->z - q->z, 2));
+        const float *u = &xyz[3 * d->a], *v = &xyz[3 * d->b];
+        double l = sqrt(pow((double)u[0] - v[0], 2) + pow((double)u[1] - v[1], 2) + pow((double)u[2] - v[2], 2));
+        double e = rest > 0.0 ? l / rest - 1.0 : 0.0;
+        if (e > 0.0) {
+            sum += e;
+            largest = e > largest ? e : largest;
+        }
+    }
+    w->mean_sum += a->distance_count ? sum / a->distance_count : 0.0;
+    w->largest_sum += largest;
+    w->count++;
+}
+
 static void window_add(window *w, const sinew_asset *a, const float *xyz, const double *xyz_d)
 {
     double mx, rms;
@@ -260,7 +366,8 @@ typedef struct run {
     const char *impl;        /* "sinew" (GPU) or "reference" (CPU double, 1 thread) */
     const char *kind;        /* "timing", "substeps", "iterations"; "unguarded": timing without the
                                 health check and rollback copy, to measure what they cost; "impact":
-                                the GPBD cube (and "newton": the same sweeping the Newton bound) */
+                                the GPBD cube (and "newton": the same sweeping the Newton bound); "stretch":
+                                the HPBD sheet */
     scene_kind scene;
     uint32_t n, particles, constraints, colours;
     sinew_solver solver;
@@ -281,6 +388,11 @@ typedef struct run {
                                 own); 0: not measured */
     double newton_launch;    /* the same in the launch step (free flight) */
     double volume_ratio, min_height, max_speed; /* after the measured steps */
+    /* HPBD sheet runs */
+    double stretch, largest;  /* mean and largest elongation, each averaged over the window */
+    uint32_t window;          /* the last steps whose elongation is averaged */
+    uint32_t levels;          /* hierarchy levels, level 0 included; 0: no hierarchy */
+    uint32_t level_particles[SHEET_MAX_LEVELS], level_constraints[SHEET_MAX_LEVELS];
 } run;
 
 static int is_sweep(const run *r) { return !strcmp(r->kind, "substeps") || !strcmp(r->kind, "iterations"); }
@@ -372,7 +484,7 @@ static run *push_run(bench *b)
     return r;
 }
 
-static const char *const solver_names[] = {"xpbd-gs", "xpbd-jacobi", "xpbd-sgs", "gpbd-gs", "gpbd-jacobi"};
+static const char *const solver_names[] = {"xpbd-gs", "xpbd-jacobi", "xpbd-sgs", "gpbd-gs", "gpbd-jacobi", "hpbd"};
 
 static const char *solver_name(sinew_solver s)
 {
@@ -401,9 +513,13 @@ static int measure_gpu(bench *b, const sinew_asset *asset, run *r, uint32_t warm
     sinew_step_params p = scene_params(r->scene);
     double sum[6] = {0}, sq = 0.0, wall = 0.0;
     uint32_t measured = 0;
-    const int accuracy = is_sweep(r);
+    /* Sheet runs: the stretch over the window at the end, timed from step 11 as
+     * the accuracy sweeps are. */
+    const int sheet = r->scene == SCENE_SHEET && !strcmp(r->kind, "stretch");
+    const int accuracy = is_sweep(r) || sheet;
     float *xyz = malloc(3ull * asset->particle_count * sizeof *xyz);
     window w = {0};
+    elongation el = {0};
     for (uint32_t s = 0; xyz && s < warmup + r->steps; s++) {
         double t0 = now_s();
         sinew_result sr = sinew_body_step(body, &p);
@@ -417,10 +533,13 @@ static int measure_gpu(bench *b, const sinew_asset *asset, run *r, uint32_t warm
             return 0;
         }
         double t1 = now_s();
-        if (accuracy && s >= r->steps - ERROR_WINDOW) {
+        if (accuracy && s + (sheet ? r->window : ERROR_WINDOW) >= r->steps) {
             if (sinew_body_read_positions(body, xyz, asset->particle_count) != SINEW_RESULT_OK)
                 break;
-            window_add(&w, asset, xyz, NULL);
+            if (sheet)
+                elongation_add(&el, asset, xyz);
+            else
+                window_add(&w, asset, xyz, NULL);
         }
         if (s < warmup || (accuracy && s < 10))
             continue; /* accuracy runs: time steps 11.. as the peers do */
@@ -437,7 +556,7 @@ static int measure_gpu(bench *b, const sinew_asset *asset, run *r, uint32_t warm
         for (int k = 0; k < 6; k++)
             r->ms[k] = measured ? sum[k] / measured : -1.0;
         r->wall_ms = measured ? wall / measured : -1.0;
-        r->max_strain = r->rms_strain = -1.0;
+        r->max_strain = r->rms_strain = r->stretch = r->largest = -1.0;
         free(xyz);
         sinew_body_destroy(body);
         return 1;
@@ -452,7 +571,11 @@ static int measure_gpu(bench *b, const sinew_asset *asset, run *r, uint32_t warm
     r->bytes = st.bytes;
     r->device_memory = st.device_memory;
     int ok = xyz && measured > 0 && sinew_body_read_positions(body, xyz, asset->particle_count) == SINEW_RESULT_OK;
-    if (ok && accuracy)
+    if (ok && sheet) {
+        r->stretch = el.count ? el.mean_sum / el.count : -1.0;
+        r->largest = el.count ? el.largest_sum / el.count : -1.0;
+    }
+    if (ok && accuracy && !sheet)
         window_result(&w, r);
     else if (ok)
         stretch_strain(asset, xyz, NULL, &r->max_strain, &r->rms_strain);
@@ -826,6 +949,102 @@ fail:
     return 0;
 }
 
+/* Runs of the ladder of plain Gauss-Seidel iteration counts within the cap. */
+static uint32_t sheet_ladder(const suite *su)
+{
+    uint32_t k = 0;
+    while (k < SHEET_ITERATION_COUNT && sheet_iterations[k] <= su->sheet_iterations_max)
+        k++;
+    return k;
+}
+
+/* Figure 7 of Hierarchical PBD on the sheet of su->sheet particles a side:
+ * the hierarchy with HPBD_ITERATIONS level-0 iterations, then plain
+ * Gauss-Seidel at the paper's 2, 5, 10 and 20 iterations and on up the
+ * ladder until its stretch is at or below the hierarchy's. Each run goes
+ * su->sheet_steps steps from rest, the stretch averaged over the last
+ * SHEET_WINDOW (a third of the run on shorter ones), the time over steps
+ * 11 on. Then, as the cloth scenes' rounds do, every configuration is timed
+ * again (20 steps after 3 warm-up) and the two folded together, so that the
+ * noise a time states includes the drift of the machine over the runs. */
+static int bench_sheet(bench *b, const suite *su)
+{
+    const uint32_t n = su->sheet, ladder = sheet_ladder(su);
+    const uint32_t tail = su->sheet_steps >= 3 * SHEET_WINDOW ? SHEET_WINDOW
+                          : su->sheet_steps >= 3              ? su->sheet_steps / 3
+                                                              : 1; /* the steps whose stretch is averaged */
+    sinew_hierarchy_report h;
+    memset(&h, 0, sizeof h);
+    sinew_asset *assets[2] = {make_sheet(n, 0, NULL), make_sheet(n, 1, &h)}; /* plain, with the hierarchy */
+    char what[96];
+    snprintf(what, sizeof what, "sheet %u", n);
+    if (!assets[0] || !assets[1]) {
+        fprintf(stderr, "sinew-bench: cannot build the sheet %u x %u\n", n, n);
+        sinew_asset_destroy(assets[0]);
+        sinew_asset_destroy(assets[1]);
+        return 0;
+    }
+    const size_t first = b->count;
+    double target = -1.0; /* the hierarchy's stretch */
+    uint32_t plain = 0;
+    for (int k = -1; k < (int)ladder; k++) {
+        const int hpbd = k < 0;
+        if (k >= SHEET_PAPER_COUNTS) {
+            const run *last = &b->runs[b->count - 1];
+            if (!(target >= 0.0) || (!last->diverged_step && last->stretch <= target))
+                break;
+        }
+        run *r = push_run(b);
+        if (!r)
+            goto fail;
+        const sinew_solver solver = hpbd ? SINEW_SOLVER_HPBD : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+        const uint32_t iterations = hpbd ? HPBD_ITERATIONS : sheet_iterations[k];
+        describe(r, SCENE_SHEET, n, assets[hpbd], solver, "sinew", "stretch", 1, iterations, su->sheet_steps);
+        r->window = tail;
+        if (hpbd) {
+            r->levels = h.level_count;
+            for (uint32_t l = 0; l < h.level_count && l < SHEET_MAX_LEVELS; l++) {
+                r->level_particles[l] = h.particles[l];
+                r->level_constraints[l] = h.constraints[l];
+            }
+        }
+        snprintf(what, sizeof what, "sheet %u %s %u iterations", n, solver_name(solver), iterations);
+        if (!measure_gpu(b, assets[hpbd], r, 0))
+            goto fail;
+        if (hpbd && !r->diverged_step)
+            target = r->stretch;
+        plain += !hpbd;
+        progress(b, what);
+    }
+    b->planned -= 2 * (size_t)(ladder - plain); /* the ladder stopped early */
+    for (size_t i = first; i < b->count; i++) {
+        run *r = &b->runs[i];
+        snprintf(what, sizeof what, "sheet %u %s %u iterations again", n, solver_name(r->solver), r->iterations);
+        if (r->diverged_step) { /* nothing to time */
+            progress(b, what);
+            continue;
+        }
+        run again;
+        memset(&again, 0, sizeof again);
+        const int hpbd = r->solver == SINEW_SOLVER_HPBD;
+        describe(&again, SCENE_SHEET, n, assets[hpbd], r->solver, "sinew", "timing", 1, r->iterations, 20);
+        if (!measure_gpu(b, assets[hpbd], &again, 3))
+            goto fail;
+        const uint32_t steps = r->steps; /* the run's length from rest, not the steps timed */
+        merge_timing(r, &again);
+        r->steps = steps;
+        progress(b, what);
+    }
+    sinew_asset_destroy(assets[0]);
+    sinew_asset_destroy(assets[1]);
+    return 1;
+fail:
+    fprintf(stderr, "\nsinew-bench: %s failed\n", what);
+    sinew_asset_destroy(assets[0]);
+    sinew_asset_destroy(assets[1]);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ output */
 
 static int contains(const uint32_t *list, size_t len, uint32_t v)
@@ -924,6 +1143,23 @@ static cJSON *run_json(const bench *b, const run *r)
         if (r->diverged_step)
             cJSON_AddNumberToObject(o, "diverged_step", r->diverged_step);
         return o;
+    }
+    if (r->scene == SCENE_SHEET) {
+        cJSON_AddNumberToObject(o, "stretch", r->stretch);
+        cJSON_AddNumberToObject(o, "largest_elongation", r->largest);
+        cJSON_AddNumberToObject(o, "window_steps", r->window);
+        if (r->levels) {
+            cJSON *h = cJSON_AddObjectToObject(o, "hierarchy");
+            cJSON_AddNumberToObject(h, "levels", r->levels);
+            cJSON_AddNumberToObject(h, "k", HPBD_K);
+            cJSON_AddStringToObject(h, "rest", "pose");
+            uint32_t count = r->levels < SHEET_MAX_LEVELS ? r->levels : SHEET_MAX_LEVELS;
+            cJSON *p = cJSON_AddArrayToObject(h, "particles"), *c = cJSON_AddArrayToObject(h, "constraints");
+            for (uint32_t l = 0; l < count; l++) {
+                cJSON_AddItemToArray(p, cJSON_CreateNumber(r->level_particles[l]));
+                cJSON_AddItemToArray(c, cJSON_CreateNumber(r->level_constraints[l]));
+            }
+        }
     }
     cJSON_AddNumberToObject(o, "max_strain", r->max_strain);
     cJSON_AddNumberToObject(o, "rms_strain", r->rms_strain);
@@ -1481,6 +1717,160 @@ static void report_cube(const bench *b, text *t)
            "extrapolate to other sizes on the same device.\n\n", any26 ? "\n" : "");
 }
 
+/* The hierarchy's sheet run; NULL when there is none. */
+static const run *sheet_hpbd(const bench *b)
+{
+    for (size_t i = 0; i < b->count; i++)
+        if (b->runs[i].scene == SCENE_SHEET && b->runs[i].solver == SINEW_SOLVER_HPBD)
+            return &b->runs[i];
+    return NULL;
+}
+
+/* The plain sheet run of the fewest iterations with `iterations` at least
+ * `from` whose stretch is at or below `target` (target < 0: any); NULL when
+ * there is none. */
+static const run *sheet_plain(const bench *b, uint32_t from, double target)
+{
+    const run *best = NULL;
+    for (size_t i = 0; i < b->count; i++) {
+        const run *r = &b->runs[i];
+        if (r->scene != SCENE_SHEET || r->solver != SINEW_SOLVER_XPBD_GAUSS_SEIDEL || r->diverged_step ||
+            r->iterations < from || (target >= 0.0 && !(r->stretch <= target)))
+            continue;
+        if (!best || r->iterations < best->iterations)
+            best = r;
+    }
+    return best;
+}
+
+/* The plain run with the most iterations (the last of the ladder). */
+static const run *sheet_plain_last(const bench *b)
+{
+    const run *last = NULL;
+    for (size_t i = 0; i < b->count; i++) {
+        const run *r = &b->runs[i];
+        if (r->scene == SCENE_SHEET && r->solver == SINEW_SOLVER_XPBD_GAUSS_SEIDEL &&
+            (!last || r->iterations > last->iterations))
+            last = r;
+    }
+    return last;
+}
+
+/* The plain run of the largest count below `iterations`: the step before a match. */
+static const run *sheet_plain_before(const bench *b, uint32_t iterations)
+{
+    const run *before = NULL;
+    for (size_t i = 0; i < b->count; i++) {
+        const run *r = &b->runs[i];
+        if (r->scene == SCENE_SHEET && r->solver == SINEW_SOLVER_XPBD_GAUSS_SEIDEL && !r->diverged_step &&
+            r->iterations < iterations && (!before || r->iterations > before->iterations))
+            before = r;
+    }
+    return before;
+}
+
+/* Figure 7 of Hierarchical PBD: each run's stretch and time; the plain
+ * iteration count that first matches the hierarchy's stretch and what it
+ * costs, beside the paper's. */
+static void report_sheet(const bench *b, const sinew_device_info *di, text *t)
+{
+    const run *h = sheet_hpbd(b);
+    const run *any = h ? h : sheet_plain_last(b);
+    if (!any)
+        return;
+    const uint32_t n = any->n, triangles = 2 * (n - 1) * (n - 1);
+    add(t, "## HPBD: figure 7 of Hierarchical Position Based Dynamics\n\n"
+           "A cloth of %u x %u particles, %u triangles (%u rows of quads, each split in two, the diagonals in a "
+           "checkerboard), 1 m square in the XY plane, hangs from its top row under gravity: stretch (inextensible) "
+           "and bending constraints, no shear, one substep of 1/60 s, damping 1/s, no ground, %u steps from rest "
+           "(the cloth of `sinew-prep --grid %ux%u --triangulate --no-shear --plane xy --height %g --pin-top "
+           "0.001`). ",
+        n, n, triangles, n - 1, any->steps, n, n, SHEET_HEIGHT);
+    if (h && h->levels) {
+        add(t, "The hierarchy: %u levels (rest-pose coarse lengths, k = %u), particles ", h->levels, HPBD_K);
+        for (uint32_t l = 0; l < h->levels && l < SHEET_MAX_LEVELS; l++)
+            add(t, "%s%u", l ? ", " : "", h->level_particles[l]);
+        add(t, ", distance constraints ");
+        for (uint32_t l = 0; l < h->levels && l < SHEET_MAX_LEVELS; l++)
+            add(t, "%s%u", l ? ", " : "", h->level_constraints[l]);
+        add(t, "; each substep sweeps the coarse levels once, coarsest first, then %u level-0 iterations, the "
+               "second in reverse colour order, as in the paper. ", HPBD_ITERATIONS);
+    }
+    add(t, "Plain XPBD Gauss-Seidel sweeps the colours forward every iteration: 2, 5, 10 and 20 iterations (the "
+           "paper's figure) and on up (24, 28, 32, 40, 48, 64, 80, 96, 128) until its stretch is at or below the "
+           "hierarchy's.\n\n"
+           "Stretch: the elongation max(0, l / L - 1) of every distance constraint (L its rest-pose length; "
+           "compression does not count), its mean over the constraints and its largest, each averaged over the last "
+           "%u steps. GPU time from timestamps over steps 11-%u of the run, and again over 20 steps after 3 "
+           "warm-up once every run was done: the mean of the two; the noise the standard deviation of a step time "
+           "including the drift between the two. Health check and rollback copy on.\n\n",
+        any->window, any->steps);
+    add(t, "| solver | levels | iterations | stretch | largest elongation | GPU ms/step | noise | wall ms/step | "
+           "dispatches | memory MiB |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < b->count; i++) {
+        const run *r = &b->runs[i];
+        if (r->scene != SCENE_SHEET)
+            continue;
+        if (r->diverged_step) {
+            add(t, "| %s | %u | %u | diverged at step %u | | | | | %u | %.2f |\n", solver_name(r->solver),
+                r->levels ? r->levels : 1, r->iterations, r->diverged_step, r->dispatches,
+                r->device_memory / 1048576.0);
+            continue;
+        }
+        add(t, "| %s | %u | %u | %.3e | %.3e | %.3f | %.1f%% | %.3f | %u | %.2f |\n", solver_name(r->solver),
+            r->levels ? r->levels : 1, r->iterations, r->stretch, r->largest, r->ms[5],
+            r->ms[5] > 0 ? 100.0 * r->ms_std / r->ms[5] : 0.0, r->wall_ms, r->dispatches,
+            r->device_memory / 1048576.0);
+    }
+    add(t, "\n![stretch against time](hpbd_stretch.png)\n\n");
+
+    /* The match. */
+    const run *m = h && !h->diverged_step ? sheet_plain(b, 0, h->stretch) : NULL;
+    if (!h || h->diverged_step) {
+        add(t, "Matching the hierarchy: nothing to match; %s.\n\n",
+            h ? "the hierarchy's run diverged" : "the hierarchy did not run");
+    } else if (m) {
+        const run *before = sheet_plain_before(b, m->iterations);
+        add(t, "Matching the hierarchy: plain XPBD Gauss-Seidel first reaches the hierarchy's stretch (%.3e with %u "
+               "iterations) at %u iterations (%.3e", h->stretch, h->iterations, m->iterations, m->stretch);
+        if (before)
+            add(t, "; %.3e at %u", before->stretch, before->iterations);
+        add(t, "), where a step takes %.3f ms of GPU time against the hierarchy's %.3f ms: %.2fx the time, on %s.\n\n",
+            m->ms[5], h->ms[5], h->ms[5] > 0 ? m->ms[5] / h->ms[5] : 0.0, di->name);
+    } else {
+        const run *last = sheet_plain_last(b);
+        add(t, "Matching the hierarchy: plain XPBD Gauss-Seidel does not reach the hierarchy's stretch (%.3e with %u "
+               "iterations) within %u iterations",
+            h->stretch, h->iterations, last ? last->iterations : 0);
+        if (last && !last->diverged_step)
+            add(t, " (%.3e there, %.3f ms of GPU time per step against the hierarchy's %.3f ms: %.2fx the time)",
+                last->stretch, last->ms[5], h->ms[5], h->ms[5] > 0 ? last->ms[5] / h->ms[5] : 0.0);
+        add(t, ", on %s.\n\n", di->name);
+    }
+    if (h && !h->diverged_step) {
+        add(t, "| | cloth | plain iterations as stiff as the hierarchy | time, plain / hierarchy | device |\n"
+               "|---|---|---|---|---|\n");
+        if (m)
+            add(t, "| sinew | %u triangles | %u | %.2fx (GPU time per step) | %s |\n", triangles, m->iterations,
+                h->ms[5] > 0 ? m->ms[5] / h->ms[5] : 0.0, di->name);
+        else
+            add(t, "| sinew | %u triangles | more than %u | | %s |\n", triangles,
+                sheet_plain_last(b) ? sheet_plain_last(b)->iterations : 0, di->name);
+        const run *p20 = sheet_plain(b, PAPER_SHEET_ITERATIONS, -1.0);
+        if (p20 && p20->iterations == PAPER_SHEET_ITERATIONS)
+            add(t, "| sinew, plain at the paper's %u | %u triangles | %u: stretch %.2fx the hierarchy's | %.2fx | %s |\n",
+                PAPER_SHEET_ITERATIONS, triangles, p20->iterations, h->stretch > 0 ? p20->stretch / h->stretch : 0.0,
+                h->ms[5] > 0 ? p20->ms[5] / h->ms[5] : 0.0, di->name);
+        add(t, "| paper (figure 7) | %u triangles | about %u | about %.0fx (60 frames/s against about 12) | Intel Core2 "
+               "2.66 GHz with a GeForce 8800 GTX (the paper's machine) |\n\n",
+            PAPER_SHEET_TRIANGLES, PAPER_SHEET_ITERATIONS, PAPER_SHEET_RATIO);
+        add(t, "The paper's ratio is of frame rates, its cloth's size, material and measure of stiffness not given; "
+               "sinew's is of GPU time per step, in which every colour of every level is a dispatch and a barrier "
+               "(the dispatches column): on a cloth this small the time may follow the dispatches more than the "
+               "constraints.\n\n");
+    }
+}
+
 /* The terminal table and the results page share this text. */
 static void report(const bench *b, const cJSON *peers, const suite *s, const sinew_device_info *di, text *t,
                    const char *date)
@@ -1496,15 +1886,17 @@ static void report(const bench *b, const cJSON *peers, const suite *s, const sin
         add(t, "- host: %d CPUs; other processes kept %.2f of them busy on average while the runs went%s\n", b->cpus,
             b->other_cpus,
             b->other_cpus >= 0.1 ? " (a shared machine: on a CPU device such as lavapipe the times grow with it)" : "");
-    int cloth = 0, cube = 0;
+    int cloth = 0, cube = 0, sheet = 0;
     for (size_t i = 0; i < b->count; i++)
-        *(b->runs[i].scene == SCENE_CUBE ? &cube : &cloth) = 1;
+        *(b->runs[i].scene == SCENE_CUBE ? &cube : b->runs[i].scene == SCENE_SHEET ? &sheet : &cloth) = 1;
     if (cloth)
         report_cloth(b, peers, s, t);
     else
         add(t, "\n");
     if (cube)
         report_cube(b, t);
+    if (sheet)
+        report_sheet(b, di, t);
 
     int peer_count = cJSON_GetArraySize(peers);
     if (peer_count) {
@@ -1581,6 +1973,61 @@ static void plot_cube(const bench *b, const char *out)
     }
 }
 
+/* gnuplot: stretch against GPU ms per step on the HPBD sheet, plain
+ * Gauss-Seidel as a line through its iteration counts (labelled), and the
+ * hierarchy's point. */
+static void plot_sheet(const bench *b, const char *out)
+{
+    const run *h = sheet_hpbd(b), *any = h ? h : sheet_plain_last(b);
+    if (!any)
+        return;
+    char path[4096], dat[4096];
+    snprintf(dat, sizeof dat, "%s/hpbd_stretch.dat", out);
+    FILE *f = fopen(dat, "w");
+    if (!f)
+        return;
+    int plain = 0;
+    for (size_t i = 0; i < b->count; i++) {
+        const run *r = &b->runs[i];
+        if (r->scene != SCENE_SHEET || r->solver != SINEW_SOLVER_XPBD_GAUSS_SEIDEL || r->diverged_step ||
+            !(r->ms[5] > 0) || !(r->stretch > 0))
+            continue;
+        fprintf(f, "%g %g %u\n", r->ms[5], r->stretch, r->iterations);
+        plain = 1;
+    }
+    const int hierarchy = h && !h->diverged_step && h->ms[5] > 0 && h->stretch > 0;
+    if (hierarchy)
+        fprintf(f, "%s%g %g %u\n", plain ? "\n\n" : "", h->ms[5], h->stretch, h->iterations);
+    fclose(f);
+    if (!plain && !hierarchy)
+        return;
+    char script[4096];
+    int len = snprintf(script, sizeof script,
+                       "set terminal pngcairo size 800,560\nset output '%s/hpbd_stretch.png'\nset logscale xy\n"
+                       "set xlabel 'GPU ms per step'\nset ylabel 'stretch: mean elongation over the last %u steps'\n"
+                       "set grid\nset key right top\nset offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n"
+                       "set title 'HPBD figure 7: %u x %u cloth, stretch against cost'\nplot ",
+                       out, any->window, any->n, any->n);
+    if (plain)
+        len += snprintf(script + len, sizeof script - (size_t)len,
+                        "'%s' index 0 using 1:2 with linespoints title 'XPBD Gauss-Seidel (iterations labelled)', "
+                        "'' index 0 using 1:2:(sprintf('%%d', $3)) with labels offset 1.2,0.8 notitle%s",
+                        dat, hierarchy ? ", " : "");
+    if (hierarchy)
+        snprintf(script + len, sizeof script - (size_t)len,
+                 "'%s' index %d using 1:2 with points pt 7 ps 1.5 title 'HPBD, %u levels, %u iterations'\n", dat,
+                 plain, h->levels, h->iterations);
+    else
+        snprintf(script + len, sizeof script - (size_t)len, "\n");
+    snprintf(path, sizeof path, "%s/hpbd_stretch.gp", out);
+    if (write_text(path, script)) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", path);
+        if (system(cmd) != 0)
+            fprintf(stderr, "sinew-bench: gnuplot failed on %s (is gnuplot installed?)\n", path);
+    }
+}
+
 /* Reads a bench.json back (e.g. one written on a GPU machine without gnuplot)
  * so that the page and plots can be made again, with more peers if given. */
 static const char *intern(const char *v, const char *const *names, int count)
@@ -1645,7 +2092,7 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
     b->probe.dispatch_us = jnum(probe, "dispatch_us");
     b->probe.gpu_timed = cJSON_IsTrue(cJSON_GetObjectItem(probe, "gpu_timed"));
     static const char *const impls[] = {"sinew", "reference"};
-    static const char *const kinds[] = {"timing", "substeps", "iterations", "unguarded", "impact", "newton"};
+    static const char *const kinds[] = {"timing", "substeps", "iterations", "unguarded", "impact", "newton", "stretch"};
     const cJSON *o;
     cJSON_ArrayForEach(o, runs)
     {
@@ -1653,11 +2100,12 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
         if (!r)
             break;
         r->impl = intern(jstr(o, "impl"), impls, 2);
-        r->kind = intern(jstr(o, "kind"), kinds, 6);
+        r->kind = intern(jstr(o, "kind"), kinds, 7);
         const char *scene = jstr(o, "scene");
         r->scene = !strcmp(scene, "sphere")    ? SCENE_SPHERE
                    : !strcmp(scene, "quadnet") ? SCENE_QUADNET
                    : !strcmp(scene, "cube")    ? SCENE_CUBE
+                   : !strcmp(scene, "sheet")   ? SCENE_SHEET
                                                : SCENE_HANGING;
         r->solver = solver_from_name(jstr(o, "solver"));
         if (!r->impl || !r->kind) {
@@ -1702,6 +2150,20 @@ static int load_report(const char *path, bench *b, sinew_device_info *di, const 
             r->min_height = jnum(o, "min_height");
             r->max_speed = jnum(o, "max_speed");
         }
+        if (r->scene == SCENE_SHEET) {
+            r->stretch = jnum(o, "stretch");
+            r->largest = jnum(o, "largest_elongation");
+            r->window = (uint32_t)jnum(o, "window_steps");
+            const cJSON *h = cJSON_GetObjectItem(o, "hierarchy");
+            if (h) {
+                r->levels = (uint32_t)jnum(h, "levels");
+                const cJSON *p = cJSON_GetObjectItem(h, "particles"), *c = cJSON_GetObjectItem(h, "constraints");
+                for (int l = 0; l < SHEET_MAX_LEVELS && l < cJSON_GetArraySize(p); l++)
+                    r->level_particles[l] = (uint32_t)cJSON_GetArrayItem(p, l)->valuedouble;
+                for (int l = 0; l < SHEET_MAX_LEVELS && l < cJSON_GetArraySize(c); l++)
+                    r->level_constraints[l] = (uint32_t)cJSON_GetArrayItem(c, l)->valuedouble;
+            }
+        }
     }
     const cJSON *old_peers = cJSON_GetObjectItem(root, "peers");
     cJSON_ArrayForEach(o, old_peers) cJSON_AddItemToArray(peers, cJSON_Duplicate(o, 1));
@@ -1725,12 +2187,15 @@ static void compare(const bench *now, const bench *before, const char *before_pa
     int within = 0, total = 0;
     for (size_t i = 0; i < now->count; i++) {
         const run *r = &now->runs[i];
-        if (strcmp(r->impl, "sinew") || (strcmp(r->kind, "timing") && strcmp(r->kind, "impact")) || r->diverged_step)
+        if (strcmp(r->impl, "sinew") ||
+            (strcmp(r->kind, "timing") && strcmp(r->kind, "impact") && strcmp(r->kind, "stretch")) ||
+            r->diverged_step)
             continue;
         for (size_t j = 0; j < before->count; j++) {
             const run *q = &before->runs[j];
             if (strcmp(q->impl, "sinew") || strcmp(q->kind, r->kind) || q->scene != r->scene || q->n != r->n ||
-                q->solver != r->solver || q->newton != r->newton || q->diverged_step)
+                q->solver != r->solver || q->newton != r->newton || q->iterations != r->iterations ||
+                q->diverged_step)
                 continue;
             double diff = r->ms[5] - q->ms[5];
             /* Two means of noisy samples: within noise when the difference is
@@ -1739,8 +2204,13 @@ static void compare(const bench *now, const bench *before, const char *before_pa
             int ok = fabs(diff) <= noise;
             within += ok;
             total++;
+            char solver[48]; /* sheet runs differ in iterations */
+            if (r->scene == SCENE_SHEET)
+                snprintf(solver, sizeof solver, "%s, %u iterations", solver_name(r->solver), r->iterations);
+            else
+                snprintf(solver, sizeof solver, "%s", solver_name(r->solver));
             add(t, "| %s | %u | %s | %.3f | %.3f | %+.1f%% | %.1f%% | %.1f%% | %s |\n", scene_names[r->scene], r->n,
-                solver_name(r->solver), q->ms[5], r->ms[5], 100.0 * diff / q->ms[5], 100.0 * q->ms_std / q->ms[5],
+                solver, q->ms[5], r->ms[5], 100.0 * diff / q->ms[5], 100.0 * q->ms_std / q->ms[5],
                 100.0 * r->ms_std / r->ms[5], ok ? "yes" : "no");
             break;
         }
@@ -1770,7 +2240,7 @@ int main(int argc, char **argv)
                 if (!strcmp(suites[k].name, v))
                     s = &suites[k];
             if (!s) {
-                cli_error(t, "--suite: \"%s\" is not quick, gpu, gpbd or all%s", v, "");
+                cli_error(t, "--suite: \"%s\" is not quick, gpu, gpbd, hpbd or all%s", v, "");
                 return 2;
             }
             i++;
@@ -1862,6 +2332,13 @@ int main(int argc, char **argv)
             dry.cube[k] = 3 + (uint32_t)k;
         }
         dry.cube_steps = dry.cube_steps < 2 ? dry.cube_steps : 2;
+        /* The sheet: 17 x 17 particles, 30 steps (the stretch over the last
+         * 10), plain Gauss-Seidel up to 32 iterations. */
+        if (dry.sheet) {
+            dry.sheet = 17;
+            dry.sheet_steps = 30;
+            dry.sheet_iterations_max = 32;
+        }
         s = &dry;
     }
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
@@ -1922,6 +2399,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < 6 && s->cube[k]; k++)
         b.planned += 2 * (1 + (s->cube[k] <= s->cube_reference_max) +
                           (s->cube[k] == s->cube_newton_sweep ? CUBE_NEWTON_SWEEP_COUNT - 1 : 0));
+    if (s->sheet) /* at most: bench_sheet takes off what the ladder does not need */
+        b.planned += 2 * (1 + (size_t)sheet_ladder(s));
 
     for (int round = ROUND_TIMING; ok && round <= ROUND_TIMING_AGAIN; round++) {
         for (int k = 0; ok && k < 8 && s->hanging[k]; k++)
@@ -1932,6 +2411,8 @@ int main(int argc, char **argv)
         for (int k = 0; ok && k < 2 && s->quadnet[k]; k++)
             ok = bench_scene(&b, s, (round_kind)round, SCENE_QUADNET, s->quadnet[k], 0, 0);
     }
+    if (ok && s->sheet)
+        ok = bench_sheet(&b, s);
     for (int k = 0; ok && k < 6 && s->cube[k]; k++)
         ok = bench_cube(&b, s, s->cube[k]);
     if (busy0 >= 0 && own0 >= 0) {
@@ -2000,6 +2481,32 @@ output:;
         cJSON_AddNumberToObject(paper, "newton_iterations", 3);
         cJSON_AddNumberToObject(paper, "ms_per_step", PAPER_CUBE_MS);
     }
+    const run *sheet = sheet_hpbd(&b);
+    if (sheet) {
+        /* Figure 7: the plain count that first matches the hierarchy's stretch. */
+        cJSON *hm = cJSON_AddObjectToObject(root, "hpbd_match");
+        const run *m = sheet->diverged_step ? NULL : sheet_plain(&b, 0, sheet->stretch);
+        cJSON_AddNumberToObject(hm, "n", sheet->n);
+        cJSON_AddNumberToObject(hm, "triangles", 2.0 * (sheet->n - 1) * (sheet->n - 1));
+        cJSON_AddNumberToObject(hm, "hierarchy_iterations", sheet->iterations);
+        cJSON_AddNumberToObject(hm, "hierarchy_stretch", sheet->stretch);
+        cJSON_AddNumberToObject(hm, "hierarchy_gpu_ms_per_step", sheet->ms[5]);
+        if (m) {
+            cJSON_AddNumberToObject(hm, "plain_iterations", m->iterations);
+            cJSON_AddNumberToObject(hm, "plain_stretch", m->stretch);
+            cJSON_AddNumberToObject(hm, "plain_gpu_ms_per_step", m->ms[5]);
+            cJSON_AddNumberToObject(hm, "time_ratio", sheet->ms[5] > 0 ? m->ms[5] / sheet->ms[5] : -1.0);
+        } else {
+            cJSON_AddNullToObject(hm, "plain_iterations"); /* not matched within the ladder */
+        }
+        cJSON_AddStringToObject(hm, "device", di.name);
+        cJSON *paper = cJSON_AddObjectToObject(hm, "paper");
+        cJSON_AddStringToObject(paper, "source", "Hierarchical Position Based Dynamics (Mueller 2008), figure 7");
+        cJSON_AddStringToObject(paper, "device", "Intel Core2 2.66 GHz, NVIDIA GeForce 8800 GTX");
+        cJSON_AddNumberToObject(paper, "triangles", PAPER_SHEET_TRIANGLES);
+        cJSON_AddNumberToObject(paper, "plain_iterations", PAPER_SHEET_ITERATIONS);
+        cJSON_AddNumberToObject(paper, "time_ratio", PAPER_SHEET_RATIO);
+    }
     cJSON_AddItemReferenceToObject(root, "peers", peers);
 
     char path[4096];
@@ -2027,6 +2534,7 @@ output:;
     if (plots) {
         plot(&b, peers, out, s);
         plot_cube(&b, out);
+        plot_sheet(&b, out);
     }
     if (page.s)
         fputs(page.s, stdout);

@@ -151,7 +151,7 @@ for f in stretch largest_elongation window_steps hierarchy dispatches_per_step d
 plain_iterations time_ratio paper; do \
 grep -q \"\\\"$f\\\":\" \"$d/bench.json\" || { echo \"bench.json lacks $f\"; exit 1; }; done; echo hpbd-fields-present")
   set_tests_properties(tool_bench_hpbd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "Matching the hierarchy: plain XPBD Gauss-Seidel first reaches the hierarchy's stretch [^\n]* at [0-9]+ iterations.*hpbd-fields-present"
+    PASS_REGULAR_EXPRESSION "Matching the hierarchy: plain XPBD Gauss-Seidel (first reaches the hierarchy's stretch [^\n]* at [0-9]+ iterations|does not reach the hierarchy's stretch [^\n]* within [0-9]+ iterations).*hpbd-fields-present"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|diverged|lacks")
 endif()
 

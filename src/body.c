@@ -776,9 +776,9 @@ sinew_result sinew_body_set_material(sinew_body *b, uint32_t index, const sinew_
 
 /* ---------------------------------------------------------------- cuts */
 
-/* Particle -> incident records, CSR over `count` pairs (ends[2c], ends[2c+1]). */
-static int incidence(uint32_t n, uint32_t count, const uint32_t *ends, size_t stride, uint32_t **start_out,
-                     uint32_t **list_out)
+/* Particle -> the distance records that touch it, as CSR: records of particle
+ * p are list[start[p] .. start[p + 1]). */
+static int incidence(uint32_t n, uint32_t count, const GpuDistance *d, uint32_t **start_out, uint32_t **list_out)
 {
     uint32_t *start = calloc((size_t)n + 1, sizeof *start);
     uint32_t *list = malloc(sizeof *list * (2 * (size_t)count + 1));
@@ -788,14 +788,14 @@ static int incidence(uint32_t n, uint32_t count, const uint32_t *ends, size_t st
         return 0;
     }
     for (uint32_t c = 0; c < count; c++) {
-        start[ends[c * stride] + 1]++;
-        start[ends[c * stride + 1] + 1]++;
+        start[d[c].a + 1]++;
+        start[d[c].b + 1]++;
     }
     for (uint32_t i = 0; i < n; i++)
         start[i + 1] += start[i];
     for (uint32_t c = 0; c < count; c++) {
-        list[start[ends[c * stride]]++] = c;
-        list[start[ends[c * stride + 1]]++] = c;
+        list[start[d[c].a]++] = c;
+        list[start[d[c].b]++] = c;
     }
     for (uint32_t i = n; i > 0; i--) /* back to the starts */
         start[i] = start[i - 1];
@@ -817,34 +817,44 @@ static uint32_t find_distance(const sinew_body *b, const uint32_t *start, const 
     return UINT32_MAX;
 }
 
+/* Everything a cut needs, allocated before anything changes so that running
+ * out of memory leaves the body as it was. */
+typedef struct cut_scratch {
+    uint32_t *found;                      /* the constraint of each pair */
+    uint32_t *start, *list;               /* distances by particle */
+    uint32_t *hstart, *hlist;             /* coarse constraints by particle */
+    uint32_t *stack, *node_of;            /* particles to visit; node of each particle */
+    uint32_t *child_start, *child_links;  /* links by parent, as CSR */
+    uint32_t *child_of;                   /* node owning each link */
+    uint8_t *done;
+} cut_scratch;
+
 /* Müller 2008, section 8: the particles at the cut lose their parent links
  * and coarse constraints, and so, recursively, do their parents. A particle
  * removed this way is no one's parent any more either: its children keep
  * their other parents (weights renormalised) or, with none left, take no
- * coarse correction. `stack` holds the particles still to visit (room for
- * n); done marks those visited. */
-static void cut_hierarchy(sinew_body *b, uint32_t *stack, uint32_t top, uint8_t *done, const uint32_t *hstart,
-                          const uint32_t *hlist, const uint32_t *node_of, const uint32_t *child_start,
-                          const uint32_t *child_links, const uint32_t *child_of)
+ * coarse correction. s->stack[0, top) holds the particles still to visit;
+ * s->done marks those visited or queued. */
+static void cut_hierarchy(sinew_body *b, cut_scratch *s, uint32_t top)
 {
     while (top > 0) {
-        uint32_t p = stack[--top];
-        for (uint32_t k = hstart[p]; k < hstart[p + 1]; k++) {
-            GpuDistance *d = &b->hdist_host[hlist[k]];
+        uint32_t p = s->stack[--top];
+        for (uint32_t k = s->hstart[p]; k < s->hstart[p + 1]; k++) {
+            GpuDistance *d = &b->hdist_host[s->hlist[k]];
             d->b = d->a;
         }
-        GpuNode *v = &b->nodes[node_of[p]];
+        GpuNode *v = &b->nodes[s->node_of[p]];
         for (uint32_t k = v->first; k < v->first + v->count; k++) {
             uint32_t parent = b->links[k].parent;
-            if (!done[parent]) {
-                done[parent] = 1;
-                stack[top++] = parent;
+            if (!s->done[parent]) {
+                s->done[parent] = 1;
+                s->stack[top++] = parent;
             }
         }
         v->count = 0;
-        for (uint32_t k = child_start[p]; k < child_start[p + 1]; k++) {
-            GpuNode *child = &b->nodes[child_of[child_links[k]]];
-            b->links[child_links[k]].weight = 0.0f;
+        for (uint32_t k = s->child_start[p]; k < s->child_start[p + 1]; k++) {
+            GpuNode *child = &b->nodes[s->child_of[s->child_links[k]]];
+            b->links[s->child_links[k]].weight = 0.0f;
             double sum = 0.0;
             for (uint32_t j = child->first; j < child->first + child->count; j++)
                 sum += b->links[j].weight;
@@ -884,6 +894,64 @@ static sinew_result upload_cut(sinew_body *b)
     return r;
 }
 
+
+static void cut_scratch_free(cut_scratch *s)
+{
+    free(s->found);
+    free(s->start);
+    free(s->list);
+    free(s->hstart);
+    free(s->hlist);
+    free(s->stack);
+    free(s->node_of);
+    free(s->child_start);
+    free(s->child_links);
+    free(s->child_of);
+    free(s->done);
+}
+
+static int cut_scratch_alloc(const sinew_body *b, uint32_t pair_count, cut_scratch *s)
+{
+    const uint32_t n = b->particle_count;
+    memset(s, 0, sizeof *s);
+    int ok = (s->found = malloc(sizeof *s->found * ((size_t)pair_count + 1))) != NULL &&
+             incidence(n, b->distance_count, b->dist_host, &s->start, &s->list);
+    if (ok && b->level_count) {
+        s->stack = malloc(sizeof *s->stack * ((size_t)n + 1));
+        s->node_of = malloc(sizeof *s->node_of * n);
+        s->child_start = calloc((size_t)n + 1, sizeof *s->child_start);
+        s->child_links = malloc(sizeof *s->child_links * ((size_t)b->link_count + 1));
+        s->child_of = malloc(sizeof *s->child_of * ((size_t)b->link_count + 1));
+        s->done = calloc(n, 1);
+        ok = s->stack && s->node_of && s->child_start && s->child_links && s->child_of && s->done &&
+             incidence(n, b->hdistance_count, b->hdist_host, &s->hstart, &s->hlist);
+    }
+    if (!ok)
+        cut_scratch_free(s);
+    return ok;
+}
+
+/* Each particle's node, and the links naming each particle as parent. */
+static void index_links(const sinew_body *b, cut_scratch *s)
+{
+    const uint32_t n = b->particle_count;
+    for (uint32_t i = 0; i < n; i++) {
+        s->node_of[b->nodes[i].particle] = i;
+        for (uint32_t k = b->nodes[i].first; k < b->nodes[i].first + b->nodes[i].count; k++) {
+            s->child_of[k] = i;
+            s->child_start[b->links[k].parent + 1]++;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        s->child_start[i + 1] += s->child_start[i];
+    for (uint32_t i = 0; i < n; i++) /* filling moves each start to the next one's */
+        for (uint32_t k = b->nodes[i].first; k < b->nodes[i].first + b->nodes[i].count; k++)
+            s->child_links[s->child_start[b->links[k].parent]++] = k;
+    for (uint32_t i = n; i > 0; i--)
+        s->child_start[i] = s->child_start[i - 1];
+    s->child_start[0] = 0;
+}
+
 sinew_result sinew_body_cut(sinew_body *b, const uint32_t *pairs, uint32_t pair_count, uint32_t *cut)
 {
     SINEW_ASSERT(b && (pairs || pair_count == 0));
@@ -898,28 +966,21 @@ sinew_result sinew_body_cut(sinew_body *b, const uint32_t *pairs, uint32_t pair_
         if (pairs[2 * k] >= n || pairs[2 * k + 1] >= n)
             return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "%s: cut pair %u (%u, %u): particle "
                               "index out of range (%u particles)", b->name, k, pairs[2 * k], pairs[2 * k + 1], n);
-    uint32_t *start = NULL, *list = NULL, *found = malloc(sizeof *found * ((size_t)pair_count + 1));
-    if (!found || !incidence(n, b->distance_count, &b->dist_host[0].a, 4, &start, &list)) {
-        free(found);
+    cut_scratch s;
+    if (!cut_scratch_alloc(b, pair_count, &s))
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-    }
-    sinew_result r = SINEW_RESULT_OK;
-    for (uint32_t k = 0; k < pair_count && r == SINEW_RESULT_OK; k++)
-        if ((found[k] = find_distance(b, start, list, pairs[2 * k], pairs[2 * k + 1])) == UINT32_MAX)
-            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "%s: cut pair %u: no distance "
-                           "constraint joins particles %u and %u", b->name, k, pairs[2 * k], pairs[2 * k + 1]);
-    if (r != SINEW_RESULT_OK) {
-        free(found);
-        free(start);
-        free(list);
-        return r;
-    }
+    for (uint32_t k = 0; k < pair_count; k++)
+        if ((s.found[k] = find_distance(b, s.start, s.list, pairs[2 * k], pairs[2 * k + 1])) == UINT32_MAX) {
+            cut_scratch_free(&s);
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "%s: cut pair %u: no distance "
+                              "constraint joins particles %u and %u", b->name, k, pairs[2 * k], pairs[2 * k + 1]);
+        }
 
-    /* Everything checked: now change the host copies. */
+    /* Everything checked and allocated: now the host copies change. */
     uint32_t newly = 0;
     for (uint32_t k = 0; k < pair_count; k++)
-        if (!b->dist_cut[found[k]]) {
-            b->dist_cut[found[k]] = 1;
+        if (!b->dist_cut[s.found[k]]) {
+            b->dist_cut[s.found[k]] = 1;
             newly++;
         }
     /* A hinge goes with its shared edge or an edge of either wing triangle. */
@@ -927,62 +988,23 @@ sinew_result sinew_body_cut(sinew_body *b, const uint32_t *pairs, uint32_t pair_
     for (uint32_t c = 0; c < b->bend_count; c++)
         for (int k = 0; k < 5 && !b->bend_cut[c]; k++) {
             const uint32_t *v = b->bend_host[c].v;
-            uint32_t e = find_distance(b, start, list, v[hinge_edges[k][0]], v[hinge_edges[k][1]]);
+            uint32_t e = find_distance(b, s.start, s.list, v[hinge_edges[k][0]], v[hinge_edges[k][1]]);
             if (e != UINT32_MAX && b->dist_cut[e])
                 b->bend_cut[c] = 1;
         }
-    free(start);
-    free(list);
-    start = list = NULL;
     if (b->level_count) {
-        const uint32_t links = b->link_count;
-        uint32_t *stack = malloc(sizeof *stack * ((size_t)n + 1)), *node_of = malloc(sizeof *node_of * n);
-        uint32_t *child_start = calloc((size_t)n + 1, sizeof *child_start);
-        uint32_t *child_links = malloc(sizeof *child_links * ((size_t)links + 1));
-        uint32_t *child_of = malloc(sizeof *child_of * ((size_t)links + 1));
-        uint8_t *done = calloc(n, 1);
-        int ok = stack && node_of && child_start && child_links && child_of && done &&
-                 incidence(n, b->hdistance_count, &b->hdist_host[0].a, 4, &start, &list);
-        if (ok) {
-            for (uint32_t i = 0; i < n; i++) {
-                node_of[b->nodes[i].particle] = i;
-                for (uint32_t k = b->nodes[i].first; k < b->nodes[i].first + b->nodes[i].count; k++) {
-                    child_of[k] = i;
-                    child_start[b->links[k].parent + 1]++;
-                }
+        index_links(b, &s);
+        uint32_t top = 0;
+        for (uint32_t k = 0; k < 2 * pair_count; k++)
+            if (!s.done[pairs[k]]) {
+                s.done[pairs[k]] = 1;
+                s.stack[top++] = pairs[k];
             }
-            for (uint32_t i = 0; i < n; i++)
-                child_start[i + 1] += child_start[i];
-            for (uint32_t i = 0; i < n; i++) /* links by parent; child_start[p] ends as p + 1's start */
-                for (uint32_t k = b->nodes[i].first; k < b->nodes[i].first + b->nodes[i].count; k++)
-                    child_links[child_start[b->links[k].parent]++] = k;
-            for (uint32_t i = n; i > 0; i--)
-                child_start[i] = child_start[i - 1];
-            child_start[0] = 0;
-            uint32_t top = 0;
-            for (uint32_t k = 0; k < pair_count; k++)
-                for (int e = 0; e < 2; e++)
-                    if (!done[pairs[2 * k + e]]) {
-                        done[pairs[2 * k + e]] = 1;
-                        stack[top++] = pairs[2 * k + e];
-                    }
-            cut_hierarchy(b, stack, top, done, start, list, node_of, child_start, child_links, child_of);
-        } else {
-            r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-        }
-        free(stack);
-        free(node_of);
-        free(child_start);
-        free(child_links);
-        free(child_of);
-        free(done);
-        free(start);
-        free(list);
+        cut_hierarchy(b, &s, top);
     }
-    free(found);
-    if (r == SINEW_RESULT_OK)
-        r = upload_cut(b);
+    cut_scratch_free(&s);
     b->topology_crc = sinew_crc32(b->topology_base, b->dist_cut, b->distance_count);
+    sinew_result r = upload_cut(b);
     if (r == SINEW_RESULT_OK && cut)
         *cut = newly;
     return r;

@@ -3,6 +3,7 @@
 # sinew, with sinew-prep and sinew-sim; docs/hpbd.md shows the results.
 #
 #   tools/hpbd-figures.sh [BUILD_DIR] [OUT_DIR]   (defaults: build, docs/data/hpbd)
+#   PLOT_ONLY=1 tools/hpbd-figures.sh BUILD_DIR OUT_DIR   the plots of earlier runs
 #
 # Figure 3: a cloth of 64 x 64 particles (63 rows of quads, 126 rows of
 # triangles), 1 m square, hanging from its top edge under gravity at 60 steps
@@ -60,12 +61,65 @@ run() {
     measure "$TMP/log.csv"
 }
 
+# PNG plots of the CSVs with gnuplot, when it is installed.
+plot() {
+    command -v gnuplot > /dev/null || { echo "gnuplot not found: no plots"; return 0; }
+    for setup in $SETUPS; do
+        awk -F, -v s="$setup" 'NR > 1 && $1 ":" $2 ":" $3 == s { print $4, $5 }' "$1/fig3.csv" > "$TMP/$setup.dat"
+    done
+    awk -F, 'NR > 1 && $1 == "gs" && $2 == "alternating" { print $6, $4, $3 }' "$1/fig7.csv" > "$TMP/alt.dat"
+    awk -F, 'NR > 1 && $1 == "gs" && $2 == "forward" { print $6, $4, $3 }' "$1/fig7.csv" > "$TMP/fwd.dat"
+    awk -F, 'NR > 1 && $1 == "hpbd" { print $6, $4, $3 }' "$1/fig7.csv" > "$TMP/hpbd.dat"
+    gnuplot <<EOF3
+set terminal pngcairo size 900,560 font "sans,11"
+set datafile missing "none"
+set logscale xy
+set grid
+set key top right
+set output "$1/fig3.png"
+set title "Hanging 64 x 64 cloth (126 rows of triangles), one substep at 60 Hz\n$2"
+set xlabel "level-0 iterations"
+set ylabel "stretch: mean elongation"
+plot "$TMP/1:pose:alternating.dat" w lp t "no hierarchy", \
+     "$TMP/3:pose:alternating.dat" w lp t "3 levels", \
+     "$TMP/5:pose:alternating.dat" w lp t "5 levels", \
+     "$TMP/5:geodesic:alternating.dat" w lp t "5 levels, geodesic lengths", \
+     "$TMP/1:pose:forward.dat" w lp dt 2 t "no hierarchy, forward sweeps", \
+     "$TMP/5:pose:forward.dat" w lp dt 2 t "5 levels, forward sweeps"
+set output "$1/fig3-needed.png"
+set title "Level-0 iterations needed to keep the stretch under a target (Mueller 2008, figure 3)\n$2"
+set xlabel "target stretch (mean elongation)"
+set ylabel "iterations needed"
+set xrange [*:*] reverse
+set key top left
+set datafile separator ","
+plot "$1/fig3-needed.csv" u 1:2 w lp t "no hierarchy", "" u 1:3 w lp t "3 levels", "" u 1:4 w lp t "5 levels"
+set datafile separator whitespace
+set xrange [*:*] noreverse
+set output "$1/fig7.png"
+set title "77 x 77 cloth (11 552 triangles): stretch against GPU time per step\n$2"
+set xlabel "GPU ms per step"
+set ylabel "stretch: mean elongation"
+set key top right
+plot "$TMP/alt.dat" u 1:2 w lp t "plain Gauss-Seidel (alternating)", \
+     "" u 1:2:(sprintf("%d", \$3)) w labels offset 1.2,0.6 notitle, \
+     "$TMP/fwd.dat" u 1:2 w lp dt 2 t "plain Gauss-Seidel (forward)", \
+     "$TMP/hpbd.dat" u 1:2 w p pt 7 ps 1.5 t "hierarchy (5 levels) + 2 iterations"
+EOF3
+    echo "plots: $1/fig3.png $1/fig3-needed.png $1/fig7.png"
+}
+
+SETUPS="1:pose:alternating 3:pose:alternating 5:pose:alternating 5:geodesic:alternating 1:pose:forward 5:pose:forward"
+if [ -n "${PLOT_ONLY:-}" ]; then
+    plot "$OUT" "$(cat "$OUT/device.txt")"
+    exit 0
+fi
+
 DEVICE=$("$SIM" --frames 1 --json "$TMP/dev.json" -q -o "$TMP/out" > /dev/null &&
          sed -n 's/.*"device": "\([^"]*\)".*/\1/p' "$TMP/dev.json")
 echo "device: $DEVICE"
 
 ITERS="1 2 3 4 5 6 8 10 12 16 20 24 32 40 48 64 80 96 128"
-SETUPS="1:pose:alternating 3:pose:alternating 5:pose:alternating 5:geodesic:alternating 1:pose:forward 5:pose:forward"
 echo "levels,rest,sweep,iterations,stretch,largest,gpu_ms_per_step" > "$OUT/fig3.csv"
 for setup in $SETUPS; do
     IFS=: read -r levels rest sweep <<EOF2
@@ -106,4 +160,5 @@ for sweep in alternating forward; do
     done
 done
 echo "$DEVICE" > "$OUT/device.txt"
+plot "$OUT" "$DEVICE"
 echo "written: $OUT/fig3.csv $OUT/fig3-needed.csv $OUT/fig7.csv"

@@ -88,19 +88,23 @@ plot "$TMP/1:pose:alternating.dat" w lp t "no hierarchy", \
      "$TMP/5:pose:forward.dat" w lp dt 2 t "5 levels, forward sweeps"
 set output "$1/fig3-needed.png"
 set title "Level-0 iterations needed to keep the stretch under a target (Mueller 2008, figure 3)\n$2"
-set xlabel "target stretch (mean elongation)"
-set ylabel "iterations needed"
-set xrange [*:*] reverse
-set key top left
+set xlabel "target stretch (mean elongation, %)"
+set ylabel "iterations needed (none: more than 128)"
+set xrange [12:0.8]
+set yrange [0.8:200]
+set key bottom right
 set datafile separator ","
-plot "$1/fig3-needed.csv" u 1:2 w lp t "no hierarchy", "" u 1:3 w lp t "3 levels", "" u 1:4 w lp t "5 levels"
+plot "$1/fig3-needed.csv" u (100*\$1):2 w lp lw 2 t "no hierarchy", "" u (100*\$1):3 w lp lw 2 t "3 levels", \
+     "" u (100*\$1):4 w lp lw 2 t "5 levels", "" u (100*\$1):5 w lp dt 3 t "5 levels, geodesic lengths", \
+     "" u (100*\$1):6 w lp dt 2 t "no hierarchy, forward sweeps", "" u (100*\$1):7 w lp dt 2 t "5 levels, forward sweeps"
 set datafile separator whitespace
-set xrange [*:*] noreverse
+unset xrange
+unset yrange
 set output "$1/fig7.png"
 set title "77 x 77 cloth (11 552 triangles): stretch against GPU time per step\n$2"
 set xlabel "GPU ms per step"
 set ylabel "stretch: mean elongation"
-set key top right
+set key bottom left
 plot "$TMP/alt.dat" u 1:2 w lp t "plain Gauss-Seidel (alternating)", \
      "" u 1:2:(sprintf("%d", \$3)) w labels offset 1.2,0.6 notitle, \
      "$TMP/fwd.dat" u 1:2 w lp dt 2 t "plain Gauss-Seidel (forward)", \

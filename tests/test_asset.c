@@ -509,6 +509,10 @@ static void assert_assets_equal(const sinew_asset *x, const sinew_asset *y)
     assert_same_array(x->links, y->links, x->link_count * sizeof *x->links);
     assert_same_array(x->hdistances, y->hdistances, x->hdistance_count * sizeof *x->hdistances);
     assert_same_array(x->hcolours, y->hcolours, x->hcolour_count * sizeof *x->hcolours);
+    cr_assert_eq(x->red_count, y->red_count);
+    cr_assert_eq(x->black_count, y->black_count);
+    assert_same_array(x->reds, y->reds, x->red_count * sizeof *x->reds);
+    assert_same_array(x->blacks, y->blacks, x->black_count * sizeof *x->blacks);
     cr_assert_eq(!x->meta, !y->meta);
     if (x->meta)
         cr_assert_str_eq(x->meta, y->meta);
@@ -2013,6 +2017,74 @@ static void assert_single_byte_corruption_handled(uint8_t *(*make_file)(size_t *
     cr_assert_gt(rejected, 0);
     free(bad);
     free(bytes);
+}
+
+/* The grid without its shear diagonal, partitioned red (i + j even) and black:
+ * a quad network, as the red-black solver takes it. */
+static sinew_asset *make_red_black(void)
+{
+    sinew_asset *a = make_grid();
+    a->distance_count = 24; /* the diagonal was last, alone in colour 4 */
+    a->colours[4].distance_count = 0;
+    cr_assert(sinew_asset_alloc_red_black(a, GRID_N / 2, GRID_N / 2));
+    uint32_t r = 0, b = 0;
+    for (uint32_t j = 0; j < GRID; ++j)
+        for (uint32_t i = 0; i < GRID; ++i) {
+            if ((i + j) % 2 == 0)
+                a->reds[r++] = at(i, j);
+            else
+                a->blacks[b++] = at(i, j);
+        }
+    return a;
+}
+
+Test(asset, round_trip_red_black)
+{
+    sinew_asset *a = make_red_black(), *b;
+    cr_assert_eq(sinew_asset_validate(a, "grid.snw", capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK, "%s", cap.text);
+    void *bytes;
+    size_t size;
+    cr_assert_eq(sinew_asset_serialize(a, &bytes, &size, capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_OK);
+    cr_assert_eq(rd32((uint8_t *)bytes + 4), 0x00030001u, "version 1.3");
+    test_section s[20];
+    uint32_t n = split(bytes, s);
+    cr_assert_eq(memcmp(s[n - 3].tag, "PRED", 4), 0);
+    cr_assert_eq(memcmp(s[n - 2].tag, "PBLK", 4), 0);
+    cr_assert_eq(s[n - 3].count, GRID_N / 2);
+    cr_assert_eq(load(bytes, size, &b), SINEW_RESULT_OK, "%s", cap.text);
+    assert_assets_equal(a, b);
+    sinew_asset_destroy(b);
+    free(bytes);
+    sinew_asset_destroy(a);
+}
+
+/* A partition that is not one: refused naming the section and record. */
+Test(asset, red_black_defects)
+{
+    struct { const char *needle1, *needle2; } cases[] = {
+        {"section PRED, record 1", "particle 0 is already red"},
+        {"section PBLK, record 0", "particle index 16 out of range (16 particles)"},
+        {"section DIST, record 0", "joins particles 0 and 1, both red: not a red-black partition"},
+        {"sections PRED, PBLK: 8 red and 7 black particles for 16 particles", NULL},
+    };
+    for (int k = 0; k < 4; ++k) {
+        sinew_asset *a = make_red_black();
+        if (k == 0)
+            a->reds[1] = a->reds[0];
+        else if (k == 1)
+            a->blacks[0] = GRID_N;
+        else if (k == 2) { /* particle 1 (black) swapped with red particle 2's place */
+            a->reds[1] = at(1, 0);
+            a->blacks[0] = at(2, 0);
+        } else {
+            a->black_count = 7;
+        }
+        cr_assert_eq(sinew_asset_validate(a, "grid.snw", capture_logger(SINEW_LOG_INFO)), SINEW_RESULT_ERROR_BAD_ASSET);
+        assert_one_error(cases[k].needle1, cases[k].needle2);
+        if (k == 3)
+            a->black_count = 8;
+        sinew_asset_destroy(a);
+    }
 }
 
 Test(asset, single_byte_corruption_is_handled)

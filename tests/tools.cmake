@@ -103,6 +103,18 @@ set_tests_properties(tool_cgal_mask_hpbd_cut PROPERTIES LABELS gpu RUN_SERIAL ON
   PASS_REGULAR_EXPRESSION "cut [1-9][0-9]* distance constraints across y = 0 m.*steps +90 of"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|unstable|failed")
 
+# The red-black partition of the paper's 100 x 100 quad network, stored and
+# listed; with shear diagonals the grid is refused naming an odd cycle.
+add_test(NAME tool_prep_red_black
+  COMMAND sh -c "'${PREP}' --grid 100x100 --no-shear --red-black -o '${OUT}/red-black.snw' && \
+'$<TARGET_FILE:sinew-info>' '${OUT}/red-black.snw'")
+set_tests_properties(tool_prep_red_black PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "red-black partition: 5000 red, 5000 black particles in 1 piece.*red-black: +5000 red, 5000 black")
+add_test(NAME tool_prep_red_black_refuses_diagonals
+  COMMAND sh -c "'${PREP}' --grid 10x10 --red-black -o '${OUT}/red-black-shear.snw'; test $? -eq 1")
+set_tests_properties(tool_prep_red_black_refuses_diagonals PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "3 springs close an odd cycle, [0-9]+ - [0-9]+ - [0-9]+ - [0-9]+ .diagonal springs")
+
 # sinew-sim refuses the hierarchical solver for an asset without a hierarchy.
 add_test(NAME tool_sim_hpbd_needs_hierarchy
   COMMAND sh -c "'${PREP}' --grid 8x8 -o '${OUT}/no-hierarchy.snw' && \

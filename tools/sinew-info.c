@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "asset/asset.h" /* sinew_material_model_name, the hierarchy's levels */
+#include "asset/asset.h" /* sinew_material_model_name, the hierarchy's levels, red-black */
 
 static const char *const usage =
     "usage: sinew-info [--device NAME|INDEX] [--validation]   the Vulkan devices\n"
@@ -67,6 +67,8 @@ static int print_asset(const char *path)
                    l ? v->colour_count : info.colour_count);
         }
     }
+    if (asset->red_count || asset->black_count)
+        printf("red-black:         %u red, %u black particles\n", asset->red_count, asset->black_count);
     if (info.material_count) {
         printf("materials:         %u\n", info.material_count);
         for (uint32_t i = 0; i < info.material_count; ++i) {

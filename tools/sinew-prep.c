@@ -15,6 +15,7 @@
 #include "prep/cloth.h"
 #include "prep/fabric.h"
 #include "prep/hierarchy.h"
+#include "prep/redblack.h"
 #include "prep_soft.h"
 
 static const char *const usage =
@@ -52,6 +53,11 @@ static const char *const usage =
 /* The defaults are the library's (sinew_hierarchy_options_default). */
 static void print_hierarchy_help(const sinew_hierarchy_options *o)
 {
+    printf("\n"
+           "Red-black partition for the mass-spring solvers (Pall et al.), of the distance\n"
+           "constraints: a quad network without diagonals (--no-shear) splits into two sets\n"
+           "with every spring between them; anything else is refused naming an odd cycle:\n"
+           "      --red-black           store the partition in the asset\n");
     printf("\n"
            "Particle hierarchy for Hierarchical PBD (Mueller 2008), built from the distance\n"
            "constraints; a table of the levels is printed (particles, constraints, colours):\n"
@@ -266,6 +272,7 @@ int main(int argc, char **argv)
     int stvk_options = 0, density_given = 0;
     sinew_hierarchy_options hopt = sinew_hierarchy_options_default();
     unsigned levels = 0, hierarchy_k = hopt.k, hierarchy_min = hopt.min_particles;
+    int red_black = 0;
     int hierarchy_options = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -359,6 +366,9 @@ int main(int argc, char **argv)
             used = 0;
         } else if (!strcmp(a, "--triangulate")) {
             triangulate = 1;
+            used = 0;
+        } else if (!strcmp(a, "--red-black")) {
+            red_black = 1;
             used = 0;
         } else if (!strcmp(a, "--hierarchy")) {
             ok = cli_uint(t, a, v, 1u << 20, &levels) &&
@@ -486,6 +496,16 @@ int main(int argc, char **argv)
             goto done;
         }
     }
+    sinew_redblack_report rb;
+    if (red_black) {
+        r = sinew_redblack_asset(asset, mesh_path ? mesh_path : "grid", &lg, &rb);
+        if (r != SINEW_RESULT_OK) {
+            fprintf(stderr, "%s: %s: red-black partition: %s\n", t, mesh_path ? mesh_path : "grid",
+                    sinew_result_string(r));
+            sinew_asset_destroy(asset);
+            goto done;
+        }
+    }
     r = sinew_asset_write(asset, out, &lg);
     if (r == SINEW_RESULT_OK) {
         sinew_asset_info info = sinew_asset_get_info(asset);
@@ -501,6 +521,9 @@ int main(int argc, char **argv)
                    fabric ? ", fabric " : "", fabric ? fabric : "");
         if (!quiet && levels)
             print_hierarchy(&hierarchy, &hopt);
+        if (!quiet && red_black)
+            printf("red-black partition: %u red, %u black particles in %u piece%s\n", rb.red, rb.black, rb.pieces,
+                   rb.pieces == 1 ? "" : "s");
         status = 0;
     }
     sinew_asset_destroy(asset);

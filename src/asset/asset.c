@@ -84,6 +84,8 @@ void sinew_asset_destroy(sinew_asset *asset)
     free(asset->links);
     free(asset->hdistances);
     free(asset->hcolours);
+    free(asset->reds);
+    free(asset->blacks);
     free(asset->meta);
     free(asset);
 }
@@ -593,7 +595,8 @@ sinew_result sinew_asset_validate(const sinew_asset *a, const char *name, const 
         (r = validate_colour_ranges(a, name, lg)) || (r = validate_independence(a, name, lg)) ||
         (r = validate_elements(a, name, lg)) || (r = validate_element_colour_ranges(a, name, lg)) ||
         (r = validate_element_independence(a, name, lg)) || (r = validate_materials(a, name, lg)) ||
-        (r = sinew_asset_validate_hierarchy(a, name, lg)) || (r = validate_meta(a, name, lg)))
+        (r = sinew_asset_validate_hierarchy(a, name, lg)) || (r = sinew_asset_validate_red_black(a, name, lg)) ||
+        (r = validate_meta(a, name, lg)))
         return r;
     return SINEW_RESULT_OK;
 }

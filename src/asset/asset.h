@@ -23,6 +23,13 @@
  *   hdistances [h]  { a, b, rest (m), kind = STRETCH }              16 B
  *   hcolours   [k]  { begin, count }                                 8 B
  *
+ * Red-black partition (quad mass-spring networks, Pall et al.), both present
+ * or both empty:
+ *   reds       [r]  particle index                                   4 B
+ *   blacks     [s]  particle index                                   4 B
+ * r + s is the particle count, every particle in one of them once, and every
+ * distance constraint joins a red and a black particle.
+ *
  * distances and bends are sorted by colour: colour k owns
  * distances[distance_begin, +distance_count) and bends[bend_begin, +bend_count),
  * the ranges follow each other without gaps, and no particle appears twice among
@@ -153,6 +160,9 @@ struct sinew_asset {
     sinew_link_rec *links;
     sinew_distance_rec *hdistances;
     sinew_range_rec *hcolours;
+    /* Red-black partition; red_count + black_count == 0: none. */
+    uint32_t red_count, black_count;
+    uint32_t *reds, *blacks;
     char *meta; /* NUL-terminated "key=value\n" text, may be NULL */
 };
 
@@ -169,6 +179,13 @@ int sinew_asset_alloc_elements(sinew_asset *a, uint32_t elements, uint32_t eleme
  * is unchanged then). */
 int sinew_asset_alloc_hierarchy(sinew_asset *a, uint32_t levels, uint32_t links, uint32_t hdistances,
                                 uint32_t hcolours);
+
+/* Gives the asset red and black particle lists of these sizes (zeroed),
+ * replacing any it had. 0 on OOM (the asset is unchanged then). */
+int sinew_asset_alloc_red_black(sinew_asset *a, uint32_t reds, uint32_t blacks);
+
+/* The red-black partition's checks (part of sinew_asset_validate). */
+sinew_result sinew_asset_validate_red_black(const sinew_asset *a, const char *name, const sinew_logger *lg);
 
 /* Every defect of one record: BAD_ASSET, naming the asset, section and record. */
 sinew_result sinew_asset_bad_record(const sinew_logger *lg, const char *name, const char *tag, uint32_t record,

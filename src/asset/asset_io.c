@@ -1,5 +1,5 @@
 /* The v1 asset file (format 1.0, 1.1 with finite elements, 1.2 with a
- * hierarchy): serialisation,
+ * hierarchy, 1.3 with a red-black partition): serialisation,
  * atomic writing, and a loader that treats every byte as untrusted.
  * docs/asset-format.md is the reference; the loader's checks follow its
  * "Reading" list in the same order.
@@ -30,6 +30,7 @@
 #define FORMAT_MINOR 0u          /* what a writer writes without elements or materials */
 #define FORMAT_MINOR_ELEMENTS 1u /* 1.1 added ELEM, ECOL, MATL */
 #define FORMAT_MINOR_HIERARCHY 2u /* 1.2 added HLEV, HNOD, HLNK, HDST, HCOL */
+#define FORMAT_MINOR_RED_BLACK 3u /* 1.3 added PRED, PBLK */
 #define SECTION_VERSION 1u /* of every section this version defines */
 #define HEADER_SIZE 32u
 #define ENTRY_SIZE 32u
@@ -50,7 +51,7 @@ enum { E_TAG = 0, E_VERSION = 4, E_OFFSET = 8, E_SIZE = 16, E_COUNT = 24, E_CRC 
 /* In the order the writer writes them. */
 enum {
     SEC_PART, SEC_TRIS, SEC_DIST, SEC_BEND, SEC_COLR, SEC_ELEM, SEC_ECOL, SEC_MATL,
-    SEC_HLEV, SEC_HNOD, SEC_HLNK, SEC_HDST, SEC_HCOL, SEC_META, SEC_COUNT
+    SEC_HLEV, SEC_HNOD, SEC_HLNK, SEC_HDST, SEC_HCOL, SEC_PRED, SEC_PBLK, SEC_META, SEC_COUNT
 };
 
 static const struct section_kind {
@@ -72,6 +73,8 @@ static const struct section_kind {
     [SEC_HLNK] = {"HLNK", sizeof(sinew_link_rec), SINEW_ASSET_MAX_RECORDS, "parent links"},
     [SEC_HDST] = {"HDST", sizeof(sinew_distance_rec), SINEW_ASSET_MAX_RECORDS, "coarse constraints"},
     [SEC_HCOL] = {"HCOL", sizeof(sinew_range_rec), SINEW_ASSET_MAX_COLOURS, "coarse colours"},
+    [SEC_PRED] = {"PRED", sizeof(uint32_t), SINEW_ASSET_MAX_PARTICLES, "red particles"},
+    [SEC_PBLK] = {"PBLK", sizeof(uint32_t), SINEW_ASSET_MAX_PARTICLES, "black particles"},
     [SEC_META] = {"META", 1, MAX_META_BYTES, "bytes of text"},
 };
 
@@ -207,6 +210,8 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         [SEC_HLNK] = {a->link_count, a->links},
         [SEC_HDST] = {a->hdistance_count, a->hdistances},
         [SEC_HCOL] = {a->hcolour_count, a->hcolours},
+        [SEC_PRED] = {a->red_count, a->reds},
+        [SEC_PBLK] = {a->black_count, a->blacks},
         [SEC_META] = {(uint32_t)meta_len, a->meta},
     };
     /* The oldest version that holds the asset: 1.0 without finite elements or
@@ -215,15 +220,21 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
      * then its five. Element sections are written with a hierarchy too, empty
      * or not. META only when there is text, so that NULL and "" stay distinct
      * through a round trip. */
-    int has_hierarchy = a->level_count > 0;
+    int has_red_black = a->red_count || a->black_count;
+    int has_hierarchy = a->level_count > 0 || has_red_black;
     int has_elements = a->element_count || a->element_colour_count || a->material_count || has_hierarchy;
-    uint32_t minor = has_hierarchy ? FORMAT_MINOR_HIERARCHY : has_elements ? FORMAT_MINOR_ELEMENTS : FORMAT_MINOR;
+    uint32_t minor = has_red_black   ? FORMAT_MINOR_RED_BLACK
+                     : has_hierarchy ? FORMAT_MINOR_HIERARCHY
+                     : has_elements  ? FORMAT_MINOR_ELEMENTS
+                                     : FORMAT_MINOR;
     int order[SEC_COUNT];
     uint32_t section_count = 0;
     for (int i = 0; i < SEC_COUNT; ++i) {
         int is_element_section = i == SEC_ELEM || i == SEC_ECOL || i == SEC_MATL;
         int is_hierarchy_section = i >= SEC_HLEV && i <= SEC_HCOL;
+        int is_red_black_section = i == SEC_PRED || i == SEC_PBLK;
         if ((is_element_section && !has_elements) || (is_hierarchy_section && !has_hierarchy) ||
+            (is_red_black_section && !has_red_black) ||
             (i == SEC_META && !a->meta))
             continue;
         order[section_count++] = i;
@@ -444,6 +455,8 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
     }
     if (ok && (count[SEC_HLEV] || count[SEC_HLNK] || count[SEC_HDST] || count[SEC_HCOL]))
         ok = sinew_asset_alloc_hierarchy(a, count[SEC_HLEV], count[SEC_HLNK], count[SEC_HDST], count[SEC_HCOL]);
+    if (ok && (count[SEC_PRED] || count[SEC_PBLK]))
+        ok = sinew_asset_alloc_red_black(a, count[SEC_PRED], count[SEC_PBLK]);
     if (ok && known[SEC_META])
         ok = (a->meta = malloc((size_t)count[SEC_META] + 1)) != NULL;
     if (!ok) {
@@ -452,7 +465,7 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
     }
     void *arrays[SEC_META] = {a->particles, a->triangles, a->distances, a->bends, a->colours,
                               a->elements, a->element_colours, a->materials, a->levels, a->nodes,
-                              a->links, a->hdistances, a->hcolours};
+                              a->links, a->hdistances, a->hcolours, a->reds, a->blacks};
     for (int i = 0; i < SEC_META; ++i)
         if (count[i])
             get_words(arrays[i], p + known[i]->offset, (size_t)known[i]->size / 4);

@@ -1,7 +1,9 @@
-/* The asset's hierarchy for Hierarchical PBD (Müller 2008; docs/hpbd.md):
- * allocation and the checks that make a loaded hierarchy safe to upload. The
- * invariants are listed in asset.h; every index is bounded before it is used,
- * and the checks run in O(n + links + constraints). */
+/* The asset's particle structures for the multilevel and two-colour solvers:
+ * the hierarchy of Hierarchical PBD (Müller 2008; docs/hpbd.md) and the
+ * red-black partition of quad mass-spring networks (Pall et al.). Allocation
+ * and the checks that make them safe to upload: the invariants are listed in
+ * asset.h; every index is bounded before it is used, and the checks run in
+ * O(n + links + constraints). */
 #include "asset.h"
 
 #include <math.h>
@@ -209,5 +211,61 @@ sinew_result sinew_asset_validate_hierarchy(const sinew_asset *a, const char *na
         r = check_constraints(a, level_of, stamp, name, lg);
     free(level_of);
     free(stamp);
+    return r;
+}
+
+int sinew_asset_alloc_red_black(sinew_asset *a, uint32_t reds, uint32_t blacks)
+{
+    SINEW_ASSERT(a);
+    uint32_t *r = NULL, *b = NULL;
+    if ((reds && !(r = calloc(reds, sizeof *r))) || (blacks && !(b = calloc(blacks, sizeof *b)))) {
+        free(r);
+        free(b);
+        return 0;
+    }
+    free(a->reds);
+    free(a->blacks);
+    a->reds = r;
+    a->blacks = b;
+    a->red_count = reds;
+    a->black_count = blacks;
+    return 1;
+}
+
+sinew_result sinew_asset_validate_red_black(const sinew_asset *a, const char *name, const sinew_logger *lg)
+{
+    if (a->red_count == 0 && a->black_count == 0)
+        return SINEW_RESULT_OK;
+    const uint32_t n = a->particle_count;
+    if (a->red_count > n || a->black_count != n - a->red_count)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: sections PRED, PBLK: %u red and %u black "
+                          "particles for %u particles (each particle in one of them once)", name, a->red_count,
+                          a->black_count, n);
+    uint8_t *colour = malloc(n);
+    if (!colour)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory to check the red-black "
+                          "partition", name);
+    memset(colour, 0xFF, n);
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint32_t side = 0; side < 2 && r == SINEW_RESULT_OK; side++) {
+        const uint32_t *list = side ? a->blacks : a->reds;
+        const uint32_t count = side ? a->black_count : a->red_count;
+        const char *tag = side ? "PBLK" : "PRED";
+        for (uint32_t k = 0; k < count && r == SINEW_RESULT_OK; k++) {
+            if (list[k] >= n)
+                r = sinew_asset_bad_record(lg, name, tag, k, "particle index %u out of range (%u particles)", list[k], n);
+            else if (colour[list[k]] != 0xFF)
+                r = sinew_asset_bad_record(lg, name, tag, k, "particle %u is already %s", list[k],
+                                           colour[list[k]] ? "black" : "red");
+            else
+                colour[list[k]] = (uint8_t)side;
+        }
+    }
+    for (uint32_t c = 0; c < a->distance_count && r == SINEW_RESULT_OK; c++)
+        if (colour[a->distances[c].a] == colour[a->distances[c].b])
+            r = sinew_asset_bad_record(lg, name, "DIST", c, "joins particles %u and %u, both %s: not a red-black "
+                                       "partition", a->distances[c].a, a->distances[c].b,
+                                       colour[a->distances[c].a] ? "black" : "red");
+    free(colour);
     return r;
 }

@@ -2,6 +2,7 @@
  * (redblack.h). O(particles + springs). */
 #include "redblack.h"
 
+#include "asset/asset.h"
 #include "core/log.h"
 
 #include <stdio.h>
@@ -157,5 +158,40 @@ sinew_result sinew_redblack_partition(uint32_t particle_count, uint32_t spring_c
     free(parent);
     free(depth);
     free(queue);
+    return r;
+}
+
+sinew_result sinew_redblack_asset(sinew_asset *a, const char *name, const sinew_logger *lg,
+                                  sinew_redblack_report *report)
+{
+    SINEW_ASSERT(a && name);
+    const uint32_t n = a->particle_count, d = a->distance_count;
+    uint32_t *ends = malloc(sizeof *ends * (2 * (size_t)d + 1));
+    uint8_t *colour = malloc((size_t)n + 1);
+    if (!ends || !colour) {
+        free(ends);
+        free(colour);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, ID, "%s: no memory for the partition", name);
+    }
+    for (uint32_t c = 0; c < d; c++) {
+        ends[2 * c] = a->distances[c].a;
+        ends[2 * c + 1] = a->distances[c].b;
+    }
+    sinew_redblack_report local;
+    sinew_redblack_report *rep = report ? report : &local;
+    sinew_result r = sinew_redblack_partition(n, d, ends, name, lg, colour, rep);
+    if (r == SINEW_RESULT_OK && !sinew_asset_alloc_red_black(a, rep->red, rep->black))
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, ID, "%s: no memory for the partition", name);
+    if (r == SINEW_RESULT_OK) {
+        uint32_t red = 0, black = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (colour[i] == SINEW_REDBLACK_RED)
+                a->reds[red++] = i;
+            else
+                a->blacks[black++] = i;
+        }
+    }
+    free(ends);
+    free(colour);
     return r;
 }

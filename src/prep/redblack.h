@@ -43,6 +43,13 @@ sinew_result sinew_redblack_partition(uint32_t particle_count, uint32_t spring_c
                                       const char *name, const sinew_logger *lg, uint8_t *colour,
                                       sinew_redblack_report *report);
 
+/* The partition of an asset's distance constraints, stored in it (the PRED and
+ * PBLK sections, asset format 1.3), replacing any; refused as above, leaving
+ * the asset unchanged. */
+struct sinew_asset;
+sinew_result sinew_redblack_asset(struct sinew_asset *a, const char *name, const sinew_logger *lg,
+                                  sinew_redblack_report *report);
+
 /* 1 when every spring joins particles of two colours. */
 int sinew_redblack_is_valid(uint32_t spring_count, const uint32_t *ends, const uint8_t *colour);
 

@@ -14,7 +14,8 @@ Debian's CGAL demo models there) and SINEW_PREP to build/tools/sinew-prep.
   asset       what sinew-prep builds from some of the above (named .asset,
               since *.snw is ignored by git), plus two hand-made variants: an
               unknown section, and no META; hierarchy.asset (format 1.2, a
-              particle hierarchy); and elements.asset, a format 1.1
+              particle hierarchy); red_black.asset (format 1.3, a red-black
+              partition); and elements.asset, a format 1.1
               asset of finite elements written here from the format's
               specification
 
@@ -324,7 +325,8 @@ def main():
                 ("hole", os.path.join(cgal, "hole.off"), ["--pin-top", "0.2"]),
                 ("grid", None, ["--grid", "4x3", "--pin-corners", "--no-shear"]),
                 ("hierarchy", None, ["--grid", "7x7", "--triangulate", "--no-shear", "--pin-corners",
-                                     "--hierarchy", "3", "--hierarchy-min", "4"])]
+                                     "--hierarchy", "3", "--hierarchy-min", "4"]),
+                ("red_black", None, ["--grid", "5x4", "--no-shear", "--pin-corners", "--red-black"])]
         for name, src, extra in jobs:
             out = os.path.join(tmp, name + ".snw")
             subprocess.run([prep] + ([src] if src else []) + ["-o", out, "-q"] + extra, check=True)

@@ -1003,7 +1003,9 @@ sinew_result sinew_body_cut(sinew_body *b, const uint32_t *pairs, uint32_t pair_
         cut_hierarchy(b, &s, top);
     }
     cut_scratch_free(&s);
-    b->topology_crc = sinew_crc32(b->topology_base, b->dist_cut, b->distance_count);
+    b->cut_count += newly;
+    b->topology_crc = b->cut_count ? sinew_crc32(b->topology_base, b->dist_cut, b->distance_count)
+                                   : b->topology_base; /* an uncut body's is the asset's */
     sinew_result r = upload_cut(b);
     if (r == SINEW_RESULT_OK && cut)
         *cut = newly;

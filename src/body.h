@@ -29,6 +29,7 @@ struct sinew_body {
     GpuBend *bend_host;
     uint8_t *dist_cut, *bend_cut;
     uint32_t topology_base;             /* topology_crc before any cut */
+    uint32_t cut_count;                 /* distance constraints cut so far */
     /* HPBD hierarchy (level_count 0: none); nodes and links as on the device. */
     uint32_t level_count, hdistance_count, link_count;
     sinew_level_rec *levels;

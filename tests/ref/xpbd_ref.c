@@ -182,32 +182,30 @@ static void friction(const xpbd_ref *r, double *p, const double *x0, const doubl
 static void collide_particle(xpbd_ref *r, const sinew_step_params *sp, uint32_t i)
 {
     double off = sp->contact_offset;
-    {
-        if (r->w[i] == 0.0)
-            return;
-        double *p = &r->x[3 * i];
-        const double *x0 = &r->prev[3 * i];
-        if (sp->ground && p[1] < sp->ground_height + off) {
-            double floor_y = sp->ground_height + off, depth = floor_y - p[1];
-            const double up[3] = {0, 1, 0};
-            p[1] = floor_y;
-            friction(r, p, x0, up, depth, sp->friction);
-        }
-        if (sp->sphere) {
-            double c[3] = {sp->sphere_center[0], sp->sphere_center[1], sp->sphere_center[2]}, d[3];
-            double rad = sp->sphere_radius + off;
-            sinew_v3_sub(p, c, d);
-            double dist = sqrt(sinew_v3_dot(d, d));
-            if (dist < rad) {
-                double n[3] = {0, 1, 0};
-                if (dist > 1e-12)
-                    for (int k = 0; k < 3; k++)
-                        n[k] = d[k] / dist;
-                double depth = rad - dist;
+    if (r->w[i] == 0.0)
+        return;
+    double *p = &r->x[3 * i];
+    const double *x0 = &r->prev[3 * i];
+    if (sp->ground && p[1] < sp->ground_height + off) {
+        double floor_y = sp->ground_height + off, depth = floor_y - p[1];
+        const double up[3] = {0, 1, 0};
+        p[1] = floor_y;
+        friction(r, p, x0, up, depth, sp->friction);
+    }
+    if (sp->sphere) {
+        double c[3] = {sp->sphere_center[0], sp->sphere_center[1], sp->sphere_center[2]}, d[3];
+        double rad = sp->sphere_radius + off;
+        sinew_v3_sub(p, c, d);
+        double dist = sqrt(sinew_v3_dot(d, d));
+        if (dist < rad) {
+            double n[3] = {0, 1, 0};
+            if (dist > 1e-12)
                 for (int k = 0; k < 3; k++)
-                    p[k] = c[k] + n[k] * rad;
-                friction(r, p, x0, n, depth, sp->friction);
-            }
+                    n[k] = d[k] / dist;
+            double depth = rad - dist;
+            for (int k = 0; k < 3; k++)
+                p[k] = c[k] + n[k] * rad;
+            friction(r, p, x0, n, depth, sp->friction);
         }
     }
 }

@@ -1,8 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Contacts with the ground plane and a sphere, projected as hard unilateral
+// Contacts with the ground plane, a sphere and an axis-aligned box, projected as hard unilateral
 // constraints on one particle, with position-level Coulomb friction against the
-// motion since the start of the substep. All particles, or (HPBD) those of
+// motion since the start of the substep (relative to the box's own motion on
+// the box: a moving box carries what rests on it). All particles, or (HPBD) those of
 // one level of the hierarchy.
 #include "common.glsl"
 
@@ -46,6 +47,20 @@ void main()
             float depth = r - dist;
             p = params.sphere.xyz + n * r;
             p = apply_friction(p, x0, n, depth);
+        }
+    }
+
+    // Box: out through the face of least penetration.
+    if (params.box_center.w > 0.0) {
+        vec3 l = p - params.box_center.xyz;
+        vec3 pen = params.box_half.xyz + off - abs(l);
+        if (all(greaterThan(pen, vec3(0.0)))) {
+            int axis = pen.x < pen.y ? (pen.x < pen.z ? 0 : 2) : (pen.y < pen.z ? 1 : 2);
+            vec3 n = vec3(0.0);
+            n[axis] = l[axis] >= 0.0 ? 1.0 : -1.0;
+            float depth = pen[axis];
+            p += n * depth;
+            p = apply_friction(p, x0 + params.box_motion.xyz, n, depth);
         }
     }
     pos[i] = vec4(p, x.w);

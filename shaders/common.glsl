@@ -24,6 +24,7 @@ layout(std430, binding = SINEW_BIND_Q) buffer QBuf { vec4 q[]; };
 layout(std430, binding = SINEW_BIND_HDIST) readonly buffer HDistBuf { GpuDistance hdist[]; };
 layout(std430, binding = SINEW_BIND_HNODE) readonly buffer HNodeBuf { GpuNode hnode[]; };
 layout(std430, binding = SINEW_BIND_HLINK) readonly buffer HLinkBuf { GpuLink hlink[]; };
+layout(std430, binding = SINEW_BIND_ORDER) readonly buffer OrderBuf { uint order[]; };
 
 layout(push_constant) uniform Push { GpuRange range; };
 

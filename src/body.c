@@ -28,6 +28,8 @@ sinew_body_desc sinew_body_desc_default(void)
     d.newton_iterations = 20; /* the paper's bound; most updates exit after a few */
     d.newton_tolerance = 1e-3f;
     d.level_iterations = 1; /* the paper's one sweep per coarse level */
+    d.chebyshev_rho = 0.95f;
+    d.chebyshev_delay = 1;
     return d;
 }
 
@@ -50,7 +52,9 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
     const sinew_logger *lg = &ctx->logger;
     if (d->solver != SINEW_SOLVER_XPBD_GAUSS_SEIDEL && d->solver != SINEW_SOLVER_XPBD_JACOBI &&
         d->solver != SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && d->solver != SINEW_SOLVER_GPBD_GAUSS_SEIDEL &&
-        d->solver != SINEW_SOLVER_GPBD_JACOBI && d->solver != SINEW_SOLVER_HPBD)
+        d->solver != SINEW_SOLVER_GPBD_JACOBI && d->solver != SINEW_SOLVER_HPBD &&
+        d->solver != SINEW_SOLVER_PD_RED_BLACK && d->solver != SINEW_SOLVER_PD_JACOBI &&
+        d->solver != SINEW_SOLVER_PD_CHEBYSHEV)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "unknown solver %d", (int)d->solver);
     if (d->substeps < 1 || d->substeps > 1000 || d->iterations < 1 || d->iterations > 1000)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
@@ -84,12 +88,47 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
     if (d->level_iterations < 1 || d->level_iterations > 100)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "level_iterations (%u) must be in 1..100",
                           d->level_iterations);
+    if (!(d->chebyshev_rho > 0.0f && d->chebyshev_rho < 1.0f) || d->chebyshev_delay > 1000)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "chebyshev_rho (%g) must be in (0, 1) and chebyshev_delay (%u) in 0..1000", d->chebyshev_rho,
+                          d->chebyshev_delay);
     return SINEW_RESULT_OK;
 }
 
 static int is_gpbd(sinew_solver s) { return s == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || s == SINEW_SOLVER_GPBD_JACOBI; }
 
 static int is_jacobi(sinew_solver s) { return s == SINEW_SOLVER_XPBD_JACOBI || s == SINEW_SOLVER_GPBD_JACOBI; }
+
+int sinew_solver_is_pd(sinew_solver s)
+{
+    return s == SINEW_SOLVER_PD_RED_BLACK || s == SINEW_SOLVER_PD_JACOBI || s == SINEW_SOLVER_PD_CHEBYSHEV;
+}
+
+/* What a PD body needs of its asset: springs of finite stiffness, nothing
+ * else, and for red-black a partition that is one. */
+static sinew_result check_pd_asset(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d)
+{
+    const sinew_logger *lg = &ctx->logger;
+    if (a->bend_count)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "the PD solvers simulate springs only; the asset has %u bending hinges (build it with "
+                          "sinew-prep --no-bending)", a->bend_count);
+    for (uint32_t c = 0; c < a->distance_count; c++) {
+        int shear = a->distances[c].kind == SINEW_KIND_SHEAR;
+        float compliance = shear ? d->shear_compliance : d->stretch_compliance;
+        if (!(compliance > 0.0f))
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "the PD solvers need springs of finite stiffness (1/compliance): %s_compliance is 0",
+                              shear ? "shear" : "stretch");
+    }
+    if (d->solver != SINEW_SOLVER_PD_RED_BLACK)
+        return SINEW_RESULT_OK;
+    if (a->red_count + a->black_count == 0)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "SINEW_SOLVER_PD_RED_BLACK needs an asset with a red-black partition (sinew-prep "
+                          "--red-black); this one has none");
+    return sinew_asset_validate_red_black(a, "asset", lg);
+}
 
 /* A material for slot `index`: valid, and of a model every element using it
  * can take (kinds_of[index]: bit k set when elements of kind k use it). */
@@ -157,23 +196,63 @@ static int build_adjacency(const sinew_asset *a, uint32_t **start_out, uint32_t 
 
 static sinew_result upload_hierarchy(sinew_body *b);
 
+/* PD: each spring's local solution from the rest pose (kept by a spring
+ * whose ends ever coincide; L along x when they coincide at rest) and, for
+ * red-black, the particles reds first. */
+static sinew_result upload_pd(sinew_body *b, const sinew_asset *a)
+{
+    sinew_context *ctx = b->ctx;
+    const uint32_t n = a->particle_count, count = a->distance_count;
+    float *d = calloc(4 * (size_t)count + 4, sizeof *d);
+    uint32_t *order = malloc(sizeof *order * ((size_t)n + 1));
+    sinew_result r = d && order ? SINEW_RESULT_OK
+                                : sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body",
+                                             "out of host memory");
+    for (uint32_t c = 0; c < count && r == SINEW_RESULT_OK; c++) {
+        const sinew_distance_rec *s = &a->distances[c];
+        const sinew_particle_rec *pa = &a->particles[s->a], *pb = &a->particles[s->b];
+        double e[3] = {(double)pa->x - pb->x, (double)pa->y - pb->y, (double)pa->z - pb->z};
+        double len = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+        for (int k = 0; k < 3; k++)
+            d[4 * c + k] = len > 1e-12 * s->rest ? (float)(s->rest * e[k] / len) : k == 0 ? s->rest : 0.0f;
+    }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_DELTA], 0, d, 16ull * count);
+    if (r == SINEW_RESULT_OK && b->desc.solver == SINEW_SOLVER_PD_RED_BLACK) {
+        memcpy(order, a->reds, sizeof *order * a->red_count);
+        memcpy(order + a->red_count, a->blacks, sizeof *order * a->black_count);
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_ORDER], 0, order, 4ull * n);
+    }
+    free(d);
+    free(order);
+    return r;
+}
+
 static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
 {
     sinew_context *ctx = b->ctx;
     const sinew_body_desc *d = &b->desc;
     const uint32_t n = a->particle_count;
     const int jacobi = is_jacobi(d->solver);
+    const int pd = sinew_solver_is_pd(d->solver);
+    const int gather = jacobi || pd; /* per-particle lists of constraints */
     const uint64_t slots = 2ull * a->distance_count + 4ull * a->bend_count + 4ull * a->element_count;
+    /* PD: the springs' local solutions, then (Jacobi) the iterate and
+     * (Chebyshev) the previous one. */
+    const uint64_t pd_vectors = a->distance_count + (uint64_t)n * (d->solver == SINEW_SOLVER_PD_JACOBI ? 1
+                                                                   : d->solver == SINEW_SOLVER_PD_CHEBYSHEV ? 2 : 0);
     struct { int bind; uint64_t size; sinew_memory memory; const char *what; } plan[] = {
         {SINEW_BIND_POS, 16ull * n, SINEW_MEMORY_DEVICE, "positions"},
         {SINEW_BIND_PREV, 16ull * n, SINEW_MEMORY_DEVICE, "previous positions"},
         {SINEW_BIND_VEL, 16ull * n, SINEW_MEMORY_DEVICE, "velocities"},
         {SINEW_BIND_DIST, sizeof(GpuDistance) * (uint64_t)a->distance_count, SINEW_MEMORY_DEVICE, "distance constraints"},
         {SINEW_BIND_BEND, sizeof(GpuBend) * (uint64_t)a->bend_count, SINEW_MEMORY_DEVICE, "bending constraints"},
-        {SINEW_BIND_LAMBDA, 4ull * (a->distance_count + (uint64_t)a->bend_count), SINEW_MEMORY_DEVICE, "multipliers"},
-        {SINEW_BIND_DELTA, jacobi ? 16ull * slots : 0, SINEW_MEMORY_DEVICE, "Jacobi corrections"},
-        {SINEW_BIND_ADJ_START, jacobi ? 4ull * (n + 1ull) : 0, SINEW_MEMORY_DEVICE, "Jacobi gather offsets"},
-        {SINEW_BIND_ADJ, jacobi ? 4ull * slots : 0, SINEW_MEMORY_DEVICE, "Jacobi gather lists"},
+        {SINEW_BIND_LAMBDA, pd ? 0 : 4ull * (a->distance_count + (uint64_t)a->bend_count), SINEW_MEMORY_DEVICE,
+         "multipliers"},
+        {SINEW_BIND_DELTA, jacobi ? 16ull * slots : pd ? 16ull * pd_vectors : 0, SINEW_MEMORY_DEVICE,
+         pd ? "local solutions and iterates" : "Jacobi corrections"},
+        {SINEW_BIND_ADJ_START, gather ? 4ull * (n + 1ull) : 0, SINEW_MEMORY_DEVICE, "gather offsets"},
+        {SINEW_BIND_ADJ, gather ? 4ull * slots : 0, SINEW_MEMORY_DEVICE, "gather lists"},
         {SINEW_BIND_PARAMS, sizeof(GpuParams), SINEW_MEMORY_HOST, "step parameters"},
         {SINEW_BIND_PARTIAL,
          16ull * (((a->distance_count > a->element_count ? a->distance_count : a->element_count) +
@@ -184,12 +263,15 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_ELEM, sizeof(GpuElement) * (uint64_t)a->element_count, SINEW_MEMORY_DEVICE, "elements"},
         {SINEW_BIND_ZDISP, 64ull * a->element_count, SINEW_MEMORY_DEVICE, "element displacements"},
         {SINEW_BIND_MATERIAL, sizeof(GpuMaterial) * (uint64_t)b->material_count, SINEW_MEMORY_DEVICE, "materials"},
-        {SINEW_BIND_Q, b->level_count ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "hierarchy start positions"},
+        {SINEW_BIND_Q, b->level_count || pd ? 16ull * n : 0, SINEW_MEMORY_DEVICE,
+         pd ? "predicted positions" : "hierarchy start positions"},
         {SINEW_BIND_HDIST, sizeof(GpuDistance) * (uint64_t)b->hdistance_count, SINEW_MEMORY_DEVICE,
          "coarse constraints"},
         {SINEW_BIND_HNODE, b->level_count ? sizeof(GpuNode) * (uint64_t)n : 0, SINEW_MEMORY_DEVICE,
          "hierarchy nodes"},
         {SINEW_BIND_HLINK, sizeof(GpuLink) * (uint64_t)b->link_count, SINEW_MEMORY_DEVICE, "parent links"},
+        {SINEW_BIND_ORDER, d->solver == SINEW_SOLVER_PD_RED_BLACK ? 4ull * n : 0, SINEW_MEMORY_DEVICE,
+         "red-black order"},
     };
     _Static_assert(sizeof plan / sizeof plan[0] == SINEW_BIND_COUNT, "one buffer per binding");
     sinew_result r;
@@ -263,7 +345,9 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     if (r == SINEW_RESULT_OK && d->rollback)
         r = sinew_buffer_create(ctx, 32ull * n + 4ull * a->bend_count, SINEW_MEMORY_DEVICE, "rollback copy",
                                 &b->saved);
-    if (r != SINEW_RESULT_OK || !jacobi)
+    if (r == SINEW_RESULT_OK && pd)
+        r = upload_pd(b, a);
+    if (r != SINEW_RESULT_OK || !gather)
         return r;
 
     uint32_t *start, *adj;
@@ -437,6 +521,8 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "SINEW_SOLVER_HPBD needs an asset with a hierarchy (sinew-prep --hierarchy LEVELS); this "
                           "one has none");
+    if (sinew_solver_is_pd(desc->solver) && (r = check_pd_asset(ctx, asset, desc)) != SINEW_RESULT_OK)
+        return r;
     if (desc->materials && desc->material_count != asset->material_count)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "desc gives %u materials; the asset's table has %u", desc->material_count,
@@ -454,6 +540,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->distance_count = asset->distance_count;
     b->bend_count = asset->bend_count;
     b->colour_count = asset->colour_count;
+    b->red_count = asset->red_count;
     b->colours = malloc((asset->colour_count + 1) * sizeof *b->colours);
     if (!b->colours) {
         free(b);
@@ -526,10 +613,15 @@ static sinew_result check_params(const sinew_context *ctx, const sinew_step_para
     const sinew_logger *lg = &ctx->logger;
     const float v[] = {p->dt, p->gravity[0], p->gravity[1], p->gravity[2], p->damping, p->ground_height,
                        p->sphere_center[0], p->sphere_center[1], p->sphere_center[2], p->sphere_radius,
-                       p->friction, p->contact_offset};
+                       p->friction, p->contact_offset, p->box_center[0], p->box_center[1], p->box_center[2],
+                       p->box_half_extents[0], p->box_half_extents[1], p->box_half_extents[2],
+                       p->box_velocity[0], p->box_velocity[1], p->box_velocity[2]};
     const char *names[] = {"dt", "gravity.x", "gravity.y", "gravity.z", "damping", "ground_height",
                            "sphere_center.x", "sphere_center.y", "sphere_center.z", "sphere_radius",
-                           "friction", "contact_offset"};
+                           "friction", "contact_offset", "box_center.x", "box_center.y", "box_center.z",
+                           "box_half_extents.x", "box_half_extents.y", "box_half_extents.z",
+                           "box_velocity.x", "box_velocity.y", "box_velocity.z"};
+    _Static_assert(sizeof v / sizeof v[0] == sizeof names / sizeof names[0], "a name per value");
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!isfinite(v[i]))
             return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "step parameter %s is not finite",
@@ -540,6 +632,10 @@ static sinew_result check_params(const sinew_context *ctx, const sinew_step_para
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "damping (%g), friction (%g), contact_offset (%g) and sphere_radius (%g) must be >= 0",
                           p->damping, p->friction, p->contact_offset, p->sphere_radius);
+    if (p->box_half_extents[0] < 0.0f || p->box_half_extents[1] < 0.0f || p->box_half_extents[2] < 0.0f)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "box_half_extents (%g, %g, %g) must be >= 0", p->box_half_extents[0],
+                          p->box_half_extents[1], p->box_half_extents[2]);
     return SINEW_RESULT_OK;
 }
 
@@ -600,6 +696,9 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     const float h = p->dt / (float)b->desc.substeps;
     GpuParams gp = {{p->gravity[0], p->gravity[1], p->gravity[2], h},
                     {p->sphere_center[0], p->sphere_center[1], p->sphere_center[2], p->sphere ? p->sphere_radius : -1.0f},
+                    {p->box_center[0], p->box_center[1], p->box_center[2], p->box ? 1.0f : 0.0f},
+                    {p->box_half_extents[0], p->box_half_extents[1], p->box_half_extents[2], 0.0f},
+                    {p->box_velocity[0] * h, p->box_velocity[1] * h, p->box_velocity[2] * h, 0.0f},
                     1.0f / h, 1.0f / (h * h), expf(-p->damping * h), p->ground ? p->ground_height : -3e38f,
                     p->friction, p->contact_offset, b->desc.jacobi_omega, b->desc.max_speed,
                     b->desc.newton_iterations, b->desc.newton_tolerance, 0.0f, 0.0f};

@@ -37,6 +37,7 @@ struct sinew_body {
     GpuDistance *hdist_host;
     GpuNode *nodes;
     GpuLink *links;
+    uint32_t red_count;                 /* PD red-black: ORDER's first red_count particles are red */
 
     sinew_buffer buffers[SINEW_BIND_COUNT];
     sinew_buffer saved;                 /* rollback: positions then velocities at the step's start */
@@ -54,7 +55,10 @@ struct sinew_body {
     sinew_step_stats stats;
 };
 
-/* Records one step (XPBD or GPBD, Gauss-Seidel or Jacobi) into r->cmd. */
+/* Records one step (XPBD, GPBD, HPBD or PD) into r->cmd. */
 void sinew_xpbd_record(sinew_body *body, sinew_recorder *r);
+/* PD: what follows the prediction in one substep (src/solvers/pd.c). */
+void sinew_pd_record_substep(sinew_body *body, sinew_recorder *r);
+int sinew_solver_is_pd(sinew_solver s);
 
 #endif

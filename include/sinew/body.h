@@ -44,6 +44,20 @@ typedef enum sinew_solver {
      * ordinary sweeps on level 0, every second one in reverse colour order
      * (desc.sweep_order). Stiff cloth in a few iterations. */
     SINEW_SOLVER_HPBD = 5,
+    /* Projective dynamics of a mass-spring network (Pall et al.; docs/pd.md):
+     * each substep a Verlet prediction, then `iterations` times a local step
+     * per spring and a global step per particle, then contacts. The global
+     * step of PD_RED_BLACK is one Gauss-Seidel sweep in two dispatches, the
+     * red particles then the black ones, for assets with a red-black
+     * partition (sinew-prep --red-black: a quad network without diagonals).
+     * PD_JACOBI updates every particle from the previous iterate;
+     * PD_CHEBYSHEV accelerates that with Wang's (2015) Chebyshev weights
+     * (desc.chebyshev_rho, chebyshev_delay). Distance constraints are
+     * springs of stiffness 1/compliance (N/m), so their compliances must be
+     * > 0; assets with bending hinges or finite elements are refused. */
+    SINEW_SOLVER_PD_RED_BLACK = 6,
+    SINEW_SOLVER_PD_JACOBI = 7,
+    SINEW_SOLVER_PD_CHEBYSHEV = 8,
 } sinew_solver;
 
 /* Order of the colours in the Gauss-Seidel iterations of XPBD_GAUSS_SEIDEL,
@@ -89,6 +103,11 @@ typedef struct sinew_body_desc {
     /* HPBD: sweeps over each coarse level's constraints per substep (1..100). */
     uint32_t level_iterations;
     sinew_sweep_order sweep_order;
+    /* PD_CHEBYSHEV: estimated spectral radius of the Jacobi iteration, in
+     * (0, 1), and the plain Jacobi iterations of each substep before the
+     * acceleration starts. */
+    float chebyshev_rho;
+    uint32_t chebyshev_delay;
 } sinew_body_desc;
 
 sinew_body_desc sinew_body_desc_default(void);
@@ -103,6 +122,14 @@ typedef struct sinew_step_params {
     int sphere;                 /* collide with a sphere */
     float sphere_center[3];     /* m */
     float sphere_radius;        /* m */
+    /* An axis-aligned box; it stays at box_center for this step and moves at
+     * box_velocity (which friction takes into account: what rests on a
+     * moving box is carried along). Move it by changing box_center from step
+     * to step, by less than its half extents each time. */
+    int box;
+    float box_center[3];        /* m */
+    float box_half_extents[3];  /* m, >= 0 */
+    float box_velocity[3];      /* m/s */
     float friction;             /* Coulomb coefficient on contacts, >= 0 */
     float contact_offset;       /* m, particles keep this distance from colliders */
 } sinew_step_params;

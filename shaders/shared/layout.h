@@ -67,9 +67,18 @@
  *   HNODE     [n] GpuNode   HPBD: every particle, coarsest level first; a
  *                           level's particles are a prefix
  *   HLINK     [l] GpuLink   HPBD parent links of the nodes
+ *   ORDER     [n] uint      PD red-black: the red particles, then the black ones
  *
  * Jacobi DELTA and ADJ slots: distance c at 2c, 2c+1; bend c at 2d + 4c + j;
  * element e at 2d + 4b + 4e + j.
+ *
+ * Projective dynamics (the PD solvers, Pall et al.) uses the buffers thus:
+ * Q holds the prediction y; DELTA[c] the local solution d_c of spring
+ * (distance constraint) c, pointing from its b to its a, then DELTA[d + i] the
+ * Jacobi iterate of particle i and DELTA[d + n + i] its previous iterate
+ * (Chebyshev); ADJ lists each particle's springs with the Jacobi slots (2c:
+ * the particle is the spring's a, 2c + 1: its b). A spring's stiffness is
+ * 1/compliance.
  */
 #define SINEW_BIND_POS 0
 #define SINEW_BIND_PREV 1
@@ -91,7 +100,8 @@
 #define SINEW_BIND_HDIST 17
 #define SINEW_BIND_HNODE 18
 #define SINEW_BIND_HLINK 19
-#define SINEW_BIND_COUNT 20
+#define SINEW_BIND_ORDER 20
+#define SINEW_BIND_COUNT 21
 
 /* GPBD element kinds (the asset's enum sinew_element_kind). */
 #define SINEW_GPU_SPRING 0u
@@ -164,6 +174,9 @@ SINEW_STRUCT(GpuMaterial) {
 SINEW_STRUCT(GpuParams) {
     SINEW_VEC4(gravity);      /* xyz m/s^2, w = substep h (s) */
     SINEW_VEC4(sphere);       /* xyz centre (m), w radius (m); radius < 0: none */
+    SINEW_VEC4(box_center);   /* xyz centre of an axis-aligned box (m), w > 0: present */
+    SINEW_VEC4(box_half);     /* xyz half extents (m) */
+    SINEW_VEC4(box_motion);   /* xyz how far the box moves in one substep (m) */
     float inv_h;              /* 1/h */
     float inv_h2;             /* 1/h^2, turns compliance into alpha tilde */
     float damping;            /* velocity factor per substep, in [0, 1] */
@@ -206,13 +219,14 @@ SINEW_STRUCT(GpuRange) {
     SINEW_UINT count2;
     SINEW_UINT distance_total;  /* LAMBDA of bend c is at distance_total + c */
     SINEW_UINT slot_base;       /* GPBD Jacobi: DELTA slot of element 0 (2d + 4b) */
-    SINEW_UINT pad1, pad2;
+    float weight;               /* PD Chebyshev: the iteration's omega */
+    SINEW_UINT pad2;
 } SINEW_END(GpuRange)
 
 #if defined(__STDC_VERSION__) || defined(__cplusplus)
 _Static_assert(sizeof(GpuDistance) == 16, "std430 layout");
 _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
-_Static_assert(sizeof(GpuParams) == 80, "std430 layout");
+_Static_assert(sizeof(GpuParams) == 128, "std430 layout");
 _Static_assert(sizeof(GpuElement) == 80, "std430 layout");
 _Static_assert(sizeof(GpuMaterial) == 208, "std430 layout");
 _Static_assert(sizeof(GpuStats) == 48, "std430 layout");

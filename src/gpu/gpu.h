@@ -26,6 +26,9 @@
     X(GPBD_JACOBI, gpbd_jacobi)           \
     X(HPBD_PROJECT, hpbd_project)         \
     X(HPBD_PROLONG, hpbd_prolong)         \
+    X(PD_LOCAL, pd_local)                 \
+    X(PD_GLOBAL, pd_global)               \
+    X(PD_APPLY, pd_apply)                 \
     X(COPY, copy)                         \
     X(EMPTY, empty)
 

@@ -43,6 +43,15 @@ SINEW_SPIRV(hpbd_project) {
 SINEW_SPIRV(hpbd_prolong) {
 #include "hpbd_prolong.spv.inc"
 };
+SINEW_SPIRV(pd_local) {
+#include "pd_local.spv.inc"
+};
+SINEW_SPIRV(pd_global) {
+#include "pd_global.spv.inc"
+};
+SINEW_SPIRV(pd_apply) {
+#include "pd_apply.spv.inc"
+};
 SINEW_SPIRV(copy) {
 #include "copy.spv.inc"
 };

@@ -140,19 +140,25 @@ void sinew_xpbd_record(sinew_body *b, sinew_recorder *r)
     const uint32_t n = b->particle_count;
     GpuRange particles = {0, n};
     sinew_record_timestamp(r, SINEW_PHASE_START);
+    const int pd = sinew_solver_is_pd(b->desc.solver);
     for (uint32_t s = 0; s < b->desc.substeps; s++) {
-        sinew_record_fill(r, &b->buffers[SINEW_BIND_LAMBDA], 0); /* lambda = 0 each substep */
+        if (!pd)
+            sinew_record_fill(r, &b->buffers[SINEW_BIND_LAMBDA], 0); /* lambda = 0 each substep */
         if (b->element_count)
             sinew_record_fill(r, &b->buffers[SINEW_BIND_ZDISP], 0); /* and z */
         sinew_record_dispatch(r, SINEW_KERNEL_PREDICT, n, &particles, sizeof particles);
         sinew_record_barrier(r);
-        r->bytes += 4ull * (b->distance_count + b->bend_count) + (uint64_t)BYTES_PREDICT * n;
-        sinew_record_timestamp(r, SINEW_PHASE_PREDICT);
-        if (b->level_count) {
-            record_hierarchy(b, r);
-            sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
+        r->bytes += (pd ? 0 : 4ull * (b->distance_count + b->bend_count)) + (uint64_t)BYTES_PREDICT * n;
+        if (pd) {
+            sinew_pd_record_substep(b, r); /* with its own timestamps */
+        } else {
+            sinew_record_timestamp(r, SINEW_PHASE_PREDICT);
+            if (b->level_count) {
+                record_hierarchy(b, r);
+                sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
+            }
         }
-        for (uint32_t it = 0; it < b->desc.iterations; it++) {
+        for (uint32_t it = 0; it < b->desc.iterations && !pd; it++) {
             if (b->desc.solver == SINEW_SOLVER_XPBD_JACOBI || b->desc.solver == SINEW_SOLVER_GPBD_JACOBI) {
                 record_jacobi(b, r);
             } else {

@@ -1,22 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Contacts with the ground plane, a sphere and an axis-aligned box, projected as hard unilateral
-// constraints on one particle, with position-level Coulomb friction against the
-// motion since the start of the substep (relative to the box's own motion on
-// the box: a moving box carries what rests on it). All particles, or (HPBD) those of
-// one level of the hierarchy.
+// Contacts (contacts.glsl) of all particles, or (HPBD) of those of one level
+// of the hierarchy.
 #include "common.glsl"
-
-vec3 apply_friction(vec3 p, vec3 x0, vec3 n, float depth)
-{
-    vec3 dp = p - x0;
-    vec3 t = dp - n * dot(dp, n);
-    float lt = length(t);
-    float limit = params.friction * depth;
-    if (lt <= limit)
-        return p - t;                 // static: the particle sticks
-    return p - t * (limit / lt);      // kinetic: tangential motion reduced
-}
+#include "contacts.glsl"
 
 void main()
 {
@@ -27,41 +14,5 @@ void main()
     vec4 x = pos[i];
     if (x.w == 0.0)
         return;
-    vec3 p = x.xyz;
-    vec3 x0 = prev[i].xyz;
-    float off = params.contact_offset;
-
-    float floor_y = params.ground + off;
-    if (p.y < floor_y) {
-        float depth = floor_y - p.y;
-        p.y = floor_y;
-        p = apply_friction(p, x0, vec3(0.0, 1.0, 0.0), depth);
-    }
-
-    float r = params.sphere.w + off;
-    if (params.sphere.w >= 0.0) {
-        vec3 d = p - params.sphere.xyz;
-        float dist = length(d);
-        if (dist < r) {
-            vec3 n = dist > 1e-12 ? d / dist : vec3(0.0, 1.0, 0.0);
-            float depth = r - dist;
-            p = params.sphere.xyz + n * r;
-            p = apply_friction(p, x0, n, depth);
-        }
-    }
-
-    // Box: out through the face of least penetration.
-    if (params.box_center.w > 0.0) {
-        vec3 l = p - params.box_center.xyz;
-        vec3 pen = params.box_half.xyz + off - abs(l);
-        if (all(greaterThan(pen, vec3(0.0)))) {
-            int axis = pen.x < pen.y ? (pen.x < pen.z ? 0 : 2) : (pen.y < pen.z ? 1 : 2);
-            vec3 n = vec3(0.0);
-            n[axis] = l[axis] >= 0.0 ? 1.0 : -1.0;
-            float depth = pen[axis];
-            p += n * depth;
-            p = apply_friction(p, x0 + params.box_motion.xyz, n, depth);
-        }
-    }
-    pos[i] = vec4(p, x.w);
+    pos[i] = vec4(resolve_contacts(x.xyz, prev[i].xyz), x.w);
 }

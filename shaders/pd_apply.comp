@@ -6,8 +6,10 @@
 //
 //     p^{k+1} = omega (p_jacobi - p^{k-1}) + p^{k-1},
 //
-// keeping p^k as the next p^{k-1} in DELTA[distance_total + i].
+// keeping p^k as the next p^{k-1} in DELTA[distance_total + i]. Then the
+// particle's contacts (contacts.glsl).
 #include "common.glsl"
+#include "contacts.glsl"
 
 void main()
 {
@@ -24,5 +26,5 @@ void main()
         p = range.weight * (p - older) + older;
         delta[range.distance_total + i] = x;
     }
-    pos[i] = vec4(p, x.w);
+    pos[i] = vec4(resolve_contacts(p, prev[i].xyz), x.w);
 }

@@ -10,10 +10,12 @@
 // when its b) and s_c = 1/compliance. Pinned particles stay.
 //
 // range.first2 == 0: Gauss-Seidel over one colour, particles
-// ORDER[first, first + count), updated in place (no spring joins two of them).
+// ORDER[first, first + count), updated in place (no spring joins two of them)
+// and their contacts resolved at once (contacts.glsl).
 // range.first2 == 1: Jacobi over particles [first, first + count), the result
-// to DELTA[slot_base + i].
+// to DELTA[slot_base + i] (pd_apply.comp takes it and resolves contacts).
 #include "common.glsl"
+#include "contacts.glsl"
 
 void main()
 {
@@ -43,6 +45,6 @@ void main()
     }
     if (jacobi)
         delta[range.slot_base + i] = vec4(p, x.w);
-    else
-        pos[i] = vec4(p, x.w);
+    else if (x.w != 0.0)
+        pos[i] = vec4(resolve_contacts(p, prev[i].xyz), x.w);
 }

@@ -32,7 +32,14 @@ static const char *const usage =
     "                            Gauss-Seidel over element colours (default for soft\n"
     "                            bodies), gpbd-jacobi: GPBD all elements at once;\n"
     "                            hpbd: Hierarchical PBD, coarse levels first, then\n"
-    "                            the iterations (assets built with --hierarchy)\n"
+    "                            the iterations (assets built with --hierarchy);\n"
+    "                            pd-rbgs: projective dynamics of a spring network,\n"
+    "                            red-black Gauss-Seidel (assets built with --red-black\n"
+    "                            --no-bending), pd-jacobi, pd-chebyshev: the same with\n"
+    "                            Jacobi or Chebyshev-accelerated Jacobi global steps\n"
+    "      --rho R               pd-chebyshev: spectral radius estimate in (0, 1)\n"
+    "                            (default 0.95)\n"
+    "      --delay N             pd-chebyshev: plain iterations first (default 1)\n"
     "      --substeps N          substeps per step (default 16)\n"
     "      --iterations N        solver iterations per substep (default 1)\n"
     "      --sweep forward|alternating  colour order of Gauss-Seidel iterations: each\n"
@@ -58,6 +65,8 @@ static const char *const usage =
     "                            scenes that have one, a quarter of the asset's size\n"
     "                            below an asset)\n"
     "      --sphere X,Y,Z,R | --no-sphere   sphere collider (default scene: one)\n"
+    "      --box X,Y,Z,HX,HY,HZ  axis-aligned box collider: centre and half extents (m)\n"
+    "      --box-velocity VX,VY,VZ  the box moves at this velocity (m/s)\n"
     "      --check-strain S      exit with status 3 if the RMS strain of any step exceeds\n"
     "                            S (e.g. 0.05), or a position stops being finite\n"
     "      --max-speed V         health check: a step leaving a particle non-finite or\n"
@@ -120,7 +129,9 @@ typedef struct options {
     int cut_set, sweep;
     int solver, validation, quiet, hash, scene, material, check_recovered;
     double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain, max_speed;
-    double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size;
+    double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size, rho, box[6], box_velocity[3];
+    unsigned delay;
+    int box_set;
     int ground_set, no_ground, sphere_set, no_sphere, frames_set, dt_set, substeps_set, iterations_set;
     int damping_set, solver_set, youngs_set, poisson_set, gravity_set, cells_set, scale_set, turns_set, ramp_set;
 } options;
@@ -145,6 +156,8 @@ static int parse(int argc, char **argv, options *o)
     o->newton = bd.newton_iterations;
     o->newton_tol = bd.newton_tolerance;
     o->level_iterations = bd.level_iterations;
+    o->rho = bd.chebyshev_rho;
+    o->delay = bd.chebyshev_delay;
     o->cut_frame = 1;
     o->material = MATERIAL_UNSET;
     o->seed = 1;
@@ -173,6 +186,9 @@ static int parse(int argc, char **argv, options *o)
                 {"gpbd-gs", SINEW_SOLVER_GPBD_GAUSS_SEIDEL},
                 {"gpbd-jacobi", SINEW_SOLVER_GPBD_JACOBI},
                 {"hpbd", SINEW_SOLVER_HPBD},
+                {"pd-rbgs", SINEW_SOLVER_PD_RED_BLACK},
+                {"pd-jacobi", SINEW_SOLVER_PD_JACOBI},
+                {"pd-chebyshev", SINEW_SOLVER_PD_CHEBYSHEV},
             };
             ok = 0;
             for (size_t k = 0; k < sizeof solvers / sizeof solvers[0]; k++)
@@ -181,7 +197,8 @@ static int parse(int argc, char **argv, options *o)
                     ok = 1;
                 }
             if (!ok)
-                cli_error(t, "--solver: \"%s\" is not gs, sgs, jacobi, gpbd-gs, gpbd-jacobi or hpbd%s", v ? v : "", "");
+                cli_error(t, "--solver: \"%s\" is not gs, sgs, jacobi, gpbd-gs, gpbd-jacobi, hpbd, pd-rbgs, "
+                             "pd-jacobi or pd-chebyshev%s", v ? v : "", "");
             o->solver_set = 1;
         } else if (!strcmp(a, "--substeps")) {
             ok = cli_uint(t, a, v, 1000, &o->substeps) && (o->substeps > 0 || cli_error(t, "%s must be >= 1%s", a, ""));
@@ -234,6 +251,17 @@ static int parse(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--sphere")) {
             ok = cli_doubles(t, a, v, 4, o->sphere);
             o->sphere_set = 1;
+        } else if (!strcmp(a, "--box")) {
+            ok = cli_doubles(t, a, v, 6, o->box) &&
+                 ((o->box[3] >= 0 && o->box[4] >= 0 && o->box[5] >= 0) ||
+                  cli_error(t, "%s: half extents must be >= 0%s", a, ""));
+            o->box_set = 1;
+        } else if (!strcmp(a, "--box-velocity")) {
+            ok = cli_doubles(t, a, v, 3, o->box_velocity);
+        } else if (!strcmp(a, "--rho")) {
+            ok = cli_double(t, a, v, &o->rho) && ((o->rho > 0 && o->rho < 1) || cli_error(t, "%s must be in (0, 1)%s", a, ""));
+        } else if (!strcmp(a, "--delay")) {
+            ok = cli_uint(t, a, v, 1000, &o->delay);
         } else if (!strcmp(a, "--no-sphere")) {
             o->no_sphere = 1;
             used = 0;
@@ -402,6 +430,9 @@ static const char *solver_name(int s)
     case SINEW_SOLVER_GPBD_GAUSS_SEIDEL: return "GPBD Gauss-Seidel";
     case SINEW_SOLVER_GPBD_JACOBI: return "GPBD Jacobi";
     case SINEW_SOLVER_HPBD: return "Hierarchical PBD";
+    case SINEW_SOLVER_PD_RED_BLACK: return "PD red-black Gauss-Seidel";
+    case SINEW_SOLVER_PD_JACOBI: return "PD Jacobi";
+    case SINEW_SOLVER_PD_CHEBYSHEV: return "PD Chebyshev";
     default: return "XPBD Gauss-Seidel";
     }
 }
@@ -414,6 +445,9 @@ static const char *solver_option(int s)
     case SINEW_SOLVER_GPBD_GAUSS_SEIDEL: return "gpbd-gs";
     case SINEW_SOLVER_GPBD_JACOBI: return "gpbd-jacobi";
     case SINEW_SOLVER_HPBD: return "hpbd";
+    case SINEW_SOLVER_PD_RED_BLACK: return "pd-rbgs";
+    case SINEW_SOLVER_PD_JACOBI: return "pd-jacobi";
+    case SINEW_SOLVER_PD_CHEBYSHEV: return "pd-chebyshev";
     default: return "gs";
     }
 }
@@ -544,6 +578,14 @@ int main(int argc, char **argv)
     }
     if (o.no_sphere)
         p.sphere = 0;
+    if (o.box_set) {
+        p.box = 1;
+        for (int k = 0; k < 3; k++) {
+            p.box_center[k] = (float)o.box[k];
+            p.box_half_extents[k] = (float)o.box[3 + k];
+            p.box_velocity[k] = (float)o.box_velocity[k];
+        }
+    }
 
     /* Material options given with an asset file replace each of its materials. */
     sinew_material *materials = NULL;
@@ -586,6 +628,8 @@ int main(int argc, char **argv)
     bd.newton_tolerance = (float)o.newton_tol;
     bd.level_iterations = o.level_iterations;
     bd.sweep_order = (sinew_sweep_order)o.sweep;
+    bd.chebyshev_rho = (float)o.rho;
+    bd.chebyshev_delay = o.delay;
     bd.name = scene_name;
     if (materials) {
         bd.materials = materials;
@@ -718,6 +762,8 @@ int main(int argc, char **argv)
         }
         steps_done = f;
         step_wall += step_s;
+        for (int k = 0; k < 3; k++) /* where the box is for the next step */
+            p.box_center[k] += p.box_velocity[k] * p.dt;
         sinew_step_stats st = sinew_body_get_stats(body);
         if (st.ms_total > 0) {
             gpu_ms += st.ms_total;

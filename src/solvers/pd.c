@@ -5,22 +5,24 @@
  * against. One substep after the Verlet prediction:
  *
  *     y = prediction (Q)
- *     iterations x:  local step (every spring) -> global step -> contacts
+ *     iterations x:  local step (every spring) -> global step with contacts
  *
  * The global step of red-black Gauss-Seidel is two dispatches, all red
  * particles then all black ones, in place; Jacobi's is one dispatch into a
- * second buffer and one that takes it (with Chebyshev's weight). */
+ * second buffer and one that takes it (with Chebyshev's weight). Each
+ * particle's contacts are resolved where it is updated, so every variant
+ * takes three dispatches per iteration. */
 #include "../body.h"
 
 /* Designed traffic in bytes: local step per spring: record 16, two positions
- * 32, d 16. Global step per particle: position 16 in and 16 out, y 16, order
- * 4, gather offsets 8; per spring end: slot 4, record 16, other position 16,
- * d 16. Apply per particle: iterate 16, position 16 + 16, Chebyshev's
- * previous iterate 16 + 16. */
+ * 32, d 16. Global step per particle: position 16 in and 16 out, y 16, start
+ * of the substep 16 (contacts), order 4, gather offsets 8; per spring end:
+ * slot 4, record 16, other position 16, d 16. Apply per particle: iterate 16,
+ * position 16 + 16, start of the substep 16, Chebyshev's previous iterate
+ * 16 + 16. */
 #define BYTES_LOCAL 64u
-#define BYTES_GLOBAL_PARTICLE 60u
+#define BYTES_GLOBAL_PARTICLE 76u
 #define BYTES_GLOBAL_END 52u
-#define BYTES_COLLIDE 48u
 
 /* Wang 2015, eq. 12: omega for iteration k (counted from 0 each substep),
  * plain Jacobi (omega 1) for the first `delay`. The CPU reference computes
@@ -48,7 +50,6 @@ void sinew_pd_record_substep(sinew_body *b, sinew_recorder *r)
     const uint32_t n = b->particle_count, d = b->distance_count;
     const sinew_solver solver = b->desc.solver;
     const int chebyshev = solver == SINEW_SOLVER_PD_CHEBYSHEV;
-    GpuRange particles = {0, n};
     sinew_record_copy(r, &b->buffers[SINEW_BIND_POS], 0, &b->buffers[SINEW_BIND_Q], 0, 16ull * n);
     r->bytes += 32ull * n;
     if (chebyshev) { /* the iterate before the first is y as well */
@@ -76,13 +77,9 @@ void sinew_pd_record_substep(sinew_body *b, sinew_recorder *r)
             apply.weight = chebyshev ? chebyshev_omega(it, b->desc.chebyshev_delay, b->desc.chebyshev_rho, &omega) : 1.0f;
             sinew_record_dispatch(r, SINEW_KERNEL_PD_APPLY, n, &apply, sizeof apply);
             sinew_record_barrier(r);
-            r->bytes += (chebyshev ? 80ull : 48ull) * n;
+            r->bytes += (chebyshev ? 96ull : 64ull) * n;
         }
         r->bytes += (uint64_t)BYTES_GLOBAL_END * 2 * d;
-        sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
-        sinew_record_dispatch(r, SINEW_KERNEL_COLLIDE, n, &particles, sizeof particles);
-        sinew_record_barrier(r);
-        r->bytes += (uint64_t)BYTES_COLLIDE * n;
-        sinew_record_timestamp(r, SINEW_PHASE_CONTACTS);
+        sinew_record_timestamp(r, SINEW_PHASE_SOLVE); /* contacts included */
     }
 }

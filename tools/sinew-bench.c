@@ -21,6 +21,8 @@
  * with 2 iterations against plain Gauss-Seidel at 2, 5, 10, 20 iterations and
  * on up until it is as stiff: stretch and time per step, and the plain
  * iteration count and time ratio at equal stretch beside the paper's.
+ * The pd suite is figures 3 and 4 of the red-black mass-spring paper (Pall et
+ * al.; tools/bench_pd.c).
  * Writes a table, bench.json, gnuplot plots and README.md into the out folder.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -37,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_pd.h"
 #include "cli.h"
 #include "core/log.h"
 #include "prep/cloth.h"
@@ -46,7 +49,7 @@
 #include "ref/xpbd_ref.h"
 
 static const char *const usage =
-    "usage: sinew-bench [--suite quick|gpu|gpbd|hpbd|all] [options]\n"
+    "usage: sinew-bench [--suite quick|gpu|gpbd|hpbd|pd|all] [options]\n"
     "\n"
     "Measures sinew's solvers on standard scenes: time per step and per phase on\n"
     "the GPU, strain reached, time to accuracy, scaling with particle count, the\n"
@@ -56,7 +59,11 @@ static const char *const usage =
     "                     cube impact, 6^3 to 26^3 vertices), hpbd (the HPBD paper's figure 7:\n"
     "                     a 77 x 77 cloth, the hierarchy with 2 iterations against plain\n"
     "                     Gauss-Seidel at 2, 5, 10, 20, ... iterations until as stiff),\n"
-    "                     all (every scene of the others; default quick)\n"
+    "                     pd (the red-black mass-spring paper's figures 3 and 4: a 100 x 100\n"
+    "                     network shrinking back and hanging, red-black Gauss-Seidel, Jacobi,\n"
+    "                     Chebyshev and serial CPU Gauss-Seidel at 11 iterations per frame\n"
+    "                     and at equal time per frame; its own README.md, CSV files, plots),\n"
+    "                     all (every scene of the others but pd; default quick)\n"
     "  -o, --out DIR      where bench.json, plots and README.md go (default ./sinew-bench-out)\n"
     "  --peers FILE       JSONL of peer runs (tools/peers/run.sh); may repeat\n"
     "  --device NAME|INDEX  Vulkan device\n"
@@ -71,6 +78,10 @@ static const char *const usage =
     "  --cube N           GPBD cube of N^3 vertices, in place of the suite's cube sizes;\n"
     "                     may repeat (e.g. --suite gpbd --cube 26: the paper's size only)\n"
     "  --steps N          measured impact steps per cube run (gpbd suite: 4)\n"
+    "  --frames N         pd: frames of every run (default 300; dry run 8)\n"
+    "  --budget-ms T      pd: time per frame of the equal-time runs (default: what red-black\n"
+    "                     Gauss-Seidel takes for 11 iterations on the device)\n"
+    "  --pd-n N           pd: particles per side (default 100; dry run 12)\n"
     "  -h, --help         this text\n";
 
 /* ------------------------------------------------------------------ scenes */
@@ -2234,18 +2245,40 @@ int main(int argc, char **argv)
     unsigned cube_steps = 0;
     char report_dir[2048];
     const suite *s = &suites[0];
+    int pd = 0;
+    bench_pd_options pdo = bench_pd_options_default();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return 0;
+        } else if (!strcmp(a, "--suite") && v && !strcmp(v, "pd")) {
+            pd = 1;
+            i++;
+        } else if (!strcmp(a, "--frames") && v) {
+            unsigned f;
+            if (!cli_uint(t, a, v, 100000, &f) || (f < 1 && !cli_error(t, "--frames must be >= 1%s%s", "", "")))
+                return 2;
+            pdo.frames = f;
+            i++;
+        } else if (!strcmp(a, "--pd-n") && v) {
+            unsigned n;
+            if (!cli_uint(t, a, v, 4096, &n) || (n < 2 && !cli_error(t, "--pd-n must be >= 2%s%s", "", "")))
+                return 2;
+            pdo.n = n;
+            i++;
+        } else if (!strcmp(a, "--budget-ms") && v) {
+            if (!cli_double(t, a, v, &pdo.budget_ms) ||
+                (!(pdo.budget_ms > 0) && !cli_error(t, "--budget-ms must be > 0%s%s", "", "")))
+                return 2;
+            i++;
         } else if (!strcmp(a, "--suite") && v) {
             s = NULL;
             for (size_t k = 0; k < sizeof suites / sizeof suites[0]; k++)
                 if (!strcmp(suites[k].name, v))
                     s = &suites[k];
             if (!s) {
-                cli_error(t, "--suite: \"%s\" is not quick, gpu, gpbd, hpbd or all%s", v, "");
+                cli_error(t, "--suite: \"%s\" is not quick, gpu, gpbd, hpbd, pd or all%s", v, "");
                 return 2;
             }
             i++;
@@ -2303,6 +2336,32 @@ int main(int argc, char **argv)
         snprintf(report_dir, sizeof report_dir, "%s", report_path);
         char *slash = strrchr(report_dir, '/');
         out = slash ? (*slash = '\0', report_dir) : ".";
+    }
+    if (pd) {
+        if (dry_run) {
+            pdo.n = pdo.n == 100 ? 12 : pdo.n;
+            pdo.frames = pdo.frames == 300 ? 8 : pdo.frames;
+        }
+        pdo.plots = plots;
+        if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "%s: cannot create %s: %s\n", t, out, strerror(errno));
+            return 1;
+        }
+        sinew_context_desc cd = sinew_context_desc_default();
+        cd.device = device;
+        cd.validation = validation;
+        sinew_context *ctx = NULL;
+        if (sinew_context_create(&cd, &ctx) != SINEW_RESULT_OK) {
+            fprintf(stderr, "%s: no Vulkan context\n", t);
+            return 1;
+        }
+        fprintf(stderr, "sinew-bench: pd suite on %s\n", sinew_context_get_device_info(ctx).name);
+        int done = bench_pd(ctx, &pdo, out);
+        uint32_t pd_messages = sinew_context_get_validation_message_count(ctx);
+        sinew_context_destroy(ctx);
+        if (pd_messages)
+            fprintf(stderr, "sinew-bench: %u validation messages\n", pd_messages);
+        return done && !pd_messages ? 0 : 1;
     }
     suite custom;
     if (cube_count || cube_steps) {

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Regenerates the benchmark page of this machine's Vulkan device:
-#   tools/bench.sh [quick|gpu|gpbd|hpbd|all] [sinew-bench options]   (default quick)
+#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|all] [sinew-bench options]   (default quick)
 # builds (release), runs sinew-bench and writes docs/benchmarks/<device>/
 # (README.md, bench.json, plots; the gpbd suite, the GPBD paper's cube impact,
 # in docs/benchmarks/<device>/gpbd/, the hpbd suite, the HPBD paper's figure 7,
-# in docs/benchmarks/<device>/hpbd/), comparing with the previous bench.json
+# in docs/benchmarks/<device>/hpbd/, the pd suite, the red-black mass-spring
+# paper's figures 3 and 4, in docs/benchmarks/<device>/pd/), comparing with the previous bench.json
 # there (run to run) and including the peers' results in peers.jsonl there
 # (cloth suites), made by
 #   tools/peers/setup.sh && tools/peers/run.sh docs/benchmarks/<device>/peers.jsonl
@@ -28,6 +29,7 @@ slug=$(printf '%s' "$device" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-
 out="$root/docs/benchmarks/$slug"
 [ "$suite" = gpbd ] && out="$out/gpbd"
 [ "$suite" = hpbd ] && out="$out/hpbd"
+[ "$suite" = pd ] && out="$out/pd"
 mkdir -p "$out"
 
 extra=""

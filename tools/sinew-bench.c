@@ -82,6 +82,7 @@ static const char *const usage =
     "  --budget-ms T      pd: time per frame of the equal-time runs (default: what red-black\n"
     "                     Gauss-Seidel takes for 11 iterations on the device)\n"
     "  --pd-n N           pd: particles per side (default 100; dry run 12)\n"
+    "  --pd-stiffness K   pd: N/m of every spring (default 1e4)\n"
     "  -h, --help         this text\n";
 
 /* ------------------------------------------------------------------ scenes */
@@ -2266,6 +2267,11 @@ int main(int argc, char **argv)
             if (!cli_uint(t, a, v, 4096, &n) || (n < 2 && !cli_error(t, "--pd-n must be >= 2%s%s", "", "")))
                 return 2;
             pdo.n = n;
+            i++;
+        } else if (!strcmp(a, "--pd-stiffness") && v) {
+            if (!cli_double(t, a, v, &pdo.stiffness) ||
+                (!(pdo.stiffness > 0) && !cli_error(t, "--pd-stiffness must be > 0%s%s", "", "")))
+                return 2;
             i++;
         } else if (!strcmp(a, "--budget-ms") && v) {
             if (!cli_double(t, a, v, &pdo.budget_ms) ||

@@ -3,6 +3,7 @@
  * triangles are refused naming an odd cycle that really is one; pieces,
  * tearing and real quad meshes. */
 #include <criterion/criterion.h>
+#include <criterion/logging.h>
 
 #include "prep/mesh.h"
 #include "prep/redblack.h"
@@ -243,6 +244,86 @@ Test(redblack, real_quad_meshes)
         assert_odd_cycle(&s, &rep);
         free(s.ends);
         free(colour);
+        sinew_mesh_free(&mesh);
+    }
+}
+
+/* Quadrangulation (one Catmull-Clark step's topology, no smoothing): a
+ * triangle becomes 3 quads, a quad 4; the surface keeps its shape (every new
+ * vertex is a midpoint or a centroid); the result is bipartite for any input,
+ * here the odd-cycled quad torus and a real triangle mesh (CGAL's mask). */
+static void assert_quadrangulated(sinew_mesh *m, const char *name)
+{
+    uint32_t v0 = m->vertex_count, f0 = m->face_count, corners = m->face_offsets[f0];
+    double *before = malloc(sizeof *before * 3 * v0);
+    memcpy(before, m->positions, sizeof *before * 3 * v0);
+    cr_assert_eq(sinew_mesh_quadrangulate(m), SINEW_RESULT_OK, "%s", name);
+    cr_assert_eq(m->face_count, corners, "%s: one quad per corner", name);
+    for (uint32_t f = 0; f < m->face_count; f++)
+        cr_assert_eq(m->face_offsets[f + 1] - m->face_offsets[f], 4, "%s: all quads", name);
+    cr_assert_eq(memcmp(m->positions, before, sizeof *before * 3 * v0), 0, "%s: the old vertices stay", name);
+    springs s = mesh_springs(m, 0);
+    uint8_t *colour = malloc(m->vertex_count);
+    sinew_redblack_report rep;
+    cr_assert_eq(sinew_redblack_partition(m->vertex_count, s.count, s.ends, name, NULL, colour, &rep), SINEW_RESULT_OK,
+                 "%s: bipartite", name);
+    cr_assert(sinew_redblack_is_valid(s.count, s.ends, colour));
+    /* Every spring joins an old vertex or a centre to a midpoint (v0 .. v0 + edges). */
+    uint32_t edges = m->vertex_count - v0 - f0;
+    for (uint32_t k = 0; k < s.count; k++) {
+        uint32_t a = s.ends[2 * k], b = s.ends[2 * k + 1];
+        int mid_a = a >= v0 && a < v0 + edges, mid_b = b >= v0 && b < v0 + edges;
+        cr_assert(mid_a != mid_b, "%s: spring %u - %u", name, a, b);
+    }
+    cr_log_info("%s: %u vertices, %u faces -> %u vertices, %u quads, %u springs (%u red, %u black)", name, v0, f0,
+                m->vertex_count, m->face_count, s.count, rep.red, rep.black);
+    free(s.ends);
+    free(colour);
+    free(before);
+}
+
+Test(redblack, quadrangulation_is_bipartite)
+{
+    /* One triangle: 3 + 3 + 1 vertices, 3 quads, 9 springs; the centroid. */
+    double p[9] = {0, 0, 0, 3, 0, 0, 0, 3, 0};
+    uint32_t off[2] = {0, 3}, idx[3] = {0, 1, 2};
+    sinew_mesh tri = {3, malloc(sizeof p), 1, malloc(sizeof off), malloc(sizeof idx)};
+    memcpy(tri.positions, p, sizeof p);
+    memcpy(tri.face_offsets, off, sizeof off);
+    memcpy(tri.face_indices, idx, sizeof idx);
+    assert_quadrangulated(&tri, "triangle");
+    cr_assert_eq(tri.vertex_count, 7);
+    cr_assert_float_eq(tri.positions[3 * 6], 1.0, 1e-12, "the centre is the centroid");
+    cr_assert_float_eq(tri.positions[3 * 6 + 1], 1.0, 1e-12);
+    sinew_mesh_free(&tri);
+
+    sinew_mesh grid;
+    cr_assert_eq(sinew_mesh_grid(5, 4, 1.0, 1.0, SINEW_GRID_XZ, NULL, &grid), SINEW_RESULT_OK);
+    assert_quadrangulated(&grid, "5 x 4 grid");
+    cr_assert_eq(grid.vertex_count, 9u * 7u, "the grid refined once: 9 x 7");
+    sinew_mesh_free(&grid);
+
+    /* A face of two vertices is refused, the mesh unchanged. */
+    uint32_t bad_off[2] = {0, 2};
+    sinew_mesh bad = {3, malloc(sizeof p), 1, malloc(sizeof bad_off), malloc(sizeof idx)};
+    memcpy(bad.positions, p, sizeof p);
+    memcpy(bad.face_offsets, bad_off, sizeof bad_off);
+    memcpy(bad.face_indices, idx, sizeof idx);
+    cr_assert_eq(sinew_mesh_quadrangulate(&bad), SINEW_RESULT_ERROR_BAD_MESH);
+    cr_assert_eq(bad.vertex_count, 3);
+    sinew_mesh_free(&bad);
+
+    const char *dir = getenv("SINEW_CGAL_DATA");
+    if (!dir || !*dir)
+        cr_skip_test("SINEW_CGAL_DATA not set: the real meshes are not checked");
+    const char *models[] = {"torus_quad.off", "mask_cone.off"};
+    for (int k = 0; k < 2; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/meshes/%s", dir, models[k]);
+        sinew_mesh mesh;
+        if (sinew_mesh_read(path, NULL, &mesh) != SINEW_RESULT_OK)
+            cr_skip_test("%s not readable", path);
+        assert_quadrangulated(&mesh, models[k]);
         sinew_mesh_free(&mesh);
     }
 }

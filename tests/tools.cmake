@@ -115,6 +115,32 @@ add_test(NAME tool_prep_red_black_refuses_diagonals
 set_tests_properties(tool_prep_red_black_refuses_diagonals PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "3 springs close an odd cycle, [0-9]+ - [0-9]+ - [0-9]+ - [0-9]+ .diagonal springs")
 
+# Projective dynamics on a real model: CGAL's mask (1230 vertices, 2332
+# triangles) split into quads around each triangle's centre (7122 particles,
+# 14 116 springs, always red-black), hanging from its top with red-black
+# Gauss-Seidel, validation on: every step healthy, the RMS strain of every
+# step under 12 % (the worst measured 8.1 %, while the cloth swings down).
+add_test(NAME tool_cgal_mask_pd
+  COMMAND sh -c "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/mask_cone.off\" ] || exit 77; \
+'${PREP}' \"$d/mask_cone.off\" --quadrangulate --no-shear --no-bending --red-black --pin-top 0.03 \
+  -o '${OUT}/mask-pd.snw' && \
+'${SIM}' '${OUT}/mask-pd.snw' --solver pd-rbgs --substeps 2 --iterations 8 --stretch-compliance 1e-4 --frames 120 \
+  --no-ground --check-strain 0.12 --validation -o '${OUT}/mask-pd'")
+set_tests_properties(tool_cgal_mask_pd PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "quadrangulated: 1230 vertices -> 7122, 6996 quads.*red-black partition: 3562 red, 3560 black.*PD red-black Gauss-Seidel.*check +passed"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|FAILED")
+
+# sinew-sim refuses red-black projective dynamics for an asset without a
+# red-black partition, and every PD solver for one with bending hinges.
+add_test(NAME tool_sim_pd_needs_red_black
+  COMMAND sh -c "'${PREP}' --grid 8x8 --no-shear --no-bending -o '${OUT}/no-red-black.snw' && \
+'${SIM}' '${OUT}/no-red-black.snw' --solver pd-rbgs --stretch-compliance 1e-3 --frames 1 -o '${OUT}/no-red-black'; \
+test $? -eq 1 && '${PREP}' --grid 8x8 --no-shear -o '${OUT}/pd-hinges.snw' && \
+'${SIM}' '${OUT}/pd-hinges.snw' --solver pd-jacobi --stretch-compliance 1e-3 --frames 1 -o '${OUT}/pd-hinges'; \
+test $? -eq 1")
+set_tests_properties(tool_sim_pd_needs_red_black PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "needs an asset with a red-black partition.*simulate springs only; the asset has [0-9]+ bending hinges")
+
 # sinew-sim refuses the hierarchical solver for an asset without a hierarchy.
 add_test(NAME tool_sim_hpbd_needs_hierarchy
   COMMAND sh -c "'${PREP}' --grid 8x8 -o '${OUT}/no-hierarchy.snw' && \
@@ -165,6 +191,17 @@ grep -q \"\\\"$f\\\":\" \"$d/bench.json\" || { echo \"bench.json lacks $f\"; exi
   set_tests_properties(tool_bench_hpbd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
     PASS_REGULAR_EXPRESSION "Matching the hierarchy: plain XPBD Gauss-Seidel (first reaches the hierarchy's stretch [^\n]* at [0-9]+ iterations|does not reach the hierarchy's stretch [^\n]* within [0-9]+ iterations).*hpbd-fields-present"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|diverged|lacks")
+  # The pd suite (the red-black mass-spring paper's figures 3 and 4) on a
+  # 12 x 12 network for 8 frames, with validation on: every solver in both
+  # comparisons and its files written.
+  add_test(NAME tool_bench_pd_dry_run
+    COMMAND sh -c "set -e; d='${OUT}/bench-pd'; \
+'$<TARGET_FILE:sinew-bench>' --suite pd --dry-run --validation --no-plots -o \"$d\"; \
+test $(grep -c '^shrink,' \"$d/pd_timing.csv\") -eq 4; test $(grep -c '^hanging,budget,serial,' \"$d/pd_error.csv\") -eq 8; \
+echo pd-files-present")
+  set_tests_properties(tool_bench_pd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "\\| 11 iterations \\| red-black Gauss-Seidel \\| 11 \\|.*budget \\| serial Gauss-Seidel \\(CPU\\).*pd-files-present"
+    FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
 endif()
 
 # Checkpoint and resume: 20 steps, save, 20 more from the checkpoint in a new

@@ -312,10 +312,11 @@ static void write_plot(const char *out, int kind, const scene_results *sr, const
     f = fopen(gp, "w");
     if (!f)
         return;
-    fprintf(f, "set terminal pngcairo size 900,900\nset output '%s/pd_%s.png'\nset multiplot layout 2,1 title "
-               "'%u x %u network, %s (%s)'\nset logscale y\nset grid\nset xlabel 'frame'\n"
+    /* Names relative to the folder, where gnuplot runs: the script and data move with it. */
+    fprintf(f, "set terminal pngcairo size 900,900\nset output 'pd_%s.png'\nset multiplot layout 2,1 title "
+               "'%u x %u network, %s\\n%s'\nset logscale y\nset grid\nset xlabel 'frame'\n"
                "set ylabel 'error (m^2)'\nset format y '10^{%%T}'\nset key right top\n",
-            out, scene_keys[kind], o->n, o->n, scene_titles[kind], device);
+            scene_keys[kind], o->n, o->n, scene_titles[kind], device);
     for (int mode = 0; mode < 2; mode++) {
         if (mode == 0)
             fprintf(f, "set title '%u iterations per frame'\nplot ", o->iterations);
@@ -323,7 +324,7 @@ static void write_plot(const char *out, int kind, const scene_results *sr, const
             fprintf(f, "set title 'time budget of %.3g ms per frame (iterations in brackets)'\nplot ", sr->budget_ms);
         for (int v = 0; v < V_COUNT; v++) {
             const result *r = mode ? &sr->by_budget[v] : &sr->by_iterations[v];
-            fprintf(f, "'%s' index %d using 1:2 with lines lw 2 title '%s", dat, mode * V_COUNT + v,
+            fprintf(f, "'pd_%s.dat' index %d using 1:2 with lines lw 2 title '%s", scene_keys[kind], mode * V_COUNT + v,
                     variant_titles[v]);
             if (mode)
                 fprintf(f, " (%u)", r->iterations);
@@ -332,7 +333,7 @@ static void write_plot(const char *out, int kind, const scene_results *sr, const
     }
     fprintf(f, "unset multiplot\n");
     fclose(f);
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", gp);
+    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot 'pd_%s.gp' 2>/dev/null", out, scene_keys[kind]);
     if (system(cmd) != 0)
         fprintf(stderr, "sinew-bench: gnuplot failed on %s (is gnuplot installed?)\n", gp);
 }

@@ -57,7 +57,10 @@ static void print_hierarchy_help(const sinew_hierarchy_options *o)
            "Red-black partition for the mass-spring solvers (Pall et al.), of the distance\n"
            "constraints: a quad network without diagonals (--no-shear) splits into two sets\n"
            "with every spring between them; anything else is refused naming an odd cycle:\n"
-           "      --red-black           store the partition in the asset\n");
+           "      --red-black           store the partition in the asset\n"
+           "      --quadrangulate       first split every polygon into quads around its centre\n"
+           "                            through its edges' midpoints (no smoothing): any mesh\n"
+           "                            becomes a quad network that is always red-black\n");
     printf("\n"
            "Particle hierarchy for Hierarchical PBD (Mueller 2008), built from the distance\n"
            "constraints; a table of the levels is printed (particles, constraints, colours):\n"
@@ -262,7 +265,7 @@ int main(int argc, char **argv)
     const char *t = "sinew-prep", *mesh_path = NULL, *out = NULL;
     unsigned grid[2] = {0, 0};
     double size[2] = {1.0, 1.0}, height = 1.0, scale = 1.0, translate[3] = {0, 0, 0}, box[6];
-    int plane_xy = 0, pin_corners = 0, compare = 0, quiet = 0, triangulate = 0;
+    int plane_xy = 0, pin_corners = 0, compare = 0, quiet = 0, triangulate = 0, quadrangulate = 0;
     uint32_t *pins = NULL, pin_count = 0;
     sinew_cloth_options opt = sinew_cloth_options_default();
     int status = 2;
@@ -366,6 +369,8 @@ int main(int argc, char **argv)
             used = 0;
         } else if (!strcmp(a, "--triangulate")) {
             triangulate = 1;
+        } else if (!strcmp(a, "--quadrangulate")) {
+            quadrangulate = 1;
             used = 0;
         } else if (!strcmp(a, "--red-black")) {
             red_black = 1;
@@ -462,8 +467,19 @@ int main(int argc, char **argv)
     } else {
         r = read_mesh_isolated(mesh_path, &lg, &mesh);
     }
+    if (r == SINEW_RESULT_OK && triangulate && quadrangulate) {
+        fprintf(stderr, "%s: --triangulate and --quadrangulate undo each other: give one\n", t);
+        sinew_mesh_free(&mesh);
+        goto done;
+    }
     if (r == SINEW_RESULT_OK && triangulate)
         r = sinew_mesh_triangulate_quads(&mesh);
+    if (r == SINEW_RESULT_OK && quadrangulate) {
+        uint32_t before = mesh.vertex_count;
+        r = sinew_mesh_quadrangulate(&mesh);
+        if (r == SINEW_RESULT_OK && !quiet)
+            printf("quadrangulated: %u vertices -> %u, %u quads\n", before, mesh.vertex_count, mesh.face_count);
+    }
     if (r != SINEW_RESULT_OK) {
         fprintf(stderr, "%s: %s: %s\n", t, mesh_path ? mesh_path : "grid", sinew_result_string(r));
         sinew_mesh_free(&mesh);

@@ -424,3 +424,97 @@ sinew_result sinew_mesh_triangulate_quads(sinew_mesh *m)
     m->face_count = faces;
     return SINEW_RESULT_OK;
 }
+
+typedef struct half_edge {
+    uint32_t lo, hi; /* the edge's ends, lo < hi */
+    uint32_t corner; /* index into face_indices of its first end */
+} half_edge;
+
+static int half_edge_cmp(const void *x, const void *y)
+{
+    const half_edge *a = x, *b = y;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return (a->corner > b->corner) - (a->corner < b->corner);
+}
+
+sinew_result sinew_mesh_quadrangulate(sinew_mesh *m)
+{
+    SINEW_ASSERT(m);
+    const uint32_t corners = m->face_count ? m->face_offsets[m->face_count] : 0;
+    for (uint32_t f = 0; f < m->face_count; f++)
+        if (m->face_offsets[f + 1] < m->face_offsets[f] || m->face_offsets[f + 1] - m->face_offsets[f] < 3)
+            return SINEW_RESULT_ERROR_BAD_MESH;
+    if ((uint64_t)corners > SINEW_MESH_MAX_FACES ||
+        (uint64_t)m->vertex_count + corners + m->face_count > SINEW_MESH_MAX_VERTICES)
+        return SINEW_RESULT_ERROR_LIMIT;
+    /* Each corner's edge to the next corner, sorted to find shared edges. */
+    half_edge *edges = malloc(sizeof *edges * ((size_t)corners + 1));
+    uint32_t *midpoint = malloc(sizeof *midpoint * ((size_t)corners + 1)); /* per corner */
+    uint32_t *offsets = malloc(sizeof *offsets * ((size_t)corners + 1));
+    uint32_t *out = malloc(sizeof *out * (4 * (size_t)corners + 1));
+    double *pos = NULL;
+    if (edges && midpoint && offsets && out) {
+        uint32_t k = 0;
+        for (uint32_t f = 0; f < m->face_count; f++) {
+            uint32_t b = m->face_offsets[f], e = m->face_offsets[f + 1];
+            for (uint32_t c = b; c < e; c++) {
+                uint32_t u = m->face_indices[c], v = m->face_indices[c + 1 < e ? c + 1 : b];
+                edges[k++] = (half_edge){u < v ? u : v, u < v ? v : u, c};
+            }
+        }
+        qsort(edges, corners, sizeof *edges, half_edge_cmp);
+        uint32_t unique = 0;
+        for (uint32_t i = 0; i < corners; i++) {
+            if (i == 0 || edges[i].lo != edges[i - 1].lo || edges[i].hi != edges[i - 1].hi)
+                unique++;
+            midpoint[edges[i].corner] = m->vertex_count + unique - 1;
+        }
+        pos = malloc(sizeof *pos * 3 * ((size_t)m->vertex_count + unique + m->face_count));
+        if (pos) {
+            memcpy(pos, m->positions, sizeof *pos * 3 * m->vertex_count);
+            for (uint32_t i = 0; i < corners; i++) {
+                uint32_t id = midpoint[edges[i].corner];
+                for (int d = 0; d < 3; d++)
+                    pos[3 * id + d] = 0.5 * (m->positions[3 * edges[i].lo + d] + m->positions[3 * edges[i].hi + d]);
+            }
+            uint32_t centre0 = m->vertex_count + unique, g = 0;
+            k = 0;
+            for (uint32_t f = 0; f < m->face_count; f++) {
+                uint32_t b = m->face_offsets[f], e = m->face_offsets[f + 1], centre = centre0 + f;
+                for (int d = 0; d < 3; d++) {
+                    double sum = 0.0;
+                    for (uint32_t c = b; c < e; c++)
+                        sum += m->positions[3 * m->face_indices[c] + d];
+                    pos[3 * centre + d] = sum / (e - b);
+                }
+                for (uint32_t c = b; c < e; c++) {
+                    offsets[g++] = k;
+                    out[k++] = m->face_indices[c];
+                    out[k++] = midpoint[c];
+                    out[k++] = centre;
+                    out[k++] = midpoint[c > b ? c - 1 : e - 1];
+                }
+            }
+            offsets[g] = k;
+            free(m->positions);
+            free(m->face_offsets);
+            free(m->face_indices);
+            m->positions = pos;
+            m->vertex_count = centre0 + m->face_count;
+            m->face_offsets = offsets;
+            m->face_indices = out;
+            m->face_count = corners;
+            free(edges);
+            free(midpoint);
+            return SINEW_RESULT_OK;
+        }
+    }
+    free(edges);
+    free(midpoint);
+    free(offsets);
+    free(out);
+    return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+}

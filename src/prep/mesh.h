@@ -73,4 +73,18 @@ sinew_result sinew_mesh_grid(uint32_t nx, uint32_t ny, double size_x, double siz
  * BAD_MESH for decreasing face offsets, leaving m unchanged. */
 sinew_result sinew_mesh_triangulate_quads(sinew_mesh *m);
 
+/* Splits every polygon of k vertices into k quads around a new vertex at its
+ * centroid, through new vertices at its edges' midpoints: the topology of one
+ * Catmull-Clark subdivision step without its smoothing, so the surface keeps
+ * its shape. Polygon (v0 .. vk-1), with centre c and m_i the midpoint of
+ * (v_i, v_i+1), becomes the quads (v_i, m_i, c, m_i-1), keeping its winding.
+ * Every edge of the result joins a midpoint to an original vertex or to a
+ * centre, so its edge graph is bipartite (midpoints against the rest): any
+ * polygon mesh becomes a quad mass-spring network for red-black Gauss-Seidel.
+ * Vertices: the original ones, then the midpoints (by their edges' ends),
+ * then the centres (one per face). Fails with OUT_OF_HOST_MEMORY, LIMIT past
+ * 2^26 vertices or faces, or BAD_MESH for a face of fewer than 3 vertices or
+ * decreasing face offsets, leaving m unchanged. */
+sinew_result sinew_mesh_quadrangulate(sinew_mesh *m);
+
 #endif

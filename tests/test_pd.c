@@ -330,3 +330,43 @@ Test(pd, coincident_ends_stay_finite)
     cr_expect_gt(b[0] - a[0], 0.5, "the spring pushed its ends apart along its old direction");
     pd_ref_destroy(r);
 }
+
+/* The paper's hanging cloth (figure 4) at 11 iterations per frame: a 100 x
+ * 100 network 1 m across, 0.2 kg, springs of 1e4 N/m, pinned at two corners
+ * of one edge, damping 0.1/s. Jacobi this far from convergence feeds the
+ * Verlet step energy and blows up within 100 frames, while red-black
+ * Gauss-Seidel stays bounded: the instability sinew-bench --suite pd shows on
+ * the GPU is the method's. */
+Test(pd, jacobi_blows_up_where_red_black_holds, .timeout = 120)
+{
+    const uint32_t side = 100;
+    grid g = grid_make(side, 1e4);
+    const double spacing = 1.0 / (side - 1), mass = 0.2 / (side * side);
+    for (uint32_t i = 0; i < g.count; i++) {
+        g.x[3 * i] *= spacing; /* the xy grid of 1 m springs laid flat in xz, 1 m across */
+        g.x[3 * i + 2] = -g.x[3 * i + 1] * spacing;
+        g.x[3 * i + 1] = 1.0;
+        g.w[i] = 1.0 / mass;
+    }
+    g.w[0] = g.w[side - 1] = 0.0;
+    for (uint32_t c = 0; c < g.spring_count; c++)
+        g.springs[c].rest = spacing;
+    double worst[2] = {0.0, 0.0};
+    const pd_ref_variant variants[2] = {PD_REF_RED_BLACK, PD_REF_JACOBI};
+    for (int v = 0; v < 2; v++) {
+        pd_ref *r = grid_ref(&g);
+        pd_ref_step_params p = params(variants[v], 9.81);
+        p.iterations = 11;
+        p.damping = 1.0 - exp(-0.1 / 60.0);
+        for (int frame = 0; frame < 100 && isfinite(worst[v]) && worst[v] < 1e6; frame++) {
+            pd_ref_step(r, &p);
+            worst[v] = fmax(worst[v], pd_ref_error(r));
+        }
+        pd_ref_destroy(r);
+    }
+    cr_log_info("hanging 100 x 100 network, 11 iterations per frame, 100 frames: largest error %.3g m^2 "
+                "(red-black), %.3g m^2 (Jacobi)", worst[0], worst[1]);
+    cr_expect_lt(worst[0], 1e3, "red-black stays bounded");
+    cr_expect(!(worst[1] < 1e6), "Jacobi blows up");
+    grid_free(&g);
+}

@@ -453,3 +453,40 @@ Test(pd_gpu, refusals)
     sinew_asset_destroy(plain);
     sinew_asset_destroy(quads);
 }
+
+/* A PD body's state is its positions and velocities (the Verlet step keeps
+ * x(t - h) as x - h v): a checkpoint after 10 steps, loaded into a new body,
+ * continues bit for bit as the saved body does, on the red-black and the
+ * Chebyshev solver (whose previous iterate restarts every substep). */
+static void checkpoint_continues(sinew_solver solver)
+{
+    sinew_asset *a = quad_cloth(10, 10, 0.5, 1);
+    sinew_body_desc d = pd_desc(solver, 5);
+    sinew_body *first = NULL, *second = NULL;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &first), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &second), SINEW_RESULT_OK);
+    sinew_step_params p = free_params();
+    p.ground = 1;
+    p.ground_height = 0.6f;
+    for (int s = 0; s < 10; s++)
+        cr_assert_eq(sinew_body_step(first, &p), SINEW_RESULT_OK);
+    size_t size = sinew_body_checkpoint_size(first);
+    void *blob = malloc(size);
+    cr_assert_eq(sinew_body_save_checkpoint(first, blob, size), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_load_checkpoint(second, blob, size), SINEW_RESULT_OK);
+    for (int s = 0; s < 10; s++) {
+        cr_assert_eq(sinew_body_step(first, &p), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_step(second, &p), SINEW_RESULT_OK);
+    }
+    uint64_t h1 = 0, h2 = 0;
+    cr_assert_eq(sinew_body_state_hash(first, &h1), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_state_hash(second, &h2), SINEW_RESULT_OK);
+    cr_expect_eq(h1, h2, "solver %d: the loaded body continues bit for bit", (int)solver);
+    free(blob);
+    sinew_body_destroy(first);
+    sinew_body_destroy(second);
+    sinew_asset_destroy(a);
+}
+
+Test(pd_gpu, checkpoint_continues_red_black) { checkpoint_continues(SINEW_SOLVER_PD_RED_BLACK); }
+Test(pd_gpu, checkpoint_continues_chebyshev) { checkpoint_continues(SINEW_SOLVER_PD_CHEBYSHEV); }

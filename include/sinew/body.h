@@ -210,7 +210,8 @@ typedef struct sinew_step_stats {
     /* Milliseconds of GPU time in each phase of the last step, summed over
      * substeps and iterations, when desc.timestamps was set (and the queue has
      * timestamps); negative otherwise. ms_residual covers the residual and
-     * the health check; ms_total spans the whole step. */
+     * the health check; ms_total spans the whole step. The PD solvers
+     * resolve contacts within the solve (ms_contacts 0). */
     double ms_predict, ms_solve, ms_contacts, ms_velocity, ms_residual, ms_total;
     uint32_t dispatches;        /* per step as recorded */
     uint32_t barriers;          /* per step as recorded */

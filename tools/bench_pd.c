@@ -291,6 +291,7 @@ typedef struct scene_results {
     double budget_ms;
 } scene_results;
 
+/* Writes pd_KIND.dat and pd_KIND.gp; runs gnuplot on them when o->plots. */
 static void write_plot(const char *out, int kind, const scene_results *sr, const bench_pd_options *o,
                        const char *device)
 {
@@ -333,6 +334,8 @@ static void write_plot(const char *out, int kind, const scene_results *sr, const
     }
     fprintf(f, "unset multiplot\n");
     fclose(f);
+    if (!o->plots)
+        return;
     snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot 'pd_%s.gp' 2>/dev/null", out, scene_keys[kind]);
     if (system(cmd) != 0)
         fprintf(stderr, "sinew-bench: gnuplot failed on %s (is gnuplot installed?)\n", gp);
@@ -480,7 +483,7 @@ int bench_pd(sinew_context *ctx, const bench_pd_options *o, const char *out)
         }
         ok = fclose(csv) == 0;
     }
-    if (ok && o->plots)
+    if (ok)
         for (int k = 0; k < S_COUNT; k++)
             write_plot(out, k, &sr[k], o, di.name);
     for (int k = 0; k < S_COUNT; k++)

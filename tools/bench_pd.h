@@ -19,8 +19,9 @@ typedef struct bench_pd_options {
 bench_pd_options bench_pd_options_default(void);
 
 /* Runs the suite on ctx and writes pd_error.csv, pd_timing.csv,
- * pd_chebyshev.csv, README.md and (with plots) pd_shrink.png and
- * pd_hanging.png into out. 1 on success. */
+ * pd_chebyshev.csv, README.md, gnuplot scripts and data (pd_shrink.gp/.dat,
+ * pd_hanging.gp/.dat) and, with plots, their pictures into out. 1 on
+ * success. */
 int bench_pd(sinew_context *ctx, const bench_pd_options *o, const char *out);
 
 #endif

@@ -44,33 +44,33 @@ typedef struct sinew_asset_info {
 
 /* Reads and validates an asset file. On success *out owns the asset; free it with
  * sinew_asset_destroy. logger may be NULL: warnings and errors go to stderr. */
-sinew_result sinew_asset_load(const char *path, const sinew_logger *logger, sinew_asset **out);
+SINEW_API sinew_result sinew_asset_load(const char *path, const sinew_logger *logger, sinew_asset **out);
 
 /* Same, from memory. bytes is borrowed for the call only; name appears in messages. */
-sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char *name,
-                                     const sinew_logger *logger, sinew_asset **out);
+SINEW_API sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char *name,
+                                               const sinew_logger *logger, sinew_asset **out);
 
-void sinew_asset_destroy(sinew_asset *asset);
+SINEW_API void sinew_asset_destroy(sinew_asset *asset);
 
-sinew_asset_info sinew_asset_get_info(const sinew_asset *asset);
+SINEW_API sinew_asset_info sinew_asset_get_info(const sinew_asset *asset);
 
 /* The triangles of the surface (3 particle indices each), for rendering and
  * export. Owned by the asset, valid until it is destroyed. */
-const uint32_t *sinew_asset_get_triangles(const sinew_asset *asset, uint32_t *triangle_count);
+SINEW_API const uint32_t *sinew_asset_get_triangles(const sinew_asset *asset, uint32_t *triangle_count);
 
 /* The tetrahedra among the elements (4 particle indices each, positively
  * oriented at rest), copied into tets (room for 4 * info.tet_count). */
-void sinew_asset_get_tets(const sinew_asset *asset, uint32_t *tets);
+SINEW_API void sinew_asset_get_tets(const sinew_asset *asset, uint32_t *tets);
 
 /* The rest positions (3 floats per particle, room for 3 * info.particle_count). */
-void sinew_asset_get_positions(const sinew_asset *asset, float *xyz);
+SINEW_API void sinew_asset_get_positions(const sinew_asset *asset, float *xyz);
 
 /* The particles each distance constraint joins (2 per constraint, room for
  * 2 * info.distance_count), in the asset's order: what sinew_body_cut takes. */
-void sinew_asset_get_distances(const sinew_asset *asset, uint32_t *pairs);
+SINEW_API void sinew_asset_get_distances(const sinew_asset *asset, uint32_t *pairs);
 
 /* Material `index` of the asset's table (elements name theirs by index). */
-sinew_result sinew_asset_get_material(const sinew_asset *asset, uint32_t index, sinew_material *out);
+SINEW_API sinew_result sinew_asset_get_material(const sinew_asset *asset, uint32_t index, sinew_material *out);
 
 #ifdef __cplusplus
 }

@@ -110,7 +110,7 @@ typedef struct sinew_body_desc {
     uint32_t chebyshev_delay;
 } sinew_body_desc;
 
-sinew_body_desc sinew_body_desc_default(void);
+SINEW_API sinew_body_desc sinew_body_desc_default(void);
 
 /* Per-step inputs; may change every step at no cost. */
 typedef struct sinew_step_params {
@@ -134,38 +134,38 @@ typedef struct sinew_step_params {
     float contact_offset;       /* m, particles keep this distance from colliders */
 } sinew_step_params;
 
-sinew_step_params sinew_step_params_default(void);
+SINEW_API sinew_step_params sinew_step_params_default(void);
 
 /* Uploads the asset's particles and constraints. The asset is borrowed for the
  * call and may be destroyed afterwards. */
-sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset,
-                               const sinew_body_desc *desc, sinew_body **out);
+SINEW_API sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset,
+                                         const sinew_body_desc *desc, sinew_body **out);
 
-void sinew_body_destroy(sinew_body *body);
+SINEW_API void sinew_body_destroy(sinew_body *body);
 
 /* Advances one step: submits the recorded frame and waits for it. Parameters are
  * checked (finite, dt > 0, radius >= 0) and refused with a message otherwise.
  * Returns SINEW_RESULT_ERROR_UNSTABLE when the health check fails (the stats
  * say which particles, and whether the body was rolled back to the state
  * before the step), SINEW_RESULT_ERROR_DEVICE_LOST when the device was lost. */
-sinew_result sinew_body_step(sinew_body *body, const sinew_step_params *params);
+SINEW_API sinew_result sinew_body_step(sinew_body *body, const sinew_step_params *params);
 
 /* Copies current positions into xyz (3 floats per particle, count = particle count).
  * Waits for pending work. */
-sinew_result sinew_body_read_positions(sinew_body *body, float *xyz, uint32_t count);
+SINEW_API sinew_result sinew_body_read_positions(sinew_body *body, float *xyz, uint32_t count);
 
 /* Copies current velocities (m/s), same layout. */
-sinew_result sinew_body_read_velocities(sinew_body *body, float *xyz, uint32_t count);
+SINEW_API sinew_result sinew_body_read_velocities(sinew_body *body, float *xyz, uint32_t count);
 
 /* Overwrites positions (and zeroes velocities); 3 floats per particle. Each
  * bending hinge's continuous angle restarts from the new pose. */
-sinew_result sinew_body_write_positions(sinew_body *body, const float *xyz, uint32_t count);
+SINEW_API sinew_result sinew_body_write_positions(sinew_body *body, const float *xyz, uint32_t count);
 
 /* Moves pinned particles (inverse mass 0), e.g. to follow an animated
  * attachment: particle indices[k] goes to xyz[3k .. 3k+2]. Refuses (changing
  * nothing) an index out of range, a particle that is not pinned, or a
  * non-finite position. */
-sinew_result sinew_body_move_pinned(sinew_body *body, const uint32_t *indices, uint32_t count, const float *xyz);
+SINEW_API sinew_result sinew_body_move_pinned(sinew_body *body, const uint32_t *indices, uint32_t count, const float *xyz);
 
 /* ---------------------------------------------------------------- checkpoints
  * A checkpoint holds everything a body carries from one step to the next:
@@ -180,19 +180,19 @@ sinew_result sinew_body_move_pinned(sinew_body *body, const uint32_t *indices, u
  * finite, and changes nothing unless all checks pass. */
 
 /* Bytes a checkpoint of this body takes. */
-size_t sinew_body_checkpoint_size(const sinew_body *body);
+SINEW_API size_t sinew_body_checkpoint_size(const sinew_body *body);
 /* Writes the checkpoint into dst (size >= sinew_body_checkpoint_size). Waits. */
-sinew_result sinew_body_save_checkpoint(sinew_body *body, void *dst, size_t size);
-sinew_result sinew_body_load_checkpoint(sinew_body *body, const void *src, size_t size);
+SINEW_API sinew_result sinew_body_save_checkpoint(sinew_body *body, void *dst, size_t size);
+SINEW_API sinew_result sinew_body_load_checkpoint(sinew_body *body, const void *src, size_t size);
 /* The same through a file; the file is written to a temporary name and
  * renamed, so a crash while saving never leaves a torn checkpoint. */
-sinew_result sinew_body_save_checkpoint_file(sinew_body *body, const char *path);
-sinew_result sinew_body_load_checkpoint_file(sinew_body *body, const char *path);
+SINEW_API sinew_result sinew_body_save_checkpoint_file(sinew_body *body, const char *path);
+SINEW_API sinew_result sinew_body_load_checkpoint_file(sinew_body *body, const char *path);
 
 /* 64-bit FNV-1a hash of the state a checkpoint holds (positions, inverse
  * masses, velocities, hinge angles, as little-endian bits): equal hashes after equal inputs
  * show a run is deterministic; different ones find where two runs part. Waits. */
-sinew_result sinew_body_state_hash(sinew_body *body, uint64_t *hash);
+SINEW_API sinew_result sinew_body_state_hash(sinew_body *body, uint64_t *hash);
 
 typedef struct sinew_step_stats {
     uint64_t step_index;        /* steps taken so far */
@@ -234,14 +234,14 @@ typedef struct sinew_step_stats {
 
 /* Statistics of the last step. Reading them never waits: they were copied when
  * the step completed. */
-sinew_step_stats sinew_body_get_stats(const sinew_body *body);
+SINEW_API sinew_step_stats sinew_body_get_stats(const sinew_body *body);
 
-uint32_t sinew_body_get_particle_count(const sinew_body *body);
+SINEW_API uint32_t sinew_body_get_particle_count(const sinew_body *body);
 
 /* Replaces material `index` (GPBD bodies), taking effect at the next step.
  * Refuses (changing nothing) an index out of range, an invalid material, or a
  * model that does not fit the kind of an element using it. */
-sinew_result sinew_body_set_material(sinew_body *body, uint32_t index, const sinew_material *material);
+SINEW_API sinew_result sinew_body_set_material(sinew_body *body, uint32_t index, const sinew_material *material);
 
 /* Tears the body: cuts the distance constraints joining each pair of particles
  * (pairs[2k], pairs[2k + 1], either order) and every bending hinge one of
@@ -255,7 +255,7 @@ sinew_result sinew_body_set_material(sinew_body *body, uint32_t index, const sin
  * receives the number of distance constraints cut by this call. A
  * checkpoint records whether a body was cut: one taken after a cut loads only
  * into a body cut the same way. Waits for pending work. */
-sinew_result sinew_body_cut(sinew_body *body, const uint32_t *pairs, uint32_t pair_count, uint32_t *cut);
+SINEW_API sinew_result sinew_body_cut(sinew_body *body, const uint32_t *pairs, uint32_t pair_count, uint32_t *cut);
 
 #ifdef __cplusplus
 }

@@ -37,19 +37,19 @@ typedef struct sinew_context_desc {
     uint64_t device_memory_limit;
 } sinew_context_desc;
 
-sinew_context_desc sinew_context_desc_default(void);
+SINEW_API sinew_context_desc sinew_context_desc_default(void);
 
-sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context **out);
+SINEW_API sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context **out);
 
 /* Waits for the device to be idle, destroys everything the context created.
  * Bodies must have been destroyed first. Safe after device loss. */
-void sinew_context_destroy(sinew_context *ctx);
+SINEW_API void sinew_context_destroy(sinew_context *ctx);
 
 /* 1 once the device was lost (VK_ERROR_DEVICE_LOST from any call). From then
  * on every call that would use the device returns SINEW_RESULT_ERROR_DEVICE_LOST
  * at once; destroying bodies and the context still works. To go on, create a
  * new context and bodies and load their last checkpoints (sinew/body.h). */
-int sinew_context_is_lost(const sinew_context *ctx);
+SINEW_API int sinew_context_is_lost(const sinew_context *ctx);
 
 typedef struct sinew_device_info {
     char name[256];
@@ -61,18 +61,18 @@ typedef struct sinew_device_info {
     uint64_t max_storage_buffer_range; /* bytes */
 } sinew_device_info;
 
-sinew_device_info sinew_context_get_device_info(const sinew_context *ctx);
+SINEW_API sinew_device_info sinew_context_get_device_info(const sinew_context *ctx);
 
 /* Device memory currently allocated by this context, in bytes. */
-uint64_t sinew_context_get_device_memory(const sinew_context *ctx);
+SINEW_API uint64_t sinew_context_get_device_memory(const sinew_context *ctx);
 
 /* Changes the cap of sinew_context_desc.device_memory_limit (0 = none). Memory
  * already allocated stays; later allocations are checked against it. */
-void sinew_context_set_device_memory_limit(sinew_context *ctx, uint64_t bytes);
+SINEW_API void sinew_context_set_device_memory_limit(sinew_context *ctx, uint64_t bytes);
 
 /* Warnings and errors the validation layer has reported so far (0 without
  * validation). Tests fail on any. */
-uint32_t sinew_context_get_validation_message_count(const sinew_context *ctx);
+SINEW_API uint32_t sinew_context_get_validation_message_count(const sinew_context *ctx);
 
 /* The device's own limits, measured so that solver timings can be read
  * against them. */
@@ -86,7 +86,7 @@ typedef struct sinew_device_probe {
 
 /* Runs the probe (about 30 copies of up to 64 MiB and 2000 empty dispatches;
  * well under a second on a GPU, a few seconds on lavapipe). */
-sinew_result sinew_context_probe(sinew_context *ctx, sinew_device_probe *out);
+SINEW_API sinew_result sinew_context_probe(sinew_context *ctx, sinew_device_probe *out);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version of these headers (semantic: a new minor version adds, a new
+ * major one may break); CMakeLists.txt takes the project's from here. */
+#define SINEW_VERSION_MAJOR 0
+#define SINEW_VERSION_MINOR 2
+#define SINEW_VERSION_PATCH 0
+#define SINEW_MAKE_VERSION(major, minor, patch) \
+    (((uint32_t)(major) << 22) | ((uint32_t)(minor) << 12) | (uint32_t)(patch))
+#define SINEW_VERSION SINEW_MAKE_VERSION(SINEW_VERSION_MAJOR, SINEW_VERSION_MINOR, SINEW_VERSION_PATCH)
+
+/* Marks the functions of the public API: the only symbols the shared library
+ * exports (everything else is built with hidden visibility). */
+#if defined(_WIN32)
+#if defined(SINEW_BUILDING_SHARED)
+#define SINEW_API __declspec(dllexport)
+#elif defined(SINEW_SHARED)
+#define SINEW_API __declspec(dllimport)
+#else
+#define SINEW_API
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
+#define SINEW_API __attribute__((visibility("default")))
+#else
+#define SINEW_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -41,7 +66,7 @@ typedef enum sinew_result {
 } sinew_result;
 
 /* Short English text of a result code; never NULL, static storage. */
-const char *sinew_result_string(sinew_result result);
+SINEW_API const char *sinew_result_string(sinew_result result);
 
 typedef enum sinew_log_level {
     SINEW_LOG_ERROR = 0,
@@ -62,12 +87,17 @@ typedef struct sinew_logger {
     sinew_log_level level;  /* messages less severe than this are dropped; default INFO */
 } sinew_logger;
 
+/* The version of the library as built (SINEW_MAKE_VERSION): a program linked
+ * against a shared library can compare it with the SINEW_VERSION it was
+ * compiled with. */
+SINEW_API uint32_t sinew_version(void);
+
 /* A logger writing to stderr, dropping messages below INFO. */
-sinew_logger sinew_logger_default(void);
+SINEW_API sinew_logger sinew_logger_default(void);
 
 /* Programmer-error hook. Default: abort(). A test may install its own. */
 typedef void (*sinew_assert_fn)(const char *expression, const char *file, int line);
-void sinew_set_assert_hook(sinew_assert_fn fn);
+SINEW_API void sinew_set_assert_hook(sinew_assert_fn fn);
 
 #ifdef __cplusplus
 }

@@ -60,12 +60,12 @@ typedef struct sinew_material {
 
 /* A material of the model with the given Young's modulus and Poisson ratio
  * (thickness 1 mm for membranes, compliance 0 for springs, density 1000). */
-sinew_material sinew_material_make(sinew_material_model model, float youngs_modulus, float poisson_ratio);
+SINEW_API sinew_material sinew_material_make(sinew_material_model model, float youngs_modulus, float poisson_ratio);
 
 /* Checks a material: known model, finite values, E > 0 and 0 <= nu < 0.5
  * where used, thickness > 0 for membranes, compliance >= 0 for springs,
  * increasing table strains. where names it in the message ("material 3"). */
-sinew_result sinew_material_check(const sinew_material *m, const char *where, const sinew_logger *logger);
+SINEW_API sinew_result sinew_material_check(const sinew_material *m, const char *where, const sinew_logger *logger);
 
 #ifdef __cplusplus
 }

@@ -15,10 +15,6 @@
 #ifndef SINEW_H
 #define SINEW_H
 
-#define SINEW_VERSION_MAJOR 0
-#define SINEW_VERSION_MINOR 1
-#define SINEW_VERSION_PATCH 0
-
 #include "core.h"
 #include "asset.h"
 #include "context.h"

@@ -18,6 +18,8 @@ const char *sinew_result_string(sinew_result result)
     return result_strings[result];
 }
 
+uint32_t sinew_version(void) { return SINEW_VERSION; }
+
 sinew_logger sinew_logger_default(void)
 {
     sinew_logger lg = {0};

@@ -1,6 +1,12 @@
 /* Steps an asset for 30 steps through the installed library: the header's
- * version must be the library's, every call must succeed. */
+ * version must be the library's, every call must succeed. Built with
+ * CONSUMER_CALLS_VULKAN it also calls the Vulkan loader it links, as an
+ * engine would. */
 #include <sinew/sinew.h>
+
+#ifdef CONSUMER_CALLS_VULKAN
+#include <vulkan/vulkan.h>
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +23,14 @@ int main(int argc, char **argv)
                 (unsigned)sinew_version());
         return 1;
     }
+#ifdef CONSUMER_CALLS_VULKAN
+    uint32_t api = 0;
+    if (vkEnumerateInstanceVersion(&api) != VK_SUCCESS || api < VK_API_VERSION_1_1) {
+        fprintf(stderr, "consumer: the application's own call to the Vulkan loader failed\n");
+        return 1;
+    }
+    printf("consumer: the application's loader says Vulkan %u.%u\n", VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
+#endif
     sinew_asset *asset = NULL;
     sinew_context *ctx = NULL;
     sinew_body *body = NULL;

@@ -1,6 +1,8 @@
 /* Bodies: upload an asset, record the step once, replay it each frame. */
 #include "body.h"
 
+#include <sinew/vulkan.h>
+
 #include "solvers/gpbd.h"
 #include "solvers/xpbd_math.h"
 
@@ -660,12 +662,12 @@ static void read_timestamps(sinew_body *b)
 }
 
 /* The health check failed: undo the step if we can, and say what went wrong. */
-static sinew_result unhealthy(sinew_body *b)
+static sinew_result unhealthy(sinew_body *b, int can_roll_back)
 {
     sinew_context *ctx = b->ctx;
     sinew_step_stats *s = &b->stats;
     const uint64_t n = b->particle_count;
-    if (b->desc.rollback) {
+    if (b->desc.rollback && can_roll_back) {
         sinew_result r = sinew_buffer_copy(ctx, &b->saved, 0, &b->buffers[SINEW_BIND_POS], 0, 16 * n);
         if (r == SINEW_RESULT_OK)
             r = sinew_buffer_copy(ctx, &b->saved, 16 * n, &b->buffers[SINEW_BIND_VEL], 0, 16 * n);
@@ -683,16 +685,13 @@ static sinew_result unhealthy(sinew_body *b)
                       b->name, (unsigned long long)s->step_index + s->rolled_back, s->bad_particles, b->particle_count,
                       b->desc.max_speed, s->first_bad, s->last_bad, s->max_speed,
                       s->rolled_back ? "rolled back to the state before the step"
-                                     : "no rollback copy (desc.rollback = 0): the state is as the step left it");
+                      : can_roll_back ? "no rollback copy (desc.rollback = 0): the state is as the step left it"
+                                      : "a recorded step is not rolled back: the state is as the step left it");
 }
 
-sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
+/* The step's values as the kernels read them. */
+static GpuParams gpu_params(const sinew_body *b, const sinew_step_params *p)
 {
-    SINEW_ASSERT(b && p);
-    sinew_context *ctx = b->ctx;
-    sinew_result r = check_params(ctx, p);
-    if (r != SINEW_RESULT_OK)
-        return r;
     const float h = p->dt / (float)b->desc.substeps;
     GpuParams gp = {{p->gravity[0], p->gravity[1], p->gravity[2], h},
                     {p->sphere_center[0], p->sphere_center[1], p->sphere_center[2], p->sphere ? p->sphere_radius : -1.0f},
@@ -702,13 +701,22 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
                     1.0f / h, 1.0f / (h * h), expf(-p->damping * h), p->ground ? p->ground_height : -3e38f,
                     p->friction, p->contact_offset, b->desc.jacobi_omega, b->desc.max_speed,
                     b->desc.newton_iterations, b->desc.newton_tolerance, 0.0f, 0.0f};
-    memcpy(b->buffers[SINEW_BIND_PARAMS].mapped, &gp, sizeof gp);
+    return gp;
+}
+
+/* The statistics and health counters as each step starts. */
+static GpuStats fresh_stats(void)
+{
     GpuStats gs = {0};
     gs.first_bad = UINT32_MAX;
-    memcpy(b->buffers[SINEW_BIND_STATS].mapped, &gs, sizeof gs);
+    return gs;
+}
 
-    if ((r = sinew_submit_and_wait(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
-        return r;
+/* The finished step's statistics into b->stats; a failed health check rolls
+ * back (when the step may be and desc.rollback) and says so. */
+static sinew_result take_stats(sinew_body *b, int can_roll_back)
+{
+    GpuStats gs;
     memcpy(&gs, b->buffers[SINEW_BIND_STATS].mapped, sizeof gs);
     sinew_step_stats *s = &b->stats;
     s->newton_iterations = gs.newton;
@@ -718,8 +726,6 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
         s->max_measure_error = b->element_count ? gs.max_measure_error : -1.0f;
         s->rms_measure_error = b->element_count ? gs.rms_measure_error : -1.0f;
     }
-    if (b->queries)
-        read_timestamps(b);
     s->rolled_back = 0;
     if (b->desc.health_check) {
         s->bad_particles = gs.bad_count;
@@ -727,10 +733,84 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
         s->last_bad = gs.last_bad;
         memcpy(&s->max_speed, &gs.max_speed, sizeof s->max_speed);
         if (gs.bad_count)
-            return unhealthy(b);
+            return unhealthy(b, can_roll_back);
     }
     s->step_index++;
     return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
+{
+    SINEW_ASSERT(b && p);
+    sinew_context *ctx = b->ctx;
+    sinew_result r = check_params(ctx, p);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    GpuParams gp = gpu_params(b, p);
+    GpuStats gs = fresh_stats();
+    memcpy(b->buffers[SINEW_BIND_PARAMS].mapped, &gp, sizeof gp);
+    memcpy(b->buffers[SINEW_BIND_STATS].mapped, &gs, sizeof gs);
+    if ((r = sinew_submit_and_wait(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
+        return r;
+    if (b->queries)
+        read_timestamps(b);
+    return take_stats(b, 1);
+}
+
+sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const sinew_step_params *p)
+{
+    SINEW_ASSERT(b && cmd && p);
+    sinew_context *ctx = b->ctx;
+    sinew_result r = check_params(ctx, p);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    if (ctx->lost)
+        return sinew_context_refuse_lost(ctx);
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    const int graphics = (ctx->queue_flags & VK_QUEUE_GRAPHICS_BIT) != 0;
+    /* The stages in which the application may use sinew's buffers. */
+    const VkPipelineStageFlags app = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                                     (graphics ? VK_PIPELINE_STAGE_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
+                                                     VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT
+                                               : 0);
+    VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                              VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    vk->vkCmdPipelineBarrier(cmd, app, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                             &before, 0, NULL, 0, NULL);
+    GpuParams gp = gpu_params(b, p);
+    GpuStats gs = fresh_stats();
+    vk->vkCmdUpdateBuffer(cmd, b->buffers[SINEW_BIND_PARAMS].buffer, 0, sizeof gp, &gp);
+    vk->vkCmdUpdateBuffer(cmd, b->buffers[SINEW_BIND_STATS].buffer, 0, sizeof gs, &gs);
+    VkMemoryBarrier updated = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &updated,
+                             0, NULL, 0, NULL);
+    vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipeline_layout, 0, 1, &b->set, 0, NULL);
+    sinew_recorder rec = {ctx, cmd};
+    sinew_xpbd_record(b, &rec); /* ends with compute -> host */
+    VkMemoryBarrier after = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT,
+                             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                                 (graphics ? VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT : 0)};
+    vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, app, 0, 1, &after, 0, NULL, 0, NULL);
+    b->recorded = 1;
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_body_collect_stats(sinew_body *b)
+{
+    SINEW_ASSERT(b);
+    if (!b->recorded)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "body '%s': no recorded step to collect (sinew_body_record_step)", b->name);
+    b->recorded = 0;
+    return take_stats(b, 0);
+}
+
+sinew_vulkan_buffers sinew_body_get_vulkan_buffers(const sinew_body *b)
+{
+    SINEW_ASSERT(b);
+    return (sinew_vulkan_buffers){b->buffers[SINEW_BIND_POS].buffer, 16ull * b->particle_count};
 }
 
 static sinew_result check_count(const sinew_body *b, uint32_t count)

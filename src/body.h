@@ -53,6 +53,7 @@ struct sinew_body {
     uint64_t bytes;                     /* designed traffic per step */
 
     sinew_step_stats stats;
+    int recorded;                       /* a step was recorded into an application's command buffer */
 };
 
 /* Records one step (XPBD, GPBD, HPBD or PD) into r->cmd. */

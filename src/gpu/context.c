@@ -1,6 +1,8 @@
 /* Context: Vulkan instance and device, validation, the kernel pipelines. */
 #include "gpu.h"
 
+#include <sinew/vulkan.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,8 @@ static int has_layer(const char *name)
     return found;
 }
 
+static void load_instance_functions(sinew_context *ctx, PFN_vkGetInstanceProcAddr gipa);
+
 static sinew_result create_instance(sinew_context *ctx)
 {
     VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -94,7 +98,16 @@ static sinew_result create_instance(sinew_context *ctx)
         ci.pNext = &features;
     }
     VK_TRY(ctx, vkCreateInstance(&ci, NULL, &ctx->instance));
-#define SINEW_LOAD(name) ctx->vki.name = (PFN_vk##name)vkGetInstanceProcAddr(ctx->instance, "vk" #name)
+    load_instance_functions(ctx, vkGetInstanceProcAddr);
+    if (ctx->validation)
+        VK_TRY(ctx, ctx->vki.CreateDebugUtilsMessengerEXT(ctx->instance, &mi, NULL, &ctx->messenger));
+    return SINEW_RESULT_OK;
+}
+
+/* This context's instance functions, through gipa: volk's globals are not used. */
+static void load_instance_functions(sinew_context *ctx, PFN_vkGetInstanceProcAddr gipa)
+{
+#define SINEW_LOAD(name) ctx->vki.name = (PFN_vk##name)gipa(ctx->instance, "vk" #name)
     SINEW_LOAD(DestroyInstance);
     SINEW_LOAD(EnumeratePhysicalDevices);
     SINEW_LOAD(GetPhysicalDeviceProperties);
@@ -106,9 +119,6 @@ static sinew_result create_instance(sinew_context *ctx)
     SINEW_LOAD(CreateDebugUtilsMessengerEXT);
     SINEW_LOAD(DestroyDebugUtilsMessengerEXT);
 #undef SINEW_LOAD
-    if (ctx->validation)
-        VK_TRY(ctx, ctx->vki.CreateDebugUtilsMessengerEXT(ctx->instance, &mi, NULL, &ctx->messenger));
-    return SINEW_RESULT_OK;
 }
 
 static int compute_family(const sinew_context *ctx, VkPhysicalDevice pd, uint32_t *family)
@@ -143,6 +153,8 @@ static int type_rank(VkPhysicalDeviceType t)
     default: return 4;
     }
 }
+
+static void describe_device(sinew_context *ctx);
 
 static sinew_result pick_device(sinew_context *ctx, const char *want)
 {
@@ -192,17 +204,25 @@ static sinew_result pick_device(sinew_context *ctx, const char *want)
                                         : "no Vulkan 1.1 device with a compute queue%s (%u devices present)",
                           want && *want ? want : "", n);
     ctx->physical = pds[chosen];
+    compute_family(ctx, ctx->physical, &ctx->queue_family);
+    describe_device(ctx);
+    return SINEW_RESULT_OK;
+}
+
+/* Properties, memory types, the queue family's flags and timestamps, and the
+ * driver's name, of ctx->physical and ctx->queue_family. */
+static void describe_device(sinew_context *ctx)
+{
     ctx->vki.GetPhysicalDeviceProperties(ctx->physical, &ctx->props);
     ctx->vki.GetPhysicalDeviceMemoryProperties(ctx->physical, &ctx->memory_props);
-    compute_family(ctx, ctx->physical, &ctx->queue_family);
-
     uint32_t qn = 0;
     ctx->vki.GetPhysicalDeviceQueueFamilyProperties(ctx->physical, &qn, NULL);
     VkQueueFamilyProperties q[32];
     if (qn > 32)
         qn = 32;
     ctx->vki.GetPhysicalDeviceQueueFamilyProperties(ctx->physical, &qn, q);
-    ctx->timestamp_bits = q[ctx->queue_family].timestampValidBits;
+    ctx->timestamp_bits = ctx->queue_family < qn ? q[ctx->queue_family].timestampValidBits : 0;
+    ctx->queue_flags = ctx->queue_family < qn ? q[ctx->queue_family].queueFlags : 0;
 
     snprintf(ctx->driver, sizeof ctx->driver, "%u.%u.%u", VK_API_VERSION_MAJOR(ctx->props.driverVersion),
              VK_API_VERSION_MINOR(ctx->props.driverVersion), VK_API_VERSION_PATCH(ctx->props.driverVersion));
@@ -212,9 +232,11 @@ static sinew_result pick_device(sinew_context *ctx, const char *want)
         ctx->vki.GetPhysicalDeviceProperties2(ctx->physical, &p2);
         snprintf(ctx->driver, sizeof ctx->driver, "%.120s %.120s", dp.driverName, dp.driverInfo);
     }
-    sinew_logf(&ctx->logger, SINEW_LOG_INFO, "context", "device: %s (%s)", ctx->props.deviceName, ctx->driver);
-    return SINEW_RESULT_OK;
+    sinew_logf(&ctx->logger, SINEW_LOG_INFO, "context", "device: %s (%s)%s", ctx->props.deviceName, ctx->driver,
+               ctx->borrowed ? ", the application's" : "");
 }
+
+static void load_device_functions(sinew_context *ctx, uint32_t queue_index);
 
 static sinew_result create_device(sinew_context *ctx)
 {
@@ -227,13 +249,21 @@ static sinew_result create_device(sinew_context *ctx)
     ci.queueCreateInfoCount = 1;
     ci.pQueueCreateInfos = &qi;
     VK_TRY(ctx, ctx->vki.CreateDevice(ctx->physical, &ci, NULL, &ctx->device));
-    /* volkLoadDeviceTable resolves through volk's vkGetDeviceProcAddr: the
-     * loader's trampoline, the same for every instance. */
-    if (!vkGetDeviceProcAddr)
-        vkGetDeviceProcAddr = ctx->vki.GetDeviceProcAddr;
-    volkLoadDeviceTable(&ctx->vk, ctx->device);
-    ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
+    load_device_functions(ctx, 0);
     return SINEW_RESULT_OK;
+}
+
+/* This context's device functions and its queue. volkLoadDeviceTable
+ * resolves through volk's global vkGetDeviceProcAddr (sinew's own copy of
+ * volk; the application's is never touched): set to this instance's for the
+ * call. */
+static void load_device_functions(sinew_context *ctx, uint32_t queue_index)
+{
+    PFN_vkGetDeviceProcAddr saved = vkGetDeviceProcAddr;
+    vkGetDeviceProcAddr = ctx->vki.GetDeviceProcAddr;
+    volkLoadDeviceTable(&ctx->vk, ctx->device);
+    vkGetDeviceProcAddr = saved ? saved : ctx->vki.GetDeviceProcAddr;
+    ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, queue_index, &ctx->queue);
 }
 
 static sinew_result create_pipelines(sinew_context *ctx)
@@ -333,14 +363,82 @@ sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context 
     return SINEW_RESULT_OK;
 }
 
+sinew_result sinew_context_create_from_vulkan(const sinew_context_desc *desc, const sinew_vulkan_device *app,
+                                              sinew_context **out)
+{
+    SINEW_ASSERT(desc && app && out);
+    SINEW_ASSERT(desc->cookie == SINEW_DESC_COOKIE && "desc must come from sinew_context_desc_default");
+    *out = NULL;
+    if (!app->instance || !app->physical_device || !app->device)
+        return sinew_fail(&desc->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "context",
+                          "the lent Vulkan objects lack %s", !app->instance ? "the instance"
+                                                             : !app->physical_device ? "the physical device"
+                                                                                     : "the device");
+    PFN_vkGetInstanceProcAddr gipa = app->get_instance_proc_addr;
+    if (!gipa) {
+        if (volkInitialize() != VK_SUCCESS)
+            return sinew_fail(&desc->logger, SINEW_RESULT_ERROR_NO_VULKAN, "context",
+                              "could not load the Vulkan loader (libvulkan.so.1; Debian: libvulkan1), and no "
+                              "get_instance_proc_addr was given");
+        gipa = vkGetInstanceProcAddr;
+    }
+    sinew_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return sinew_fail(&desc->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "context", "out of host memory");
+    ctx->logger = desc->logger;
+    ctx->force_staging = desc->force_staging;
+    ctx->device_memory_limit = desc->device_memory_limit;
+    ctx->borrowed = 1;
+    ctx->instance = app->instance;
+    ctx->physical = app->physical_device;
+    ctx->device = app->device;
+    ctx->queue_family = app->queue_family;
+    load_instance_functions(ctx, gipa);
+    sinew_result r = SINEW_RESULT_OK;
+    if (!ctx->vki.GetPhysicalDeviceProperties || !ctx->vki.GetDeviceProcAddr)
+        r = sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "context",
+                       "get_instance_proc_addr gives no vkGetPhysicalDeviceProperties for the lent instance");
+    if (r == SINEW_RESULT_OK) {
+        describe_device(ctx);
+        uint32_t families = 0;
+        ctx->vki.GetPhysicalDeviceQueueFamilyProperties(ctx->physical, &families, NULL);
+        if (ctx->props.apiVersion < VK_API_VERSION_1_1)
+            r = sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "context",
+                           "the lent device %s is Vulkan %u.%u; sinew needs 1.1", ctx->props.deviceName,
+                           VK_API_VERSION_MAJOR(ctx->props.apiVersion), VK_API_VERSION_MINOR(ctx->props.apiVersion));
+        else if (app->queue_family >= families || !(ctx->queue_flags & VK_QUEUE_COMPUTE_BIT))
+            r = sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "context",
+                           "queue family %u of %s %s", app->queue_family, ctx->props.deviceName,
+                           app->queue_family >= families ? "does not exist" : "has no compute");
+    }
+    if (r == SINEW_RESULT_OK) {
+        load_device_functions(ctx, app->queue_index);
+        if (!ctx->queue)
+            r = sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "context",
+                           "the lent device has no queue %u in family %u", app->queue_index, app->queue_family);
+    }
+    if (r == SINEW_RESULT_OK)
+        r = create_pipelines(ctx);
+    if (r != SINEW_RESULT_OK) {
+        sinew_context_destroy(ctx);
+        return r;
+    }
+    if (desc->validation || (desc->device && *desc->device))
+        sinew_logf(&ctx->logger, SINEW_LOG_INFO, "context",
+                   "desc.validation and desc.device do not apply to a lent device: the application's layers and "
+                   "choice stand");
+    *out = ctx;
+    return SINEW_RESULT_OK;
+}
+
 void sinew_context_destroy(sinew_context *ctx)
 {
     if (!ctx)
         return;
     if (ctx->device) {
         const struct VolkDeviceTable *vk = &ctx->vk;
-        if (!ctx->lost)
-            vk->vkDeviceWaitIdle(ctx->device);
+        if (!ctx->lost && !ctx->borrowed)
+            vk->vkDeviceWaitIdle(ctx->device); /* a lent device runs the application's work too */
         for (int k = 0; k < SINEW_KERNEL_COUNT; k++)
             if (ctx->pipelines[k])
                 vk->vkDestroyPipeline(ctx->device, ctx->pipelines[k], NULL);
@@ -352,11 +450,12 @@ void sinew_context_destroy(sinew_context *ctx)
             vk->vkDestroyFence(ctx->device, ctx->transfer_fence, NULL);
         if (ctx->command_pool)
             vk->vkDestroyCommandPool(ctx->device, ctx->command_pool, NULL);
-        vk->vkDestroyDevice(ctx->device, NULL);
+        if (!ctx->borrowed)
+            vk->vkDestroyDevice(ctx->device, NULL);
     }
     if (ctx->messenger)
         ctx->vki.DestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
-    if (ctx->instance)
+    if (ctx->instance && !ctx->borrowed)
         ctx->vki.DestroyInstance(ctx->instance, NULL);
     free(ctx);
 }

@@ -78,6 +78,8 @@ struct sinew_context {
     VkQueue queue;
     uint32_t queue_family;
     uint32_t timestamp_bits;        /* 0: no timestamps on this queue */
+    VkQueueFlags queue_flags;       /* of queue_family */
+    int borrowed;                   /* instance, device and queue are the application's */
     char driver[256];
 
     VkCommandPool command_pool;

@@ -1,0 +1,89 @@
+/* sinew/vulkan.h: sinew inside an application that has its own Vulkan device.
+ *
+ * For engines: the application lends its instance, physical device, device and
+ * a queue; sinew creates its pipelines, pools, buffers and fences on that
+ * device (and destroys only those), calls Vulkan through its own function
+ * table (loaded through the application's vkGetInstanceProcAddr, or the
+ * loader's), and records a body's step into a command buffer the application
+ * owns, between the barriers that order it against the application's work.
+ * This header needs the Vulkan headers; sinew.h does not.
+ */
+#ifndef SINEW_VULKAN_H
+#define SINEW_VULKAN_H
+
+#include <vulkan/vulkan_core.h>
+
+#include "sinew.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the application lends. The device must be Vulkan 1.1 or later and have
+ * been created with at least queue_index + 1 queues of queue_family, a family
+ * with compute. */
+typedef struct sinew_vulkan_device {
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr; /* the application's; NULL: the Vulkan loader's */
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    uint32_t queue_family;
+    uint32_t queue_index;
+} sinew_vulkan_device;
+
+/* A context on the application's device. desc.device and desc.validation do
+ * not apply (the application chose the device and its layers; validation
+ * messages go to the application's messenger). sinew submits to the lent
+ * queue in sinew_body_step and in uploads and readbacks, and waits for its own
+ * fences only: the application must not use the queue from another thread
+ * during those calls (Vulkan's external synchronization of queues).
+ * sinew_context_destroy destroys what sinew created and nothing lent; the
+ * application must have finished the work it recorded with sinew's bodies. */
+SINEW_API sinew_result sinew_context_create_from_vulkan(const sinew_context_desc *desc,
+                                                        const sinew_vulkan_device *vk, sinew_context **out);
+
+/* Records one step of the body into the application's command buffer (a
+ * primary command buffer in the recording state, from a pool of the
+ * context's queue family), with the step parameters copied into it
+ * (vkCmdUpdateBuffer): a command buffer recorded once may be submitted again
+ * and steps with the same parameters. Around the step:
+ *
+ *   before  the application's earlier writes to sinew's buffers (shader or
+ *           transfer writes) and its earlier reads of them (vertex input,
+ *           shaders, transfers) finish before the step touches them;
+ *   after   the step's writes are visible to vertex input (positions as a
+ *           vertex buffer: sinew_body_get_vulkan_buffers), shaders, transfers
+ *           and the host.
+ *
+ * On a queue family without graphics, the vertex-input and graphics-shader
+ * stages are left out of both barriers. The health check and residual run as
+ * in sinew_body_step; sinew_body_collect_stats reads their results once the
+ * application knows the step has completed. Not recorded: the rollback copy
+ * and timestamps. The body's own step (sinew_body_step) and recorded steps
+ * must not be in flight at the same time. The command buffer is left with
+ * sinew's compute pipeline, descriptor set 0 and push constants bound: bind
+ * your own compute state again after it. Refuses non-finite parameters as
+ * sinew_body_step does, recording nothing. */
+SINEW_API sinew_result sinew_body_record_step(sinew_body *body, VkCommandBuffer cmd, const sinew_step_params *params);
+
+/* After a recorded step has completed (the application waited for its
+ * fence): takes the step's statistics (strain, health) into
+ * sinew_body_get_stats and counts the step. Returns SINEW_RESULT_ERROR_UNSTABLE
+ * with a message when its health check failed (nothing is rolled back). */
+SINEW_API sinew_result sinew_body_collect_stats(sinew_body *body);
+
+/* The device buffers a renderer may read: positions, vec4 (x, y, z, inverse
+ * mass) per particle, 16 bytes apart, created with vertex-buffer and
+ * storage-buffer usage. Valid until the body is destroyed; the application
+ * reads them only after a step's "after" barrier and before the next step. */
+typedef struct sinew_vulkan_buffers {
+    VkBuffer positions;
+    VkDeviceSize positions_size; /* bytes: 16 per particle */
+} sinew_vulkan_buffers;
+
+SINEW_API sinew_vulkan_buffers sinew_body_get_vulkan_buffers(const sinew_body *body);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

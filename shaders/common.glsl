@@ -25,6 +25,8 @@ layout(std430, binding = SINEW_BIND_HDIST) readonly buffer HDistBuf { GpuDistanc
 layout(std430, binding = SINEW_BIND_HNODE) readonly buffer HNodeBuf { GpuNode hnode[]; };
 layout(std430, binding = SINEW_BIND_HLINK) readonly buffer HLinkBuf { GpuLink hlink[]; };
 layout(std430, binding = SINEW_BIND_ORDER) readonly buffer OrderBuf { uint order[]; };
+layout(std430, binding = SINEW_BIND_MESH) readonly buffer MeshBuf { uint mesh[]; };
+layout(std430, binding = SINEW_BIND_NORMAL) buffer NormalBuf { vec4 normal[]; };
 
 layout(push_constant) uniform Push { GpuRange range; };
 

@@ -32,6 +32,7 @@ sinew_body_desc sinew_body_desc_default(void)
     d.level_iterations = 1; /* the paper's one sweep per coarse level */
     d.chebyshev_rho = 0.95f;
     d.chebyshev_delay = 1;
+    d.normals = 1;
     return d;
 }
 
@@ -230,6 +231,39 @@ static sinew_result upload_pd(sinew_body *b, const sinew_asset *a)
     return r;
 }
 
+/* MESH: for each particle, the pairs (a, b) that close its triangles in
+ * their winding order, after n + 1 offsets into the same array. */
+static sinew_result upload_mesh(sinew_body *b, const sinew_asset *a)
+{
+    const uint32_t n = a->particle_count, t = a->triangle_count;
+    uint32_t *mesh = calloc((size_t)n + 1 + 6 * (size_t)t, sizeof *mesh);
+    uint32_t *fill = calloc((size_t)n + 1, sizeof *fill);
+    sinew_result r = mesh && fill ? SINEW_RESULT_OK
+                                  : sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body",
+                                               "out of host memory");
+    if (r == SINEW_RESULT_OK) {
+        for (uint32_t k = 0; k < t; k++)
+            for (int c = 0; c < 3; c++)
+                mesh[a->triangles[k].v[c] + 1] += 2;
+        mesh[0] = n + 1;
+        for (uint32_t i = 0; i < n; i++)
+            mesh[i + 1] += mesh[i];
+        memcpy(fill, mesh, sizeof *fill * n);
+        for (uint32_t k = 0; k < t; k++)
+            for (int c = 0; c < 3; c++) {
+                const uint32_t *v = a->triangles[k].v;
+                uint32_t i = v[c];
+                mesh[fill[i]++] = v[(c + 1) % 3];
+                mesh[fill[i]++] = v[(c + 2) % 3];
+            }
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_MESH], 0, mesh,
+                                4ull * (n + 1ull + 6ull * t));
+    }
+    free(mesh);
+    free(fill);
+    return r;
+}
+
 static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
 {
     sinew_context *ctx = b->ctx;
@@ -274,6 +308,9 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_HLINK, sizeof(GpuLink) * (uint64_t)b->link_count, SINEW_MEMORY_DEVICE, "parent links"},
         {SINEW_BIND_ORDER, d->solver == SINEW_SOLVER_PD_RED_BLACK ? 4ull * n : 0, SINEW_MEMORY_DEVICE,
          "red-black order"},
+        {SINEW_BIND_MESH, b->normals ? 4ull * (n + 1ull + 6ull * a->triangle_count) : 0, SINEW_MEMORY_DEVICE,
+         "triangles around each particle"},
+        {SINEW_BIND_NORMAL, b->normals ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "vertex normals"},
     };
     _Static_assert(sizeof plan / sizeof plan[0] == SINEW_BIND_COUNT, "one buffer per binding");
     sinew_result r;
@@ -349,6 +386,8 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
                                 &b->saved);
     if (r == SINEW_RESULT_OK && pd)
         r = upload_pd(b, a);
+    if (r == SINEW_RESULT_OK && b->normals)
+        r = upload_mesh(b, a);
     if (r != SINEW_RESULT_OK || !gather)
         return r;
 
@@ -543,6 +582,8 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->bend_count = asset->bend_count;
     b->colour_count = asset->colour_count;
     b->red_count = asset->red_count;
+    b->normals = desc->normals && asset->triangle_count > 0;
+    b->triangle_count = asset->triangle_count;
     b->colours = malloc((asset->colour_count + 1) * sizeof *b->colours);
     if (!b->colours) {
         free(b);
@@ -810,7 +851,9 @@ sinew_result sinew_body_collect_stats(sinew_body *b)
 sinew_vulkan_buffers sinew_body_get_vulkan_buffers(const sinew_body *b)
 {
     SINEW_ASSERT(b);
-    return (sinew_vulkan_buffers){b->buffers[SINEW_BIND_POS].buffer, 16ull * b->particle_count};
+    return (sinew_vulkan_buffers){b->buffers[SINEW_BIND_POS].buffer, 16ull * b->particle_count,
+                                  b->normals ? b->buffers[SINEW_BIND_NORMAL].buffer : VK_NULL_HANDLE,
+                                  b->normals ? 16ull * b->particle_count : 0};
 }
 
 static sinew_result check_count(const sinew_body *b, uint32_t count)
@@ -839,6 +882,14 @@ static sinew_result read_vec4s(sinew_body *b, int binding, float *xyz, uint32_t 
 sinew_result sinew_body_read_positions(sinew_body *b, float *xyz, uint32_t count)
 {
     return read_vec4s(b, SINEW_BIND_POS, xyz, count);
+}
+
+sinew_result sinew_body_read_normals(sinew_body *b, float *xyz, uint32_t count)
+{
+    if (!b->normals)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "body",
+                          "body '%s' computes no normals (desc.normals = 0, or an asset without triangles)", b->name);
+    return read_vec4s(b, SINEW_BIND_NORMAL, xyz, count);
 }
 
 sinew_result sinew_body_read_velocities(sinew_body *b, float *xyz, uint32_t count)

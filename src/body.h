@@ -38,6 +38,8 @@ struct sinew_body {
     GpuNode *nodes;
     GpuLink *links;
     uint32_t red_count;                 /* PD red-black: ORDER's first red_count particles are red */
+    int normals;                        /* vertex normals computed after each step (MESH, NORMAL) */
+    uint32_t triangle_count;
 
     sinew_buffer buffers[SINEW_BIND_COUNT];
     sinew_buffer saved;                 /* rollback: positions then velocities at the step's start */

@@ -108,6 +108,10 @@ typedef struct sinew_body_desc {
      * acceleration starts. */
     float chebyshev_rho;
     uint32_t chebyshev_delay;
+    /* Compute unit vertex normals of the asset's surface triangles after every
+     * step (one dispatch), for renderers: sinew_body_read_normals, or the
+     * device buffer of sinew/vulkan.h. Ignored for an asset without triangles. */
+    int normals;
 } sinew_body_desc;
 
 SINEW_API sinew_body_desc sinew_body_desc_default(void);
@@ -153,6 +157,12 @@ SINEW_API sinew_result sinew_body_step(sinew_body *body, const sinew_step_params
 /* Copies current positions into xyz (3 floats per particle, count = particle count).
  * Waits for pending work. */
 SINEW_API sinew_result sinew_body_read_positions(sinew_body *body, float *xyz, uint32_t count);
+
+/* Copies the vertex normals of the last step (3 floats per particle, unit
+ * length, area-weighted over the particle's triangles; 0 for a particle on no
+ * triangle). ERROR_UNSUPPORTED when the body computes none (desc.normals = 0
+ * or no triangles). Waits for pending work. */
+SINEW_API sinew_result sinew_body_read_normals(sinew_body *body, float *xyz, uint32_t count);
 
 /* Copies current velocities (m/s), same layout. */
 SINEW_API sinew_result sinew_body_read_velocities(sinew_body *body, float *xyz, uint32_t count);

@@ -72,13 +72,16 @@ SINEW_API sinew_result sinew_body_record_step(sinew_body *body, VkCommandBuffer 
  * with a message when its health check failed (nothing is rolled back). */
 SINEW_API sinew_result sinew_body_collect_stats(sinew_body *body);
 
-/* The device buffers a renderer may read: positions, vec4 (x, y, z, inverse
- * mass) per particle, 16 bytes apart, created with vertex-buffer and
- * storage-buffer usage. Valid until the body is destroyed; the application
- * reads them only after a step's "after" barrier and before the next step. */
+/* The device buffers a renderer may read, one vec4 per particle, 16 bytes
+ * apart, created with vertex-buffer and storage-buffer usage: positions
+ * (x, y, z, inverse mass) and unit vertex normals (x, y, z, 0; see
+ * desc.normals). Valid until the body is destroyed; the application reads
+ * them only after a step's "after" barrier and before the next step. */
 typedef struct sinew_vulkan_buffers {
     VkBuffer positions;
     VkDeviceSize positions_size; /* bytes: 16 per particle */
+    VkBuffer normals;            /* VK_NULL_HANDLE when the body computes none */
+    VkDeviceSize normals_size;
 } sinew_vulkan_buffers;
 
 SINEW_API sinew_vulkan_buffers sinew_body_get_vulkan_buffers(const sinew_body *body);

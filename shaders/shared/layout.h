@@ -68,6 +68,12 @@
  *                           level's particles are a prefix
  *   HLINK     [l] GpuLink   HPBD parent links of the nodes
  *   ORDER     [n] uint      PD red-black: the red particles, then the black ones
+ *   MESH      [n + 1 + 6t] uint  surface triangles around each particle:
+ *                           particle i's entries are MESH[MESH[i] .. MESH[i+1]),
+ *                           pairs (a, b) such that (i, a, b) is a triangle in
+ *                           its winding order
+ *   NORMAL    [n] vec4      unit vertex normals of the surface after each step
+ *                           (area-weighted; w = 0), for renderers
  *
  * Jacobi DELTA and ADJ slots: distance c at 2c, 2c+1; bend c at 2d + 4c + j;
  * element e at 2d + 4b + 4e + j.
@@ -101,7 +107,9 @@
 #define SINEW_BIND_HNODE 18
 #define SINEW_BIND_HLINK 19
 #define SINEW_BIND_ORDER 20
-#define SINEW_BIND_COUNT 21
+#define SINEW_BIND_MESH 21
+#define SINEW_BIND_NORMAL 22
+#define SINEW_BIND_COUNT 23
 
 /* GPBD element kinds (the asset's enum sinew_element_kind). */
 #define SINEW_GPU_SPRING 0u

@@ -29,6 +29,7 @@
     X(PD_LOCAL, pd_local)                 \
     X(PD_GLOBAL, pd_global)               \
     X(PD_APPLY, pd_apply)                 \
+    X(NORMALS, normals)                   \
     X(COPY, copy)                         \
     X(EMPTY, empty)
 

@@ -52,6 +52,9 @@ SINEW_SPIRV(pd_global) {
 SINEW_SPIRV(pd_apply) {
 #include "pd_apply.spv.inc"
 };
+SINEW_SPIRV(normals) {
+#include "normals.spv.inc"
+};
 SINEW_SPIRV(copy) {
 #include "copy.spv.inc"
 };

@@ -176,6 +176,12 @@ void sinew_xpbd_record(sinew_body *b, sinew_recorder *r)
         r->bytes += (uint64_t)BYTES_VELOCITY * n;
         sinew_record_timestamp(r, SINEW_PHASE_VELOCITY);
     }
+    if (b->normals) {
+        sinew_record_dispatch(r, SINEW_KERNEL_NORMALS, n, &particles, sizeof particles);
+        sinew_record_barrier(r);
+        /* per particle: offsets 8, position 16, normal 16; per corner: pair 8, two positions 32 */
+        r->bytes += 40ull * n + 3ull * 40 * b->triangle_count;
+    }
     if (b->desc.residual) {
         uint32_t items = b->distance_count > b->element_count ? b->distance_count : b->element_count;
         uint32_t groups = (items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;

@@ -16,13 +16,17 @@
 #include "cli.h"
 #include "prep/cloth.h"
 #include "soft_scenes.h"
+#ifdef SINEW_HAVE_PNG
+#include "render.h"
+#endif
 
 static const char *const usage =
     "usage: sinew-sim [ASSET.snw] [options]\n"
     "\n"
     "Simulates an asset (made by sinew-prep) or, with no asset, a scene: by default\n"
     "a 64 x 64 cloth pinned at two corners falling past a sphere onto the ground.\n"
-    "Prints progress and a summary; writes the final mesh as OBJ.\n"
+    "Prints progress and a summary; writes the final mesh as OBJ and, for the\n"
+    "default scene or with --png, a picture of it (final.png).\n"
     "\n"
     "  -n, --frames N            steps to simulate (default 240; soft scenes: below)\n"
     "      --dt S                step length in seconds (default 1/60)\n"
@@ -78,7 +82,12 @@ static const char *const usage =
     "                            options; --frames more steps are taken\n"
     "      --hash                print a hash of the final state (positions, velocities)\n"
     "  -o, --out DIR             output folder (default ./sinew-out)\n"
-    "      --every N             also write every N-th frame as frame_NNNNN.obj\n"
+    "      --every N             also write every N-th frame as frame_NNNNN.obj (and .png)\n"
+    "      --png | --no-png      pictures of the last frame and of every --every-th one,\n"
+    "                            drawn on the device (default: on for the default scene)\n"
+    "      --picture WxH         picture size in pixels (default 960x720)\n"
+    "      --camera EX,EY,EZ,TX,TY,TZ   eye and target (m); default: framing the scene\n"
+    "      --video FILE          join the --every pictures into FILE with ffmpeg\n"
     "      --json FILE           write the summary as JSON\n"
     "      --log FILE            write one CSV line per step (time, volume error, ...)\n"
     "      --device NAME|INDEX   Vulkan device (default: SINEW_DEVICE, else the best)\n"
@@ -132,6 +141,10 @@ typedef struct options {
     double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size, rho, box[6], box_velocity[3];
     unsigned delay;
     int box_set;
+    int png, no_png, camera_set;
+    unsigned picture[2];
+    double camera[6];
+    const char *video;
     int ground_set, no_ground, sphere_set, no_sphere, frames_set, dt_set, substeps_set, iterations_set;
     int damping_set, solver_set, youngs_set, poisson_set, gravity_set, cells_set, scale_set, turns_set, ramp_set;
 } options;
@@ -156,6 +169,8 @@ static int parse(int argc, char **argv, options *o)
     o->newton = bd.newton_iterations;
     o->newton_tol = bd.newton_tolerance;
     o->level_iterations = bd.level_iterations;
+    o->picture[0] = 960;
+    o->picture[1] = 720;
     o->rho = bd.chebyshev_rho;
     o->delay = bd.chebyshev_delay;
     o->cut_frame = 1;
@@ -324,6 +339,23 @@ static int parse(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--hash")) {
             o->hash = 1;
             used = 0;
+        } else if (!strcmp(a, "--png")) {
+            o->png = 1;
+            used = 0;
+        } else if (!strcmp(a, "--no-png")) {
+            o->no_png = 1;
+            used = 0;
+        } else if (!strcmp(a, "--picture")) {
+            ok = v && sscanf(v, "%ux%u", &o->picture[0], &o->picture[1]) == 2 && o->picture[0] >= 16 &&
+                 o->picture[1] >= 16 && o->picture[0] <= 8192 && o->picture[1] <= 8192;
+            if (!ok)
+                cli_error(t, "--picture: \"%s\" is not WxH with each in 16..8192%s", v ? v : "", "");
+        } else if (!strcmp(a, "--camera")) {
+            ok = cli_doubles(t, a, v, 6, o->camera);
+            o->camera_set = 1;
+        } else if (!strcmp(a, "--video")) {
+            ok = v != NULL || cli_error(t, "%s needs a file%s", a, "");
+            o->video = v;
         } else if (!strcmp(a, "--every")) {
             ok = cli_uint(t, a, v, 10000000, &o->every);
         } else if (!strcmp(a, "--device")) {
@@ -413,6 +445,29 @@ static int write_obj(const char *path, const float *xyz, uint32_t n, const uint3
     if (!ok)
         fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, strerror(errno));
     return ok;
+}
+
+/* Joins the --every pictures into o->video with ffmpeg, if there is one. */
+static int make_video(const options *o)
+{
+    if (system("command -v ffmpeg > /dev/null 2>&1") != 0) {
+        fprintf(stderr, "sinew-sim: --video needs ffmpeg (Debian: ffmpeg); the pictures are in %s\n", o->out_dir);
+        return 0;
+    }
+    if (!o->every) {
+        fprintf(stderr, "sinew-sim: --video needs --every N (the pictures it joins)\n");
+        return 0;
+    }
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "ffmpeg -loglevel error -y -framerate %g -pattern_type glob -i '%s/frame_*.png' -pix_fmt yuv420p "
+             "-vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' '%s'",
+             1.0 / (o->dt * o->every), o->out_dir, o->video);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "sinew-sim: ffmpeg could not make %s\n", o->video);
+        return 0;
+    }
+    return 1;
 }
 
 static double now_s(void)
@@ -636,6 +691,9 @@ int main(int argc, char **argv)
         bd.material_count = ai.material_count;
     }
     sinew_body *body = NULL;
+#ifdef SINEW_HAVE_PNG
+    render *renderer = NULL;
+#endif
     int status = 1;
     FILE *log = NULL;
     soft_measure measure = {0};
@@ -688,6 +746,33 @@ int main(int argc, char **argv)
         fprintf(stderr, "sinew-sim: cannot create %s: %s\n", o.out_dir, strerror(errno));
         goto done;
     }
+    const int pictures = !o.no_png && (o.png || o.video || (!o.asset_path && o.scene == SCENE_CLOTH));
+#ifdef SINEW_HAVE_PNG
+    render_camera camera;
+    if (pictures) {
+        float lo[3], hi[3];
+        for (int k = 0; k < 3; k++) {
+            lo[k] = ai.bounds_min[k];
+            hi[k] = ai.bounds_max[k];
+        }
+        if (p.ground)
+            lo[1] = lo[1] < p.ground_height ? lo[1] : p.ground_height;
+        camera = render_camera_framing(lo, hi);
+        if (o.camera_set)
+            for (int k = 0; k < 3; k++) {
+                camera.eye[k] = (float)o.camera[k];
+                camera.target[k] = (float)o.camera[3 + k];
+            }
+        renderer = render_create(ctx, body, tris, tri_count, o.picture[0], o.picture[1]);
+        if (!renderer && (o.png || o.video))
+            goto done; /* it said why */
+    }
+#else
+    if (pictures && (o.png || o.video)) {
+        fprintf(stderr, "sinew-sim: built without libpng (Debian: libpng-dev): no pictures\n");
+        goto done;
+    }
+#endif
     if (o.log && !(log = fopen(o.log, "w"))) {
         fprintf(stderr, "sinew-sim: cannot write %s: %s\n", o.log, strerror(errno));
         goto done;
@@ -806,6 +891,11 @@ int main(int argc, char **argv)
             if (sinew_body_read_positions(body, xyz, ai.particle_count) != SINEW_RESULT_OK ||
                 !write_obj(path, xyz, ai.particle_count, tris, tri_count))
                 goto done;
+#ifdef SINEW_HAVE_PNG
+            snprintf(path, sizeof path, "%s/frame_%05u.png", o.out_dir, f);
+            if (renderer && !render_frame(renderer, &p, &camera, path))
+                goto done;
+#endif
         }
         if (o.checkpoint && (f == o.frames || (o.checkpoint_every && f % o.checkpoint_every == 0)) &&
             sinew_body_save_checkpoint_file(body, o.checkpoint) != SINEW_RESULT_OK)
@@ -825,6 +915,16 @@ int main(int argc, char **argv)
     if (!o.quiet && tty)
         printf("\n");
     double wall = now_s() - t0;
+    char picture[4096] = "";
+#ifdef SINEW_HAVE_PNG
+    if (renderer) {
+        snprintf(picture, sizeof picture, "%s/final.png", o.out_dir);
+        if (!render_frame(renderer, &p, &camera, picture))
+            goto done;
+    }
+#endif
+    if (o.video && !make_video(&o))
+        goto done;
     snprintf(path, sizeof path, "%s/final.obj", o.out_dir);
     if (sinew_body_read_positions(body, xyz, ai.particle_count) != SINEW_RESULT_OK ||
         !write_obj(path, xyz, ai.particle_count, tris, tri_count))
@@ -897,6 +997,10 @@ int main(int argc, char **argv)
            sinew_context_get_device_memory(ctx) / 1048576.0);
     printf("  run time        %.1f s\n", wall);
     printf("  final mesh      %s\n", path);
+    if (*picture)
+        printf("  picture         %s\n", picture);
+    if (o.video)
+        printf("  video           %s\n", o.video);
     if (o.checkpoint)
         printf("  checkpoint      %s (step %llu)\n", o.checkpoint, (unsigned long long)st.step_index);
     if (o.hash) {
@@ -978,6 +1082,9 @@ int main(int argc, char **argv)
     }
 done:
     fflush(stdout); /* before any exit-time report a sanitizer may end the process with */
+#ifdef SINEW_HAVE_PNG
+    render_destroy(renderer);
+#endif
     if (log && fclose(log) != 0) {
         fprintf(stderr, "sinew-sim: cannot write %s: %s\n", o.log, strerror(errno));
         status = 1;

@@ -42,6 +42,12 @@ typedef struct sinew_vulkan_device {
 SINEW_API sinew_result sinew_context_create_from_vulkan(const sinew_context_desc *desc,
                                                         const sinew_vulkan_device *vk, sinew_context **out);
 
+/* The Vulkan objects a context computes on, its own or lent: for an
+ * application that lets sinew create the device and then draws from sinew's
+ * buffers on it (no copy). They stay sinew's: do not destroy them, and do not
+ * use the queue from another thread while sinew submits to it. */
+SINEW_API sinew_vulkan_device sinew_context_get_vulkan(const sinew_context *ctx);
+
 /* Records one step of the body into the application's command buffer (a
  * primary command buffer in the recording state, from a pool of the
  * context's queue family), with the step parameters copied into it

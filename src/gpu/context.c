@@ -107,6 +107,7 @@ static sinew_result create_instance(sinew_context *ctx)
 /* This context's instance functions, through gipa: volk's globals are not used. */
 static void load_instance_functions(sinew_context *ctx, PFN_vkGetInstanceProcAddr gipa)
 {
+    ctx->gipa = gipa;
 #define SINEW_LOAD(name) ctx->vki.name = (PFN_vk##name)gipa(ctx->instance, "vk" #name)
     SINEW_LOAD(DestroyInstance);
     SINEW_LOAD(EnumeratePhysicalDevices);
@@ -263,6 +264,7 @@ static void load_device_functions(sinew_context *ctx, uint32_t queue_index)
     vkGetDeviceProcAddr = ctx->vki.GetDeviceProcAddr;
     volkLoadDeviceTable(&ctx->vk, ctx->device);
     vkGetDeviceProcAddr = saved ? saved : ctx->vki.GetDeviceProcAddr;
+    ctx->queue_index = queue_index;
     ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, queue_index, &ctx->queue);
 }
 
@@ -429,6 +431,13 @@ sinew_result sinew_context_create_from_vulkan(const sinew_context_desc *desc, co
                    "choice stand");
     *out = ctx;
     return SINEW_RESULT_OK;
+}
+
+sinew_vulkan_device sinew_context_get_vulkan(const sinew_context *ctx)
+{
+    SINEW_ASSERT(ctx);
+    return (sinew_vulkan_device){ctx->gipa, ctx->instance, ctx->physical, ctx->device, ctx->queue_family,
+                                 ctx->queue_index};
 }
 
 void sinew_context_destroy(sinew_context *ctx)

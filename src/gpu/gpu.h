@@ -81,6 +81,8 @@ struct sinew_context {
     uint32_t timestamp_bits;        /* 0: no timestamps on this queue */
     VkQueueFlags queue_flags;       /* of queue_family */
     int borrowed;                   /* instance, device and queue are the application's */
+    PFN_vkGetInstanceProcAddr gipa; /* what the instance functions were loaded through */
+    uint32_t queue_index;
     char driver[256];
 
     VkCommandPool command_pool;

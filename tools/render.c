@@ -1,0 +1,617 @@
+/* sinew-sim's offscreen renderer (render.h). One render pass into a colour
+ * and a depth image; one pipeline for everything: the body from sinew's
+ * position and normal buffers with the renderer's index buffer, the ground, a
+ * sphere and a box from the renderer's own meshes placed by push constants.
+ * The picture is copied to a host buffer and written by libpng. Vulkan is
+ * called through a device table of the renderer's own. */
+#include "render.h"
+
+#define PI 3.14159265358979323846
+
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <volk.h>
+
+#include <sinew/vulkan.h>
+
+static const uint32_t mesh_vert[] = {
+#include "mesh.vert.inc"
+};
+static const uint32_t mesh_frag[] = {
+#include "mesh.frag.inc"
+};
+
+typedef struct push {
+    float view_projection[16]; /* column-major */
+    float offset[4];
+    float scale[4];
+    float colour[4]; /* w: 0 cloth (two-sided), 1 ground checkerboard, 2 solid */
+} push;
+_Static_assert(sizeof(push) == 112, "push constants <= 128 bytes");
+
+typedef struct buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    void *mapped;
+} buffer;
+
+/* A mesh of the renderer's: vec4 positions and normals, 32-bit indices. */
+typedef struct mesh {
+    buffer positions, normals, indices;
+    uint32_t index_count;
+} mesh;
+
+struct render {
+    struct VolkDeviceTable vk;
+    VkDevice device;
+    VkQueue queue;
+    VkPhysicalDeviceMemoryProperties memory;
+    uint32_t width, height;
+    VkImage colour, depth;
+    VkDeviceMemory colour_memory, depth_memory;
+    VkImageView colour_view, depth_view;
+    VkRenderPass pass;
+    VkFramebuffer framebuffer;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    buffer pixels;
+    sinew_body *body;
+    sinew_vulkan_buffers body_buffers;
+    buffer body_indices;
+    uint32_t body_index_count;
+    mesh ground, sphere, box;
+};
+
+#define TRY(call)                                                                      \
+    do {                                                                               \
+        VkResult try_result_ = (call);                                                 \
+        if (try_result_ != VK_SUCCESS) {                                               \
+            fprintf(stderr, "sinew-sim: render: %s failed (%d)\n", #call, try_result_); \
+            return 0;                                                                  \
+        }                                                                              \
+    } while (0)
+
+static int memory_type(const render *r, uint32_t bits, VkMemoryPropertyFlags want, uint32_t *out)
+{
+    for (uint32_t i = 0; i < r->memory.memoryTypeCount; i++)
+        if ((bits >> i & 1u) && (r->memory.memoryTypes[i].propertyFlags & want) == want) {
+            *out = i;
+            return 1;
+        }
+    fprintf(stderr, "sinew-sim: render: no memory type with flags %#x\n", (unsigned)want);
+    return 0;
+}
+
+static int buffer_create(render *r, VkDeviceSize size, VkBufferUsageFlags usage, const void *data, buffer *b)
+{
+    VkBufferCreateInfo bi = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bi.size = size ? size : 16;
+    bi.usage = usage;
+    TRY(r->vk.vkCreateBuffer(r->device, &bi, NULL, &b->buffer));
+    VkMemoryRequirements req;
+    r->vk.vkGetBufferMemoryRequirements(r->device, b->buffer, &req);
+    VkMemoryAllocateInfo ai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.allocationSize = req.size;
+    if (!memory_type(r, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                     &ai.memoryTypeIndex))
+        return 0;
+    TRY(r->vk.vkAllocateMemory(r->device, &ai, NULL, &b->memory));
+    TRY(r->vk.vkBindBufferMemory(r->device, b->buffer, b->memory, 0));
+    TRY(r->vk.vkMapMemory(r->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped));
+    if (data)
+        memcpy(b->mapped, data, size);
+    return 1;
+}
+
+static void buffer_destroy(render *r, buffer *b)
+{
+    if (b->buffer)
+        r->vk.vkDestroyBuffer(r->device, b->buffer, NULL);
+    if (b->memory)
+        r->vk.vkFreeMemory(r->device, b->memory, NULL);
+}
+
+static int mesh_create(render *r, const float *pos, const float *nrm, uint32_t vertices, const uint32_t *idx,
+                       uint32_t indices, mesh *m)
+{
+    m->index_count = indices;
+    return buffer_create(r, 16ull * vertices, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, pos, &m->positions) &&
+           buffer_create(r, 16ull * vertices, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, nrm, &m->normals) &&
+           buffer_create(r, 4ull * indices, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, idx, &m->indices);
+}
+
+static void mesh_destroy(render *r, mesh *m)
+{
+    buffer_destroy(r, &m->positions);
+    buffer_destroy(r, &m->normals);
+    buffer_destroy(r, &m->indices);
+}
+
+/* A unit square in y = 0 (the ground, scaled), a unit sphere, a cube [-1, 1]^3. */
+static int make_meshes(render *r)
+{
+    float gp[16] = {-1, 0, -1, 1, 1, 0, -1, 1, 1, 0, 1, 1, -1, 0, 1, 1};
+    float gn[16] = {0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0};
+    uint32_t gi[6] = {0, 2, 1, 0, 3, 2};
+    if (!mesh_create(r, gp, gn, 4, gi, 6, &r->ground))
+        return 0;
+
+    enum { SLICES = 32, STACKS = 16 };
+    float sp[(SLICES + 1) * (STACKS + 1) * 4];
+    uint32_t si[SLICES * STACKS * 6], k = 0;
+    for (int j = 0; j <= STACKS; j++)
+        for (int i = 0; i <= SLICES; i++) {
+            double th = PI * j / STACKS, ph = 2 * PI * i / SLICES;
+            float *v = &sp[4 * (j * (SLICES + 1) + i)];
+            v[0] = (float)(sin(th) * cos(ph));
+            v[1] = (float)cos(th);
+            v[2] = (float)(sin(th) * sin(ph));
+            v[3] = 0.0f;
+        }
+    for (int j = 0; j < STACKS; j++)
+        for (int i = 0; i < SLICES; i++) {
+            uint32_t a = j * (SLICES + 1) + i, b = a + SLICES + 1;
+            uint32_t q[6] = {a, b, a + 1, a + 1, b, b + 1};
+            memcpy(&si[k], q, sizeof q);
+            k += 6;
+        }
+    if (!mesh_create(r, sp, sp, (SLICES + 1) * (STACKS + 1), si, k, &r->sphere))
+        return 0;
+
+    float bp[24 * 4], bn[24 * 4];
+    uint32_t bi[36];
+    for (int f = 0; f < 6; f++) {
+        int axis = f / 2;
+        float sign = f % 2 ? -1.0f : 1.0f;
+        int u = (axis + 1) % 3, w = (axis + 2) % 3;
+        const float corner[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+        for (int c = 0; c < 4; c++) {
+            float *v = &bp[4 * (4 * f + c)], *n = &bn[4 * (4 * f + c)];
+            memset(v, 0, 16);
+            memset(n, 0, 16);
+            v[axis] = sign;
+            v[u] = corner[c][0];
+            v[w] = corner[c][1];
+            n[axis] = sign;
+        }
+        uint32_t q[6] = {0, 1, 2, 0, 2, 3};
+        for (int c = 0; c < 6; c++)
+            bi[6 * f + c] = 4 * f + q[c];
+    }
+    return mesh_create(r, bp, bn, 24, bi, 36, &r->box);
+}
+
+static int image_create(render *r, VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect, VkImage *image,
+                        VkDeviceMemory *memory, VkImageView *view)
+{
+    VkImageCreateInfo ii = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    ii.imageType = VK_IMAGE_TYPE_2D;
+    ii.format = format;
+    ii.extent = (VkExtent3D){r->width, r->height, 1};
+    ii.mipLevels = ii.arrayLayers = 1;
+    ii.samples = VK_SAMPLE_COUNT_1_BIT;
+    ii.usage = usage;
+    TRY(r->vk.vkCreateImage(r->device, &ii, NULL, image));
+    VkMemoryRequirements req;
+    r->vk.vkGetImageMemoryRequirements(r->device, *image, &req);
+    VkMemoryAllocateInfo ai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.allocationSize = req.size;
+    if (!memory_type(r, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &ai.memoryTypeIndex))
+        return 0;
+    TRY(r->vk.vkAllocateMemory(r->device, &ai, NULL, memory));
+    TRY(r->vk.vkBindImageMemory(r->device, *image, *memory, 0));
+    VkImageViewCreateInfo vi = {VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    vi.image = *image;
+    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    vi.format = format;
+    vi.subresourceRange = (VkImageSubresourceRange){aspect, 0, 1, 0, 1};
+    TRY(r->vk.vkCreateImageView(r->device, &vi, NULL, view));
+    return 1;
+}
+
+static int make_pass(render *r)
+{
+    VkAttachmentDescription att[2] = {{0}, {0}};
+    att[0].format = VK_FORMAT_R8G8B8A8_UNORM;
+    att[0].samples = VK_SAMPLE_COUNT_1_BIT;
+    att[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    att[0].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    att[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    att[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    att[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    att[0].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    att[1] = att[0];
+    att[1].format = VK_FORMAT_D32_SFLOAT;
+    att[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    att[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+    VkAttachmentReference colour = {0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkAttachmentReference depth = {1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription sub = {0};
+    sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    sub.colorAttachmentCount = 1;
+    sub.pColorAttachments = &colour;
+    sub.pDepthStencilAttachment = &depth;
+    /* Each frame: the previous frame's copy-out and depth use end before this
+     * one clears; the picture is copied out after the pass. */
+    VkSubpassDependency deps[2] = {
+        {VK_SUBPASS_EXTERNAL, 0, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+         VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT,
+         VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+         VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |
+             VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
+         0},
+        {0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+         VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT, 0},
+    };
+    VkRenderPassCreateInfo ri = {VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+    ri.attachmentCount = 2;
+    ri.pAttachments = att;
+    ri.subpassCount = 1;
+    ri.pSubpasses = &sub;
+    ri.dependencyCount = 2;
+    ri.pDependencies = deps;
+    TRY(r->vk.vkCreateRenderPass(r->device, &ri, NULL, &r->pass));
+    VkImageView views[2] = {r->colour_view, r->depth_view};
+    VkFramebufferCreateInfo fi = {VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+    fi.renderPass = r->pass;
+    fi.attachmentCount = 2;
+    fi.pAttachments = views;
+    fi.width = r->width;
+    fi.height = r->height;
+    fi.layers = 1;
+    TRY(r->vk.vkCreateFramebuffer(r->device, &fi, NULL, &r->framebuffer));
+    return 1;
+}
+
+static int make_pipeline(render *r)
+{
+    VkPushConstantRange range = {VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push)};
+    VkPipelineLayoutCreateInfo li = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    li.pushConstantRangeCount = 1;
+    li.pPushConstantRanges = &range;
+    TRY(r->vk.vkCreatePipelineLayout(r->device, &li, NULL, &r->layout));
+    VkShaderModule modules[2];
+    const uint32_t *code[2] = {mesh_vert, mesh_frag};
+    const size_t sizes[2] = {sizeof mesh_vert, sizeof mesh_frag};
+    for (int i = 0; i < 2; i++) {
+        VkShaderModuleCreateInfo si = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+        si.codeSize = sizes[i];
+        si.pCode = code[i];
+        TRY(r->vk.vkCreateShaderModule(r->device, &si, NULL, &modules[i]));
+    }
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0, VK_SHADER_STAGE_VERTEX_BIT, modules[0], "main",
+         NULL},
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0, VK_SHADER_STAGE_FRAGMENT_BIT, modules[1], "main",
+         NULL},
+    };
+    VkVertexInputBindingDescription bindings[2] = {{0, 16, VK_VERTEX_INPUT_RATE_VERTEX},
+                                                   {1, 16, VK_VERTEX_INPUT_RATE_VERTEX}};
+    VkVertexInputAttributeDescription attributes[2] = {{0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0},
+                                                       {1, 1, VK_FORMAT_R32G32B32A32_SFLOAT, 0}};
+    VkPipelineVertexInputStateCreateInfo input = {VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    input.vertexBindingDescriptionCount = 2;
+    input.pVertexBindingDescriptions = bindings;
+    input.vertexAttributeDescriptionCount = 2;
+    input.pVertexAttributeDescriptions = attributes;
+    VkPipelineInputAssemblyStateCreateInfo assembly = {VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    VkViewport viewport = {0, 0, (float)r->width, (float)r->height, 0, 1};
+    VkRect2D scissor = {{0, 0}, {r->width, r->height}};
+    VkPipelineViewportStateCreateInfo vps = {VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+    vps.viewportCount = 1;
+    vps.pViewports = &viewport;
+    vps.scissorCount = 1;
+    vps.pScissors = &scissor;
+    VkPipelineRasterizationStateCreateInfo raster = {VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    raster.polygonMode = VK_POLYGON_MODE_FILL;
+    raster.cullMode = VK_CULL_MODE_NONE; /* cloth has two sides */
+    raster.lineWidth = 1.0f;
+    VkPipelineMultisampleStateCreateInfo ms = {VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+    ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+    VkPipelineDepthStencilStateCreateInfo ds = {VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+    ds.depthTestEnable = VK_TRUE;
+    ds.depthWriteEnable = VK_TRUE;
+    ds.depthCompareOp = VK_COMPARE_OP_LESS;
+    VkPipelineColorBlendAttachmentState blend = {0};
+    blend.colorWriteMask = 0xf;
+    VkPipelineColorBlendStateCreateInfo cb = {VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    cb.attachmentCount = 1;
+    cb.pAttachments = &blend;
+    VkGraphicsPipelineCreateInfo gi = {VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+    gi.stageCount = 2;
+    gi.pStages = stages;
+    gi.pVertexInputState = &input;
+    gi.pInputAssemblyState = &assembly;
+    gi.pViewportState = &vps;
+    gi.pRasterizationState = &raster;
+    gi.pMultisampleState = &ms;
+    gi.pDepthStencilState = &ds;
+    gi.pColorBlendState = &cb;
+    gi.layout = r->layout;
+    gi.renderPass = r->pass;
+    VkResult vr = r->vk.vkCreateGraphicsPipelines(r->device, VK_NULL_HANDLE, 1, &gi, NULL, &r->pipeline);
+    r->vk.vkDestroyShaderModule(r->device, modules[0], NULL);
+    r->vk.vkDestroyShaderModule(r->device, modules[1], NULL);
+    TRY(vr);
+    return 1;
+}
+
+static int setup(render *r, sinew_context *ctx, const uint32_t *triangles, uint32_t triangle_count)
+{
+    sinew_vulkan_device v = sinew_context_get_vulkan(ctx);
+    PFN_vkGetPhysicalDeviceMemoryProperties memory_properties =
+        (PFN_vkGetPhysicalDeviceMemoryProperties)v.get_instance_proc_addr(v.instance,
+                                                                            "vkGetPhysicalDeviceMemoryProperties");
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties families =
+        (PFN_vkGetPhysicalDeviceQueueFamilyProperties)v.get_instance_proc_addr(
+            v.instance, "vkGetPhysicalDeviceQueueFamilyProperties");
+    PFN_vkGetDeviceProcAddr gdpa = (PFN_vkGetDeviceProcAddr)v.get_instance_proc_addr(v.instance, "vkGetDeviceProcAddr");
+    if (!memory_properties || !families || !gdpa) {
+        fprintf(stderr, "sinew-sim: render: the Vulkan instance functions are missing\n");
+        return 0;
+    }
+    VkQueueFamilyProperties q[32];
+    uint32_t qn = 32;
+    families(v.physical_device, &qn, q);
+    if (v.queue_family >= qn || !(q[v.queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT)) {
+        fprintf(stderr, "sinew-sim: render: the device's compute queue cannot draw: no pictures\n");
+        return 0;
+    }
+    memory_properties(v.physical_device, &r->memory);
+    /* A device table of the renderer's own, through this instance's vkGetDeviceProcAddr. */
+    PFN_vkGetDeviceProcAddr saved = vkGetDeviceProcAddr;
+    vkGetDeviceProcAddr = gdpa;
+    volkLoadDeviceTable(&r->vk, v.device);
+    vkGetDeviceProcAddr = saved;
+    r->device = v.device;
+    r->vk.vkGetDeviceQueue(v.device, v.queue_family, v.queue_index, &r->queue);
+
+    VkCommandPoolCreateInfo pi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pi.queueFamilyIndex = v.queue_family;
+    TRY(r->vk.vkCreateCommandPool(r->device, &pi, NULL, &r->pool));
+    VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = r->pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    TRY(r->vk.vkAllocateCommandBuffers(r->device, &ai, &r->cmd));
+    VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    TRY(r->vk.vkCreateFence(r->device, &fi, NULL, &r->fence));
+
+    return image_create(r, VK_FORMAT_R8G8B8A8_UNORM,
+                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                        VK_IMAGE_ASPECT_COLOR_BIT, &r->colour, &r->colour_memory, &r->colour_view) &&
+           image_create(r, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
+                        &r->depth, &r->depth_memory, &r->depth_view) &&
+           make_pass(r) && make_pipeline(r) && make_meshes(r) &&
+           buffer_create(r, 4ull * r->width * r->height, VK_BUFFER_USAGE_TRANSFER_DST_BIT, NULL, &r->pixels) &&
+           buffer_create(r, 12ull * triangle_count, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, triangles, &r->body_indices);
+}
+
+render *render_create(sinew_context *ctx, sinew_body *body, const uint32_t *triangles, uint32_t triangle_count,
+                      uint32_t width, uint32_t height)
+{
+    render *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->width = width;
+    r->height = height;
+    r->body = body;
+    r->body_buffers = sinew_body_get_vulkan_buffers(body);
+    r->body_index_count = 3 * triangle_count;
+    if (!r->body_buffers.normals) {
+        fprintf(stderr, "sinew-sim: render: the body computes no normals (it has no triangles): no pictures\n");
+        free(r);
+        return NULL;
+    }
+    if (!setup(r, ctx, triangles, triangle_count)) {
+        render_destroy(r);
+        return NULL;
+    }
+    return r;
+}
+
+void render_destroy(render *r)
+{
+    if (!r)
+        return;
+    if (r->device) {
+        r->vk.vkQueueWaitIdle(r->queue);
+        mesh_destroy(r, &r->ground);
+        mesh_destroy(r, &r->sphere);
+        mesh_destroy(r, &r->box);
+        buffer_destroy(r, &r->pixels);
+        buffer_destroy(r, &r->body_indices);
+        if (r->pipeline)
+            r->vk.vkDestroyPipeline(r->device, r->pipeline, NULL);
+        if (r->layout)
+            r->vk.vkDestroyPipelineLayout(r->device, r->layout, NULL);
+        if (r->framebuffer)
+            r->vk.vkDestroyFramebuffer(r->device, r->framebuffer, NULL);
+        if (r->pass)
+            r->vk.vkDestroyRenderPass(r->device, r->pass, NULL);
+        VkImageView views[2] = {r->colour_view, r->depth_view};
+        VkImage images[2] = {r->colour, r->depth};
+        VkDeviceMemory memories[2] = {r->colour_memory, r->depth_memory};
+        for (int i = 0; i < 2; i++) {
+            if (views[i])
+                r->vk.vkDestroyImageView(r->device, views[i], NULL);
+            if (images[i])
+                r->vk.vkDestroyImage(r->device, images[i], NULL);
+            if (memories[i])
+                r->vk.vkFreeMemory(r->device, memories[i], NULL);
+        }
+        if (r->fence)
+            r->vk.vkDestroyFence(r->device, r->fence, NULL);
+        if (r->pool)
+            r->vk.vkDestroyCommandPool(r->device, r->pool, NULL);
+    }
+    free(r);
+}
+
+/* ------------------------------------------------------------ camera */
+
+static void normalise(float v[3])
+{
+    float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int k = 0; k < 3; k++)
+        v[k] /= l > 0 ? l : 1;
+}
+
+static void cross3(const float a[3], const float b[3], float out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Vulkan clip space: y down, depth 0..1. Column-major. */
+static void view_projection(const render_camera *c, float aspect, float m[16])
+{
+    float f[3] = {c->target[0] - c->eye[0], c->target[1] - c->eye[1], c->target[2] - c->eye[2]};
+    normalise(f);
+    const float up[3] = {0, 1, 0};
+    float s[3], u[3];
+    cross3(f, up, s);
+    normalise(s);
+    cross3(s, f, u);
+    float view[16] = {s[0], u[0], -f[0], 0, s[1], u[1], -f[1], 0, s[2], u[2], -f[2], 0, 0, 0, 0, 1};
+    view[12] = -(s[0] * c->eye[0] + s[1] * c->eye[1] + s[2] * c->eye[2]);
+    view[13] = -(u[0] * c->eye[0] + u[1] * c->eye[1] + u[2] * c->eye[2]);
+    view[14] = f[0] * c->eye[0] + f[1] * c->eye[1] + f[2] * c->eye[2];
+    const float n = 0.05f, fa = 100.0f, t = 1.0f / tanf(c->fov_deg * (float)PI / 360.0f);
+    float proj[16] = {0};
+    proj[0] = t / aspect;
+    proj[5] = -t;
+    proj[10] = fa / (n - fa);
+    proj[11] = -1.0f;
+    proj[14] = n * fa / (n - fa);
+    for (int col = 0; col < 4; col++)
+        for (int row = 0; row < 4; row++) {
+            float sum = 0;
+            for (int k = 0; k < 4; k++)
+                sum += proj[k * 4 + row] * view[col * 4 + k];
+            m[col * 4 + row] = sum;
+        }
+}
+
+render_camera render_camera_framing(const float lo[3], const float hi[3])
+{
+    float size = 0;
+    for (int k = 0; k < 3; k++)
+        size = fmaxf(size, hi[k] - lo[k]);
+    size = fmaxf(size, 0.5f);
+    render_camera c;
+    c.target[0] = 0.5f * (lo[0] + hi[0]);
+    c.target[1] = 0.5f * lo[1] + 0.5f * hi[1] - 0.25f * size;
+    c.target[2] = 0.5f * (lo[2] + hi[2]);
+    c.eye[0] = c.target[0] + 1.1f * size;
+    c.eye[1] = c.target[1] + 0.9f * size;
+    c.eye[2] = c.target[2] + 1.6f * size;
+    c.fov_deg = 40.0f;
+    return c;
+}
+
+/* ------------------------------------------------------------ a frame */
+
+static void draw(render *r, const push *pc, VkBuffer positions, VkBuffer normals, VkBuffer indices, uint32_t count)
+{
+    VkDeviceSize zero[2] = {0, 0};
+    VkBuffer vb[2] = {positions, normals};
+    r->vk.vkCmdPushConstants(r->cmd, r->layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                             sizeof *pc, pc);
+    r->vk.vkCmdBindVertexBuffers(r->cmd, 0, 2, vb, zero);
+    r->vk.vkCmdBindIndexBuffer(r->cmd, indices, 0, VK_INDEX_TYPE_UINT32);
+    r->vk.vkCmdDrawIndexed(r->cmd, count, 1, 0, 0, 0);
+}
+
+static void place(push *pc, float x, float y, float z, float sx, float sy, float sz, float red, float green,
+                  float blue, float mode)
+{
+    const float o[4] = {x, y, z, 0}, s[4] = {sx, sy, sz, 0}, c[4] = {red, green, blue, mode};
+    memcpy(pc->offset, o, sizeof o);
+    memcpy(pc->scale, s, sizeof s);
+    memcpy(pc->colour, c, sizeof c);
+}
+
+int render_frame(render *r, const sinew_step_params *p, const render_camera *camera, const char *path)
+{
+    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    TRY(r->vk.vkResetCommandBuffer(r->cmd, 0));
+    TRY(r->vk.vkBeginCommandBuffer(r->cmd, &bi));
+    /* sinew's last step wrote the positions and normals in compute shaders
+     * (an earlier submission on this queue): visible to vertex input. */
+    VkMemoryBarrier step = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT,
+                            VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT};
+    r->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, 0, 1,
+                               &step, 0, NULL, 0, NULL);
+    VkClearValue clear[2];
+    clear[0].color = (VkClearColorValue){{0.80f, 0.86f, 0.93f, 1.0f}};
+    clear[1].depthStencil = (VkClearDepthStencilValue){1.0f, 0};
+    VkRenderPassBeginInfo rb = {VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rb.renderPass = r->pass;
+    rb.framebuffer = r->framebuffer;
+    rb.renderArea.extent = (VkExtent2D){r->width, r->height};
+    rb.clearValueCount = 2;
+    rb.pClearValues = clear;
+    r->vk.vkCmdBeginRenderPass(r->cmd, &rb, VK_SUBPASS_CONTENTS_INLINE);
+    r->vk.vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline);
+    push pc;
+    view_projection(camera, (float)r->width / (float)r->height, pc.view_projection);
+    if (p->ground) {
+        place(&pc, 0, p->ground_height, 0, 30, 1, 30, 1, 1, 1, 1);
+        draw(r, &pc, r->ground.positions.buffer, r->ground.normals.buffer, r->ground.indices.buffer,
+             r->ground.index_count);
+    }
+    if (p->sphere) {
+        /* a little inside the contact surface, so the cloth resting on it shows */
+        float rad = p->sphere_radius;
+        place(&pc, p->sphere_center[0], p->sphere_center[1], p->sphere_center[2], rad, rad, rad, 0.85f, 0.45f, 0.25f,
+              2);
+        draw(r, &pc, r->sphere.positions.buffer, r->sphere.normals.buffer, r->sphere.indices.buffer,
+             r->sphere.index_count);
+    }
+    if (p->box) {
+        place(&pc, p->box_center[0], p->box_center[1], p->box_center[2], p->box_half_extents[0],
+              p->box_half_extents[1], p->box_half_extents[2], 0.35f, 0.55f, 0.8f, 2);
+        draw(r, &pc, r->box.positions.buffer, r->box.normals.buffer, r->box.indices.buffer, r->box.index_count);
+    }
+    place(&pc, 0, 0, 0, 1, 1, 1, 0.93f, 0.78f, 0.32f, 0);
+    draw(r, &pc, r->body_buffers.positions, r->body_buffers.normals, r->body_indices.buffer, r->body_index_count);
+    r->vk.vkCmdEndRenderPass(r->cmd);
+    VkBufferImageCopy region = {0};
+    region.imageSubresource = (VkImageSubresourceLayers){VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = (VkExtent3D){r->width, r->height, 1};
+    r->vk.vkCmdCopyImageToBuffer(r->cmd, r->colour, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, r->pixels.buffer, 1, &region);
+    VkMemoryBarrier host = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                            VK_ACCESS_HOST_READ_BIT};
+    r->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL,
+                               0, NULL);
+    TRY(r->vk.vkEndCommandBuffer(r->cmd));
+    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &r->cmd;
+    TRY(r->vk.vkQueueSubmit(r->queue, 1, &si, r->fence));
+    TRY(r->vk.vkWaitForFences(r->device, 1, &r->fence, VK_TRUE, UINT64_MAX));
+    TRY(r->vk.vkResetFences(r->device, 1, &r->fence));
+
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    image.width = r->width;
+    image.height = r->height;
+    image.format = PNG_FORMAT_RGBA;
+    if (!png_image_write_to_file(&image, path, 0, r->pixels.mapped, 0, NULL)) {
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, image.message);
+        return 0;
+    }
+    return 1;
+}

@@ -1,0 +1,32 @@
+/* sinew-sim's pictures: an offscreen Vulkan renderer on sinew's own device
+ * (sinew_context_get_vulkan) that draws a body straight from its position and
+ * normal buffers (no copy), with the ground and the colliders of the step,
+ * and writes PNG files (libpng). */
+#ifndef SINEW_TOOLS_RENDER_H
+#define SINEW_TOOLS_RENDER_H
+
+#include <sinew/sinew.h>
+
+typedef struct render render;
+
+typedef struct render_camera {
+    float eye[3], target[3]; /* m */
+    float fov_deg;           /* vertical field of view */
+} render_camera;
+
+/* A camera that frames the box [lo, hi] (and the ground under it) from the
+ * front, above and to the right. */
+render_camera render_camera_framing(const float lo[3], const float hi[3]);
+
+/* NULL, with a message on stderr, when the context's queue cannot draw or
+ * Vulkan fails. The body must outlive the renderer; triangles: 3 particle
+ * indices each. */
+render *render_create(sinew_context *ctx, sinew_body *body, const uint32_t *triangles, uint32_t triangle_count,
+                      uint32_t width, uint32_t height);
+void render_destroy(render *r);
+
+/* Draws the body as the last step left it, the ground, sphere and box of p
+ * where present, and writes an RGB PNG to path. 1 on success. */
+int render_frame(render *r, const sinew_step_params *p, const render_camera *camera, const char *path);
+
+#endif

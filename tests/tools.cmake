@@ -141,6 +141,20 @@ test $? -eq 1")
 set_tests_properties(tool_sim_pd_needs_red_black PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "needs an asset with a red-black partition.*simulate springs only; the asset has [0-9]+ bending hinges")
 
+# Pictures: the default scene draws its last frame on the device, validation
+# on; the file is a PNG with more than a blank sky and ground in it.
+add_test(NAME tool_sim_default_picture
+  COMMAND sh -c "set -e; d='${OUT}/picture'; rm -rf \"$d\"; '${SIM}' -n 30 --every 15 --picture 320x240 --validation -o \"$d\"; \
+test \"$(head -c 8 \"$d/final.png\" | od -An -tx1 | tr -d ' \\n')\" = 89504e470d0a1a0a; test -s \"$d/frame_00015.png\"; \
+echo png-signature-ok")
+set_tests_properties(tool_sim_default_picture PROPERTIES LABELS gpu RUN_SERIAL ON
+  PASS_REGULAR_EXPRESSION "picture +[^\n]*final.png.*png-signature-ok" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+add_test(NAME tool_sim_picture_options_refused
+  COMMAND sh -c "'${SIM}' --picture 5x5 -n 1 -o '${OUT}/bad-picture'; test $? -eq 2 && \
+'${SIM}' --video x.mp4 -n 1 -o '${OUT}/bad-picture'; test $? -eq 2")
+set_tests_properties(tool_sim_picture_options_refused PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--picture: .5x5. is not WxH with each in 16..8192.*--video joins the pictures of --every N")
+
 # sinew-sim refuses the hierarchical solver for an asset without a hierarchy.
 add_test(NAME tool_sim_hpbd_needs_hierarchy
   COMMAND sh -c "'${PREP}' --grid 8x8 -o '${OUT}/no-hierarchy.snw' && \

@@ -379,6 +379,8 @@ static int parse(int argc, char **argv, options *o)
             return 0;
         i += used;
     }
+    if (o->video && (!o->every || o->no_png))
+        return cli_error(t, "--video joins the pictures of --every N: give --every and not --no-png%s%s", "", "");
     if (o->asset_path && o->scene != SCENE_CLOTH)
         return cli_error(t, "give an asset or --scene %s, not both%s", soft_scenes[o->scene].name, "");
     /* The scene's settings where no option gave one. */
@@ -452,10 +454,6 @@ static int make_video(const options *o)
 {
     if (system("command -v ffmpeg > /dev/null 2>&1") != 0) {
         fprintf(stderr, "sinew-sim: --video needs ffmpeg (Debian: ffmpeg); the pictures are in %s\n", o->out_dir);
-        return 0;
-    }
-    if (!o->every) {
-        fprintf(stderr, "sinew-sim: --video needs --every N (the pictures it joins)\n");
         return 0;
     }
     char cmd[8192];

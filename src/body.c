@@ -648,6 +648,7 @@ void sinew_body_destroy(sinew_body *b)
     free(b->hdist_host);
     free(b->nodes);
     free(b->links);
+    free(b->unpinned_w);
     free(b);
 }
 
@@ -985,6 +986,40 @@ sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16 * n);
     free(pos);
     return r;
+}
+
+sinew_result sinew_body_set_pinned(sinew_body *b, uint32_t index, int pinned)
+{
+    SINEW_ASSERT(b);
+    const sinew_logger *lg = &b->ctx->logger;
+    if (index >= b->particle_count)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "body '%s': particle %u of %u is out of range",
+                          b->name, index, b->particle_count);
+    if (!b->unpinned_w) {
+        b->unpinned_w = calloc(b->particle_count, sizeof *b->unpinned_w);
+        if (!b->unpinned_w)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    }
+    float x[4];
+    sinew_result r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_POS], 16ull * index, x, 16);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    if (pinned) {
+        if (x[3] == 0.0f)
+            return SINEW_RESULT_OK; /* pinned already */
+        b->unpinned_w[index] = x[3];
+        x[3] = 0.0f;
+    } else {
+        if (x[3] != 0.0f)
+            return SINEW_RESULT_OK; /* free already */
+        if (b->unpinned_w[index] == 0.0f)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s': particle %u is pinned by its asset; only particles pinned by "
+                              "sinew_body_set_pinned can be set free", b->name, index);
+        x[3] = b->unpinned_w[index];
+        b->unpinned_w[index] = 0.0f;
+    }
+    return sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 16ull * index, x, 16);
 }
 
 sinew_result sinew_body_set_material(sinew_body *b, uint32_t index, const sinew_material *m)

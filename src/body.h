@@ -56,6 +56,7 @@ struct sinew_body {
 
     sinew_step_stats stats;
     int recorded;                       /* a step was recorded into an application's command buffer */
+    float *unpinned_w;                  /* inverse masses of particles pinned by sinew_body_set_pinned (lazy) */
 };
 
 /* Records one step (XPBD, GPBD, HPBD or PD) into r->cmd. */

@@ -490,3 +490,36 @@ static void checkpoint_continues(sinew_solver solver)
 
 Test(pd_gpu, checkpoint_continues_red_black) { checkpoint_continues(SINEW_SOLVER_PD_RED_BLACK); }
 Test(pd_gpu, checkpoint_continues_chebyshev) { checkpoint_continues(SINEW_SOLVER_PD_CHEBYSHEV); }
+
+/* A particle held by the user (sinew_body_set_pinned, then move_pinned) stays
+ * exactly where it is put, falls again once set free, and an asset's own pin
+ * cannot be set free. */
+Test(pd_gpu, grab_and_release_a_particle)
+{
+    sinew_asset *a = quad_cloth(10, 10, 0.5, 1);
+    sinew_body_desc d = pd_desc(SINEW_SOLVER_PD_RED_BLACK, 5);
+    sinew_body *body = NULL;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
+    const uint32_t held = a->particle_count - 1; /* the free far corner */
+    cr_assert_eq(sinew_body_set_pinned(body, held, 1), SINEW_RESULT_OK);
+    const float target[3] = {0.6f, 1.3f, 0.7f};
+    cr_assert_eq(sinew_body_move_pinned(body, &held, 1, target), SINEW_RESULT_OK);
+    sinew_step_params p = free_params();
+    for (int s = 0; s < 10; s++)
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+    float *x = malloc(sizeof *x * 3 * a->particle_count);
+    cr_assert_eq(sinew_body_read_positions(body, x, a->particle_count), SINEW_RESULT_OK);
+    cr_expect(memcmp(&x[3 * held], target, sizeof target) == 0, "held where it was put");
+    cr_assert_eq(sinew_body_set_pinned(body, held, 0), SINEW_RESULT_OK);
+    for (int s = 0; s < 10; s++)
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_read_positions(body, x, a->particle_count), SINEW_RESULT_OK);
+    cr_expect_lt(x[3 * held + 1], target[1] - 0.05f, "set free, it falls (y %.3f)", x[3 * held + 1]);
+    cr_expect_eq(sinew_body_set_pinned(body, 0, 0), SINEW_RESULT_ERROR_INVALID_ARGUMENT, "the asset's pin stays");
+    cr_expect(gpu_log_contains("pinned by its asset"));
+    cr_expect_eq(sinew_body_set_pinned(body, a->particle_count, 1), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    gpu_log_clear();
+    free(x);
+    sinew_body_destroy(body);
+    sinew_asset_destroy(a);
+}

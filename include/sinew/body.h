@@ -248,6 +248,12 @@ SINEW_API sinew_step_stats sinew_body_get_stats(const sinew_body *body);
 
 SINEW_API uint32_t sinew_body_get_particle_count(const sinew_body *body);
 
+/* Pins a particle where it is (inverse mass 0: the solvers leave it and
+ * sinew_body_move_pinned may move it, e.g. one a user drags with the mouse)
+ * or sets it free again with the inverse mass it had. Refuses an index out of
+ * range, or freeing a particle the asset pinned. Waits for pending work. */
+SINEW_API sinew_result sinew_body_set_pinned(sinew_body *body, uint32_t index, int pinned);
+
 /* Replaces material `index` (GPBD bodies), taking effect at the next step.
  * Refuses (changing nothing) an index out of range, an invalid material, or a
  * model that does not fit the kind of an element using it. */

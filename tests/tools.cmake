@@ -155,6 +155,20 @@ add_test(NAME tool_sim_picture_options_refused
 set_tests_properties(tool_sim_picture_options_refused PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "--picture: .5x5. is not WxH with each in 16..8192.*--video joins the pictures of --every N")
 
+# The desktop viewer in a virtual X server (Xvfb) on lavapipe, validation on:
+# 30 frames of the default scene, then the window's own image (read back from
+# its swapchain) as a PNG.
+if(TARGET sinew-viewer)
+  add_test(NAME tool_viewer_under_xvfb
+    COMMAND sh -c "command -v xvfb-run > /dev/null || exit 77; d='${OUT}/viewer.png'; rm -f \"$d\"; \
+xvfb-run -a -s '-screen 0 1280x1024x24' '$<TARGET_FILE:sinew-viewer>' --frames 30 --size 480x360 --validation \
+  --screenshot \"$d\" && \
+test \"$(head -c 8 \"$d\" | od -An -tx1 | tr -d ' \\n')\" = 89504e470d0a1a0a && echo window-png-ok")
+  set_tests_properties(tool_viewer_under_xvfb PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77 TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "the window after 30 frames: .*window-png-ok"
+    FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|validation messages")
+endif()
+
 # sinew-sim refuses the hierarchical solver for an asset without a hierarchy.
 add_test(NAME tool_sim_hpbd_needs_hierarchy
   COMMAND sh -c "'${PREP}' --grid 8x8 -o '${OUT}/no-hierarchy.snw' && \

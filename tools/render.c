@@ -473,7 +473,7 @@ static void cross3(const float a[3], const float b[3], float out[3])
 }
 
 /* Vulkan clip space: y down, depth 0..1. Column-major. */
-static void view_projection(const render_camera *c, float aspect, float m[16])
+void render_view_projection(const render_camera *c, float aspect, float m[16])
 {
     float f[3] = {c->target[0] - c->eye[0], c->target[1] - c->eye[1], c->target[2] - c->eye[2]};
     normalise(f);
@@ -541,7 +541,9 @@ static void place(push *pc, float x, float y, float z, float sx, float sy, float
     memcpy(pc->colour, c, sizeof c);
 }
 
-int render_frame(render *r, const sinew_step_params *p, const render_camera *camera, const char *path)
+/* Begins r->cmd and records the scene into the colour image, which the pass
+ * leaves in TRANSFER_SRC_OPTIMAL. */
+static int record_scene(render *r, const sinew_step_params *p, const render_camera *camera)
 {
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -565,7 +567,7 @@ int render_frame(render *r, const sinew_step_params *p, const render_camera *cam
     r->vk.vkCmdBeginRenderPass(r->cmd, &rb, VK_SUBPASS_CONTENTS_INLINE);
     r->vk.vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline);
     push pc;
-    view_projection(camera, (float)r->width / (float)r->height, pc.view_projection);
+    render_view_projection(camera, (float)r->width / (float)r->height, pc.view_projection);
     if (p->ground) {
         place(&pc, 0, p->ground_height, 0, 30, 1, 30, 1, 1, 1, 1);
         draw(r, &pc, r->ground.positions.buffer, r->ground.normals.buffer, r->ground.indices.buffer,
@@ -587,6 +589,105 @@ int render_frame(render *r, const sinew_step_params *p, const render_camera *cam
     place(&pc, 0, 0, 0, 1, 1, 1, 0.93f, 0.78f, 0.32f, 0);
     draw(r, &pc, r->body_buffers.positions, r->body_buffers.normals, r->body_indices.buffer, r->body_index_count);
     r->vk.vkCmdEndRenderPass(r->cmd);
+    return 1;
+}
+
+static int submit(render *r, VkSemaphore wait, VkSemaphore signal)
+{
+    VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.waitSemaphoreCount = wait ? 1 : 0;
+    si.pWaitSemaphores = &wait;
+    si.pWaitDstStageMask = &stage;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &r->cmd;
+    si.signalSemaphoreCount = signal ? 1 : 0;
+    si.pSignalSemaphores = &signal;
+    TRY(r->vk.vkQueueSubmit(r->queue, 1, &si, r->fence));
+    TRY(r->vk.vkWaitForFences(r->device, 1, &r->fence, VK_TRUE, UINT64_MAX));
+    TRY(r->vk.vkResetFences(r->device, 1, &r->fence));
+    return 1;
+}
+
+static int write_png(render *r, const char *path, uint32_t width, uint32_t height, int bgra)
+{
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    image.width = width;
+    image.height = height;
+    image.format = bgra ? PNG_FORMAT_BGRA : PNG_FORMAT_RGBA;
+    if (!png_image_write_to_file(&image, path, 0, r->pixels.mapped, 0, NULL)) {
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, image.message);
+        return 0;
+    }
+    return 1;
+}
+
+int render_present(render *r, const sinew_step_params *p, const render_camera *camera, VkImage target,
+                   uint32_t width, uint32_t height, VkSemaphore acquired, VkSemaphore rendered, const char *screenshot,
+                   int bgra)
+{
+    if (screenshot && width * height > r->width * r->height) {
+        fprintf(stderr, "sinew-sim: render: a %ux%u screenshot does not fit the picture buffer\n", width, height);
+        return 0;
+    }
+    if (!record_scene(r, p, camera))
+        return 0;
+    VkImageSubresourceRange all = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    VkImageMemoryBarrier to_dst = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    to_dst.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    to_dst.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    to_dst.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    to_dst.srcQueueFamilyIndex = to_dst.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    to_dst.image = target;
+    to_dst.subresourceRange = all;
+    r->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0,
+                               NULL, 1, &to_dst);
+    VkImageBlit blit = {0};
+    blit.srcSubresource = blit.dstSubresource = (VkImageSubresourceLayers){VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    blit.srcOffsets[1] = (VkOffset3D){(int32_t)r->width, (int32_t)r->height, 1};
+    blit.dstOffsets[1] = (VkOffset3D){(int32_t)width, (int32_t)height, 1};
+    r->vk.vkCmdBlitImage(r->cmd, r->colour, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target,
+                         VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
+    VkImageMemoryBarrier to_present = to_dst;
+    if (screenshot) { /* what the window will show, read back */
+        VkImageMemoryBarrier to_src = to_dst;
+        to_src.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        to_src.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+        to_src.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        to_src.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+        r->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL,
+                                   0, NULL, 1, &to_src);
+        VkBufferImageCopy region = {0};
+        region.imageSubresource = (VkImageSubresourceLayers){VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        region.imageExtent = (VkExtent3D){width, height, 1};
+        r->vk.vkCmdCopyImageToBuffer(r->cmd, target, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, r->pixels.buffer, 1,
+                                     &region);
+        VkMemoryBarrier host = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                                VK_ACCESS_HOST_READ_BIT};
+        r->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0,
+                                   NULL, 0, NULL);
+        to_present.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+        to_present.srcAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    } else {
+        to_present.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        to_present.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    }
+    to_present.dstAccessMask = 0;
+    to_present.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+    r->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL,
+                               0, NULL, 1, &to_present);
+    TRY(r->vk.vkEndCommandBuffer(r->cmd));
+    if (!submit(r, acquired, rendered))
+        return 0;
+    return !screenshot || write_png(r, screenshot, width, height, bgra);
+}
+
+int render_frame(render *r, const sinew_step_params *p, const render_camera *camera, const char *path)
+{
+    if (!record_scene(r, p, camera))
+        return 0;
     VkBufferImageCopy region = {0};
     region.imageSubresource = (VkImageSubresourceLayers){VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = (VkExtent3D){r->width, r->height, 1};
@@ -596,22 +697,7 @@ int render_frame(render *r, const sinew_step_params *p, const render_camera *cam
     r->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL,
                                0, NULL);
     TRY(r->vk.vkEndCommandBuffer(r->cmd));
-    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &r->cmd;
-    TRY(r->vk.vkQueueSubmit(r->queue, 1, &si, r->fence));
-    TRY(r->vk.vkWaitForFences(r->device, 1, &r->fence, VK_TRUE, UINT64_MAX));
-    TRY(r->vk.vkResetFences(r->device, 1, &r->fence));
-
-    png_image image;
-    memset(&image, 0, sizeof image);
-    image.version = PNG_IMAGE_VERSION;
-    image.width = r->width;
-    image.height = r->height;
-    image.format = PNG_FORMAT_RGBA;
-    if (!png_image_write_to_file(&image, path, 0, r->pixels.mapped, 0, NULL)) {
-        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, image.message);
+    if (!submit(r, VK_NULL_HANDLE, VK_NULL_HANDLE))
         return 0;
-    }
-    return 1;
+    return write_png(r, path, r->width, r->height, 0);
 }

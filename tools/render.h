@@ -6,6 +6,7 @@
 #define SINEW_TOOLS_RENDER_H
 
 #include <sinew/sinew.h>
+#include <volk.h>
 
 typedef struct render render;
 
@@ -28,5 +29,18 @@ void render_destroy(render *r);
 /* Draws the body as the last step left it, the ground, sphere and box of p
  * where present, and writes an RGB PNG to path. 1 on success. */
 int render_frame(render *r, const sinew_step_params *p, const render_camera *camera, const char *path);
+
+/* The same drawing blitted into target (a swapchain image of width x height,
+ * made with transfer-destination usage, left in PRESENT_SRC layout), after
+ * `acquired` is signalled; signals `rendered`. With screenshot (a path; the
+ * image then needs transfer-source usage too, and no more pixels than the
+ * renderer's), target itself is read back and written as PNG, its channels
+ * in BGRA order when bgra. Waits for the work. */
+int render_present(render *r, const sinew_step_params *p, const render_camera *camera, VkImage target,
+                   uint32_t width, uint32_t height, VkSemaphore acquired, VkSemaphore rendered, const char *screenshot,
+                   int bgra);
+
+/* The camera's view and projection (Vulkan clip space), column-major. */
+void render_view_projection(const render_camera *c, float aspect, float m[16]);
 
 #endif

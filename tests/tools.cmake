@@ -169,6 +169,18 @@ test \"$(head -c 8 \"$d\" | od -An -tx1 | tr -d ' \\n')\" = 89504e470d0a1a0a && 
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|validation messages")
 endif()
 
+# Tearing a PD network in sinew-sim: the 32 springs across y = 1 m cut at step
+# 20 (no recolouring), the 62 triangles across the cut no longer drawn or
+# written (1922 - 62 = 1860 faces), validation on.
+add_test(NAME tool_sim_pd_cut
+  COMMAND sh -c "set -e; d='${OUT}/pd-cut'; \
+'${PREP}' --grid 32x32 --plane xy --no-shear --no-bending --red-black --pin-top 0.001 -q -o \"$d.snw\"; \
+'${SIM}' \"$d.snw\" --solver pd-rbgs --substeps 2 --iterations 8 --stretch-compliance 1e-4 --cut-y 1.0 --cut-frame 20 \
+  -n 40 --png --picture 160x120 --validation -o \"$d\"; echo faces $(grep -c '^f ' \"$d/final.obj\")")
+set_tests_properties(tool_sim_pd_cut PROPERTIES LABELS gpu RUN_SERIAL ON
+  PASS_REGULAR_EXPRESSION "cut 32 distance constraints across y = 1 m.*picture .*final.png.*faces 1860"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|unstable|failed")
+
 # sinew-sim refuses the hierarchical solver for an asset without a hierarchy.
 add_test(NAME tool_sim_hpbd_needs_hierarchy
   COMMAND sh -c "'${PREP}' --grid 8x8 -o '${OUT}/no-hierarchy.snw' && \

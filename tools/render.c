@@ -418,6 +418,15 @@ render *render_create(sinew_context *ctx, sinew_body *body, const uint32_t *tria
     return r;
 }
 
+int render_set_triangles(render *r, const uint32_t *triangles, uint32_t triangle_count)
+{
+    TRY(r->vk.vkQueueWaitIdle(r->queue));
+    buffer_destroy(r, &r->body_indices);
+    memset(&r->body_indices, 0, sizeof r->body_indices);
+    r->body_index_count = 3 * triangle_count;
+    return buffer_create(r, 12ull * triangle_count, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, triangles, &r->body_indices);
+}
+
 void render_destroy(render *r)
 {
     if (!r)

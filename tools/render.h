@@ -26,6 +26,9 @@ render *render_create(sinew_context *ctx, sinew_body *body, const uint32_t *tria
                       uint32_t width, uint32_t height);
 void render_destroy(render *r);
 
+/* Draws these triangles of the body from now on (e.g. fewer after a cut). */
+int render_set_triangles(render *r, const uint32_t *triangles, uint32_t triangle_count);
+
 /* Draws the body as the last step left it, the ground, sphere and box of p
  * where present, and writes an RGB PNG to path. 1 on success. */
 int render_frame(render *r, const sinew_step_params *p, const render_camera *camera, const char *path);

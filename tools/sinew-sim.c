@@ -700,6 +700,7 @@ int main(int argc, char **argv)
     float *pin_xyz = malloc(3ull * pin_count * sizeof *pin_xyz + 1);
     uint32_t tri_count = 0;
     const uint32_t *tris = sinew_asset_get_triangles(asset, &tri_count);
+    uint32_t *shown_tris = NULL; /* after a cut: the triangles that do not cross it */
     /* Cloth logs: each distance constraint's ends and rest-pose length. */
     uint32_t *ends = malloc(sizeof *ends * 2 * ((size_t)ai.distance_count + 1));
     double *rest_length = malloc(sizeof *rest_length * ((size_t)ai.distance_count + 1));
@@ -828,8 +829,31 @@ int main(int argc, char **argv)
                 last_s = s;
             }
         }
-        if (o.cut_set && f == o.cut_frame && !cut_across(body, asset, o.cut_y, o.quiet))
-            goto done;
+        if (o.cut_set && f == o.cut_frame) {
+            if (!cut_across(body, asset, o.cut_y, o.quiet))
+                goto done;
+            /* The surface parts there too: triangles across the cut are shown no more. */
+            free(shown_tris);
+            shown_tris = malloc(sizeof *shown_tris * 3 * ((size_t)tri_count + 1));
+            if (!shown_tris) {
+                fprintf(stderr, "sinew-sim: out of host memory\n");
+                goto done;
+            }
+            uint32_t kept = 0;
+            for (uint32_t k = 0; k < tri_count; k++) {
+                int below = 0;
+                for (int c = 0; c < 3; c++)
+                    below += rest[3 * tris[3 * k + c] + 1] < o.cut_y;
+                if (below == 0 || below == 3)
+                    memcpy(&shown_tris[3 * kept++], &tris[3 * k], 3 * sizeof *tris);
+            }
+            tris = shown_tris;
+            tri_count = kept;
+#ifdef SINEW_HAVE_PNG
+            if (renderer && !render_set_triangles(renderer, tris, tri_count))
+                goto done;
+#endif
+        }
         double ts = now_s();
         r = sinew_body_step(body, &p);
         double step_s = now_s() - ts;
@@ -1094,6 +1118,7 @@ done:
     free(rest);
     free(pin_xyz);
     free(pins);
+    free(shown_tris);
     free(materials);
     sinew_body_destroy(body);
     sinew_context_destroy(ctx);

@@ -61,7 +61,6 @@ struct render {
     VkCommandBuffer cmd;
     VkFence fence;
     buffer pixels;
-    sinew_body *body;
     sinew_vulkan_buffers body_buffers;
     buffer body_indices;
     uint32_t body_index_count;
@@ -403,7 +402,6 @@ render *render_create(sinew_context *ctx, sinew_body *body, const uint32_t *tria
         return NULL;
     r->width = width;
     r->height = height;
-    r->body = body;
     r->body_buffers = sinew_body_get_vulkan_buffers(body);
     r->body_index_count = 3 * triangle_count;
     if (!r->body_buffers.normals) {

@@ -38,11 +38,11 @@ static float chebyshev_omega(uint32_t k, uint32_t delay, double rho, double *ome
     return (float)*omega;
 }
 
-static void record_global(sinew_body *b, sinew_recorder *r, GpuRange range, uint32_t count)
+static void record_global(sinew_recorder *r, GpuRange range)
 {
-    sinew_record_dispatch(r, SINEW_KERNEL_PD_GLOBAL, count, &range, sizeof range);
+    sinew_record_dispatch(r, SINEW_KERNEL_PD_GLOBAL, range.count, &range, sizeof range);
     sinew_record_barrier(r);
-    r->bytes += (uint64_t)BYTES_GLOBAL_PARTICLE * count;
+    r->bytes += (uint64_t)BYTES_GLOBAL_PARTICLE * range.count;
 }
 
 void sinew_pd_record_substep(sinew_body *b, sinew_recorder *r)
@@ -65,12 +65,12 @@ void sinew_pd_record_substep(sinew_body *b, sinew_recorder *r)
         r->bytes += (uint64_t)BYTES_LOCAL * d;
         if (solver == SINEW_SOLVER_PD_RED_BLACK) {
             uint32_t reds = b->red_count;
-            record_global(b, r, (GpuRange){0, reds}, reds);
-            record_global(b, r, (GpuRange){reds, n - reds}, n - reds);
+            record_global(r, (GpuRange){0, reds});
+            record_global(r, (GpuRange){reds, n - reds});
         } else {
             GpuRange global = {0, n, 1};
             global.slot_base = d;
-            record_global(b, r, global, n);
+            record_global(r, global);
             GpuRange apply = {0, n, (uint32_t)chebyshev};
             apply.slot_base = d;
             apply.distance_total = d + n;

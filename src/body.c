@@ -314,6 +314,9 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     };
     _Static_assert(sizeof plan / sizeof plan[0] == SINEW_BIND_COUNT, "one buffer per binding");
     sinew_result r;
+    for (int i = 0; i < SINEW_BIND_COUNT; i++) /* refused before anything is allocated */
+        if ((r = sinew_buffer_check_size(ctx, plan[i].size, plan[i].what)) != SINEW_RESULT_OK)
+            return r;
     for (int i = 0; i < SINEW_BIND_COUNT; i++)
         if ((r = sinew_buffer_create(ctx, plan[i].size, plan[i].memory, plan[i].what,
                                      &b->buffers[plan[i].bind])) != SINEW_RESULT_OK)

@@ -7,7 +7,7 @@
 #include "asset/asset.h" /* sinew_material_model_name, the hierarchy's levels, red-black */
 
 static const char *const usage =
-    "usage: sinew-info [--device NAME|INDEX] [--validation]   the Vulkan devices\n"
+    "usage: sinew-info [--device NAME|INDEX] [--validation] [--portable]   the Vulkan devices\n"
     "       sinew-info ASSET.snw...                          what each asset holds\n";
 
 static void print_material(uint32_t index, const sinew_material *m)
@@ -88,6 +88,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--validation")) {
             d.validation = 1;
+        } else if (!strcmp(argv[i], "--portable")) {
+            d.limits = SINEW_LIMITS_PORTABLE;
         } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             d.device = argv[++i];
         } else if (argv[i][0] != '-') {
@@ -115,7 +117,14 @@ int main(int argc, char **argv)
     printf("Vulkan:            %u.%u.%u\n", info.api_version >> 22, (info.api_version >> 12) & 0x3ff,
            info.api_version & 0xfff);
     printf("timestamp period:  %g ns\n", info.timestamp_period_ns);
-    printf("max storage range: %llu bytes\n", (unsigned long long)info.max_storage_buffer_range);
+    printf("limits:            %s\n", info.limits == SINEW_LIMITS_PORTABLE ? "portable (Android Baseline 2022, "
+                                                                          "or the device's where lower)"
+                                                                        : "the device's");
+    printf("max storage range: %llu bytes per binding\n", (unsigned long long)info.max_storage_buffer_range);
+    printf("storage buffers:   %u per stage\n", info.max_storage_buffers_per_stage);
+    printf("workgroups:        %u invocations, %u bytes shared, %u per dispatch dimension\n",
+           info.max_workgroup_invocations, info.max_shared_memory, info.max_workgroup_count);
+    printf("push constants:    %u bytes\n", info.max_push_constants);
     sinew_context_destroy(ctx);
     return 0;
 }

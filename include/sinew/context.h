@@ -16,6 +16,25 @@ extern "C" {
 
 typedef struct sinew_context sinew_context;
 
+/* Which limits sinew computes within (sinew_context_desc.limits). */
+typedef enum sinew_limits_mode {
+    /* The SINEW_LIMITS environment variable if set ("portable" or "device"),
+     * else SINEW_LIMITS_DEVICE. */
+    SINEW_LIMITS_DEFAULT = 0,
+    /* The device's own limits. */
+    SINEW_LIMITS_DEVICE = 1,
+    /* No more than the Android Baseline 2022 profile guarantees for compute:
+     * core Vulkan 1.1 with no optional feature, workgroups of at most 128
+     * invocations, 32 KiB of shared memory, 128 bytes of push constants,
+     * 256 MiB per storage-buffer binding, 35 storage buffers per stage, no
+     * 64-bit types, float atomics or subgroup operations; each limit the
+     * device's own where that is lower. Kernels and bodies that do not fit are
+     * refused with a message naming what did not. What runs in this mode on a
+     * desktop GPU fits a phone's; the kernels are the same in both modes, so
+     * results on one device are bit-identical. */
+    SINEW_LIMITS_PORTABLE = 2,
+} sinew_limits_mode;
+
 typedef struct sinew_context_desc {
     uint32_t cookie;          /* set by sinew_context_desc_default; checked by create */
     sinew_logger logger;
@@ -35,6 +54,8 @@ typedef struct sinew_context_desc {
      * exactly as when the device runs out: a way to keep sinew within an
      * engine's budget, and to test every out-of-memory path. */
     uint64_t device_memory_limit;
+    /* sinew_limits_mode; also applies to sinew_context_create_from_vulkan. */
+    int limits;
 } sinew_context_desc;
 
 SINEW_API sinew_context_desc sinew_context_desc_default(void);
@@ -58,7 +79,15 @@ typedef struct sinew_device_info {
     uint32_t api_version;      /* VK_MAKE_API_VERSION form */
     int type;                  /* VkPhysicalDeviceType */
     float timestamp_period_ns; /* 0 when the queue has no timestamps */
-    uint64_t max_storage_buffer_range; /* bytes */
+    /* The limits sinew computes within (the device's, or the portable ones
+     * where lower): */
+    int limits;                        /* SINEW_LIMITS_DEVICE or SINEW_LIMITS_PORTABLE */
+    uint64_t max_storage_buffer_range; /* bytes per storage-buffer binding */
+    uint32_t max_workgroup_invocations;
+    uint32_t max_shared_memory;        /* bytes per workgroup */
+    uint32_t max_push_constants;       /* bytes */
+    uint32_t max_storage_buffers_per_stage;
+    uint32_t max_workgroup_count;      /* per dimension (x) */
 } sinew_device_info;
 
 SINEW_API sinew_device_info sinew_context_get_device_info(const sinew_context *ctx);

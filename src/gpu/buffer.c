@@ -13,18 +13,38 @@ static int find_memory_type(const sinew_context *ctx, uint32_t type_bits, VkMemo
     return -1;
 }
 
+/* Vulkan has no empty buffers (an unused binding still needs one), and every
+ * kernel reads whole vec4s. */
+static VkDeviceSize buffer_size(VkDeviceSize size)
+{
+    return size < 16 ? 16 : (size + 15) & ~(VkDeviceSize)15;
+}
+
+sinew_result sinew_buffer_check_size(sinew_context *ctx, VkDeviceSize size, const char *what)
+{
+    size = buffer_size(size);
+    if (size <= ctx->limits.maxStorageBufferRange)
+        return SINEW_RESULT_OK;
+    if (ctx->portable && ctx->limits.maxStorageBufferRange < ctx->props.limits.maxStorageBufferRange)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_LIMIT, "buffer",
+                          "%s needs %llu bytes, more than the %u bytes per storage-buffer binding of the portable "
+                          "limits (Android Baseline 2022; %s itself allows %u)", what, (unsigned long long)size,
+                          ctx->limits.maxStorageBufferRange, ctx->props.deviceName,
+                          ctx->props.limits.maxStorageBufferRange);
+    return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_LIMIT, "buffer",
+                      "%s needs %llu bytes, more than %s's maxStorageBufferRange (%u bytes per storage-buffer binding)",
+                      what, (unsigned long long)size, ctx->props.deviceName, ctx->limits.maxStorageBufferRange);
+}
+
 sinew_result sinew_buffer_create(sinew_context *ctx, VkDeviceSize size, sinew_memory memory, const char *what,
                                  sinew_buffer *out)
 {
     const struct VolkDeviceTable *vk = &ctx->vk;
     memset(out, 0, sizeof *out);
-    if (size < 16)
-        size = 16; /* Vulkan has no empty buffers; an unused binding still needs one */
-    size = (size + 15) & ~(VkDeviceSize)15;
-    if (size > ctx->props.limits.maxStorageBufferRange)
-        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_LIMIT, "buffer",
-                          "%s needs %llu bytes, more than this device's maxStorageBufferRange (%u)", what,
-                          (unsigned long long)size, ctx->props.limits.maxStorageBufferRange);
+    sinew_result r = sinew_buffer_check_size(ctx, size, what);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    size = buffer_size(size);
 
     VkBufferCreateInfo bi = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bi.size = size;

@@ -1,5 +1,6 @@
 /* Context: Vulkan instance and device, validation, the kernel pipelines. */
 #include "gpu.h"
+#include "limits.h"
 
 #include <sinew/vulkan.h>
 
@@ -216,6 +217,9 @@ static void describe_device(sinew_context *ctx)
 {
     ctx->vki.GetPhysicalDeviceProperties(ctx->physical, &ctx->props);
     ctx->vki.GetPhysicalDeviceMemoryProperties(ctx->physical, &ctx->memory_props);
+    ctx->limits = ctx->props.limits;
+    if (ctx->portable)
+        sinew_limits_clamp_portable(&ctx->limits);
     uint32_t qn = 0;
     ctx->vki.GetPhysicalDeviceQueueFamilyProperties(ctx->physical, &qn, NULL);
     VkQueueFamilyProperties q[32];
@@ -233,8 +237,9 @@ static void describe_device(sinew_context *ctx)
         ctx->vki.GetPhysicalDeviceProperties2(ctx->physical, &p2);
         snprintf(ctx->driver, sizeof ctx->driver, "%.120s %.120s", dp.driverName, dp.driverInfo);
     }
-    sinew_logf(&ctx->logger, SINEW_LOG_INFO, "context", "device: %s (%s)%s", ctx->props.deviceName, ctx->driver,
-               ctx->borrowed ? ", the application's" : "");
+    sinew_logf(&ctx->logger, SINEW_LOG_INFO, "context", "device: %s (%s)%s%s", ctx->props.deviceName, ctx->driver,
+               ctx->borrowed ? ", the application's" : "",
+               ctx->portable ? ", within the portable limits (Android Baseline 2022)" : "");
 }
 
 static void load_device_functions(sinew_context *ctx, uint32_t queue_index);
@@ -268,6 +273,34 @@ static void load_device_functions(sinew_context *ctx, uint32_t queue_index)
     ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, queue_index, &ctx->queue);
 }
 
+/* How messages name the limits in effect. */
+static const char *limits_name(const sinew_context *ctx)
+{
+    return ctx->portable ? "the portable limits (Android Baseline 2022, or this device's where lower)"
+                         : "this device's limits";
+}
+
+/* desc.limits, or for SINEW_LIMITS_DEFAULT the SINEW_LIMITS environment
+ * variable: 1 portable, 0 the device's, -1 (logged) neither. */
+static int resolve_limits(const sinew_context_desc *desc)
+{
+    if (desc->limits == SINEW_LIMITS_DEVICE || desc->limits == SINEW_LIMITS_PORTABLE)
+        return desc->limits == SINEW_LIMITS_PORTABLE;
+    if (desc->limits != SINEW_LIMITS_DEFAULT) {
+        sinew_fail(&desc->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "context",
+                   "desc.limits is %d; expected SINEW_LIMITS_DEFAULT, _DEVICE or _PORTABLE", desc->limits);
+        return -1;
+    }
+    const char *env = getenv("SINEW_LIMITS");
+    if (!env || !*env || strcmp(env, "device") == 0)
+        return 0;
+    if (strcmp(env, "portable") == 0)
+        return 1;
+    sinew_fail(&desc->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "context",
+               "SINEW_LIMITS is \"%s\"; expected \"portable\" or \"device\"", env);
+    return -1;
+}
+
 static sinew_result create_pipelines(sinew_context *ctx)
 {
     const struct VolkDeviceTable *vk = &ctx->vk;
@@ -284,13 +317,26 @@ static sinew_result create_pipelines(sinew_context *ctx)
     VK_TRY(ctx, vk->vkCreateFence(ctx->device, &fi, NULL, &ctx->transfer_fence));
 
     /* One binding model for every kernel: storage buffers 0..N-1, one push range. */
-    const VkPhysicalDeviceLimits *lim = &ctx->props.limits;
+    const VkPhysicalDeviceLimits *lim = &ctx->limits;
+    const char *whose = limits_name(ctx);
     if (lim->maxPerStageDescriptorStorageBuffers < SINEW_BIND_COUNT ||
-        lim->maxDescriptorSetStorageBuffers < SINEW_BIND_COUNT)
+        lim->maxDescriptorSetStorageBuffers < SINEW_BIND_COUNT || lim->maxPerStageResources < SINEW_BIND_COUNT)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "context",
-                          "%s allows %u storage buffers per stage and %u per set; sinew's kernels bind %u",
-                          ctx->props.deviceName, lim->maxPerStageDescriptorStorageBuffers,
-                          lim->maxDescriptorSetStorageBuffers, SINEW_BIND_COUNT);
+                          "%s allow %u storage buffers per stage, %u per set and %u resources per stage; sinew's "
+                          "kernels bind %u (%s)", whose, lim->maxPerStageDescriptorStorageBuffers,
+                          lim->maxDescriptorSetStorageBuffers, lim->maxPerStageResources, SINEW_BIND_COUNT,
+                          ctx->props.deviceName);
+    if (lim->maxPushConstantsSize < sizeof(GpuRange))
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "context",
+                          "%s allow %u bytes of push constants; sinew's kernels read %u", whose,
+                          lim->maxPushConstantsSize, (unsigned)sizeof(GpuRange));
+    for (int k = 0; k < SINEW_KERNEL_COUNT; k++) {
+        const sinew_kernel_info *ki = &sinew_kernels[k];
+        sinew_result r = sinew_kernel_check(&ctx->logger, ki->name, ki->spirv, ki->spirv_size, ki->push_size, lim,
+                                            whose);
+        if (r != SINEW_RESULT_OK)
+            return r;
+    }
     VkDescriptorSetLayoutBinding bindings[SINEW_BIND_COUNT];
     for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
         bindings[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
@@ -335,9 +381,13 @@ sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context 
     SINEW_ASSERT(desc && out);
     SINEW_ASSERT(desc->cookie == SINEW_DESC_COOKIE && "desc must come from sinew_context_desc_default");
     *out = NULL;
+    const int portable = resolve_limits(desc);
+    if (portable < 0)
+        return SINEW_RESULT_ERROR_INVALID_ARGUMENT;
     sinew_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return sinew_fail(&desc->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "context", "out of host memory");
+    ctx->portable = portable;
     ctx->logger = desc->logger;
     ctx->validation = desc->validation;
     ctx->force_staging = desc->force_staging;
@@ -384,9 +434,13 @@ sinew_result sinew_context_create_from_vulkan(const sinew_context_desc *desc, co
                               "get_instance_proc_addr was given");
         gipa = vkGetInstanceProcAddr;
     }
+    const int portable = resolve_limits(desc);
+    if (portable < 0)
+        return SINEW_RESULT_ERROR_INVALID_ARGUMENT;
     sinew_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return sinew_fail(&desc->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "context", "out of host memory");
+    ctx->portable = portable;
     ctx->logger = desc->logger;
     ctx->force_staging = desc->force_staging;
     ctx->device_memory_limit = desc->device_memory_limit;
@@ -479,7 +533,13 @@ sinew_device_info sinew_context_get_device_info(const sinew_context *ctx)
     info.api_version = ctx->props.apiVersion;
     info.type = (int)ctx->props.deviceType;
     info.timestamp_period_ns = ctx->timestamp_bits ? ctx->props.limits.timestampPeriod : 0.0f;
-    info.max_storage_buffer_range = ctx->props.limits.maxStorageBufferRange;
+    info.limits = ctx->portable ? SINEW_LIMITS_PORTABLE : SINEW_LIMITS_DEVICE;
+    info.max_storage_buffer_range = ctx->limits.maxStorageBufferRange;
+    info.max_workgroup_invocations = ctx->limits.maxComputeWorkGroupInvocations;
+    info.max_shared_memory = ctx->limits.maxComputeSharedMemorySize;
+    info.max_push_constants = ctx->limits.maxPushConstantsSize;
+    info.max_storage_buffers_per_stage = ctx->limits.maxPerStageDescriptorStorageBuffers;
+    info.max_workgroup_count = ctx->limits.maxComputeWorkGroupCount[0];
     return info;
 }
 

@@ -74,6 +74,10 @@ struct sinew_context {
     VkPhysicalDevice physical;
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties memory_props;
+    /* The limits sinew keeps to: props.limits, clamped in portable mode. Every
+     * check and dispatch shape reads these, never props.limits. */
+    VkPhysicalDeviceLimits limits;
+    int portable;                   /* SINEW_LIMITS_PORTABLE in effect */
     VkDevice device;
     struct VolkDeviceTable vk;             /* this device's functions; globals untouched */
     VkQueue queue;
@@ -132,7 +136,12 @@ typedef struct sinew_buffer {
     void *mapped;            /* non-NULL when the host can write it directly */
 } sinew_buffer;
 
-/* Creates a storage buffer (also transfer src/dst) of at least 16 bytes. */
+/* ERROR_LIMIT, with a message naming `what` and the limit, when a storage
+ * buffer of size bytes would not fit one binding within the context's limits. */
+sinew_result sinew_buffer_check_size(sinew_context *ctx, VkDeviceSize size, const char *what);
+
+/* Creates a storage buffer (also transfer src/dst) of at least 16 bytes;
+ * refuses sizes sinew_buffer_check_size refuses. */
 sinew_result sinew_buffer_create(sinew_context *ctx, VkDeviceSize size, sinew_memory memory,
                                  const char *what, sinew_buffer *out);
 void sinew_buffer_destroy(sinew_context *ctx, sinew_buffer *buf);

@@ -79,8 +79,8 @@ static sinew_result run(sinew_context *ctx, probe *p, sinew_device_probe *out)
     /* Up to 64 MiB each way: past the caches of most devices, within every
      * device's storage-buffer range. */
     uint64_t size = 64ull << 20;
-    if (size > ctx->props.limits.maxStorageBufferRange)
-        size = ctx->props.limits.maxStorageBufferRange & ~15ull;
+    if (size > ctx->limits.maxStorageBufferRange)
+        size = ctx->limits.maxStorageBufferRange & ~15ull;
     uint32_t vec4s = (uint32_t)(size / 16);
     sinew_result r;
     for (int i = 0; i < SINEW_BIND_COUNT; i++) {

@@ -13,7 +13,7 @@ void sinew_record_dispatch(sinew_recorder *r, sinew_kernel kernel, uint32_t thre
     r->unsynced = 1;
     const struct VolkDeviceTable *vk = &r->ctx->vk;
     uint32_t groups = (threads + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
-    uint32_t max_x = r->ctx->props.limits.maxComputeWorkGroupCount[0];
+    uint32_t max_x = r->ctx->limits.maxComputeWorkGroupCount[0];
     uint32_t gx = groups <= max_x ? groups : max_x;
     uint32_t gy = (groups + gx - 1) / gx;
     vk->vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->ctx->pipelines[kernel]);

@@ -2,6 +2,7 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 sinew_context *gpu_ctx;
@@ -42,6 +43,11 @@ void gpu_setup(void)
     d.validation = 1;
     sinew_result r = sinew_context_create(&d, &gpu_ctx);
     cr_assert_eq(r, SINEW_RESULT_OK, "context: %s\n%s", sinew_result_string(r), log_text);
+    /* The suite runs twice, the second time with SINEW_LIMITS=portable. */
+    const char *limits = getenv("SINEW_LIMITS");
+    int want = limits && !strcmp(limits, "portable") ? SINEW_LIMITS_PORTABLE : SINEW_LIMITS_DEVICE;
+    cr_assert_eq(sinew_context_get_device_info(gpu_ctx).limits, want, "SINEW_LIMITS=%s not in effect",
+                 limits ? limits : "");
 }
 
 void gpu_teardown(void)

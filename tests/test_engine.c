@@ -400,6 +400,9 @@ Test(engine, lent_device_records_steps_renders_and_survives, .timeout = 300)
     cd.logger.fn = on_sinew_log;
     sinew_context *ctx = NULL;
     cr_assert_eq(sinew_context_create_from_vulkan(&cd, &lent, &ctx), SINEW_RESULT_OK);
+    const char *limits = getenv("SINEW_LIMITS"); /* ctest runs this test in both modes */
+    cr_assert_eq(sinew_context_get_device_info(ctx).limits,
+                 limits && !strcmp(limits, "portable") ? SINEW_LIMITS_PORTABLE : SINEW_LIMITS_DEVICE);
     sinew_body_desc bd = sinew_body_desc_default();
     sinew_body *body = NULL;
     cr_assert_eq(sinew_body_create(ctx, asset, &bd, &body), SINEW_RESULT_OK);

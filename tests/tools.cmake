@@ -149,6 +149,15 @@ test \"$(head -c 8 \"$d/final.png\" | od -An -tx1 | tr -d ' \\n')\" = 89504e470d
 echo png-signature-ok")
 set_tests_properties(tool_sim_default_picture PROPERTIES LABELS gpu RUN_SERIAL ON
   PASS_REGULAR_EXPRESSION "picture +[^\n]*final.png.*png-signature-ok" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+# The default scene within the portable limits writes the same OBJ, byte for
+# byte, as on the device's own limits.
+add_test(NAME tool_sim_portable_matches_native
+  COMMAND sh -c "set -e; d='${OUT}/portable'; rm -rf \"$d\"; mkdir -p \"$d\"; \
+'${SIM}' -n 40 --no-png --validation -o \"$d/native\"; \
+'${SIM}' -n 40 --no-png --validation --portable -o \"$d/portable\"; \
+cmp \"$d/native/final.obj\" \"$d/portable/final.obj\"; echo objs-identical")
+set_tests_properties(tool_sim_portable_matches_native PROPERTIES LABELS gpu RUN_SERIAL ON
+  PASS_REGULAR_EXPRESSION "portable limits.*objs-identical" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 add_test(NAME tool_sim_picture_options_refused
   COMMAND sh -c "'${SIM}' --picture 5x5 -n 1 -o '${OUT}/bad-picture'; test $? -eq 2 && \
 '${SIM}' --video x.mp4 -n 1 -o '${OUT}/bad-picture'; test $? -eq 2")

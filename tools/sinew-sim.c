@@ -92,6 +92,8 @@ static const char *const usage =
     "      --log FILE            write one CSV line per step (time, volume error, ...)\n"
     "      --device NAME|INDEX   Vulkan device (default: SINEW_DEVICE, else the best)\n"
     "      --validation          enable Vulkan validation layers\n"
+    "      --portable            stay within the Android Baseline 2022 compute limits\n"
+    "                            (default: SINEW_LIMITS=portable|device, else device)\n"
     "  -q, --quiet               only the summary\n"
     "  -h, --help                this text\n";
 
@@ -136,7 +138,7 @@ typedef struct options {
     unsigned frames, every, substeps, iterations, checkpoint_every, newton, cells, seed, level_iterations, cut_frame;
     double cut_y;
     int cut_set, sweep;
-    int solver, validation, quiet, hash, scene, material, check_recovered;
+    int solver, validation, portable, quiet, hash, scene, material, check_recovered;
     double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain, max_speed;
     double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size, rho, box[6], box_velocity[3];
     unsigned delay;
@@ -363,6 +365,9 @@ static int parse(int argc, char **argv, options *o)
             o->device = v;
         } else if (!strcmp(a, "--validation")) {
             o->validation = 1;
+            used = 0;
+        } else if (!strcmp(a, "--portable")) {
+            o->portable = 1;
             used = 0;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->quiet = 1;
@@ -660,6 +665,8 @@ int main(int argc, char **argv)
     sinew_context_desc cd = sinew_context_desc_default();
     cd.device = o.device;
     cd.validation = o.validation;
+    if (o.portable)
+        cd.limits = SINEW_LIMITS_PORTABLE;
     sinew_context *ctx = NULL;
     if ((r = sinew_context_create(&cd, &ctx)) != SINEW_RESULT_OK) {
         fprintf(stderr, "sinew-sim: no Vulkan context: %s\n", sinew_result_string(r));

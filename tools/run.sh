@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build"
 packages="build-essential cmake pkg-config libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers \
 glslc glslang-tools spirv-tools libshaderc-dev libvulkan-volk-dev libcriterion-dev vulkan-tools \
-libassimp-dev libcjson-dev libpng-dev libglfw3-dev xvfb xauth tetgen"
+libassimp-dev libcjson-dev libpng-dev libglfw3-dev xvfb xauth xdotool tetgen"
 
 sudo_if_needed() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -334,9 +334,27 @@ static void grab(viewer *v, double x, double y)
             v->held_depth = depth;
         }
     }
-    free(xyz);
     if (v->held >= 0 && sinew_body_set_pinned(v->body, (uint32_t)v->held, 1) != SINEW_RESULT_OK)
         v->held = -1;
+    if (v->held >= 0)
+        printf("sinew-viewer: holding particle %d at (%.3f, %.3f, %.3f)\n", v->held, (double)xyz[3 * v->held],
+               (double)xyz[3 * v->held + 1], (double)xyz[3 * v->held + 2]);
+    free(xyz);
+}
+
+/* Lets go of the particle held, saying where it was left. */
+static void release(viewer *v)
+{
+    float at[3] = {0, 0, 0};
+    uint32_t n = sinew_body_get_particle_count(v->body);
+    float *xyz = malloc(sizeof *xyz * 3 * n);
+    if (xyz && sinew_body_read_positions(v->body, xyz, n) == SINEW_RESULT_OK)
+        memcpy(at, &xyz[3 * v->held], sizeof at);
+    free(xyz);
+    sinew_body_set_pinned(v->body, (uint32_t)v->held, 0);
+    printf("sinew-viewer: let go of particle %d at (%.3f, %.3f, %.3f)\n", v->held, (double)at[0], (double)at[1],
+           (double)at[2]);
+    v->held = -1;
 }
 
 static void on_scroll(GLFWwindow *w, double dx, double dy)
@@ -353,10 +371,13 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
         return;
     if (key == GLFW_KEY_Q || key == GLFW_KEY_ESCAPE)
         glfwSetWindowShouldClose(w, 1);
-    else if (key == GLFW_KEY_SPACE)
+    else if (key == GLFW_KEY_SPACE) {
         v->paused = !v->paused;
-    else if (key == GLFW_KEY_N)
+        printf("sinew-viewer: %s\n", v->paused ? "paused" : "running");
+    } else if (key == GLFW_KEY_N) {
         v->step_once = 1;
+        printf("sinew-viewer: one step\n");
+    }
     else if (key >= GLFW_KEY_1 && key <= GLFW_KEY_3) {
         const sinew_solver solvers[3] = {SINEW_SOLVER_XPBD_GAUSS_SEIDEL, SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL,
                                          SINEW_SOLVER_XPBD_JACOBI};
@@ -364,8 +385,13 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
         float *xyz = malloc(sizeof *xyz * 3 * n);
         if (xyz && sinew_body_read_positions(v->body, xyz, n) == SINEW_RESULT_OK) {
             v->solver = solvers[key - GLFW_KEY_1];
+            v->held = -1; /* the new body has the asset's pins only */
             if (!make_body(v, xyz))
                 glfwSetWindowShouldClose(w, 1);
+            else
+                printf("sinew-viewer: solver %s\n", key == GLFW_KEY_1 ? "XPBD Gauss-Seidel"
+                                                    : key == GLFW_KEY_2 ? "XPBD symmetric Gauss-Seidel"
+                                                                        : "XPBD Jacobi");
         }
         free(xyz);
     }
@@ -392,6 +418,7 @@ static sinew_asset *default_scene(void)
 int main(int argc, char **argv)
 {
     const char *t = "sinew-viewer", *asset_path = NULL, *screenshot = NULL;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* events as they happen, also into a pipe */
     unsigned frames = 0, size[2] = {960, 720};
     int validation = 0;
     for (int i = 1; i < argc; i++) {
@@ -485,8 +512,9 @@ int main(int argc, char **argv)
                 update_camera(&v);
             }
             v.orbiting = 1;
-        } else {
+        } else if (v.orbiting) {
             v.orbiting = 0;
+            printf("sinew-viewer: orbited to yaw %.2f, pitch %.2f rad\n", (double)v.yaw, (double)v.pitch);
         }
         int left = glfwGetMouseButton(v.window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
         if (left && v.held < 0)
@@ -497,10 +525,8 @@ int main(int argc, char **argv)
             unproject(&v, x, y, v.held_depth, target);
             sinew_body_move_pinned(v.body, &index, 1, target);
         }
-        if (!left && v.held >= 0) {
-            sinew_body_set_pinned(v.body, (uint32_t)v.held, 0);
-            v.held = -1;
-        }
+        if (!left && v.held >= 0)
+            release(&v);
         v.mouse[0] = x;
         v.mouse[1] = y;
         if (!v.paused || v.step_once) {

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Drives sinew-viewer the way a person would, inside a virtual X server: run as
+#   xvfb-run -a sh drive.sh VIEWER LOG
+# Presses the left button on the middle of the cloth and drags up 120 pixels,
+# lets go, pauses, steps once, resumes, switches to the second solver, orbits
+# with the right button, quits with q. Events go through the XTEST extension
+# (xdotool), as a real mouse and keyboard's would. The viewer's own lines in
+# LOG say what it did; the test reads them.
+set -eu
+viewer=$1
+log=$2
+"$viewer" --size 480x360 --validation > "$log" 2>&1 &
+pid=$!
+wid=$(timeout 60 xdotool search --sync --onlyvisible --name '^sinew$' | head -n 1)
+sleep 2
+xdotool mousemove --window "$wid" 240 175
+sleep 0.5
+xdotool mousedown 1
+for dy in 20 40 60 80 100 120; do
+    sleep 0.3
+    xdotool mousemove --window "$wid" 240 $((175 - dy))
+done
+sleep 1.5
+xdotool mouseup 1
+sleep 0.5
+xdotool key space
+sleep 0.3
+xdotool key n
+sleep 0.3
+xdotool key space
+sleep 0.3
+xdotool key 2
+sleep 0.5
+xdotool mousemove --window "$wid" 300 200 mousedown 3
+xdotool mousemove --window "$wid" 360 200
+sleep 0.3
+xdotool mouseup 3
+sleep 0.3
+xdotool key q
+timeout 60 sh -c "while kill -0 $pid 2> /dev/null; do sleep 0.2; done"
+wait $pid

@@ -1,6 +1,7 @@
 /* Portable limits mode (SINEW_LIMITS_PORTABLE): the profile's limits, what the
  * kernels ask of them read from their SPIR-V, refusals of what does not fit,
  * and every solver family stepping bit-identically in both modes. */
+#define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -99,6 +100,17 @@ Test(portable, bad_limits_value_is_refused)
     cr_expect_eq(sinew_context_create(&d, &ctx), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
     cr_expect_null(ctx);
     cr_expect(gpu_log_contains("desc.limits is 7"));
+
+    /* The environment is read only when desc.limits is left at its default. */
+    setenv("SINEW_LIMITS", "bogus", 1);
+    d.limits = SINEW_LIMITS_DEFAULT;
+    cr_expect_eq(sinew_context_create(&d, &ctx), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect(gpu_log_contains("SINEW_LIMITS is \"bogus\"; expected \"portable\" or \"device\""));
+    d.limits = SINEW_LIMITS_PORTABLE;
+    cr_assert_eq(sinew_context_create(&d, &ctx), SINEW_RESULT_OK);
+    cr_expect_eq(sinew_context_get_device_info(ctx).limits, SINEW_LIMITS_PORTABLE);
+    sinew_context_destroy(ctx);
+    unsetenv("SINEW_LIMITS");
     gpu_log_clear();
 }
 

@@ -15,7 +15,7 @@
 /* The version of these headers (semantic: a new minor version adds, a new
  * major one may break); CMakeLists.txt takes the project's from here. */
 #define SINEW_VERSION_MAJOR 0
-#define SINEW_VERSION_MINOR 2
+#define SINEW_VERSION_MINOR 3
 #define SINEW_VERSION_PATCH 0
 #define SINEW_MAKE_VERSION(major, minor, patch) \
     (((uint32_t)(major) << 22) | ((uint32_t)(minor) << 12) | (uint32_t)(patch))

@@ -1,0 +1,69 @@
+/* Nested triangle meshes for geometric multigrid (Jeon et al. 2013, MATH.md
+ * 5): a coarse triangle mesh subdivided 1 -> 4 again and again, each new
+ * vertex at the midpoint of an edge of the level before, its two parents (the
+ * edge's ends) recorded.
+ *
+ * Numbering is nested: level l's vertices are the first vertex_count[l] of
+ * the finest level, so a vertex keeps its index on every level it belongs to,
+ * and the vertices new on level l are [vertex_count[l-1], vertex_count[l]).
+ * Level 0 is the coarse input. With that, the transfers between levels l-1
+ * and l are:
+ *
+ *   restriction (full weighting)   r_c[i] = r_f[i] + 1/2 sum of r_f[m] over the
+ *                                  new vertices m of level l with i a parent
+ *   prolongation (linear)          e_f[i] = e_c[i] for an old vertex,
+ *                                  e_f[m] = (e_c[p0] + e_c[p1]) / 2 for a new one
+ *
+ * Each level's vertices are also coloured (distance 1 over the triangles'
+ * edges: two vertices of one triangle never share a colour) for block
+ * Gauss-Seidel, colour by colour.
+ */
+#ifndef SINEW_PREP_NESTED_H
+#define SINEW_PREP_NESTED_H
+
+#include <sinew/core.h>
+
+#include "mesh.h"
+
+#define SINEW_NESTED_MAX_LEVELS 12
+
+typedef struct sinew_nested_level {
+    uint32_t vertex_count;      /* the first vertex_count vertices of the finest level */
+    uint32_t triangle_count;
+    uint32_t *triangles;        /* 3 per triangle, winding of the input */
+    uint32_t colour_count;
+    uint32_t *colour_offsets;   /* colour_count + 1 */
+    uint32_t *colour_vertices;  /* this level's vertices, colour by colour, increasing within a colour */
+} sinew_nested_level;
+
+typedef struct sinew_nested {
+    uint32_t level_count;       /* 1 + subdivisions; level 0 coarsest */
+    sinew_nested_level levels[SINEW_NESTED_MAX_LEVELS];
+    double *positions;          /* 3 per vertex of the finest level */
+    /* 2 per vertex of the finest level: the ends of the edge it is the
+     * midpoint of, both on the level before its own; UINT32_MAX for the
+     * vertices of level 0. */
+    uint32_t *parents;
+} sinew_nested;
+
+/* Subdivides the triangles of coarse `subdivisions` times (0 .. MAX_LEVELS-1).
+ * The coarse mesh must be all triangles (sinew_mesh_triangulate_quads splits
+ * quads) with every vertex on a triangle and no degenerate triangle.
+ * BAD_MESH (named) otherwise, LIMIT when the finest level would pass 2^26
+ * vertices or triangles, OUT_OF_HOST_MEMORY; out is zeroed on failure. */
+sinew_result sinew_nested_subdivide(const sinew_mesh *coarse, uint32_t subdivisions, const sinew_logger *lg,
+                                    sinew_nested *out);
+
+void sinew_nested_free(sinew_nested *n);
+
+/* The transfers between level - 1 and level (1 .. level_count-1), on
+ * `width` doubles per vertex (3 for vectors). restrict_ adds nothing: it
+ * writes coarse[0 .. vertex_count[level-1]). */
+void sinew_nested_restrict(const sinew_nested *n, uint32_t level, uint32_t width, const double *fine, double *coarse);
+void sinew_nested_prolong(const sinew_nested *n, uint32_t level, uint32_t width, const double *coarse, double *fine);
+
+/* 1 when the colouring of each level is a partition of its vertices with no
+ * triangle holding two vertices of one colour. */
+int sinew_nested_colouring_is_valid(const sinew_nested *n);
+
+#endif

@@ -1,0 +1,195 @@
+/* Nested triangle meshes by 1 -> 4 subdivision (src/prep/nested.h): sizes,
+ * parents, nesting, colourings, the transfers between levels, bad input. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prep/mesh.h"
+#include "prep/nested.h"
+
+static sinew_mesh unit_square(void)
+{
+    sinew_mesh m;
+    double origin[3] = {0, 0, 0};
+    cr_assert_eq(sinew_mesh_grid(2, 2, 1.0, 1.0, SINEW_GRID_XZ, origin, &m), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_mesh_triangulate_quads(&m), SINEW_RESULT_OK);
+    return m;
+}
+
+static double lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+/* Sizes, parents at their midpoints, triangles on their own level's vertices,
+ * colourings valid, on any nested hierarchy. */
+static void check_structure(const sinew_nested *n)
+{
+    for (uint32_t l = 0; l < n->level_count; l++) {
+        const sinew_nested_level *L = &n->levels[l];
+        if (l > 0) {
+            const sinew_nested_level *P = &n->levels[l - 1];
+            cr_assert_eq(L->triangle_count, 4 * P->triangle_count);
+            for (uint32_t m = P->vertex_count; m < L->vertex_count; m++) {
+                uint32_t a = n->parents[2 * m], b = n->parents[2 * m + 1];
+                cr_assert(a < P->vertex_count && b < P->vertex_count && a != b, "vertex %u: parents %u %u", m, a, b);
+                for (int d = 0; d < 3; d++)
+                    cr_assert_float_eq(n->positions[3 * m + d],
+                                       0.5 * (n->positions[3 * a + d] + n->positions[3 * b + d]), 1e-15);
+            }
+        } else {
+            for (uint32_t i = 0; i < L->vertex_count; i++)
+                cr_assert_eq(n->parents[2 * i], UINT32_MAX);
+        }
+        for (uint32_t k = 0; k < 3 * L->triangle_count; k++)
+            cr_assert_lt(L->triangles[k], L->vertex_count, "level %u", l);
+    }
+    cr_assert(sinew_nested_colouring_is_valid(n));
+}
+
+Test(nested, square_becomes_the_regular_grids)
+{
+    sinew_mesh m = unit_square();
+    sinew_nested n;
+    cr_assert_eq(sinew_nested_subdivide(&m, 4, NULL, &n), SINEW_RESULT_OK);
+    cr_assert_eq(n.level_count, 5);
+    for (uint32_t l = 0; l < 5; l++) {
+        uint32_t side = (1u << l) + 1; /* (2^l + 1)^2 vertices, 2 * 4^l triangles */
+        cr_expect_eq(n.levels[l].vertex_count, side * side, "level %u", l);
+        cr_expect_eq(n.levels[l].triangle_count, 2u << (2 * l));
+        cr_expect_leq(n.levels[l].colour_count, 4, "level %u: %u colours", l, n.levels[l].colour_count);
+    }
+    check_structure(&n);
+    /* Area kept, winding kept: every triangle's normal points as the input's. */
+    double area = 0.0;
+    const sinew_nested_level *F = &n.levels[4];
+    for (uint32_t k = 0; k < F->triangle_count; k++) {
+        const double *a = &n.positions[3 * F->triangles[3 * k]], *b = &n.positions[3 * F->triangles[3 * k + 1]],
+                     *c = &n.positions[3 * F->triangles[3 * k + 2]];
+        double ny = (b[2] - a[2]) * (c[0] - a[0]) - (b[0] - a[0]) * (c[2] - a[2]);
+        double n0y = 0; /* the input's first triangle's normal, y component */
+        const double *p = &m.positions[3 * m.face_indices[0]], *q = &m.positions[3 * m.face_indices[1]],
+                     *r = &m.positions[3 * m.face_indices[2]];
+        n0y = (q[2] - p[2]) * (r[0] - p[0]) - (q[0] - p[0]) * (r[2] - p[2]);
+        cr_assert_gt(ny * n0y, 0.0, "triangle %u flipped", k);
+        area += 0.5 * fabs(ny);
+    }
+    cr_expect_float_eq(area, 1.0, 1e-12);
+    sinew_nested_free(&n);
+    sinew_mesh_free(&m);
+}
+
+/* Restriction is the transpose of prolongation, and prolongation reproduces
+ * fields linear along the surface exactly. */
+Test(nested, transfers_are_transposes_and_exact_on_linear_fields)
+{
+    sinew_mesh m = unit_square();
+    sinew_nested n;
+    cr_assert_eq(sinew_nested_subdivide(&m, 3, NULL, &n), SINEW_RESULT_OK);
+    uint64_t seed = 7;
+    for (uint32_t l = 1; l < n.level_count; l++) {
+        const uint32_t nc = n.levels[l - 1].vertex_count, nf = n.levels[l].vertex_count;
+        double *f = malloc(sizeof *f * 3 * nf), *c = malloc(sizeof *c * 3 * nc);
+        double *rf = malloc(sizeof *rf * 3 * nc), *pc = malloc(sizeof *pc * 3 * nf);
+        for (uint32_t i = 0; i < 3 * nf; i++)
+            f[i] = lcg(&seed);
+        for (uint32_t i = 0; i < 3 * nc; i++)
+            c[i] = lcg(&seed);
+        sinew_nested_restrict(&n, l, 3, f, rf);
+        sinew_nested_prolong(&n, l, 3, c, pc);
+        double lhs = 0.0, rhs = 0.0;
+        for (uint32_t i = 0; i < 3 * nc; i++)
+            lhs += rf[i] * c[i];
+        for (uint32_t i = 0; i < 3 * nf; i++)
+            rhs += f[i] * pc[i];
+        cr_expect_float_eq(lhs, rhs, 1e-12 * (fabs(lhs) + 1.0), "level %u: <Rf,c> %.17g, <f,Pc> %.17g", l, lhs, rhs);
+        for (uint32_t i = 0; i < nc; i++)
+            for (int d = 0; d < 3; d++)
+                c[3 * i + d] = 2.0 * n.positions[3 * i] - 3.0 * n.positions[3 * i + 2] + d;
+        sinew_nested_prolong(&n, l, 3, c, pc);
+        for (uint32_t i = 0; i < nf; i++)
+            for (int d = 0; d < 3; d++)
+                cr_assert_float_eq(pc[3 * i + d], 2.0 * n.positions[3 * i] - 3.0 * n.positions[3 * i + 2] + d, 1e-13);
+        free(f);
+        free(c);
+        free(rf);
+        free(pc);
+    }
+    sinew_nested_free(&n);
+    sinew_mesh_free(&m);
+}
+
+/* Debian's CGAL demo data (GPL/LGPL): a real open surface, subdivided twice. */
+Test(nested, cgal_mask_cone)
+{
+    const char *dir = getenv("SINEW_CGAL_DATA");
+    if (!dir)
+        cr_skip_test("SINEW_CGAL_DATA is not set");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/meshes/mask_cone.off", dir);
+    sinew_mesh m;
+    cr_assert_eq(sinew_mesh_read(path, NULL, &m), SINEW_RESULT_OK);
+    sinew_nested n;
+    sinew_result r = sinew_nested_subdivide(&m, 2, NULL, &n);
+    if (r == SINEW_RESULT_ERROR_BAD_MESH) { /* the model has degenerate triangles: say which and stop */
+        cr_skip_test("mask_cone.off has a triangle the subdivision refuses");
+    }
+    cr_assert_eq(r, SINEW_RESULT_OK);
+    check_structure(&n);
+    /* V - E + F is kept (E = V' - V new vertices): the surface's topology. */
+    for (uint32_t l = 1; l < n.level_count; l++) {
+        int64_t v = n.levels[l - 1].vertex_count, e = (int64_t)n.levels[l].vertex_count - v,
+                f = n.levels[l - 1].triangle_count;
+        int64_t v2 = n.levels[l].vertex_count, f2 = n.levels[l].triangle_count, e2 = 2 * e + 3 * f;
+        cr_expect_eq(v - e + f, v2 - e2 + f2, "level %u", l);
+    }
+    printf("mask_cone: %u -> %u -> %u vertices, colours %u %u %u\n", n.levels[0].vertex_count,
+           n.levels[1].vertex_count, n.levels[2].vertex_count, n.levels[0].colour_count, n.levels[1].colour_count,
+           n.levels[2].colour_count);
+    sinew_nested_free(&n);
+    sinew_mesh_free(&m);
+}
+
+Test(nested, bad_input_is_refused_by_name)
+{
+    sinew_mesh m = unit_square();
+    sinew_nested n;
+    cr_expect_eq(sinew_nested_subdivide(&m, SINEW_NESTED_MAX_LEVELS, NULL, &n), SINEW_RESULT_ERROR_LIMIT);
+    sinew_mesh big;
+    double o[3] = {0, 0, 0};
+    cr_assert_eq(sinew_mesh_grid(11, 11, 1.0, 1.0, SINEW_GRID_XZ, o, &big), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_mesh_triangulate_quads(&big), SINEW_RESULT_OK);
+    cr_expect_eq(sinew_nested_subdivide(&big, 10, NULL, &n), SINEW_RESULT_ERROR_LIMIT, "200 * 4^10 triangles");
+    cr_expect_eq(n.level_count, 0);
+    sinew_mesh_free(&big);
+
+    m.face_indices[1] = m.face_indices[0]; /* a repeated corner */
+    cr_expect_eq(sinew_nested_subdivide(&m, 1, NULL, &n), SINEW_RESULT_ERROR_BAD_MESH);
+    sinew_mesh_free(&m);
+
+    m = unit_square();
+    m.face_indices[2] = 99;
+    cr_expect_eq(sinew_nested_subdivide(&m, 1, NULL, &n), SINEW_RESULT_ERROR_BAD_MESH);
+    sinew_mesh_free(&m);
+
+    double origin[3] = {0, 0, 0};
+    cr_assert_eq(sinew_mesh_grid(3, 3, 1.0, 1.0, SINEW_GRID_XZ, origin, &m), SINEW_RESULT_OK);
+    cr_expect_eq(sinew_nested_subdivide(&m, 1, NULL, &n), SINEW_RESULT_ERROR_BAD_MESH, "quads");
+    sinew_mesh_free(&m);
+
+    m = unit_square();
+    for (int d = 0; d < 3; d++) /* three corners in a line: no area */
+        m.positions[3 * m.face_indices[2] + d] =
+            2.0 * m.positions[3 * m.face_indices[1] + d] - m.positions[3 * m.face_indices[0] + d];
+    cr_expect_eq(sinew_nested_subdivide(&m, 1, NULL, &n), SINEW_RESULT_ERROR_BAD_MESH);
+    sinew_mesh_free(&m);
+
+    m = unit_square();
+    m.face_count = 1; /* the other triangle's corner is on no triangle now */
+    cr_expect_eq(sinew_nested_subdivide(&m, 1, NULL, &n), SINEW_RESULT_ERROR_BAD_MESH);
+    m.face_count = 2;
+    sinew_mesh_free(&m);
+}

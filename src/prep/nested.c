@@ -59,20 +59,32 @@ static nested_edge *sorted_edges(const uint32_t *tri, uint32_t t, uint32_t *mid,
     return e;
 }
 
-/* Greedy distance-1 colouring of the level's vertices through its triangles'
- * edges, in index order. */
+/* Greedy distance-1 colouring of the level's vertices over the graph of the
+ * cloth's system matrix: the triangles' edges, and the two wing vertices of
+ * each edge two triangles share (a bending hinge couples them). */
 static int colour_level(sinew_nested_level *L)
 {
     const uint32_t n = L->vertex_count, t = L->triangle_count;
+    uint32_t *mid = malloc(sizeof *mid * (3 * (size_t)t + 1)), unique = 0;
+    nested_edge *e = mid ? sorted_edges(L->triangles, t, mid, &unique) : NULL;
     uint32_t *start = calloc((size_t)n + 1, sizeof *start);
-    uint32_t *adj = malloc(sizeof *adj * (6 * (size_t)t + 1));
+    uint32_t *adj = malloc(sizeof *adj * (9 * (size_t)t + 1));
     uint32_t *fill = malloc(sizeof *fill * ((size_t)n + 1));
     uint32_t *colour = malloc(sizeof *colour * ((size_t)n + 1));
     uint8_t *used = calloc(65, 1);
-    int ok = start && adj && fill && colour && used;
+    int ok = e && start && adj && fill && colour && used;
     if (ok) {
+#define WING(i) (L->triangles[3 * (e[i].corner / 3) + (e[i].corner % 3 + 2) % 3])
+#define HINGE(i) ((i) + 1 < 3 * t && e[i].lo == e[(i) + 1].lo && e[i].hi == e[(i) + 1].hi && \
+                  ((i) + 2 >= 3 * t || e[(i) + 2].lo != e[i].lo || e[(i) + 2].hi != e[i].hi) && \
+                  ((i) == 0 || e[(i) - 1].lo != e[i].lo || e[(i) - 1].hi != e[i].hi))
         for (uint32_t k = 0; k < 3 * t; k++)
             start[L->triangles[k] + 1] += 2;
+        for (uint32_t i = 0; i < 3 * t; i++)
+            if (HINGE(i)) {
+                start[WING(i) + 1]++;
+                start[WING(i + 1) + 1]++;
+            }
         for (uint32_t i = 0; i < n; i++)
             start[i + 1] += start[i];
         memcpy(fill, start, sizeof *fill * n);
@@ -82,6 +94,13 @@ static int colour_level(sinew_nested_level *L)
                 adj[fill[v]++] = L->triangles[3 * k + (c + 1) % 3];
                 adj[fill[v]++] = L->triangles[3 * k + (c + 2) % 3];
             }
+        for (uint32_t i = 0; i < 3 * t; i++)
+            if (HINGE(i)) {
+                adj[fill[WING(i)]++] = WING(i + 1);
+                adj[fill[WING(i + 1)]++] = WING(i);
+            }
+#undef WING
+#undef HINGE
         /* Breadth-first order from vertex 0 (then from each vertex not yet
          * reached): on a regular lattice greedy colouring in that order finds
          * few colours, where index order finds the degree's bound. */
@@ -132,6 +151,8 @@ static int colour_level(sinew_nested_level *L)
                 L->colour_vertices[fill[colour[v]]++] = v;
         }
     }
+    free(mid);
+    free(e);
     free(start);
     free(adj);
     free(fill);
@@ -329,6 +350,18 @@ int sinew_nested_colouring_is_valid(const sinew_nested *n)
             const uint32_t *t = &L->triangles[3 * k];
             ok = colour[t[0]] != colour[t[1]] && colour[t[1]] != colour[t[2]] && colour[t[0]] != colour[t[2]];
         }
+        /* The wings of each edge two triangles share. */
+        uint32_t *mid = malloc(sizeof *mid * (3 * (size_t)L->triangle_count + 1)), unique = 0;
+        nested_edge *e = mid ? sorted_edges(L->triangles, L->triangle_count, mid, &unique) : NULL;
+        ok = ok && e;
+        for (uint32_t i = 0; ok && i + 1 < 3 * L->triangle_count; i++)
+            if (e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi) {
+                uint32_t a = L->triangles[3 * (e[i].corner / 3) + (e[i].corner % 3 + 2) % 3];
+                uint32_t b = L->triangles[3 * (e[i + 1].corner / 3) + (e[i + 1].corner % 3 + 2) % 3];
+                ok = a == b || colour[a] != colour[b];
+            }
+        free(mid);
+        free(e);
         free(colour);
         if (!ok)
             return 0;

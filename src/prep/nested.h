@@ -14,9 +14,10 @@
  *   prolongation (linear)          e_f[i] = e_c[i] for an old vertex,
  *                                  e_f[m] = (e_c[p0] + e_c[p1]) / 2 for a new one
  *
- * Each level's vertices are also coloured (distance 1 over the triangles'
- * edges: two vertices of one triangle never share a colour) for block
- * Gauss-Seidel, colour by colour.
+ * Each level's vertices are also coloured for block Gauss-Seidel, colour by
+ * colour: distance 1 over the graph of the cloth's system matrix, so two
+ * vertices of one triangle, or the two wings of an edge two triangles share
+ * (a bending hinge couples them), never share a colour.
  */
 #ifndef SINEW_PREP_NESTED_H
 #define SINEW_PREP_NESTED_H
@@ -63,7 +64,8 @@ void sinew_nested_restrict(const sinew_nested *n, uint32_t level, uint32_t width
 void sinew_nested_prolong(const sinew_nested *n, uint32_t level, uint32_t width, const double *coarse, double *fine);
 
 /* 1 when the colouring of each level is a partition of its vertices with no
- * triangle holding two vertices of one colour. */
+ * triangle holding two vertices of one colour and no shared edge's two wings
+ * of one colour. */
 int sinew_nested_colouring_is_valid(const sinew_nested *n);
 
 #endif

@@ -368,3 +368,37 @@ int sinew_nested_colouring_is_valid(const sinew_nested *n)
     }
     return 1;
 }
+
+sinew_result sinew_nested_hinges(const sinew_nested_level *L, uint32_t **hinges, uint32_t *count)
+{
+    *hinges = NULL;
+    *count = 0;
+    const uint32_t t = L->triangle_count;
+    uint32_t *mid = malloc(sizeof *mid * (3 * (size_t)t + 1)), unique = 0;
+    nested_edge *e = mid ? sorted_edges(L->triangles, t, mid, &unique) : NULL;
+    uint32_t *h = e ? malloc(sizeof *h * (6 * (size_t)t + 1)) : NULL;
+    if (!h) {
+        free(mid);
+        free(e);
+        return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i + 1 < 3 * t; i++) {
+        int pair = e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi;
+        int more = (i + 2 < 3 * t && e[i + 2].lo == e[i].lo && e[i + 2].hi == e[i].hi) ||
+                   (i > 0 && e[i - 1].lo == e[i].lo && e[i - 1].hi == e[i].hi);
+        if (!pair || more)
+            continue;
+        const uint32_t *t1 = &L->triangles[3 * (e[i].corner / 3)], c1 = e[i].corner % 3;
+        const uint32_t *t2 = &L->triangles[3 * (e[i + 1].corner / 3)], c2 = e[i + 1].corner % 3;
+        h[k++] = t1[c1];
+        h[k++] = t1[(c1 + 1) % 3];
+        h[k++] = t1[(c1 + 2) % 3];
+        h[k++] = t2[(c2 + 2) % 3];
+    }
+    free(mid);
+    free(e);
+    *hinges = h;
+    *count = k / 4;
+    return SINEW_RESULT_OK;
+}

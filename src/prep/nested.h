@@ -63,6 +63,12 @@ void sinew_nested_free(sinew_nested *n);
 void sinew_nested_restrict(const sinew_nested *n, uint32_t level, uint32_t width, const double *fine, double *coarse);
 void sinew_nested_prolong(const sinew_nested *n, uint32_t level, uint32_t width, const double *coarse, double *fine);
 
+/* The level's bending hinges: 4 vertices per edge shared by exactly two
+ * triangles, (p0, p1) the edge as the first triangle runs it, p2 that
+ * triangle's third vertex, p3 the other's (sinew_dihedral_angle's order).
+ * *hinges is malloc'd (the caller frees it). OUT_OF_HOST_MEMORY. */
+sinew_result sinew_nested_hinges(const sinew_nested_level *L, uint32_t **hinges, uint32_t *count);
+
 /* 1 when the colouring of each level is a partition of its vertices with no
  * triangle holding two vertices of one colour and no shared edge's two wings
  * of one colour. */

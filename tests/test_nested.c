@@ -193,3 +193,120 @@ Test(nested, bad_input_is_refused_by_name)
     m.face_count = 2;
     sinew_mesh_free(&m);
 }
+
+/* ---------------------------------------------------------------- in an asset */
+
+#include "asset/asset.h"
+#include "prep/cloth.h"
+
+static char log_text[4096];
+static void on_log(void *user, sinew_log_level level, const char *id, const char *message)
+{
+    (void)user;
+    (void)level;
+    snprintf(log_text, sizeof log_text, "[%s] %s", id, message);
+}
+static sinew_logger capture = {on_log, NULL, SINEW_LOG_ERROR};
+
+/* A square subdivided three times as sinew-prep --subdivide makes it: the
+ * cloth of the finest level with the levels attached. */
+static sinew_asset *multigrid_asset(sinew_nested *n)
+{
+    sinew_mesh m = unit_square(), fine;
+    cr_assert_eq(sinew_nested_subdivide(&m, 3, NULL, n), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_finest_mesh(n, &fine), SINEW_RESULT_OK);
+    sinew_cloth_options opt = sinew_cloth_options_default();
+    uint32_t pins[2] = {0, 1};
+    opt.pin_indices = pins;
+    opt.pin_count = 2;
+    sinew_asset *a = NULL;
+    cr_assert_eq(sinew_cloth_build(&fine, &opt, NULL, &a, NULL), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_attach(a, n, NULL), SINEW_RESULT_OK);
+    sinew_mesh_free(&m);
+    sinew_mesh_free(&fine);
+    return a;
+}
+
+Test(nested, asset_round_trip_at_version_1_4)
+{
+    sinew_nested n;
+    sinew_asset *a = multigrid_asset(&n), *b = NULL;
+    void *bytes;
+    size_t size;
+    cr_assert_eq(sinew_asset_serialize(a, &bytes, &size, NULL), SINEW_RESULT_OK);
+    uint8_t *p = bytes;
+    cr_expect_eq(p[4] | p[5] << 8, 1);
+    cr_expect_eq(p[6] | p[7] << 8, 4, "format 1.4");
+    cr_assert_eq(sinew_asset_load_memory(bytes, size, "mg.snw", NULL, &b), SINEW_RESULT_OK);
+    cr_assert_eq(b->mlevel_count, 4);
+    cr_expect_eq(b->mtriangle_count, 2u + 8u + 32u);
+    cr_expect_eq(memcmp(a->mlevels, b->mlevels, sizeof *a->mlevels * 4), 0);
+    cr_expect_eq(memcmp(a->mtriangles, b->mtriangles, sizeof *a->mtriangles * a->mtriangle_count), 0);
+    cr_expect_eq(memcmp(a->parents, b->parents, sizeof *a->parents * a->particle_count), 0);
+    cr_expect_eq(memcmp(a->mcolours, b->mcolours, sizeof *a->mcolours * a->mcolour_count), 0);
+    cr_expect_eq(memcmp(a->mvertices, b->mvertices, sizeof *a->mvertices * a->mvertex_count), 0);
+    for (uint32_t i = 0; i < n.levels[3].vertex_count; i++) {
+        cr_expect_eq(b->parents[i].a, n.parents[2 * i]);
+        cr_expect_eq(b->parents[i].b, n.parents[2 * i + 1]);
+    }
+    free(bytes);
+    sinew_asset_destroy(a);
+    sinew_asset_destroy(b);
+    sinew_nested_free(&n);
+}
+
+/* Each defect refused by sinew_asset_validate, naming section and record. */
+Test(nested, asset_defects_are_named)
+{
+    struct { int k; const char *text; } cases[] = {
+        {0, "section MLEV, record 1: 4 particles: levels must grow, the last holding all 81"},
+        {1, "section MLEV, record 3: triangles [0, 0 + 127): expected 0 and TRIS' count"},
+        {2, "section MTRI, record 3: triangle (5 99 8) of level 1 (9 particles)"},
+        {3, "section MPAR, record 0: parents (0, 4294967295) of a coarsest particle"},
+        {4, "section MPAR, record 9: parents (0, 0) of a particle of level 2"},
+        {5, "section MVTX, record 1: particle 2 of level 0 is coloured twice"},
+        {6, "section MLEV, record 0: particles 0 and 2 share a triangle and colour 0"},
+        {7, "section MLEV, record 0: reserved fields are not zero"},
+        {8, "section MCOL, record 1: begins at 1; expected 1073741824"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        sinew_nested n;
+        sinew_asset *a = multigrid_asset(&n);
+        switch (cases[c].k) {
+        case 0: a->mlevels[1].vertex_count = a->mlevels[0].vertex_count; break;
+        case 1: a->mlevels[3].triangle_count--; break;
+        case 2: a->mtriangles[3].v[1] = 99; break;
+        case 3: a->parents[0].a = 0; break;
+        case 4: a->parents[9].b = a->parents[9].a = 0; break;
+        case 5: a->mvertices[0] = a->mvertices[1]; break;
+        case 6: /* level 0's four particles all in its first colour */
+            a->mcolours[0] = (sinew_range_rec){0, 4};
+            for (uint32_t k = 1; k < a->mlevels[0].colour_count; k++)
+                a->mcolours[k] = (sinew_range_rec){4, 0};
+            for (uint32_t k = 0; k < 4; k++)
+                a->mvertices[k] = k;
+            break;
+        case 7: a->mlevels[0].reserved[1] = 1; break;
+        case 8: a->mcolours[0].count = 1u << 30; break;
+        }
+        log_text[0] = '\0';
+        sinew_result r = sinew_asset_validate(a, "mg.snw", &capture);
+        cr_expect_eq(r, SINEW_RESULT_ERROR_BAD_ASSET, "case %d", cases[c].k);
+        cr_expect(strstr(log_text, cases[c].text), "case %d: \"%s\" not in \"%s\"", cases[c].k, cases[c].text,
+                  log_text);
+        sinew_asset_destroy(a);
+        sinew_nested_free(&n);
+    }
+}
+
+Test(nested, attach_refuses_an_asset_of_another_mesh)
+{
+    sinew_nested n;
+    sinew_asset *a = multigrid_asset(&n);
+    a->triangles[0].v[0] = a->triangles[0].v[1];
+    log_text[0] = '\0';
+    cr_expect_eq(sinew_nested_attach(a, &n, &capture), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect(strstr(log_text, "are not the finest level's"), "%s", log_text);
+    sinew_asset_destroy(a);
+    sinew_nested_free(&n);
+}

@@ -420,3 +420,18 @@ set_tests_properties(tool_sim_bad_scene PROPERTIES LABELS cpu
 add_test(NAME tool_sim_soft_needs_gpbd COMMAND sh -c "'${SIM}' --scene cube-drop --solver jacobi; test $? -eq 2")
 set_tests_properties(tool_sim_soft_needs_gpbd PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "needs --solver gpbd-gs or gpbd-jacobi")
+
+# Multigrid levels for implicit cloth: a 2 x 2 quad grid triangulated and
+# subdivided four times (9 -> 1089 particles), the levels stored (format 1.4)
+# and read back by sinew-info; and a real model, CGAL's mask_cone (1230
+# particles), subdivided twice.
+add_test(NAME tool_prep_subdivide
+  COMMAND sh -c "set -e; '${PREP}' --grid 3x3 --pin-corners --subdivide 4 -o '${OUT}/mg.snw'; \
+'$<TARGET_FILE:sinew-info>' '${OUT}/mg.snw'")
+set_tests_properties(tool_prep_subdivide PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "1089 particles \\(2 pinned\\), 2048 triangles.*multigrid levels.*4 +1089 +2048.*multigrid: +5 nested levels")
+add_test(NAME tool_cgal_mask_subdivide
+  COMMAND sh -c "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/mask_cone.off\" ] || exit 77; \
+'${PREP}' \"$d/mask_cone.off\" --subdivide 2 --pin-top 0.05 -o '${OUT}/mask-mg.snw'")
+set_tests_properties(tool_cgal_mask_subdivide PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "18906 particles.*37312 triangles.*0 +1230 +2332.*2 +18906 +37312")

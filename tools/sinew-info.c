@@ -67,6 +67,13 @@ static int print_asset(const char *path)
                    l ? v->colour_count : info.colour_count);
         }
     }
+    if (asset->mlevel_count) {
+        printf("multigrid:         %u nested levels\n", asset->mlevel_count);
+        printf("  level  particles  triangles  colours\n");
+        for (uint32_t l = 0; l < asset->mlevel_count; ++l)
+            printf("  %5u  %9u  %9u  %7u\n", l, asset->mlevels[l].vertex_count, asset->mlevels[l].triangle_count,
+                   asset->mlevels[l].colour_count);
+    }
     if (asset->red_count || asset->black_count)
         printf("red-black:         %u red, %u black particles\n", asset->red_count, asset->black_count);
     if (info.material_count) {

@@ -15,6 +15,7 @@
 #include "prep/cloth.h"
 #include "prep/fabric.h"
 #include "prep/hierarchy.h"
+#include "prep/nested.h"
 #include "prep/redblack.h"
 #include "prep_soft.h"
 
@@ -61,6 +62,13 @@ static void print_hierarchy_help(const sinew_hierarchy_options *o)
            "      --quadrangulate       first split every polygon into quads around its centre\n"
            "                            through its edges' midpoints (no smoothing): any mesh\n"
            "                            becomes a quad network that is always red-black\n");
+    printf("\n"
+           "Multigrid levels for implicit cloth (Jeon et al. 2013): nested meshes by 1 -> 4\n"
+           "subdivision of the input, each new particle at the midpoint of an edge of the\n"
+           "level before; the asset holds the finest, every level with its colouring:\n"
+           "      --subdivide N         N subdivisions (1..%u); quads are split into triangles\n"
+           "                            first; pins name the input's vertices\n",
+           SINEW_ASSET_MAX_MLEVELS - 1);
     printf("\n"
            "Particle hierarchy for Hierarchical PBD (Mueller 2008), built from the distance\n"
            "constraints; a table of the levels is printed (particles, constraints, colours):\n"
@@ -276,6 +284,7 @@ int main(int argc, char **argv)
     sinew_hierarchy_options hopt = sinew_hierarchy_options_default();
     unsigned levels = 0, hierarchy_k = hopt.k, hierarchy_min = hopt.min_particles;
     int red_black = 0;
+    uint32_t subdivide = 0;
     int hierarchy_options = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -372,6 +381,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--quadrangulate")) {
             quadrangulate = 1;
             used = 0;
+        } else if (!strcmp(a, "--subdivide")) {
+            ok = cli_uint(t, a, v, SINEW_ASSET_MAX_MLEVELS - 1, &subdivide) &&
+                 (subdivide >= 1 || cli_error(t, "--subdivide: %s subdivisions; give 1 to %s", v, "11"));
         } else if (!strcmp(a, "--red-black")) {
             red_black = 1;
             used = 0;
@@ -488,6 +500,23 @@ int main(int argc, char **argv)
     for (uint32_t i = 0; i < mesh.vertex_count; i++)
         for (int k = 0; k < 3; k++)
             mesh.positions[3 * i + k] = mesh.positions[3 * i + k] * scale + translate[k];
+    sinew_nested nested = {0};
+    if (subdivide) {
+        int quads = 0;
+        for (uint32_t f = 0; f < mesh.face_count; f++)
+            quads |= mesh.face_offsets[f + 1] - mesh.face_offsets[f] == 4;
+        r = quads ? sinew_mesh_triangulate_quads(&mesh) : SINEW_RESULT_OK;
+        if (r == SINEW_RESULT_OK)
+            r = sinew_nested_subdivide(&mesh, subdivide, &lg, &nested);
+        sinew_mesh_free(&mesh);
+        if (r == SINEW_RESULT_OK)
+            r = sinew_nested_finest_mesh(&nested, &mesh);
+        if (r != SINEW_RESULT_OK) {
+            fprintf(stderr, "%s: %s: subdivision: %s\n", t, mesh_path ? mesh_path : "grid", sinew_result_string(r));
+            sinew_nested_free(&nested);
+            goto done;
+        }
+    }
     opt.pin_indices = pins;
     opt.pin_count = pin_count;
     char source[512];
@@ -499,7 +528,18 @@ int main(int argc, char **argv)
     sinew_mesh_free(&mesh);
     if (r != SINEW_RESULT_OK) {
         fprintf(stderr, "%s: %s: %s\n", t, mesh_path ? mesh_path : "grid", sinew_result_string(r));
+        sinew_nested_free(&nested);
         goto done;
+    }
+    if (subdivide) {
+        r = sinew_nested_attach(asset, &nested, &lg);
+        if (r != SINEW_RESULT_OK) {
+            fprintf(stderr, "%s: %s: multigrid levels: %s\n", t, mesh_path ? mesh_path : "grid",
+                    sinew_result_string(r));
+            sinew_asset_destroy(asset);
+            sinew_nested_free(&nested);
+            goto done;
+        }
     }
     if (compare)
         compare_colourings(asset);
@@ -537,12 +577,19 @@ int main(int argc, char **argv)
                    fabric ? ", fabric " : "", fabric ? fabric : "");
         if (!quiet && levels)
             print_hierarchy(&hierarchy, &hopt);
+        if (!quiet && subdivide) {
+            printf("multigrid levels: particles, triangles, colours\n");
+            for (uint32_t l = 0; l < nested.level_count; l++)
+                printf("  %2u  %9u  %9u  %2u\n", l, nested.levels[l].vertex_count, nested.levels[l].triangle_count,
+                       nested.levels[l].colour_count);
+        }
         if (!quiet && red_black)
             printf("red-black partition: %u red, %u black particles in %u piece%s\n", rb.red, rb.black, rb.pieces,
                    rb.pieces == 1 ? "" : "s");
         status = 0;
     }
     sinew_asset_destroy(asset);
+    sinew_nested_free(&nested);
 done:
     free(pins);
     return status;

@@ -86,6 +86,11 @@ void sinew_asset_destroy(sinew_asset *asset)
     free(asset->hcolours);
     free(asset->reds);
     free(asset->blacks);
+    free(asset->mlevels);
+    free(asset->mtriangles);
+    free(asset->parents);
+    free(asset->mcolours);
+    free(asset->mvertices);
     free(asset->meta);
     free(asset);
 }
@@ -596,6 +601,7 @@ sinew_result sinew_asset_validate(const sinew_asset *a, const char *name, const 
         (r = validate_elements(a, name, lg)) || (r = validate_element_colour_ranges(a, name, lg)) ||
         (r = validate_element_independence(a, name, lg)) || (r = validate_materials(a, name, lg)) ||
         (r = sinew_asset_validate_hierarchy(a, name, lg)) || (r = sinew_asset_validate_red_black(a, name, lg)) ||
+        (r = sinew_asset_validate_multigrid(a, name, lg)) ||
         (r = validate_meta(a, name, lg)))
         return r;
     return SINEW_RESULT_OK;

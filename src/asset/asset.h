@@ -117,6 +117,18 @@ typedef struct sinew_level_rec {
 typedef struct sinew_node_rec { uint32_t particle, link_begin, link_count, level; } sinew_node_rec;
 typedef struct sinew_link_rec { uint32_t parent; float weight; } sinew_link_rec;
 typedef struct sinew_range_rec { uint32_t begin, count; } sinew_range_rec;
+/* Multigrid levels (implicit cloth; format 1.4): nested meshes by 1 -> 4
+ * subdivision, coarsest first. Level l is the first vertex_count particles;
+ * the last level is the asset's own particles and triangles (TRIS). */
+typedef struct sinew_mlevel_rec {
+    uint32_t vertex_count;
+    uint32_t triangle_begin, triangle_count; /* into mtriangles; the last level: 0 and TRIS' count */
+    uint32_t colour_begin, colour_count;     /* into mcolours */
+    uint32_t reserved[3];
+} sinew_mlevel_rec;
+/* The ends of the edge a particle is the midpoint of (SINEW_NO_VERTEX twice
+ * for the coarsest level's particles). */
+typedef struct sinew_parents_rec { uint32_t a, b; } sinew_parents_rec;
 
 _Static_assert(sizeof(sinew_particle_rec) == 16, "file layout");
 _Static_assert(sizeof(sinew_triangle_rec) == 12, "file layout");
@@ -130,6 +142,8 @@ _Static_assert(sizeof(sinew_level_rec) == 32, "file layout");
 _Static_assert(sizeof(sinew_node_rec) == 16, "file layout");
 _Static_assert(sizeof(sinew_link_rec) == 8, "file layout");
 _Static_assert(sizeof(sinew_range_rec) == 8, "file layout");
+_Static_assert(sizeof(sinew_mlevel_rec) == 32, "file layout");
+_Static_assert(sizeof(sinew_parents_rec) == 8, "file layout");
 
 /* Limits the loader enforces so that sizes stay far from overflow and within
  * 32-bit indices on the device. */
@@ -138,6 +152,7 @@ _Static_assert(sizeof(sinew_range_rec) == 8, "file layout");
 #define SINEW_ASSET_MAX_COLOURS 4096u
 #define SINEW_ASSET_MAX_MATERIALS 65536u
 #define SINEW_ASSET_MAX_LEVELS 32u
+#define SINEW_ASSET_MAX_MLEVELS 12u
 /* Weights of a node's parents sum to 1 within this. */
 #define SINEW_HIERARCHY_WEIGHT_TOLERANCE 1e-4
 
@@ -163,6 +178,16 @@ struct sinew_asset {
     /* Red-black partition; red_count + black_count == 0: none. */
     uint32_t red_count, black_count;
     uint32_t *reds, *blacks;
+    /* Multigrid levels; mlevel_count == 0: none. parents has particle_count
+     * records when there are levels. mcolours are ranges of mvertices: each
+     * level's particles grouped by colour (no two of a triangle, nor the two
+     * wings of an edge two triangles share, in one colour). */
+    uint32_t mlevel_count, mtriangle_count, mcolour_count, mvertex_count;
+    sinew_mlevel_rec *mlevels;
+    sinew_triangle_rec *mtriangles;
+    sinew_parents_rec *parents;
+    sinew_range_rec *mcolours;
+    uint32_t *mvertices;
     char *meta; /* NUL-terminated "key=value\n" text, may be NULL */
 };
 
@@ -183,6 +208,15 @@ int sinew_asset_alloc_hierarchy(sinew_asset *a, uint32_t levels, uint32_t links,
 /* Gives the asset red and black particle lists of these sizes (zeroed),
  * replacing any it had. 0 on OOM (the asset is unchanged then). */
 int sinew_asset_alloc_red_black(sinew_asset *a, uint32_t reds, uint32_t blacks);
+
+/* Gives the asset multigrid arrays of these sizes (zeroed; parents: one per
+ * particle, none when levels is 0), replacing any it had. 0 on OOM (the asset
+ * is unchanged then). */
+int sinew_asset_alloc_multigrid(sinew_asset *a, uint32_t levels, uint32_t triangles, uint32_t colours,
+                                uint32_t vertices);
+
+/* The multigrid levels' checks (part of sinew_asset_validate; src/asset/multigrid.c). */
+sinew_result sinew_asset_validate_multigrid(const sinew_asset *a, const char *name, const sinew_logger *lg);
 
 /* The red-black partition's checks (part of sinew_asset_validate). */
 sinew_result sinew_asset_validate_red_black(const sinew_asset *a, const char *name, const sinew_logger *lg);

@@ -1,5 +1,6 @@
 /* The v1 asset file (format 1.0, 1.1 with finite elements, 1.2 with a
- * hierarchy, 1.3 with a red-black partition): serialisation,
+ * hierarchy, 1.3 with a red-black partition, 1.4 with multigrid levels):
+ * serialisation,
  * atomic writing, and a loader that treats every byte as untrusted.
  * docs/asset-format.md is the reference; the loader's checks follow its
  * "Reading" list in the same order.
@@ -31,6 +32,7 @@
 #define FORMAT_MINOR_ELEMENTS 1u /* 1.1 added ELEM, ECOL, MATL */
 #define FORMAT_MINOR_HIERARCHY 2u /* 1.2 added HLEV, HNOD, HLNK, HDST, HCOL */
 #define FORMAT_MINOR_RED_BLACK 3u /* 1.3 added PRED, PBLK */
+#define FORMAT_MINOR_MULTIGRID 4u /* 1.4 added MLEV, MTRI, MPAR, MCOL, MVTX */
 #define SECTION_VERSION 1u /* of every section this version defines */
 #define HEADER_SIZE 32u
 #define ENTRY_SIZE 32u
@@ -51,7 +53,8 @@ enum { E_TAG = 0, E_VERSION = 4, E_OFFSET = 8, E_SIZE = 16, E_COUNT = 24, E_CRC 
 /* In the order the writer writes them. */
 enum {
     SEC_PART, SEC_TRIS, SEC_DIST, SEC_BEND, SEC_COLR, SEC_ELEM, SEC_ECOL, SEC_MATL,
-    SEC_HLEV, SEC_HNOD, SEC_HLNK, SEC_HDST, SEC_HCOL, SEC_PRED, SEC_PBLK, SEC_META, SEC_COUNT
+    SEC_HLEV, SEC_HNOD, SEC_HLNK, SEC_HDST, SEC_HCOL, SEC_PRED, SEC_PBLK,
+    SEC_MLEV, SEC_MTRI, SEC_MPAR, SEC_MCOL, SEC_MVTX, SEC_META, SEC_COUNT
 };
 
 static const struct section_kind {
@@ -75,6 +78,11 @@ static const struct section_kind {
     [SEC_HCOL] = {"HCOL", sizeof(sinew_range_rec), SINEW_ASSET_MAX_COLOURS, "coarse colours"},
     [SEC_PRED] = {"PRED", sizeof(uint32_t), SINEW_ASSET_MAX_PARTICLES, "red particles"},
     [SEC_PBLK] = {"PBLK", sizeof(uint32_t), SINEW_ASSET_MAX_PARTICLES, "black particles"},
+    [SEC_MLEV] = {"MLEV", sizeof(sinew_mlevel_rec), SINEW_ASSET_MAX_MLEVELS, "multigrid levels"},
+    [SEC_MTRI] = {"MTRI", sizeof(sinew_triangle_rec), SINEW_ASSET_MAX_RECORDS, "coarse triangles"},
+    [SEC_MPAR] = {"MPAR", sizeof(sinew_parents_rec), SINEW_ASSET_MAX_PARTICLES, "parent pairs"},
+    [SEC_MCOL] = {"MCOL", sizeof(sinew_range_rec), SINEW_ASSET_MAX_COLOURS, "level colours"},
+    [SEC_MVTX] = {"MVTX", sizeof(uint32_t), SINEW_ASSET_MAX_RECORDS, "coloured particles"},
     [SEC_META] = {"META", 1, MAX_META_BYTES, "bytes of text"},
 };
 
@@ -212,18 +220,26 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         [SEC_HCOL] = {a->hcolour_count, a->hcolours},
         [SEC_PRED] = {a->red_count, a->reds},
         [SEC_PBLK] = {a->black_count, a->blacks},
+        [SEC_MLEV] = {a->mlevel_count, a->mlevels},
+        [SEC_MTRI] = {a->mtriangle_count, a->mtriangles},
+        [SEC_MPAR] = {a->mlevel_count ? a->particle_count : 0, a->parents},
+        [SEC_MCOL] = {a->mcolour_count, a->mcolours},
+        [SEC_MVTX] = {a->mvertex_count, a->mvertices},
         [SEC_META] = {(uint32_t)meta_len, a->meta},
     };
     /* The oldest version that holds the asset: 1.0 without finite elements or
      * a hierarchy, so that files of cloth alone stay what they were; 1.1 with
      * elements, and then all three of its sections; 1.2 with a hierarchy, and
-     * then its five. Element sections are written with a hierarchy too, empty
-     * or not. META only when there is text, so that NULL and "" stay distinct
+     * then its five; 1.3 with a red-black partition; 1.4 with multigrid
+     * levels. The sections of the older versions are written with a newer
+     * one's too, empty or not. META only when there is text, so that NULL and "" stay distinct
      * through a round trip. */
-    int has_red_black = a->red_count || a->black_count;
+    int has_multigrid = a->mlevel_count > 0;
+    int has_red_black = a->red_count || a->black_count || has_multigrid;
     int has_hierarchy = a->level_count > 0 || has_red_black;
     int has_elements = a->element_count || a->element_colour_count || a->material_count || has_hierarchy;
-    uint32_t minor = has_red_black   ? FORMAT_MINOR_RED_BLACK
+    uint32_t minor = has_multigrid   ? FORMAT_MINOR_MULTIGRID
+                     : has_red_black ? FORMAT_MINOR_RED_BLACK
                      : has_hierarchy ? FORMAT_MINOR_HIERARCHY
                      : has_elements  ? FORMAT_MINOR_ELEMENTS
                                      : FORMAT_MINOR;
@@ -233,8 +249,9 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         int is_element_section = i == SEC_ELEM || i == SEC_ECOL || i == SEC_MATL;
         int is_hierarchy_section = i >= SEC_HLEV && i <= SEC_HCOL;
         int is_red_black_section = i == SEC_PRED || i == SEC_PBLK;
+        int is_multigrid_section = i >= SEC_MLEV && i <= SEC_MVTX;
         if ((is_element_section && !has_elements) || (is_hierarchy_section && !has_hierarchy) ||
-            (is_red_black_section && !has_red_black) ||
+            (is_red_black_section && !has_red_black) || (is_multigrid_section && !has_multigrid) ||
             (i == SEC_META && !a->meta))
             continue;
         order[section_count++] = i;
@@ -457,6 +474,14 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
         ok = sinew_asset_alloc_hierarchy(a, count[SEC_HLEV], count[SEC_HLNK], count[SEC_HDST], count[SEC_HCOL]);
     if (ok && (count[SEC_PRED] || count[SEC_PBLK]))
         ok = sinew_asset_alloc_red_black(a, count[SEC_PRED], count[SEC_PBLK]);
+    if (ok && count[SEC_MPAR] != (count[SEC_MLEV] ? count[SEC_PART] : 0)) {
+        sinew_asset_destroy(a);
+        return bad_file(lg, name, "section MPAR: %u parent pairs for %u levels and %u particles (one pair per "
+                        "particle when there are levels, none otherwise)", count[SEC_MPAR], count[SEC_MLEV],
+                        count[SEC_PART]);
+    }
+    if (ok && (count[SEC_MLEV] || count[SEC_MTRI] || count[SEC_MCOL] || count[SEC_MVTX]))
+        ok = sinew_asset_alloc_multigrid(a, count[SEC_MLEV], count[SEC_MTRI], count[SEC_MCOL], count[SEC_MVTX]);
     if (ok && known[SEC_META])
         ok = (a->meta = malloc((size_t)count[SEC_META] + 1)) != NULL;
     if (!ok) {
@@ -465,7 +490,8 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
     }
     void *arrays[SEC_META] = {a->particles, a->triangles, a->distances, a->bends, a->colours,
                               a->elements, a->element_colours, a->materials, a->levels, a->nodes,
-                              a->links, a->hdistances, a->hcolours, a->reds, a->blacks};
+                              a->links, a->hdistances, a->hcolours, a->reds, a->blacks,
+                              a->mlevels, a->mtriangles, a->parents, a->mcolours, a->mvertices};
     for (int i = 0; i < SEC_META; ++i)
         if (count[i])
             get_words(arrays[i], p + known[i]->offset, (size_t)known[i]->size / 4);

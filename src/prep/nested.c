@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../asset/asset.h"
 #include "../core/log.h"
 
 #define NESTED_MAX (1u << 26)
@@ -401,4 +402,73 @@ sinew_result sinew_nested_hinges(const sinew_nested_level *L, uint32_t **hinges,
     *hinges = h;
     *count = k / 4;
     return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_nested_finest_mesh(const sinew_nested *n, sinew_mesh *out)
+{
+    memset(out, 0, sizeof *out);
+    const sinew_nested_level *F = &n->levels[n->level_count - 1];
+    out->positions = malloc(sizeof *out->positions * 3 * (size_t)F->vertex_count);
+    out->face_offsets = malloc(sizeof *out->face_offsets * ((size_t)F->triangle_count + 1));
+    out->face_indices = malloc(sizeof *out->face_indices * 3 * (size_t)F->triangle_count);
+    if (!out->positions || !out->face_offsets || !out->face_indices) {
+        sinew_mesh_free(out);
+        return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    out->vertex_count = F->vertex_count;
+    out->face_count = F->triangle_count;
+    memcpy(out->positions, n->positions, sizeof *out->positions * 3 * F->vertex_count);
+    memcpy(out->face_indices, F->triangles, sizeof *out->face_indices * 3 * F->triangle_count);
+    for (uint32_t f = 0; f <= F->triangle_count; f++)
+        out->face_offsets[f] = 3 * f;
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_nested_attach(sinew_asset *a, const sinew_nested *n, const sinew_logger *lg)
+{
+    const uint32_t L = n->level_count;
+    const sinew_nested_level *F = &n->levels[L - 1];
+    if (L < 2 || L > SINEW_ASSET_MAX_MLEVELS)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "nested", "%u levels; an asset holds 2 to %u", L,
+                          SINEW_ASSET_MAX_MLEVELS);
+    int same = a->particle_count == F->vertex_count && a->triangle_count == F->triangle_count;
+    for (uint32_t k = 0; same && k < F->triangle_count; k++)
+        same = !memcmp(a->triangles[k].v, &F->triangles[3 * k], sizeof a->triangles[k].v);
+    if (!same)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "nested",
+                          "the asset's %u particles and %u triangles are not the finest level's %u and %u, in order",
+                          a->particle_count, a->triangle_count, F->vertex_count, F->triangle_count);
+    uint32_t triangles = 0, colours = 0, vertices = 0;
+    for (uint32_t l = 0; l < L; l++) {
+        if (l + 1 < L)
+            triangles += n->levels[l].triangle_count;
+        colours += n->levels[l].colour_count;
+        vertices += n->levels[l].vertex_count;
+    }
+    if (!sinew_asset_alloc_multigrid(a, L, triangles, colours, vertices))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "nested", "out of host memory");
+    uint32_t t = 0, c = 0, v = 0;
+    for (uint32_t l = 0; l < L; l++) {
+        const sinew_nested_level *N = &n->levels[l];
+        sinew_mlevel_rec *rec = &a->mlevels[l];
+        rec->vertex_count = N->vertex_count;
+        rec->triangle_begin = l + 1 < L ? t : 0;
+        rec->triangle_count = N->triangle_count;
+        if (l + 1 < L) {
+            memcpy(&a->mtriangles[t], N->triangles, sizeof *a->mtriangles * N->triangle_count);
+            t += N->triangle_count;
+        }
+        rec->colour_begin = c;
+        rec->colour_count = N->colour_count;
+        for (uint32_t k = 0; k < N->colour_count; k++) {
+            a->mcolours[c + k].begin = v + N->colour_offsets[k];
+            a->mcolours[c + k].count = N->colour_offsets[k + 1] - N->colour_offsets[k];
+        }
+        memcpy(&a->mvertices[v], N->colour_vertices, sizeof *a->mvertices * N->vertex_count);
+        c += N->colour_count;
+        v += N->vertex_count;
+    }
+    for (uint32_t i = 0; i < F->vertex_count; i++)
+        a->parents[i] = (sinew_parents_rec){n->parents[2 * i], n->parents[2 * i + 1]};
+    return sinew_asset_validate_multigrid(a, "the subdivided mesh", lg);
 }

@@ -22,6 +22,7 @@
 #ifndef SINEW_PREP_NESTED_H
 #define SINEW_PREP_NESTED_H
 
+#include <sinew/asset.h>
 #include <sinew/core.h>
 
 #include "mesh.h"
@@ -73,5 +74,14 @@ sinew_result sinew_nested_hinges(const sinew_nested_level *L, uint32_t **hinges,
  * triangle holding two vertices of one colour and no shared edge's two wings
  * of one colour. */
 int sinew_nested_colouring_is_valid(const sinew_nested *n);
+
+/* The finest level as a mesh of triangles (for sinew_cloth_build). */
+sinew_result sinew_nested_finest_mesh(const sinew_nested *n, sinew_mesh *out);
+
+/* Stores the levels in an asset built from the finest level's mesh (its
+ * particles and triangles exactly those, in order): the multigrid sections of
+ * format 1.4. INVALID_ARGUMENT if the asset does not match, LIMIT past
+ * SINEW_ASSET_MAX_MLEVELS levels or below 2, OUT_OF_HOST_MEMORY. */
+sinew_result sinew_nested_attach(sinew_asset *a, const sinew_nested *n, const sinew_logger *lg);
 
 #endif

@@ -1,0 +1,201 @@
+/* The multigrid levels of an asset (format 1.4; docs/asset-format.md): their
+ * allocation and every check the loader makes of them. */
+#include "asset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/log.h"
+
+int sinew_asset_alloc_multigrid(sinew_asset *a, uint32_t levels, uint32_t triangles, uint32_t colours,
+                                uint32_t vertices)
+{
+    SINEW_ASSERT(a);
+    sinew_mlevel_rec *l = calloc(levels ? levels : 1, sizeof *l);
+    sinew_triangle_rec *t = calloc(triangles ? triangles : 1, sizeof *t);
+    sinew_parents_rec *p = levels ? calloc(a->particle_count ? a->particle_count : 1, sizeof *p) : NULL;
+    sinew_range_rec *c = calloc(colours ? colours : 1, sizeof *c);
+    uint32_t *v = calloc(vertices ? vertices : 1, sizeof *v);
+    if (!l || !t || (levels && !p) || !c || !v) {
+        free(l);
+        free(t);
+        free(p);
+        free(c);
+        free(v);
+        return 0;
+    }
+    free(a->mlevels);
+    free(a->mtriangles);
+    free(a->parents);
+    free(a->mcolours);
+    free(a->mvertices);
+    a->mlevels = l;
+    a->mtriangles = t;
+    a->parents = p;
+    a->mcolours = c;
+    a->mvertices = v;
+    a->mlevel_count = levels;
+    a->mtriangle_count = triangles;
+    a->mcolour_count = colours;
+    a->mvertex_count = vertices;
+    return 1;
+}
+
+typedef struct wing_edge {
+    uint32_t lo, hi, wing;
+} wing_edge;
+
+static int wing_cmp(const void *x, const void *y)
+{
+    const wing_edge *a = x, *b = y;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return (a->wing > b->wing) - (a->wing < b->wing);
+}
+
+/* Level l's triangles: the coarse ones of MTRI, or the asset's own. */
+static const sinew_triangle_rec *level_triangles(const sinew_asset *a, uint32_t l)
+{
+    return l + 1 == a->mlevel_count ? a->triangles : a->mtriangles + a->mlevels[l].triangle_begin;
+}
+
+/* Colours of level l: every particle of the level once, no triangle with two
+ * corners of one colour, no shared edge with both wings of one colour. */
+static sinew_result check_colours(const sinew_asset *a, uint32_t l, uint32_t *colour, const char *name,
+                                  const sinew_logger *lg)
+{
+    const sinew_mlevel_rec *L = &a->mlevels[l];
+    const uint32_t n = L->vertex_count;
+    for (uint32_t i = 0; i < n; i++)
+        colour[i] = SINEW_NO_VERTEX;
+    uint32_t covered = 0;
+    for (uint32_t c = L->colour_begin; c < L->colour_begin + L->colour_count; c++) {
+        const sinew_range_rec *range = &a->mcolours[c];
+        if (range->begin > a->mvertex_count || range->count > a->mvertex_count - range->begin)
+            return sinew_asset_bad_record(lg, name, "MCOL", c, "particles [%u, %u + %u) pass the %u of MVTX",
+                                          range->begin, range->begin, range->count, a->mvertex_count);
+        for (uint32_t k = range->begin; k < range->begin + range->count; k++) {
+            uint32_t v = a->mvertices[k];
+            if (v >= n)
+                return sinew_asset_bad_record(lg, name, "MVTX", k, "particle %u is not on level %u (%u particles)",
+                                              v, l, n);
+            if (colour[v] != SINEW_NO_VERTEX)
+                return sinew_asset_bad_record(lg, name, "MVTX", k, "particle %u of level %u is coloured twice", v, l);
+            colour[v] = c - L->colour_begin;
+            covered++;
+        }
+    }
+    if (covered != n)
+        return sinew_asset_bad_record(lg, name, "MLEV", l, "its colours hold %u of its %u particles", covered, n);
+    const sinew_triangle_rec *t = level_triangles(a, l);
+    wing_edge *e = malloc(sizeof *e * (3 * (size_t)L->triangle_count + 1));
+    if (!e)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory to check MCOL", name);
+    for (uint32_t k = 0; k < L->triangle_count; k++)
+        for (int c = 0; c < 3; c++) {
+            uint32_t u = t[k].v[c], w = t[k].v[(c + 1) % 3];
+            if (colour[u] == colour[w]) {
+                free(e);
+                return sinew_asset_bad_record(lg, name, "MLEV", l,
+                                              "particles %u and %u share a triangle and colour %u", u, w, colour[u]);
+            }
+            e[3 * k + c] = (wing_edge){u < w ? u : w, u < w ? w : u, t[k].v[(c + 2) % 3]};
+        }
+    qsort(e, 3 * (size_t)L->triangle_count, sizeof *e, wing_cmp);
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint32_t i = 0; i + 1 < 3 * L->triangle_count && r == SINEW_RESULT_OK; i++)
+        if (e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi && e[i].wing != e[i + 1].wing &&
+            colour[e[i].wing] == colour[e[i + 1].wing])
+            r = sinew_asset_bad_record(lg, name, "MLEV", l,
+                                       "particles %u and %u, the wings of edge (%u, %u), share colour %u",
+                                       e[i].wing, e[i + 1].wing, e[i].lo, e[i].hi, colour[e[i].wing]);
+    free(e);
+    return r;
+}
+
+sinew_result sinew_asset_validate_multigrid(const sinew_asset *a, const char *name, const sinew_logger *lg)
+{
+    if (a->mlevel_count == 0) {
+        if (a->mtriangle_count || a->mcolour_count || a->mvertex_count)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
+                              "%s: sections MTRI, MCOL, MVTX hold records but MLEV has no levels", name);
+        return SINEW_RESULT_OK;
+    }
+    if (a->mlevel_count > SINEW_ASSET_MAX_MLEVELS)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: section MLEV: %u levels exceed the limit of %u",
+                          name, a->mlevel_count, SINEW_ASSET_MAX_MLEVELS);
+    const uint32_t last = a->mlevel_count - 1;
+    uint32_t triangles = 0, colours = 0, vertices = 0;
+    for (uint32_t l = 0; l <= last; l++) {
+        const sinew_mlevel_rec *L = &a->mlevels[l];
+        const uint32_t below = l ? a->mlevels[l - 1].vertex_count : 0;
+        if (L->reserved[0] || L->reserved[1] || L->reserved[2])
+            return sinew_asset_bad_record(lg, name, "MLEV", l, "reserved fields are not zero");
+        if (L->vertex_count <= below || (l == last && L->vertex_count != a->particle_count) ||
+            (l < last && L->vertex_count >= a->particle_count))
+            return sinew_asset_bad_record(lg, name, "MLEV", l,
+                                          "%u particles: levels must grow, the last holding all %u", L->vertex_count,
+                                          a->particle_count);
+        if (l == last ? (L->triangle_begin != 0 || L->triangle_count != a->triangle_count)
+                      : (L->triangle_begin != triangles || L->triangle_count == 0 ||
+                         L->triangle_count > a->mtriangle_count - triangles))
+            return sinew_asset_bad_record(lg, name, "MLEV", l,
+                                          "triangles [%u, %u + %u): expected %s", L->triangle_begin,
+                                          L->triangle_begin, L->triangle_count,
+                                          l == last ? "0 and TRIS' count (the last level is the asset's own)"
+                                                    : "the next ones of MTRI, at least one");
+        if (L->colour_begin != colours || L->colour_count == 0 || L->colour_count > a->mcolour_count - colours)
+            return sinew_asset_bad_record(lg, name, "MLEV", l, "colours [%u, %u + %u): expected the next ones of MCOL",
+                                          L->colour_begin, L->colour_begin, L->colour_count);
+        if (l < last)
+            triangles += L->triangle_count;
+        colours += L->colour_count;
+        vertices += L->vertex_count;
+        const sinew_triangle_rec *t = level_triangles(a, l);
+        for (uint32_t k = 0; k < L->triangle_count; k++) {
+            const uint32_t *v = t[k].v;
+            if (v[0] >= L->vertex_count || v[1] >= L->vertex_count || v[2] >= L->vertex_count ||
+                v[0] == v[1] || v[1] == v[2] || v[0] == v[2])
+                return sinew_asset_bad_record(lg, name, l == last ? "TRIS" : "MTRI",
+                                              l == last ? k : L->triangle_begin + k,
+                                              "triangle (%u %u %u) of level %u (%u particles)", v[0], v[1], v[2], l,
+                                              L->vertex_count);
+        }
+        for (uint32_t i = below; i < L->vertex_count; i++) {
+            const sinew_parents_rec *p = &a->parents[i];
+            if (l == 0 ? (p->a != SINEW_NO_VERTEX || p->b != SINEW_NO_VERTEX)
+                       : (p->a >= below || p->b >= below || p->a == p->b))
+                return sinew_asset_bad_record(lg, name, "MPAR", i,
+                                              l == 0 ? "parents (%u, %u) of a coarsest particle: expected none"
+                                                     : "parents (%u, %u) of a particle of level %u: expected two "
+                                                       "distinct particles of the level below",
+                                              p->a, p->b, l);
+        }
+    }
+    if (triangles != a->mtriangle_count || colours != a->mcolour_count || vertices != a->mvertex_count)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
+                          "%s: sections MTRI, MCOL, MVTX hold %u, %u and %u records; the levels use %u, %u and %u",
+                          name, a->mtriangle_count, a->mcolour_count, a->mvertex_count, triangles, colours, vertices);
+    for (uint32_t l = 0; l <= last; l++) /* each level's particles are the MVTX run after the one below's */
+        for (uint32_t c = a->mlevels[l].colour_begin; c < a->mlevels[l].colour_begin + a->mlevels[l].colour_count; c++) {
+            uint32_t start = 0;
+            for (uint32_t k = 0; k < l; k++)
+                start += a->mlevels[k].vertex_count;
+            const sinew_range_rec *range = &a->mcolours[c];
+            uint32_t expect = c == a->mlevels[l].colour_begin ? start
+                                                               : a->mcolours[c - 1].begin + a->mcolours[c - 1].count;
+            if (range->begin != expect)
+                return sinew_asset_bad_record(lg, name, "MCOL", c, "begins at %u; expected %u (the colours of each "
+                                              "level follow one another in MVTX)", range->begin, expect);
+        }
+    uint32_t *colour = malloc(sizeof *colour * ((size_t)a->particle_count + 1));
+    if (!colour)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory to check MCOL", name);
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint32_t l = 0; l <= last && r == SINEW_RESULT_OK; l++)
+        r = check_colours(a, l, colour, name, lg);
+    free(colour);
+    return r;
+}

@@ -301,3 +301,67 @@ Test(imc, vcycle_convergence_is_bounded_as_the_mesh_is_refined, .timeout = 600)
     cr_expect_gt(cg_iterations[6], 3 * cg_iterations[4], "PCG's iterations grow with the mesh: %u -> %u",
                  cg_iterations[4], cg_iterations[7]);
 }
+
+/* Soft constraints emulate hard ones with an error falling as 1/k_c (the
+ * paper's table 2): two corners carried 5 cm sideways per step by point
+ * constraints, a row of particles held on the plane y = 1 by sliding
+ * constraints (normal y, no friction) while the cloth swings; the largest
+ * deviation from the targets over 30 steps, for k_c = 10^2 .. 10^5. */
+Test(imc, soft_constraint_error_falls_as_one_over_k_c, .timeout = 300)
+{
+    double worst[4] = {0}, slide_worst[4] = {0};
+    const double kc[4] = {1e2, 1e3, 1e4, 1e5};
+    for (int c = 0; c < 4; c++) {
+        sinew_nested n = square(4, 1.0);
+        imc_ref *r = imc_ref_create(&n, 2, &cloth);
+        const uint32_t count = imc_ref_particle_count(r), m = 3 * count;
+        const uint32_t a = nearest(&n, -0.5, -0.5), b = nearest(&n, 0.5, -0.5);
+        const double h = 1.0 / 60.0, g[3] = {0, -9.81, 0}, up[3] = {0, 1, 0};
+        double *dx = calloc(m, sizeof *dx), *x = imc_ref_positions(r);
+        double P[9], S[9];
+        imc_ref_point_constraint(kc[c], P);
+        imc_ref_sliding_constraint(kc[c], 0.0, up, S);
+        uint32_t row[17], rows = 0; /* the row z = -0.25 between the pins' x */
+        for (uint32_t i = 0; i < count; i++)
+            if (fabs(n.positions[3 * i + 2] + 0.25) < 1e-9 && fabs(n.positions[3 * i]) < 0.45)
+                row[rows++] = i;
+        cr_assert_gt(rows, 10);
+        for (int step = 0; step < 30; step++) {
+            const double move[3] = {0.05, 0, 0};
+            double da[3], db[3];
+            for (int d = 0; d < 3; d++) { /* targets: the pins' paths, start + (step + 1) * move */
+                da[d] = n.positions[3 * a + d] + (step + 1) * move[d] - x[3 * a + d];
+                db[d] = n.positions[3 * b + d] + (step + 1) * move[d] - x[3 * b + d];
+            }
+            imc_ref_set_constraint(r, a, P, da);
+            imc_ref_set_constraint(r, b, P, db);
+            for (uint32_t k = 0; k < rows; k++) {
+                double dy[3] = {0, 1.0 - x[3 * row[k] + 1], 0};
+                imc_ref_set_constraint(r, row[k], S, dy);
+            }
+            imc_ref_assemble(r, h, g);
+            memset(dx, 0, sizeof *dx * m);
+            imc_stats st;
+            imc_ref_solve_mg(r, dx, 1e-10, 200, 5, 10, &st);
+            cr_assert_leq(st.residual, 1e-10 * st.residual0, "k_c %g step %d", kc[c], step);
+            imc_ref_advance(r, dx, h);
+            for (int d = 0; d < 3; d++) {
+                worst[c] = fmax(worst[c], fabs(x[3 * a + d] - (n.positions[3 * a + d] + (step + 1) * move[d])));
+                worst[c] = fmax(worst[c], fabs(x[3 * b + d] - (n.positions[3 * b + d] + (step + 1) * move[d])));
+            }
+            for (uint32_t k = 0; k < rows; k++)
+                slide_worst[c] = fmax(slide_worst[c], fabs(x[3 * row[k] + 1] - 1.0));
+        }
+        printf("k_c %8.0f N/m: point constraints off by %.3e m, sliding by %.3e m at most\n", kc[c], worst[c],
+               slide_worst[c]);
+        free(dx);
+        imc_ref_destroy(r);
+        sinew_nested_free(&n);
+    }
+    for (int c = 1; c < 4; c++) {
+        double ratio = worst[c - 1] / worst[c], sratio = slide_worst[c - 1] / slide_worst[c];
+        cr_expect(ratio > 5.0 && ratio < 20.0, "point: x%g k_c gives x%.2f less error", kc[c] / kc[c - 1], ratio);
+        cr_expect(sratio > 5.0 && sratio < 20.0, "sliding: x%g k_c gives x%.2f less error", kc[c] / kc[c - 1],
+                  sratio);
+    }
+}

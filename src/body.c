@@ -311,6 +311,8 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_MESH, b->normals ? 4ull * (n + 1ull + 6ull * a->triangle_count) : 0, SINEW_MEMORY_DEVICE,
          "triangles around each particle"},
         {SINEW_BIND_NORMAL, b->normals ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "vertex normals"},
+        {SINEW_BIND_MG_INDEX, 0, SINEW_MEMORY_DEVICE, "multigrid indices"},
+        {SINEW_BIND_MG_REAL, 0, SINEW_MEMORY_DEVICE, "multigrid matrices and vectors"},
     };
     _Static_assert(sizeof plan / sizeof plan[0] == SINEW_BIND_COUNT, "one buffer per binding");
     sinew_result r;

@@ -74,6 +74,10 @@
  *                           its winding order
  *   NORMAL    [n] vec4      unit vertex normals of the surface after each step
  *                           (area-weighted; w = 0), for renderers
+ *   MG_INDEX  uint          implicit multigrid cloth: the levels' index data,
+ *                           laid out by the table at its start (below)
+ *   MG_REAL   vec4          implicit multigrid cloth: the levels' matrices,
+ *                           soft constraints, rest data and vectors
  *
  * Jacobi DELTA and ADJ slots: distance c at 2c, 2c+1; bend c at 2d + 4c + j;
  * element e at 2d + 4b + 4e + j.
@@ -109,7 +113,47 @@
 #define SINEW_BIND_ORDER 20
 #define SINEW_BIND_MESH 21
 #define SINEW_BIND_NORMAL 22
-#define SINEW_BIND_COUNT 23
+#define SINEW_BIND_MG_INDEX 23
+#define SINEW_BIND_MG_REAL 24
+#define SINEW_BIND_COUNT 25
+
+/* Implicit multigrid cloth (docs/implicit.md). MG_INDEX starts with
+ * SINEW_MG_HEADER words: level count, then the MG_REAL index of the globals;
+ * then SINEW_MG_FIELDS words per level, coarsest level first, with these
+ * fields (offsets into MG_INDEX unless marked REAL). Level l's particles are
+ * 0 .. n - 1, the same indices as the finest level's. */
+#define SINEW_MG_HEADER 16
+#define SINEW_MG_FIELDS 16
+#define SINEW_MG_N 0           /* particles */
+#define SINEW_MG_ROW 1         /* [n + 1] first block of each row (block indices of the level) */
+#define SINEW_MG_COL 2         /* [blocks] column (particle) of each block, increasing within a row */
+#define SINEW_MG_DIAG 3        /* [n] each row's diagonal block */
+#define SINEW_MG_TRI 4         /* [4 t] triangles: v0 v1 v2 0 */
+#define SINEW_MG_TRI_COUNT 5
+#define SINEW_MG_HINGE 6       /* [4 h] hinges: edge p0 p1, wings p2 p3 */
+#define SINEW_MG_HINGE_COUNT 7
+#define SINEW_MG_INC_START 8   /* [n + 1] each particle's incident elements in INC */
+#define SINEW_MG_INC 9         /* triangle t, corner c: 4t + c; hinge h, slot s: 0x80000000 | 4h + s */
+#define SINEW_MG_CHILD_START 10 /* [n + 1] the particles of the next finer level whose parent it is */
+#define SINEW_MG_CHILD 11
+#define SINEW_MG_BLOCKS 12     /* REAL: 3 vec4 (rows) per block */
+#define SINEW_MG_D 13          /* REAL: 3 vec4 per particle: soft constraint D */
+#define SINEW_MG_REST 14       /* REAL: 2 vec4 per triangle (Bm; area), then 1 per hinge (rest angle, weight) */
+#define SINEW_MG_VEC 15        /* REAL: vector k of the level at VEC + k n */
+/* The vectors of every level. */
+#define SINEW_MG_U 0
+#define SINEW_MG_F 1
+#define SINEW_MG_R 2
+#define SINEW_MG_P 3
+#define SINEW_MG_Z 4
+#define SINEW_MG_Q 5
+#define SINEW_MG_MASS 6        /* x = lumped mass (kg) */
+#define SINEW_MG_TARGET 7      /* the soft constraints' target displacements d */
+#define SINEW_MG_VECTORS 8
+/* Globals at MG_REAL[globals]: (h, beta, k_stretch, k_shear), (k_bend, gravity). */
+#define SINEW_MG_GLOBALS 2
+/* Bit marking a hinge in INC. */
+#define SINEW_MG_HINGE_BIT 0x80000000u
 
 /* GPBD element kinds (the asset's enum sinew_element_kind). */
 #define SINEW_GPU_SPRING 0u

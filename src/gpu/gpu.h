@@ -29,6 +29,10 @@
     X(PD_LOCAL, pd_local)                 \
     X(PD_GLOBAL, pd_global)               \
     X(PD_APPLY, pd_apply)                 \
+    X(MG_ASSEMBLE, mg_assemble)           \
+    X(MG_RESIDUAL, mg_residual)           \
+    X(MG_RESTRICT, mg_restrict)           \
+    X(MG_PROLONG, mg_prolong)             \
     X(NORMALS, normals)                   \
     X(COPY, copy)                         \
     X(EMPTY, empty)

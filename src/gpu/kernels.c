@@ -52,6 +52,18 @@ SINEW_SPIRV(pd_global) {
 SINEW_SPIRV(pd_apply) {
 #include "pd_apply.spv.inc"
 };
+SINEW_SPIRV(mg_assemble) {
+#include "mg_assemble.spv.inc"
+};
+SINEW_SPIRV(mg_residual) {
+#include "mg_residual.spv.inc"
+};
+SINEW_SPIRV(mg_restrict) {
+#include "mg_restrict.spv.inc"
+};
+SINEW_SPIRV(mg_prolong) {
+#include "mg_prolong.spv.inc"
+};
 SINEW_SPIRV(normals) {
 #include "normals.spv.inc"
 };

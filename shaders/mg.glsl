@@ -1,0 +1,29 @@
+// Implicit multigrid cloth: access to the levels' tables (shared/layout.h,
+// SINEW_MG_*) and their 3x3 blocks, each stored as three vec4 rows.
+
+uint mg_field(uint level, uint field)
+{
+    return mg_index[SINEW_MG_HEADER + level * SINEW_MG_FIELDS + field];
+}
+
+uint mg_globals() { return mg_index[1]; }
+uint mg_parents() { return mg_index[2]; }
+
+// Index in MG_REAL of particle i's entry of vector k on a level.
+uint mg_vec(uint level, uint k, uint i)
+{
+    return mg_field(level, SINEW_MG_VEC) + k * mg_field(level, SINEW_MG_N) + i;
+}
+
+vec3 mg_block_mul(uint at, vec3 x)
+{
+    return vec3(dot(mg_real[at].xyz, x), dot(mg_real[at + 1].xyz, x), dot(mg_real[at + 2].xyz, x));
+}
+
+// Solves the symmetric positive definite 3x3 block at `at` for r (Cramer).
+vec3 mg_block_solve(uint at, vec3 r)
+{
+    mat3 m = mat3(mg_real[at].xyz, mg_real[at + 1].xyz, mg_real[at + 2].xyz); // symmetric: rows = columns
+    float det = determinant(m);
+    return det != 0.0 ? inverse(m) * r : vec3(0.0);
+}

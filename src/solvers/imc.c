@@ -1,0 +1,573 @@
+/* Implicit cloth with constrainable multigrid on the GPU: the levels' layout
+ * (shared/layout.h, SINEW_MG_*) built from an asset's multigrid sections, and
+ * the kernels mg_assemble, mg_residual, mg_restrict and mg_prolong. */
+#include "imc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xpbd_math.h"
+
+typedef struct level_host {
+    uint32_t n, t, h, nnz;
+    const sinew_triangle_rec *tri;
+    uint32_t *hinge;            /* 4 per hinge */
+    uint32_t *row, *col, *diag;
+    uint32_t *inc_start, *inc;
+    uint32_t *child_start, *child;
+    uint32_t field[SINEW_MG_FIELDS];
+} level_host;
+
+struct sinew_imc {
+    sinew_context *ctx;
+    sinew_buffer buffers[SINEW_BIND_COUNT];
+    VkDescriptorPool pool;
+    VkDescriptorSet set;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    sinew_imc_material mat;
+    uint32_t levels, n, globals;
+    level_host L[SINEW_ASSET_MAX_MLEVELS];
+    float *D;       /* finest: 3 vec4 rows per particle */
+    float *target;  /* finest: 1 vec4 per particle */
+};
+
+/* ---------------------------------------------------------------- layout */
+
+typedef struct edge_rec {
+    uint32_t lo, hi, corner; /* 3 t + c */
+} edge_rec;
+
+static int edge_cmp(const void *x, const void *y)
+{
+    const edge_rec *a = x, *b = y;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return (a->corner > b->corner) - (a->corner < b->corner);
+}
+
+static int u32_cmp(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Hinges: the edges exactly two triangles share; (p0, p1) as the first
+ * triangle runs the edge, p2 its third vertex, p3 the other's. */
+static int find_hinges(level_host *L)
+{
+    edge_rec *e = malloc(sizeof *e * (3 * (size_t)L->t + 1));
+    L->hinge = malloc(sizeof *L->hinge * (6 * (size_t)L->t + 4));
+    if (!e || !L->hinge) {
+        free(e);
+        return 0;
+    }
+    for (uint32_t k = 0; k < L->t; k++)
+        for (uint32_t c = 0; c < 3; c++) {
+            uint32_t u = L->tri[k].v[c], v = L->tri[k].v[(c + 1) % 3];
+            e[3 * k + c] = (edge_rec){u < v ? u : v, u < v ? v : u, 3 * k + c};
+        }
+    qsort(e, 3 * (size_t)L->t, sizeof *e, edge_cmp);
+    L->h = 0;
+    for (uint32_t i = 0; i + 1 < 3 * L->t; i++) {
+        int pair = e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi;
+        int more = (i + 2 < 3 * L->t && e[i + 2].lo == e[i].lo && e[i + 2].hi == e[i].hi) ||
+                   (i > 0 && e[i - 1].lo == e[i].lo && e[i - 1].hi == e[i].hi);
+        if (!pair || more)
+            continue;
+        const uint32_t *t1 = L->tri[e[i].corner / 3].v, c1 = e[i].corner % 3;
+        const uint32_t *t2 = L->tri[e[i + 1].corner / 3].v, c2 = e[i + 1].corner % 3;
+        uint32_t *h = &L->hinge[4 * L->h++];
+        h[0] = t1[c1];
+        h[1] = t1[(c1 + 1) % 3];
+        h[2] = t1[(c1 + 2) % 3];
+        h[3] = t2[(c2 + 2) % 3];
+    }
+    free(e);
+    return 1;
+}
+
+/* The block pattern (each triangle's and hinge's particles pairwise) and each
+ * particle's incident elements. */
+static int build_rows(level_host *L)
+{
+    const uint32_t n = L->n;
+    uint32_t *count = calloc((size_t)n + 1, sizeof *count);
+    L->inc_start = calloc((size_t)n + 1, sizeof *L->inc_start);
+    L->inc = malloc(sizeof *L->inc * (3 * (size_t)L->t + 4 * (size_t)L->h + 1));
+    L->row = calloc((size_t)n + 1, sizeof *L->row);
+    L->diag = calloc((size_t)n + 1, sizeof *L->diag);
+    if (!count || !L->inc_start || !L->inc || !L->row || !L->diag) {
+        free(count);
+        return 0;
+    }
+    for (uint32_t k = 0; k < L->t; k++)
+        for (int c = 0; c < 3; c++) {
+            count[L->tri[k].v[c] + 1] += 3;
+            L->inc_start[L->tri[k].v[c] + 1]++;
+        }
+    for (uint32_t k = 0; k < 4 * L->h; k++) {
+        count[L->hinge[k] + 1] += 4;
+        L->inc_start[L->hinge[k] + 1]++;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        count[i + 1] += count[i];
+        L->inc_start[i + 1] += L->inc_start[i];
+    }
+    uint32_t *all = malloc(sizeof *all * ((size_t)count[n] + 1)), *fill = malloc(sizeof *fill * ((size_t)n + 1)),
+             *ifill = malloc(sizeof *ifill * ((size_t)n + 1));
+    int ok = all && fill && ifill;
+    if (ok) {
+        memcpy(fill, count, sizeof *fill * n);
+        memcpy(ifill, L->inc_start, sizeof *ifill * n);
+        for (uint32_t k = 0; k < L->t; k++)
+            for (uint32_t a = 0; a < 3; a++) {
+                uint32_t v = L->tri[k].v[a];
+                L->inc[ifill[v]++] = 4 * k + a;
+                for (int b = 0; b < 3; b++)
+                    all[fill[v]++] = L->tri[k].v[b];
+            }
+        for (uint32_t k = 0; k < L->h; k++)
+            for (uint32_t a = 0; a < 4; a++) {
+                uint32_t v = L->hinge[4 * k + a];
+                L->inc[ifill[v]++] = SINEW_MG_HINGE_BIT | (4 * k + a);
+                for (int b = 0; b < 4; b++)
+                    all[fill[v]++] = L->hinge[4 * k + b];
+            }
+        L->col = malloc(sizeof *L->col * ((size_t)count[n] + 1));
+        ok = L->col != NULL;
+    }
+    if (ok) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            qsort(all + count[i], count[i + 1] - count[i], sizeof *all, u32_cmp);
+            L->row[i] = k;
+            for (uint32_t j = count[i]; j < count[i + 1]; j++)
+                if (j == count[i] || all[j] != all[j - 1]) {
+                    if (all[j] == i)
+                        L->diag[i] = k;
+                    L->col[k++] = all[j];
+                }
+        }
+        L->row[n] = k;
+        L->nnz = k;
+    }
+    free(count);
+    free(all);
+    free(fill);
+    free(ifill);
+    return ok;
+}
+
+/* Children: the particles of the next finer level whose parent each is. */
+static int build_children(level_host *L, const level_host *F, const sinew_parents_rec *parents)
+{
+    L->child_start = calloc((size_t)L->n + 1, sizeof *L->child_start);
+    L->child = malloc(sizeof *L->child * (2 * (size_t)(F->n - L->n) + 1));
+    uint32_t *fill = malloc(sizeof *fill * ((size_t)L->n + 1));
+    if (!L->child_start || !L->child || !fill) {
+        free(fill);
+        return 0;
+    }
+    for (uint32_t m = L->n; m < F->n; m++) {
+        L->child_start[parents[m].a + 1]++;
+        L->child_start[parents[m].b + 1]++;
+    }
+    for (uint32_t i = 0; i < L->n; i++)
+        L->child_start[i + 1] += L->child_start[i];
+    memcpy(fill, L->child_start, sizeof *fill * L->n);
+    for (uint32_t m = L->n; m < F->n; m++) {
+        L->child[fill[parents[m].a]++] = m;
+        L->child[fill[parents[m].b]++] = m;
+    }
+    free(fill);
+    return 1;
+}
+
+static void free_levels(sinew_imc *s)
+{
+    for (uint32_t l = 0; l < SINEW_ASSET_MAX_MLEVELS; l++) {
+        level_host *L = &s->L[l];
+        void *ps[] = {L->hinge, L->row, L->col, L->diag, L->inc_start, L->inc, L->child_start, L->child};
+        for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+            free(ps[i]);
+    }
+}
+
+void sinew_imc_destroy(sinew_imc *s)
+{
+    if (!s)
+        return;
+    sinew_context *ctx = s->ctx;
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    if (s->fence)
+        vk->vkDestroyFence(ctx->device, s->fence, NULL);
+    if (s->cmd)
+        vk->vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &s->cmd);
+    if (s->pool)
+        vk->vkDestroyDescriptorPool(ctx->device, s->pool, NULL);
+    for (int i = 0; i < SINEW_BIND_COUNT; i++)
+        sinew_buffer_destroy(ctx, &s->buffers[i]);
+    free_levels(s);
+    free(s->D);
+    free(s->target);
+    free(s);
+}
+
+/* Appends count words to the index image at *at; returns where they went. */
+static uint32_t put(uint32_t *image, uint32_t *at, const uint32_t *words, uint32_t count)
+{
+    uint32_t where = *at;
+    if (count)
+        memcpy(image + where, words, sizeof *words * count);
+    *at += count;
+    return where;
+}
+
+static void rest_of_triangle(const sinew_asset *a, const uint32_t *v, float *out)
+{
+    double X[3][3];
+    for (int c = 0; c < 3; c++) {
+        const sinew_particle_rec *p = &a->particles[v[c]];
+        X[c][0] = p->x;
+        X[c][1] = p->y;
+        X[c][2] = p->z;
+    }
+    double e1[3], e2[3], nrm[3], u[3], w[3];
+    sinew_v3_sub(X[1], X[0], e1);
+    sinew_v3_sub(X[2], X[0], e2);
+    sinew_v3_cross(e1, e2, nrm);
+    double du1 = sqrt(sinew_v3_dot(e1, e1)), ln = sqrt(sinew_v3_dot(nrm, nrm));
+    for (int d = 0; d < 3; d++)
+        u[d] = e1[d] / du1;
+    sinew_v3_cross(nrm, u, w);
+    double du2 = sinew_v3_dot(e2, u), dv2 = sinew_v3_dot(e2, w) / ln, det = du1 * dv2;
+    out[0] = (float)(dv2 / det);
+    out[1] = (float)(-du2 / det);
+    out[2] = 0.0f;
+    out[3] = (float)(du1 / det);
+    out[4] = (float)(0.5 * ln); /* rest area */
+}
+
+sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const sinew_imc_material *m,
+                              double pin_stiffness, sinew_imc **out)
+{
+    *out = NULL;
+    if (a->mlevel_count < 2)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "imc",
+                          "the asset has no multigrid levels (sinew-prep --subdivide)");
+    sinew_imc *s = calloc(1, sizeof *s);
+    if (!s)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
+    s->ctx = ctx;
+    s->mat = *m;
+    s->levels = a->mlevel_count;
+    s->n = a->particle_count;
+    int ok = 1;
+    for (uint32_t l = 0; l < s->levels && ok; l++) {
+        level_host *L = &s->L[l];
+        L->n = a->mlevels[l].vertex_count;
+        L->t = a->mlevels[l].triangle_count;
+        L->tri = l + 1 == s->levels ? a->triangles : a->mtriangles + a->mlevels[l].triangle_begin;
+        ok = find_hinges(L) && build_rows(L);
+    }
+    for (uint32_t l = 0; l + 1 < s->levels && ok; l++)
+        ok = build_children(&s->L[l], &s->L[l + 1], a->parents);
+    s->D = calloc(12 * (size_t)s->n + 1, sizeof *s->D);
+    s->target = calloc(4 * (size_t)s->n + 1, sizeof *s->target);
+    ok = ok && s->D && s->target;
+
+    /* Sizes of the two images. */
+    uint64_t words = SINEW_MG_HEADER + (uint64_t)SINEW_MG_FIELDS * s->levels + 2ull * s->n, vec4s = SINEW_MG_GLOBALS;
+    for (uint32_t l = 0; l < s->levels && ok; l++) {
+        const level_host *L = &s->L[l];
+        words += 3ull * L->n + 2 + L->nnz + 4ull * L->t + 4ull * L->h + 3ull * L->t + 4ull * L->h + 2ull * L->n + 2;
+        vec4s += 3ull * L->nnz + 3ull * L->n + 2ull * L->t + L->h + (uint64_t)SINEW_MG_VECTORS * L->n;
+    }
+    uint32_t *index = ok ? calloc(words, sizeof *index) : NULL;
+    float *real = ok ? calloc(4 * vec4s, sizeof *real) : NULL;
+    sinew_result r = SINEW_RESULT_OK;
+    if (!index || !real) {
+        free(index);
+        free(real);
+        sinew_imc_destroy(s);
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
+    }
+    uint32_t at = SINEW_MG_HEADER + SINEW_MG_FIELDS * s->levels, rat = 0;
+    index[0] = s->levels;
+    index[1] = s->globals = rat;
+    rat += SINEW_MG_GLOBALS;
+    index[2] = at;
+    for (uint32_t i = 0; i < s->n; i++) {
+        index[at++] = a->parents[i].a;
+        index[at++] = a->parents[i].b;
+    }
+    for (uint32_t l = 0; l < s->levels; l++) {
+        level_host *L = &s->L[l];
+        uint32_t *f = L->field;
+        f[SINEW_MG_N] = L->n;
+        f[SINEW_MG_ROW] = put(index, &at, L->row, L->n + 1);
+        f[SINEW_MG_COL] = put(index, &at, L->col, L->nnz);
+        f[SINEW_MG_DIAG] = put(index, &at, L->diag, L->n);
+        f[SINEW_MG_TRI] = at;
+        for (uint32_t k = 0; k < L->t; k++) {
+            memcpy(&index[at], L->tri[k].v, sizeof L->tri[k].v);
+            at += 4;
+        }
+        f[SINEW_MG_TRI_COUNT] = L->t;
+        f[SINEW_MG_HINGE] = put(index, &at, L->hinge, 4 * L->h);
+        f[SINEW_MG_HINGE_COUNT] = L->h;
+        f[SINEW_MG_INC_START] = put(index, &at, L->inc_start, L->n + 1);
+        f[SINEW_MG_INC] = put(index, &at, L->inc, L->inc_start[L->n]);
+        if (l + 1 < s->levels) {
+            f[SINEW_MG_CHILD_START] = put(index, &at, L->child_start, L->n + 1);
+            f[SINEW_MG_CHILD] = put(index, &at, L->child, L->child_start[L->n]);
+        }
+        f[SINEW_MG_BLOCKS] = rat;
+        rat += 3 * L->nnz;
+        f[SINEW_MG_D] = rat;
+        rat += 3 * L->n;
+        f[SINEW_MG_REST] = rat;
+        for (uint32_t k = 0; k < L->t; k++) {
+            float rest[5];
+            rest_of_triangle(a, L->tri[k].v, rest);
+            memcpy(&real[4 * (rat + 2 * k)], rest, 4 * sizeof *rest);
+            real[4 * (rat + 2 * k + 1)] = rest[4];
+        }
+        for (uint32_t k = 0; k < L->h; k++) {
+            const uint32_t *h = &L->hinge[4 * k];
+            double p[4][3], e[3], a1[3], a2[3], n1[3], n2[3];
+            for (int c = 0; c < 4; c++) {
+                p[c][0] = a->particles[h[c]].x;
+                p[c][1] = a->particles[h[c]].y;
+                p[c][2] = a->particles[h[c]].z;
+            }
+            int good;
+            double theta = sinew_dihedral_angle(p[0], p[1], p[2], p[3], &good);
+            sinew_v3_sub(p[1], p[0], e);
+            sinew_v3_sub(p[2], p[0], a1);
+            sinew_v3_sub(p[3], p[0], a2);
+            sinew_v3_cross(e, a1, n1);
+            sinew_v3_cross(e, a2, n2);
+            double areas = 0.5 * (sqrt(sinew_v3_dot(n1, n1)) + sqrt(sinew_v3_dot(n2, n2)));
+            real[4 * (rat + 2 * L->t + k)] = (float)theta;
+            real[4 * (rat + 2 * L->t + k) + 1] = (float)(3.0 * sinew_v3_dot(e, e) / areas);
+        }
+        rat += 2 * L->t + L->h;
+        f[SINEW_MG_VEC] = rat;
+        for (uint32_t k = 0; k < L->t; k++) {
+            float area = real[4 * (f[SINEW_MG_REST] + 2 * k + 1)];
+            for (int c = 0; c < 3; c++)
+                real[4 * (rat + SINEW_MG_MASS * L->n + L->tri[k].v[c])] += (float)(m->density * area / 3.0);
+        }
+        rat += SINEW_MG_VECTORS * L->n;
+        memcpy(&index[SINEW_MG_HEADER + SINEW_MG_FIELDS * l], f, sizeof L->field);
+    }
+    SINEW_ASSERT(at <= words && rat <= vec4s);
+    for (uint32_t i = 0; i < s->n; i++)
+        if (a->particles[i].w == 0.0f) { /* pinned: a point constraint */
+            float *D = &s->D[12 * i];
+            D[0] = D[5] = D[10] = (float)pin_stiffness;
+        }
+
+    for (int i = 0; i < SINEW_BIND_COUNT && r == SINEW_RESULT_OK; i++) {
+        uint64_t bytes = i == SINEW_BIND_POS || i == SINEW_BIND_VEL ? 16ull * s->n
+                         : i == SINEW_BIND_MG_INDEX                 ? 4ull * at
+                         : i == SINEW_BIND_MG_REAL                  ? 16ull * rat
+                                                                    : 16;
+        r = sinew_buffer_create(ctx, bytes, SINEW_MEMORY_DEVICE, "multigrid cloth", &s->buffers[i]);
+    }
+    static const uint8_t zero[16];
+    for (int i = 0; i < SINEW_BIND_COUNT && r == SINEW_RESULT_OK; i++)
+        r = i == SINEW_BIND_MG_INDEX ? sinew_buffer_upload(ctx, &s->buffers[i], 0, index, 4ull * at)
+            : i == SINEW_BIND_MG_REAL ? sinew_buffer_upload(ctx, &s->buffers[i], 0, real, 16ull * rat)
+            : i == SINEW_BIND_POS || i == SINEW_BIND_VEL ? SINEW_RESULT_OK
+                                                          : sinew_buffer_upload(ctx, &s->buffers[i], 0, zero, 16);
+    free(index);
+    free(real);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_descriptor_set_create(ctx, s->buffers, &s->pool, &s->set);
+    if (r == SINEW_RESULT_OK) {
+        const struct VolkDeviceTable *vk = &ctx->vk;
+        VkCommandBufferAllocateInfo ci = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        ci.commandPool = ctx->command_pool;
+        ci.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ci.commandBufferCount = 1;
+        VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        VkResult vr = vk->vkAllocateCommandBuffers(ctx->device, &ci, &s->cmd);
+        if (vr == VK_SUCCESS)
+            vr = vk->vkCreateFence(ctx->device, &fi, NULL, &s->fence);
+        if (vr != VK_SUCCESS)
+            r = sinew_vk_fail(ctx, vr, "multigrid command buffer", __FILE__, __LINE__);
+    }
+    if (r != SINEW_RESULT_OK) {
+        sinew_imc_destroy(s);
+        return r;
+    }
+    *out = s;
+    return SINEW_RESULT_OK;
+}
+
+uint32_t sinew_imc_level_count(const sinew_imc *s) { return s->levels; }
+uint32_t sinew_imc_particle_count(const sinew_imc *s, uint32_t level) { return s->L[level].n; }
+
+void sinew_imc_pattern(const sinew_imc *s, uint32_t level, const uint32_t **row, const uint32_t **col)
+{
+    *row = s->L[level].row;
+    *col = s->L[level].col;
+}
+
+sinew_result sinew_imc_set_state(sinew_imc *s, const float *x, const float *v)
+{
+    float *buf = malloc(sizeof *buf * 4 * ((size_t)s->n + 1));
+    if (!buf)
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
+    sinew_result r = SINEW_RESULT_OK;
+    for (int pass = 0; pass < 2 && r == SINEW_RESULT_OK; pass++) {
+        const float *src = pass ? v : x;
+        for (uint32_t i = 0; i < s->n; i++) {
+            memcpy(&buf[4 * i], &src[3 * i], 3 * sizeof *buf);
+            buf[4 * i + 3] = 0.0f;
+        }
+        r = sinew_buffer_upload(s->ctx, &s->buffers[pass ? SINEW_BIND_VEL : SINEW_BIND_POS], 0, buf, 16ull * s->n);
+    }
+    free(buf);
+    return r;
+}
+
+void sinew_imc_set_constraint(sinew_imc *s, uint32_t i, const float D[9], const float d[3])
+{
+    for (int row = 0; row < 3; row++) {
+        memcpy(&s->D[12 * i + 4 * row], &D[3 * row], 3 * sizeof *D);
+        s->D[12 * i + 4 * row + 3] = 0.0f;
+    }
+    memcpy(&s->target[4 * i], d, 3 * sizeof *d);
+}
+
+/* ---------------------------------------------------------------- recording */
+
+static void begin(sinew_imc *s, sinew_recorder *r)
+{
+    const struct VolkDeviceTable *vk = &s->ctx->vk;
+    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    vk->vkBeginCommandBuffer(s->cmd, &bi);
+    vk->vkCmdBindDescriptorSets(s->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->ctx->pipeline_layout, 0, 1, &s->set, 0,
+                                NULL);
+    memset(r, 0, sizeof *r);
+    r->ctx = s->ctx;
+    r->cmd = s->cmd;
+}
+
+static sinew_result finish(sinew_imc *s)
+{
+    VK_TRY(s->ctx, s->ctx->vk.vkEndCommandBuffer(s->cmd));
+    return sinew_submit_and_wait(s->ctx, s->cmd, s->fence);
+}
+
+static void dispatch(sinew_recorder *r, sinew_kernel k, uint32_t threads, uint32_t level, uint32_t mode,
+                     uint32_t x, uint32_t y)
+{
+    GpuRange g = {0};
+    g.first = 0;
+    g.count = threads;
+    g.first2 = level;
+    g.count2 = mode;
+    g.distance_total = x;
+    g.slot_base = y;
+    sinew_record_dispatch(r, k, threads, &g, sizeof g);
+    sinew_record_barrier(r);
+}
+
+sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3])
+{
+    const level_host *F = &s->L[s->levels - 1];
+    const float globals[8] = {h, (float)s->mat.damping, (float)s->mat.stretch, (float)s->mat.shear,
+                              (float)s->mat.bend, gravity[0], gravity[1], gravity[2]};
+    sinew_buffer *real = &s->buffers[SINEW_BIND_MG_REAL];
+    sinew_result r = sinew_buffer_upload(s->ctx, real, 16ull * s->globals, globals, sizeof globals);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(s->ctx, real, 16ull * F->field[SINEW_MG_D], s->D, 48ull * s->n);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(s->ctx, real, 16ull * (F->field[SINEW_MG_VEC] + SINEW_MG_TARGET * s->n), s->target,
+                                16ull * s->n);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_recorder rec;
+    begin(s, &rec);
+    for (uint32_t l = s->levels - 1; l-- > 0;)
+        dispatch(&rec, SINEW_KERNEL_MG_RESTRICT, s->L[l].n, l, 1, 0, 0);
+    for (uint32_t l = 0; l < s->levels; l++)
+        dispatch(&rec, SINEW_KERNEL_MG_ASSEMBLE, s->L[l].n, l, l + 1 == s->levels, 0, 0);
+    return finish(s);
+}
+
+sinew_result sinew_imc_residual(sinew_imc *s, uint32_t level, uint32_t x, uint32_t y, int subtract)
+{
+    sinew_recorder rec;
+    begin(s, &rec);
+    dispatch(&rec, SINEW_KERNEL_MG_RESIDUAL, s->L[level].n, level, subtract ? 0 : 1, x, y);
+    return finish(s);
+}
+
+sinew_result sinew_imc_restrict(sinew_imc *s, uint32_t level)
+{
+    sinew_recorder rec;
+    begin(s, &rec);
+    dispatch(&rec, SINEW_KERNEL_MG_RESTRICT, s->L[level].n, level, 0, 0, 0);
+    return finish(s);
+}
+
+sinew_result sinew_imc_prolong(sinew_imc *s, uint32_t level)
+{
+    sinew_recorder rec;
+    begin(s, &rec);
+    dispatch(&rec, SINEW_KERNEL_MG_PROLONG, s->L[level].n, level, 0, 0, 0);
+    return finish(s);
+}
+
+sinew_result sinew_imc_read_blocks(sinew_imc *s, uint32_t level, float *out)
+{
+    const level_host *L = &s->L[level];
+    float *buf = malloc(sizeof *buf * 12 * ((size_t)L->nnz + 1));
+    if (!buf)
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
+    sinew_result r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_MG_REAL], 16ull * L->field[SINEW_MG_BLOCKS],
+                                           buf, 48ull * L->nnz);
+    for (uint32_t b = 0; b < L->nnz && r == SINEW_RESULT_OK; b++)
+        for (int row = 0; row < 3; row++)
+            memcpy(&out[9 * b + 3 * row], &buf[12 * b + 4 * row], 3 * sizeof *out);
+    free(buf);
+    return r;
+}
+
+sinew_result sinew_imc_read_vector(sinew_imc *s, uint32_t level, uint32_t vector, float *out)
+{
+    const level_host *L = &s->L[level];
+    float *buf = malloc(sizeof *buf * 4 * ((size_t)L->n + 1));
+    if (!buf)
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
+    sinew_result r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_MG_REAL],
+                                           16ull * (L->field[SINEW_MG_VEC] + vector * L->n), buf, 16ull * L->n);
+    for (uint32_t i = 0; i < L->n && r == SINEW_RESULT_OK; i++)
+        memcpy(&out[3 * i], &buf[4 * i], 3 * sizeof *out);
+    free(buf);
+    return r;
+}
+
+sinew_result sinew_imc_write_vector(sinew_imc *s, uint32_t level, uint32_t vector, const float *in)
+{
+    const level_host *L = &s->L[level];
+    float *buf = calloc(4 * ((size_t)L->n + 1), sizeof *buf);
+    if (!buf)
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
+    for (uint32_t i = 0; i < L->n; i++)
+        memcpy(&buf[4 * i], &in[3 * i], 3 * sizeof *buf);
+    sinew_result r = sinew_buffer_upload(s->ctx, &s->buffers[SINEW_BIND_MG_REAL],
+                                         16ull * (L->field[SINEW_MG_VEC] + vector * L->n), buf, 16ull * L->n);
+    free(buf);
+    return r;
+}

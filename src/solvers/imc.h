@@ -1,0 +1,53 @@
+/* Implicit cloth with constrainable multigrid on the GPU (docs/implicit.md):
+ * the levels of an asset's multigrid sections laid out in MG_INDEX and
+ * MG_REAL, and the kernels' operations on them. Internal: the building
+ * blocks of the solver, tested against tests/ref/imc_ref.c. */
+#ifndef SINEW_IMC_H
+#define SINEW_IMC_H
+
+#include "../asset/asset.h"
+#include "../gpu/gpu.h"
+
+typedef struct sinew_imc_material {
+    double stretch, shear, bend; /* N/m, N/m, N m */
+    double damping;              /* s, Rayleigh beta */
+    double density;              /* kg/m^2 */
+} sinew_imc_material;
+
+typedef struct sinew_imc sinew_imc;
+
+/* The asset must have multigrid levels. Particles the asset pins (inverse
+ * mass 0) get point constraints of pin_stiffness (N/m). */
+sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *asset, const sinew_imc_material *m,
+                              double pin_stiffness, sinew_imc **out);
+void sinew_imc_destroy(sinew_imc *s);
+
+uint32_t sinew_imc_level_count(const sinew_imc *s);
+uint32_t sinew_imc_particle_count(const sinew_imc *s, uint32_t level);
+/* The block pattern of a level: rows (n + 1) and columns, borrowed. */
+void sinew_imc_pattern(const sinew_imc *s, uint32_t level, const uint32_t **row, const uint32_t **col);
+
+/* Positions and velocities of the finest level (3n floats each). */
+sinew_result sinew_imc_set_state(sinew_imc *s, const float *x, const float *v);
+
+/* Soft constraint of a particle of the finest level: D (9, symmetric) and
+ * target displacement d (3). Kept on the host until the next assemble. */
+void sinew_imc_set_constraint(sinew_imc *s, uint32_t i, const float D[9], const float d[3]);
+
+/* Coarsens the soft constraints and assembles every level's matrix and the
+ * finest level's right-hand side (vector F) for a step of h s. */
+sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3]);
+
+/* y = F - A x (subtract 1) or y = A x (0) on a level, x and y vectors. */
+sinew_result sinew_imc_residual(sinew_imc *s, uint32_t level, uint32_t x, uint32_t y, int subtract);
+/* F and U of level from R of level + 1 (U zeroed). */
+sinew_result sinew_imc_restrict(sinew_imc *s, uint32_t level);
+/* U of level += the prolongation of U of level - 1. */
+sinew_result sinew_imc_prolong(sinew_imc *s, uint32_t level);
+
+/* Copies a level's blocks (9 floats each, row major) or vector (3 per particle). */
+sinew_result sinew_imc_read_blocks(sinew_imc *s, uint32_t level, float *out);
+sinew_result sinew_imc_read_vector(sinew_imc *s, uint32_t level, uint32_t vector, float *out);
+sinew_result sinew_imc_write_vector(sinew_imc *s, uint32_t level, uint32_t vector, const float *in);
+
+#endif

@@ -1,0 +1,233 @@
+/* Implicit multigrid cloth on the GPU against the CPU double reference
+ * (tests/ref/imc_ref.c): the assembled matrices of every level and the
+ * right-hand side, the residual (SpMV), restriction and prolongation. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_fixture.h"
+#include "prep/cloth.h"
+#include "prep/nested.h"
+#include "ref/imc_ref.h"
+#include "solvers/imc.h"
+
+TestSuite(imc_gpu, .init = gpu_setup, .fini = gpu_teardown, .timeout = 300);
+
+static const imc_material cpu_cloth = {.stretch = 5e3, .shear = 500.0, .bend = 1e-4, .damping = 0.01,
+                                       .density = 0.2};
+static const sinew_imc_material gpu_cloth = {.stretch = 5e3, .shear = 500.0, .bend = 1e-4, .damping = 0.01,
+                                             .density = 0.2};
+#define PIN_STIFFNESS 1e4
+
+static double lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+typedef struct scene {
+    sinew_nested nested;
+    sinew_asset *asset;
+    imc_ref *cpu;
+    sinew_imc *gpu;
+    uint32_t n;
+} scene;
+
+/* A 1 m square subdivided `subdivisions` times, pinned at two corners,
+ * crumpled a little and moving, on both sides. */
+static scene make_scene(uint32_t subdivisions)
+{
+    scene s = {0};
+    sinew_mesh m, fine;
+    double origin[3] = {0, 1, 0};
+    cr_assert_eq(sinew_mesh_grid(2, 2, 1.0, 1.0, SINEW_GRID_XZ, origin, &m), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_mesh_triangulate_quads(&m), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_subdivide(&m, subdivisions, NULL, &s.nested), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_finest_mesh(&s.nested, &fine), SINEW_RESULT_OK);
+    sinew_cloth_options opt = sinew_cloth_options_default();
+    uint32_t pins[2] = {0, 1};
+    opt.pin_indices = pins;
+    opt.pin_count = 2;
+    cr_assert_eq(sinew_cloth_build(&fine, &opt, gpu_logger(), &s.asset, NULL), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_attach(s.asset, &s.nested, gpu_logger()), SINEW_RESULT_OK);
+    sinew_mesh_free(&m);
+    sinew_mesh_free(&fine);
+    s.n = s.asset->particle_count;
+    /* The CPU reference's rest shape is the asset's, in float as the GPU has it. */
+    for (uint32_t i = 0; i < s.n; i++) {
+        s.nested.positions[3 * i] = s.asset->particles[i].x;
+        s.nested.positions[3 * i + 1] = s.asset->particles[i].y;
+        s.nested.positions[3 * i + 2] = s.asset->particles[i].z;
+    }
+    s.cpu = imc_ref_create(&s.nested, 0, &cpu_cloth);
+    cr_assert_eq(sinew_imc_create(gpu_ctx, s.asset, &gpu_cloth, PIN_STIFFNESS, &s.gpu), SINEW_RESULT_OK, "%s",
+                 "multigrid cloth");
+    double D[9], zero[3] = {0, 0, 0};
+    imc_ref_point_constraint(PIN_STIFFNESS, D);
+    for (uint32_t i = 0; i < s.n; i++)
+        if (s.asset->particles[i].w == 0.0f)
+            imc_ref_set_constraint(s.cpu, i, D, zero);
+    /* A state away from rest: crumpled, stretched, moving; in float on both. */
+    uint64_t seed = 5;
+    float *x = malloc(sizeof *x * 3 * s.n), *v = malloc(sizeof *v * 3 * s.n);
+    double *cx = imc_ref_positions(s.cpu), *cv = imc_ref_velocities(s.cpu);
+    for (uint32_t i = 0; i < 3 * s.n; i++) {
+        x[i] = (float)(cx[i] * (i % 3 == 1 ? 1.0 : 1.1) + 0.01 * lcg(&seed));
+        v[i] = (float)(0.5 * lcg(&seed));
+        cx[i] = x[i];
+        cv[i] = v[i];
+    }
+    cr_assert_eq(sinew_imc_set_state(s.gpu, x, v), SINEW_RESULT_OK);
+    /* A sliding constraint with a target on one particle, the same on both. */
+    double S[9], nrm[3] = {0.3, 1.0, 0.2}, d[3] = {0.01, -0.02, 0.005};
+    imc_ref_sliding_constraint(2e3, 50.0, nrm, S);
+    imc_ref_set_constraint(s.cpu, s.n / 2, S, d);
+    float Sf[9], df[3] = {0.01f, -0.02f, 0.005f};
+    for (int k = 0; k < 9; k++)
+        Sf[k] = (float)S[k];
+    sinew_imc_set_constraint(s.gpu, s.n / 2, Sf, df);
+    free(x);
+    free(v);
+    const float h = 1.0f / 60.0f, gf[3] = {0, -9.81f, 0};
+    const double gd[3] = {0, -9.81, 0};
+    imc_ref_assemble(s.cpu, h, gd);
+    cr_assert_eq(sinew_imc_assemble(s.gpu, h, gf), SINEW_RESULT_OK);
+    return s;
+}
+
+static void free_scene(scene *s)
+{
+    sinew_imc_destroy(s->gpu);
+    imc_ref_destroy(s->cpu);
+    sinew_asset_destroy(s->asset);
+    sinew_nested_free(&s->nested);
+}
+
+/* Largest difference between float and double vectors, relative to the
+ * largest entry of the double one. */
+static double rel_diff(const float *g, const double *c, uint32_t count)
+{
+    double diff = 0.0, big = 0.0;
+    for (uint32_t i = 0; i < count; i++) {
+        diff = fmax(diff, fabs(g[i] - c[i]));
+        big = fmax(big, fabs(c[i]));
+    }
+    return diff / (big > 0.0 ? big : 1.0);
+}
+
+Test(imc_gpu, assembled_matrices_and_rhs_match_the_reference)
+{
+    scene s = make_scene(3);
+    cr_assert_eq(sinew_imc_level_count(s.gpu), imc_ref_level_count(s.cpu));
+    for (uint32_t l = 0; l < sinew_imc_level_count(s.gpu); l++) {
+        const imc_matrix *A = imc_ref_matrix(s.cpu, l);
+        const uint32_t *row, *col;
+        sinew_imc_pattern(s.gpu, l, &row, &col);
+        cr_assert_eq(sinew_imc_particle_count(s.gpu, l), A->n);
+        cr_assert_eq(memcmp(row, A->row, sizeof *row * (A->n + 1)), 0, "level %u: rows", l);
+        cr_assert_eq(memcmp(col, A->col, sizeof *col * A->row[A->n]), 0, "level %u: columns", l);
+        float *blocks = malloc(sizeof *blocks * 9 * A->row[A->n]);
+        cr_assert_eq(sinew_imc_read_blocks(s.gpu, l, blocks), SINEW_RESULT_OK);
+        double e = rel_diff(blocks, A->val, 9 * A->row[A->n]);
+        printf("level %u: %u particles, %u blocks, GPU against CPU %.2e of the largest entry\n", l, A->n,
+               A->row[A->n], e);
+        cr_expect_lt(e, 2e-5, "level %u: blocks differ by %.2e of the largest", l, e);
+        free(blocks);
+    }
+    float *b = malloc(sizeof *b * 3 * s.n);
+    cr_assert_eq(sinew_imc_read_vector(s.gpu, sinew_imc_level_count(s.gpu) - 1, SINEW_MG_F, b), SINEW_RESULT_OK);
+    double e = rel_diff(b, imc_ref_rhs(s.cpu), 3 * s.n);
+    printf("right-hand side: %.2e of the largest entry\n", e);
+    cr_expect_lt(e, 2e-5, "right-hand side differs by %.2e of the largest", e);
+    free(b);
+    free_scene(&s);
+}
+
+/* r = f - A u, then R restricted and P u prolonged, on every level. */
+Test(imc_gpu, residual_restriction_and_prolongation_match_the_reference)
+{
+    scene s = make_scene(3);
+    uint64_t seed = 9;
+    for (uint32_t l = 0; l < sinew_imc_level_count(s.gpu); l++) {
+        const imc_matrix *A = imc_ref_matrix(s.cpu, l);
+        const uint32_t n = A->n;
+        float *uf = malloc(sizeof *uf * 3 * n), *ff = malloc(sizeof *ff * 3 * n), *rg = malloc(sizeof *rg * 3 * n);
+        double *u = malloc(sizeof *u * 3 * n), *f = malloc(sizeof *f * 3 * n), *rc = malloc(sizeof *rc * 3 * n);
+        for (uint32_t i = 0; i < 3 * n; i++) {
+            uf[i] = (float)(0.01 * lcg(&seed));
+            ff[i] = (float)(0.001 * lcg(&seed));
+            u[i] = uf[i];
+            f[i] = ff[i];
+        }
+        cr_assert_eq(sinew_imc_write_vector(s.gpu, l, SINEW_MG_U, uf), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_imc_write_vector(s.gpu, l, SINEW_MG_F, ff), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_imc_residual(s.gpu, l, SINEW_MG_U, SINEW_MG_R, 1), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_imc_read_vector(s.gpu, l, SINEW_MG_R, rg), SINEW_RESULT_OK);
+        imc_ref_spmv(A, u, rc);
+        for (uint32_t i = 0; i < 3 * n; i++)
+            rc[i] = f[i] - rc[i];
+        double e = rel_diff(rg, rc, 3 * n);
+        printf("level %u: residual %.2e", l, e);
+        cr_expect_lt(e, 1e-5, "level %u: residual differs by %.2e", l, e);
+        if (l > 0) {
+            /* R of this level's residual onto the level below, against nested.h's. */
+            const uint32_t nc = imc_ref_matrix(s.cpu, l - 1)->n;
+            float *fc = malloc(sizeof *fc * 3 * nc), *uc = malloc(sizeof *uc * 3 * nc);
+            double *rcd = malloc(sizeof *rcd * 3 * n), *fcd = malloc(sizeof *fcd * 3 * nc);
+            for (uint32_t i = 0; i < 3 * n; i++)
+                rcd[i] = rg[i];
+            cr_assert_eq(sinew_imc_restrict(s.gpu, l - 1), SINEW_RESULT_OK);
+            cr_assert_eq(sinew_imc_read_vector(s.gpu, l - 1, SINEW_MG_F, fc), SINEW_RESULT_OK);
+            cr_assert_eq(sinew_imc_read_vector(s.gpu, l - 1, SINEW_MG_U, uc), SINEW_RESULT_OK);
+            sinew_nested_restrict(&s.nested, l, 3, rcd, fcd);
+            e = rel_diff(fc, fcd, 3 * nc);
+            printf(", restriction %.2e", e);
+            cr_expect_lt(e, 1e-6, "restriction to level %u differs by %.2e", l - 1, e);
+            for (uint32_t i = 0; i < 3 * nc; i++)
+                cr_expect_eq(uc[i], 0.0f, "U of level %u zeroed", l - 1);
+            /* P of a coarse vector added to this level's U. */
+            double *ucd = malloc(sizeof *ucd * 3 * nc), *pu = malloc(sizeof *pu * 3 * n);
+            for (uint32_t i = 0; i < 3 * nc; i++) {
+                uc[i] = (float)lcg(&seed);
+                ucd[i] = uc[i];
+            }
+            cr_assert_eq(sinew_imc_write_vector(s.gpu, l - 1, SINEW_MG_U, uc), SINEW_RESULT_OK);
+            cr_assert_eq(sinew_imc_prolong(s.gpu, l), SINEW_RESULT_OK);
+            cr_assert_eq(sinew_imc_read_vector(s.gpu, l, SINEW_MG_U, rg), SINEW_RESULT_OK);
+            sinew_nested_prolong(&s.nested, l, 3, ucd, pu);
+            for (uint32_t i = 0; i < 3 * n; i++)
+                pu[i] += u[i];
+            e = rel_diff(rg, pu, 3 * n);
+            printf(", prolongation %.2e", e);
+            cr_expect_lt(e, 1e-6, "prolongation to level %u differs by %.2e", l, e);
+            free(fc);
+            free(uc);
+            free(rcd);
+            free(fcd);
+            free(ucd);
+            free(pu);
+        }
+        printf("\n");
+        free(uf);
+        free(ff);
+        free(rg);
+        free(u);
+        free(f);
+        free(rc);
+    }
+    free_scene(&s);
+}
+
+Test(imc_gpu, asset_without_levels_is_refused)
+{
+    sinew_asset *a = gpu_make_cloth(4, 4, 0.5, 1.0, 1);
+    sinew_imc *s = (sinew_imc *)1;
+    gpu_log_clear();
+    cr_expect_eq(sinew_imc_create(gpu_ctx, a, &gpu_cloth, PIN_STIFFNESS, &s), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect_null(s);
+    cr_expect(gpu_log_contains("no multigrid levels"));
+    gpu_log_clear();
+    sinew_asset_destroy(a);
+}

@@ -27,3 +27,23 @@ vec3 mg_block_solve(uint at, vec3 r)
     float det = determinant(m);
     return det != 0.0 ? inverse(m) * r : vec3(0.0);
 }
+
+uint mg_partials() { return mg_index[3]; }
+uint mg_scalars() { return mg_index[4]; }
+
+// Sums v over the workgroup in a fixed order (the same bits every run) and
+// stores the sum as this workgroup's partial. Every invocation must call it.
+shared float mg_red[SINEW_WORKGROUP_SIZE];
+void mg_partial_sum(float v)
+{
+    uint lid = gl_LocalInvocationID.x;
+    mg_red[lid] = v;
+    barrier();
+    for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
+        if (lid < s)
+            mg_red[lid] += mg_red[lid + s];
+        barrier();
+    }
+    if (lid == 0u)
+        mg_real[mg_partials() + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = vec4(mg_red[0], 0, 0, 0);
+}

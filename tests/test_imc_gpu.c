@@ -37,64 +37,64 @@ typedef struct scene {
 
 /* A 1 m square subdivided `subdivisions` times, pinned at two corners,
  * crumpled a little and moving, on both sides. */
-static scene make_scene(uint32_t subdivisions)
+static void make_scene(scene *out, uint32_t subdivisions)
 {
-    scene s = {0};
+    scene *s = out;
+    memset(s, 0, sizeof *s);
     sinew_mesh m, fine;
     double origin[3] = {0, 1, 0};
     cr_assert_eq(sinew_mesh_grid(2, 2, 1.0, 1.0, SINEW_GRID_XZ, origin, &m), SINEW_RESULT_OK);
     cr_assert_eq(sinew_mesh_triangulate_quads(&m), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_subdivide(&m, subdivisions, NULL, &s.nested), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_finest_mesh(&s.nested, &fine), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_subdivide(&m, subdivisions, NULL, &s->nested), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_finest_mesh(&s->nested, &fine), SINEW_RESULT_OK);
     sinew_cloth_options opt = sinew_cloth_options_default();
     uint32_t pins[2] = {0, 1};
     opt.pin_indices = pins;
     opt.pin_count = 2;
-    cr_assert_eq(sinew_cloth_build(&fine, &opt, gpu_logger(), &s.asset, NULL), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_attach(s.asset, &s.nested, gpu_logger()), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_cloth_build(&fine, &opt, gpu_logger(), &s->asset, NULL), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_attach(s->asset, &s->nested, gpu_logger()), SINEW_RESULT_OK);
     sinew_mesh_free(&m);
     sinew_mesh_free(&fine);
-    s.n = s.asset->particle_count;
+    s->n = s->asset->particle_count;
     /* The CPU reference's rest shape is the asset's, in float as the GPU has it. */
-    for (uint32_t i = 0; i < s.n; i++) {
-        s.nested.positions[3 * i] = s.asset->particles[i].x;
-        s.nested.positions[3 * i + 1] = s.asset->particles[i].y;
-        s.nested.positions[3 * i + 2] = s.asset->particles[i].z;
+    for (uint32_t i = 0; i < s->n; i++) {
+        s->nested.positions[3 * i] = s->asset->particles[i].x;
+        s->nested.positions[3 * i + 1] = s->asset->particles[i].y;
+        s->nested.positions[3 * i + 2] = s->asset->particles[i].z;
     }
-    s.cpu = imc_ref_create(&s.nested, 0, &cpu_cloth);
-    cr_assert_eq(sinew_imc_create(gpu_ctx, s.asset, &gpu_cloth, PIN_STIFFNESS, &s.gpu), SINEW_RESULT_OK, "%s",
+    s->cpu = imc_ref_create(&s->nested, 0, &cpu_cloth);
+    cr_assert_eq(sinew_imc_create(gpu_ctx, s->asset, &gpu_cloth, PIN_STIFFNESS, &s->gpu), SINEW_RESULT_OK, "%s",
                  "multigrid cloth");
     double D[9], zero[3] = {0, 0, 0};
     imc_ref_point_constraint(PIN_STIFFNESS, D);
-    for (uint32_t i = 0; i < s.n; i++)
-        if (s.asset->particles[i].w == 0.0f)
-            imc_ref_set_constraint(s.cpu, i, D, zero);
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->asset->particles[i].w == 0.0f)
+            imc_ref_set_constraint(s->cpu, i, D, zero);
     /* A state away from rest: crumpled, stretched, moving; in float on both. */
     uint64_t seed = 5;
-    float *x = malloc(sizeof *x * 3 * s.n), *v = malloc(sizeof *v * 3 * s.n);
-    double *cx = imc_ref_positions(s.cpu), *cv = imc_ref_velocities(s.cpu);
-    for (uint32_t i = 0; i < 3 * s.n; i++) {
+    float *x = malloc(sizeof *x * 3 * s->n), *v = malloc(sizeof *v * 3 * s->n);
+    double *cx = imc_ref_positions(s->cpu), *cv = imc_ref_velocities(s->cpu);
+    for (uint32_t i = 0; i < 3 * s->n; i++) {
         x[i] = (float)(cx[i] * (i % 3 == 1 ? 1.0 : 1.1) + 0.01 * lcg(&seed));
         v[i] = (float)(0.5 * lcg(&seed));
         cx[i] = x[i];
         cv[i] = v[i];
     }
-    cr_assert_eq(sinew_imc_set_state(s.gpu, x, v), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_imc_set_state(s->gpu, x, v), SINEW_RESULT_OK);
     /* A sliding constraint with a target on one particle, the same on both. */
     double S[9], nrm[3] = {0.3, 1.0, 0.2}, d[3] = {0.01, -0.02, 0.005};
     imc_ref_sliding_constraint(2e3, 50.0, nrm, S);
-    imc_ref_set_constraint(s.cpu, s.n / 2, S, d);
+    imc_ref_set_constraint(s->cpu, s->n / 2, S, d);
     float Sf[9], df[3] = {0.01f, -0.02f, 0.005f};
     for (int k = 0; k < 9; k++)
         Sf[k] = (float)S[k];
-    sinew_imc_set_constraint(s.gpu, s.n / 2, Sf, df);
+    sinew_imc_set_constraint(s->gpu, s->n / 2, Sf, df);
     free(x);
     free(v);
     const float h = 1.0f / 60.0f, gf[3] = {0, -9.81f, 0};
     const double gd[3] = {0, -9.81, 0};
-    imc_ref_assemble(s.cpu, h, gd);
-    cr_assert_eq(sinew_imc_assemble(s.gpu, h, gf), SINEW_RESULT_OK);
-    return s;
+    imc_ref_assemble(s->cpu, h, gd);
+    cr_assert_eq(sinew_imc_assemble(s->gpu, h, gf), SINEW_RESULT_OK);
 }
 
 static void free_scene(scene *s)
@@ -119,7 +119,8 @@ static double rel_diff(const float *g, const double *c, uint32_t count)
 
 Test(imc_gpu, assembled_matrices_and_rhs_match_the_reference)
 {
-    scene s = make_scene(3);
+    scene s;
+    make_scene(&s, 3);
     cr_assert_eq(sinew_imc_level_count(s.gpu), imc_ref_level_count(s.cpu));
     for (uint32_t l = 0; l < sinew_imc_level_count(s.gpu); l++) {
         const imc_matrix *A = imc_ref_matrix(s.cpu, l);
@@ -148,7 +149,8 @@ Test(imc_gpu, assembled_matrices_and_rhs_match_the_reference)
 /* r = f - A u, then R restricted and P u prolonged, on every level. */
 Test(imc_gpu, residual_restriction_and_prolongation_match_the_reference)
 {
-    scene s = make_scene(3);
+    scene s;
+    make_scene(&s, 3);
     uint64_t seed = 9;
     for (uint32_t l = 0; l < sinew_imc_level_count(s.gpu); l++) {
         const imc_matrix *A = imc_ref_matrix(s.cpu, l);
@@ -230,4 +232,35 @@ Test(imc_gpu, asset_without_levels_is_refused)
     cr_expect(gpu_log_contains("no multigrid levels"));
     gpu_log_clear();
     sinew_asset_destroy(a);
+}
+
+/* V-cycles on the GPU (5 PCG down, 10 Gauss-Seidel sweeps up) to a residual
+ * of 1e-6 (float's reach here) give the CPU's solution of the same system,
+ * each cycle reducing the residual as the CPU's do. */
+Test(imc_gpu, vcycles_solve_the_system_as_the_reference_does)
+{
+    scene s;
+    make_scene(&s, 4); /* 289 particles, 5 levels */
+    const uint32_t m = 3 * s.n;
+    double *dx = calloc(m, sizeof *dx);
+    imc_stats st;
+    imc_ref_solve_mg(s.cpu, dx, 1e-10, 100, 5, 10, &st);
+    sinew_imc_cycle c = {.pre = 5, .post = 10, .coarse_iterations = 40, .tolerance = 1e-6, .max_cycles = 40};
+    sinew_imc_solve_stats gs;
+    cr_assert_eq(sinew_imc_solve(s.gpu, &c, &gs), SINEW_RESULT_OK);
+    float *u = malloc(sizeof *u * m);
+    cr_assert_eq(sinew_imc_read_vector(s.gpu, sinew_imc_level_count(s.gpu) - 1, SINEW_MG_U, u), SINEW_RESULT_OK);
+    double e = rel_diff(u, dx, m);
+    printf("GPU: %u V-cycles to %.2e (CPU to 1e-10: %u); solutions differ by %.2e of the largest entry\n", gs.cycles,
+           gs.residual / gs.residual0, st.iterations, e);
+    for (uint32_t k = 0; k < gs.cycles && k < 64; k++)
+        printf("  cycle %u: %.3e\n", k + 1, gs.history[k]);
+    cr_expect_leq(gs.residual, 1e-6 * gs.residual0);
+    cr_expect_lt(e, 2e-4);
+    for (uint32_t k = 1; k < gs.cycles; k++)
+        cr_expect_lt(gs.history[k], 0.5 * gs.history[k - 1], "cycle %u reduced the residual by %.3f only", k + 1,
+                     gs.history[k] / gs.history[k - 1]);
+    free(u);
+    free(dx);
+    free_scene(&s);
 }

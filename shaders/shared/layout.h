@@ -118,8 +118,10 @@
 #define SINEW_BIND_COUNT 25
 
 /* Implicit multigrid cloth (docs/implicit.md). MG_INDEX starts with
- * SINEW_MG_HEADER words: level count, then the MG_REAL index of the globals;
- * then SINEW_MG_FIELDS words per level, coarsest level first, with these
+ * SINEW_MG_HEADER words: level count, the MG_REAL index of the globals, the
+ * MG_INDEX index of the parents (2 per particle), the MG_REAL indices of the
+ * workgroups' partial sums and of the scalars; then SINEW_MG_FIELDS words per
+ * level, coarsest level first, with these
  * fields (offsets into MG_INDEX unless marked REAL). Level l's particles are
  * 0 .. n - 1, the same indices as the finest level's. */
 #define SINEW_MG_HEADER 16
@@ -152,6 +154,19 @@
 #define SINEW_MG_VECTORS 8
 /* Globals at MG_REAL[globals]: (h, beta, k_stretch, k_shear), (k_bend, gravity). */
 #define SINEW_MG_GLOBALS 2
+/* Scalars at MG_REAL[scalars + k].x: PCG's r.z (two, by iteration parity),
+ * p.q, and two dot products for the host (|b|^2, |r|^2). */
+#define SINEW_MG_S_RZ 0
+#define SINEW_MG_S_PQ 2
+#define SINEW_MG_S_BB 3
+#define SINEW_MG_S_RR 4
+#define SINEW_MG_SCALARS 8
+/* mg_pcg's modes (range.count2). */
+#define SINEW_MG_PCG_START 0
+#define SINEW_MG_PCG_Q 1
+#define SINEW_MG_PCG_UPDATE 2
+#define SINEW_MG_PCG_DIRECTION 3
+#define SINEW_MG_DOT 4
 /* Bit marking a hinge in INC. */
 #define SINEW_MG_HINGE_BIT 0x80000000u
 

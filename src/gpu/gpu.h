@@ -33,6 +33,10 @@
     X(MG_RESIDUAL, mg_residual)           \
     X(MG_RESTRICT, mg_restrict)           \
     X(MG_PROLONG, mg_prolong)             \
+    X(MG_PCG, mg_pcg)                     \
+    X(MG_REDUCE, mg_reduce)               \
+    X(MG_SMOOTH, mg_smooth)               \
+    X(MG_ADVANCE, mg_advance)             \
     X(NORMALS, normals)                   \
     X(COPY, copy)                         \
     X(EMPTY, empty)

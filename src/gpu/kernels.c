@@ -64,6 +64,18 @@ SINEW_SPIRV(mg_restrict) {
 SINEW_SPIRV(mg_prolong) {
 #include "mg_prolong.spv.inc"
 };
+SINEW_SPIRV(mg_pcg) {
+#include "mg_pcg.spv.inc"
+};
+SINEW_SPIRV(mg_reduce) {
+#include "mg_reduce.spv.inc"
+};
+SINEW_SPIRV(mg_smooth) {
+#include "mg_smooth.spv.inc"
+};
+SINEW_SPIRV(mg_advance) {
+#include "mg_advance.spv.inc"
+};
 SINEW_SPIRV(normals) {
 #include "normals.spv.inc"
 };

@@ -17,6 +17,8 @@ typedef struct level_host {
     uint32_t *inc_start, *inc;
     uint32_t *child_start, *child;
     uint32_t field[SINEW_MG_FIELDS];
+    uint32_t colours;
+    uint32_t colour_at[64], colour_count[64]; /* each colour's particles: MG_INDEX offset and count */
 } level_host;
 
 struct sinew_imc {
@@ -27,7 +29,7 @@ struct sinew_imc {
     VkCommandBuffer cmd;
     VkFence fence;
     sinew_imc_material mat;
-    uint32_t levels, n, globals;
+    uint32_t levels, n, globals, partial_groups;
     level_host L[SINEW_ASSET_MAX_MLEVELS];
     float *D;       /* finest: 3 vec4 rows per particle */
     float *target;  /* finest: 1 vec4 per particle */
@@ -281,7 +283,9 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
     ok = ok && s->D && s->target;
 
     /* Sizes of the two images. */
-    uint64_t words = SINEW_MG_HEADER + (uint64_t)SINEW_MG_FIELDS * s->levels + 2ull * s->n, vec4s = SINEW_MG_GLOBALS;
+    s->partial_groups = (s->n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+    uint64_t words = SINEW_MG_HEADER + (uint64_t)SINEW_MG_FIELDS * s->levels + 2ull * s->n + a->mvertex_count;
+    uint64_t vec4s = SINEW_MG_GLOBALS + s->partial_groups + SINEW_MG_SCALARS;
     for (uint32_t l = 0; l < s->levels && ok; l++) {
         const level_host *L = &s->L[l];
         words += 3ull * L->n + 2 + L->nnz + 4ull * L->t + 4ull * L->h + 3ull * L->t + 4ull * L->h + 2ull * L->n + 2;
@@ -304,6 +308,27 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
     for (uint32_t i = 0; i < s->n; i++) {
         index[at++] = a->parents[i].a;
         index[at++] = a->parents[i].b;
+    }
+    index[3] = rat;
+    rat += s->partial_groups;
+    index[4] = rat;
+    rat += SINEW_MG_SCALARS;
+    uint32_t colours_at = put(index, &at, a->mvertices, a->mvertex_count);
+    for (uint32_t l = 0; l < s->levels && ok; l++) {
+        const sinew_mlevel_rec *M = &a->mlevels[l];
+        level_host *L = &s->L[l];
+        if (M->colour_count > 64) {
+            free(index);
+            free(real);
+            sinew_imc_destroy(s);
+            return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_LIMIT, "imc",
+                              "level %u has %u colours; the solver takes at most 64", l, M->colour_count);
+        }
+        L->colours = M->colour_count;
+        for (uint32_t c = 0; c < M->colour_count; c++) {
+            L->colour_at[c] = colours_at + a->mcolours[M->colour_begin + c].begin;
+            L->colour_count[c] = a->mcolours[M->colour_begin + c].count;
+        }
     }
     for (uint32_t l = 0; l < s->levels; l++) {
         level_host *L = &s->L[l];
@@ -468,11 +493,11 @@ static sinew_result finish(sinew_imc *s)
     return sinew_submit_and_wait(s->ctx, s->cmd, s->fence);
 }
 
-static void dispatch(sinew_recorder *r, sinew_kernel k, uint32_t threads, uint32_t level, uint32_t mode,
-                     uint32_t x, uint32_t y)
+static void dispatch_at(sinew_recorder *r, sinew_kernel k, uint32_t first, uint32_t threads, uint32_t level,
+                        uint32_t mode, uint32_t x, uint32_t y)
 {
     GpuRange g = {0};
-    g.first = 0;
+    g.first = first;
     g.count = threads;
     g.first2 = level;
     g.count2 = mode;
@@ -480,6 +505,63 @@ static void dispatch(sinew_recorder *r, sinew_kernel k, uint32_t threads, uint32
     g.slot_base = y;
     sinew_record_dispatch(r, k, threads, &g, sizeof g);
     sinew_record_barrier(r);
+}
+
+static void dispatch(sinew_recorder *r, sinew_kernel k, uint32_t threads, uint32_t level, uint32_t mode,
+                     uint32_t x, uint32_t y)
+{
+    dispatch_at(r, k, 0, threads, level, mode, x, y);
+}
+
+/* The partial sums of a level's last mg_pcg dispatch into scalar `slot`. */
+static void reduce(sinew_imc *s, sinew_recorder *r, uint32_t level, uint32_t slot)
+{
+    uint32_t groups = (s->L[level].n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+    dispatch(r, SINEW_KERNEL_MG_REDUCE, SINEW_WORKGROUP_SIZE, 0, 0, groups, slot);
+}
+
+/* `iterations` of block-Jacobi PCG on a level from its U. */
+static void record_pcg(sinew_imc *s, sinew_recorder *r, uint32_t level, uint32_t iterations)
+{
+    const uint32_t n = s->L[level].n;
+    dispatch(r, SINEW_KERNEL_MG_PCG, n, level, SINEW_MG_PCG_START, 0, 0);
+    reduce(s, r, level, SINEW_MG_S_RZ);
+    for (uint32_t k = 0; k < iterations; k++) {
+        uint32_t parity = k & 1u;
+        dispatch(r, SINEW_KERNEL_MG_PCG, n, level, SINEW_MG_PCG_Q, 0, parity);
+        reduce(s, r, level, SINEW_MG_S_PQ);
+        dispatch(r, SINEW_KERNEL_MG_PCG, n, level, SINEW_MG_PCG_UPDATE, 0, parity);
+        reduce(s, r, level, SINEW_MG_S_RZ + 1 - parity);
+        dispatch(r, SINEW_KERNEL_MG_PCG, n, level, SINEW_MG_PCG_DIRECTION, 0, parity);
+    }
+}
+
+static void record_vcycle(sinew_imc *s, sinew_recorder *r, uint32_t level, const sinew_imc_cycle *c)
+{
+    if (level == 0) {
+        record_pcg(s, r, 0, c->coarse_iterations);
+        return;
+    }
+    record_pcg(s, r, level, c->pre);
+    dispatch(r, SINEW_KERNEL_MG_RESIDUAL, s->L[level].n, level, 0, SINEW_MG_U, SINEW_MG_R);
+    dispatch(r, SINEW_KERNEL_MG_RESTRICT, s->L[level - 1].n, level - 1, 0, 0, 0);
+    record_vcycle(s, r, level - 1, c);
+    dispatch(r, SINEW_KERNEL_MG_PROLONG, s->L[level].n, level, 0, 0, 0);
+    const level_host *L = &s->L[level];
+    for (uint32_t sweep = 0; sweep < c->post; sweep++)
+        for (uint32_t k = 0; k < L->colours; k++)
+            dispatch_at(r, SINEW_KERNEL_MG_SMOOTH, L->colour_at[k], L->colour_count[k], level, 0, 0, 0);
+}
+
+static sinew_result read_scalar(sinew_imc *s, uint32_t slot, float *out)
+{
+    float v[4];
+    uint32_t scalars = 0;
+    sinew_result r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_MG_INDEX], 16, &scalars, 4);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_MG_REAL], 16ull * (scalars + slot), v, sizeof v);
+    *out = v[0];
+    return r;
 }
 
 sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3])
@@ -568,6 +650,73 @@ sinew_result sinew_imc_write_vector(sinew_imc *s, uint32_t level, uint32_t vecto
         memcpy(&buf[4 * i], &in[3 * i], 3 * sizeof *buf);
     sinew_result r = sinew_buffer_upload(s->ctx, &s->buffers[SINEW_BIND_MG_REAL],
                                          16ull * (L->field[SINEW_MG_VEC] + vector * L->n), buf, 16ull * L->n);
+    free(buf);
+    return r;
+}
+
+sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_solve_stats *st)
+{
+    const uint32_t top = s->levels - 1, n = s->L[top].n;
+    memset(st, 0, sizeof *st);
+    float *zero = calloc(3 * (size_t)n + 1, sizeof *zero);
+    if (!zero)
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
+    sinew_result r = sinew_imc_write_vector(s, top, SINEW_MG_U, zero);
+    free(zero);
+    sinew_recorder rec;
+    if (r == SINEW_RESULT_OK) {
+        begin(s, &rec);
+        dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, SINEW_MG_F, 0);
+        reduce(s, &rec, top, SINEW_MG_S_BB);
+        r = finish(s);
+    }
+    float bb = 0.0f, rr = 0.0f;
+    if (r == SINEW_RESULT_OK)
+        r = read_scalar(s, SINEW_MG_S_BB, &bb);
+    st->residual0 = sqrt((double)bb);
+    double rel = 1.0;
+    while (r == SINEW_RESULT_OK && st->cycles < c->max_cycles && rel > c->tolerance && bb > 0.0f) {
+        begin(s, &rec);
+        record_vcycle(s, &rec, top, c);
+        dispatch(&rec, SINEW_KERNEL_MG_RESIDUAL, n, top, 0, SINEW_MG_U, SINEW_MG_R);
+        dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, SINEW_MG_R, 0);
+        reduce(s, &rec, top, SINEW_MG_S_RR);
+        r = finish(s);
+        if (r == SINEW_RESULT_OK)
+            r = read_scalar(s, SINEW_MG_S_RR, &rr);
+        rel = sqrt((double)rr) / st->residual0;
+        if (st->cycles < 64)
+            st->history[st->cycles] = rel;
+        st->cycles++;
+    }
+    st->residual = bb > 0.0f ? rel * st->residual0 : 0.0;
+    if (r == SINEW_RESULT_OK && !(rel == rel))
+        r = sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "imc", "the multigrid solve produced NaN");
+    return r;
+}
+
+sinew_result sinew_imc_advance(sinew_imc *s)
+{
+    sinew_recorder rec;
+    begin(s, &rec);
+    dispatch(&rec, SINEW_KERNEL_MG_ADVANCE, s->n, s->levels - 1, 0, 0, 0);
+    return finish(s);
+}
+
+sinew_result sinew_imc_read_state(sinew_imc *s, float *x, float *v)
+{
+    float *buf = malloc(sizeof *buf * 4 * ((size_t)s->n + 1));
+    if (!buf)
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
+    sinew_result r = SINEW_RESULT_OK;
+    for (int pass = 0; pass < 2 && r == SINEW_RESULT_OK; pass++) {
+        float *dst = pass ? v : x;
+        if (!dst)
+            continue;
+        r = sinew_buffer_download(s->ctx, &s->buffers[pass ? SINEW_BIND_VEL : SINEW_BIND_POS], 0, buf, 16ull * s->n);
+        for (uint32_t i = 0; i < s->n && r == SINEW_RESULT_OK; i++)
+            memcpy(&dst[3 * i], &buf[4 * i], 3 * sizeof *dst);
+    }
     free(buf);
     return r;
 }

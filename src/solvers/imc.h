@@ -45,6 +45,30 @@ sinew_result sinew_imc_restrict(sinew_imc *s, uint32_t level);
 /* U of level += the prolongation of U of level - 1. */
 sinew_result sinew_imc_prolong(sinew_imc *s, uint32_t level);
 
+/* The V-cycle (the paper's defaults: 5 PCG iterations down, 10 Gauss-Seidel
+ * sweeps up) and when V-cycles stop. */
+typedef struct sinew_imc_cycle {
+    uint32_t pre, post;
+    uint32_t coarse_iterations; /* block-Jacobi PCG on the coarsest level */
+    double tolerance;           /* stop at |b - A dx| <= tolerance |b| */
+    uint32_t max_cycles;
+} sinew_imc_cycle;
+
+typedef struct sinew_imc_solve_stats {
+    uint32_t cycles;
+    double residual0, residual; /* |b|, |b - A dx| at the end */
+    double history[64];         /* relative residual after each cycle */
+} sinew_imc_solve_stats;
+
+/* Solves A dx = b after sinew_imc_assemble by V-cycles from dx = 0 (dx is the
+ * finest level's U); one submit per cycle, whose residual norm decides on the
+ * next. UNSTABLE when a NaN appears. */
+sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_solve_stats *stats);
+
+/* x += dx, v = dx / h on the device; and the state read back (3n each; either may be NULL). */
+sinew_result sinew_imc_advance(sinew_imc *s);
+sinew_result sinew_imc_read_state(sinew_imc *s, float *x, float *v);
+
 /* Copies a level's blocks (9 floats each, row major) or vector (3 per particle). */
 sinew_result sinew_imc_read_blocks(sinew_imc *s, uint32_t level, float *out);
 sinew_result sinew_imc_read_vector(sinew_imc *s, uint32_t level, uint32_t vector, float *out);

@@ -4,9 +4,13 @@
 //   A = M + (h beta + h^2) K + h^2 D
 // one particle per invocation, from its incident triangles' and hinges'
 // Jacobians computed where they are used (no atomics: each row is its own
-// invocation's), and on the finest level (range.count2 = 1) the right-hand side
-//   b = h M v + h^2 (f + D d + M g)
-// into vector F (docs/implicit.md; tests/ref/imc_ref.c is the reference).
+// invocation's), and on the finest level (range.count2 = 1) the right-hand
+// side into vector F. The unknown is y = dx - h v, the step's departure from
+// moving on at its velocity: A y = b - A h v with b = h M v + h^2 (f + D d + M g)
+// (docs/implicit.md; tests/ref/imc_ref.c solves for dx), which is
+//   h^2 (f + D d + M g) - ((h beta + h^2) K + h^2 D) h v
+// with the inertia h M v, large against the rest, cancelled exactly rather
+// than in single precision, so that float's residual reaches 1e-6 of it.
 // range.first2: the level.
 #include "common.glsl"
 #include "constraints.glsl"
@@ -109,8 +113,13 @@ void main()
              m * vec3(0, 0, 1) + h * h * mg_real[dat + 2u].xyz);
     if (range.count2 == 1u) {
         vec3 d = mg_real[mg_vec(level, SINEW_MG_TARGET, i)].xyz;
-        vec3 dd = mg_block_mul(dat, d);
-        vec3 b = h * m * vel[i].xyz + h * h * (force + dd + m * gravity);
+        vec3 b = h * h * (force + mg_block_mul(dat, d) + m * gravity);
+        for (uint k = row_begin; k < row_end; k++) { // minus (A - M) h v: the row without its mass
+            vec3 hv = h * vel[mg_index[cols + k]].xyz;
+            b -= mg_block_mul(blocks + 3u * k, hv);
+            if (mg_index[cols + k] == i)
+                b += m * hv;
+        }
         mg_real[mg_vec(level, SINEW_MG_F, i)] = vec4(b, 0.0);
     }
 }

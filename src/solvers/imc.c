@@ -674,8 +674,9 @@ sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_s
     if (r == SINEW_RESULT_OK)
         r = read_scalar(s, SINEW_MG_S_BB, &bb);
     st->residual0 = sqrt((double)bb);
-    double rel = 1.0;
-    while (r == SINEW_RESULT_OK && st->cycles < c->max_cycles && rel > c->tolerance && bb > 0.0f) {
+    double rel = 1.0, best = 1.0;
+    uint32_t flat = 0; /* cycles in a row that gained less than 5 %: float's floor */
+    while (r == SINEW_RESULT_OK && st->cycles < c->max_cycles && rel > c->tolerance && bb > 0.0f && flat < 3) {
         begin(s, &rec);
         record_vcycle(s, &rec, top, c);
         dispatch(&rec, SINEW_KERNEL_MG_RESIDUAL, n, top, 0, SINEW_MG_U, SINEW_MG_R);
@@ -685,11 +686,15 @@ sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_s
         if (r == SINEW_RESULT_OK)
             r = read_scalar(s, SINEW_MG_S_RR, &rr);
         rel = sqrt((double)rr) / st->residual0;
+        flat = rel > 0.95 * best ? flat + 1 : 0;
+        if (rel < best)
+            best = rel;
         if (st->cycles < 64)
             st->history[st->cycles] = rel;
         st->cycles++;
     }
     st->residual = bb > 0.0f ? rel * st->residual0 : 0.0;
+    st->stalled = flat >= 3;
     if (r == SINEW_RESULT_OK && !(rel == rel))
         r = sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "imc", "the multigrid solve produced NaN");
     return r;

@@ -35,7 +35,8 @@ sinew_result sinew_imc_set_state(sinew_imc *s, const float *x, const float *v);
 void sinew_imc_set_constraint(sinew_imc *s, uint32_t i, const float D[9], const float d[3]);
 
 /* Coarsens the soft constraints and assembles every level's matrix and the
- * finest level's right-hand side (vector F) for a step of h s. */
+ * finest level's right-hand side (vector F) for a step of h s. The unknown
+ * is y = dx - h v (its solution in U): A y = b - A h v. */
 sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3]);
 
 /* y = F - A x (subtract 1) or y = A x (0) on a level, x and y vectors. */
@@ -58,14 +59,18 @@ typedef struct sinew_imc_solve_stats {
     uint32_t cycles;
     double residual0, residual; /* |b|, |b - A dx| at the end */
     double history[64];         /* relative residual after each cycle */
+    int stalled;                /* stopped after 3 cycles gaining less than 5 % each: single
+                                   precision's floor (near 1e-6 relative) above the tolerance */
 } sinew_imc_solve_stats;
 
-/* Solves A dx = b after sinew_imc_assemble by V-cycles from dx = 0 (dx is the
+/* Solves A y = F after sinew_imc_assemble by V-cycles from y = 0 (y is the
  * finest level's U); one submit per cycle, whose residual norm decides on the
- * next. UNSTABLE when a NaN appears. */
+ * next: until the tolerance, max_cycles, or a stall. UNSTABLE when a NaN
+ * appears. */
 sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_solve_stats *stats);
 
-/* x += dx, v = dx / h on the device; and the state read back (3n each; either may be NULL). */
+/* x += h v + y, v += y / h on the device; and the state read back (3n
+ * each; either may be NULL). */
 sinew_result sinew_imc_advance(sinew_imc *s);
 sinew_result sinew_imc_read_state(sinew_imc *s, float *x, float *v);
 

@@ -345,3 +345,29 @@ Test(imc_gpu, steps_follow_the_reference)
     free(dx);
     free_scene(&s);
 }
+
+/* The baseline on the GPU, block-Jacobi PCG on the finest level (checked
+ * every 10 iterations), against V-cycles on the same crumpled, moving cloth
+ * as it is refined, both to the paper's 1e-4: PCG's iterations grow with the
+ * mesh, the V-cycles' count does not. */
+Test(imc_gpu, pcg_baseline_needs_ever_more_iterations, .timeout = 600)
+{
+    uint32_t iterations[3] = {0}, cycles[3] = {0};
+    for (uint32_t k = 0; k < 3; k++) {
+        scene s;
+        make_scene(&s, 3 + k); /* 81, 289, 1089 particles */
+        sinew_imc_cycle c = {.pre = 5, .post = 10, .coarse_iterations = 40, .tolerance = 1e-4, .max_cycles = 40};
+        sinew_imc_solve_stats mg, pcg;
+        cr_assert_eq(sinew_imc_solve(s.gpu, &c, &mg), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_imc_solve_pcg(s.gpu, 1e-4, 20000, 10, &pcg), SINEW_RESULT_OK);
+        cr_expect_leq(mg.residual, 1e-4 * mg.residual0);
+        cr_expect_leq(pcg.residual, 1e-4 * pcg.residual0);
+        iterations[k] = pcg.cycles;
+        cycles[k] = mg.cycles;
+        printf("%5u particles, %u levels: %2u V-cycles; block-Jacobi PCG %4u iterations\n", s.n,
+               sinew_imc_level_count(s.gpu), mg.cycles, pcg.cycles);
+        free_scene(&s);
+    }
+    cr_expect_gt(iterations[2], 3 * iterations[0], "PCG: %u -> %u iterations", iterations[0], iterations[2]);
+    cr_expect_leq(cycles[2], cycles[0] + 4, "V-cycles: %u -> %u", cycles[0], cycles[2]);
+}

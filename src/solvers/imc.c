@@ -725,3 +725,50 @@ sinew_result sinew_imc_read_state(sinew_imc *s, float *x, float *v)
     free(buf);
     return r;
 }
+
+sinew_result sinew_imc_solve_pcg(sinew_imc *s, double tolerance, uint32_t max_iterations, uint32_t batch,
+                                 sinew_imc_solve_stats *st)
+{
+    const uint32_t top = s->levels - 1, n = s->L[top].n;
+    memset(st, 0, sizeof *st);
+    float *zero = calloc(3 * (size_t)n + 1, sizeof *zero);
+    if (!zero)
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
+    sinew_result r = sinew_imc_write_vector(s, top, SINEW_MG_U, zero);
+    free(zero);
+    sinew_recorder rec;
+    if (r == SINEW_RESULT_OK) {
+        begin(s, &rec);
+        dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, SINEW_MG_F, 0);
+        reduce(s, &rec, top, SINEW_MG_S_BB);
+        dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_START, 0, 0);
+        reduce(s, &rec, top, SINEW_MG_S_RZ);
+        r = finish(s);
+    }
+    float bb = 0.0f, rr = 0.0f;
+    if (r == SINEW_RESULT_OK)
+        r = read_scalar(s, SINEW_MG_S_BB, &bb);
+    st->residual0 = sqrt((double)bb);
+    double rel = 1.0;
+    uint32_t k = 0;
+    while (r == SINEW_RESULT_OK && k < max_iterations && rel > tolerance && bb > 0.0f) {
+        begin(s, &rec);
+        for (uint32_t j = 0; j < batch && k < max_iterations; j++, k++) {
+            uint32_t parity = k & 1u;
+            dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_Q, 0, parity);
+            reduce(s, &rec, top, SINEW_MG_S_PQ);
+            dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_UPDATE, 0, parity);
+            reduce(s, &rec, top, SINEW_MG_S_RZ + 1 - parity);
+            dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_DIRECTION, 0, parity);
+        }
+        dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, SINEW_MG_R, 0);
+        reduce(s, &rec, top, SINEW_MG_S_RR);
+        r = finish(s);
+        if (r == SINEW_RESULT_OK)
+            r = read_scalar(s, SINEW_MG_S_RR, &rr);
+        rel = sqrt((double)rr) / st->residual0;
+    }
+    st->cycles = k;
+    st->residual = bb > 0.0f ? rel * st->residual0 : 0.0;
+    return r;
+}

@@ -69,6 +69,12 @@ typedef struct sinew_imc_solve_stats {
  * appears. */
 sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_solve_stats *stats);
 
+/* The baseline: block-Jacobi PCG on the finest level from y = 0, `batch`
+ * iterations per submit, until |F - A y| <= tolerance |F| (the recursive
+ * residual) or max_iterations; stats->cycles counts iterations. */
+sinew_result sinew_imc_solve_pcg(sinew_imc *s, double tolerance, uint32_t max_iterations, uint32_t batch,
+                                 sinew_imc_solve_stats *stats);
+
 /* x += h v + y, v += y / h on the device; and the state read back (3n
  * each; either may be NULL). */
 sinew_result sinew_imc_advance(sinew_imc *s);

@@ -178,14 +178,15 @@ test \"$(head -c 8 \"$d\" | od -An -tx1 | tr -d ' \\n')\" = 89504e470d0a1a0a && 
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|validation messages")
   # The same window driven by a mouse and keyboard (xdotool through XTEST,
   # tests/viewer/drive.sh): the particle under the cursor is held and dragged
-  # up, let go higher than it was; pause, one step, resume, the second solver,
+  # up, let go more than 10 cm higher than it was (how much depends on where
+  # the cloth is when the button goes down: 0.19 to 0.67 m seen); pause, one step, resume, the second solver,
   # an orbit, q. Validation on.
   add_test(NAME tool_viewer_mouse_and_keys
     COMMAND sh -c "command -v xvfb-run > /dev/null && command -v xdotool > /dev/null || exit 77; \
 l='${OUT}/viewer-drive.log'; xvfb-run -a -s '-screen 0 1280x1024x24' \
   sh '${CMAKE_CURRENT_SOURCE_DIR}/viewer/drive.sh' '$<TARGET_FILE:sinew-viewer>' \"$l\"; cat \"$l\"; \
 awk -F'[(,)]' '/holding particle/ { y0 = $3 } /let go of particle/ { y1 = $3 } \
-  END { if (y1 - y0 > 0.2) print \"lifted by\", y1 - y0, \"m\"; else print \"not lifted\" }' \"$l\"")
+  END { if (y1 - y0 > 0.1) print \"lifted by\", y1 - y0, \"m\"; else print \"not lifted\" }' \"$l\"")
   set_tests_properties(tool_viewer_mouse_and_keys PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77 TIMEOUT 300
     PASS_REGULAR_EXPRESSION "holding particle.*let go of particle.*paused.*one step.*running.*solver XPBD symmetric Gauss-Seidel.*orbited to yaw.*lifted by"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|validation messages|not lifted")

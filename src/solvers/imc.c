@@ -288,7 +288,11 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
     uint64_t vec4s = SINEW_MG_GLOBALS + s->partial_groups + SINEW_MG_SCALARS;
     for (uint32_t l = 0; l < s->levels && ok; l++) {
         const level_host *L = &s->L[l];
-        words += 3ull * L->n + 2 + L->nnz + 4ull * L->t + 4ull * L->h + 3ull * L->t + 4ull * L->h + 2ull * L->n + 2;
+        /* rows, columns, diagonals, triangles, hinges, incidence; children */
+        words += (L->n + 1ull) + L->nnz + L->n + 4ull * L->t + 4ull * L->h + (L->n + 1ull) + 3ull * L->t +
+                 4ull * L->h;
+        if (l + 1 < s->levels)
+            words += (L->n + 1ull) + 2ull * (s->L[l + 1].n - L->n);
         vec4s += 3ull * L->nnz + 3ull * L->n + 2ull * L->t + L->h + (uint64_t)SINEW_MG_VECTORS * L->n;
     }
     uint32_t *index = ok ? calloc(words, sizeof *index) : NULL;
@@ -391,7 +395,7 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
         rat += SINEW_MG_VECTORS * L->n;
         memcpy(&index[SINEW_MG_HEADER + SINEW_MG_FIELDS * l], f, sizeof L->field);
     }
-    SINEW_ASSERT(at <= words && rat <= vec4s);
+    SINEW_ASSERT(at == words && rat == vec4s);
     for (uint32_t i = 0; i < s->n; i++)
         if (a->particles[i].w == 0.0f) { /* pinned: a point constraint */
             float *D = &s->D[12 * i];

@@ -2,9 +2,8 @@
 # Drives sinew-viewer the way a person would, inside a virtual X server: run as
 #   xvfb-run -a sh drive.sh VIEWER LOG
 # Presses the left button on the middle of the cloth and drags up 120 pixels
-# slowly,
-# lets go, pauses, steps once, resumes, switches to the second solver, orbits
-# with the right button, quits with q. Events go through the XTEST extension
+# slowly, lets go, pauses, steps once, resumes, switches to the second solver,
+# orbits with the right button, quits with q. Events go through the XTEST extension
 # (xdotool), as a real mouse and keyboard's would. The viewer's own lines in
 # LOG say what it did; the test reads them.
 set -eu

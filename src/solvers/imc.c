@@ -524,20 +524,25 @@ static void reduce(sinew_imc *s, sinew_recorder *r, uint32_t level, uint32_t slo
     dispatch(r, SINEW_KERNEL_MG_REDUCE, SINEW_WORKGROUP_SIZE, 0, 0, groups, slot);
 }
 
+/* PCG's iteration k on a level (after its START): r.z alternates between two
+ * scalars by the iteration's parity. */
+static void record_pcg_iteration(sinew_imc *s, sinew_recorder *r, uint32_t level, uint32_t k)
+{
+    const uint32_t n = s->L[level].n, parity = k & 1u;
+    dispatch(r, SINEW_KERNEL_MG_PCG, n, level, SINEW_MG_PCG_Q, 0, parity);
+    reduce(s, r, level, SINEW_MG_S_PQ);
+    dispatch(r, SINEW_KERNEL_MG_PCG, n, level, SINEW_MG_PCG_UPDATE, 0, parity);
+    reduce(s, r, level, SINEW_MG_S_RZ + 1 - parity);
+    dispatch(r, SINEW_KERNEL_MG_PCG, n, level, SINEW_MG_PCG_DIRECTION, 0, parity);
+}
+
 /* `iterations` of block-Jacobi PCG on a level from its U. */
 static void record_pcg(sinew_imc *s, sinew_recorder *r, uint32_t level, uint32_t iterations)
 {
-    const uint32_t n = s->L[level].n;
-    dispatch(r, SINEW_KERNEL_MG_PCG, n, level, SINEW_MG_PCG_START, 0, 0);
+    dispatch(r, SINEW_KERNEL_MG_PCG, s->L[level].n, level, SINEW_MG_PCG_START, 0, 0);
     reduce(s, r, level, SINEW_MG_S_RZ);
-    for (uint32_t k = 0; k < iterations; k++) {
-        uint32_t parity = k & 1u;
-        dispatch(r, SINEW_KERNEL_MG_PCG, n, level, SINEW_MG_PCG_Q, 0, parity);
-        reduce(s, r, level, SINEW_MG_S_PQ);
-        dispatch(r, SINEW_KERNEL_MG_PCG, n, level, SINEW_MG_PCG_UPDATE, 0, parity);
-        reduce(s, r, level, SINEW_MG_S_RZ + 1 - parity);
-        dispatch(r, SINEW_KERNEL_MG_PCG, n, level, SINEW_MG_PCG_DIRECTION, 0, parity);
-    }
+    for (uint32_t k = 0; k < iterations; k++)
+        record_pcg_iteration(s, r, level, k);
 }
 
 static void record_vcycle(sinew_imc *s, sinew_recorder *r, uint32_t level, const sinew_imc_cycle *c)
@@ -658,34 +663,56 @@ sinew_result sinew_imc_write_vector(sinew_imc *s, uint32_t level, uint32_t vecto
     return r;
 }
 
-sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_solve_stats *st)
+/* The start both solves share: U = 0 on the finest level, |F| into
+ * stats->residual0 (its square in *bb), and, for PCG, its first step. */
+static sinew_result start_solve(sinew_imc *s, int pcg, sinew_imc_solve_stats *st, float *bb)
 {
     const uint32_t top = s->levels - 1, n = s->L[top].n;
     memset(st, 0, sizeof *st);
+    *bb = 0.0f;
     float *zero = calloc(3 * (size_t)n + 1, sizeof *zero);
     if (!zero)
         return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
     sinew_result r = sinew_imc_write_vector(s, top, SINEW_MG_U, zero);
     free(zero);
-    sinew_recorder rec;
     if (r == SINEW_RESULT_OK) {
+        sinew_recorder rec;
         begin(s, &rec);
         dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, SINEW_MG_F, 0);
         reduce(s, &rec, top, SINEW_MG_S_BB);
+        if (pcg) {
+            dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_START, 0, 0);
+            reduce(s, &rec, top, SINEW_MG_S_RZ);
+        }
         r = finish(s);
     }
-    float bb = 0.0f, rr = 0.0f;
     if (r == SINEW_RESULT_OK)
-        r = read_scalar(s, SINEW_MG_S_BB, &bb);
-    st->residual0 = sqrt((double)bb);
+        r = read_scalar(s, SINEW_MG_S_BB, bb);
+    st->residual0 = sqrt((double)*bb);
+    return r;
+}
+
+/* Records |R|^2 of the finest level into its scalar (after R is computed). */
+static void record_residual_norm(sinew_imc *s, sinew_recorder *rec)
+{
+    const uint32_t top = s->levels - 1;
+    dispatch(rec, SINEW_KERNEL_MG_PCG, s->L[top].n, top, SINEW_MG_DOT, SINEW_MG_R, 0);
+    reduce(s, rec, top, SINEW_MG_S_RR);
+}
+
+sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_solve_stats *st)
+{
+    const uint32_t top = s->levels - 1, n = s->L[top].n;
+    float bb, rr = 0.0f;
+    sinew_result r = start_solve(s, 0, st, &bb);
+    sinew_recorder rec;
     double rel = 1.0, best = 1.0;
     uint32_t flat = 0; /* cycles in a row that gained less than 5 %: float's floor */
     while (r == SINEW_RESULT_OK && st->cycles < c->max_cycles && rel > c->tolerance && bb > 0.0f && flat < 3) {
         begin(s, &rec);
         record_vcycle(s, &rec, top, c);
         dispatch(&rec, SINEW_KERNEL_MG_RESIDUAL, n, top, 0, SINEW_MG_U, SINEW_MG_R);
-        dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, SINEW_MG_R, 0);
-        reduce(s, &rec, top, SINEW_MG_S_RR);
+        record_residual_norm(s, &rec);
         r = finish(s);
         if (r == SINEW_RESULT_OK)
             r = read_scalar(s, SINEW_MG_S_RR, &rr);
@@ -733,40 +760,17 @@ sinew_result sinew_imc_read_state(sinew_imc *s, float *x, float *v)
 sinew_result sinew_imc_solve_pcg(sinew_imc *s, double tolerance, uint32_t max_iterations, uint32_t batch,
                                  sinew_imc_solve_stats *st)
 {
-    const uint32_t top = s->levels - 1, n = s->L[top].n;
-    memset(st, 0, sizeof *st);
-    float *zero = calloc(3 * (size_t)n + 1, sizeof *zero);
-    if (!zero)
-        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
-    sinew_result r = sinew_imc_write_vector(s, top, SINEW_MG_U, zero);
-    free(zero);
+    const uint32_t top = s->levels - 1;
+    float bb, rr = 0.0f;
+    sinew_result r = start_solve(s, 1, st, &bb);
     sinew_recorder rec;
-    if (r == SINEW_RESULT_OK) {
-        begin(s, &rec);
-        dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, SINEW_MG_F, 0);
-        reduce(s, &rec, top, SINEW_MG_S_BB);
-        dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_START, 0, 0);
-        reduce(s, &rec, top, SINEW_MG_S_RZ);
-        r = finish(s);
-    }
-    float bb = 0.0f, rr = 0.0f;
-    if (r == SINEW_RESULT_OK)
-        r = read_scalar(s, SINEW_MG_S_BB, &bb);
-    st->residual0 = sqrt((double)bb);
     double rel = 1.0;
     uint32_t k = 0;
     while (r == SINEW_RESULT_OK && k < max_iterations && rel > tolerance && bb > 0.0f) {
         begin(s, &rec);
-        for (uint32_t j = 0; j < batch && k < max_iterations; j++, k++) {
-            uint32_t parity = k & 1u;
-            dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_Q, 0, parity);
-            reduce(s, &rec, top, SINEW_MG_S_PQ);
-            dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_UPDATE, 0, parity);
-            reduce(s, &rec, top, SINEW_MG_S_RZ + 1 - parity);
-            dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_DIRECTION, 0, parity);
-        }
-        dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, SINEW_MG_R, 0);
-        reduce(s, &rec, top, SINEW_MG_S_RR);
+        for (uint32_t j = 0; j < batch && k < max_iterations; j++, k++)
+            record_pcg_iteration(s, &rec, top, k);
+        record_residual_norm(s, &rec);
         r = finish(s);
         if (r == SINEW_RESULT_OK)
             r = read_scalar(s, SINEW_MG_S_RR, &rr);

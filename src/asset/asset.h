@@ -215,6 +215,12 @@ int sinew_asset_alloc_red_black(sinew_asset *a, uint32_t reds, uint32_t blacks);
 int sinew_asset_alloc_multigrid(sinew_asset *a, uint32_t levels, uint32_t triangles, uint32_t colours,
                                 uint32_t vertices);
 
+/* The bending hinges of t triangles (3 indices each): every edge exactly two
+ * of them share, as 4 indices (p0, p1) the edge as the first triangle runs it,
+ * p2 that triangle's third vertex, p3 the other's (sinew_dihedral_angle's
+ * order). *hinges is malloc'd (the caller frees it). OUT_OF_HOST_MEMORY. */
+sinew_result sinew_triangle_hinges(const uint32_t *tri, uint32_t t, uint32_t **hinges, uint32_t *count);
+
 /* The multigrid levels' checks (part of sinew_asset_validate; src/asset/multigrid.c). */
 sinew_result sinew_asset_validate_multigrid(const sinew_asset *a, const char *name, const sinew_logger *lg);
 

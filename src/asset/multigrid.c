@@ -41,18 +41,56 @@ int sinew_asset_alloc_multigrid(sinew_asset *a, uint32_t levels, uint32_t triang
     return 1;
 }
 
-typedef struct wing_edge {
-    uint32_t lo, hi, wing;
-} wing_edge;
+typedef struct hinge_edge {
+    uint32_t lo, hi, corner; /* corner: 3 * triangle + which edge (0: v0 v1, 1: v1 v2, 2: v2 v0) */
+} hinge_edge;
 
-static int wing_cmp(const void *x, const void *y)
+static int hinge_edge_cmp(const void *x, const void *y)
 {
-    const wing_edge *a = x, *b = y;
+    const hinge_edge *a = x, *b = y;
     if (a->lo != b->lo)
         return a->lo < b->lo ? -1 : 1;
     if (a->hi != b->hi)
         return a->hi < b->hi ? -1 : 1;
-    return (a->wing > b->wing) - (a->wing < b->wing);
+    return (a->corner > b->corner) - (a->corner < b->corner);
+}
+
+sinew_result sinew_triangle_hinges(const uint32_t *tri, uint32_t t, uint32_t **hinges, uint32_t *count)
+{
+    *hinges = NULL;
+    *count = 0;
+    hinge_edge *e = malloc(sizeof *e * (3 * (size_t)t + 1));
+    uint32_t *h = malloc(sizeof *h * (6 * (size_t)t + 4));
+    if (!e || !h) {
+        free(e);
+        free(h);
+        return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (uint32_t k = 0; k < t; k++)
+        for (uint32_t c = 0; c < 3; c++) {
+            uint32_t u = tri[3 * k + c], v = tri[3 * k + (c + 1) % 3];
+            e[3 * k + c] = (hinge_edge){u < v ? u : v, u < v ? v : u, 3 * k + c};
+        }
+    qsort(e, 3 * (size_t)t, sizeof *e, hinge_edge_cmp);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i + 1 < 3 * t; i++) {
+        int pair = e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi;
+        int more = (i + 2 < 3 * t && e[i + 2].lo == e[i].lo && e[i + 2].hi == e[i].hi) ||
+                   (i > 0 && e[i - 1].lo == e[i].lo && e[i - 1].hi == e[i].hi);
+        if (!pair || more)
+            continue;
+        const uint32_t *t1 = &tri[3 * (e[i].corner / 3)], c1 = e[i].corner % 3;
+        const uint32_t *t2 = &tri[3 * (e[i + 1].corner / 3)], c2 = e[i + 1].corner % 3;
+        h[4 * n] = t1[c1];
+        h[4 * n + 1] = t1[(c1 + 1) % 3];
+        h[4 * n + 2] = t1[(c1 + 2) % 3];
+        h[4 * n + 3] = t2[(c2 + 2) % 3];
+        n++;
+    }
+    free(e);
+    *hinges = h;
+    *count = n;
+    return SINEW_RESULT_OK;
 }
 
 /* Level l's triangles: the coarse ones of MTRI, or the asset's own. */
@@ -90,28 +128,23 @@ static sinew_result check_colours(const sinew_asset *a, uint32_t l, uint32_t *co
     if (covered != n)
         return sinew_asset_bad_record(lg, name, "MLEV", l, "its colours hold %u of its %u particles", covered, n);
     const sinew_triangle_rec *t = level_triangles(a, l);
-    wing_edge *e = malloc(sizeof *e * (3 * (size_t)L->triangle_count + 1));
-    if (!e)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory to check MCOL", name);
     for (uint32_t k = 0; k < L->triangle_count; k++)
         for (int c = 0; c < 3; c++) {
             uint32_t u = t[k].v[c], w = t[k].v[(c + 1) % 3];
-            if (colour[u] == colour[w]) {
-                free(e);
+            if (colour[u] == colour[w])
                 return sinew_asset_bad_record(lg, name, "MLEV", l,
                                               "particles %u and %u share a triangle and colour %u", u, w, colour[u]);
-            }
-            e[3 * k + c] = (wing_edge){u < w ? u : w, u < w ? w : u, t[k].v[(c + 2) % 3]};
         }
-    qsort(e, 3 * (size_t)L->triangle_count, sizeof *e, wing_cmp);
+    uint32_t *h, hinge_count;
+    if (sinew_triangle_hinges(t->v, L->triangle_count, &h, &hinge_count) != SINEW_RESULT_OK)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory to check MCOL", name);
     sinew_result r = SINEW_RESULT_OK;
-    for (uint32_t i = 0; i + 1 < 3 * L->triangle_count && r == SINEW_RESULT_OK; i++)
-        if (e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi && e[i].wing != e[i + 1].wing &&
-            colour[e[i].wing] == colour[e[i + 1].wing])
+    for (uint32_t k = 0; k < hinge_count && r == SINEW_RESULT_OK; k++)
+        if (colour[h[4 * k + 2]] == colour[h[4 * k + 3]])
             r = sinew_asset_bad_record(lg, name, "MLEV", l,
                                        "particles %u and %u, the wings of edge (%u, %u), share colour %u",
-                                       e[i].wing, e[i + 1].wing, e[i].lo, e[i].hi, colour[e[i].wing]);
-    free(e);
+                                       h[4 * k + 2], h[4 * k + 3], h[4 * k], h[4 * k + 1], colour[h[4 * k + 2]]);
+    free(h);
     return r;
 }
 

@@ -66,26 +66,21 @@ static nested_edge *sorted_edges(const uint32_t *tri, uint32_t t, uint32_t *mid,
 static int colour_level(sinew_nested_level *L)
 {
     const uint32_t n = L->vertex_count, t = L->triangle_count;
-    uint32_t *mid = malloc(sizeof *mid * (3 * (size_t)t + 1)), unique = 0;
-    nested_edge *e = mid ? sorted_edges(L->triangles, t, mid, &unique) : NULL;
+    uint32_t *hinge = NULL, hinges = 0;
+    sinew_result hr = sinew_triangle_hinges(L->triangles, t, &hinge, &hinges);
     uint32_t *start = calloc((size_t)n + 1, sizeof *start);
-    uint32_t *adj = malloc(sizeof *adj * (9 * (size_t)t + 1));
+    uint32_t *adj = malloc(sizeof *adj * (6 * (size_t)t + 2 * (size_t)hinges + 1));
     uint32_t *fill = malloc(sizeof *fill * ((size_t)n + 1));
     uint32_t *colour = malloc(sizeof *colour * ((size_t)n + 1));
     uint8_t *used = calloc(65, 1);
-    int ok = e && start && adj && fill && colour && used;
+    int ok = hr == SINEW_RESULT_OK && start && adj && fill && colour && used;
     if (ok) {
-#define WING(i) (L->triangles[3 * (e[i].corner / 3) + (e[i].corner % 3 + 2) % 3])
-#define HINGE(i) ((i) + 1 < 3 * t && e[i].lo == e[(i) + 1].lo && e[i].hi == e[(i) + 1].hi && \
-                  ((i) + 2 >= 3 * t || e[(i) + 2].lo != e[i].lo || e[(i) + 2].hi != e[i].hi) && \
-                  ((i) == 0 || e[(i) - 1].lo != e[i].lo || e[(i) - 1].hi != e[i].hi))
         for (uint32_t k = 0; k < 3 * t; k++)
             start[L->triangles[k] + 1] += 2;
-        for (uint32_t i = 0; i < 3 * t; i++)
-            if (HINGE(i)) {
-                start[WING(i) + 1]++;
-                start[WING(i + 1) + 1]++;
-            }
+        for (uint32_t k = 0; k < hinges; k++) {
+            start[hinge[4 * k + 2] + 1]++;
+            start[hinge[4 * k + 3] + 1]++;
+        }
         for (uint32_t i = 0; i < n; i++)
             start[i + 1] += start[i];
         memcpy(fill, start, sizeof *fill * n);
@@ -95,13 +90,10 @@ static int colour_level(sinew_nested_level *L)
                 adj[fill[v]++] = L->triangles[3 * k + (c + 1) % 3];
                 adj[fill[v]++] = L->triangles[3 * k + (c + 2) % 3];
             }
-        for (uint32_t i = 0; i < 3 * t; i++)
-            if (HINGE(i)) {
-                adj[fill[WING(i)]++] = WING(i + 1);
-                adj[fill[WING(i + 1)]++] = WING(i);
-            }
-#undef WING
-#undef HINGE
+        for (uint32_t k = 0; k < hinges; k++) { /* the wings a bending hinge couples */
+            adj[fill[hinge[4 * k + 2]]++] = hinge[4 * k + 3];
+            adj[fill[hinge[4 * k + 3]]++] = hinge[4 * k + 2];
+        }
         /* Breadth-first order from vertex 0 (then from each vertex not yet
          * reached): on a regular lattice greedy colouring in that order finds
          * few colours, where index order finds the degree's bound. */
@@ -152,8 +144,7 @@ static int colour_level(sinew_nested_level *L)
                 L->colour_vertices[fill[colour[v]]++] = v;
         }
     }
-    free(mid);
-    free(e);
+    free(hinge);
     free(start);
     free(adj);
     free(fill);
@@ -352,17 +343,11 @@ int sinew_nested_colouring_is_valid(const sinew_nested *n)
             ok = colour[t[0]] != colour[t[1]] && colour[t[1]] != colour[t[2]] && colour[t[0]] != colour[t[2]];
         }
         /* The wings of each edge two triangles share. */
-        uint32_t *mid = malloc(sizeof *mid * (3 * (size_t)L->triangle_count + 1)), unique = 0;
-        nested_edge *e = mid ? sorted_edges(L->triangles, L->triangle_count, mid, &unique) : NULL;
-        ok = ok && e;
-        for (uint32_t i = 0; ok && i + 1 < 3 * L->triangle_count; i++)
-            if (e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi) {
-                uint32_t a = L->triangles[3 * (e[i].corner / 3) + (e[i].corner % 3 + 2) % 3];
-                uint32_t b = L->triangles[3 * (e[i + 1].corner / 3) + (e[i + 1].corner % 3 + 2) % 3];
-                ok = a == b || colour[a] != colour[b];
-            }
-        free(mid);
-        free(e);
+        uint32_t *h = NULL, hinges = 0;
+        ok = ok && sinew_triangle_hinges(L->triangles, L->triangle_count, &h, &hinges) == SINEW_RESULT_OK;
+        for (uint32_t k = 0; ok && k < hinges; k++)
+            ok = colour[h[4 * k + 2]] != colour[h[4 * k + 3]];
+        free(h);
         free(colour);
         if (!ok)
             return 0;
@@ -372,36 +357,7 @@ int sinew_nested_colouring_is_valid(const sinew_nested *n)
 
 sinew_result sinew_nested_hinges(const sinew_nested_level *L, uint32_t **hinges, uint32_t *count)
 {
-    *hinges = NULL;
-    *count = 0;
-    const uint32_t t = L->triangle_count;
-    uint32_t *mid = malloc(sizeof *mid * (3 * (size_t)t + 1)), unique = 0;
-    nested_edge *e = mid ? sorted_edges(L->triangles, t, mid, &unique) : NULL;
-    uint32_t *h = e ? malloc(sizeof *h * (6 * (size_t)t + 1)) : NULL;
-    if (!h) {
-        free(mid);
-        free(e);
-        return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    uint32_t k = 0;
-    for (uint32_t i = 0; i + 1 < 3 * t; i++) {
-        int pair = e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi;
-        int more = (i + 2 < 3 * t && e[i + 2].lo == e[i].lo && e[i + 2].hi == e[i].hi) ||
-                   (i > 0 && e[i - 1].lo == e[i].lo && e[i - 1].hi == e[i].hi);
-        if (!pair || more)
-            continue;
-        const uint32_t *t1 = &L->triangles[3 * (e[i].corner / 3)], c1 = e[i].corner % 3;
-        const uint32_t *t2 = &L->triangles[3 * (e[i + 1].corner / 3)], c2 = e[i + 1].corner % 3;
-        h[k++] = t1[c1];
-        h[k++] = t1[(c1 + 1) % 3];
-        h[k++] = t1[(c1 + 2) % 3];
-        h[k++] = t2[(c2 + 2) % 3];
-    }
-    free(mid);
-    free(e);
-    *hinges = h;
-    *count = k / 4;
-    return SINEW_RESULT_OK;
+    return sinew_triangle_hinges(L->triangles, L->triangle_count, hinges, count);
 }
 
 sinew_result sinew_nested_finest_mesh(const sinew_nested *n, sinew_mesh *out)

@@ -37,59 +37,16 @@ struct sinew_imc {
 
 /* ---------------------------------------------------------------- layout */
 
-typedef struct edge_rec {
-    uint32_t lo, hi, corner; /* 3 t + c */
-} edge_rec;
-
-static int edge_cmp(const void *x, const void *y)
-{
-    const edge_rec *a = x, *b = y;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
-    if (a->hi != b->hi)
-        return a->hi < b->hi ? -1 : 1;
-    return (a->corner > b->corner) - (a->corner < b->corner);
-}
-
 static int u32_cmp(const void *x, const void *y)
 {
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
     return (a > b) - (a < b);
 }
 
-/* Hinges: the edges exactly two triangles share; (p0, p1) as the first
- * triangle runs the edge, p2 its third vertex, p3 the other's. */
+/* Hinges: the edges exactly two triangles share (sinew_triangle_hinges). */
 static int find_hinges(level_host *L)
 {
-    edge_rec *e = malloc(sizeof *e * (3 * (size_t)L->t + 1));
-    L->hinge = malloc(sizeof *L->hinge * (6 * (size_t)L->t + 4));
-    if (!e || !L->hinge) {
-        free(e);
-        return 0;
-    }
-    for (uint32_t k = 0; k < L->t; k++)
-        for (uint32_t c = 0; c < 3; c++) {
-            uint32_t u = L->tri[k].v[c], v = L->tri[k].v[(c + 1) % 3];
-            e[3 * k + c] = (edge_rec){u < v ? u : v, u < v ? v : u, 3 * k + c};
-        }
-    qsort(e, 3 * (size_t)L->t, sizeof *e, edge_cmp);
-    L->h = 0;
-    for (uint32_t i = 0; i + 1 < 3 * L->t; i++) {
-        int pair = e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi;
-        int more = (i + 2 < 3 * L->t && e[i + 2].lo == e[i].lo && e[i + 2].hi == e[i].hi) ||
-                   (i > 0 && e[i - 1].lo == e[i].lo && e[i - 1].hi == e[i].hi);
-        if (!pair || more)
-            continue;
-        const uint32_t *t1 = L->tri[e[i].corner / 3].v, c1 = e[i].corner % 3;
-        const uint32_t *t2 = L->tri[e[i + 1].corner / 3].v, c2 = e[i + 1].corner % 3;
-        uint32_t *h = &L->hinge[4 * L->h++];
-        h[0] = t1[c1];
-        h[1] = t1[(c1 + 1) % 3];
-        h[2] = t1[(c1 + 2) % 3];
-        h[3] = t2[(c2 + 2) % 3];
-    }
-    free(e);
-    return 1;
+    return sinew_triangle_hinges(L->tri->v, L->t, &L->hinge, &L->h) == SINEW_RESULT_OK;
 }
 
 /* The block pattern (each triangle's and hinge's particles pairwise) and each

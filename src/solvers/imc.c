@@ -29,7 +29,7 @@ struct sinew_imc {
     VkCommandBuffer cmd;
     VkFence fence;
     sinew_imc_material mat;
-    uint32_t levels, n, globals, partial_groups;
+    uint32_t levels, n, globals, scalars, partial_groups; /* globals, scalars: MG_REAL indices */
     level_host L[SINEW_ASSET_MAX_MLEVELS];
     float *D;       /* finest: 3 vec4 rows per particle */
     float *target;  /* finest: 1 vec4 per particle */
@@ -272,7 +272,7 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
     }
     index[3] = rat;
     rat += s->partial_groups;
-    index[4] = rat;
+    index[4] = s->scalars = rat;
     rat += SINEW_MG_SCALARS;
     uint32_t colours_at = put(index, &at, a->mvertices, a->mvertex_count);
     for (uint32_t l = 0; l < s->levels && ok; l++) {
@@ -522,11 +522,9 @@ static void record_vcycle(sinew_imc *s, sinew_recorder *r, uint32_t level, const
 static sinew_result read_scalar(sinew_imc *s, uint32_t slot, float *out)
 {
     float v[4];
-    uint32_t scalars = 0;
-    sinew_result r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_MG_INDEX], 16, &scalars, 4);
-    if (r == SINEW_RESULT_OK)
-        r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_MG_REAL], 16ull * (scalars + slot), v, sizeof v);
-    *out = v[0];
+    sinew_result r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_MG_REAL], 16ull * (s->scalars + slot), v,
+                                           sizeof v);
+    *out = r == SINEW_RESULT_OK ? v[0] : 0.0f;
     return r;
 }
 

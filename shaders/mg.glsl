@@ -47,3 +47,19 @@ void mg_partial_sum(float v)
     if (lid == 0u)
         mg_real[mg_partials() + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = vec4(mg_red[0], 0, 0, 0);
 }
+
+// Modified PCG (Baraff and Witkin 1998): are the constrained directions
+// filtered out (globals' third vec4, w)?
+bool mg_filtered() { return mg_real[mg_globals() + 2u].w > 0.5; }
+
+// The filter S of particle i: the directions its constraint fixes removed
+// (a point constraint all three, a sliding one its normal).
+vec3 mg_filter(uint level, uint i, vec3 v)
+{
+    vec4 f = mg_real[mg_vec(level, SINEW_MG_FILTER, i)];
+    if (f.w == SINEW_MG_POINT)
+        return vec3(0.0);
+    if (f.w == SINEW_MG_SLIDING)
+        return v - f.xyz * dot(f.xyz, v);
+    return v;
+}

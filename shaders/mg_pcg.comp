@@ -8,6 +8,11 @@
 //              partial sums of the new R.Z
 //   DIRECTION  beta = rz_new / rz; P = Z + beta P
 //   DOT        partial sums of vector range.distance_total with itself
+//   INIT       U = 0, or (modified PCG) the part of TARGET - h v its
+//              constraint fixes
+// With SINEW_MG_FILTERED (the finest level only) R, Z and Q are filtered:
+// the constrained directions stay as INIT set them (Baraff and Witkin's
+// modified PCG, constraints hard).
 // rz and rz_new are the scalars SINEW_MG_S_RZ + parity and + 1 - parity
 // (range.slot_base: the parity). mg_reduce turns partials into scalars.
 #include "common.glsl"
@@ -37,17 +42,31 @@ void main()
     uint i = linear_id();
     bool live = i < mg_field(level, SINEW_MG_N);
     uint sc = mg_scalars();
+    bool filtered = mg_filtered() && level + 1u == mg_index[0];
     float v = 0.0;
     if (live) {
-        if (mode == SINEW_MG_PCG_START) {
+        if (mode == SINEW_MG_PCG_INIT) {
+            vec3 u = vec3(0.0);
+            if (filtered) {
+                vec3 fixed_y = vec_at(level, SINEW_MG_TARGET, i) - mg_real[mg_globals()].x * vel[i].xyz;
+                u = fixed_y - mg_filter(level, i, fixed_y);
+            }
+            mg_real[mg_vec(level, SINEW_MG_U, i)] = vec4(u, 0.0);
+        } else if (mode == SINEW_MG_PCG_START) {
             vec3 r = vec_at(level, SINEW_MG_F, i) - row_times(level, SINEW_MG_U, i);
+            if (filtered)
+                r = mg_filter(level, i, r);
             vec3 z = precondition(level, i, r);
+            if (filtered)
+                z = mg_filter(level, i, z);
             mg_real[mg_vec(level, SINEW_MG_R, i)] = vec4(r, 0.0);
             mg_real[mg_vec(level, SINEW_MG_Z, i)] = vec4(z, 0.0);
             mg_real[mg_vec(level, SINEW_MG_P, i)] = vec4(z, 0.0);
             v = dot(r, z);
         } else if (mode == SINEW_MG_PCG_Q) {
             vec3 q = row_times(level, SINEW_MG_P, i);
+            if (filtered)
+                q = mg_filter(level, i, q);
             mg_real[mg_vec(level, SINEW_MG_Q, i)] = vec4(q, 0.0);
             v = dot(vec_at(level, SINEW_MG_P, i), q);
         } else if (mode == SINEW_MG_PCG_UPDATE) {
@@ -56,6 +75,8 @@ void main()
             vec3 u = vec_at(level, SINEW_MG_U, i) + alpha * vec_at(level, SINEW_MG_P, i);
             vec3 r = vec_at(level, SINEW_MG_R, i) - alpha * vec_at(level, SINEW_MG_Q, i);
             vec3 z = precondition(level, i, r);
+            if (filtered)
+                z = mg_filter(level, i, z);
             mg_real[mg_vec(level, SINEW_MG_U, i)] = vec4(u, 0.0);
             mg_real[mg_vec(level, SINEW_MG_R, i)] = vec4(r, 0.0);
             mg_real[mg_vec(level, SINEW_MG_Z, i)] = vec4(z, 0.0);

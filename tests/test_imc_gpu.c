@@ -63,7 +63,7 @@ static void make_scene(scene *out, uint32_t subdivisions)
         s->nested.positions[3 * i + 2] = s->asset->particles[i].z;
     }
     s->cpu = imc_ref_create(&s->nested, 0, &cpu_cloth);
-    cr_assert_eq(sinew_imc_create(gpu_ctx, s->asset, &gpu_cloth, PIN_STIFFNESS, &s->gpu), SINEW_RESULT_OK, "%s",
+    cr_assert_eq(sinew_imc_create(gpu_ctx, s->asset, &gpu_cloth, PIN_STIFFNESS, NULL, &s->gpu), SINEW_RESULT_OK, "%s",
                  "multigrid cloth");
     double D[9], zero[3] = {0, 0, 0};
     imc_ref_point_constraint(PIN_STIFFNESS, D);
@@ -94,7 +94,7 @@ static void make_scene(scene *out, uint32_t subdivisions)
     const float h = 1.0f / 60.0f, gf[3] = {0, -9.81f, 0};
     const double gd[3] = {0, -9.81, 0};
     imc_ref_assemble(s->cpu, h, gd);
-    cr_assert_eq(sinew_imc_assemble(s->gpu, h, gf), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_imc_assemble(s->gpu, h, gf, NULL), SINEW_RESULT_OK);
 }
 
 /* The GPU's right-hand side, b - A h v, from the CPU's b and A in double. */
@@ -246,7 +246,7 @@ Test(imc_gpu, asset_without_levels_is_refused)
     sinew_asset *a = gpu_make_cloth(4, 4, 0.5, 1.0, 1);
     sinew_imc *s = (sinew_imc *)1;
     gpu_log_clear();
-    cr_expect_eq(sinew_imc_create(gpu_ctx, a, &gpu_cloth, PIN_STIFFNESS, &s), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect_eq(sinew_imc_create(gpu_ctx, a, &gpu_cloth, PIN_STIFFNESS, NULL, &s), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
     cr_expect_null(s);
     cr_expect(gpu_log_contains("no multigrid levels"));
     gpu_log_clear();
@@ -307,7 +307,7 @@ Test(imc_gpu, steps_follow_the_reference)
     for (int step = 0; step < 20; step++) {
         if (step > 0) { /* make_scene assembled the first step */
             imc_ref_assemble(s.cpu, h, gd);
-            cr_assert_eq(sinew_imc_assemble(s.gpu, h, gf), SINEW_RESULT_OK);
+            cr_assert_eq(sinew_imc_assemble(s.gpu, h, gf, NULL), SINEW_RESULT_OK);
         }
         imc_stats st;
         memset(dx, 0, sizeof *dx * m);
@@ -332,7 +332,7 @@ Test(imc_gpu, steps_follow_the_reference)
     cr_expect_gt(fall, 0.1);
     /* Below float's floor: the solve stops on its own and says so. */
     imc_ref_assemble(s.cpu, h, gd);
-    cr_assert_eq(sinew_imc_assemble(s.gpu, h, gf), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_imc_assemble(s.gpu, h, gf, NULL), SINEW_RESULT_OK);
     c.tolerance = 1e-9;
     sinew_imc_solve_stats gs;
     cr_assert_eq(sinew_imc_solve(s.gpu, &c, &gs), SINEW_RESULT_OK);

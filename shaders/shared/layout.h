@@ -151,9 +151,18 @@
 #define SINEW_MG_Q 5
 #define SINEW_MG_MASS 6        /* x = lumped mass (kg) */
 #define SINEW_MG_TARGET 7      /* the soft constraints' target displacements d */
-#define SINEW_MG_VECTORS 8
-/* Globals at MG_REAL[globals]: (h, beta, k_stretch, k_shear), (k_bend, gravity). */
-#define SINEW_MG_GLOBALS 2
+#define SINEW_MG_FILTER 8      /* the constraint of each particle: xyz its normal,
+                                  w SINEW_MG_FREE, SINEW_MG_SLIDING or SINEW_MG_POINT */
+#define SINEW_MG_VECTORS 9
+#define SINEW_MG_FREE 0.0
+#define SINEW_MG_SLIDING 1.0
+#define SINEW_MG_POINT 2.0
+/* Globals at MG_REAL[globals]: (h, beta, k_stretch, k_shear), (k_bend,
+ * gravity), (k_contact, k_friction, k_pin, flags). Flags: SINEW_MG_FILTERED,
+ * the constrained directions filtered out of PCG (Baraff and Witkin's
+ * modified PCG: constraints hard, not soft). */
+#define SINEW_MG_GLOBALS 3
+#define SINEW_MG_FILTERED 1u
 /* Scalars at MG_REAL[scalars + k].x: PCG's r.z (two, by iteration parity),
  * p.q, and two dot products for the host (|b|^2, |r|^2). */
 #define SINEW_MG_S_RZ 0
@@ -167,6 +176,7 @@
 #define SINEW_MG_PCG_UPDATE 2
 #define SINEW_MG_PCG_DIRECTION 3
 #define SINEW_MG_DOT 4
+#define SINEW_MG_PCG_INIT 5    /* U = 0, or with SINEW_MG_FILTERED its constrained part */
 /* Bit marking a hinge in INC. */
 #define SINEW_MG_HINGE_BIT 0x80000000u
 

@@ -37,6 +37,7 @@
     X(MG_REDUCE, mg_reduce)               \
     X(MG_SMOOTH, mg_smooth)               \
     X(MG_ADVANCE, mg_advance)             \
+    X(MG_CONSTRAIN, mg_constrain)         \
     X(NORMALS, normals)                   \
     X(COPY, copy)                         \
     X(EMPTY, empty)
@@ -212,6 +213,9 @@ void sinew_record_dispatch(sinew_recorder *r, sinew_kernel kernel, uint32_t thre
 void sinew_record_barrier(sinew_recorder *r);
 /* vkCmdFillBuffer, followed by the transfer -> compute barrier it needs. */
 void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value);
+/* Writes size bytes (<= 65536, a multiple of 4) of data into buf at offset. */
+void sinew_record_update(sinew_recorder *r, sinew_buffer *buf, VkDeviceSize offset, const void *data,
+                         VkDeviceSize size);
 /* vkCmdCopyBuffer between barriers: earlier compute and transfer work on the
  * buffers ends before it, later compute work sees its result. Nothing for size 0. */
 void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize src_offset, sinew_buffer *dst,

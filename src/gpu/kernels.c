@@ -76,6 +76,9 @@ SINEW_SPIRV(mg_smooth) {
 SINEW_SPIRV(mg_advance) {
 #include "mg_advance.spv.inc"
 };
+SINEW_SPIRV(mg_constrain) {
+#include "mg_constrain.spv.inc"
+};
 SINEW_SPIRV(normals) {
 #include "normals.spv.inc"
 };

@@ -61,6 +61,15 @@ void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value)
     after_transfer(r);
 }
 
+void sinew_record_update(sinew_recorder *r, sinew_buffer *buf, VkDeviceSize offset, const void *data,
+                         VkDeviceSize size)
+{
+    SINEW_ASSERT(size > 0 && size <= 65536 && size % 4 == 0 && offset % 4 == 0);
+    before_transfer(r);
+    r->ctx->vk.vkCmdUpdateBuffer(r->cmd, buf->buffer, offset, size, data);
+    after_transfer(r);
+}
+
 void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize src_offset, sinew_buffer *dst,
                        VkDeviceSize dst_offset, VkDeviceSize size)
 {

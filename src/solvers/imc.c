@@ -23,12 +23,16 @@ typedef struct level_host {
 
 struct sinew_imc {
     sinew_context *ctx;
-    sinew_buffer buffers[SINEW_BIND_COUNT];
+    sinew_buffer own[SINEW_BIND_COUNT];
+    sinew_buffer *buffers;      /* own, or a body's (borrowed: only MG_INDEX and MG_REAL are the solver's) */
+    int borrowed;
     VkDescriptorPool pool;
     VkDescriptorSet set;
     VkCommandBuffer cmd;
     VkFence fence;
     sinew_imc_material mat;
+    float contact, friction, pin; /* N/m */
+    int filtered, device_constraints;
     uint32_t levels, n, globals, scalars, partial_groups; /* globals, scalars: MG_REAL indices */
     level_host L[SINEW_ASSET_MAX_MLEVELS];
     float *D;       /* finest: 3 vec4 rows per particle */
@@ -169,7 +173,7 @@ void sinew_imc_destroy(sinew_imc *s)
     if (s->pool)
         vk->vkDestroyDescriptorPool(ctx->device, s->pool, NULL);
     for (int i = 0; i < SINEW_BIND_COUNT; i++)
-        sinew_buffer_destroy(ctx, &s->buffers[i]);
+        sinew_buffer_destroy(ctx, &s->own[i]);
     free_levels(s);
     free(s->D);
     free(s->target);
@@ -212,7 +216,7 @@ static void rest_of_triangle(const sinew_asset *a, const uint32_t *v, float *out
 }
 
 sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const sinew_imc_material *m,
-                              double pin_stiffness, sinew_imc **out)
+                              double pin_stiffness, sinew_buffer *borrowed, sinew_imc **out)
 {
     *out = NULL;
     if (a->mlevel_count < 2)
@@ -222,6 +226,10 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
     if (!s)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
     s->ctx = ctx;
+    s->buffers = borrowed ? borrowed : s->own;
+    s->borrowed = borrowed != NULL;
+    s->device_constraints = s->borrowed;
+    s->pin = (float)pin_stiffness;
     s->mat = *m;
     s->levels = a->mlevel_count;
     s->n = a->particle_count;
@@ -359,7 +367,20 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
             D[0] = D[5] = D[10] = (float)pin_stiffness;
         }
 
-    for (int i = 0; i < SINEW_BIND_COUNT && r == SINEW_RESULT_OK; i++) {
+    if (s->borrowed) { /* the body's: only the multigrid's two are made here */
+        for (int i = SINEW_BIND_MG_INDEX; i <= SINEW_BIND_MG_REAL; i++)
+            sinew_buffer_destroy(ctx, &s->buffers[i]);
+        r = sinew_buffer_check_size(ctx, 4ull * at, "multigrid indices");
+        if (r == SINEW_RESULT_OK)
+            r = sinew_buffer_check_size(ctx, 16ull * rat, "multigrid matrices and vectors");
+        if (r == SINEW_RESULT_OK)
+            r = sinew_buffer_create(ctx, 4ull * at, SINEW_MEMORY_DEVICE, "multigrid indices",
+                                    &s->buffers[SINEW_BIND_MG_INDEX]);
+        if (r == SINEW_RESULT_OK)
+            r = sinew_buffer_create(ctx, 16ull * rat, SINEW_MEMORY_DEVICE, "multigrid matrices and vectors",
+                                    &s->buffers[SINEW_BIND_MG_REAL]);
+    }
+    for (int i = 0; i < SINEW_BIND_COUNT && r == SINEW_RESULT_OK && !s->borrowed; i++) {
         uint64_t bytes = i == SINEW_BIND_POS || i == SINEW_BIND_VEL ? 16ull * s->n
                          : i == SINEW_BIND_MG_INDEX                 ? 4ull * at
                          : i == SINEW_BIND_MG_REAL                  ? 16ull * rat
@@ -370,11 +391,12 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
     for (int i = 0; i < SINEW_BIND_COUNT && r == SINEW_RESULT_OK; i++)
         r = i == SINEW_BIND_MG_INDEX ? sinew_buffer_upload(ctx, &s->buffers[i], 0, index, 4ull * at)
             : i == SINEW_BIND_MG_REAL ? sinew_buffer_upload(ctx, &s->buffers[i], 0, real, 16ull * rat)
-            : i == SINEW_BIND_POS || i == SINEW_BIND_VEL ? SINEW_RESULT_OK
-                                                          : sinew_buffer_upload(ctx, &s->buffers[i], 0, zero, 16);
+            : s->borrowed || i == SINEW_BIND_POS || i == SINEW_BIND_VEL
+                ? SINEW_RESULT_OK
+                : sinew_buffer_upload(ctx, &s->buffers[i], 0, zero, 16);
     free(index);
     free(real);
-    if (r == SINEW_RESULT_OK)
+    if (r == SINEW_RESULT_OK && !s->borrowed)
         r = sinew_descriptor_set_create(ctx, s->buffers, &s->pool, &s->set);
     if (r == SINEW_RESULT_OK) {
         const struct VolkDeviceTable *vk = &ctx->vk;
@@ -395,6 +417,19 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
     }
     *out = s;
     return SINEW_RESULT_OK;
+}
+
+void sinew_imc_use_set(sinew_imc *s, VkDescriptorSet set)
+{
+    SINEW_ASSERT(s->borrowed);
+    s->set = set;
+}
+
+void sinew_imc_set_contacts(sinew_imc *s, double contact, double friction, int filtered)
+{
+    s->contact = (float)contact;
+    s->friction = (float)friction;
+    s->filtered = filtered;
 }
 
 uint32_t sinew_imc_level_count(const sinew_imc *s) { return s->levels; }
@@ -528,22 +563,31 @@ static sinew_result read_scalar(sinew_imc *s, uint32_t slot, float *out)
     return r;
 }
 
-sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3])
+sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], sinew_buffer *saved)
 {
     const level_host *F = &s->L[s->levels - 1];
-    const float globals[8] = {h, (float)s->mat.damping, (float)s->mat.stretch, (float)s->mat.shear,
-                              (float)s->mat.bend, gravity[0], gravity[1], gravity[2]};
+    const float globals[4 * SINEW_MG_GLOBALS] = {h, (float)s->mat.damping, (float)s->mat.stretch, (float)s->mat.shear,
+                                                 (float)s->mat.bend, gravity[0], gravity[1], gravity[2],
+                                                 s->contact, s->friction, s->pin, s->filtered ? 1.0f : 0.0f};
     sinew_buffer *real = &s->buffers[SINEW_BIND_MG_REAL];
-    sinew_result r = sinew_buffer_upload(s->ctx, real, 16ull * s->globals, globals, sizeof globals);
-    if (r == SINEW_RESULT_OK)
+    sinew_result r = SINEW_RESULT_OK;
+    if (!s->device_constraints) {
         r = sinew_buffer_upload(s->ctx, real, 16ull * F->field[SINEW_MG_D], s->D, 48ull * s->n);
-    if (r == SINEW_RESULT_OK)
-        r = sinew_buffer_upload(s->ctx, real, 16ull * (F->field[SINEW_MG_VEC] + SINEW_MG_TARGET * s->n), s->target,
-                                16ull * s->n);
+        if (r == SINEW_RESULT_OK)
+            r = sinew_buffer_upload(s->ctx, real, 16ull * (F->field[SINEW_MG_VEC] + SINEW_MG_TARGET * s->n),
+                                    s->target, 16ull * s->n);
+    }
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_recorder rec;
     begin(s, &rec);
+    if (saved) { /* the body's rollback copy of the step's start */
+        sinew_record_copy(&rec, &s->buffers[SINEW_BIND_POS], 0, saved, 0, 16ull * s->n);
+        sinew_record_copy(&rec, &s->buffers[SINEW_BIND_VEL], 0, saved, 16ull * s->n, 16ull * s->n);
+    }
+    sinew_record_update(&rec, real, 16ull * s->globals, globals, sizeof globals);
+    if (s->device_constraints)
+        dispatch(&rec, SINEW_KERNEL_MG_CONSTRAIN, s->n, s->levels - 1, 0, 0, 0);
     for (uint32_t l = s->levels - 1; l-- > 0;)
         dispatch(&rec, SINEW_KERNEL_MG_RESTRICT, s->L[l].n, l, 1, 0, 0);
     for (uint32_t l = 0; l < s->levels; l++)
@@ -618,29 +662,25 @@ sinew_result sinew_imc_write_vector(sinew_imc *s, uint32_t level, uint32_t vecto
     return r;
 }
 
-/* The start both solves share: U = 0 on the finest level, |F| into
- * stats->residual0 (its square in *bb), and, for PCG, its first step. */
+/* The start both solves share: U = 0 (modified PCG: the constrained part
+ * of the solution), the norm of the right-hand side into stats->residual0
+ * (its square in *bb), and, for PCG, its first step. The right-hand side is
+ * F, or for modified PCG its filtered residual at the start. */
 static sinew_result start_solve(sinew_imc *s, int pcg, sinew_imc_solve_stats *st, float *bb)
 {
     const uint32_t top = s->levels - 1, n = s->L[top].n;
     memset(st, 0, sizeof *st);
     *bb = 0.0f;
-    float *zero = calloc(3 * (size_t)n + 1, sizeof *zero);
-    if (!zero)
-        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
-    sinew_result r = sinew_imc_write_vector(s, top, SINEW_MG_U, zero);
-    free(zero);
-    if (r == SINEW_RESULT_OK) {
-        sinew_recorder rec;
-        begin(s, &rec);
-        dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, SINEW_MG_F, 0);
-        reduce(s, &rec, top, SINEW_MG_S_BB);
-        if (pcg) {
-            dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_START, 0, 0);
-            reduce(s, &rec, top, SINEW_MG_S_RZ);
-        }
-        r = finish(s);
+    sinew_recorder rec;
+    begin(s, &rec);
+    dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_INIT, 0, 0);
+    if (pcg) {
+        dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_START, 0, 0);
+        reduce(s, &rec, top, SINEW_MG_S_RZ);
     }
+    dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, pcg && s->filtered ? SINEW_MG_R : SINEW_MG_F, 0);
+    reduce(s, &rec, top, SINEW_MG_S_BB);
+    sinew_result r = finish(s);
     if (r == SINEW_RESULT_OK)
         r = read_scalar(s, SINEW_MG_S_BB, bb);
     st->residual0 = sqrt((double)*bb);

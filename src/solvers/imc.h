@@ -17,10 +17,24 @@ typedef struct sinew_imc_material {
 typedef struct sinew_imc sinew_imc;
 
 /* The asset must have multigrid levels. Particles the asset pins (inverse
- * mass 0) get point constraints of pin_stiffness (N/m). */
+ * mass 0) get point constraints of pin_stiffness (N/m).
+ *
+ * borrowed NULL: the solver owns its buffers and descriptor set, and its
+ * soft constraints are the host's (sinew_imc_set_constraint). Otherwise
+ * borrowed is a body's SINEW_BIND_COUNT buffers, of which the solver makes
+ * MG_INDEX and MG_REAL (replacing what is there); the body then makes its
+ * descriptor set and hands it over (sinew_imc_use_set), and every step's
+ * constraints come from pins and contacts on the device (mg_constrain:
+ * PREV holds the pins' anchors, PARAMS the colliders). */
 sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *asset, const sinew_imc_material *m,
-                              double pin_stiffness, sinew_imc **out);
+                              double pin_stiffness, sinew_buffer *borrowed, sinew_imc **out);
 void sinew_imc_destroy(sinew_imc *s);
+void sinew_imc_use_set(sinew_imc *s, VkDescriptorSet set);
+
+/* Contacts' sliding constraints: normal and tangential stiffness (N/m), and
+ * whether PCG filters the constrained directions out (Baraff and Witkin's
+ * modified PCG, the constraints hard; the V-cycle ignores it). */
+void sinew_imc_set_contacts(sinew_imc *s, double contact, double friction, int filtered);
 
 uint32_t sinew_imc_level_count(const sinew_imc *s);
 uint32_t sinew_imc_particle_count(const sinew_imc *s, uint32_t level);
@@ -34,10 +48,12 @@ sinew_result sinew_imc_set_state(sinew_imc *s, const float *x, const float *v);
  * target displacement d (3). Kept on the host until the next assemble. */
 void sinew_imc_set_constraint(sinew_imc *s, uint32_t i, const float D[9], const float d[3]);
 
-/* Coarsens the soft constraints and assembles every level's matrix and the
- * finest level's right-hand side (vector F) for a step of h s. The unknown
- * is y = dx - h v (its solution in U): A y = b - A h v. */
-sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3]);
+/* Makes (on the device, for a body) and coarsens the soft constraints and
+ * assembles every level's matrix and the finest level's right-hand side
+ * (vector F) for a step of h s. The unknown is y = dx - h v (its solution in
+ * U): A y = b - A h v. saved (or NULL): positions and velocities are copied
+ * there first, a body's rollback copy. */
+sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], sinew_buffer *saved);
 
 /* y = F - A x (subtract 1) or y = A x (0) on a level, x and y vectors. */
 sinew_result sinew_imc_residual(sinew_imc *s, uint32_t level, uint32_t x, uint32_t y, int subtract);

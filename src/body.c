@@ -4,6 +4,7 @@
 #include <sinew/vulkan.h>
 
 #include "solvers/gpbd.h"
+#include "solvers/imc.h"
 #include "solvers/xpbd_math.h"
 
 #include <math.h>
@@ -33,6 +34,11 @@ sinew_body_desc sinew_body_desc_default(void)
     d.chebyshev_rho = 0.95f;
     d.chebyshev_delay = 1;
     d.normals = 1;
+    d.implicit = (sinew_implicit_desc){
+        .stretch = 5e3f, .shear = 500.0f, .bend = 1e-4f, .damping = 0.01f, .density = 0.2f,
+        .pin_stiffness = 1e5f, .contact_stiffness = 1e5f, .friction_stiffness = 0.0f,
+        .pre_smooth = 5, .post_smooth = 10, .coarse_iterations = 40, /* the paper's 5 and 10 */
+        .tolerance = 1e-4f, .max_cycles = 50, .max_pcg_iterations = 100000};
     return d;
 }
 
@@ -57,7 +63,7 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
         d->solver != SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && d->solver != SINEW_SOLVER_GPBD_GAUSS_SEIDEL &&
         d->solver != SINEW_SOLVER_GPBD_JACOBI && d->solver != SINEW_SOLVER_HPBD &&
         d->solver != SINEW_SOLVER_PD_RED_BLACK && d->solver != SINEW_SOLVER_PD_JACOBI &&
-        d->solver != SINEW_SOLVER_PD_CHEBYSHEV)
+        d->solver != SINEW_SOLVER_PD_CHEBYSHEV && !sinew_solver_is_implicit(d->solver))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "unknown solver %d", (int)d->solver);
     if (d->substeps < 1 || d->substeps > 1000 || d->iterations < 1 || d->iterations > 1000)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
@@ -532,14 +538,18 @@ static sinew_result record_step(sinew_body *b)
     rec.query_capacity = b->queries ? (uint32_t)wanted : 0;
     rec.phase_of = b->query_phase;
     const uint64_t n = b->particle_count;
-    if (b->desc.rollback) {
+    if (sinew_solver_is_implicit(b->desc.solver)) { /* the solves come first, each its own submit */
+        sinew_record_timestamp(&rec, SINEW_PHASE_START);
+        sinew_record_step_end(b, &rec);
+    } else if (b->desc.rollback) {
         const uint64_t bends = b->bend_count;
         sinew_record_copy(&rec, &b->buffers[SINEW_BIND_POS], 0, &b->saved, 0, 16 * n);
         sinew_record_copy(&rec, &b->buffers[SINEW_BIND_VEL], 0, &b->saved, 16 * n, 16 * n);
         sinew_record_copy(&rec, &b->buffers[SINEW_BIND_ANGLE], 0, &b->saved, 32 * n, 4 * bends);
         rec.bytes += 64 * n + 8 * bends;
     }
-    sinew_xpbd_record(b, &rec);
+    if (!sinew_solver_is_implicit(b->desc.solver))
+        sinew_xpbd_record(b, &rec);
     VK_TRY(ctx, vk->vkEndCommandBuffer(b->cmd));
     b->dispatches = rec.dispatches;
     b->barriers = rec.barriers;
@@ -568,6 +578,8 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
                           "SINEW_SOLVER_HPBD needs an asset with a hierarchy (sinew-prep --hierarchy LEVELS); this "
                           "one has none");
     if (sinew_solver_is_pd(desc->solver) && (r = check_pd_asset(ctx, asset, desc)) != SINEW_RESULT_OK)
+        return r;
+    if (sinew_solver_is_implicit(desc->solver) && (r = sinew_implicit_check(ctx, asset, desc)) != SINEW_RESULT_OK)
         return r;
     if (desc->materials && desc->material_count != asset->material_count)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
@@ -598,11 +610,14 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         memcpy(b->colours, asset->colours, asset->colour_count * sizeof *b->colours);
     if ((r = copy_elements(b, asset)) != SINEW_RESULT_OK || (r = copy_constraints(b, asset)) != SINEW_RESULT_OK ||
         (r = upload_asset(b, asset)) != SINEW_RESULT_OK ||
+        (sinew_solver_is_implicit(desc->solver) && (r = sinew_implicit_create(b, asset)) != SINEW_RESULT_OK) ||
         (r = sinew_descriptor_set_create(ctx, b->buffers, &b->descriptor_pool, &b->set)) != SINEW_RESULT_OK ||
         (r = record_step(b)) != SINEW_RESULT_OK) {
         sinew_body_destroy(b);
         return r;
     }
+    if (b->imc)
+        sinew_imc_use_set(b->imc, b->set);
     b->stats.max_strain = b->stats.rms_strain = -1.0f;
     b->stats.max_measure_error = b->stats.rms_measure_error = -1.0f;
     b->stats.max_speed = -1.0f;
@@ -633,6 +648,7 @@ void sinew_body_destroy(sinew_body *b)
         vk->vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &b->cmd);
     if (b->queries)
         vk->vkDestroyQueryPool(ctx->device, b->queries, NULL);
+    sinew_imc_destroy(b->imc);
     if (b->descriptor_pool)
         vk->vkDestroyDescriptorPool(ctx->device, b->descriptor_pool, NULL);
     for (int i = 0; i < SINEW_BIND_COUNT; i++)
@@ -718,7 +734,7 @@ static sinew_result unhealthy(sinew_body *b, int can_roll_back)
         sinew_result r = sinew_buffer_copy(ctx, &b->saved, 0, &b->buffers[SINEW_BIND_POS], 0, 16 * n);
         if (r == SINEW_RESULT_OK)
             r = sinew_buffer_copy(ctx, &b->saved, 16 * n, &b->buffers[SINEW_BIND_VEL], 0, 16 * n);
-        if (r == SINEW_RESULT_OK)
+        if (r == SINEW_RESULT_OK && !b->imc) /* the implicit solvers keep no hinge angles */
             r = sinew_buffer_copy(ctx, &b->saved, 32 * n, &b->buffers[SINEW_BIND_ANGLE], 0, 4ull * b->bend_count);
         if (r != SINEW_RESULT_OK)
             return r;
@@ -797,6 +813,8 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     GpuStats gs = fresh_stats();
     memcpy(b->buffers[SINEW_BIND_PARAMS].mapped, &gp, sizeof gp);
     memcpy(b->buffers[SINEW_BIND_STATS].mapped, &gs, sizeof gs);
+    if (b->imc && (r = sinew_implicit_step(b, p)) != SINEW_RESULT_OK)
+        return r;
     if ((r = sinew_submit_and_wait(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
         return r;
     if (b->queries)
@@ -813,6 +831,11 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
         return r;
     if (ctx->lost)
         return sinew_context_refuse_lost(ctx);
+    if (b->imc)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "body",
+                          "body '%s': an implicit solver's step is many submits, each V-cycle's decided by the "
+                          "last one's residual: it cannot be recorded into one command buffer (sinew_body_step)",
+                          b->name);
     const struct VolkDeviceTable *vk = &ctx->vk;
     const int graphics = (ctx->queue_flags & VK_QUEUE_GRAPHICS_BIT) != 0;
     /* The stages in which the application may use sinew's buffers. */
@@ -949,6 +972,8 @@ sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_
         memcpy(&tmp[4 * i], &xyz[3 * i], 12);
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, tmp, 16ull * count);
+    if (r == SINEW_RESULT_OK && b->imc) /* pins anchored where they now are */
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_PREV], 0, tmp, 16ull * count);
     if (r == SINEW_RESULT_OK) {
         memset(tmp, 0, 16ull * count);
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, tmp, 16ull * count);
@@ -989,6 +1014,8 @@ sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint
     }
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16 * n);
+    if (r == SINEW_RESULT_OK && b->imc) /* the implicit solvers' anchors */
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_PREV], 0, pos, 16 * n);
     free(pos);
     return r;
 }
@@ -1014,6 +1041,9 @@ sinew_result sinew_body_set_pinned(sinew_body *b, uint32_t index, int pinned)
             return SINEW_RESULT_OK; /* pinned already */
         b->unpinned_w[index] = x[3];
         x[3] = 0.0f;
+        if (b->imc && (r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_PREV], 16ull * index, x, 16)) !=
+                          SINEW_RESULT_OK) /* anchored where it is */
+            return r;
     } else {
         if (x[3] != 0.0f)
             return SINEW_RESULT_OK; /* free already */
@@ -1232,6 +1262,9 @@ sinew_result sinew_body_cut(sinew_body *b, const uint32_t *pairs, uint32_t pair_
     if (b->element_count)
         return sinew_fail(lg, SINEW_RESULT_ERROR_UNSUPPORTED, "body", "%s: a body with finite elements (GPBD) cannot "
                           "be cut", b->name);
+    if (b->imc)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_UNSUPPORTED, "body", "%s: a body of an implicit solver cannot be "
+                          "cut (its multigrid levels are nested meshes)", b->name);
     for (uint32_t k = 0; k < pair_count; k++)
         if (pairs[2 * k] >= n || pairs[2 * k + 1] >= n)
             return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "%s: cut pair %u (%u, %u): particle "

@@ -57,10 +57,21 @@ struct sinew_body {
     sinew_step_stats stats;
     int recorded;                       /* a step was recorded into an application's command buffer */
     float *unpinned_w;                  /* inverse masses of particles pinned by sinew_body_set_pinned (lazy) */
+    struct sinew_imc *imc;              /* the implicit solvers' multigrid (NULL otherwise) */
 };
 
 /* Records one step (XPBD, GPBD, HPBD or PD) into r->cmd. */
 void sinew_xpbd_record(sinew_body *body, sinew_recorder *r);
+/* What ends every step: normals, residual, health check, host barrier. */
+void sinew_record_step_end(sinew_body *body, sinew_recorder *r);
+
+/* The implicit solvers (src/solvers/implicit.c): desc and asset checked,
+ * the multigrid made in the body's buffers (before its descriptor set) and
+ * given the set, one step's solves (before the recorded step end). */
+int sinew_solver_is_implicit(sinew_solver s);
+sinew_result sinew_implicit_check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d);
+sinew_result sinew_implicit_create(sinew_body *body, const sinew_asset *a);
+sinew_result sinew_implicit_step(sinew_body *body, const sinew_step_params *p);
 /* PD: what follows the prediction in one substep (src/solvers/pd.c). */
 void sinew_pd_record_substep(sinew_body *body, sinew_recorder *r);
 int sinew_solver_is_pd(sinew_solver s);

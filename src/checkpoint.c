@@ -4,7 +4,9 @@
  *                               step index, payload size and CRC, header CRC
  *          64  payload   positions (x, y, z, inverse mass) of every particle,
  *                        then velocities (x, y, z, 0), then the hinge angle
- *                        of every bend (unwrapped, rad): 32 n + 4 b bytes
+ *                        of every bend (unwrapped, rad): 32 n + 4 b bytes;
+ *                        flag ANCHORS (implicit solvers): then the pins'
+ *                        anchors (x, y, z, inverse mass), 16 n more
  *
  * Every field is little-endian; floats travel as their 32-bit patterns.
  */
@@ -32,9 +34,17 @@
 #define H_PAYLOAD_SIZE 40
 #define H_PAYLOAD_CRC 44
 #define H_CRC 60
+/* Flags. */
+#define F_ANCHORS 1u
 
-/* Floats of state: positions and velocities as vec4s, one angle per bend. */
-static size_t state_floats(const sinew_body *b) { return 8 * (size_t)b->particle_count + b->bend_count; }
+/* Floats of state: positions and velocities as vec4s, one angle per bend,
+ * and for the implicit solvers the anchors as vec4s. */
+static size_t state_floats(const sinew_body *b)
+{
+    return (b->imc ? 12 : 8) * (size_t)b->particle_count + b->bend_count;
+}
+
+static uint32_t flags_of(const sinew_body *b) { return b->imc ? F_ANCHORS : 0u; }
 
 size_t sinew_body_checkpoint_size(const sinew_body *b) { return HEADER_SIZE + 4 * state_floats(b); }
 
@@ -46,6 +56,8 @@ static sinew_result download_state(sinew_body *b, float *state)
         r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, state + 4 * n, 16 * n);
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_ANGLE], 0, state + 8 * n, 4ull * b->bend_count);
+    if (r == SINEW_RESULT_OK && b->imc)
+        r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_PREV], 0, state + 8 * n + b->bend_count, 16 * n);
     return r;
 }
 
@@ -78,6 +90,7 @@ sinew_result sinew_body_save_checkpoint(sinew_body *b, void *dst, size_t size)
     sinew_put_u32(p + H_DISTANCES, b->distance_count);
     sinew_put_u32(p + H_BENDS, b->bend_count);
     sinew_put_u32(p + H_TOPOLOGY, b->topology_crc);
+    sinew_put_u32(p + H_FLAGS, flags_of(b));
     sinew_put_u64(p + H_STEP, b->stats.step_index);
     uint8_t *payload = p + HEADER_SIZE;
     for (size_t i = 0; i < floats; i++) {
@@ -127,8 +140,8 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
                           "body '%s': checkpoint was saved from a body with other constraints (topology CRC "
                           "%08x, this body %08x); nothing was changed", b->name, sinew_get_u32(p + H_TOPOLOGY),
                           b->topology_crc);
-    if (sinew_get_u32(p + H_FLAGS) != 0)
-        return refuse(b, "flags", sinew_get_u32(p + H_FLAGS), 0);
+    if (sinew_get_u32(p + H_FLAGS) != flags_of(b))
+        return refuse(b, "flags", sinew_get_u32(p + H_FLAGS), flags_of(b));
     const size_t payload_size = 4 * state_floats(b);
     if (sinew_get_u32(p + H_PAYLOAD_SIZE) != payload_size)
         return refuse(b, "payload size", sinew_get_u32(p + H_PAYLOAD_SIZE), payload_size);
@@ -163,12 +176,20 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
         if (!isfinite(state[8 * n + c]))
             r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
                            "body '%s': hinge angle of bend %u is not finite; nothing was changed", b->name, c);
+    const float *anchors = state + 8 * n + b->bend_count;
+    for (uint64_t i = 0; b->imc && i < 4 * n && r == SINEW_RESULT_OK; i++)
+        if (!isfinite(anchors[i]))
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                           "body '%s': anchor of particle %llu is not finite; nothing was changed", b->name,
+                           (unsigned long long)(i / 4));
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, state, 16 * n);
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, state + 4 * n, 16 * n);
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_ANGLE], 0, state + 8 * n, 4ull * b->bend_count);
+    if (r == SINEW_RESULT_OK && b->imc)
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_PREV], 0, anchors, 16 * n);
     free(state);
     if (r == SINEW_RESULT_OK)
         b->stats.step_index = sinew_get_u64(p + H_STEP);

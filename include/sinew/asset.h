@@ -40,6 +40,9 @@ typedef struct sinew_asset_info {
      * hierarchy), particles on the coarsest level, coarse constraints of all
      * levels. */
     uint32_t hierarchy_levels, coarsest_particles, coarse_distance_count;
+    /* Implicit multigrid cloth (docs/implicit.md): nested levels including
+     * the finest (0: none) and the coarsest level's particles. */
+    uint32_t multigrid_levels, multigrid_coarsest_particles;
 } sinew_asset_info;
 
 /* Reads and validates an asset file. On success *out owns the asset; free it with

@@ -58,7 +58,47 @@ typedef enum sinew_solver {
     SINEW_SOLVER_PD_RED_BLACK = 6,
     SINEW_SOLVER_PD_JACOBI = 7,
     SINEW_SOLVER_PD_CHEBYSHEV = 8,
+    /* Implicit cloth (Jeon et al. 2013; docs/implicit.md), for assets with
+     * multigrid levels (sinew-prep --subdivide): each substep one backward
+     * Euler step of Baraff-Witkin stretch and shear and hinge bending
+     * (desc.implicit: material, constraints, solve), its linear system
+     * solved to desc.implicit.tolerance. Pinned particles are held to their
+     * anchors (where sinew_body_move_pinned puts them) by point constraints,
+     * contacts with the ground, sphere and box by sliding constraints, both
+     * soft: a constrained particle deviates from its target by about its
+     * force over the stiffness. IMPLICIT_MG solves by V-cycles of the
+     * constrainable multigrid (on the device, one submit per V-cycle: the
+     * host reads the residual). IMPLICIT_PCG is the baseline of the paper:
+     * Baraff and Witkin's modified PCG, block-Jacobi preconditioned, with
+     * the constrained directions filtered out (constraints hard), on the
+     * device in batches of 10 iterations per submit. The compliances,
+     * iterations and the GPBD, HPBD and PD fields are not used, nor are the
+     * step's damping and friction (desc.implicit.damping and
+     * friction_stiffness instead). Neither can be recorded into an
+     * application's command buffer (sinew/vulkan.h) nor cut. */
+    SINEW_SOLVER_IMPLICIT_MG = 9,
+    SINEW_SOLVER_IMPLICIT_PCG = 10,
 } sinew_solver;
+
+/* The implicit solvers' material and solve (the defaults: a light cotton
+ * cloth, the paper's 5 pre- and 10 post-smoothing steps and 1e-4). */
+typedef struct sinew_implicit_desc {
+    float stretch;            /* N/m, Baraff-Witkin stretch stiffness */
+    float shear;              /* N/m */
+    float bend;               /* N m, hinge bending stiffness */
+    float damping;            /* s, Rayleigh damping proportional to stiffness */
+    float density;            /* kg/m^2 */
+    float pin_stiffness;      /* N/m, point constraints of pinned particles */
+    float contact_stiffness;  /* N/m, sliding constraints along a contact's normal */
+    float friction_stiffness; /* N/m, across it: holds a contact to its collider's
+                                 motion; 0 slides freely */
+    uint32_t pre_smooth;      /* V-cycle: block-Jacobi PCG iterations on the way down */
+    uint32_t post_smooth;     /* coloured block Gauss-Seidel sweeps on the way up */
+    uint32_t coarse_iterations; /* block-Jacobi PCG on the coarsest level */
+    float tolerance;          /* each substep's solve stops at |b - A x| <= tolerance |b| */
+    uint32_t max_cycles;      /* IMPLICIT_MG: V-cycles per substep at most */
+    uint32_t max_pcg_iterations; /* IMPLICIT_PCG: iterations per substep at most */
+} sinew_implicit_desc;
 
 /* Order of the colours in the Gauss-Seidel iterations of XPBD_GAUSS_SEIDEL,
  * GPBD_GAUSS_SEIDEL's constraints and HPBD's level 0. */
@@ -112,6 +152,8 @@ typedef struct sinew_body_desc {
      * step (one dispatch), for renderers: sinew_body_read_normals, or the
      * device buffer of sinew/vulkan.h. Ignored for an asset without triangles. */
     int normals;
+    /* IMPLICIT_MG and IMPLICIT_PCG. */
+    sinew_implicit_desc implicit;
 } sinew_body_desc;
 
 SINEW_API sinew_body_desc sinew_body_desc_default(void);
@@ -240,6 +282,16 @@ typedef struct sinew_step_stats {
      * update stops at desc.newton_iterations, or earlier once its gradient is
      * reduced by desc.newton_tolerance or down to float rounding). */
     uint64_t newton_iterations;
+    /* IMPLICIT_MG, IMPLICIT_PCG: V-cycles or PCG iterations of the last step
+     * (summed over its substeps), the largest relative residual a substep's
+     * solve ended at, the number of solves that stopped at single
+     * precision's floor above the tolerance (IMPLICIT_MG: three V-cycles in a
+     * row gaining < 5 %) or at the iteration limit, and the solves' wall-clock
+     * milliseconds on the host, submits and waits included. Zero otherwise. */
+    uint32_t linear_iterations;
+    double linear_residual;
+    uint32_t linear_unconverged;
+    double ms_linear;
 } sinew_step_stats;
 
 /* Statistics of the last step. Reading them never waits: they were copied when

@@ -141,6 +141,8 @@ sinew_asset_info sinew_asset_get_info(const sinew_asset *asset)
     info.hierarchy_levels = asset->level_count;
     info.coarsest_particles = asset->level_count ? asset->levels[asset->level_count - 1].particle_count : 0;
     info.coarse_distance_count = asset->hdistance_count;
+    info.multigrid_levels = asset->mlevel_count;
+    info.multigrid_coarsest_particles = asset->mlevel_count ? asset->mlevels[0].vertex_count : 0;
     return info;
 }
 

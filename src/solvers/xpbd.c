@@ -176,6 +176,13 @@ void sinew_xpbd_record(sinew_body *b, sinew_recorder *r)
         r->bytes += (uint64_t)BYTES_VELOCITY * n;
         sinew_record_timestamp(r, SINEW_PHASE_VELOCITY);
     }
+    sinew_record_step_end(b, r);
+}
+
+void sinew_record_step_end(sinew_body *b, sinew_recorder *r)
+{
+    const uint32_t n = b->particle_count;
+    GpuRange particles = {0, n};
     if (b->normals) {
         sinew_record_dispatch(r, SINEW_KERNEL_NORMALS, n, &particles, sizeof particles);
         sinew_record_barrier(r);

@@ -1,0 +1,291 @@
+/* The implicit cloth bodies through the public API (SINEW_SOLVER_IMPLICIT_MG
+ * and IMPLICIT_PCG, docs/implicit.md): pins and contacts as soft
+ * constraints made on the device, their error against the stiffness (the
+ * paper's table 2), the modified-PCG baseline holding them hard, the solves'
+ * counts, checkpoints, and what is refused. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_fixture.h"
+#include "prep/cloth.h"
+#include "prep/nested.h"
+
+TestSuite(implicit, .init = gpu_setup, .fini = gpu_teardown, .timeout = 600);
+
+/* A square of `size` m centred above the origin at height y in the XZ plane,
+ * from 2 x 2 quads subdivided `subdivisions` times ((2^(s+1) + 1)^2
+ * particles), pinned at the two corners of its first row or not at all. */
+static sinew_asset *make_cloth(uint32_t subdivisions, double size, double y, int pinned)
+{
+    sinew_mesh m, fine;
+    sinew_nested nested;
+    double origin[3] = {0.0, y, 0.0};
+    cr_assert_eq(sinew_mesh_grid(3, 3, size, size, SINEW_GRID_XZ, origin, &m), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_mesh_triangulate_quads(&m), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_subdivide(&m, subdivisions, NULL, &nested), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_finest_mesh(&nested, &fine), SINEW_RESULT_OK);
+    sinew_cloth_options opt = sinew_cloth_options_default();
+    uint32_t pins[2] = {0, 2}; /* the coarse mesh's (and so the nested one's) first row's corners */
+    opt.pin_indices = pins;
+    opt.pin_count = pinned ? 2 : 0;
+    sinew_asset *a = NULL;
+    cr_assert_eq(sinew_cloth_build(&fine, &opt, gpu_logger(), &a, NULL), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_attach(a, &nested, gpu_logger()), SINEW_RESULT_OK);
+    sinew_nested_free(&nested);
+    sinew_mesh_free(&m);
+    sinew_mesh_free(&fine);
+    return a;
+}
+
+static sinew_body_desc implicit_desc(sinew_solver solver)
+{
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = solver;
+    d.substeps = 1;
+    return d;
+}
+
+static sinew_step_params no_ground(void)
+{
+    sinew_step_params p = sinew_step_params_default();
+    p.ground = 0;
+    return p;
+}
+
+static double dist3(const float *a, const float *b)
+{
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* The largest distance of a pinned particle from where it started, over
+ * `steps` steps of a cloth hanging from two corners. */
+static double pin_deviation(sinew_solver solver, float k_pin, uint32_t steps, sinew_step_stats *last)
+{
+    sinew_asset *a = make_cloth(3, 1.0, 1.0, 1);
+    sinew_body_desc d = implicit_desc(solver);
+    d.implicit.pin_stiffness = k_pin;
+    sinew_body *b = NULL;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK);
+    const uint32_t n = sinew_body_get_particle_count(b);
+    float *x0 = malloc(12ull * n), *x = malloc(12ull * n);
+    cr_assert_eq(sinew_body_read_positions(b, x0, n), SINEW_RESULT_OK);
+    sinew_step_params p = no_ground();
+    double worst = 0.0;
+    for (uint32_t s = 0; s < steps; s++) {
+        cr_assert_eq(sinew_body_step(b, &p), SINEW_RESULT_OK, "step %u", s);
+        cr_assert_eq(sinew_body_read_positions(b, x, n), SINEW_RESULT_OK);
+        for (uint32_t i = 0; i < n; i++)
+            if (a->particles[i].w == 0.0f && dist3(&x[3 * i], &x0[3 * i]) > worst)
+                worst = dist3(&x[3 * i], &x0[3 * i]);
+    }
+    if (last)
+        *last = sinew_body_get_stats(b);
+    free(x0);
+    free(x);
+    sinew_body_destroy(b);
+    sinew_asset_destroy(a);
+    return worst;
+}
+
+/* Table 2 of the paper, point constraints: a pinned particle's largest
+ * deviation from its anchor over a run falls about as 1/k_c. */
+Test(implicit, pin_error_falls_as_one_over_stiffness)
+{
+    const float k[4] = {10.0f, 100.0f, 1000.0f, 10000.0f};
+    double e[4];
+    for (int j = 0; j < 4; j++) {
+        e[j] = pin_deviation(SINEW_SOLVER_IMPLICIT_MG, k[j], 30, NULL);
+        printf("  k_pin %6.0f N/m: largest pin deviation %.3e m\n", k[j], e[j]);
+    }
+    for (int j = 1; j < 4; j++)
+        cr_expect(e[j] < 0.25 * e[j - 1] && e[j] > 0.02 * e[j - 1],
+                  "k %g -> %g: deviation %.3e -> %.3e is not about a tenth", k[j - 1], k[j], e[j - 1], e[j]);
+}
+
+/* The baseline's filter makes pins hard: they stay where they were to
+ * float's rounding, whatever the stiffness; and it needs many more
+ * iterations than the multigrid needs V-cycles. */
+Test(implicit, modified_pcg_holds_pins_exactly)
+{
+    sinew_step_stats pcg, mg;
+    double e = pin_deviation(SINEW_SOLVER_IMPLICIT_PCG, 10.0f, 10, &pcg);
+    pin_deviation(SINEW_SOLVER_IMPLICIT_MG, 10.0f, 10, &mg);
+    printf("  modified PCG: pins within %.3e m; last step %u iterations (residual %.2e); multigrid %u V-cycles "
+           "(residual %.2e)\n",
+           e, pcg.linear_iterations, pcg.linear_residual, mg.linear_iterations, mg.linear_residual);
+    cr_expect_lt(e, 1e-6);
+    cr_expect_leq(pcg.linear_residual, 1e-4);
+    cr_expect_leq(mg.linear_residual, 1e-4);
+    cr_expect_eq(pcg.linear_unconverged, 0);
+    cr_expect_eq(mg.linear_unconverged, 0);
+    cr_expect_gt(pcg.linear_iterations, 4 * mg.linear_iterations);
+    cr_expect_gt(mg.ms_linear, 0.0);
+}
+
+/* A cloth dropped on a sphere. Table 2 of the paper, sliding constraints:
+ * each step the particles the solver constrains (those whose position moved
+ * on at its velocity lies within contact_offset of the sphere) end the step
+ * off their target surface (the sphere grown by the offset) by about their
+ * force over k_c: the largest such deviation over the run is returned. A
+ * tangential stiffness of k_c / 10 holds the contacts where they touch, so
+ * the cloth stays on the sphere. */
+static double sphere_run(sinew_solver solver, float k_c, uint32_t steps, float *draped_low)
+{
+    sinew_asset *a = make_cloth(3, 1.0, 0.4, 0);
+    sinew_body_desc d = implicit_desc(solver);
+    d.implicit.contact_stiffness = k_c;
+    d.implicit.friction_stiffness = 0.1f * k_c;
+    sinew_body *b = NULL;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK);
+    const uint32_t n = sinew_body_get_particle_count(b);
+    float *x = malloc(12ull * n), *v = malloc(12ull * n);
+    uint8_t *constrained = malloc(n);
+    sinew_step_params p = no_ground();
+    p.sphere = 1;
+    p.sphere_radius = 0.3f;
+    p.contact_offset = 0.005f;
+    const double surface = p.sphere_radius + p.contact_offset;
+    double worst = 0.0;
+    uint32_t touching = 0;
+    for (uint32_t s = 0; s < steps; s++) {
+        cr_assert_eq(sinew_body_read_positions(b, x, n), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_read_velocities(b, v, n), SINEW_RESULT_OK);
+        for (uint32_t i = 0; i < n; i++) {
+            double q[3];
+            for (int c = 0; c < 3; c++)
+                q[c] = x[3 * i + c] + p.dt * v[3 * i + c];
+            constrained[i] = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]) < surface;
+        }
+        cr_assert_eq(sinew_body_step(b, &p), SINEW_RESULT_OK, "step %u", s);
+        cr_assert_eq(sinew_body_read_positions(b, x, n), SINEW_RESULT_OK);
+        for (uint32_t i = 0; i < n; i++)
+            if (constrained[i]) {
+                double r = sqrt(x[3 * i] * x[3 * i] + x[3 * i + 1] * x[3 * i + 1] + x[3 * i + 2] * x[3 * i + 2]);
+                worst = fabs(r - surface) > worst ? fabs(r - surface) : worst;
+                touching++;
+            }
+    }
+    cr_expect_gt(touching, steps, "particles touched the sphere");
+    float low = 1e9f;
+    for (uint32_t i = 0; i < n; i++)
+        low = x[3 * i + 1] < low ? x[3 * i + 1] : low;
+    *draped_low = low;
+    free(x);
+    free(v);
+    free(constrained);
+    sinew_body_destroy(b);
+    sinew_asset_destroy(a);
+    return worst;
+}
+
+Test(implicit, contacts_error_falls_as_one_over_stiffness)
+{
+    const float k[3] = {100.0f, 1000.0f, 10000.0f};
+    double e[3];
+    float low;
+    for (int j = 0; j < 3; j++) {
+        e[j] = sphere_run(SINEW_SOLVER_IMPLICIT_MG, k[j], 40, &low);
+        printf("  k_c %6.0f N/m: largest deviation of a sliding-constrained particle %.3e m; lowest particle at "
+               "y = %.3f m\n",
+               k[j], e[j], low);
+        cr_expect(low < 0.0f && low > -0.3f, "the cloth drapes over the sphere below its equator (%.3f m)", low);
+    }
+    for (int j = 1; j < 3; j++)
+        cr_expect(e[j] < 0.3 * e[j - 1], "k %g -> %g: deviation %.3e -> %.3e", k[j - 1], k[j], e[j - 1], e[j]);
+    double hard = sphere_run(SINEW_SOLVER_IMPLICIT_PCG, 100.0f, 40, &low);
+    printf("  modified PCG (k_c 100 N/m, filtered): largest deviation %.3e m\n", hard);
+    cr_expect_lt(hard, 0.1 * e[0], "the filter holds contacts whatever k_c");
+}
+
+/* Moving the anchors drags the cloth; a checkpoint holds the anchors, so a
+ * body restored from one continues as the original did, bit for bit. */
+Test(implicit, anchors_move_and_checkpoint)
+{
+    sinew_asset *a = make_cloth(2, 1.0, 1.0, 1);
+    sinew_body_desc d = implicit_desc(SINEW_SOLVER_IMPLICIT_MG);
+    sinew_body *b = NULL;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK);
+    const uint32_t n = sinew_body_get_particle_count(b);
+    float *x = malloc(12ull * n);
+    sinew_step_params p = no_ground();
+    uint32_t pins[2] = {0, 2};
+    cr_assert_eq(sinew_body_read_positions(b, x, n), SINEW_RESULT_OK);
+    float moved[6] = {x[0], x[1] + 0.3f, x[2], x[6], x[7] + 0.3f, x[8]};
+    cr_assert_eq(sinew_body_move_pinned(b, pins, 2, moved), SINEW_RESULT_OK);
+    for (int s = 0; s < 5; s++)
+        cr_assert_eq(sinew_body_step(b, &p), SINEW_RESULT_OK);
+    size_t size = sinew_body_checkpoint_size(b);
+    void *cp = malloc(size);
+    cr_assert_eq(sinew_body_save_checkpoint(b, cp, size), SINEW_RESULT_OK);
+    uint64_t h1, h2;
+    for (int s = 0; s < 5; s++)
+        cr_assert_eq(sinew_body_step(b, &p), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_state_hash(b, &h1), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_read_positions(b, x, n), SINEW_RESULT_OK);
+    cr_expect_lt(dist3(&x[0], &moved[0]), 1e-3, "pin 0 follows its anchor");
+    cr_expect_gt(x[3 * (n - 1) + 1], 0.5f, "the cloth hangs from the lifted pins");
+
+    sinew_body *c = NULL; /* a second body, from the checkpoint */
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &c), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_load_checkpoint(c, cp, size), SINEW_RESULT_OK);
+    for (int s = 0; s < 5; s++)
+        cr_assert_eq(sinew_body_step(c, &p), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_state_hash(c, &h2), SINEW_RESULT_OK);
+    cr_expect_eq(h1, h2, "restored body continues bit for bit");
+    /* An XPBD body's checkpoint has no anchors: refused by name. */
+    sinew_body_desc xd = sinew_body_desc_default();
+    sinew_body *xb = NULL;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &xd, &xb), SINEW_RESULT_OK);
+    size_t xsize = sinew_body_checkpoint_size(xb);
+    void *xcp = malloc(xsize);
+    cr_assert_eq(sinew_body_save_checkpoint(xb, xcp, xsize), SINEW_RESULT_OK);
+    gpu_log_clear();
+    cr_expect_eq(sinew_body_load_checkpoint(c, xcp, xsize), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect(gpu_log_contains("flags"));
+    gpu_log_clear();
+    free(xcp);
+    free(cp);
+    free(x);
+    sinew_body_destroy(xb);
+    sinew_body_destroy(c);
+    sinew_body_destroy(b);
+    sinew_asset_destroy(a);
+}
+
+/* What the implicit solvers refuse, each by name, with the body untouched. */
+Test(implicit, refusals)
+{
+    sinew_asset *flat = gpu_make_cloth(8, 8, 1.0, 1.0, 1); /* no multigrid levels */
+    sinew_body_desc d = implicit_desc(SINEW_SOLVER_IMPLICIT_MG);
+    sinew_body *b = NULL;
+    cr_expect_eq(sinew_body_create(gpu_ctx, flat, &d, &b), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect(gpu_log_contains("--subdivide"));
+    cr_expect_null(b);
+    sinew_asset *a = make_cloth(2, 1.0, 1.0, 1);
+    d.implicit.stretch = NAN;
+    cr_expect_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect(gpu_log_contains("stretch (nan)"));
+    d = implicit_desc(SINEW_SOLVER_IMPLICIT_PCG);
+    d.implicit.tolerance = 0.0f;
+    cr_expect_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect(gpu_log_contains("tolerance"));
+    d = implicit_desc(SINEW_SOLVER_IMPLICIT_MG);
+    d.implicit.pre_smooth = d.implicit.post_smooth = 0;
+    cr_expect_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    d = implicit_desc(SINEW_SOLVER_IMPLICIT_MG);
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK);
+    uint32_t pair[2] = {0, 1}, cut = 7;
+    cr_expect_eq(sinew_body_cut(b, pair, 1, &cut), SINEW_RESULT_ERROR_UNSUPPORTED);
+    cr_expect_eq(cut, 0);
+    sinew_step_params p = no_ground();
+    p.dt = NAN;
+    cr_expect_eq(sinew_body_step(b, &p), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect_eq(sinew_body_get_stats(b).step_index, 0);
+    gpu_log_clear();
+    sinew_body_destroy(b);
+    sinew_asset_destroy(a);
+    sinew_asset_destroy(flat);
+}

@@ -436,3 +436,12 @@ add_test(NAME tool_cgal_mask_subdivide
 '${PREP}' \"$d/mask_cone.off\" --subdivide 2 --pin-top 0.05 -o '${OUT}/mask-mg.snw'")
 set_tests_properties(tool_cgal_mask_subdivide PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "18906 particles.*37312 triangles.*0 +1230 +2332.*2 +18906 +37312")
+# The implicit cloth from the command line: a pinned grid subdivided into
+# nested levels, stepped by the multigrid and by modified PCG, validation on.
+add_test(NAME tool_sim_implicit
+  COMMAND sh -c "set -e; '${PREP}' --grid 9x9 --triangulate --pin-corners --subdivide 2 -o '${OUT}/implicit.snw'; \
+'${SIM}' '${OUT}/implicit.snw' --solver implicit-mg --substeps 1 --frames 20 --validation -o '${OUT}/implicit-mg'; \
+'${SIM}' '${OUT}/implicit.snw' --solver implicit-pcg --substeps 1 --frames 20 --validation -o '${OUT}/implicit-pcg'; \
+test -s '${OUT}/implicit-pcg/final.obj'")
+set_tests_properties(tool_sim_implicit PROPERTIES LABELS gpu RUN_SERIAL ON
+  PASS_REGULAR_EXPRESSION "1089 particles.*final mesh.*final mesh" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_implicit.h"
 #include "bench_pd.h"
 #include "cli.h"
 #include "core/log.h"
@@ -49,7 +50,7 @@
 #include "ref/xpbd_ref.h"
 
 static const char *const usage =
-    "usage: sinew-bench [--suite quick|gpu|gpbd|hpbd|pd|all] [options]\n"
+    "usage: sinew-bench [--suite quick|gpu|gpbd|hpbd|pd|implicit|all] [options]\n"
     "\n"
     "Measures sinew's solvers on standard scenes: time per step and per phase on\n"
     "the GPU, strain reached, time to accuracy, scaling with particle count, the\n"
@@ -63,7 +64,11 @@ static const char *const usage =
     "                     network shrinking back and hanging, red-black Gauss-Seidel, Jacobi,\n"
     "                     Chebyshev and serial CPU Gauss-Seidel at 11 iterations per frame\n"
     "                     and at equal time per frame; its own README.md, CSV files, plots),\n"
-    "                     all (every scene of the others but pd; default quick)\n"
+    "                     implicit (the constrainable multigrid paper's table 1: implicit\n"
+    "                     cloth swinging and falling on a sphere, multigrid V-cycles against\n"
+    "                     modified PCG to 1e-4, 2401 to 37 249 particles; own README.md,\n"
+    "                     CSV, plot), all (every scene of the others but pd and implicit;\n"
+    "                     default quick)\n"
     "  -o, --out DIR      where bench.json, plots and README.md go (default ./sinew-bench-out)\n"
     "  --peers FILE       JSONL of peer runs (tools/peers/run.sh); may repeat\n"
     "  --device NAME|INDEX  Vulkan device\n"
@@ -77,7 +82,10 @@ static const char *const usage =
     "                     a 17 x 17 cloth, 30 steps, plain Gauss-Seidel up to 32 iterations)\n"
     "  --cube N           GPBD cube of N^3 vertices, in place of the suite's cube sizes;\n"
     "                     may repeat (e.g. --suite gpbd --cube 26: the paper's size only)\n"
-    "  --steps N          measured impact steps per cube run (gpbd suite: 4)\n"
+    "  --steps N          measured impact steps per cube run (gpbd suite: 4); implicit: steps\n"
+    "                     counted per run (default 10; dry run 2)\n"
+    "  --subdivisions L   implicit: comma-separated subdivision counts of the 12 x 12-quad\n"
+    "                     square, up to 4 (default 2,3,4: 2401, 9409, 37 249 particles)\n"
     "  --frames N         pd: frames of every run (default 300; dry run 8)\n"
     "  --budget-ms T      pd: time per frame of the equal-time runs (default: what red-black\n"
     "                     Gauss-Seidel takes for 11 iterations on the device)\n"
@@ -2246,8 +2254,9 @@ int main(int argc, char **argv)
     unsigned cube_steps = 0;
     char report_dir[2048];
     const suite *s = &suites[0];
-    int pd = 0;
+    int pd = 0, implicit = 0;
     bench_pd_options pdo = bench_pd_options_default();
+    bench_implicit_options imo = bench_implicit_options_default();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -2255,6 +2264,22 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--suite") && v && !strcmp(v, "pd")) {
             pd = 1;
+            i++;
+        } else if (!strcmp(a, "--suite") && v && !strcmp(v, "implicit")) {
+            implicit = 1;
+            i++;
+        } else if (!strcmp(a, "--subdivisions") && v) {
+            imo.size_count = 0;
+            for (const char *c = v; *c && imo.size_count < 4;) {
+                char *end;
+                unsigned long k = strtoul(c, &end, 10);
+                if (end == c || k < 1 || k > 9 || (*end && *end != ',')) {
+                    cli_error(t, "--subdivisions: \"%s\" is not a list of up to 4 counts in 1..9%s", v, "");
+                    return 2;
+                }
+                imo.subdivisions[imo.size_count++] = (uint32_t)k;
+                c = *end ? end + 1 : end;
+            }
             i++;
         } else if (!strcmp(a, "--frames") && v) {
             unsigned f;
@@ -2342,6 +2367,36 @@ int main(int argc, char **argv)
         snprintf(report_dir, sizeof report_dir, "%s", report_path);
         char *slash = strrchr(report_dir, '/');
         out = slash ? (*slash = '\0', report_dir) : ".";
+    }
+    if (implicit) {
+        if (dry_run) {
+            imo.subdivisions[0] = 1;
+            imo.subdivisions[1] = 2; /* 625, 2401 particles */
+            imo.size_count = 2;
+            imo.steps = 2;
+        } else if (cube_steps) {
+            imo.steps = cube_steps;
+        }
+        imo.plots = plots;
+        if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "%s: cannot create %s: %s\n", t, out, strerror(errno));
+            return 1;
+        }
+        sinew_context_desc cd = sinew_context_desc_default();
+        cd.device = device;
+        cd.validation = validation;
+        sinew_context *ctx = NULL;
+        if (sinew_context_create(&cd, &ctx) != SINEW_RESULT_OK) {
+            fprintf(stderr, "%s: no Vulkan context\n", t);
+            return 1;
+        }
+        fprintf(stderr, "sinew-bench: implicit suite on %s\n", sinew_context_get_device_info(ctx).name);
+        int done = bench_implicit(ctx, &imo, out);
+        uint32_t messages = sinew_context_get_validation_message_count(ctx);
+        sinew_context_destroy(ctx);
+        if (messages)
+            fprintf(stderr, "sinew-bench: %u validation messages\n", messages);
+        return done && !messages ? 0 : 1;
     }
     if (pd) {
         if (dry_run) {

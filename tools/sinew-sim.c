@@ -40,7 +40,10 @@ static const char *const usage =
     "                            pd-rbgs: projective dynamics of a spring network,\n"
     "                            red-black Gauss-Seidel (assets built with --red-black\n"
     "                            --no-bending), pd-jacobi, pd-chebyshev: the same with\n"
-    "                            Jacobi or Chebyshev-accelerated Jacobi global steps\n"
+    "                            Jacobi or Chebyshev-accelerated Jacobi global steps;\n"
+    "                            implicit-mg: backward-Euler cloth solved by the\n"
+    "                            constrainable multigrid (assets built with --subdivide;\n"
+    "                            use --substeps 1), implicit-pcg: the same by modified PCG\n"
     "      --rho R               pd-chebyshev: spectral radius estimate in (0, 1)\n"
     "                            (default 0.95)\n"
     "      --delay N             pd-chebyshev: plain iterations first (default 1)\n"
@@ -206,6 +209,8 @@ static int parse(int argc, char **argv, options *o)
                 {"pd-rbgs", SINEW_SOLVER_PD_RED_BLACK},
                 {"pd-jacobi", SINEW_SOLVER_PD_JACOBI},
                 {"pd-chebyshev", SINEW_SOLVER_PD_CHEBYSHEV},
+                {"implicit-mg", SINEW_SOLVER_IMPLICIT_MG},
+                {"implicit-pcg", SINEW_SOLVER_IMPLICIT_PCG},
             };
             ok = 0;
             for (size_t k = 0; k < sizeof solvers / sizeof solvers[0]; k++)
@@ -215,7 +220,7 @@ static int parse(int argc, char **argv, options *o)
                 }
             if (!ok)
                 cli_error(t, "--solver: \"%s\" is not gs, sgs, jacobi, gpbd-gs, gpbd-jacobi, hpbd, pd-rbgs, "
-                             "pd-jacobi or pd-chebyshev%s", v ? v : "", "");
+                             "pd-jacobi, pd-chebyshev, implicit-mg or implicit-pcg%s", v ? v : "", "");
             o->solver_set = 1;
         } else if (!strcmp(a, "--substeps")) {
             ok = cli_uint(t, a, v, 1000, &o->substeps) && (o->substeps > 0 || cli_error(t, "%s must be >= 1%s", a, ""));

@@ -378,6 +378,7 @@ int main(int argc, char **argv)
             used = 0;
         } else if (!strcmp(a, "--triangulate")) {
             triangulate = 1;
+            used = 0;
         } else if (!strcmp(a, "--quadrangulate")) {
             quadrangulate = 1;
             used = 0;

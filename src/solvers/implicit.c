@@ -11,6 +11,7 @@
 #include "../body.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "imc.h"
@@ -107,6 +108,17 @@ sinew_result sinew_implicit_step(sinew_body *b, const sinew_step_params *p)
         if (r != SINEW_RESULT_OK)
             return r;
         double rel = ss.residual0 > 0.0 ? ss.residual / ss.residual0 : 0.0;
+        if (b->ctx->logger.level >= SINEW_LOG_DEBUG) {
+            char hist[64 * 11 + 1] = "";
+            size_t at = 0;
+            for (uint32_t k = 0; k < ss.cycles && k < 64 && b->desc.solver == SINEW_SOLVER_IMPLICIT_MG; k++)
+                at += (size_t)snprintf(hist + at, sizeof hist - at, " %.2e", ss.history[k]);
+            sinew_logf(&b->ctx->logger, SINEW_LOG_DEBUG, "implicit",
+                       "body '%s', step %llu, substep %u: %u %s, |b| %.3e, relative residual %.3e%s%s%s",
+                       b->name, (unsigned long long)st->step_index, s, ss.cycles,
+                       b->desc.solver == SINEW_SOLVER_IMPLICIT_MG ? "V-cycles" : "PCG iterations", ss.residual0, rel,
+                       ss.stalled ? " (stalled)" : "", at ? "; after each cycle:" : "", hist);
+        }
         st->linear_iterations += ss.cycles;
         if (!(rel <= st->linear_residual))
             st->linear_residual = rel; /* NaN stays */

@@ -20,6 +20,30 @@ vec3 mg_block_mul(uint at, vec3 x)
     return vec3(dot(mg_real[at].xyz, x), dot(mg_real[at + 1].xyz, x), dot(mg_real[at + 2].xyz, x));
 }
 
+// Row i of A x on a level, x vector k. The elastic part of A annihilates
+// translations (each element's Jacobian rows sum to zero), so the row is
+//   (m_i I + h^2 D_i) x_i + sum over j != i of A_ij (x_j - x_i)
+// which adds small differences where the stored diagonal block would add
+// the stiff blocks' large products to cancel them: for the smooth motions
+// that dominate a step (a cloth falling, swinging) single precision's floor
+// on the residual falls by orders of magnitude (docs/implicit.md). Every
+// kernel applies A this way, so all agree on the system they solve.
+vec3 mg_row_times(uint level, uint k, uint i)
+{
+    uint rows = mg_field(level, SINEW_MG_ROW), cols = mg_field(level, SINEW_MG_COL);
+    uint blocks = mg_field(level, SINEW_MG_BLOCKS), x = mg_vec(level, k, 0u);
+    vec3 xi = mg_real[x + i].xyz;
+    vec3 y = vec3(0.0);
+    for (uint b = mg_index[rows + i]; b < mg_index[rows + i + 1u]; b++) {
+        uint j = mg_index[cols + b];
+        if (j != i)
+            y += mg_block_mul(blocks + 3u * b, mg_real[x + j].xyz - xi);
+    }
+    float h = mg_real[mg_globals()].x;
+    uint dat = mg_field(level, SINEW_MG_D) + 3u * i;
+    return y + mg_real[mg_vec(level, SINEW_MG_MASS, i)].x * xi + h * h * mg_block_mul(dat, xi);
+}
+
 // Solves the symmetric positive definite 3x3 block at `at` for r (Cramer).
 vec3 mg_block_solve(uint at, vec3 r)
 {

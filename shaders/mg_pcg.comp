@@ -20,16 +20,6 @@
 
 vec3 vec_at(uint level, uint k, uint i) { return mg_real[mg_vec(level, k, i)].xyz; }
 
-vec3 row_times(uint level, uint k, uint i)
-{
-    uint rows = mg_field(level, SINEW_MG_ROW), cols = mg_field(level, SINEW_MG_COL);
-    uint blocks = mg_field(level, SINEW_MG_BLOCKS), x = mg_vec(level, k, 0u);
-    vec3 y = vec3(0.0);
-    for (uint b = mg_index[rows + i]; b < mg_index[rows + i + 1u]; b++)
-        y += mg_block_mul(blocks + 3u * b, mg_real[x + mg_index[cols + b]].xyz);
-    return y;
-}
-
 vec3 precondition(uint level, uint i, vec3 r)
 {
     uint diag = mg_field(level, SINEW_MG_BLOCKS) + 3u * mg_index[mg_field(level, SINEW_MG_DIAG) + i];
@@ -53,7 +43,7 @@ void main()
             }
             mg_real[mg_vec(level, SINEW_MG_U, i)] = vec4(u, 0.0);
         } else if (mode == SINEW_MG_PCG_START) {
-            vec3 r = vec_at(level, SINEW_MG_F, i) - row_times(level, SINEW_MG_U, i);
+            vec3 r = vec_at(level, SINEW_MG_F, i) - mg_row_times(level, SINEW_MG_U, i);
             if (filtered)
                 r = mg_filter(level, i, r);
             vec3 z = precondition(level, i, r);
@@ -64,7 +54,7 @@ void main()
             mg_real[mg_vec(level, SINEW_MG_P, i)] = vec4(z, 0.0);
             v = dot(r, z);
         } else if (mode == SINEW_MG_PCG_Q) {
-            vec3 q = row_times(level, SINEW_MG_P, i);
+            vec3 q = mg_row_times(level, SINEW_MG_P, i);
             if (filtered)
                 q = mg_filter(level, i, q);
             mg_real[mg_vec(level, SINEW_MG_Q, i)] = vec4(q, 0.0);

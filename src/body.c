@@ -305,8 +305,11 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_ELEM, sizeof(GpuElement) * (uint64_t)a->element_count, SINEW_MEMORY_DEVICE, "elements"},
         {SINEW_BIND_ZDISP, 64ull * a->element_count, SINEW_MEMORY_DEVICE, "element displacements"},
         {SINEW_BIND_MATERIAL, sizeof(GpuMaterial) * (uint64_t)b->material_count, SINEW_MEMORY_DEVICE, "materials"},
-        {SINEW_BIND_Q, b->level_count || pd ? 16ull * n : 0, SINEW_MEMORY_DEVICE,
-         pd ? "predicted positions" : "hierarchy start positions"},
+        {SINEW_BIND_Q,
+         sinew_solver_is_implicit(d->solver) && d->implicit.bdf2 ? 32ull * n : b->level_count || pd ? 16ull * n : 0,
+         SINEW_MEMORY_DEVICE,
+         pd ? "predicted positions" : sinew_solver_is_implicit(d->solver) ? "the step before (BDF2)"
+                                                                           : "hierarchy start positions"},
         {SINEW_BIND_HDIST, sizeof(GpuDistance) * (uint64_t)b->hdistance_count, SINEW_MEMORY_DEVICE,
          "coarse constraints"},
         {SINEW_BIND_HNODE, b->level_count ? sizeof(GpuNode) * (uint64_t)n : 0, SINEW_MEMORY_DEVICE,
@@ -739,6 +742,7 @@ static sinew_result unhealthy(sinew_body *b, int can_roll_back)
         if (r != SINEW_RESULT_OK)
             return r;
         s->rolled_back = 1;
+        b->history = 0; /* the step before is gone: the next is backward Euler */
     } else {
         s->step_index++; /* the step happened, for better or worse */
     }
@@ -974,6 +978,7 @@ sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, tmp, 16ull * count);
     if (r == SINEW_RESULT_OK && b->imc) /* pins anchored where they now are */
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_PREV], 0, tmp, 16ull * count);
+    b->history = 0;
     if (r == SINEW_RESULT_OK) {
         memset(tmp, 0, 16ull * count);
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, tmp, 16ull * count);

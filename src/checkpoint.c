@@ -6,7 +6,9 @@
  *                        then velocities (x, y, z, 0), then the hinge angle
  *                        of every bend (unwrapped, rad): 32 n + 4 b bytes;
  *                        flag ANCHORS (implicit solvers): then the pins'
- *                        anchors (x, y, z, inverse mass), 16 n more
+ *                        anchors (x, y, z, inverse mass), 16 n more; flag
+ *                        HISTORY (BDF2 after its first step): then the
+ *                        state of the step before, 32 n more
  *
  * Every field is little-endian; floats travel as their 32-bit patterns.
  */
@@ -36,17 +38,19 @@
 #define H_CRC 60
 /* Flags. */
 #define F_ANCHORS 1u
+#define F_HISTORY 2u
+
+static uint32_t flags_of(const sinew_body *b) { return (b->imc ? F_ANCHORS : 0u) | (b->history ? F_HISTORY : 0u); }
 
 /* Floats of state: positions and velocities as vec4s, one angle per bend,
- * and for the implicit solvers the anchors as vec4s. */
-static size_t state_floats(const sinew_body *b)
+ * and with the flags the anchors and the step before as vec4s. */
+static size_t state_floats(const sinew_body *b, uint32_t flags)
 {
-    return (b->imc ? 12 : 8) * (size_t)b->particle_count + b->bend_count;
+    return (8 + (flags & F_ANCHORS ? 4 : 0) + (flags & F_HISTORY ? 8 : 0)) * (size_t)b->particle_count +
+           b->bend_count;
 }
 
-static uint32_t flags_of(const sinew_body *b) { return b->imc ? F_ANCHORS : 0u; }
-
-size_t sinew_body_checkpoint_size(const sinew_body *b) { return HEADER_SIZE + 4 * state_floats(b); }
+size_t sinew_body_checkpoint_size(const sinew_body *b) { return HEADER_SIZE + 4 * state_floats(b, flags_of(b)); }
 
 static sinew_result download_state(sinew_body *b, float *state)
 {
@@ -58,6 +62,8 @@ static sinew_result download_state(sinew_body *b, float *state)
         r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_ANGLE], 0, state + 8 * n, 4ull * b->bend_count);
     if (r == SINEW_RESULT_OK && b->imc)
         r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_PREV], 0, state + 8 * n + b->bend_count, 16 * n);
+    if (r == SINEW_RESULT_OK && b->history)
+        r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_Q], 0, state + 12 * n + b->bend_count, 32 * n);
     return r;
 }
 
@@ -69,7 +75,7 @@ sinew_result sinew_body_save_checkpoint(sinew_body *b, void *dst, size_t size)
     if (size < need)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
                           "body '%s': a checkpoint needs %zu bytes, the buffer has %zu", b->name, need, size);
-    const size_t floats = state_floats(b);
+    const size_t floats = state_floats(b, flags_of(b));
     if (floats > UINT32_MAX / 4)
         return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "checkpoint", "body '%s': %u particles and %u bends are too "
                           "many for a version 1 checkpoint (4 GiB)", b->name, b->particle_count, b->bend_count);
@@ -140,9 +146,12 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
                           "body '%s': checkpoint was saved from a body with other constraints (topology CRC "
                           "%08x, this body %08x); nothing was changed", b->name, sinew_get_u32(p + H_TOPOLOGY),
                           b->topology_crc);
-    if (sinew_get_u32(p + H_FLAGS) != flags_of(b))
-        return refuse(b, "flags", sinew_get_u32(p + H_FLAGS), flags_of(b));
-    const size_t payload_size = 4 * state_floats(b);
+    /* Anchors with an implicit solver, else none; the step before with BDF2 or not. */
+    const uint32_t flags = sinew_get_u32(p + H_FLAGS);
+    const uint32_t allowed = b->imc && b->desc.implicit.bdf2 ? F_ANCHORS | F_HISTORY : b->imc ? F_ANCHORS : 0u;
+    if ((flags & ~allowed) != 0 || (flags & F_ANCHORS) != (allowed & F_ANCHORS))
+        return refuse(b, "flags", flags, allowed & F_ANCHORS);
+    const size_t payload_size = 4 * state_floats(b, flags);
     if (sinew_get_u32(p + H_PAYLOAD_SIZE) != payload_size)
         return refuse(b, "payload size", sinew_get_u32(p + H_PAYLOAD_SIZE), payload_size);
     if (size != HEADER_SIZE + payload_size)
@@ -155,7 +164,7 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
     float *state = malloc(payload_size);
     if (!state)
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
-    for (size_t i = 0; i < state_floats(b); i++) {
+    for (size_t i = 0; i < payload_size / 4; i++) {
         uint32_t w = sinew_get_u32(payload + 4 * i);
         memcpy(&state[i], &w, 4);
     }
@@ -176,12 +185,17 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
         if (!isfinite(state[8 * n + c]))
             r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
                            "body '%s': hinge angle of bend %u is not finite; nothing was changed", b->name, c);
-    const float *anchors = state + 8 * n + b->bend_count;
+    const float *anchors = state + 8 * n + b->bend_count, *before = anchors + 4 * n;
     for (uint64_t i = 0; b->imc && i < 4 * n && r == SINEW_RESULT_OK; i++)
         if (!isfinite(anchors[i]))
             r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
                            "body '%s': anchor of particle %llu is not finite; nothing was changed", b->name,
                            (unsigned long long)(i / 4));
+    for (uint64_t i = 0; (flags & F_HISTORY) && i < 8 * n && r == SINEW_RESULT_OK; i++)
+        if (!isfinite(before[i]))
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                           "body '%s': the step before's state of particle %llu is not finite; nothing was changed",
+                           b->name, (unsigned long long)(i % (4 * n) / 4));
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, state, 16 * n);
     if (r == SINEW_RESULT_OK)
@@ -190,6 +204,10 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_ANGLE], 0, state + 8 * n, 4ull * b->bend_count);
     if (r == SINEW_RESULT_OK && b->imc)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_PREV], 0, anchors, 16 * n);
+    if (r == SINEW_RESULT_OK && (flags & F_HISTORY))
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_Q], 0, before, 32 * n);
+    if (r == SINEW_RESULT_OK)
+        b->history = (flags & F_HISTORY) != 0;
     free(state);
     if (r == SINEW_RESULT_OK)
         b->stats.step_index = sinew_get_u64(p + H_STEP);
@@ -229,7 +247,7 @@ sinew_result sinew_body_load_checkpoint_file(sinew_body *b, const char *path)
 sinew_result sinew_body_state_hash(sinew_body *b, uint64_t *hash)
 {
     SINEW_ASSERT(b && hash);
-    const size_t floats = state_floats(b);
+    const size_t floats = state_floats(b, flags_of(b));
     float *state = malloc(4 * floats);
     if (!state)
         return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");

@@ -94,7 +94,7 @@ static void make_scene(scene *out, uint32_t subdivisions)
     const float h = 1.0f / 60.0f, gf[3] = {0, -9.81f, 0};
     const double gd[3] = {0, -9.81, 0};
     imc_ref_assemble(s->cpu, h, gd);
-    cr_assert_eq(sinew_imc_assemble(s->gpu, h, gf, NULL), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_imc_assemble(s->gpu, h, gf, NULL, SINEW_IMC_NO_HISTORY), SINEW_RESULT_OK);
 }
 
 /* The GPU's right-hand side, b - A h v, from the CPU's b and A in double. */
@@ -308,7 +308,7 @@ Test(imc_gpu, steps_follow_the_reference)
     for (int step = 0; step < 20; step++) {
         if (step > 0) { /* make_scene assembled the first step */
             imc_ref_assemble(s.cpu, h, gd);
-            cr_assert_eq(sinew_imc_assemble(s.gpu, h, gf, NULL), SINEW_RESULT_OK);
+            cr_assert_eq(sinew_imc_assemble(s.gpu, h, gf, NULL, SINEW_IMC_NO_HISTORY), SINEW_RESULT_OK);
         }
         imc_stats st;
         memset(dx, 0, sizeof *dx * m);
@@ -333,7 +333,7 @@ Test(imc_gpu, steps_follow_the_reference)
     cr_expect_gt(fall, 0.1);
     /* Below float's floor: the solve stops on its own and says so. */
     imc_ref_assemble(s.cpu, h, gd);
-    cr_assert_eq(sinew_imc_assemble(s.gpu, h, gf, NULL), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_imc_assemble(s.gpu, h, gf, NULL, SINEW_IMC_NO_HISTORY), SINEW_RESULT_OK);
     c.tolerance = 1e-9;
     sinew_imc_solve_stats gs;
     cr_assert_eq(sinew_imc_solve(s.gpu, &c, &gs), SINEW_RESULT_OK);

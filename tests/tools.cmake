@@ -441,7 +441,7 @@ set_tests_properties(tool_cgal_mask_subdivide PROPERTIES LABELS cpu SKIP_RETURN_
 add_test(NAME tool_sim_implicit
   COMMAND sh -c "set -e; '${PREP}' --grid 9x9 --triangulate --pin-corners --subdivide 2 -o '${OUT}/implicit.snw'; \
 '${SIM}' '${OUT}/implicit.snw' --solver implicit-mg --substeps 1 --frames 20 --validation -o '${OUT}/implicit-mg'; \
-'${SIM}' '${OUT}/implicit.snw' --solver implicit-pcg --substeps 1 --frames 20 --validation -o '${OUT}/implicit-pcg'; \
+'${SIM}' '${OUT}/implicit.snw' --solver implicit-pcg --bdf2 --substeps 1 --frames 20 --validation -o '${OUT}/implicit-pcg'; \
 test -s '${OUT}/implicit-pcg/final.obj'")
 set_tests_properties(tool_sim_implicit PROPERTIES LABELS gpu RUN_SERIAL ON
   PASS_REGULAR_EXPRESSION "1089 particles \\(2 pinned\\).*final mesh.*final mesh" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")

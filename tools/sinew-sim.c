@@ -44,6 +44,7 @@ static const char *const usage =
     "                            implicit-mg: backward-Euler cloth solved by the\n"
     "                            constrainable multigrid (assets built with --subdivide;\n"
     "                            use --substeps 1), implicit-pcg: the same by modified PCG\n"
+    "      --bdf2                implicit solvers: second-order BDF rather than backward Euler\n"
     "      --rho R               pd-chebyshev: spectral radius estimate in (0, 1)\n"
     "                            (default 0.95)\n"
     "      --delay N             pd-chebyshev: plain iterations first (default 1)\n"
@@ -141,7 +142,7 @@ typedef struct options {
     unsigned frames, every, substeps, iterations, checkpoint_every, newton, cells, seed, level_iterations, cut_frame;
     double cut_y;
     int cut_set, sweep;
-    int solver, validation, portable, quiet, hash, scene, material, check_recovered;
+    int solver, validation, portable, quiet, hash, scene, material, check_recovered, bdf2;
     double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain, max_speed;
     double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size, rho, box[6], box_velocity[3];
     unsigned delay;
@@ -373,6 +374,9 @@ static int parse(int argc, char **argv, options *o)
             used = 0;
         } else if (!strcmp(a, "--portable")) {
             o->portable = 1;
+            used = 0;
+        } else if (!strcmp(a, "--bdf2")) {
+            o->bdf2 = 1;
             used = 0;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->quiet = 1;
@@ -694,6 +698,7 @@ int main(int argc, char **argv)
     bd.level_iterations = o.level_iterations;
     bd.sweep_order = (sinew_sweep_order)o.sweep;
     bd.chebyshev_rho = (float)o.rho;
+    bd.implicit.bdf2 = o.bdf2;
     bd.chebyshev_delay = o.delay;
     bd.name = scene_name;
     if (materials) {

@@ -38,6 +38,7 @@
     X(MG_SMOOTH, mg_smooth)               \
     X(MG_ADVANCE, mg_advance)             \
     X(MG_CONSTRAIN, mg_constrain)         \
+    X(MG_HISTORY, mg_history)             \
     X(NORMALS, normals)                   \
     X(COPY, copy)                         \
     X(EMPTY, empty)

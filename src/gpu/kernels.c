@@ -79,6 +79,9 @@ SINEW_SPIRV(mg_advance) {
 SINEW_SPIRV(mg_constrain) {
 #include "mg_constrain.spv.inc"
 };
+SINEW_SPIRV(mg_history) {
+#include "mg_history.spv.inc"
+};
 SINEW_SPIRV(normals) {
 #include "normals.spv.inc"
 };

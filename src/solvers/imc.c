@@ -563,8 +563,10 @@ static sinew_result read_scalar(sinew_imc *s, uint32_t slot, float *out)
     return r;
 }
 
-sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], sinew_buffer *saved)
+sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], sinew_buffer *saved,
+                                sinew_imc_history history)
 {
+    SINEW_ASSERT(history == SINEW_IMC_NO_HISTORY || s->borrowed);
     const level_host *F = &s->L[s->levels - 1];
     const float globals[4 * SINEW_MG_GLOBALS] = {h, (float)s->mat.damping, (float)s->mat.stretch, (float)s->mat.shear,
                                                  (float)s->mat.bend, gravity[0], gravity[1], gravity[2],
@@ -584,6 +586,11 @@ sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], s
     if (saved) { /* the body's rollback copy of the step's start */
         sinew_record_copy(&rec, &s->buffers[SINEW_BIND_POS], 0, saved, 0, 16ull * s->n);
         sinew_record_copy(&rec, &s->buffers[SINEW_BIND_VEL], 0, saved, 16ull * s->n, 16ull * s->n);
+    }
+    if (history != SINEW_IMC_NO_HISTORY) {
+        GpuRange g = {0, s->n, 0, history == SINEW_IMC_BLEND};
+        sinew_record_dispatch(&rec, SINEW_KERNEL_MG_HISTORY, s->n, &g, sizeof g);
+        sinew_record_barrier(&rec);
     }
     sinew_record_update(&rec, real, 16ull * s->globals, globals, sizeof globals);
     if (s->device_constraints)

@@ -48,12 +48,19 @@ sinew_result sinew_imc_set_state(sinew_imc *s, const float *x, const float *v);
  * target displacement d (3). Kept on the host until the next assemble. */
 void sinew_imc_set_constraint(sinew_imc *s, uint32_t i, const float D[9], const float d[3]);
 
+/* What a step does first with the state of the step before (BDF2, a body's
+ * Q buffer of 2n vec4s): nothing, record it, or blend with it (the state
+ * becomes (4 x - x_prev) / 3, (4 v - v_prev) / 3 and the step that follows,
+ * of 2h/3, is BDF2's; mg_history). */
+typedef enum sinew_imc_history { SINEW_IMC_NO_HISTORY, SINEW_IMC_RECORD, SINEW_IMC_BLEND } sinew_imc_history;
+
 /* Makes (on the device, for a body) and coarsens the soft constraints and
  * assembles every level's matrix and the finest level's right-hand side
  * (vector F) for a step of h s. The unknown is y = dx - h v (its solution in
  * U): A y = b - A h v. saved (or NULL): positions and velocities are copied
- * there first, a body's rollback copy. */
-sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], sinew_buffer *saved);
+ * there first, a body's rollback copy; then the history. */
+sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], sinew_buffer *saved,
+                                sinew_imc_history history);
 
 /* y = F - A x (subtract 1) or y = A x (0) on a level, x and y vectors. */
 sinew_result sinew_imc_residual(sinew_imc *s, uint32_t level, uint32_t x, uint32_t y, int subtract);

@@ -2,8 +2,8 @@
  * (docs/implicit.md): the multigrid of src/solvers/imc.c living in the
  * body's buffers. One step, per substep:
  *
- *     rollback copy (first substep) -> constraints from pins and colliders
- *       -> assembly of every level                              one submit
+ *     rollback copy (first substep) -> BDF2's blend with the step before
+ *       -> constraints from pins and colliders -> assembly      one submit
  *     V-cycles (or batches of modified PCG) until the tolerance  a submit each
  *     x += h v + y, v += y / h                                    one submit
  *
@@ -90,7 +90,11 @@ sinew_result sinew_implicit_step(sinew_body *b, const sinew_step_params *p)
     st->ms_linear = 0.0;
     sinew_result r = SINEW_RESULT_OK;
     for (uint32_t s = 0; s < b->desc.substeps && r == SINEW_RESULT_OK; s++) {
-        r = sinew_imc_assemble(b->imc, h, p->gravity, s == 0 && b->desc.rollback ? &b->saved : NULL);
+        /* BDF2: backward Euler of 2h/3 from the blend with the step before */
+        sinew_imc_history history = !m->bdf2 ? SINEW_IMC_NO_HISTORY : b->history ? SINEW_IMC_BLEND : SINEW_IMC_RECORD;
+        const float hs = history == SINEW_IMC_BLEND ? h * (2.0f / 3.0f) : h;
+        r = sinew_imc_assemble(b->imc, hs, p->gravity, s == 0 && b->desc.rollback ? &b->saved : NULL, history);
+        b->history = m->bdf2;
         if (r != SINEW_RESULT_OK)
             return r;
         sinew_imc_solve_stats ss;

@@ -402,6 +402,92 @@ Test(implicit, bdf2_damps_less_than_backward_euler)
     sinew_asset_destroy(a);
 }
 
+/* Every device allocation of an implicit body (the body's buffers, the
+ * multigrid's two, staging) fails in turn through the context's limit: each
+ * failure says so and frees everything. */
+Test(implicit, out_of_memory_at_every_allocation_leaks_nothing)
+{
+    sinew_asset *a = make_cloth(2, 1.0, 1.0, 1);
+    sinew_context_desc cd = sinew_context_desc_default();
+    cd.logger = *gpu_logger();
+    cd.validation = 1;
+    cd.force_staging = 1;
+    sinew_context *ctx;
+    cr_assert_eq(sinew_context_create(&cd, &ctx), SINEW_RESULT_OK);
+    const uint64_t base = sinew_context_get_device_memory(ctx);
+    sinew_body_desc d = implicit_desc(SINEW_SOLVER_IMPLICIT_MG);
+    d.implicit.bdf2 = 1;
+    sinew_body *b = NULL;
+    sinew_result r = SINEW_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    int failures = 0;
+    for (uint64_t limit = 1; r != SINEW_RESULT_OK; limit += 1024) {
+        sinew_context_set_device_memory_limit(ctx, base + limit);
+        gpu_log_clear();
+        r = sinew_body_create(ctx, a, &d, &b);
+        if (r == SINEW_RESULT_OK)
+            break;
+        cr_assert_eq(r, SINEW_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "limit %llu: %s", (unsigned long long)limit,
+                     sinew_result_string(r));
+        cr_assert_null(b);
+        cr_assert(gpu_log_contains("of the context's limit"));
+        cr_assert_eq(sinew_context_get_device_memory(ctx), base, "limit %llu leaked device memory",
+                     (unsigned long long)limit);
+        failures++;
+    }
+    cr_expect_gt(failures, 10);
+    sinew_step_params p = no_ground();
+    cr_expect_eq(sinew_body_step(b, &p), SINEW_RESULT_OK);
+    sinew_body_destroy(b);
+    cr_expect_eq(sinew_context_get_device_memory(ctx), base);
+    gpu_log_clear();
+    cr_expect_eq(sinew_context_get_validation_message_count(ctx), 0);
+    sinew_context_destroy(ctx);
+    cr_expect_eq(gpu_error_count(), 0, "messages at context destruction (leaked objects?)");
+    sinew_asset_destroy(a);
+}
+
+/* A step faster than max_speed fails the health check and is rolled back:
+ * the body is as it was before it, and BDF2 starts again by backward Euler
+ * (the step before is gone). */
+Test(implicit, unhealthy_step_rolls_back)
+{
+    sinew_asset *a = make_cloth(2, 1.0, 1.0, 1);
+    sinew_body_desc d = implicit_desc(SINEW_SOLVER_IMPLICIT_MG);
+    d.implicit.bdf2 = 1;
+    d.max_speed = 0.3f; /* m/s: the swing passes it within a few steps */
+    sinew_body *b = NULL;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK);
+    const uint32_t n = sinew_body_get_particle_count(b);
+    float *before = malloc(12ull * n), *after = malloc(12ull * n);
+    sinew_step_params p = no_ground();
+    sinew_result r = SINEW_RESULT_OK;
+    int s = 0;
+    for (; s < 30 && r == SINEW_RESULT_OK; s++) {
+        cr_assert_eq(sinew_body_read_positions(b, before, n), SINEW_RESULT_OK);
+        gpu_log_clear();
+        r = sinew_body_step(b, &p);
+    }
+    cr_assert_eq(r, SINEW_RESULT_ERROR_UNSTABLE, "no step failed the health check in %d", s);
+    cr_expect(gpu_log_contains("rolled back"));
+    gpu_log_clear();
+    sinew_step_stats st = sinew_body_get_stats(b);
+    cr_expect(st.rolled_back);
+    cr_expect_gt(st.bad_particles, 0);
+    cr_assert_eq(sinew_body_read_positions(b, after, n), SINEW_RESULT_OK);
+    cr_expect_eq(memcmp(before, after, 12ull * n), 0, "positions as before the failed step");
+    /* The step before is gone: the checkpoint is a fresh BDF2 body's size (no step before). */
+    sinew_body *c = NULL;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &c), SINEW_RESULT_OK);
+    cr_expect_eq(sinew_body_checkpoint_size(b), sinew_body_checkpoint_size(c));
+    cr_assert_eq(sinew_body_step(c, &p), SINEW_RESULT_OK);
+    cr_expect_gt(sinew_body_checkpoint_size(c), sinew_body_checkpoint_size(b), "after a step, the step before");
+    free(before);
+    free(after);
+    sinew_body_destroy(c);
+    sinew_body_destroy(b);
+    sinew_asset_destroy(a);
+}
+
 /* What the implicit solvers refuse, each by name, with the body untouched. */
 Test(implicit, refusals)
 {

@@ -1,4 +1,4 @@
-// Contacts with the ground plane, a sphere and an axis-aligned box, projected
+// Contacts with the ground plane, a sphere, a capsule and an axis-aligned box, projected
 // as hard unilateral constraints on one particle, with position-level Coulomb
 // friction against the motion since the start of the substep (relative to the
 // box's own motion on the box: a moving box carries what rests on it).
@@ -13,6 +13,15 @@ vec3 apply_friction(vec3 p, vec3 x0, vec3 n, float depth)
     if (lt <= limit)
         return p - t;                 // static: the particle sticks
     return p - t * (limit / lt);      // kinetic: tangential motion reduced
+}
+
+// The point of the capsule's segment nearest to p.
+vec3 capsule_closest(vec3 p)
+{
+    vec3 a = params.capsule_a.xyz, ab = params.capsule_b.xyz - a;
+    float len2 = dot(ab, ab);
+    float t = len2 > 0.0 ? clamp(dot(p - a, ab) / len2, 0.0, 1.0) : 0.0;
+    return a + t * ab;
 }
 
 // p: the particle's position now, x0: at the start of the substep.
@@ -35,6 +44,19 @@ vec3 resolve_contacts(vec3 p, vec3 x0)
             vec3 n = dist > 1e-12 ? d / dist : vec3(0.0, 1.0, 0.0);
             float depth = r - dist;
             p = params.sphere.xyz + n * r;
+            p = apply_friction(p, x0, n, depth);
+        }
+    }
+
+    // Capsule: out from the nearest point of its segment.
+    float rc = params.capsule_a.w + off;
+    if (params.capsule_a.w >= 0.0) {
+        vec3 d = p - capsule_closest(p);
+        float dist = length(d);
+        if (dist < rc) {
+            vec3 n = dist > 1e-12 ? d / dist : vec3(0.0, 1.0, 0.0);
+            float depth = rc - dist;
+            p += n * depth;
             p = apply_friction(p, x0, n, depth);
         }
     }

@@ -7,12 +7,13 @@
 //                            (the anchor is PREV, moved by move_pinned)
 //   in contact               sliding constraint D = k_c n n^T + k_f (I - n n^T)
 // A particle is in contact when its position moved on at its velocity,
-// p = x + h v, lies within contact_offset of the ground, the sphere or the
-// box (the nearest of them); n is that collider's outward normal at p and the
+// p = x + h v, lies within contact_offset of the ground, the sphere, the
+// capsule or the box (the nearest of them); n is that collider's outward normal at p and the
 // target puts the particle back at contact_offset along n, linearised at p
 // (phi(x + dx) ~ phi(p) + n.(dx - h v)), and carries it along the tangent
 // with the box's motion. Writes D, TARGET and FILTER.
 #include "common.glsl"
+#include "contacts.glsl"
 #include "mg.glsl"
 
 // Signed distance from the box and its outward normal at p.
@@ -61,6 +62,15 @@ void main()
             vec3 r = p - params.sphere.xyz;
             float len = length(r);
             dist = len - params.sphere.w;
+            if (dist < phi) {
+                phi = dist;
+                n = len > 1e-12 ? r / len : vec3(0.0, 1.0, 0.0);
+            }
+        }
+        if (params.capsule_a.w >= 0.0) {
+            vec3 r = p - capsule_closest(p);
+            float len = length(r);
+            dist = len - params.capsule_a.w;
             if (dist < phi) {
                 phi = dist;
                 n = len > 1e-12 ? r / len : vec3(0.0, 1.0, 0.0);

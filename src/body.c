@@ -683,12 +683,15 @@ static sinew_result check_params(const sinew_context *ctx, const sinew_step_para
                        p->sphere_center[0], p->sphere_center[1], p->sphere_center[2], p->sphere_radius,
                        p->friction, p->contact_offset, p->box_center[0], p->box_center[1], p->box_center[2],
                        p->box_half_extents[0], p->box_half_extents[1], p->box_half_extents[2],
-                       p->box_velocity[0], p->box_velocity[1], p->box_velocity[2]};
+                       p->box_velocity[0], p->box_velocity[1], p->box_velocity[2], p->capsule_a[0],
+                       p->capsule_a[1], p->capsule_a[2], p->capsule_b[0], p->capsule_b[1], p->capsule_b[2],
+                       p->capsule_radius};
     const char *names[] = {"dt", "gravity.x", "gravity.y", "gravity.z", "damping", "ground_height",
                            "sphere_center.x", "sphere_center.y", "sphere_center.z", "sphere_radius",
                            "friction", "contact_offset", "box_center.x", "box_center.y", "box_center.z",
                            "box_half_extents.x", "box_half_extents.y", "box_half_extents.z",
-                           "box_velocity.x", "box_velocity.y", "box_velocity.z"};
+                           "box_velocity.x", "box_velocity.y", "box_velocity.z", "capsule_a.x", "capsule_a.y",
+                           "capsule_a.z", "capsule_b.x", "capsule_b.y", "capsule_b.z", "capsule_radius"};
     _Static_assert(sizeof v / sizeof v[0] == sizeof names / sizeof names[0], "a name per value");
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!isfinite(v[i]))
@@ -696,10 +699,12 @@ static sinew_result check_params(const sinew_context *ctx, const sinew_step_para
                               names[i]);
     if (!(p->dt > 0.0f))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "dt must be > 0 (got %g)", p->dt);
-    if (p->damping < 0.0f || p->friction < 0.0f || p->contact_offset < 0.0f || p->sphere_radius < 0.0f)
+    if (p->damping < 0.0f || p->friction < 0.0f || p->contact_offset < 0.0f || p->sphere_radius < 0.0f ||
+        p->capsule_radius < 0.0f)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "damping (%g), friction (%g), contact_offset (%g) and sphere_radius (%g) must be >= 0",
-                          p->damping, p->friction, p->contact_offset, p->sphere_radius);
+                          "damping (%g), friction (%g), contact_offset (%g), sphere_radius (%g) and capsule_radius "
+                          "(%g) must be >= 0",
+                          p->damping, p->friction, p->contact_offset, p->sphere_radius, p->capsule_radius);
     if (p->box_half_extents[0] < 0.0f || p->box_half_extents[1] < 0.0f || p->box_half_extents[2] < 0.0f)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "box_half_extents (%g, %g, %g) must be >= 0", p->box_half_extents[0],
@@ -767,7 +772,9 @@ static GpuParams gpu_params(const sinew_body *b, const sinew_step_params *p)
                     {p->box_velocity[0] * h, p->box_velocity[1] * h, p->box_velocity[2] * h, 0.0f},
                     1.0f / h, 1.0f / (h * h), expf(-p->damping * h), p->ground ? p->ground_height : -3e38f,
                     p->friction, p->contact_offset, b->desc.jacobi_omega, b->desc.max_speed,
-                    b->desc.newton_iterations, b->desc.newton_tolerance, 0.0f, 0.0f};
+                    b->desc.newton_iterations, b->desc.newton_tolerance, 0.0f, 0.0f,
+                    {p->capsule_a[0], p->capsule_a[1], p->capsule_a[2], p->capsule ? p->capsule_radius : -1.0f},
+                    {p->capsule_b[0], p->capsule_b[1], p->capsule_b[2], 0.0f}};
     return gp;
 }
 

@@ -152,6 +152,54 @@ Test(xpbd, pinned_particles_stay_and_contacts_hold)
     sinew_asset_destroy(asset);
 }
 
+/* A cloth dropped across a horizontal capsule drapes over it, no particle
+ * inside it, the GPU's contacts the reference's on the first steps of
+ * contact (before the two drift apart through the non-smooth friction). */
+Test(xpbd, cloth_drapes_over_a_capsule)
+{
+    sinew_asset *asset = gpu_make_cloth(20, 20, 1.0, 0.3, 0);
+    sinew_body_desc d = sinew_body_desc_default();
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    xpbd_ref *ref = xpbd_ref_create(asset, &d);
+    sinew_step_params p = sinew_step_params_default();
+    p.ground = 0;
+    p.capsule = 1;
+    const float a[3] = {-0.8f, 0.1f, 0.0f}, b[3] = {0.8f, 0.1f, 0.0f};
+    memcpy(p.capsule_a, a, sizeof a);
+    memcpy(p.capsule_b, b, sizeof b);
+    p.capsule_radius = 0.1f;
+    uint32_t n = asset->particle_count;
+    float *x = malloc(3 * n * sizeof *x);
+    double early = 0.0;
+    for (int s = 0; s < 90; s++) {
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+        if (s < 12) { /* it lands in step 9 */
+            xpbd_ref_step(ref, &p);
+            cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
+            for (uint32_t i = 0; i < n; i++)
+                for (int k = 0; k < 3; k++)
+                    early = fmax(early, fabs(x[3 * i + k] - xpbd_ref_position(ref, i)[k]));
+        }
+    }
+    cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
+    float lowest = 1e9f;
+    for (uint32_t i = 0; i < n; i++) {
+        const float *q = &x[3 * i];
+        float dy = q[1] - a[1], dz = q[2] - a[2]; /* the segment runs along x, past the cloth */
+        float dist = sqrtf(dy * dy + dz * dz);
+        cr_assert_geq(dist, p.capsule_radius * 0.999f, "particle %u inside the capsule: %g m from its axis", i, dist);
+        lowest = fminf(lowest, q[1]);
+    }
+    cr_log_info("capsule: lowest particle %.3f m, GPU within %.2e m of the reference for 12 steps", lowest, early);
+    cr_expect_lt(lowest, a[1] - p.capsule_radius, "the cloth drapes below the capsule");
+    cr_expect_lt(early, 1e-3);
+    free(x);
+    xpbd_ref_destroy(ref);
+    sinew_body_destroy(body);
+    sinew_asset_destroy(asset);
+}
+
 Test(xpbd, residual_and_timings_reported)
 {
     sinew_asset *asset = gpu_make_cloth(16, 16, 0.5, 1.0, 1);
@@ -225,6 +273,11 @@ Test(xpbd, bad_parameters_rejected)
     p.sphere_radius = -1.0f;
     cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
     cr_assert(gpu_log_contains("sphere_radius (-1)"));
+    p = sinew_step_params_default();
+    p.capsule = 1;
+    p.capsule_b[2] = NAN;
+    cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("capsule_b.z is not finite"));
     float wrong[3];
     cr_assert_eq(sinew_body_read_positions(body, wrong, 1), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
     /* Nothing was lost: the body still steps. */

@@ -182,6 +182,12 @@ typedef struct sinew_step_params {
     float box_center[3];        /* m */
     float box_half_extents[3];  /* m, >= 0 */
     float box_velocity[3];      /* m/s */
+    /* A capsule: the points within capsule_radius of the segment from
+     * capsule_a to capsule_b (a cylinder with round ends; a == b: a sphere),
+     * still this step. */
+    int capsule;
+    float capsule_a[3], capsule_b[3]; /* m */
+    float capsule_radius;       /* m, >= 0 */
     float friction;             /* Coulomb coefficient on contacts, >= 0 */
     float contact_offset;       /* m, particles keep this distance from colliders */
 } sinew_step_params;

@@ -265,6 +265,8 @@ SINEW_STRUCT(GpuParams) {
     SINEW_UINT newton_iterations; /* GPBD: most Newton iterations per element update */
     float newton_tolerance;   /* GPBD: stop when |grad| <= tol * |grad at start| */
     float pad0, pad1;
+    SINEW_VEC4(capsule_a);    /* xyz one end of a capsule's segment (m), w radius (m); < 0: none */
+    SINEW_VEC4(capsule_b);    /* xyz the other end */
 } SINEW_END(GpuParams)
 
 /* Written by the residual and health kernels, read by the host after each step.
@@ -303,7 +305,7 @@ SINEW_STRUCT(GpuRange) {
 #if defined(__STDC_VERSION__) || defined(__cplusplus)
 _Static_assert(sizeof(GpuDistance) == 16, "std430 layout");
 _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
-_Static_assert(sizeof(GpuParams) == 128, "std430 layout");
+_Static_assert(sizeof(GpuParams) == 160, "std430 layout");
 _Static_assert(sizeof(GpuElement) == 80, "std430 layout");
 _Static_assert(sizeof(GpuMaterial) == 208, "std430 layout");
 _Static_assert(sizeof(GpuStats) == 48, "std430 layout");

@@ -208,6 +208,28 @@ static void collide_particle(xpbd_ref *r, const sinew_step_params *sp, uint32_t 
             friction(r, p, x0, n, depth, sp->friction);
         }
     }
+    if (sp->capsule) { /* out from the nearest point of the segment */
+        double a[3] = {sp->capsule_a[0], sp->capsule_a[1], sp->capsule_a[2]}, ab[3], ap[3], c[3], d[3];
+        double b[3] = {sp->capsule_b[0], sp->capsule_b[1], sp->capsule_b[2]};
+        sinew_v3_sub(b, a, ab);
+        sinew_v3_sub(p, a, ap);
+        double len2 = sinew_v3_dot(ab, ab), t = len2 > 0.0 ? sinew_v3_dot(ap, ab) / len2 : 0.0;
+        t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+        for (int k = 0; k < 3; k++)
+            c[k] = a[k] + t * ab[k];
+        sinew_v3_sub(p, c, d);
+        double dist = sqrt(sinew_v3_dot(d, d)), rad = sp->capsule_radius + off;
+        if (dist < rad) {
+            double n[3] = {0, 1, 0};
+            if (dist > 1e-12)
+                for (int k = 0; k < 3; k++)
+                    n[k] = d[k] / dist;
+            double depth = rad - dist;
+            for (int k = 0; k < 3; k++)
+                p[k] += n[k] * depth;
+            friction(r, p, x0, n, depth, sp->friction);
+        }
+    }
 }
 
 static void collide(xpbd_ref *r, const sinew_step_params *sp)

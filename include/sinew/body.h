@@ -75,7 +75,10 @@ typedef enum sinew_solver {
      * iterations and the GPBD, HPBD and PD fields are not used, nor are the
      * step's damping and friction (desc.implicit.damping and
      * friction_stiffness instead). Neither can be recorded into an
-     * application's command buffer (sinew/vulkan.h) nor cut. */
+     * application's command buffer (sinew/vulkan.h) nor cut. The step's
+     * GPU timestamps and recorded counts (stats.dispatches, barriers,
+     * bytes) cover its end only (normals, residual, health): the solves are
+     * timed on the host (stats.ms_linear). */
     SINEW_SOLVER_IMPLICIT_MG = 9,
     SINEW_SOLVER_IMPLICIT_PCG = 10,
 } sinew_solver;

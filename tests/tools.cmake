@@ -444,4 +444,4 @@ add_test(NAME tool_sim_implicit
 '${SIM}' '${OUT}/implicit.snw' --solver implicit-pcg --bdf2 --substeps 1 --frames 20 --validation -o '${OUT}/implicit-pcg'; \
 test -s '${OUT}/implicit-pcg/final.obj'")
 set_tests_properties(tool_sim_implicit PROPERTIES LABELS gpu RUN_SERIAL ON
-  PASS_REGULAR_EXPRESSION "1089 particles \\(2 pinned\\).*final mesh.*final mesh" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+  PASS_REGULAR_EXPRESSION "1089 particles \\(2 pinned\\).*linear solve +[0-9.]+ V-cycles.*final mesh.*linear solve +[0-9.]+ PCG iterations.*final mesh" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")

@@ -1,11 +1,13 @@
 #!/bin/sh
 # Regenerates the benchmark page of this machine's Vulkan device:
-#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|all] [sinew-bench options]   (default quick)
+#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|all] [sinew-bench options]   (default quick)
 # builds (release), runs sinew-bench and writes docs/benchmarks/<device>/
 # (README.md, bench.json, plots; the gpbd suite, the GPBD paper's cube impact,
 # in docs/benchmarks/<device>/gpbd/, the hpbd suite, the HPBD paper's figure 7,
 # in docs/benchmarks/<device>/hpbd/, the pd suite, the red-black mass-spring
-# paper's figures 3 and 4, in docs/benchmarks/<device>/pd/), comparing with the previous bench.json
+# paper's figures 3 and 4, in docs/benchmarks/<device>/pd/, the implicit suite, the
+# constrainable multigrid paper's table 1, in docs/benchmarks/<device>/implicit/),
+# comparing with the previous bench.json
 # there (run to run) and including the peers' results in peers.jsonl there
 # (cloth suites), made by
 #   tools/peers/setup.sh && tools/peers/run.sh docs/benchmarks/<device>/peers.jsonl
@@ -30,6 +32,7 @@ out="$root/docs/benchmarks/$slug"
 [ "$suite" = gpbd ] && out="$out/gpbd"
 [ "$suite" = hpbd ] && out="$out/hpbd"
 [ "$suite" = pd ] && out="$out/pd"
+[ "$suite" = implicit ] && out="$out/implicit"
 mkdir -p "$out"
 
 extra=""

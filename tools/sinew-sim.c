@@ -500,6 +500,8 @@ static const char *solver_name(int s)
     case SINEW_SOLVER_PD_RED_BLACK: return "PD red-black Gauss-Seidel";
     case SINEW_SOLVER_PD_JACOBI: return "PD Jacobi";
     case SINEW_SOLVER_PD_CHEBYSHEV: return "PD Chebyshev";
+    case SINEW_SOLVER_IMPLICIT_MG: return "implicit, constrainable multigrid";
+    case SINEW_SOLVER_IMPLICIT_PCG: return "implicit, modified PCG";
     default: return "XPBD Gauss-Seidel";
     }
 }
@@ -515,6 +517,8 @@ static const char *solver_option(int s)
     case SINEW_SOLVER_PD_RED_BLACK: return "pd-rbgs";
     case SINEW_SOLVER_PD_JACOBI: return "pd-jacobi";
     case SINEW_SOLVER_PD_CHEBYSHEV: return "pd-chebyshev";
+    case SINEW_SOLVER_IMPLICIT_MG: return "implicit-mg";
+    case SINEW_SOLVER_IMPLICIT_PCG: return "implicit-pcg";
     default: return "gs";
     }
 }
@@ -829,7 +833,9 @@ int main(int argc, char **argv)
     unsigned gpu_steps = 0, steps_done = 0, unstable_step = 0;
     /* Element updates per step, to turn the step's Newton iterations into a mean. */
     const double updates = (double)ai.element_count * o.substeps * o.iterations;
-    double newton_sum = 0.0;
+    double newton_sum = 0.0, linear_ms = 0.0, linear_worst = 0.0;
+    uint64_t linear_sum = 0;
+    uint32_t linear_unconverged = 0;
     double last_s = 0.0;
     int tty = isatty(fileno(stdout));
     char path[4096];
@@ -895,6 +901,10 @@ int main(int argc, char **argv)
         }
         fastest = st.max_speed > fastest ? st.max_speed : fastest;
         newton_sum += (double)st.newton_iterations;
+        linear_sum += st.linear_iterations;
+        linear_ms += st.ms_linear;
+        linear_worst = st.linear_residual > linear_worst ? st.linear_residual : linear_worst;
+        linear_unconverged += st.linear_unconverged;
         worst_strain = st.max_strain > worst_strain ? st.max_strain : worst_strain;
         /* NaN compares false: a non-finite strain counts as the worst. */
         worst_rms = !(st.rms_strain <= worst_rms) ? st.rms_strain : worst_rms;
@@ -1008,6 +1018,11 @@ int main(int argc, char **argv)
         if (unstable_step)
             printf("  stability       UNSTABLE at step %u\n", unstable_step);
     }
+    if ((o.solver == SINEW_SOLVER_IMPLICIT_MG || o.solver == SINEW_SOLVER_IMPLICIT_PCG) && steps_done)
+        printf("  linear solve    %.1f %s and %.1f ms per step; worst relative residual %.2e; %u solves above "
+               "the tolerance\n",
+               (double)linear_sum / steps_done, o.solver == SINEW_SOLVER_IMPLICIT_MG ? "V-cycles" : "PCG iterations",
+               linear_ms / steps_done, linear_worst, linear_unconverged);
     if (gpu_step_ms >= 0)
         printf("  time per step   %.3f ms GPU, %.3f ms wall\n", gpu_step_ms, wall_ms);
     else

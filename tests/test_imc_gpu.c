@@ -288,6 +288,35 @@ Test(imc_gpu, vcycles_solve_the_system_as_the_reference_does)
     free_scene(&s);
 }
 
+/* A V-cycle whose coarse operator is wrong (here the next-to-finest level's
+ * blocks negated) makes the residual grow: the solve notices, starts again
+ * by block-Jacobi PCG and still reaches the tolerance. */
+Test(imc_gpu, diverging_vcycles_fall_back_to_pcg)
+{
+    scene s;
+    make_scene(&s, 4);
+    const uint32_t coarse = sinew_imc_level_count(s.gpu) - 2;
+    const uint32_t *row, *col;
+    sinew_imc_pattern(s.gpu, coarse, &row, &col);
+    const uint32_t blocks = row[sinew_imc_particle_count(s.gpu, coarse)];
+    float *b = malloc(sizeof *b * 9 * blocks);
+    cr_assert_eq(sinew_imc_read_blocks(s.gpu, coarse, b), SINEW_RESULT_OK);
+    for (uint32_t k = 0; k < 9 * blocks; k++)
+        b[k] = -b[k];
+    cr_assert_eq(sinew_imc_write_blocks(s.gpu, coarse, b), SINEW_RESULT_OK);
+    sinew_imc_cycle c = {.pre = 5, .post = 10, .coarse_iterations = 40, .tolerance = 1e-4, .max_cycles = 40,
+                         .fallback_iterations = 5000};
+    sinew_imc_solve_stats gs;
+    cr_assert_eq(sinew_imc_solve(s.gpu, &c, &gs), SINEW_RESULT_OK);
+    printf("negated coarse operator: %u V-cycles, diverged %d, then %u PCG iterations to %.2e\n", gs.cycles,
+           gs.diverged, gs.fallback, gs.residual / gs.residual0);
+    cr_expect(gs.diverged);
+    cr_expect_gt(gs.fallback, 0);
+    cr_expect_leq(gs.residual, 1e-4 * gs.residual0);
+    free(b);
+    free_scene(&s);
+}
+
 /* 20 steps of 1/60 s of the cloth falling from its crumpled, moving start,
  * pinned at two corners, V-cycles to the paper's 1e-4 on the GPU and to 1e-8
  * on the CPU each step: the trajectories stay together. Asked for 1e-9, float

@@ -39,6 +39,7 @@ bench_implicit_options bench_implicit_options_default(void)
 typedef struct run {
     uint32_t particles, steps, unconverged;
     double iterations, ms;  /* per step, averaged over the counted steps */
+    double fallback;        /* MG: PCG iterations after diverging V-cycles, per step */
     double worst_residual;
 } run;
 
@@ -102,6 +103,7 @@ static int run_one(sinew_context *ctx, int scene, int variant, uint32_t subdivis
             continue; /* warm-up */
         out->steps++;
         out->iterations += st.linear_iterations;
+        out->fallback += st.linear_fallback_iterations;
         out->ms += st.ms_linear;
         out->unconverged += st.linear_unconverged;
         if (st.linear_residual > out->worst_residual)
@@ -110,6 +112,7 @@ static int run_one(sinew_context *ctx, int scene, int variant, uint32_t subdivis
     sinew_body_destroy(b);
     if (out->steps) {
         out->iterations /= out->steps;
+        out->fallback /= out->steps;
         out->ms /= out->steps;
     }
     return r == SINEW_RESULT_OK;
@@ -149,14 +152,16 @@ int bench_implicit(sinew_context *ctx, const bench_implicit_options *o, const ch
             fclose(md);
         return 0;
     }
-    fprintf(csv, "scene,particles,solver,steps,iterations_per_step,ms_per_step,worst_relative_residual,"
-                 "unconverged\n");
+    fprintf(csv, "scene,particles,solver,steps,iterations_per_step,fallback_pcg_per_step,ms_per_step,"
+                 "worst_relative_residual,unconverged\n");
     fprintf(md, "# sinew-bench: implicit suite on %s\n\n", device);
     fprintf(md, "Table 1 of Jeon et al. 2013 (docs/implicit.md): the constrainable multigrid (`IMPLICIT_MG`) "
                 "against Baraff and Witkin's modified PCG (`IMPLICIT_PCG`) on the same BDF2 step, "
                 "every solve to a relative residual of %.0e; dt = 1/60 s, %u steps counted after one warm-up. "
                 "Time is the solve's wall clock per step on the host, submits and residual reads included "
-                "(one submit per V-cycle, one per 10 PCG iterations).\n\n",
+                "(one submit per V-cycle, one per 10 PCG iterations). When a V-cycle makes the residual grow "
+                "past twice its best, the multigrid's solve starts again by block-Jacobi PCG (docs/implicit.md): "
+                "those iterations per step are in brackets, their time in MG's.\n\n",
             o->tolerance, o->steps);
     for (int sc = 0; sc < SC_COUNT; sc++) {
         fprintf(md, "## %s\n\n", scene_titles[sc]);
@@ -166,14 +171,17 @@ int bench_implicit(sinew_context *ctx, const bench_implicit_options *o, const ch
         for (uint32_t k = 0; k < o->size_count; k++) {
             const run *mg = &runs[sc][k][V_MG], *pcg = &runs[sc][k][V_PCG];
             double speedup = mg->ms > 0.0 ? pcg->ms / mg->ms : 0.0;
-            fprintf(md, "| %u | %.1f | %.1f | %.0f | %.1f | %.1fx |\n", mg->particles, mg->iterations, mg->ms,
+            char fb[32] = "";
+            if (mg->fallback > 0.0)
+                snprintf(fb, sizeof fb, " (%.0f)", mg->fallback);
+            fprintf(md, "| %u | %.1f%s | %.1f | %.0f | %.1f | %.1fx |\n", mg->particles, mg->iterations, fb, mg->ms,
                     pcg->iterations, pcg->ms, speedup);
             fprintf(dat, "%u %.3f %.3f %.3f %.2f %.1f\n", mg->particles, mg->ms, pcg->ms, speedup, mg->iterations,
                     pcg->iterations);
             for (int v = 0; v < V_COUNT; v++) {
                 const run *r = &runs[sc][k][v];
-                fprintf(csv, "%s,%u,%s,%u,%.3f,%.3f,%.3e,%u\n", scene_keys[sc], r->particles, variant_keys[v],
-                        r->steps, r->iterations, r->ms, r->worst_residual, r->unconverged);
+                fprintf(csv, "%s,%u,%s,%u,%.3f,%.3f,%.3f,%.3e,%u\n", scene_keys[sc], r->particles, variant_keys[v],
+                        r->steps, r->iterations, r->fallback, r->ms, r->worst_residual, r->unconverged);
             }
         }
         uint32_t unconverged = 0;

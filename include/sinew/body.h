@@ -100,7 +100,8 @@ typedef struct sinew_implicit_desc {
     uint32_t coarse_iterations; /* block-Jacobi PCG on the coarsest level */
     float tolerance;          /* each substep's solve stops at |b - A x| <= tolerance |b| */
     uint32_t max_cycles;      /* IMPLICIT_MG: V-cycles per substep at most */
-    uint32_t max_pcg_iterations; /* IMPLICIT_PCG: iterations per substep at most */
+    uint32_t max_pcg_iterations; /* IMPLICIT_PCG: iterations per substep at most (and
+                                    IMPLICIT_MG's fallback: linear_fallback_iterations) */
     /* Integrate by the second-order backward difference formula (the
      * paper's) rather than backward Euler: each substep after the first a
      * backward Euler step of 2h/3 from (4 x - x_prev) / 3, (4 v - v_prev) / 3,
@@ -307,6 +308,10 @@ typedef struct sinew_step_stats {
     double linear_residual;
     uint32_t linear_unconverged;
     double ms_linear;
+    /* IMPLICIT_MG: when a V-cycle makes the residual grow past twice the
+     * best so far, the substep's solve starts again by block-Jacobi PCG
+     * (at most implicit.max_pcg_iterations): its iterations in the last step. */
+    uint32_t linear_fallback_iterations;
 } sinew_step_stats;
 
 /* Statistics of the last step. Reading them never waits: they were copied when

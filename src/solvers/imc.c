@@ -669,6 +669,21 @@ sinew_result sinew_imc_write_vector(sinew_imc *s, uint32_t level, uint32_t vecto
     return r;
 }
 
+sinew_result sinew_imc_write_blocks(sinew_imc *s, uint32_t level, const float *in)
+{
+    const level_host *L = &s->L[level];
+    float *buf = calloc(12 * ((size_t)L->nnz + 1), sizeof *buf);
+    if (!buf)
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
+    for (uint32_t b = 0; b < L->nnz; b++)
+        for (int row = 0; row < 3; row++)
+            memcpy(&buf[12 * b + 4 * row], &in[9 * b + 3 * row], 3 * sizeof *in);
+    sinew_result r = sinew_buffer_upload(s->ctx, &s->buffers[SINEW_BIND_MG_REAL], 16ull * L->field[SINEW_MG_BLOCKS],
+                                         buf, 48ull * L->nnz);
+    free(buf);
+    return r;
+}
+
 /* The start both solves share: U = 0 (modified PCG: the constrained part
  * of the solution), the norm of the right-hand side into stats->residual0
  * (its square in *bb), and, for PCG, its first step. The right-hand side is
@@ -708,9 +723,11 @@ sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_s
     float bb, rr = 0.0f;
     sinew_result r = start_solve(s, 0, st, &bb);
     sinew_recorder rec;
-    double rel = 1.0, best = 1.0;
+    double rel = 1.0, best = HUGE_VAL; /* the first cycle from y = 0 may raise the residual and still converge */
     uint32_t flat = 0; /* cycles in a row that gained less than 5 %: float's floor */
-    while (r == SINEW_RESULT_OK && st->cycles < c->max_cycles && rel > c->tolerance && bb > 0.0f && flat < 3) {
+    int diverged = 0;
+    while (r == SINEW_RESULT_OK && st->cycles < c->max_cycles && rel > c->tolerance && bb > 0.0f && flat < 3 &&
+           !diverged) {
         begin(s, &rec);
         record_vcycle(s, &rec, top, c);
         dispatch(&rec, SINEW_KERNEL_MG_RESIDUAL, n, top, 0, SINEW_MG_U, SINEW_MG_R);
@@ -720,6 +737,7 @@ sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_s
             r = read_scalar(s, SINEW_MG_S_RR, &rr);
         rel = sqrt((double)rr) / st->residual0;
         flat = rel > 0.95 * best ? flat + 1 : 0;
+        diverged = !(rel <= 2.0 * best); /* NaN too */
         if (rel < best)
             best = rel;
         if (st->cycles < 64)
@@ -728,6 +746,14 @@ sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_s
     }
     st->residual = bb > 0.0f ? rel * st->residual0 : 0.0;
     st->stalled = flat >= 3;
+    st->diverged = diverged;
+    if (r == SINEW_RESULT_OK && diverged && c->fallback_iterations > 0) {
+        sinew_imc_solve_stats pcg;
+        r = sinew_imc_solve_pcg(s, c->tolerance, c->fallback_iterations, 10, &pcg);
+        st->fallback = pcg.cycles;
+        st->residual = pcg.residual;
+        rel = pcg.residual0 > 0.0 ? pcg.residual / pcg.residual0 : 0.0;
+    }
     if (r == SINEW_RESULT_OK && !(rel == rel))
         r = sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "imc", "the multigrid solve produced NaN");
     return r;

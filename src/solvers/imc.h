@@ -76,6 +76,7 @@ typedef struct sinew_imc_cycle {
     uint32_t coarse_iterations; /* block-Jacobi PCG on the coarsest level */
     double tolerance;           /* stop at |b - A dx| <= tolerance |b| */
     uint32_t max_cycles;
+    uint32_t fallback_iterations; /* block-Jacobi PCG after diverging V-cycles, at most (0: none) */
 } sinew_imc_cycle;
 
 typedef struct sinew_imc_solve_stats {
@@ -84,12 +85,17 @@ typedef struct sinew_imc_solve_stats {
     double history[64];         /* relative residual after each cycle */
     int stalled;                /* stopped after 3 cycles gaining less than 5 % each: single
                                    precision's floor (near 1e-6 relative) above the tolerance */
+    int diverged;               /* a cycle left the residual above twice the best so far */
+    uint32_t fallback;          /* then: PCG iterations of the solve started again */
 } sinew_imc_solve_stats;
 
 /* Solves A y = F after sinew_imc_assemble by V-cycles from y = 0 (y is the
  * finest level's U); one submit per cycle, whose residual norm decides on the
- * next: until the tolerance, max_cycles, or a stall. UNSTABLE when a NaN
- * appears. */
+ * next: until the tolerance, max_cycles, or a stall. When a cycle makes the
+ * residual grow past twice the best so far (the coarse levels, discretised
+ * from the cloth's own coarse triangles, can misrepresent a finely crumpled
+ * cloth), the solve starts again from y = 0 by block-Jacobi PCG, at most
+ * c->fallback_iterations. UNSTABLE when a NaN appears. */
 sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_solve_stats *stats);
 
 /* The baseline: block-Jacobi PCG on the finest level from y = 0, `batch`
@@ -107,5 +113,8 @@ sinew_result sinew_imc_read_state(sinew_imc *s, float *x, float *v);
 sinew_result sinew_imc_read_blocks(sinew_imc *s, uint32_t level, float *out);
 sinew_result sinew_imc_read_vector(sinew_imc *s, uint32_t level, uint32_t vector, float *out);
 sinew_result sinew_imc_write_vector(sinew_imc *s, uint32_t level, uint32_t vector, const float *in);
+/* Overwrites a level's blocks (9 floats each, row major), e.g. to test what
+ * a bad coarse operator does. */
+sinew_result sinew_imc_write_blocks(sinew_imc *s, uint32_t level, const float *in);
 
 #endif

@@ -87,6 +87,7 @@ sinew_result sinew_implicit_step(sinew_body *b, const sinew_step_params *p)
     st->linear_iterations = 0;
     st->linear_residual = 0.0;
     st->linear_unconverged = 0;
+    st->linear_fallback_iterations = 0;
     st->ms_linear = 0.0;
     sinew_result r = SINEW_RESULT_OK;
     for (uint32_t s = 0; s < b->desc.substeps && r == SINEW_RESULT_OK; s++) {
@@ -101,7 +102,7 @@ sinew_result sinew_implicit_step(sinew_body *b, const sinew_step_params *p)
         double t0 = now_ms();
         if (b->desc.solver == SINEW_SOLVER_IMPLICIT_MG) {
             const sinew_imc_cycle c = {m->pre_smooth, m->post_smooth, m->coarse_iterations, m->tolerance,
-                                       m->max_cycles};
+                                       m->max_cycles, m->max_pcg_iterations};
             r = sinew_imc_solve(b->imc, &c, &ss);
         } else {
             r = sinew_imc_solve_pcg(b->imc, m->tolerance, m->max_pcg_iterations, PCG_BATCH, &ss);
@@ -118,12 +119,14 @@ sinew_result sinew_implicit_step(sinew_body *b, const sinew_step_params *p)
             for (uint32_t k = 0; k < ss.cycles && k < 64 && b->desc.solver == SINEW_SOLVER_IMPLICIT_MG; k++)
                 at += (size_t)snprintf(hist + at, sizeof hist - at, " %.2e", ss.history[k]);
             sinew_logf(&b->ctx->logger, SINEW_LOG_DEBUG, "implicit",
-                       "body '%s', step %llu, substep %u: %u %s, |b| %.3e, relative residual %.3e%s%s%s",
+                       "body '%s', step %llu, substep %u: %u %s, |b| %.3e, relative residual %.3e%s%s%s%s",
                        b->name, (unsigned long long)st->step_index, s, ss.cycles,
                        b->desc.solver == SINEW_SOLVER_IMPLICIT_MG ? "V-cycles" : "PCG iterations", ss.residual0, rel,
-                       ss.stalled ? " (stalled)" : "", at ? "; after each cycle:" : "", hist);
+                       ss.stalled ? " (stalled)" : "", ss.diverged ? " (diverged: started again by PCG)" : "",
+                       at ? "; after each cycle:" : "", hist);
         }
         st->linear_iterations += ss.cycles;
+        st->linear_fallback_iterations += ss.fallback;
         if (!(rel <= st->linear_residual))
             st->linear_residual = rel; /* NaN stays */
         if (!(rel <= m->tolerance))

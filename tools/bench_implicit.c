@@ -160,7 +160,7 @@ int bench_implicit(sinew_context *ctx, const bench_implicit_options *o, const ch
                 "every solve to a relative residual of %.0e; dt = 1/60 s, %u steps counted after one warm-up. "
                 "Time is the solve's wall clock per step on the host, submits and residual reads included "
                 "(one submit per V-cycle, one per 10 PCG iterations). When a V-cycle makes the residual grow "
-                "past twice its best, the multigrid's solve starts again by block-Jacobi PCG (docs/implicit.md): "
+                "past twice its best, or V-cycles stall above ten times the tolerance, the multigrid's solve starts again by block-Jacobi PCG (docs/implicit.md): "
                 "those iterations per step are in brackets, their time in MG's.\n\n",
             o->tolerance, o->steps);
     for (int sc = 0; sc < SC_COUNT; sc++) {

@@ -309,7 +309,8 @@ typedef struct sinew_step_stats {
     uint32_t linear_unconverged;
     double ms_linear;
     /* IMPLICIT_MG: when a V-cycle makes the residual grow past twice the
-     * best so far, the substep's solve starts again by block-Jacobi PCG
+     * best so far, or the V-cycles stall above 10 times the tolerance, the
+     * substep's solve starts again by block-Jacobi PCG
      * (at most implicit.max_pcg_iterations): its iterations in the last step. */
     uint32_t linear_fallback_iterations;
 } sinew_step_stats;

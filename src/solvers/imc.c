@@ -746,8 +746,9 @@ sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_s
     }
     st->residual = bb > 0.0f ? rel * st->residual0 : 0.0;
     st->stalled = flat >= 3;
-    st->diverged = diverged;
-    if (r == SINEW_RESULT_OK && diverged && c->fallback_iterations > 0) {
+    /* A stall far above the tolerance is the V-cycle failing, not float's floor. */
+    st->diverged = diverged || (st->stalled && rel > 10.0 * c->tolerance);
+    if (r == SINEW_RESULT_OK && st->diverged && c->fallback_iterations > 0) {
         sinew_imc_solve_stats pcg;
         r = sinew_imc_solve_pcg(s, c->tolerance, c->fallback_iterations, 10, &pcg);
         st->fallback = pcg.cycles;

@@ -85,16 +85,18 @@ typedef struct sinew_imc_solve_stats {
     double history[64];         /* relative residual after each cycle */
     int stalled;                /* stopped after 3 cycles gaining less than 5 % each: single
                                    precision's floor (near 1e-6 relative) above the tolerance */
-    int diverged;               /* a cycle left the residual above twice the best so far */
+    int diverged;               /* a cycle left the residual above twice the best so far, or
+                                   the cycles stalled above 10 times the tolerance */
     uint32_t fallback;          /* then: PCG iterations of the solve started again */
 } sinew_imc_solve_stats;
 
 /* Solves A y = F after sinew_imc_assemble by V-cycles from y = 0 (y is the
  * finest level's U); one submit per cycle, whose residual norm decides on the
  * next: until the tolerance, max_cycles, or a stall. When a cycle makes the
- * residual grow past twice the best so far (the coarse levels, discretised
- * from the cloth's own coarse triangles, can misrepresent a finely crumpled
- * cloth), the solve starts again from y = 0 by block-Jacobi PCG, at most
+ * residual grow past twice the best so far, or the cycles stall above 10
+ * times the tolerance (the coarse levels, discretised from the cloth's own
+ * coarse triangles, can misrepresent a finely crumpled cloth), the solve
+ * starts again from y = 0 by block-Jacobi PCG, at most
  * c->fallback_iterations. UNSTABLE when a NaN appears. */
 sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_solve_stats *stats);
 

@@ -24,6 +24,17 @@ vec3 capsule_closest(vec3 p)
     return a + t * ab;
 }
 
+// Within rad of the point c: out along the line from c, then friction.
+vec3 push_out(vec3 p, vec3 x0, vec3 c, float rad)
+{
+    vec3 d = p - c;
+    float dist = length(d);
+    if (dist >= rad)
+        return p;
+    vec3 n = dist > 1e-12 ? d / dist : vec3(0.0, 1.0, 0.0);
+    return apply_friction(c + n * rad, x0, n, rad - dist);
+}
+
 // p: the particle's position now, x0: at the start of the substep.
 vec3 resolve_contacts(vec3 p, vec3 x0)
 {
@@ -36,30 +47,12 @@ vec3 resolve_contacts(vec3 p, vec3 x0)
         p = apply_friction(p, x0, vec3(0.0, 1.0, 0.0), depth);
     }
 
-    float r = params.sphere.w + off;
-    if (params.sphere.w >= 0.0) {
-        vec3 d = p - params.sphere.xyz;
-        float dist = length(d);
-        if (dist < r) {
-            vec3 n = dist > 1e-12 ? d / dist : vec3(0.0, 1.0, 0.0);
-            float depth = r - dist;
-            p = params.sphere.xyz + n * r;
-            p = apply_friction(p, x0, n, depth);
-        }
-    }
+    if (params.sphere.w >= 0.0)
+        p = push_out(p, x0, params.sphere.xyz, params.sphere.w + off);
 
     // Capsule: out from the nearest point of its segment.
-    float rc = params.capsule_a.w + off;
-    if (params.capsule_a.w >= 0.0) {
-        vec3 d = p - capsule_closest(p);
-        float dist = length(d);
-        if (dist < rc) {
-            vec3 n = dist > 1e-12 ? d / dist : vec3(0.0, 1.0, 0.0);
-            float depth = rc - dist;
-            p += n * depth;
-            p = apply_friction(p, x0, n, depth);
-        }
-    }
+    if (params.capsule_a.w >= 0.0)
+        p = push_out(p, x0, capsule_closest(p), params.capsule_a.w + off);
 
     // Box: out through the face of least penetration.
     if (params.box_center.w > 0.0) {

@@ -2243,6 +2243,35 @@ static void compare(const bench *now, const bench *before, const char *before_pa
     add(t, "\n%d of %d timing results agree within twice the stated noise.\n", within, total);
 }
 
+/* The suites with pages of their own (pd, implicit): the out folder, a
+ * context, the suite, and its validation messages counted as a failure. */
+static int run_pd(sinew_context *ctx, const void *o, const char *out) { return bench_pd(ctx, o, out); }
+static int run_implicit(sinew_context *ctx, const void *o, const char *out) { return bench_implicit(ctx, o, out); }
+
+static int run_paper_suite(const char *t, const char *out, const char *device, int validation, const char *name,
+                           int (*suite_fn)(sinew_context *, const void *, const char *), const void *options)
+{
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create %s: %s\n", t, out, strerror(errno));
+        return 1;
+    }
+    sinew_context_desc cd = sinew_context_desc_default();
+    cd.device = device;
+    cd.validation = validation;
+    sinew_context *ctx = NULL;
+    if (sinew_context_create(&cd, &ctx) != SINEW_RESULT_OK) {
+        fprintf(stderr, "%s: no Vulkan context\n", t);
+        return 1;
+    }
+    fprintf(stderr, "sinew-bench: %s suite on %s\n", name, sinew_context_get_device_info(ctx).name);
+    int done = suite_fn(ctx, options, out);
+    uint32_t messages = sinew_context_get_validation_message_count(ctx);
+    sinew_context_destroy(ctx);
+    if (messages)
+        fprintf(stderr, "sinew-bench: %u validation messages\n", messages);
+    return done && !messages ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *t = "sinew-bench", *out = "sinew-bench-out", *device = NULL;
@@ -2378,25 +2407,7 @@ int main(int argc, char **argv)
             imo.steps = cube_steps;
         }
         imo.plots = plots;
-        if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "%s: cannot create %s: %s\n", t, out, strerror(errno));
-            return 1;
-        }
-        sinew_context_desc cd = sinew_context_desc_default();
-        cd.device = device;
-        cd.validation = validation;
-        sinew_context *ctx = NULL;
-        if (sinew_context_create(&cd, &ctx) != SINEW_RESULT_OK) {
-            fprintf(stderr, "%s: no Vulkan context\n", t);
-            return 1;
-        }
-        fprintf(stderr, "sinew-bench: implicit suite on %s\n", sinew_context_get_device_info(ctx).name);
-        int done = bench_implicit(ctx, &imo, out);
-        uint32_t messages = sinew_context_get_validation_message_count(ctx);
-        sinew_context_destroy(ctx);
-        if (messages)
-            fprintf(stderr, "sinew-bench: %u validation messages\n", messages);
-        return done && !messages ? 0 : 1;
+        return run_paper_suite(t, out, device, validation, "implicit", run_implicit, &imo);
     }
     if (pd) {
         if (dry_run) {
@@ -2404,25 +2415,7 @@ int main(int argc, char **argv)
             pdo.frames = pdo.frames == 300 ? 8 : pdo.frames;
         }
         pdo.plots = plots;
-        if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "%s: cannot create %s: %s\n", t, out, strerror(errno));
-            return 1;
-        }
-        sinew_context_desc cd = sinew_context_desc_default();
-        cd.device = device;
-        cd.validation = validation;
-        sinew_context *ctx = NULL;
-        if (sinew_context_create(&cd, &ctx) != SINEW_RESULT_OK) {
-            fprintf(stderr, "%s: no Vulkan context\n", t);
-            return 1;
-        }
-        fprintf(stderr, "sinew-bench: pd suite on %s\n", sinew_context_get_device_info(ctx).name);
-        int done = bench_pd(ctx, &pdo, out);
-        uint32_t pd_messages = sinew_context_get_validation_message_count(ctx);
-        sinew_context_destroy(ctx);
-        if (pd_messages)
-            fprintf(stderr, "sinew-bench: %u validation messages\n", pd_messages);
-        return done && !pd_messages ? 0 : 1;
+        return run_paper_suite(t, out, device, validation, "pd", run_pd, &pdo);
     }
     suite custom;
     if (cube_count || cube_steps) {

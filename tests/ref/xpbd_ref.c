@@ -179,6 +179,24 @@ static void friction(const xpbd_ref *r, double *p, const double *x0, const doubl
         p[k] -= t[k] * s;
 }
 
+/* Within rad of the point c: out along the line from c, then friction. */
+static void push_out(xpbd_ref *r, double *p, const double *x0, const double *c, double rad, double mu)
+{
+    double d[3];
+    sinew_v3_sub(p, c, d);
+    double dist = sqrt(sinew_v3_dot(d, d));
+    if (dist >= rad)
+        return;
+    double n[3] = {0, 1, 0};
+    if (dist > 1e-12)
+        for (int k = 0; k < 3; k++)
+            n[k] = d[k] / dist;
+    double depth = rad - dist;
+    for (int k = 0; k < 3; k++)
+        p[k] = c[k] + n[k] * rad;
+    friction(r, p, x0, n, depth, mu);
+}
+
 static void collide_particle(xpbd_ref *r, const sinew_step_params *sp, uint32_t i)
 {
     double off = sp->contact_offset;
@@ -193,23 +211,11 @@ static void collide_particle(xpbd_ref *r, const sinew_step_params *sp, uint32_t 
         friction(r, p, x0, up, depth, sp->friction);
     }
     if (sp->sphere) {
-        double c[3] = {sp->sphere_center[0], sp->sphere_center[1], sp->sphere_center[2]}, d[3];
-        double rad = sp->sphere_radius + off;
-        sinew_v3_sub(p, c, d);
-        double dist = sqrt(sinew_v3_dot(d, d));
-        if (dist < rad) {
-            double n[3] = {0, 1, 0};
-            if (dist > 1e-12)
-                for (int k = 0; k < 3; k++)
-                    n[k] = d[k] / dist;
-            double depth = rad - dist;
-            for (int k = 0; k < 3; k++)
-                p[k] = c[k] + n[k] * rad;
-            friction(r, p, x0, n, depth, sp->friction);
-        }
+        double c[3] = {sp->sphere_center[0], sp->sphere_center[1], sp->sphere_center[2]};
+        push_out(r, p, x0, c, sp->sphere_radius + off, sp->friction);
     }
     if (sp->capsule) { /* out from the nearest point of the segment */
-        double a[3] = {sp->capsule_a[0], sp->capsule_a[1], sp->capsule_a[2]}, ab[3], ap[3], c[3], d[3];
+        double a[3] = {sp->capsule_a[0], sp->capsule_a[1], sp->capsule_a[2]}, ab[3], ap[3], c[3];
         double b[3] = {sp->capsule_b[0], sp->capsule_b[1], sp->capsule_b[2]};
         sinew_v3_sub(b, a, ab);
         sinew_v3_sub(p, a, ap);
@@ -217,18 +223,7 @@ static void collide_particle(xpbd_ref *r, const sinew_step_params *sp, uint32_t 
         t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
         for (int k = 0; k < 3; k++)
             c[k] = a[k] + t * ab[k];
-        sinew_v3_sub(p, c, d);
-        double dist = sqrt(sinew_v3_dot(d, d)), rad = sp->capsule_radius + off;
-        if (dist < rad) {
-            double n[3] = {0, 1, 0};
-            if (dist > 1e-12)
-                for (int k = 0; k < 3; k++)
-                    n[k] = d[k] / dist;
-            double depth = rad - dist;
-            for (int k = 0; k < 3; k++)
-                p[k] += n[k] * depth;
-            friction(r, p, x0, n, depth, sp->friction);
-        }
+        push_out(r, p, x0, c, sp->capsule_radius + off, sp->friction);
     }
 }
 

@@ -41,20 +41,16 @@ static void make_scene(scene *out, uint32_t subdivisions)
 {
     scene *s = out;
     memset(s, 0, sizeof *s);
-    sinew_mesh m, fine;
+    sinew_mesh m;
     double origin[3] = {0, 1, 0};
     cr_assert_eq(sinew_mesh_grid(2, 2, 1.0, 1.0, SINEW_GRID_XZ, origin, &m), SINEW_RESULT_OK);
     cr_assert_eq(sinew_mesh_triangulate_quads(&m), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_subdivide(&m, subdivisions, NULL, &s->nested), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_finest_mesh(&s->nested, &fine), SINEW_RESULT_OK);
     sinew_cloth_options opt = sinew_cloth_options_default();
     uint32_t pins[2] = {0, 1};
     opt.pin_indices = pins;
     opt.pin_count = 2;
-    cr_assert_eq(sinew_cloth_build(&fine, &opt, gpu_logger(), &s->asset, NULL), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_attach(s->asset, &s->nested, gpu_logger()), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_cloth(&m, subdivisions, &opt, gpu_logger(), &s->nested, &s->asset), SINEW_RESULT_OK);
     sinew_mesh_free(&m);
-    sinew_mesh_free(&fine);
     s->n = s->asset->particle_count;
     /* The CPU reference's rest shape is the asset's, in float as the GPU has it. */
     for (uint32_t i = 0; i < s->n; i++) {

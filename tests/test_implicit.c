@@ -21,23 +21,17 @@ TestSuite(implicit, .init = gpu_setup, .fini = gpu_teardown, .timeout = 600);
  * particles), pinned at the two corners of its first row or not at all. */
 static sinew_asset *make_cloth(uint32_t subdivisions, double size, double y, int pinned)
 {
-    sinew_mesh m, fine;
-    sinew_nested nested;
+    sinew_mesh m;
     double origin[3] = {0.0, y, 0.0};
     cr_assert_eq(sinew_mesh_grid(3, 3, size, size, SINEW_GRID_XZ, origin, &m), SINEW_RESULT_OK);
     cr_assert_eq(sinew_mesh_triangulate_quads(&m), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_subdivide(&m, subdivisions, NULL, &nested), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_finest_mesh(&nested, &fine), SINEW_RESULT_OK);
     sinew_cloth_options opt = sinew_cloth_options_default();
     uint32_t pins[2] = {0, 2}; /* the coarse mesh's (and so the nested one's) first row's corners */
     opt.pin_indices = pins;
     opt.pin_count = pinned ? 2 : 0;
     sinew_asset *a = NULL;
-    cr_assert_eq(sinew_cloth_build(&fine, &opt, gpu_logger(), &a, NULL), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_attach(a, &nested, gpu_logger()), SINEW_RESULT_OK);
-    sinew_nested_free(&nested);
+    cr_assert_eq(sinew_nested_cloth(&m, subdivisions, &opt, gpu_logger(), NULL, &a), SINEW_RESULT_OK);
     sinew_mesh_free(&m);
-    sinew_mesh_free(&fine);
     return a;
 }
 
@@ -302,20 +296,17 @@ Test(implicit, anchors_move_and_checkpoint)
  * cloth swinging down from two corners stay together. */
 Test(implicit, bdf2_follows_the_reference)
 {
-    sinew_mesh m, fine;
+    sinew_mesh m;
     sinew_nested nested;
     double origin[3] = {0.0, 1.0, 0.0};
     cr_assert_eq(sinew_mesh_grid(3, 3, 1.0, 1.0, SINEW_GRID_XZ, origin, &m), SINEW_RESULT_OK);
     cr_assert_eq(sinew_mesh_triangulate_quads(&m), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_subdivide(&m, 3, NULL, &nested), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_finest_mesh(&nested, &fine), SINEW_RESULT_OK);
     sinew_cloth_options opt = sinew_cloth_options_default();
     uint32_t pins[2] = {0, 2};
     opt.pin_indices = pins;
     opt.pin_count = 2;
     sinew_asset *a = NULL;
-    cr_assert_eq(sinew_cloth_build(&fine, &opt, gpu_logger(), &a, NULL), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_attach(a, &nested, gpu_logger()), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_cloth(&m, 3, &opt, gpu_logger(), &nested, &a), SINEW_RESULT_OK);
     const uint32_t n = a->particle_count, m3 = 3 * n;
     for (uint32_t i = 0; i < n; i++) { /* the reference's rest shape is the asset's, in float */
         nested.positions[3 * i] = a->particles[i].x;
@@ -402,7 +393,6 @@ Test(implicit, bdf2_follows_the_reference)
     sinew_body_destroy(b);
     sinew_nested_free(&nested);
     sinew_mesh_free(&m);
-    sinew_mesh_free(&fine);
     sinew_asset_destroy(a);
 }
 

@@ -212,18 +212,14 @@ static sinew_logger capture = {on_log, NULL, SINEW_LOG_ERROR};
  * cloth of the finest level with the levels attached. */
 static sinew_asset *multigrid_asset_of(sinew_nested *n, uint32_t subdivisions)
 {
-    sinew_mesh m = unit_square(), fine;
-    cr_assert_eq(sinew_nested_subdivide(&m, subdivisions, NULL, n), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_finest_mesh(n, &fine), SINEW_RESULT_OK);
+    sinew_mesh m = unit_square();
     sinew_cloth_options opt = sinew_cloth_options_default();
     uint32_t pins[2] = {0, 1};
     opt.pin_indices = pins;
     opt.pin_count = 2;
     sinew_asset *a = NULL;
-    cr_assert_eq(sinew_cloth_build(&fine, &opt, NULL, &a, NULL), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_nested_attach(a, n, NULL), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_nested_cloth(&m, subdivisions, &opt, NULL, n, &a), SINEW_RESULT_OK);
     sinew_mesh_free(&m);
-    sinew_mesh_free(&fine);
     return a;
 }
 

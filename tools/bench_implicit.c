@@ -45,29 +45,17 @@ typedef struct run {
 
 static sinew_asset *make_square(uint32_t subdivisions, double y, int pinned)
 {
-    sinew_mesh m = {0}, fine = {0};
-    sinew_nested nested;
+    sinew_mesh m = {0};
     double origin[3] = {0.0, y, 0.0};
     sinew_asset *a = NULL;
     sinew_cloth_options opt = sinew_cloth_options_default();
     uint32_t pins[2] = {0, 12};
     opt.pin_indices = pins;
     opt.pin_count = pinned ? 2 : 0;
-    int ok = sinew_mesh_grid(13, 13, 1.0, 1.0, SINEW_GRID_XZ, origin, &m) == SINEW_RESULT_OK &&
-             sinew_mesh_triangulate_quads(&m) == SINEW_RESULT_OK &&
-             sinew_nested_subdivide(&m, subdivisions, NULL, &nested) == SINEW_RESULT_OK;
-    if (ok) {
-        ok = sinew_nested_finest_mesh(&nested, &fine) == SINEW_RESULT_OK &&
-             sinew_cloth_build(&fine, &opt, NULL, &a, NULL) == SINEW_RESULT_OK &&
-             sinew_nested_attach(a, &nested, NULL) == SINEW_RESULT_OK;
-        sinew_nested_free(&nested);
-    }
+    if (sinew_mesh_grid(13, 13, 1.0, 1.0, SINEW_GRID_XZ, origin, &m) == SINEW_RESULT_OK &&
+        sinew_mesh_triangulate_quads(&m) == SINEW_RESULT_OK)
+        sinew_nested_cloth(&m, subdivisions, &opt, NULL, NULL, &a);
     sinew_mesh_free(&m);
-    sinew_mesh_free(&fine);
-    if (!ok) {
-        sinew_asset_destroy(a);
-        return NULL;
-    }
     return a;
 }
 

@@ -6,6 +6,7 @@
 
 #include "../asset/asset.h"
 #include "../core/log.h"
+#include "cloth.h"
 
 #define NESTED_MAX (1u << 26)
 
@@ -378,6 +379,30 @@ sinew_result sinew_nested_finest_mesh(const sinew_nested *n, sinew_mesh *out)
     for (uint32_t f = 0; f <= F->triangle_count; f++)
         out->face_offsets[f] = 3 * f;
     return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_nested_cloth(const sinew_mesh *coarse, uint32_t subdivisions, const sinew_cloth_options *opt,
+                                const sinew_logger *lg, sinew_nested *nested, sinew_asset **out)
+{
+    *out = NULL;
+    sinew_nested n;
+    sinew_mesh fine = {0};
+    sinew_result r = sinew_nested_subdivide(coarse, subdivisions, lg, &n);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    r = sinew_nested_finest_mesh(&n, &fine);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_cloth_build(&fine, opt, lg, out, NULL);
+    if (r == SINEW_RESULT_OK && (r = sinew_nested_attach(*out, &n, lg)) != SINEW_RESULT_OK) {
+        sinew_asset_destroy(*out);
+        *out = NULL;
+    }
+    sinew_mesh_free(&fine);
+    if (nested && r == SINEW_RESULT_OK)
+        *nested = n;
+    else
+        sinew_nested_free(&n);
+    return r;
 }
 
 sinew_result sinew_nested_attach(sinew_asset *a, const sinew_nested *n, const sinew_logger *lg)

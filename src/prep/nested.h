@@ -84,4 +84,14 @@ sinew_result sinew_nested_finest_mesh(const sinew_nested *n, sinew_mesh *out);
  * SINEW_ASSET_MAX_MLEVELS levels or below 2, OUT_OF_HOST_MEMORY. */
 sinew_result sinew_nested_attach(sinew_asset *a, const sinew_nested *n, const sinew_logger *lg);
 
+/* The whole way from a coarse mesh of triangles to a multigrid cloth asset:
+ * subdivided `subdivisions` times, the cloth of the finest level built with
+ * opt (pin indices of the coarse mesh stay theirs: numbering is nested), the
+ * levels attached. nested (or NULL) receives the levels, for the caller to
+ * free. Any step's failure, named; *out NULL then. */
+struct sinew_cloth_options;
+sinew_result sinew_nested_cloth(const sinew_mesh *coarse, uint32_t subdivisions,
+                                const struct sinew_cloth_options *opt, const sinew_logger *lg, sinew_nested *nested,
+                                sinew_asset **out);
+
 #endif

@@ -699,12 +699,12 @@ static sinew_result check_params(const sinew_context *ctx, const sinew_step_para
                               names[i]);
     if (!(p->dt > 0.0f))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "dt must be > 0 (got %g)", p->dt);
-    if (p->damping < 0.0f || p->friction < 0.0f || p->contact_offset < 0.0f || p->sphere_radius < 0.0f ||
-        p->capsule_radius < 0.0f)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "damping (%g), friction (%g), contact_offset (%g), sphere_radius (%g) and capsule_radius "
-                          "(%g) must be >= 0",
-                          p->damping, p->friction, p->contact_offset, p->sphere_radius, p->capsule_radius);
+    const float nonneg[] = {p->damping, p->friction, p->contact_offset, p->sphere_radius, p->capsule_radius};
+    const char *nonneg_names[] = {"damping", "friction", "contact_offset", "sphere_radius", "capsule_radius"};
+    for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
+        if (nonneg[i] < 0.0f)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "step parameter %s (%g) must be >= 0",
+                              nonneg_names[i], nonneg[i]);
     if (p->box_half_extents[0] < 0.0f || p->box_half_extents[1] < 0.0f || p->box_half_extents[2] < 0.0f)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "box_half_extents (%g, %g, %g) must be >= 0", p->box_half_extents[0],

@@ -2,14 +2,15 @@
 #extension GL_GOOGLE_include_directive : require
 // Implicit multigrid cloth: the soft constraints of the finest level
 // (range.first2), one particle per invocation, from its pin and the step's
-// colliders (docs/implicit.md, "Constraints"):
+// colliders (docs/implicit.md, "The bodies"):
 //   pinned (inverse mass 0)  point constraint   D = k_pin I, d = anchor - x
 //                            (the anchor is PREV, moved by move_pinned)
 //   in contact               sliding constraint D = k_c n n^T + k_f (I - n n^T)
 // A particle is in contact when its position moved on at its velocity,
 // p = x + h v, lies within contact_offset of the ground, the sphere, the
-// capsule or the box (the nearest of them); n is that collider's outward normal at p and the
-// target puts the particle back at contact_offset along n, linearised at p
+// capsule or the box (the nearest of them); n is that collider's outward
+// normal at p and the target puts the particle back at contact_offset along
+// n, linearised at p
 // (phi(x + dx) ~ phi(p) + n.(dx - h v)), and carries it along the tangent
 // with the box's motion. Writes D, TARGET and FILTER.
 #include "common.glsl"

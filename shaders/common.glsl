@@ -29,6 +29,7 @@ layout(std430, binding = SINEW_BIND_MESH) readonly buffer MeshBuf { uint mesh[];
 layout(std430, binding = SINEW_BIND_NORMAL) buffer NormalBuf { vec4 normal[]; };
 layout(std430, binding = SINEW_BIND_MG_INDEX) readonly buffer MgIndexBuf { uint mg_index[]; };
 layout(std430, binding = SINEW_BIND_MG_REAL) buffer MgRealBuf { vec4 mg_real[]; };
+layout(std430, binding = SINEW_BIND_SDF) readonly buffer SdfBuf { float sdf[]; };
 
 layout(push_constant) uniform Push { GpuRange range; };
 

@@ -8,11 +8,10 @@
 //   in contact               sliding constraint D = k_c n n^T + k_f (I - n n^T)
 // A particle is in contact when its position moved on at its velocity,
 // p = x + h v, lies within contact_offset of the ground, the sphere, the
-// capsule or the box (the nearest of them); n is that collider's outward
-// normal at p and the target puts the particle back at contact_offset along
-// n, linearised at p
-// (phi(x + dx) ~ phi(p) + n.(dx - h v)), and carries it along the tangent
-// with the box's motion. Writes D, TARGET and FILTER.
+// capsule, the mesh collider or the box (the nearest of them); n is that
+// collider's outward normal at p and the target puts the particle back at
+// contact_offset along n, linearised at p (phi(x + dx) ~ phi(p) + n.(dx - h v)),
+// and carries it along the tangent with the mesh's or the box's motion. Writes D, TARGET and FILTER.
 #include "common.glsl"
 #include "contacts.glsl"
 #include "mg.glsl"
@@ -75,6 +74,14 @@ void main()
             if (dist < phi) {
                 phi = dist;
                 n = len > 1e-12 ? r / len : vec3(0.0, 1.0, 0.0);
+            }
+        }
+        if (params.sdf_origin.w > 0.0) {
+            dist = mesh_distance(p, nc);
+            if (dist < phi) {
+                phi = dist;
+                n = nc;
+                motion = params.sdf_motion.xyz;
             }
         }
         if (params.box_center.w > 0.0) {

@@ -3,6 +3,7 @@
 
 #include <sinew/vulkan.h>
 
+#include "collider.h"
 #include "solvers/gpbd.h"
 #include "solvers/imc.h"
 #include "solvers/xpbd_math.h"
@@ -51,6 +52,7 @@ sinew_step_params sinew_step_params_default(void)
     p.sphere_radius = 0.0f;
     p.friction = 0.3f;
     p.contact_offset = 0.005f;
+    p.collider_rotation[3] = 1.0f;
     return p;
 }
 
@@ -322,6 +324,7 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_NORMAL, b->normals ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "vertex normals"},
         {SINEW_BIND_MG_INDEX, 0, SINEW_MEMORY_DEVICE, "multigrid indices"},
         {SINEW_BIND_MG_REAL, 0, SINEW_MEMORY_DEVICE, "multigrid matrices and vectors"},
+        {SINEW_BIND_SDF, 0, SINEW_MEMORY_DEVICE, "no mesh collider"}, /* the collider's own, when given */
     };
     _Static_assert(sizeof plan / sizeof plan[0] == SINEW_BIND_COUNT, "one buffer per binding");
     sinew_result r;
@@ -561,6 +564,16 @@ static sinew_result record_step(sinew_body *b)
     return SINEW_RESULT_OK;
 }
 
+/* The body's buffers, the mesh collider's field in place of the empty one. */
+static sinew_result descriptor_set(sinew_body *b)
+{
+    sinew_buffer bound[SINEW_BIND_COUNT];
+    memcpy(bound, b->buffers, sizeof bound);
+    if (b->collider)
+        bound[SINEW_BIND_SDF] = b->collider->grid;
+    return sinew_descriptor_set_create(b->ctx, bound, &b->descriptor_pool, &b->set);
+}
+
 sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, const sinew_body_desc *desc,
                                sinew_body **out)
 {
@@ -584,6 +597,9 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         return r;
     if (sinew_solver_is_implicit(desc->solver) && (r = sinew_implicit_check(ctx, asset, desc)) != SINEW_RESULT_OK)
         return r;
+    if (desc->collider && desc->collider->ctx != ctx)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "desc.collider '%s' was made on another context", desc->collider->name);
     if (desc->materials && desc->material_count != asset->material_count)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "desc gives %u materials; the asset's table has %u", desc->material_count,
@@ -593,6 +609,9 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     b->ctx = ctx;
     b->desc = *desc;
+    b->collider = desc->collider;
+    if (b->collider)
+        sinew_collider_retain(b->collider);
     if (b->desc.sweep_order == SINEW_SWEEP_DEFAULT)
         b->desc.sweep_order = desc->solver == SINEW_SOLVER_HPBD ? SINEW_SWEEP_ALTERNATING : SINEW_SWEEP_FORWARD;
     snprintf(b->name, sizeof b->name, "%s", desc->name ? desc->name : "body");
@@ -614,7 +633,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     if ((r = copy_elements(b, asset)) != SINEW_RESULT_OK || (r = copy_constraints(b, asset)) != SINEW_RESULT_OK ||
         (r = upload_asset(b, asset)) != SINEW_RESULT_OK ||
         (sinew_solver_is_implicit(desc->solver) && (r = sinew_implicit_create(b, asset)) != SINEW_RESULT_OK) ||
-        (r = sinew_descriptor_set_create(ctx, b->buffers, &b->descriptor_pool, &b->set)) != SINEW_RESULT_OK ||
+        (r = descriptor_set(b)) != SINEW_RESULT_OK ||
         (r = record_step(b)) != SINEW_RESULT_OK) {
         sinew_body_destroy(b);
         return r;
@@ -673,25 +692,33 @@ void sinew_body_destroy(sinew_body *b)
     free(b->nodes);
     free(b->links);
     free(b->unpinned_w);
+    sinew_collider_destroy(b->collider);
     free(b);
 }
 
-static sinew_result check_params(const sinew_context *ctx, const sinew_step_params *p)
+static sinew_result check_params(const sinew_body *b, const sinew_step_params *p)
 {
-    const sinew_logger *lg = &ctx->logger;
+    const sinew_logger *lg = &b->ctx->logger;
     const float v[] = {p->dt, p->gravity[0], p->gravity[1], p->gravity[2], p->damping, p->ground_height,
                        p->sphere_center[0], p->sphere_center[1], p->sphere_center[2], p->sphere_radius,
                        p->friction, p->contact_offset, p->box_center[0], p->box_center[1], p->box_center[2],
                        p->box_half_extents[0], p->box_half_extents[1], p->box_half_extents[2],
                        p->box_velocity[0], p->box_velocity[1], p->box_velocity[2], p->capsule_a[0],
                        p->capsule_a[1], p->capsule_a[2], p->capsule_b[0], p->capsule_b[1], p->capsule_b[2],
-                       p->capsule_radius};
+                       p->capsule_radius, p->collider_position[0], p->collider_position[1],
+                       p->collider_position[2], p->collider_rotation[0], p->collider_rotation[1],
+                       p->collider_rotation[2], p->collider_rotation[3], p->collider_velocity[0],
+                       p->collider_velocity[1], p->collider_velocity[2]};
     const char *names[] = {"dt", "gravity.x", "gravity.y", "gravity.z", "damping", "ground_height",
                            "sphere_center.x", "sphere_center.y", "sphere_center.z", "sphere_radius",
                            "friction", "contact_offset", "box_center.x", "box_center.y", "box_center.z",
                            "box_half_extents.x", "box_half_extents.y", "box_half_extents.z",
                            "box_velocity.x", "box_velocity.y", "box_velocity.z", "capsule_a.x", "capsule_a.y",
-                           "capsule_a.z", "capsule_b.x", "capsule_b.y", "capsule_b.z", "capsule_radius"};
+                           "capsule_a.z", "capsule_b.x", "capsule_b.y", "capsule_b.z", "capsule_radius",
+                           "collider_position.x", "collider_position.y", "collider_position.z",
+                           "collider_rotation.x", "collider_rotation.y", "collider_rotation.z",
+                           "collider_rotation.w", "collider_velocity.x", "collider_velocity.y",
+                           "collider_velocity.z"};
     _Static_assert(sizeof v / sizeof v[0] == sizeof names / sizeof names[0], "a name per value");
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!isfinite(v[i]))
@@ -709,6 +736,16 @@ static sinew_result check_params(const sinew_context *ctx, const sinew_step_para
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "box_half_extents (%g, %g, %g) must be >= 0", p->box_half_extents[0],
                           p->box_half_extents[1], p->box_half_extents[2]);
+    if (p->collider && !b->collider)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "step parameter collider is set but body '%s' was made without a mesh collider "
+                          "(sinew_body_desc.collider)", b->name);
+    const float *q = p->collider_rotation;
+    double q2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
+    if (p->collider && !(q2 > 1e-12))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "collider_rotation (%g, %g, %g, %g) is not a rotation: a quaternion of length %g", q[0], q[1],
+                          q[2], q[3], sqrt(q2));
     return SINEW_RESULT_OK;
 }
 
@@ -775,6 +812,21 @@ static GpuParams gpu_params(const sinew_body *b, const sinew_step_params *p)
                     b->desc.newton_iterations, b->desc.newton_tolerance, 0.0f, 0.0f,
                     {p->capsule_a[0], p->capsule_a[1], p->capsule_a[2], p->capsule ? p->capsule_radius : -1.0f},
                     {p->capsule_b[0], p->capsule_b[1], p->capsule_b[2], 0.0f}};
+    if (p->collider) { /* local = R^T (x - t) */
+        const sinew_sdf *s = &b->collider->sdf;
+        double R[3][3], t[3];
+        sinew_collider_placement(p, R, t);
+        for (int r = 0; r < 3; r++) {
+            gp.sdf_frame[r][0] = (float)R[0][r];
+            gp.sdf_frame[r][1] = (float)R[1][r];
+            gp.sdf_frame[r][2] = (float)R[2][r];
+            gp.sdf_frame[r][3] = (float)-(R[0][r] * t[0] + R[1][r] * t[1] + R[2][r] * t[2]);
+            gp.sdf_origin[r] = (float)s->origin[r];
+            gp.sdf_dims[r] = s->dims[r];
+            gp.sdf_motion[r] = p->collider_velocity[r] * h;
+        }
+        gp.sdf_origin[3] = (float)s->cell;
+    }
     return gp;
 }
 
@@ -817,7 +869,7 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
 {
     SINEW_ASSERT(b && p);
     sinew_context *ctx = b->ctx;
-    sinew_result r = check_params(ctx, p);
+    sinew_result r = check_params(b, p);
     if (r != SINEW_RESULT_OK)
         return r;
     GpuParams gp = gpu_params(b, p);
@@ -837,7 +889,7 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
 {
     SINEW_ASSERT(b && cmd && p);
     sinew_context *ctx = b->ctx;
-    sinew_result r = check_params(ctx, p);
+    sinew_result r = check_params(b, p);
     if (r != SINEW_RESULT_OK)
         return r;
     if (ctx->lost)

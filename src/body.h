@@ -59,6 +59,7 @@ struct sinew_body {
     float *unpinned_w;                  /* inverse masses of particles pinned by sinew_body_set_pinned (lazy) */
     struct sinew_imc *imc;              /* the implicit solvers' multigrid (NULL otherwise) */
     int history;                        /* BDF2: Q holds the state of the step before */
+    sinew_collider *collider;           /* desc.collider, retained */
 };
 
 /* Records one step (XPBD, GPBD, HPBD or PD) into r->cmd. */

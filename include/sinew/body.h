@@ -14,6 +14,7 @@
 #define SINEW_BODY_H
 
 #include "asset.h"
+#include "collider.h"
 #include "context.h"
 
 #ifdef __cplusplus
@@ -164,6 +165,9 @@ typedef struct sinew_body_desc {
     int normals;
     /* IMPLICIT_MG and IMPLICIT_PCG. */
     sinew_implicit_desc implicit;
+    /* A triangle-mesh collider made on the same context (sinew/collider.h),
+     * or NULL. The body keeps it alive; step params place it. */
+    sinew_collider *collider;
 } sinew_body_desc;
 
 SINEW_API sinew_body_desc sinew_body_desc_default(void);
@@ -192,6 +196,14 @@ typedef struct sinew_step_params {
     int capsule;
     float capsule_a[3], capsule_b[3]; /* m */
     float capsule_radius;       /* m, >= 0 */
+    /* The body's mesh collider (desc.collider), rotated by the unit
+     * quaternion collider_rotation (x, y, z, w; normalised here) and then
+     * moved by collider_position, still this step, moving at
+     * collider_velocity (for friction, as the box's). */
+    int collider;
+    float collider_position[3]; /* m */
+    float collider_rotation[4]; /* default (0, 0, 0, 1) */
+    float collider_velocity[3]; /* m/s */
     float friction;             /* Coulomb coefficient on contacts, >= 0 */
     float contact_offset;       /* m, particles keep this distance from colliders */
 } sinew_step_params;

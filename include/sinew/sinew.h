@@ -18,6 +18,7 @@
 #include "core.h"
 #include "asset.h"
 #include "context.h"
+#include "collider.h"
 #include "body.h"
 
 #endif

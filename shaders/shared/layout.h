@@ -78,6 +78,9 @@
  *                           laid out by the table at its start (below)
  *   MG_REAL   vec4          implicit multigrid cloth: the levels' matrices,
  *                           soft constraints, rest data and vectors
+ *   SDF       float         the mesh collider's signed distance field (m),
+ *                           node (i, j, k) at i + nx (j + ny k); owned by the
+ *                           collider, shared by the bodies that use it
  *
  * Jacobi DELTA and ADJ slots: distance c at 2c, 2c+1; bend c at 2d + 4c + j;
  * element e at 2d + 4b + 4e + j.
@@ -115,7 +118,8 @@
 #define SINEW_BIND_NORMAL 22
 #define SINEW_BIND_MG_INDEX 23
 #define SINEW_BIND_MG_REAL 24
-#define SINEW_BIND_COUNT 25
+#define SINEW_BIND_SDF 25
+#define SINEW_BIND_COUNT 26
 
 /* Implicit multigrid cloth (docs/implicit.md). MG_INDEX starts with
  * SINEW_MG_HEADER words: level count, the MG_REAL index of the globals, the
@@ -267,6 +271,12 @@ SINEW_STRUCT(GpuParams) {
     float pad0, pad1;
     SINEW_VEC4(capsule_a);    /* xyz one end of a capsule's segment (m), w radius (m); < 0: none */
     SINEW_VEC4(capsule_b);    /* xyz the other end */
+    /* The mesh collider: a world point p is at sdf_frame * (p, 1) in the
+     * collider's frame (rows of the inverse rotation, w the translation). */
+    SINEW_VEC4(sdf_frame[3]);
+    SINEW_VEC4(sdf_origin);   /* xyz node (0, 0, 0) in the collider's frame (m), w cell (m); w <= 0: none */
+    SINEW_UVEC4(sdf_dims);    /* nodes along x, y, z (>= 2 each) */
+    SINEW_VEC4(sdf_motion);   /* xyz how far the collider moves in one substep (m) */
 } SINEW_END(GpuParams)
 
 /* Written by the residual and health kernels, read by the host after each step.
@@ -305,7 +315,7 @@ SINEW_STRUCT(GpuRange) {
 #if defined(__STDC_VERSION__) || defined(__cplusplus)
 _Static_assert(sizeof(GpuDistance) == 16, "std430 layout");
 _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
-_Static_assert(sizeof(GpuParams) == 160, "std430 layout");
+_Static_assert(sizeof(GpuParams) == 256, "std430 layout");
 _Static_assert(sizeof(GpuElement) == 80, "std430 layout");
 _Static_assert(sizeof(GpuMaterial) == 208, "std430 layout");
 _Static_assert(sizeof(GpuStats) == 48, "std430 layout");

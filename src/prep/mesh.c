@@ -518,3 +518,42 @@ sinew_result sinew_mesh_quadrangulate(sinew_mesh *m)
     free(out);
     return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 }
+
+sinew_result sinew_mesh_triangle_arrays(const sinew_mesh *m, float **xyz, uint32_t **triangles,
+                                        uint32_t *triangle_count)
+{
+    SINEW_ASSERT(m && xyz && triangles && triangle_count);
+    *xyz = NULL;
+    *triangles = NULL;
+    *triangle_count = 0;
+    uint64_t count = 0;
+    for (uint32_t f = 0; f < m->face_count; f++) {
+        if (m->face_offsets[f + 1] < m->face_offsets[f] + 3)
+            return SINEW_RESULT_ERROR_BAD_MESH;
+        count += m->face_offsets[f + 1] - m->face_offsets[f] - 2;
+    }
+    if (count > SINEW_MESH_MAX_FACES)
+        return SINEW_RESULT_ERROR_LIMIT;
+    float *x = malloc(3 * sizeof *x * (m->vertex_count ? m->vertex_count : 1));
+    uint32_t *t = malloc(3 * sizeof *t * (count ? count : 1));
+    if (!x || !t) {
+        free(x);
+        free(t);
+        return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (size_t i = 0; i < 3 * (size_t)m->vertex_count; i++)
+        x[i] = (float)m->positions[i];
+    size_t k = 0;
+    for (uint32_t f = 0; f < m->face_count; f++) {
+        const uint32_t *v = m->face_indices + m->face_offsets[f];
+        for (uint32_t j = 2; j < m->face_offsets[f + 1] - m->face_offsets[f]; j++) {
+            t[k++] = v[0];
+            t[k++] = v[j - 1];
+            t[k++] = v[j];
+        }
+    }
+    *xyz = x;
+    *triangles = t;
+    *triangle_count = (uint32_t)count;
+    return SINEW_RESULT_OK;
+}

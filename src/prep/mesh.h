@@ -87,4 +87,12 @@ sinew_result sinew_mesh_triangulate_quads(sinew_mesh *m);
  * decreasing face offsets, leaving m unchanged. */
 sinew_result sinew_mesh_quadrangulate(sinew_mesh *m);
 
+/* The mesh as triangles in single precision, for a collider
+ * (sinew_collider_desc): xyz 3 floats per vertex, every polygon of k vertices
+ * fanned into k - 2 triangles from its first. Both arrays malloc'd (the
+ * caller frees them). BAD_MESH for a face of fewer than 3 vertices, LIMIT
+ * past 2^26 triangles, OUT_OF_HOST_MEMORY; nothing allocated on failure. */
+sinew_result sinew_mesh_triangle_arrays(const sinew_mesh *m, float **xyz, uint32_t **triangles,
+                                        uint32_t *triangle_count);
+
 #endif

@@ -1,0 +1,28 @@
+/* Closed triangle meshes for the collider tests: an icosphere, and any mesh
+ * file as the arrays a sinew_collider_desc takes. */
+#ifndef SINEW_TEST_SHAPES_H
+#define SINEW_TEST_SHAPES_H
+
+#include <sinew/sinew.h>
+
+typedef struct shape {
+    float *xyz;
+    uint32_t vertex_count;
+    uint32_t *triangles;
+    uint32_t triangle_count;
+} shape;
+
+/* An icosahedron subdivided 1 -> 4 `subdivisions` times, its vertices on the
+ * sphere of `radius` about `centre`; outward winding. */
+shape shape_icosphere(uint32_t subdivisions, double radius, const double centre[3]);
+/* A mesh file (OFF, OBJ); vertex_count 0 when it cannot be read. */
+shape shape_read(const char *path);
+void shape_free(shape *s);
+/* The collider desc of the shape (arrays borrowed). */
+sinew_collider_desc shape_desc(const shape *s, uint32_t resolution);
+/* Exact distance from p to the nearest triangle, by brute force, and whether
+ * p is inside by the winding number (solid angles summed). */
+double shape_distance(const shape *s, const double p[3]);
+int shape_inside(const shape *s, const double p[3]);
+
+#endif

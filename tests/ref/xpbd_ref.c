@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "asset/asset.h"
+#include "collider.h"
 #include "solvers/gpbd.h"
 #include "solvers/xpbd_math.h"
 #include "gpbd_ref.h"
@@ -224,6 +225,17 @@ static void collide_particle(xpbd_ref *r, const sinew_step_params *sp, uint32_t 
         for (int k = 0; k < 3; k++)
             c[k] = a[k] + t * ab[k];
         push_out(r, p, x0, c, sp->capsule_radius + off, sp->friction);
+    }
+    if (sp->collider && r->desc.collider) { /* out along the field's normal, one linearised step */
+        double n[3], phi = sinew_collider_sample_world(r->desc.collider, sp, p, n);
+        if (phi < off) {
+            double depth = off - phi, h = (double)sp->dt / r->desc.substeps, moved[3];
+            for (int k = 0; k < 3; k++) {
+                p[k] += n[k] * depth;
+                moved[k] = x0[k] + (double)sp->collider_velocity[k] * h;
+            }
+            friction(r, p, moved, n, depth, sp->friction);
+        }
     }
 }
 

@@ -445,3 +445,24 @@ add_test(NAME tool_sim_implicit
 test -s '${OUT}/implicit-pcg/final.obj'")
 set_tests_properties(tool_sim_implicit PROPERTIES LABELS gpu RUN_SERIAL ON
   PASS_REGULAR_EXPRESSION "1089 particles \\(2 pinned\\).*linear solve +[0-9.]+ V-cycles.*final mesh.*linear solve +[0-9.]+ PCG iterations.*final mesh" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+
+# A cloth dropped on a real closed model (CGAL's elephant, 5 558 triangles,
+# scaled to 0.6 m) through --collider: the implicit multigrid and XPBD, with
+# validation on, every step healthy.
+add_test(NAME tool_sim_mesh_collider
+  COMMAND sh -c "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/elephant.off\" ] || exit 77; set -e; \
+'${PREP}' --grid 3x3 --triangulate --subdivide 3 --size 1x1 --height 0.8 -q -o '${OUT}/drape.snw'; \
+'${SIM}' '${OUT}/drape.snw' --solver implicit-mg --substeps 1 --ground 0 --collider \"$d/elephant.off\" \
+--collider-size 0.6 --collider-resolution 48 --frames 30 --validation -o '${OUT}/drape-mg'; \
+'${SIM}' '${OUT}/drape.snw' --ground 0 --collider \"$d/elephant.off\" --collider-size 0.6 --frames 30 --validation \
+-o '${OUT}/drape-xpbd'")
+set_tests_properties(tool_sim_mesh_collider PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "collider .*elephant.off: 5558 triangles.*linear solve +[0-9.]+ V-cycles.*final mesh.*collider .*elephant.off: 5558 triangles.*final mesh"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+
+# A missing or malformed collider mesh is refused by name (exit 1).
+add_test(NAME tool_sim_bad_collider
+  COMMAND sh -c "'${SIM}' --collider /nonexistent.off --frames 1 -o '${OUT}/no-collider'; test $? -eq 1 || exit 1; \
+'${SIM}' --collider '${CMAKE_CURRENT_SOURCE_DIR}/data/bad_face.off' --frames 1 -o '${OUT}/bad-collider'; test $? -eq 1")
+set_tests_properties(tool_sim_bad_collider PROPERTIES LABELS gpu RUN_SERIAL ON
+  PASS_REGULAR_EXPRESSION "nonexistent.off: cannot open.*bad_face.off:8: face 1 has 2 vertices")

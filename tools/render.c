@@ -65,6 +65,7 @@ struct render {
     buffer body_indices;
     uint32_t body_index_count;
     mesh ground, sphere, box;
+    mesh collider;                      /* the mesh collider's triangles, when given */
 };
 
 #define TRY(call)                                                                      \
@@ -425,6 +426,39 @@ int render_set_triangles(render *r, const uint32_t *triangles, uint32_t triangle
     return buffer_create(r, 12ull * triangle_count, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, triangles, &r->body_indices);
 }
 
+int render_set_collider(render *r, const float *xyz, uint32_t vertex_count, const uint32_t *triangles,
+                        uint32_t triangle_count)
+{
+    float *pos = calloc(4ull * vertex_count + 4, sizeof *pos), *nrm = calloc(4ull * vertex_count + 4, sizeof *nrm);
+    int ok = pos && nrm;
+    for (uint32_t v = 0; ok && v < vertex_count; v++)
+        memcpy(&pos[4 * v], &xyz[3 * v], 3 * sizeof *pos);
+    for (uint32_t t = 0; ok && t < triangle_count; t++) { /* area-weighted vertex normals */
+        const uint32_t *f = &triangles[3 * t];
+        const float *a = &xyz[3 * f[0]], *b = &xyz[3 * f[1]], *c = &xyz[3 * f[2]];
+        float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        for (int k = 0; k < 3; k++)
+            for (int q = 0; q < 3; q++)
+                nrm[4 * f[k] + q] += n[q];
+    }
+    for (uint32_t v = 0; ok && v < vertex_count; v++) {
+        float *n = &nrm[4 * v], len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int q = 0; q < 3 && len > 0.0f; q++)
+            n[q] /= len;
+    }
+    if (ok) {
+        mesh_destroy(r, &r->collider);
+        memset(&r->collider, 0, sizeof r->collider);
+        ok = mesh_create(r, pos, nrm, vertex_count, triangles, 3 * triangle_count, &r->collider);
+    } else {
+        fprintf(stderr, "sinew-sim: render: out of host memory\n");
+    }
+    free(pos);
+    free(nrm);
+    return ok;
+}
+
 void render_destroy(render *r)
 {
     if (!r)
@@ -434,6 +468,7 @@ void render_destroy(render *r)
         mesh_destroy(r, &r->ground);
         mesh_destroy(r, &r->sphere);
         mesh_destroy(r, &r->box);
+        mesh_destroy(r, &r->collider);
         buffer_destroy(r, &r->pixels);
         buffer_destroy(r, &r->body_indices);
         if (r->pipeline)
@@ -592,6 +627,12 @@ static int record_scene(render *r, const sinew_step_params *p, const render_came
         place(&pc, p->box_center[0], p->box_center[1], p->box_center[2], p->box_half_extents[0],
               p->box_half_extents[1], p->box_half_extents[2], 0.35f, 0.55f, 0.8f, 2);
         draw(r, &pc, r->box.positions.buffer, r->box.normals.buffer, r->box.indices.buffer, r->box.index_count);
+    }
+    if (p->collider && r->collider.index_count) { /* placed by translation: sinew-sim turns no collider */
+        place(&pc, p->collider_position[0], p->collider_position[1], p->collider_position[2], 1, 1, 1, 0.55f, 0.7f,
+              0.45f, 2);
+        draw(r, &pc, r->collider.positions.buffer, r->collider.normals.buffer, r->collider.indices.buffer,
+             r->collider.index_count);
     }
     place(&pc, 0, 0, 0, 1, 1, 1, 0.93f, 0.78f, 0.32f, 0);
     draw(r, &pc, r->body_buffers.positions, r->body_buffers.normals, r->body_indices.buffer, r->body_index_count);

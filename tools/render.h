@@ -29,8 +29,13 @@ void render_destroy(render *r);
 /* Draws these triangles of the body from now on (e.g. fewer after a cut). */
 int render_set_triangles(render *r, const uint32_t *triangles, uint32_t triangle_count);
 
-/* Draws the body as the last step left it, the ground, sphere and box of p
- * where present, and writes an RGB PNG to path. 1 on success. */
+/* The mesh collider's triangles (3 floats per vertex, its own frame), drawn
+ * moved by the step's collider_position when p->collider (not rotated). */
+int render_set_collider(render *r, const float *xyz, uint32_t vertex_count, const uint32_t *triangles,
+                        uint32_t triangle_count);
+
+/* Draws the body as the last step left it, the ground, sphere, box and mesh
+ * collider of p where present, and writes an RGB PNG to path. 1 on success. */
 int render_frame(render *r, const sinew_step_params *p, const render_camera *camera, const char *path);
 
 /* The same drawing blitted into target (a swapchain image of width x height,

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "prep/cloth.h"
+#include "prep/mesh.h"
 #include "soft_scenes.h"
 #ifdef SINEW_HAVE_PNG
 #include "render.h"
@@ -75,6 +76,11 @@ static const char *const usage =
     "      --sphere X,Y,Z,R | --no-sphere   sphere collider (default scene: one)\n"
     "      --box X,Y,Z,HX,HY,HZ  axis-aligned box collider: centre and half extents (m)\n"
     "      --box-velocity VX,VY,VZ  the box moves at this velocity (m/s)\n"
+    "      --collider MESH       a triangle-mesh collider (OFF, OBJ, ...; closed meshes)\n"
+    "      --collider-at X,Y,Z   where its origin goes (m; default 0,0,0)\n"
+    "      --collider-size S     scale it so its longest side is S m, its bounds' bottom\n"
+    "                            centre at its origin (default: the file's coordinates)\n"
+    "      --collider-resolution N  distance-field cells along its longest side (default 64)\n"
     "      --check-strain S      exit with status 3 if the RMS strain of any step exceeds\n"
     "                            S (e.g. 0.05), or a position stops being finite\n"
     "      --max-speed V         health check: a step leaving a particle non-finite or\n"
@@ -151,6 +157,9 @@ typedef struct options {
     unsigned picture[2];
     double camera[6];
     const char *video;
+    const char *collider;
+    double collider_at[3], collider_size;
+    unsigned collider_resolution;
     int ground_set, no_ground, sphere_set, no_sphere, frames_set, dt_set, substeps_set, iterations_set;
     int damping_set, solver_set, youngs_set, poisson_set, gravity_set, cells_set, scale_set, turns_set, ramp_set;
 } options;
@@ -185,6 +194,7 @@ static int parse(int argc, char **argv, options *o)
     o->ramp = 1.0;
     o->gravity = 9.81;
     o->size = 1.0;
+    o->collider_resolution = 64;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -281,6 +291,17 @@ static int parse(int argc, char **argv, options *o)
             o->box_set = 1;
         } else if (!strcmp(a, "--box-velocity")) {
             ok = cli_doubles(t, a, v, 3, o->box_velocity);
+        } else if (!strcmp(a, "--collider")) {
+            o->collider = v;
+            ok = v != NULL || cli_error(t, "%s needs a mesh file%s", a, "");
+        } else if (!strcmp(a, "--collider-at")) {
+            ok = cli_doubles(t, a, v, 3, o->collider_at);
+        } else if (!strcmp(a, "--collider-size")) {
+            ok = cli_double(t, a, v, &o->collider_size) &&
+                 (o->collider_size > 0 || cli_error(t, "%s must be > 0%s", a, ""));
+        } else if (!strcmp(a, "--collider-resolution")) {
+            ok = cli_uint(t, a, v, 4096, &o->collider_resolution) &&
+                 (o->collider_resolution >= 2 || cli_error(t, "%s must be >= 2%s", a, ""));
         } else if (!strcmp(a, "--rho")) {
             ok = cli_double(t, a, v, &o->rho) && ((o->rho > 0 && o->rho < 1) || cli_error(t, "%s must be in (0, 1)%s", a, ""));
         } else if (!strcmp(a, "--delay")) {
@@ -598,6 +619,61 @@ static int cut_across(sinew_body *body, const sinew_asset *asset, double cut_y, 
     return r == SINEW_RESULT_OK;
 }
 
+/* --collider: the mesh read, scaled and placed as the options say, and its
+ * distance field made on the context. 0, having said why, on failure. */
+static int load_collider(sinew_context *ctx, const options *o, sinew_collider **out, float **xyz, uint32_t *vertex_count,
+                         uint32_t **tris, uint32_t *tri_count)
+{
+    sinew_mesh m;
+    sinew_logger lg = sinew_logger_default();
+    sinew_result r = sinew_mesh_read(o->collider, &lg, &m);
+    if (r != SINEW_RESULT_OK)
+        return 0; /* the reader named the file and line */
+    r = sinew_mesh_triangle_arrays(&m, xyz, tris, tri_count);
+    *vertex_count = m.vertex_count;
+    sinew_mesh_free(&m);
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: %s: %s\n", o->collider, sinew_result_string(r));
+        return 0;
+    }
+    if (o->collider_size > 0 && *vertex_count) {
+        float lo[3], hi[3];
+        for (int k = 0; k < 3; k++)
+            lo[k] = hi[k] = (*xyz)[k];
+        for (uint32_t v = 0; v < *vertex_count; v++)
+            for (int k = 0; k < 3; k++) {
+                float x = (*xyz)[3 * v + k];
+                lo[k] = x < lo[k] ? x : lo[k];
+                hi[k] = x > hi[k] ? x : hi[k];
+            }
+        float longest = 0.0f;
+        for (int k = 0; k < 3; k++)
+            longest = hi[k] - lo[k] > longest ? hi[k] - lo[k] : longest;
+        float scale = longest > 0.0f ? (float)o->collider_size / longest : 1.0f;
+        const float base[3] = {0.5f * (lo[0] + hi[0]), lo[1], 0.5f * (lo[2] + hi[2])};
+        for (uint32_t v = 0; v < *vertex_count; v++)
+            for (int k = 0; k < 3; k++)
+                (*xyz)[3 * v + k] = ((*xyz)[3 * v + k] - base[k]) * scale;
+    }
+    sinew_collider_desc cd = sinew_collider_desc_default();
+    cd.vertices = *xyz;
+    cd.vertex_count = *vertex_count;
+    cd.triangles = *tris;
+    cd.triangle_count = *tri_count;
+    cd.resolution = o->collider_resolution;
+    cd.name = o->collider;
+    if ((r = sinew_collider_create(ctx, &cd, out)) != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: no collider from %s: %s\n", o->collider, sinew_result_string(r));
+        return 0; /* the library said why */
+    }
+    if (!o->quiet) {
+        sinew_collider_info ci = sinew_collider_get_info(*out);
+        printf("  collider %s: %u triangles, a %u x %u x %u distance field (cell %.3g m) built in %.0f ms\n",
+               o->collider, *tri_count, ci.dims[0], ci.dims[1], ci.dims[2], ci.cell_size, ci.build_ms);
+    }
+    return 1;
+}
+
 /* A block has recovered its rest shape: nothing inverted, Green strain under 1 %. */
 static int shape_recovered(const soft_shape *s) { return s->finite && s->inverted == 0 && s->max_green < 0.01; }
 
@@ -688,7 +764,24 @@ int main(int argc, char **argv)
         free(materials);
         return 1;
     }
+    float *collider_xyz = NULL;
+    uint32_t *collider_tris = NULL, collider_tri_count = 0, collider_vertex_count = 0;
+    sinew_collider *collider = NULL;
+    if (o.collider && !load_collider(ctx, &o, &collider, &collider_xyz, &collider_vertex_count, &collider_tris,
+                                     &collider_tri_count)) {
+        sinew_context_destroy(ctx);
+        sinew_asset_destroy(asset);
+        free(pins);
+        free(materials);
+        return 1;
+    }
+    if (collider) {
+        p.collider = 1;
+        for (int k = 0; k < 3; k++)
+            p.collider_position[k] = (float)o.collider_at[k];
+    }
     sinew_body_desc bd = sinew_body_desc_default();
+    bd.collider = collider;
     bd.solver = (sinew_solver)o.solver;
     bd.substeps = o.substeps;
     bd.iterations = o.iterations;
@@ -786,6 +879,9 @@ int main(int argc, char **argv)
         renderer = render_create(ctx, body, tris, tri_count, o.picture[0], o.picture[1]);
         if (!renderer && (o.png || o.video))
             goto done; /* it said why */
+        if (renderer && collider &&
+            !render_set_collider(renderer, collider_xyz, collider_vertex_count, collider_tris, collider_tri_count))
+            goto done;
     }
 #else
     if (pictures && (o.png || o.video)) {
@@ -1152,7 +1248,10 @@ done:
     free(pins);
     free(shown_tris);
     free(materials);
+    free(collider_xyz);
+    free(collider_tris);
     sinew_body_destroy(body);
+    sinew_collider_destroy(collider);
     sinew_context_destroy(ctx);
     sinew_asset_destroy(asset);
     return status;

@@ -280,6 +280,55 @@ Test(xpbd, cloth_drapes_over_a_mesh)
     sinew_asset_destroy(asset);
 }
 
+/* Making a collider under every device-memory limit short of what it needs
+ * fails cleanly, naming the limit, leaking nothing; a body refuses a collider
+ * made on another context. */
+Test(xpbd, mesh_collider_out_of_memory_and_wrong_context)
+{
+    sinew_context_desc cd = sinew_context_desc_default();
+    cd.logger = *gpu_logger();
+    cd.validation = 1;
+    cd.force_staging = 1;
+    sinew_context *ctx;
+    cr_assert_eq(sinew_context_create(&cd, &ctx), SINEW_RESULT_OK);
+    const uint64_t base = sinew_context_get_device_memory(ctx);
+    const double centre[3] = {0, 0, 0};
+    shape ball = shape_icosphere(1, 0.3, centre);
+    sinew_collider_desc desc = shape_desc(&ball, 16);
+    sinew_collider *mesh = NULL;
+    sinew_result r = SINEW_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    int failures = 0;
+    for (uint64_t limit = 1; r != SINEW_RESULT_OK; limit += 4096) {
+        sinew_context_set_device_memory_limit(ctx, base + limit);
+        gpu_log_clear();
+        r = sinew_collider_create(ctx, &desc, &mesh);
+        if (r == SINEW_RESULT_OK)
+            break;
+        cr_assert_eq(r, SINEW_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "%s", sinew_result_string(r));
+        cr_assert_null(mesh);
+        cr_assert(gpu_log_contains("of the context's limit"));
+        cr_assert_eq(sinew_context_get_device_memory(ctx), base, "limit %llu leaked", (unsigned long long)limit);
+        failures++;
+    }
+    cr_expect_gt(failures, 2);
+    cr_expect_gt(sinew_collider_get_info(mesh).device_memory, 0);
+    sinew_asset *asset = gpu_make_cloth(8, 8, 0.5, 1.0, 1);
+    sinew_body_desc d = sinew_body_desc_default();
+    d.collider = mesh;
+    sinew_body *body = NULL;
+    gpu_log_clear();
+    cr_expect_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect(gpu_log_contains("was made on another context"));
+    cr_expect_null(body);
+    sinew_collider_destroy(mesh);
+    cr_expect_eq(sinew_context_get_device_memory(ctx), base);
+    gpu_log_clear();
+    sinew_context_destroy(ctx);
+    cr_expect_eq(gpu_error_count(), 0, "messages at context destruction (leaked objects?)");
+    sinew_asset_destroy(asset);
+    shape_free(&ball);
+}
+
 Test(xpbd, residual_and_timings_reported)
 {
     sinew_asset *asset = gpu_make_cloth(16, 16, 0.5, 1.0, 1);

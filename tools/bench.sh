@@ -1,12 +1,13 @@
 #!/bin/sh
 # Regenerates the benchmark page of this machine's Vulkan device:
-#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|all] [sinew-bench options]   (default quick)
+#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|all] [sinew-bench options]   (default quick)
 # builds (release), runs sinew-bench and writes docs/benchmarks/<device>/
 # (README.md, bench.json, plots; the gpbd suite, the GPBD paper's cube impact,
 # in docs/benchmarks/<device>/gpbd/, the hpbd suite, the HPBD paper's figure 7,
 # in docs/benchmarks/<device>/hpbd/, the pd suite, the red-black mass-spring
 # paper's figures 3 and 4, in docs/benchmarks/<device>/pd/, the implicit suite, the
-# constrainable multigrid paper's table 1, in docs/benchmarks/<device>/implicit/),
+# constrainable multigrid paper's table 1, in docs/benchmarks/<device>/implicit/, the
+# collider suite, a mesh collider's costs, in docs/benchmarks/<device>/collider/),
 # comparing with the previous bench.json
 # there (run to run) and including the peers' results in peers.jsonl there
 # (cloth suites), made by
@@ -25,6 +26,8 @@ if ! command -v gnuplot >/dev/null 2>&1 || ! dpkg-query -W libcjson-dev >/dev/nu
     $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnuplot-nox libcjson-dev >/dev/null
 fi
 "$root/tools/run.sh" build
+# CGAL's models for the collider suite, when tools/run.sh test has fetched them.
+[ -z "${SINEW_CGAL_DATA:-}" ] && [ -d "$root/build/cgal-data/meshes" ] && export SINEW_CGAL_DATA="$root/build/cgal-data"
 
 device=$("$root/build/tools/sinew-info" 2>/dev/null | sed -n 's/^device: *//p')
 slug=$(printf '%s' "$device" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//' | cut -c1-48)
@@ -33,6 +36,7 @@ out="$root/docs/benchmarks/$slug"
 [ "$suite" = hpbd ] && out="$out/hpbd"
 [ "$suite" = pd ] && out="$out/pd"
 [ "$suite" = implicit ] && out="$out/implicit"
+[ "$suite" = collider ] && out="$out/collider"
 mkdir -p "$out"
 
 extra=""

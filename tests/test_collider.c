@@ -223,6 +223,8 @@ Test(field, beyond_the_grid)
     for (int k = 0; k < 3; k++) /* the normal of the grid's edge */
         cr_expect(fabs(n[k] - n_edge[k]) < 1e-12);
     cr_expect_gt(n[0], 0.9);
+    const double nan[3] = {NAN, 0.0, 0.0}; /* no undefined conversion: NaN in, NaN out */
+    cr_expect(isnan(sinew_sdf_sample(&s, nan, n)));
     sinew_sdf_free(&s);
     shape_free(&m);
 }

@@ -79,3 +79,14 @@ sinew_asset *gpu_make_cloth(uint32_t nx, uint32_t ny, double size, double y, int
     cr_assert_eq(r, SINEW_RESULT_OK, "cloth build: %s", log_text);
     return asset;
 }
+
+sinew_context *gpu_make_staged_context(void)
+{
+    sinew_context_desc cd = sinew_context_desc_default();
+    cd.logger = logger;
+    cd.validation = 1;
+    cd.force_staging = 1;
+    sinew_context *ctx = NULL;
+    cr_assert_eq(sinew_context_create(&cd, &ctx), SINEW_RESULT_OK);
+    return ctx;
+}

@@ -20,6 +20,11 @@ int gpu_log_contains(const char *text);
 void gpu_log_clear(void);
 const sinew_logger *gpu_logger(void);
 
+/* A second context on the default device, validation on, every upload
+ * through a staging buffer (as on a discrete GPU), its messages to the
+ * fixture's log. */
+sinew_context *gpu_make_staged_context(void);
+
 /* A cloth grid nx x ny in the XZ plane at height y, size metres, pinned at the
  * two corners of its first row. Caller destroys. */
 sinew_asset *gpu_make_cloth(uint32_t nx, uint32_t ny, double size, double y, int pin_corners);

@@ -46,6 +46,31 @@ shape shape_icosphere(uint32_t subdivisions, double radius, const double centre[
     return s;
 }
 
+double shape_sphere_sag(const shape *s, double radius)
+{
+    double sag = 0.0;
+    for (uint32_t t = 0; t < s->triangle_count; t++) {
+        double g[3] = {0, 0, 0};
+        for (int k = 0; k < 3; k++)
+            for (int a = 0; a < 3; a++)
+                g[a] += s->xyz[3 * s->triangles[3 * t + k] + a] / 3.0;
+        sag = fmax(sag, radius - sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]));
+    }
+    return sag;
+}
+
+sinew_collider *shape_ball_collider(sinew_context *ctx, uint32_t subdivisions, double radius, uint32_t resolution)
+{
+    const double centre[3] = {0, 0, 0};
+    shape ball = shape_icosphere(subdivisions, radius, centre);
+    sinew_collider_desc cd = shape_desc(&ball, resolution);
+    sinew_collider *c = NULL;
+    if (ball.vertex_count && sinew_collider_create(ctx, &cd, &c) != SINEW_RESULT_OK)
+        c = NULL;
+    shape_free(&ball);
+    return c;
+}
+
 shape shape_read(const char *path)
 {
     sinew_mesh m;

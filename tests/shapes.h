@@ -15,6 +15,11 @@ typedef struct shape {
 /* An icosahedron subdivided 1 -> 4 `subdivisions` times, its vertices on the
  * sphere of `radius` about `centre`; outward winding. */
 shape shape_icosphere(uint32_t subdivisions, double radius, const double centre[3]);
+/* How far the shape's face centroids get inside the sphere of `radius` about
+ * the origin: an icosphere's largest distance from its sphere. */
+double shape_sphere_sag(const shape *s, double radius);
+/* The collider of an icosphere about the origin, made on ctx; NULL on failure. */
+sinew_collider *shape_ball_collider(sinew_context *ctx, uint32_t subdivisions, double radius, uint32_t resolution);
 /* A mesh file (OFF, OBJ); vertex_count 0 when it cannot be read. */
 shape shape_read(const char *path);
 void shape_free(shape *s);

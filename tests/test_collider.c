@@ -107,15 +107,7 @@ Test(field, interpolation_error_falls_with_the_cell)
 {
     const double c[3] = {0, 0, 0}, r = 0.3;
     shape m = shape_icosphere(5, r, c);
-    double sag = 0.0; /* the faces' centroids are the mesh's points farthest inside the sphere */
-    for (uint32_t t = 0; t < m.triangle_count; t++) {
-        double g[3] = {0, 0, 0};
-        for (int k = 0; k < 3; k++)
-            for (int a = 0; a < 3; a++)
-                g[a] += m.xyz[3 * m.triangles[3 * t + k] + a] / 3.0;
-        sag = fmax(sag, r - sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]));
-    }
-    cr_log_info("the mesh lies within %.2e m of the sphere", sag);
+    cr_log_info("the mesh lies within %.2e m of the sphere", shape_sphere_sag(&m, r));
     const uint32_t res[3] = {12, 24, 48};
     double err[3], normal_err[3];
     for (int t = 0; t < 3; t++) {

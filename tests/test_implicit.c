@@ -290,12 +290,8 @@ static ball_result ball_run(sinew_collider *mesh)
  * either. */
 Test(implicit, mesh_collider_stands_in_for_the_sphere)
 {
-    const double centre[3] = {0, 0, 0};
-    shape ball = shape_icosphere(4, 0.3, centre);
-    sinew_collider_desc cd = shape_desc(&ball, 48);
-    sinew_collider *mesh;
-    cr_assert_eq(sinew_collider_create(gpu_ctx, &cd, &mesh), SINEW_RESULT_OK);
-    shape_free(&ball);
+    sinew_collider *mesh = shape_ball_collider(gpu_ctx, 4, 0.3, 48);
+    cr_assert_not_null(mesh);
     ball_result m = ball_run(mesh), s = ball_run(NULL);
     double landed = 0.0, height = 0.0;
     for (uint32_t i = 0; i < m.count; i++)
@@ -518,12 +514,7 @@ Test(implicit, bdf2_damps_less_than_backward_euler)
 Test(implicit, out_of_memory_at_every_allocation_leaks_nothing)
 {
     sinew_asset *a = make_cloth(2, 1.0, 1.0, 1);
-    sinew_context_desc cd = sinew_context_desc_default();
-    cd.logger = *gpu_logger();
-    cd.validation = 1;
-    cd.force_staging = 1;
-    sinew_context *ctx;
-    cr_assert_eq(sinew_context_create(&cd, &ctx), SINEW_RESULT_OK);
+    sinew_context *ctx = gpu_make_staged_context();
     const uint64_t base = sinew_context_get_device_memory(ctx);
     sinew_body_desc d = implicit_desc(SINEW_SOLVER_IMPLICIT_MG);
     d.implicit.bdf2 = 1;

@@ -154,6 +154,20 @@ Test(xpbd, pinned_particles_stay_and_contacts_hold)
     sinew_asset_destroy(asset);
 }
 
+/* The reference takes the step the body has taken: the largest difference of
+ * a coordinate after it (x: scratch for the body's positions). */
+static double ref_step_and_compare(sinew_body *body, xpbd_ref *ref, const sinew_step_params *p, float *x)
+{
+    xpbd_ref_step(ref, p);
+    uint32_t n = sinew_body_get_particle_count(body);
+    cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
+    double worst = 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            worst = fmax(worst, fabs(x[3 * i + k] - xpbd_ref_position(ref, i)[k]));
+    return worst;
+}
+
 /* A cloth dropped across a horizontal capsule drapes over it, no particle
  * inside it, the GPU's contacts the reference's on the first steps of
  * contact (before the two drift apart through the non-smooth friction). */
@@ -177,11 +191,7 @@ Test(xpbd, cloth_drapes_over_a_capsule)
     for (int s = 0; s < 90; s++) {
         cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
         if (s < 12) { /* it lands in step 9 */
-            xpbd_ref_step(ref, &p);
-            cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
-            for (uint32_t i = 0; i < n; i++)
-                for (int k = 0; k < 3; k++)
-                    early = fmax(early, fabs(x[3 * i + k] - xpbd_ref_position(ref, i)[k]));
+            early = fmax(early, ref_step_and_compare(body, ref, &p, x));
         }
     }
     cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
@@ -219,12 +229,8 @@ static void to_collider(const sinew_step_params *p, const float *x, float l[3])
  * go right after the body is made: the body keeps it alive. */
 Test(xpbd, cloth_drapes_over_a_mesh)
 {
-    const double centre[3] = {0, 0, 0};
-    shape ball = shape_icosphere(3, 0.25, centre);
-    sinew_collider_desc cd = shape_desc(&ball, 32);
-    sinew_collider *mesh;
-    cr_assert_eq(sinew_collider_create(gpu_ctx, &cd, &mesh), SINEW_RESULT_OK);
-    shape_free(&ball);
+    sinew_collider *mesh = shape_ball_collider(gpu_ctx, 3, 0.25, 32);
+    cr_assert_not_null(mesh);
     sinew_asset *asset = gpu_make_cloth(20, 20, 1.0, 0.3, 0);
     sinew_body_desc d = sinew_body_desc_default();
     d.collider = mesh;
@@ -248,11 +254,7 @@ Test(xpbd, cloth_drapes_over_a_mesh)
     for (int s = 0; s < 60; s++) {
         cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
         if (s < 14) { /* it lands in step 8 */
-            xpbd_ref_step(ref, &p);
-            cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
-            for (uint32_t i = 0; i < n; i++)
-                for (int k = 0; k < 3; k++)
-                    early = fmax(early, fabs(x[3 * i + k] - xpbd_ref_position(ref, i)[k]));
+            early = fmax(early, ref_step_and_compare(body, ref, &p, x));
         }
     }
     cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
@@ -285,12 +287,7 @@ Test(xpbd, cloth_drapes_over_a_mesh)
  * made on another context. */
 Test(xpbd, mesh_collider_out_of_memory_and_wrong_context)
 {
-    sinew_context_desc cd = sinew_context_desc_default();
-    cd.logger = *gpu_logger();
-    cd.validation = 1;
-    cd.force_staging = 1;
-    sinew_context *ctx;
-    cr_assert_eq(sinew_context_create(&cd, &ctx), SINEW_RESULT_OK);
+    sinew_context *ctx = gpu_make_staged_context();
     const uint64_t base = sinew_context_get_device_memory(ctx);
     const double centre[3] = {0, 0, 0};
     shape ball = shape_icosphere(1, 0.3, centre);
@@ -457,12 +454,7 @@ Test(xpbd, deterministic_and_staging_path_identical)
         uint64_t b = run_and_hash(gpu_ctx, asset, solver);
         cr_assert_eq(a, b, "run-to-run bits differ");
 
-        sinew_context_desc cd = sinew_context_desc_default();
-        cd.logger = *gpu_logger();
-        cd.validation = 1;
-        cd.force_staging = 1;
-        sinew_context *staged;
-        cr_assert_eq(sinew_context_create(&cd, &staged), SINEW_RESULT_OK);
+        sinew_context *staged = gpu_make_staged_context();
         uint64_t c = run_and_hash(staged, asset, solver);
         cr_assert_eq(sinew_context_get_validation_message_count(staged), 0);
         sinew_context_destroy(staged);

@@ -265,6 +265,13 @@ echo pd-files-present")
   set_tests_properties(tool_bench_pd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
     PASS_REGULAR_EXPRESSION "\\| 11 iterations \\| red-black Gauss-Seidel \\| 11 \\|.*budget \\| serial Gauss-Seidel \\(CPU\\).*pd-files-present"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
+  add_test(NAME tool_bench_collider_dry_run
+    COMMAND sh -c "set -e; d='${OUT}/bench-collider'; \
+'$<TARGET_FILE:sinew-bench>' --suite collider --dry-run --validation -o \"$d\"; \
+test $(grep -c '^contacts,' \"$d/collider.csv\") -eq 3; cat \"$d/README.md\"")
+  set_tests_properties(tool_bench_collider_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "\\| icosphere \\| 1280 \\| 32 \\|.*\\| mesh \\(icosphere, 64 cells\\) \\|"
+    FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
 endif()
 
 # Checkpoint and resume: 20 steps, save, 20 more from the checkpoint in a new

@@ -118,15 +118,7 @@ int bench_collider(sinew_context *ctx, const bench_collider_options *o, const ch
     shape ball = shape_icosphere(o->dry_run ? 3 : 5, BALL_RADIUS, centre);
     if (!ball.vertex_count)
         return 0;
-    double sag = 0.0; /* the faces' centroids are the mesh's points farthest inside the sphere */
-    for (uint32_t t = 0; t < ball.triangle_count; t++) {
-        double g[3] = {0, 0, 0};
-        for (int k = 0; k < 3; k++)
-            for (int a = 0; a < 3; a++)
-                g[a] += ball.xyz[3 * ball.triangles[3 * t + k] + a] / 3.0;
-        double r = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-        sag = BALL_RADIUS - r > sag ? BALL_RADIUS - r : sag;
-    }
+    const double sag = shape_sphere_sag(&ball, BALL_RADIUS);
     int ok = 1;
     for (uint32_t k = 0; k < res_count && ok; k++)
         ok = build_one(ctx, "icosphere", &ball, resolutions[k], &rows[row_count++]);

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/log.h"
 
@@ -458,13 +457,6 @@ double sinew_sdf_sample(const sinew_sdf *s, const double p[3], double n[3])
 
 /* ---------------------------------------------------------------- colliders */
 
-static double now_ms(void)
-{
-    struct timespec t;
-    timespec_get(&t, TIME_UTC);
-    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
-}
-
 sinew_result sinew_collider_create(sinew_context *ctx, const sinew_collider_desc *desc, sinew_collider **out)
 {
     SINEW_ASSERT(ctx && desc && out);
@@ -476,7 +468,7 @@ sinew_result sinew_collider_create(sinew_context *ctx, const sinew_collider_desc
     c->ctx = ctx;
     c->refs = 1;
     snprintf(c->name, sizeof c->name, "%s", desc->name ? desc->name : "collider");
-    double t0 = now_ms();
+    double t0 = sinew_host_ms();
     sinew_result r = sinew_sdf_build(&ctx->logger, desc, c->name, &c->sdf);
     const sinew_sdf *s = &c->sdf;
     const uint64_t bytes = 4ull * s->dims[0] * s->dims[1] * s->dims[2];
@@ -499,7 +491,7 @@ sinew_result sinew_collider_create(sinew_context *ctx, const sinew_collider_desc
     info->inside_nodes = s->inside_nodes;
     info->open_edges = s->open_edges;
     info->device_memory = c->grid.allocated;
-    info->build_ms = now_ms() - t0;
+    info->build_ms = sinew_host_ms() - t0;
     if (s->open_edges)
         sinew_logf(&ctx->logger, SINEW_LOG_WARNING, "collider",
                    "collider '%s' is not closed: %u edges have other than two triangles; near them inside and "

@@ -172,6 +172,9 @@ sinew_result sinew_buffer_copy(sinew_context *ctx, const sinew_buffer *src, VkDe
 sinew_result sinew_descriptor_set_create(sinew_context *ctx, const sinew_buffer buffers[SINEW_BIND_COUNT],
                                          VkDescriptorPool *pool, VkDescriptorSet *set);
 
+/* The host's monotonic clock in milliseconds, for wall-clock spans. */
+double sinew_host_ms(void);
+
 /* Milliseconds between two raw timestamps of this context's queue. */
 double sinew_timestamp_ms(const sinew_context *ctx, uint64_t begin, uint64_t end);
 

@@ -9,12 +9,7 @@
 #define PROBE_COPIES 16u
 #define PROBE_EMPTIES 2000u
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+static double now_s(void) { return 1e-3 * sinew_host_ms(); }
 
 typedef struct probe {
     sinew_buffer buffers[SINEW_BIND_COUNT];

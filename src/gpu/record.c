@@ -1,6 +1,9 @@
 /* Command recording: the dispatch helper (checked against the kernel table) and
  * the barriers the data flow needs, nothing hidden. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "gpu.h"
+
+#include <time.h>
 
 void sinew_record_dispatch(sinew_recorder *r, sinew_kernel kernel, uint32_t threads, const void *push,
                            uint32_t push_size)
@@ -126,6 +129,13 @@ sinew_result sinew_descriptor_set_create(sinew_context *ctx, const sinew_buffer 
     }
     vk->vkUpdateDescriptorSets(ctx->device, SINEW_BIND_COUNT, writes, 0, NULL);
     return SINEW_RESULT_OK;
+}
+
+double sinew_host_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
 }
 
 double sinew_timestamp_ms(const sinew_context *ctx, uint64_t begin, uint64_t end)

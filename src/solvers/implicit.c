@@ -12,7 +12,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "imc.h"
 
@@ -72,13 +71,6 @@ sinew_result sinew_implicit_create(sinew_body *b, const sinew_asset *a)
     return r;
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    timespec_get(&t, TIME_UTC);
-    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
-}
-
 sinew_result sinew_implicit_step(sinew_body *b, const sinew_step_params *p)
 {
     const sinew_implicit_desc *m = &b->desc.implicit;
@@ -99,7 +91,7 @@ sinew_result sinew_implicit_step(sinew_body *b, const sinew_step_params *p)
         if (r != SINEW_RESULT_OK)
             return r;
         sinew_imc_solve_stats ss;
-        double t0 = now_ms();
+        double t0 = sinew_host_ms();
         if (b->desc.solver == SINEW_SOLVER_IMPLICIT_MG) {
             const sinew_imc_cycle c = {m->pre_smooth, m->post_smooth, m->coarse_iterations, m->tolerance,
                                        m->max_cycles, m->max_pcg_iterations};
@@ -107,7 +99,7 @@ sinew_result sinew_implicit_step(sinew_body *b, const sinew_step_params *p)
         } else {
             r = sinew_imc_solve_pcg(b->imc, m->tolerance, m->max_pcg_iterations, PCG_BATCH, &ss);
         }
-        st->ms_linear += now_ms() - t0;
+        st->ms_linear += sinew_host_ms() - t0;
         if (r == SINEW_RESULT_ERROR_UNSTABLE)
             r = SINEW_RESULT_OK; /* NaN: the health check after the step says where, and rolls back */
         if (r != SINEW_RESULT_OK)

@@ -30,8 +30,16 @@ layout(std430, binding = SINEW_BIND_NORMAL) buffer NormalBuf { vec4 normal[]; };
 layout(std430, binding = SINEW_BIND_MG_INDEX) readonly buffer MgIndexBuf { uint mg_index[]; };
 layout(std430, binding = SINEW_BIND_MG_REAL) buffer MgRealBuf { vec4 mg_real[]; };
 layout(std430, binding = SINEW_BIND_SDF) readonly buffer SdfBuf { float sdf[]; };
+layout(std430, binding = SINEW_BIND_AMG_INDEX) readonly buffer AmgIndexBuf { uint amg_index[]; };
+layout(std430, binding = SINEW_BIND_AMG_REAL) buffer AmgRealBuf { float amg_real[]; };
 
+// The MGPBD kernels (amg_*) define SINEW_PUSH_AMG: their push constants are
+// GpuAmgPush, every other kernel's GpuRange.
+#ifdef SINEW_PUSH_AMG
+layout(push_constant) uniform Push { GpuAmgPush pc; };
+#else
 layout(push_constant) uniform Push { GpuRange range; };
+#endif
 
 // Dispatches larger than maxComputeWorkGroupCount.x spill into y.
 uint linear_id()

@@ -12,6 +12,8 @@
 // indefinite Hessian is shifted by a Gershgorin bound after a few QR
 // iterations (no eigen-decomposition).
 
+#include "sym3.glsl"
+
 float fdot(mat3 a, mat3 b) { return dot(a[0], b[0]) + dot(a[1], b[1]) + dot(a[2], b[2]); }
 float fdot_abs(mat3 a, mat3 b) { return dot(abs(a[0]), abs(b[0])) + dot(abs(a[1]), abs(b[1])) + dot(abs(a[2]), abs(b[2])); }
 
@@ -462,47 +464,6 @@ void newton_direction(inout float H[6][6], int k, float g[6], out float p[6])
     }
     for (int i = 0; i < 6; i++)
         p[i] = rhs[i] / (scale > 0.0 ? scale : 1.0);
-}
-
-// Eigenvectors (columns of V, a rotation) and eigenvalues, decreasing, of a
-// symmetric 3x3 matrix by cyclic Jacobi rotations.
-void eigen_sym3(mat3 S, out mat3 V, out vec3 ev)
-{
-    mat3 A = S;     // A[c][r]; symmetric, so rows and columns alike
-    mat3 Q = mat3(1.0);
-    for (int sweep = 0; sweep < 8; sweep++)
-        for (int p = 0; p < 2; p++)
-            for (int q = p + 1; q < 3; q++) {
-                float apq = A[q][p];
-                if (abs(apq) < 1e-30)
-                    continue;
-                float theta = (A[q][q] - A[p][p]) / (2.0 * apq);
-                float t = (theta >= 0.0 ? 1.0 : -1.0) / (abs(theta) + sqrt(theta * theta + 1.0));
-                float c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
-                for (int i = 0; i < 3; i++) {
-                    float aip = A[p][i], aiq = A[q][i];
-                    A[p][i] = c * aip - sn * aiq;
-                    A[q][i] = sn * aip + c * aiq;
-                }
-                for (int i = 0; i < 3; i++) {
-                    float api = A[i][p], aqi = A[i][q];
-                    A[i][p] = c * api - sn * aqi;
-                    A[i][q] = sn * api + c * aqi;
-                }
-                vec3 qp = Q[p], qq = Q[q];
-                Q[p] = c * qp - sn * qq;
-                Q[q] = sn * qp + c * qq;
-            }
-    ev = vec3(A[0][0], A[1][1], A[2][2]);
-    V = Q;
-    for (int i = 0; i < 2; i++)
-        for (int j = i + 1; j < 3; j++)
-            if (ev[j] > ev[i]) {
-                float te = ev[i]; ev[i] = ev[j]; ev[j] = te;
-                vec3 tv = V[i]; V[i] = V[j]; V[j] = tv;
-            }
-    if (determinant(V) < 0.0)
-        V[2] = -V[2];
 }
 
 const float GPBD_FLIP_FLOOR = 0.1;

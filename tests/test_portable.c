@@ -137,6 +137,10 @@ Test(portable, every_kernel_fits_the_profile)
             shared = 4; /* one uint */
         else if (!strcmp(ki->name, "mg_pcg") || !strcmp(ki->name, "mg_reduce"))
             shared = 4u * SINEW_WORKGROUP_SIZE; /* float mg_red[SINEW_WORKGROUP_SIZE] */
+        else if (!strcmp(ki->name, "amg_vector") || !strcmp(ki->name, "amg_reduce"))
+            shared = 4u * SINEW_WORKGROUP_SIZE; /* float amg_red[SINEW_WORKGROUP_SIZE] */
+        else if (!strcmp(ki->name, "amg_coarse")) /* the dense factor and a vector */
+            shared = 4u * (SINEW_AMG_DENSE_ROWS * SINEW_AMG_DENSE_ROWS + SINEW_AMG_DENSE_ROWS);
         cr_expect_eq(info.shared_bytes, shared, "%s: %llu bytes of shared memory", ki->name,
                      (unsigned long long)info.shared_bytes);
         cr_expect_eq(sinew_kernel_check(gpu_logger(), ki->name, ki->spirv, ki->spirv_size, ki->push_size, &profile,

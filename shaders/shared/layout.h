@@ -81,6 +81,11 @@
  *   SDF       float         the mesh collider's signed distance field (m),
  *                           node (i, j, k) at i + nx (j + ny k); owned by the
  *                           collider, shared by the bodies that use it
+ *   AMG_INDEX uint          MGPBD: constraints, adjacency and the AMG
+ *                           hierarchy's sparse patterns, laid out by the table
+ *                           at its start (below)
+ *   AMG_REAL  float         MGPBD: rest data, gradients, multipliers, the
+ *                           hierarchy's values and vectors, scalars
  *
  * Jacobi DELTA and ADJ slots: distance c at 2c, 2c+1; bend c at 2d + 4c + j;
  * element e at 2d + 4b + 4e + j.
@@ -119,7 +124,72 @@
 #define SINEW_BIND_MG_INDEX 23
 #define SINEW_BIND_MG_REAL 24
 #define SINEW_BIND_SDF 25
-#define SINEW_BIND_COUNT 26
+#define SINEW_BIND_AMG_INDEX 26
+#define SINEW_BIND_AMG_REAL 27
+#define SINEW_BIND_COUNT 28
+
+/* MGPBD (global XPBD with algebraic multigrid; docs/mgpbd.md). AMG_INDEX
+ * starts with SINEW_AMG_HEADER words (offsets into AMG_INDEX unless marked
+ * REAL); each sparse matrix is a record of SINEW_AMG_MAT words there, its
+ * values in AMG_REAL. Constraints are the distances first, then the
+ * tetrahedra, each sorted by colour. */
+#define SINEW_AMG_HEADER 16
+#define SINEW_AMG_PARTICLES 0  /* n */
+#define SINEW_AMG_DISTANCES 1  /* d */
+#define SINEW_AMG_TETS 2       /* t; m = d + t constraints */
+#define SINEW_AMG_CONS 3       /* [4 m] each constraint's particles (SINEW_AMG_NONE past a distance's two) */
+#define SINEW_AMG_ADJ_START 4  /* [n + 1] each particle's entries in ADJ */
+#define SINEW_AMG_ADJ 5        /* 4 c + slot: constraint c holds the particle at slot */
+#define SINEW_AMG_PAIRS 6      /* [nnz of A] the particles two constraints share: count in bits 0-2,
+                                  then (slot in the row's constraint, slot in the column's) 2 + 2 bits each */
+#define SINEW_AMG_REST 7       /* REAL [12 m]: distance (rest length m, compliance m/N);
+                                  tetrahedron (Dm^-1 by rows, 9; compliance 1/(Pa m^3)) */
+#define SINEW_AMG_GRAD 8       /* REAL [12 m]: the gradient of each constraint at its 4 slots */
+#define SINEW_AMG_C 9          /* REAL [m]: each constraint's value */
+#define SINEW_AMG_LAMBDA 10    /* REAL [m]: multipliers */
+#define SINEW_AMG_PARTIAL 11   /* REAL: workgroups' partial sums */
+#define SINEW_AMG_SCALARS 12   /* REAL: SINEW_AMG_S_* */
+#define SINEW_AMG_FACTOR 13    /* REAL: the coarsest operator's dense Cholesky factor (rows x rows) */
+#define SINEW_AMG_A0 14        /* the finest operator's matrix record */
+#define SINEW_AMG_NONE 0xFFFFFFFFu
+/* A matrix record. */
+#define SINEW_AMG_MAT 8
+#define SINEW_AMG_M_ROWS 0
+#define SINEW_AMG_M_COLS 1
+#define SINEW_AMG_M_ROW 2      /* [rows + 1] first entry of each row */
+#define SINEW_AMG_M_COL 3      /* [nnz] columns, increasing within a row */
+#define SINEW_AMG_M_VAL 4      /* REAL [nnz] */
+#define SINEW_AMG_M_DIAG 5     /* [rows] each row's diagonal entry (square matrices; NONE: none) */
+#define SINEW_AMG_M_NNZ 6
+/* Scalars (AMG_REAL[scalars + k]): PCG's r.z by iteration parity, p.q, and dot
+ * products the host reads. */
+#define SINEW_AMG_S_RZ 0
+#define SINEW_AMG_S_PQ 2
+#define SINEW_AMG_S_BB 3
+#define SINEW_AMG_S_RR 4
+#define SINEW_AMG_S_DOT 5
+#define SINEW_AMG_SCALAR_COUNT 8
+/* Largest coarsest level solved exactly (one workgroup, its factor in shared memory). */
+#define SINEW_AMG_DENSE_ROWS 64
+
+/* Modes of the MGPBD kernels (GpuAmgPush.mode). */
+#define SINEW_AMG_SPMV_SET 0      /* y = M x */
+#define SINEW_AMG_SPMV_RESIDUAL 1 /* y = z - M x */
+#define SINEW_AMG_SPMV_SUB 2      /* y -= M x */
+#define SINEW_AMG_SPMV_ADD 3      /* y += M x */
+#define SINEW_AMG_VEC_CHEB_FIRST 0 /* d (w) = a D^-1 r (y); x = d, or x += d when b != 0 */
+#define SINEW_AMG_VEC_CHEB_NEXT 1  /* d = a d + c D^-1 r; x += d */
+#define SINEW_AMG_VEC_JACOBI 2     /* x = a D^-1 y, or x += a D^-1 y when b != 0 */
+#define SINEW_AMG_VEC_PCG_UPDATE 3 /* alpha = rz / pq; x += alpha p (z); y -= alpha q (w) */
+#define SINEW_AMG_VEC_PCG_DIRECTION 4 /* beta = rz_new / rz; z(p) = y(z) + beta z(p) */
+#define SINEW_AMG_VEC_DOT 5        /* partial sums of x . y */
+#define SINEW_AMG_VEC_COPY 6       /* y = x */
+#define SINEW_AMG_VEC_AXPY 7       /* y += a x */
+#define SINEW_AMG_VEC_ZERO 8       /* y = 0 */
+#define SINEW_AMG_CONS_EVAL 0      /* C, gradients, b = -C - alpha~ lambda into y */
+#define SINEW_AMG_CONS_XPBD 1      /* XPBD's projection of constraints [first, first + count) */
+#define SINEW_AMG_COARSE_FACTOR 0
+#define SINEW_AMG_COARSE_SOLVE 1
 
 /* Implicit multigrid cloth (docs/implicit.md). MG_INDEX starts with
  * SINEW_MG_HEADER words: level count, the MG_REAL index of the globals, the
@@ -312,7 +382,22 @@ SINEW_STRUCT(GpuRange) {
     SINEW_UINT pad2;
 } SINEW_END(GpuRange)
 
+/* Push constants of the MGPBD kernels (amg_*). Vector arguments are offsets
+ * into AMG_REAL; matrix arguments offsets of matrix records in AMG_INDEX. */
+SINEW_STRUCT(GpuAmgPush) {
+    SINEW_UINT count;          /* invocations doing work */
+    SINEW_UINT mode;
+    SINEW_UINT matrix;         /* the operator (spmv; its diagonal for the smoothers) */
+    SINEW_UINT first;          /* first record (a colour's constraints) */
+    SINEW_UINT x, y, z, w;     /* vectors, by kernel and mode */
+    SINEW_UINT slot;           /* scalar written or read */
+    SINEW_UINT groups;         /* amg_reduce: partial sums to add */
+    SINEW_UINT pad0, pad1;
+    float a, b, c, d;          /* coefficients */
+} SINEW_END(GpuAmgPush)
+
 #if defined(__STDC_VERSION__) || defined(__cplusplus)
+_Static_assert(sizeof(GpuAmgPush) == 64, "push constants <= 128 bytes");
 _Static_assert(sizeof(GpuDistance) == 16, "std430 layout");
 _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
 _Static_assert(sizeof(GpuParams) == 256, "std430 layout");

@@ -326,10 +326,10 @@ static sinew_result create_pipelines(sinew_context *ctx)
                           "kernels bind %u (%s)", whose, lim->maxPerStageDescriptorStorageBuffers,
                           lim->maxDescriptorSetStorageBuffers, lim->maxPerStageResources, SINEW_BIND_COUNT,
                           ctx->props.deviceName);
-    if (lim->maxPushConstantsSize < sizeof(GpuRange))
+    if (lim->maxPushConstantsSize < SINEW_PUSH_BYTES)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "context",
                           "%s allow %u bytes of push constants; sinew's kernels read %u", whose,
-                          lim->maxPushConstantsSize, (unsigned)sizeof(GpuRange));
+                          lim->maxPushConstantsSize, (unsigned)SINEW_PUSH_BYTES);
     for (int k = 0; k < SINEW_KERNEL_COUNT; k++) {
         const sinew_kernel_info *ki = &sinew_kernels[k];
         sinew_result r = sinew_kernel_check(&ctx->logger, ki->name, ki->spirv, ki->spirv_size, ki->push_size, lim,
@@ -346,7 +346,7 @@ static sinew_result create_pipelines(sinew_context *ctx)
     li.bindingCount = SINEW_BIND_COUNT;
     li.pBindings = bindings;
     VK_TRY(ctx, vk->vkCreateDescriptorSetLayout(ctx->device, &li, NULL, &ctx->set_layout));
-    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(GpuRange)};
+    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_PUSH_BYTES};
     VkPipelineLayoutCreateInfo pli = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     pli.setLayoutCount = 1;
     pli.pSetLayouts = &ctx->set_layout;

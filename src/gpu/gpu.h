@@ -13,38 +13,46 @@
 
 /* Every kernel, one .comp file each (shaders/NAME.comp). */
 #define SINEW_KERNEL_LIST(X)  \
-    X(PREDICT, predict)       \
-    X(COLLIDE, collide)       \
-    X(VELOCITY, velocity)     \
-    X(PROJECT_COLOUR, project_colour)     \
-    X(JACOBI_PROJECT, jacobi_project)     \
-    X(JACOBI_APPLY, jacobi_apply)         \
-    X(RESIDUAL, residual)                 \
-    X(RESIDUAL_REDUCE, residual_reduce)   \
-    X(HEALTH, health)                     \
-    X(GPBD_COLOUR, gpbd_colour)           \
-    X(GPBD_JACOBI, gpbd_jacobi)           \
-    X(HPBD_PROJECT, hpbd_project)         \
-    X(HPBD_PROLONG, hpbd_prolong)         \
-    X(PD_LOCAL, pd_local)                 \
-    X(PD_GLOBAL, pd_global)               \
-    X(PD_APPLY, pd_apply)                 \
-    X(MG_ASSEMBLE, mg_assemble)           \
-    X(MG_RESIDUAL, mg_residual)           \
-    X(MG_RESTRICT, mg_restrict)           \
-    X(MG_PROLONG, mg_prolong)             \
-    X(MG_PCG, mg_pcg)                     \
-    X(MG_REDUCE, mg_reduce)               \
-    X(MG_SMOOTH, mg_smooth)               \
-    X(MG_ADVANCE, mg_advance)             \
-    X(MG_CONSTRAIN, mg_constrain)         \
-    X(MG_HISTORY, mg_history)             \
-    X(NORMALS, normals)                   \
-    X(COPY, copy)                         \
-    X(EMPTY, empty)
+    X(PREDICT, predict, GpuRange)       \
+    X(COLLIDE, collide, GpuRange)       \
+    X(VELOCITY, velocity, GpuRange)     \
+    X(PROJECT_COLOUR, project_colour, GpuRange)     \
+    X(JACOBI_PROJECT, jacobi_project, GpuRange)     \
+    X(JACOBI_APPLY, jacobi_apply, GpuRange)         \
+    X(RESIDUAL, residual, GpuRange)                 \
+    X(RESIDUAL_REDUCE, residual_reduce, GpuRange)   \
+    X(HEALTH, health, GpuRange)                     \
+    X(GPBD_COLOUR, gpbd_colour, GpuRange)           \
+    X(GPBD_JACOBI, gpbd_jacobi, GpuRange)           \
+    X(HPBD_PROJECT, hpbd_project, GpuRange)         \
+    X(HPBD_PROLONG, hpbd_prolong, GpuRange)         \
+    X(PD_LOCAL, pd_local, GpuRange)                 \
+    X(PD_GLOBAL, pd_global, GpuRange)               \
+    X(PD_APPLY, pd_apply, GpuRange)                 \
+    X(MG_ASSEMBLE, mg_assemble, GpuRange)           \
+    X(MG_RESIDUAL, mg_residual, GpuRange)           \
+    X(MG_RESTRICT, mg_restrict, GpuRange)           \
+    X(MG_PROLONG, mg_prolong, GpuRange)             \
+    X(MG_PCG, mg_pcg, GpuRange)                     \
+    X(MG_REDUCE, mg_reduce, GpuRange)               \
+    X(MG_SMOOTH, mg_smooth, GpuRange)               \
+    X(MG_ADVANCE, mg_advance, GpuRange)             \
+    X(MG_CONSTRAIN, mg_constrain, GpuRange)         \
+    X(MG_HISTORY, mg_history, GpuRange)             \
+    X(AMG_CONSTRAINT, amg_constraint, GpuAmgPush) \
+    X(AMG_ASSEMBLE, amg_assemble, GpuAmgPush)     \
+    X(AMG_SPMV, amg_spmv, GpuAmgPush)             \
+    X(AMG_PRODUCT, amg_product, GpuAmgPush)       \
+    X(AMG_VECTOR, amg_vector, GpuAmgPush)         \
+    X(AMG_REDUCE, amg_reduce, GpuAmgPush)         \
+    X(AMG_COARSE, amg_coarse, GpuAmgPush)         \
+    X(AMG_APPLY, amg_apply, GpuAmgPush)           \
+    X(NORMALS, normals, GpuRange)                   \
+    X(COPY, copy, GpuRange)                         \
+    X(EMPTY, empty, GpuRange)
 
 typedef enum sinew_kernel {
-#define SINEW_X_KERNEL(id, file) SINEW_KERNEL_##id,
+#define SINEW_X_KERNEL(id, file, push) SINEW_KERNEL_##id,
     SINEW_KERNEL_LIST(SINEW_X_KERNEL)
 #undef SINEW_X_KERNEL
     SINEW_KERNEL_COUNT
@@ -58,6 +66,9 @@ typedef struct sinew_kernel_info {
 } sinew_kernel_info;
 
 extern const sinew_kernel_info sinew_kernels[SINEW_KERNEL_COUNT];
+
+/* The pipeline layout's push-constant range: the largest struct a kernel reads. */
+#define SINEW_PUSH_BYTES (sizeof(GpuAmgPush) > sizeof(GpuRange) ? sizeof(GpuAmgPush) : sizeof(GpuRange))
 
 struct sinew_context {
     sinew_logger logger;

@@ -82,6 +82,30 @@ SINEW_SPIRV(mg_constrain) {
 SINEW_SPIRV(mg_history) {
 #include "mg_history.spv.inc"
 };
+SINEW_SPIRV(amg_constraint) {
+#include "amg_constraint.spv.inc"
+};
+SINEW_SPIRV(amg_assemble) {
+#include "amg_assemble.spv.inc"
+};
+SINEW_SPIRV(amg_spmv) {
+#include "amg_spmv.spv.inc"
+};
+SINEW_SPIRV(amg_product) {
+#include "amg_product.spv.inc"
+};
+SINEW_SPIRV(amg_vector) {
+#include "amg_vector.spv.inc"
+};
+SINEW_SPIRV(amg_reduce) {
+#include "amg_reduce.spv.inc"
+};
+SINEW_SPIRV(amg_coarse) {
+#include "amg_coarse.spv.inc"
+};
+SINEW_SPIRV(amg_apply) {
+#include "amg_apply.spv.inc"
+};
 SINEW_SPIRV(normals) {
 #include "normals.spv.inc"
 };
@@ -93,8 +117,8 @@ SINEW_SPIRV(empty) {
 };
 
 const sinew_kernel_info sinew_kernels[SINEW_KERNEL_COUNT] = {
-#define SINEW_X_INFO(id, file) \
-    [SINEW_KERNEL_##id] = {#file, spirv_##file, sizeof spirv_##file, sizeof(GpuRange)},
+#define SINEW_X_INFO(id, file, push) \
+    [SINEW_KERNEL_##id] = {#file, spirv_##file, sizeof spirv_##file, sizeof(push)},
     SINEW_KERNEL_LIST(SINEW_X_INFO)
 #undef SINEW_X_INFO
 };

@@ -13,7 +13,7 @@ set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD="$HERE/build"
-PEERS="bullet python"
+PEERS="bullet python amg"
 
 say() { printf 'setup: %s\n' "$*"; }
 warn() { printf 'setup: %s\n' "$*" >&2; }
@@ -70,6 +70,11 @@ setup_bullet() {
 setup_python() {
     apt_install python3 python3-venv
     sh "$HERE/setup_python.sh"
+}
+
+# PyAMG and hypre BoomerAMG for the AMG benchmark: amg.sh --setup.
+setup_amg() {
+    sh "$HERE/amg.sh" --setup
 }
 
 # --- dispatcher ---------------------------------------------------------------

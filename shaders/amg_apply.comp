@@ -1,0 +1,42 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// MGPBD: one particle per invocation.
+//   mode 0  the positions' change from the multipliers' dl (vector pc.x),
+//           gathered over the particle's constraints (ADJ):
+//           x_p += pc.a w_p sum over (c, slot) of grad_c(slot) dl_c   (omega = pc.a)
+//   mode 1  the step's start (MATH.md 1): prev = x; v += h g; x += h v
+//           (h = pc.a, g = (pc.b, pc.c, pc.d); pinned particles keep still)
+//   mode 2  the step's end: v = (x - prev) / h
+#define SINEW_PUSH_AMG
+#include "common.glsl"
+#include "amg.glsl"
+
+void main()
+{
+    uint p = linear_id();
+    if (p >= pc.count)
+        return;
+    float w = pos[p].w;
+    if (pc.mode == 1u) {
+        prev[p] = pos[p];
+        if (w != 0.0) {
+            vec3 v = vel[p].xyz + pc.a * vec3(pc.b, pc.c, pc.d);
+            vel[p].xyz = v;
+            pos[p].xyz += pc.a * v;
+        }
+        return;
+    }
+    if (pc.mode == 2u) {
+        vel[p].xyz = w != 0.0 ? (pos[p].xyz - prev[p].xyz) / pc.a : vec3(0.0);
+        return;
+    }
+    if (w == 0.0)
+        return;
+    uint adj = amg_head(SINEW_AMG_ADJ), start = amg_head(SINEW_AMG_ADJ_START), grad = amg_head(SINEW_AMG_GRAD);
+    vec3 dx = vec3(0.0);
+    for (uint e = amg_index[start + p]; e < amg_index[start + p + 1u]; e++) {
+        uint cs = amg_index[adj + e], c = cs >> 2u, g = grad + 12u * c + 3u * (cs & 3u);
+        dx += amg_real[pc.x + c] * vec3(amg_real[g], amg_real[g + 1u], amg_real[g + 2u]);
+    }
+    pos[p].xyz += pc.a * w * dx;
+}

@@ -1,0 +1,36 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// MGPBD: the values of A = G M^-1 G^T + alpha~ in its fixed pattern (the
+// finest operator's record), one row (constraint) per invocation:
+//   A_ij = sum over the particles p constraints i and j share of
+//          w_p grad_i(p) . grad_j(p)   (+ alpha_i / h^2 on the diagonal)
+// the shared particles' slots packed in PAIRS by the host. pc.a = 1/h^2.
+#define SINEW_PUSH_AMG
+#include "common.glsl"
+#include "amg.glsl"
+
+vec3 grad_at(uint c, uint slot)
+{
+    uint g = amg_head(SINEW_AMG_GRAD) + 12u * c + 3u * slot;
+    return vec3(amg_real[g], amg_real[g + 1u], amg_real[g + 2u]);
+}
+
+void main()
+{
+    uint i = linear_id();
+    if (i >= pc.count)
+        return;
+    uint m = amg_head(SINEW_AMG_A0);
+    uint rows = amg_mat(m, SINEW_AMG_M_ROW), cols = amg_mat(m, SINEW_AMG_M_COL), vals = amg_mat(m, SINEW_AMG_M_VAL);
+    uint pairs = amg_head(SINEW_AMG_PAIRS), cons = amg_head(SINEW_AMG_CONS) + 4u * i;
+    float at = amg_real[amg_head(SINEW_AMG_REST) + 12u * i + (i < amg_head(SINEW_AMG_DISTANCES) ? 1u : 9u)] * pc.a;
+    for (uint e = amg_index[rows + i]; e < amg_index[rows + i + 1u]; e++) {
+        uint j = amg_index[cols + e], p = amg_index[pairs + e];
+        float s = j == i ? at : 0.0;
+        for (uint q = 0u; q < (p & 7u); q++) {
+            uint si = (p >> (3u + 4u * q)) & 3u, sj = (p >> (5u + 4u * q)) & 3u;
+            s += pos[amg_index[cons + si]].w * dot(grad_at(i, si), grad_at(j, sj));
+        }
+        amg_real[vals + e] = s;
+    }
+}

@@ -1,0 +1,41 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// MGPBD: the values of a sparse product C = X Y into C's pattern, fixed by
+// the AMG setup (the Galerkin operators A P and R (A P) recomputed each outer
+// iteration while P is reused: lazy setup). One row of C per invocation,
+// which alone writes it: no atomics, the same bits every run. Matrix records:
+// pc.matrix C, pc.x X, pc.y Y.
+#define SINEW_PUSH_AMG
+#include "common.glsl"
+#include "amg.glsl"
+
+void main()
+{
+    uint i = linear_id();
+    if (i >= pc.count)
+        return;
+    uint crow = amg_mat(pc.matrix, SINEW_AMG_M_ROW), ccol = amg_mat(pc.matrix, SINEW_AMG_M_COL);
+    uint cval = amg_mat(pc.matrix, SINEW_AMG_M_VAL);
+    uint xrow = amg_mat(pc.x, SINEW_AMG_M_ROW), xcol = amg_mat(pc.x, SINEW_AMG_M_COL), xval = amg_mat(pc.x, SINEW_AMG_M_VAL);
+    uint yrow = amg_mat(pc.y, SINEW_AMG_M_ROW), ycol = amg_mat(pc.y, SINEW_AMG_M_COL), yval = amg_mat(pc.y, SINEW_AMG_M_VAL);
+    uint c0 = amg_index[crow + i], c1 = amg_index[crow + i + 1u];
+    for (uint e = c0; e < c1; e++)
+        amg_real[cval + e] = 0.0;
+    for (uint k = amg_index[xrow + i]; k < amg_index[xrow + i + 1u]; k++) {
+        uint j = amg_index[xcol + k];
+        float xv = amg_real[xval + k];
+        for (uint l = amg_index[yrow + j]; l < amg_index[yrow + j + 1u]; l++) {
+            uint col = amg_index[ycol + l];
+            uint lo = c0, hi = c1; // the column's entry in C's row: binary search
+            while (hi - lo > 1u) {
+                uint mid = (lo + hi) >> 1u;
+                if (amg_index[ccol + mid] <= col)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            if (lo < c1 && amg_index[ccol + lo] == col)
+                amg_real[cval + lo] += xv * amg_real[yval + l];
+        }
+    }
+}

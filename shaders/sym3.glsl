@@ -1,0 +1,73 @@
+// Symmetric 3x3 eigen-decomposition and the rotation of a deformation
+// gradient, shared by the Generalized PBD and MGPBD kernels.
+#ifndef SINEW_SYM3_GLSL
+#define SINEW_SYM3_GLSL
+
+// Eigenvectors (columns of V, a rotation) and eigenvalues, decreasing, of a
+// symmetric 3x3 matrix by cyclic Jacobi rotations.
+void eigen_sym3(mat3 S, out mat3 V, out vec3 ev)
+{
+    mat3 A = S;     // A[c][r]; symmetric, so rows and columns alike
+    mat3 Q = mat3(1.0);
+    for (int sweep = 0; sweep < 8; sweep++)
+        for (int p = 0; p < 2; p++)
+            for (int q = p + 1; q < 3; q++) {
+                float apq = A[q][p];
+                if (abs(apq) < 1e-30)
+                    continue;
+                float theta = (A[q][q] - A[p][p]) / (2.0 * apq);
+                float t = (theta >= 0.0 ? 1.0 : -1.0) / (abs(theta) + sqrt(theta * theta + 1.0));
+                float c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
+                for (int i = 0; i < 3; i++) {
+                    float aip = A[p][i], aiq = A[q][i];
+                    A[p][i] = c * aip - sn * aiq;
+                    A[q][i] = sn * aip + c * aiq;
+                }
+                for (int i = 0; i < 3; i++) {
+                    float api = A[i][p], aqi = A[i][q];
+                    A[i][p] = c * api - sn * aqi;
+                    A[i][q] = sn * api + c * aqi;
+                }
+                vec3 qp = Q[p], qq = Q[q];
+                Q[p] = c * qp - sn * qq;
+                Q[q] = sn * qp + c * qq;
+            }
+    ev = vec3(A[0][0], A[1][1], A[2][2]);
+    V = Q;
+    for (int i = 0; i < 2; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (ev[j] > ev[i]) {
+                float te = ev[i]; ev[i] = ev[j]; ev[j] = te;
+                vec3 tv = V[i]; V[i] = V[j]; V[j] = tv;
+            }
+    if (determinant(V) < 0.0)
+        V[2] = -V[2];
+}
+
+// The rotation of F's rotation-variant singular value decomposition
+// F = U S V^T (U, V proper rotations; an inverted F's smallest singular value
+// is negative): R = U V^T, the nearest rotation to F. From the eigenvectors V
+// of F^T F; U's columns F V_i normalised in order of decreasing singular
+// value, the last one their cross product.
+mat3 rotation_part(mat3 F)
+{
+    mat3 V;
+    vec3 ev;
+    eigen_sym3(transpose(F) * F, V, ev);
+    mat3 U;
+    U[0] = F * V[0];
+    float n0 = length(U[0]);
+    U[0] = n0 < 1e-12 ? vec3(1.0, 0.0, 0.0) : U[0] / n0;
+    U[1] = F * V[1];
+    U[1] -= dot(U[0], U[1]) * U[0];
+    float n1 = length(U[1]);
+    if (n1 < 1e-12) {
+        U[1] = cross(U[0], abs(U[0].x) < 0.9 ? vec3(1.0, 0.0, 0.0) : vec3(0.0, 1.0, 0.0));
+        n1 = length(U[1]);
+    }
+    U[1] /= n1;
+    U[2] = cross(U[0], U[1]);
+    return U * transpose(V);
+}
+
+#endif

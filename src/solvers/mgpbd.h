@@ -1,0 +1,127 @@
+/* MGPBD: global XPBD solved by algebraic-multigrid-preconditioned CG on the
+ * GPU (Li et al. 2025; MATH.md 6; docs/mgpbd.md). Each outer iteration
+ * linearises every constraint at once and solves the dual system
+ *
+ *     (G M^-1 G^T + alpha~) dlambda = -C - alpha~ lambda
+ *
+ * by CG preconditioned with one V-cycle of a smoothed-aggregation hierarchy
+ * (src/solvers/amg.h), set up on the host every setup_interval frames and
+ * whose coarse operators are recomputed on the device in between (lazy
+ * setup). Internal: the solver the benchmarks and tests drive, on its own
+ * buffers; tests/ref/mgpbd_ref.c is its CPU double-precision reference. */
+#ifndef SINEW_MGPBD_H
+#define SINEW_MGPBD_H
+
+#include "../asset/asset.h"
+#include "../gpu/gpu.h"
+#include "amg.h"
+
+typedef enum sinew_mgpbd_precond {
+    SINEW_MGPBD_PRECOND_NONE = 0,   /* plain CG */
+    SINEW_MGPBD_PRECOND_JACOBI = 1, /* z = D^-1 r */
+    SINEW_MGPBD_PRECOND_AMG = 2,    /* one V-cycle */
+} sinew_mgpbd_precond;
+
+typedef struct sinew_mgpbd_desc {
+    /* Constraints taken from the asset. */
+    int distances;                /* its distance constraints */
+    int tets;                     /* its tetrahedra, as-rigid-as-possible: C = |F - R|_F */
+    double distance_compliance;   /* m/N (> 0: the dual system must stay positive definite) */
+    double shear_modulus;         /* Pa; 0: each tetrahedron's material's (mu = E / (2 (1 + nu))) */
+    /* The solve. */
+    sinew_amg_options amg;
+    sinew_amg_cycle cycle;
+    sinew_mgpbd_precond precond;
+    uint32_t setup_interval;      /* frames between AMG setups (lazy setup; the paper's 20); 0: every outer iteration */
+    uint32_t pcg_iterations;      /* most CG iterations per outer iteration */
+    double pcg_tolerance;         /* stop CG at |r| <= tol |b| (checked every pcg_batch iterations); 0: run them all */
+    uint32_t pcg_batch;
+    double omega;                 /* x += omega dx */
+    /* The outer loop's stopping rule (sinew_mgpbd_solve_step): */
+    uint32_t max_iterations;      /* outer iterations per step */
+    double tolerance;             /* stop when |b| <= tolerance |b of the first iteration| */
+    double time_budget_ms;        /* or when this much wall time has passed (0: none) */
+    uint32_t cookie;
+} sinew_mgpbd_desc;
+
+sinew_mgpbd_desc sinew_mgpbd_desc_default(void);
+
+typedef struct sinew_mgpbd sinew_mgpbd;
+
+/* From an asset's distances and/or tetrahedra (elements of kind TET). Fails
+ * naming the problem for an asset without such constraints, a non-positive or
+ * non-finite compliance or modulus, a constraint on pinned particles only
+ * (its row of A would be alpha~ alone: allowed) ... */
+sinew_result sinew_mgpbd_create(sinew_context *ctx, const sinew_asset *asset, const sinew_mgpbd_desc *desc,
+                                sinew_mgpbd **out);
+/* A solver of a fixed symmetric positive definite system A (no particles):
+ * for the tests and benchmarks of the linear solve alone. */
+sinew_result sinew_mgpbd_create_system(sinew_context *ctx, const sinew_csr *A, const sinew_mgpbd_desc *desc,
+                                       sinew_mgpbd **out);
+void sinew_mgpbd_destroy(sinew_mgpbd *s);
+
+uint32_t sinew_mgpbd_constraint_count(const sinew_mgpbd *s);
+uint32_t sinew_mgpbd_particle_count(const sinew_mgpbd *s);
+/* The hierarchy of the last setup (levels 0 until the first). */
+const sinew_amg *sinew_mgpbd_amg(const sinew_mgpbd *s);
+/* Bytes of device memory the solver holds now. */
+uint64_t sinew_mgpbd_device_bytes(const sinew_mgpbd *s);
+
+/* Positions (3n floats), velocities (3n, or NULL: zero). Inverse masses stay the asset's. */
+sinew_result sinew_mgpbd_set_state(sinew_mgpbd *s, const float *x, const float *v);
+sinew_result sinew_mgpbd_read_state(sinew_mgpbd *s, float *x, float *v);
+
+typedef struct sinew_mgpbd_iteration {
+    double dual_residual;   /* |b| = |-C - alpha~ lambda| at the iteration's start */
+    uint32_t pcg_iterations;
+    double pcg_relative;    /* |r| / |b| of CG at its end (NaN when not read back) */
+    int setup;              /* the AMG hierarchy was set up afresh */
+    double ms;              /* host wall time of the iteration (setup included) */
+} sinew_mgpbd_iteration;
+
+/* A step's start: lambda = 0; with h > 0 also the prediction (prev = x,
+ * v += h g, x += h v). Counts a frame for the lazy setup. */
+sinew_result sinew_mgpbd_begin_step(sinew_mgpbd *s, float h, const float gravity[3]);
+/* One outer iteration of MGPBD (Algorithm 1, lines 4-11) with step size h. */
+sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration *it);
+/* One XPBD Gauss-Seidel sweep over the same constraints, colour by colour
+ * (the local solver MGPBD is compared with); sweeps of them. */
+sinew_result sinew_mgpbd_xpbd(sinew_mgpbd *s, float h, uint32_t sweeps);
+/* C, gradients, b and A at the current positions and multipliers, nothing
+ * solved (sinew_mgpbd_read_matrix then reads A). */
+sinew_result sinew_mgpbd_assemble(sinew_mgpbd *s, float h);
+/* b = -C - alpha~ lambda as last computed (m floats). */
+sinew_result sinew_mgpbd_read_rhs(sinew_mgpbd *s, float *b);
+/* |b| at the current positions and multipliers. */
+sinew_result sinew_mgpbd_dual_residual(sinew_mgpbd *s, float h, double *norm);
+/* v = (x - prev) / h: a step's end. */
+sinew_result sinew_mgpbd_end_step(sinew_mgpbd *s, float h);
+
+/* ------------------------------------------------------------ the linear solve alone */
+
+/* Sets the finest operator's values (system solvers; entries in A's pattern). */
+sinew_result sinew_mgpbd_write_matrix(sinew_mgpbd *s, const sinew_csr *A);
+/* Reads a level's operator (values as the device holds them) into out (allocated). */
+sinew_result sinew_mgpbd_read_matrix(sinew_mgpbd *s, uint32_t level, sinew_csr *out);
+/* Sets up the hierarchy afresh from the device's finest operator. */
+sinew_result sinew_mgpbd_setup(sinew_mgpbd *s);
+/* Recomputes the coarse operators on the device from the finest (P kept). */
+sinew_result sinew_mgpbd_galerkin(sinew_mgpbd *s);
+/* y = M x on the device, M level's A (which 0), P (1) or R (2). */
+sinew_result sinew_mgpbd_spmv(sinew_mgpbd *s, uint32_t level, int which, const float *x, float *y);
+/* z = one V-cycle applied to r on the device (finest level's rows). */
+sinew_result sinew_mgpbd_vcycle(sinew_mgpbd *s, const float *r, float *z);
+
+typedef struct sinew_mgpbd_solve_stats {
+    uint32_t iterations;
+    double residual0, residual;  /* |b|, |b - A x| (the recursive residual) */
+    double history[256];         /* relative residual after every pcg_batch iterations */
+    uint32_t history_count;
+    double ms;
+} sinew_mgpbd_solve_stats;
+/* Solves A x = b from x = 0 by CG with desc.precond until |r| <= tolerance
+ * |b| (checked every pcg_batch iterations) or max_iterations. */
+sinew_result sinew_mgpbd_solve(sinew_mgpbd *s, const float *b, float *x, double tolerance, uint32_t max_iterations,
+                               sinew_mgpbd_solve_stats *stats);
+
+#endif

@@ -49,9 +49,10 @@
 #include "prep/volume.h"
 #include "ref/xpbd_ref.h"
 #include "bench_collider.h"
+#include "bench_mgpbd.h"
 
 static const char *const usage =
-    "usage: sinew-bench [--suite quick|gpu|gpbd|hpbd|pd|implicit|collider|all] [options]\n"
+    "usage: sinew-bench [--suite quick|gpu|gpbd|hpbd|pd|implicit|collider|mgpbd|all] [options]\n"
     "\n"
     "Measures sinew's solvers on standard scenes: time per step and per phase on\n"
     "the GPU, strain reached, time to accuracy, scaling with particle count, the\n"
@@ -71,8 +72,12 @@ static const char *const usage =
     "                     CSV, plot), collider (a mesh collider's distance field: build time\n"
     "                     and memory for an icosphere and CGAL's models at 32-128 cells, and\n"
     "                     its contacts' GPU time against the analytic sphere; own README.md,\n"
-    "                     CSV; CGAL's models from SINEW_CGAL_DATA), all (every scene of the\n"
-    "                     others but pd, implicit and collider; default quick)\n"
+    "                     CSV; CGAL's models from SINEW_CGAL_DATA), mgpbd (the MGPBD paper's\n"
+    "                     convergence: one stiff 10 ms step of a squashed CGAL model at several\n"
+    "                     sizes and of a twisted bar, MGPBD's dual residual against outer\n"
+    "                     iterations and time beside XPBD's against sweeps; memory per tet;\n"
+    "                     own README.md, bench.json, plots), all (every scene of the others but\n"
+    "                     pd, implicit, collider and mgpbd; default quick)\n"
     "  -o, --out DIR      where bench.json, plots and README.md go (default ./sinew-bench-out)\n"
     "  --peers FILE       JSONL of peer runs (tools/peers/run.sh); may repeat\n"
     "  --device NAME|INDEX  Vulkan device\n"
@@ -96,6 +101,22 @@ static const char *const usage =
     "                     Gauss-Seidel takes for 11 iterations on the device)\n"
     "  --pd-n N           pd: particles per side (default 100; dry run 12)\n"
     "  --pd-stiffness K   pd: N/m of every spring (default 1e4)\n"
+    "  --tets N           mgpbd: a target tetrahedron count of the model, met through TetGen's\n"
+    "                     max volume; may repeat, up to 8 (default 12000 and 30000)\n"
+    "  --model FILE       mgpbd: a closed surface, in SINEW_CGAL_DATA/meshes or a path with a\n"
+    "                     '/' (default elephant.off)\n"
+    "  --quality Q        mgpbd: TetGen's radius-edge bound (-q; default 0: none)\n"
+    "  --bar-cells N      mgpbd: cells across the twisted bar, 5 N along it (default 8;\n"
+    "                     0: no bar)\n"
+    "  --outer N          mgpbd: most MGPBD outer iterations a run (default 100)\n"
+    "  --outer-budget S   mgpbd: ... or until they have taken S seconds (default 600; 0: none)\n"
+    "  --xpbd-sweeps N    mgpbd: most XPBD sweeps a run (default 10000)\n"
+    "  --xpbd-budget S    mgpbd: ... or the first sample past S seconds (default 300; 0: none)\n"
+    "  --pcg-iterations N, --pcg-tolerance T, --setup-interval N  mgpbd: the solver's knobs\n"
+    "                     (sinew_mgpbd_desc; default its defaults: 20, 1e-3, 20 frames)\n"
+    "  --export-matrices DIR  mgpbd: each run's first dual system as DIR/NAME.mtx and\n"
+    "                     NAME.b.mtx (for tools/peers/amg.sh), and sinew's AMG and Jacobi CG\n"
+    "                     on it in double on the host, into DIR/sinew-amg.jsonl\n"
     "  -h, --help         this text\n";
 
 /* ------------------------------------------------------------------ scenes */
@@ -2253,6 +2274,7 @@ static void compare(const bench *now, const bench *before, const char *before_pa
 static int run_pd(sinew_context *ctx, const void *o, const char *out) { return bench_pd(ctx, o, out); }
 static int run_implicit(sinew_context *ctx, const void *o, const char *out) { return bench_implicit(ctx, o, out); }
 static int run_collider(sinew_context *ctx, const void *o, const char *out) { return bench_collider(ctx, o, out); }
+static int run_mgpbd(sinew_context *ctx, const void *o, const char *out) { return bench_mgpbd(ctx, o, out); }
 
 static int run_paper_suite(const char *t, const char *out, const char *device, int validation, const char *name,
                            int (*suite_fn)(sinew_context *, const void *, const char *), const void *options)
@@ -2289,8 +2311,11 @@ int main(int argc, char **argv)
     unsigned cube_steps = 0;
     char report_dir[2048];
     const suite *s = &suites[0];
-    int pd = 0, implicit = 0, collider = 0;
+    int pd = 0, implicit = 0, collider = 0, mgpbd = 0;
     bench_collider_options clo = bench_collider_options_default();
+    bench_mgpbd_options mgo = bench_mgpbd_options_default();
+    uint32_t mg_tets = 0;
+    int mg_model = 0;
     bench_pd_options pdo = bench_pd_options_default();
     bench_implicit_options imo = bench_implicit_options_default();
     for (int i = 1; i < argc; i++) {
@@ -2306,6 +2331,77 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--suite") && v && !strcmp(v, "collider")) {
             collider = 1;
+            i++;
+        } else if (!strcmp(a, "--suite") && v && !strcmp(v, "mgpbd")) {
+            mgpbd = 1;
+            i++;
+        } else if (!strcmp(a, "--tets") && v) {
+            unsigned n;
+            if (!cli_uint(t, a, v, 1u << 26, &n))
+                return 2;
+            if (n < 1 || mg_tets == BENCH_MGPBD_MAX_SIZES) {
+                cli_error(t, "--tets: at most 8 sizes, each >= 1 (got %s)%s", v, "");
+                return 2;
+            }
+            mgo.tets[mg_tets++] = n;
+            mgo.size_count = mg_tets;
+            i++;
+        } else if (!strcmp(a, "--model") && v) {
+            mgo.model = v;
+            mg_model = 1;
+            i++;
+        } else if (!strcmp(a, "--quality") && v) {
+            if (!cli_double(t, a, v, &mgo.quality) ||
+                (mgo.quality != 0 && !(mgo.quality >= 1) && !cli_error(t, "--quality must be 0 or >= 1%s%s", "", "")))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--bar-cells") && v) {
+            unsigned n;
+            if (!cli_uint(t, a, v, 200, &n))
+                return 2;
+            mgo.bar_cells = n;
+            i++;
+        } else if (!strcmp(a, "--outer") && v) {
+            unsigned n;
+            if (!cli_uint(t, a, v, 1000, &n) || (n < 1 && !cli_error(t, "--outer must be >= 1%s%s", "", "")))
+                return 2;
+            mgo.outer = n;
+            i++;
+        } else if (!strcmp(a, "--outer-budget") && v) {
+            if (!cli_double(t, a, v, &mgo.outer_budget_s) ||
+                (!(mgo.outer_budget_s >= 0) && !cli_error(t, "--outer-budget must be >= 0%s%s", "", "")))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--xpbd-sweeps") && v) {
+            unsigned n;
+            if (!cli_uint(t, a, v, 100000, &n))
+                return 2;
+            mgo.xpbd_sweeps = n;
+            i++;
+        } else if (!strcmp(a, "--xpbd-budget") && v) {
+            if (!cli_double(t, a, v, &mgo.xpbd_budget_s) ||
+                (!(mgo.xpbd_budget_s >= 0) && !cli_error(t, "--xpbd-budget must be >= 0%s%s", "", "")))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--pcg-iterations") && v) {
+            unsigned n;
+            if (!cli_uint(t, a, v, 100000, &n) || (n < 1 && !cli_error(t, "--pcg-iterations must be >= 1%s%s", "", "")))
+                return 2;
+            mgo.pcg_iterations = n;
+            i++;
+        } else if (!strcmp(a, "--pcg-tolerance") && v) {
+            if (!cli_double(t, a, v, &mgo.pcg_tolerance) ||
+                (!(mgo.pcg_tolerance >= 0) && !cli_error(t, "--pcg-tolerance must be >= 0%s%s", "", "")))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--setup-interval") && v) {
+            unsigned n;
+            if (!cli_uint(t, a, v, 100000, &n))
+                return 2;
+            mgo.setup_interval = (int)n;
+            i++;
+        } else if (!strcmp(a, "--export-matrices") && v) {
+            mgo.export_dir = v;
             i++;
         } else if (!strcmp(a, "--subdivisions") && v) {
             imo.size_count = 0;
@@ -2432,6 +2528,29 @@ int main(int argc, char **argv)
         else if (cube_steps)
             clo.steps = cube_steps;
         return run_paper_suite(t, out, device, validation, "collider", run_collider, &clo);
+    }
+    if (mgpbd) {
+        char meshes[1024];
+        const char *cgal = getenv("SINEW_CGAL_DATA");
+        if (cgal && *cgal) {
+            snprintf(meshes, sizeof meshes, "%s/meshes", cgal);
+            mgo.meshes = meshes;
+        }
+        if (dry_run) {
+            /* A small model at its floor (its surface alone: 568 tets for
+             * the ellipsoid), a 2 x 2 x 10-cell bar, a few iterations. */
+            if (!mg_model)
+                mgo.model = "ellipsoid.off";
+            if (!mg_tets) {
+                mgo.tets[0] = 1;
+                mgo.size_count = 1;
+            }
+            mgo.bar_cells = 2;
+            mgo.outer = mgo.outer == 100 ? 8 : mgo.outer;
+            mgo.xpbd_sweeps = mgo.xpbd_sweeps == 10000 ? 50 : mgo.xpbd_sweeps;
+        }
+        mgo.plots = plots;
+        return run_paper_suite(t, out, device, validation, "mgpbd", run_mgpbd, &mgo);
     }
     if (pd) {
         if (dry_run) {

@@ -44,7 +44,7 @@ struct sinew_mgpbd {
     uint32_t static_words, static_floats;  /* where the hierarchy's part starts */
     uint64_t index_capacity, real_capacity; /* words, floats */
     uint32_t a0, a0_val;
-    uint32_t vb, vx, vr, vz, vp, vq, vsr, vsd;  /* the finest level's vectors */
+    uint32_t vb, vx, vr, vz, vp, vq, vsr, vsd, vl;  /* the finest level's vectors (vl: lambda at a line search's base) */
     uint32_t partial, scalars, groups, lambda;
     colour_range *colours;
     uint32_t colour_count;
@@ -71,6 +71,7 @@ sinew_mgpbd_desc sinew_mgpbd_desc_default(void)
     d.pcg_tolerance = 1e-3;
     d.pcg_batch = 5;
     d.omega = 1.0;
+    d.line_search = 6;
     d.max_iterations = 100;
     d.tolerance = 1e-2;
     d.cookie = SINEW_DESC_COOKIE;
@@ -435,7 +436,7 @@ static sinew_result create_common(sinew_mgpbd *s, const uint32_t *cons, const ui
     const uint32_t m = s->m, n = s->n, nnz = s->pattern.row[m], slots = adj_start ? adj_start[n] : 0;
     s->groups = (m + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
     uint64_t words = SINEW_AMG_HEADER + 4ull * m + (n + 1ull) + slots + SINEW_AMG_MAT + (m + 1ull) + nnz + m + nnz;
-    uint64_t floats = 12ull * m + 12ull * m + m + m + nnz + 8ull * m + s->groups + SINEW_AMG_SCALAR_COUNT +
+    uint64_t floats = 12ull * m + 12ull * m + m + m + nnz + 9ull * m + s->groups + SINEW_AMG_SCALAR_COUNT +
                       SINEW_AMG_DENSE_ROWS * SINEW_AMG_DENSE_ROWS;
     if (words > UINT32_MAX / 2 || floats > UINT32_MAX / 2) {
         free(pairs);
@@ -484,8 +485,8 @@ static sinew_result create_common(sinew_mgpbd *s, const uint32_t *cons, const ui
     index[SINEW_AMG_PAIRS] = at;
     memcpy(&index[at], pairs, 4ull * nnz);
     at += nnz;
-    uint32_t *vecs[8] = {&s->vb, &s->vx, &s->vr, &s->vz, &s->vp, &s->vq, &s->vsr, &s->vsd};
-    for (int k = 0; k < 8; k++) {
+    uint32_t *vecs[9] = {&s->vb, &s->vx, &s->vr, &s->vz, &s->vp, &s->vq, &s->vsr, &s->vsd, &s->vl};
+    for (int k = 0; k < 9; k++) {
         *vecs[k] = rat;
         rat += m;
     }
@@ -507,7 +508,9 @@ static sinew_result create_common(sinew_mgpbd *s, const uint32_t *cons, const ui
     for (int i = 0; i < SINEW_BIND_COUNT && r == SINEW_RESULT_OK; i++) {
         if (i == SINEW_BIND_AMG_INDEX || i == SINEW_BIND_AMG_REAL)
             continue;
-        uint64_t bytes = (i == SINEW_BIND_POS || i == SINEW_BIND_PREV || i == SINEW_BIND_VEL) && n ? 16ull * n : 16;
+        uint64_t bytes = (i == SINEW_BIND_POS || i == SINEW_BIND_PREV || i == SINEW_BIND_VEL) && n ? 16ull * n
+                         : i == SINEW_BIND_Q && n                                                ? 32ull * n
+                                                                                                 : 16;
         r = sinew_buffer_check_size(ctx, bytes, "MGPBD particles");
         if (r == SINEW_RESULT_OK)
             r = sinew_buffer_create(ctx, bytes, SINEW_MEMORY_DEVICE, "MGPBD particles", &s->buffers[i]);
@@ -1024,6 +1027,10 @@ sinew_result sinew_mgpbd_write_matrix(sinew_mgpbd *s, const sinew_csr *A)
         return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
                           "the matrix has another pattern than the solver's");
     uint32_t nnz = A->row[A->rows];
+    for (uint32_t e = 0; e < nnz; e++)
+        if (!isfinite((float)A->val[e]))
+            return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
+                              "entry %u of the matrix is %g, not a finite float", e, A->val[e]);
     float *v = malloc(sizeof *v * ((size_t)nnz + 1));
     if (!v)
         return oom(s);
@@ -1316,12 +1323,41 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
     it->pcg_iterations = st.iterations;
     it->pcg_relative = st.residual0 > 0.0 ? st.residual / st.residual0 : 0.0;
     begin(s, &rec);
-    p = push(s->n, 0);
-    p.x = s->vx;
-    p.a = (float)d->omega;
-    run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
-    vec(&rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, 1.0f);
-    r = finish(s);
+    it->step = 1.0;
+    it->dual_after = NAN;
+    if (d->line_search == 0) {
+        p = push(s->n, 0);
+        p.x = s->vx;
+        p.a = (float)d->omega;
+        run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+        vec(&rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, 1.0f);
+        r = finish(s);
+    } else { /* backtracking: halve the step while |b| does not fall */
+        vec(&rec, SINEW_AMG_VEC_COPY, s->m, s->lambda, s->vl, 0.0f);
+        double t = 1.0;
+        for (uint32_t k = 0;; k++) {
+            if (k > 0)
+                begin(s, &rec);
+            p = push(s->n, k == 0 ? 3 : 4);
+            p.x = s->vx;
+            p.a = (float)(t * d->omega);
+            run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+            vec(&rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
+            vec(&rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, (float)t);
+            record_eval(s, &rec, h);
+            float sc[SINEW_AMG_SCALAR_COUNT];
+            r = finish(s);
+            if (r == SINEW_RESULT_OK)
+                r = read_scalars(s, sc);
+            if (r != SINEW_RESULT_OK)
+                break;
+            it->step = t;
+            it->dual_after = sqrt((double)sc[SINEW_AMG_S_BB]);
+            if (it->dual_after < (1.0 - 1e-4 * t) * it->dual_residual || k >= d->line_search)
+                break;
+            t *= 0.5;
+        }
+    }
     s->step_iteration++;
     it->ms = sinew_host_ms() - t0;
     return r;

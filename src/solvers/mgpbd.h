@@ -37,6 +37,11 @@ typedef struct sinew_mgpbd_desc {
     double pcg_tolerance;         /* stop CG at |r| <= tol |b| (checked every pcg_batch iterations); 0: run them all */
     uint32_t pcg_batch;
     double omega;                 /* x += omega dx */
+    /* Backtracking on |b| after each solve: the step (x, lambda) += t (omega
+     * dx, dlambda) is halved while |b| does not fall, at most this many times
+     * (0: no line search; the step is taken whole). An inexact CG solve of a
+     * stiff, over-constrained mesh otherwise can make |b| grow. */
+    uint32_t line_search;
     /* The outer loop's stopping rule (sinew_mgpbd_solve_step): */
     uint32_t max_iterations;      /* outer iterations per step */
     double tolerance;             /* stop when |b| <= tolerance |b of the first iteration| */
@@ -76,6 +81,8 @@ typedef struct sinew_mgpbd_iteration {
     uint32_t pcg_iterations;
     double pcg_relative;    /* |r| / |b| of CG at its end (NaN when not read back) */
     int setup;              /* the AMG hierarchy was set up afresh */
+    double step;            /* the line search's t (1: the whole step) */
+    double dual_after;      /* |b| after the step (NaN without the line search) */
     double ms;              /* host wall time of the iteration (setup included) */
 } sinew_mgpbd_iteration;
 

@@ -1,0 +1,1047 @@
+/* sinew-bench --suite mgpbd: the convergence claim of Li et al., "MGPBD: a
+ * multigrid accelerated global XPBD solver" (2025; MATH.md 6): on stiff
+ * (shear modulus 1e9 Pa), finely meshed bodies XPBD's Gauss-Seidel stalls
+ * (the paper: the dual residual still near 0.75 of its start after 10 000
+ * iterations) where MGPBD's AMG-preconditioned global solve reaches 1e-2 in
+ * 55-59 outer iterations at 12K to 270K tetrahedra.
+ *
+ * Scenes, each ONE time step of 10 ms from rest, every tetrahedron an
+ * as-rigid-as-possible constraint C = |F - R|_F (src/solvers/mgpbd.h):
+ *   model  a closed CGAL model tetrahedralised by TetGen at several sizes
+ *          (target counts met through -a), squashed to `squash` of its
+ *          height about its middle, nothing pinned;
+ *   bar    a 0.1 x 0.1 x 0.5 m box of tetrahedra, the particles of its z = min
+ *          end pinned, twisted about its axis linearly from 0 there to
+ *          `twist_deg` at the free end.
+ * For each: MGPBD outer iterations (sinew_mgpbd_iterate, the default desc:
+ * lazy setup, its first iteration sets the hierarchy up) until |b_k| <= stop
+ * |b_0| or the limits, |b_k| / |b_0| against k and against the iterations'
+ * wall time; from the same start, XPBD Gauss-Seidel sweeps over the same
+ * constraints (sinew_mgpbd_xpbd), |b| / |b_0| sampled at log-spaced sweep
+ * counts against sweeps and their wall time. b = -C - alpha~ lambda is the
+ * dual residual both solvers drive to zero. Device memory after the first
+ * setup, per tetrahedron, and the tetrahedron count that would fill an 80 GB
+ * GPU at that rate (a linear extrapolation).
+ *
+ * With export_dir: each scene's first dual system (A and b at the start, as
+ * the device assembles them in float) as Matrix Market NAME.mtx and
+ * NAME.b.mtx for tools/peers/amg.sh, and our own AMG on it in double on the
+ * host (sinew_amg_setup, CG with one V-cycle, tolerance 1e-6; and CG with
+ * Jacobi), one JSON line each with the keys the peers print, into
+ * sinew-amg.jsonl there and into bench.json. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench_mgpbd.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu/gpu.h"
+#include "prep/mesh.h"
+#include "prep/mtx.h"
+#include "prep/soft.h"
+#include "prep/volume.h"
+#include "solvers/amg.h"
+#include "solvers/mgpbd.h"
+
+#define SHEAR_MODULUS 1e9 /* Pa: the paper's stiff material */
+#define STEP_H 0.01f      /* s */
+#define TARGET 1e-2       /* the paper's |b| / |b_0| */
+#define BAR_SIZE_X 0.1
+#define BAR_SIZE_Z 0.5
+#define GPU_BYTES 80e9    /* the memory of the GPUs the paper names (80 GB) */
+#define MAX_OUTER 1000
+#define MAX_SAMPLES 64
+#define XPBD_CHUNK 200u   /* sweeps per submit */
+#define HOST_TOL 1e-6     /* the AMG peers' tolerance (tools/peers/amg.sh) */
+#define HOST_MAXITER 5000u
+
+bench_mgpbd_options bench_mgpbd_options_default(void)
+{
+    bench_mgpbd_options o;
+    memset(&o, 0, sizeof o);
+    o.model = "elephant.off";
+    o.tets[0] = 12000;
+    o.tets[1] = 30000;
+    o.size_count = 2;
+    o.quality = 0.0;
+    o.bar_cells = 8;
+    o.squash = 0.6;
+    o.twist_deg = 90.0;
+    o.outer = 100;
+    o.stop = 1e-3;
+    o.outer_budget_s = 600.0;
+    o.xpbd_sweeps = 10000;
+    o.xpbd_budget_s = 300.0;
+    o.pcg_tolerance = -1.0;
+    o.setup_interval = -1;
+    o.plots = 1;
+    return o;
+}
+
+/* ------------------------------------------------------------------ records */
+
+typedef struct outer_rec {
+    double rel;      /* |b_k| / |b_0| at the iteration's start */
+    double cum_ms;   /* wall time of the iterations before it */
+    double ms;       /* its own wall time */
+    double pcg_rel;  /* CG's |r| / |b| at its end */
+    uint32_t pcg;    /* CG iterations */
+    int setup;       /* the hierarchy was set up afresh */
+} outer_rec;
+
+typedef struct sweep_rec {
+    uint32_t sweeps;
+    double rel, cum_ms;
+} sweep_rec;
+
+typedef struct host_rec {
+    int done;
+    uint32_t iterations, levels, level_rows[SINEW_AMG_MAX_LEVELS];
+    int converged;
+    double setup_ms, solve_ms, operator_complexity, grid_complexity, final_relative;
+} host_rec;
+
+typedef struct run {
+    char scene[32], name[64];
+    uint32_t tets, particles, pinned, constraints, colours, nnz;
+    double max_volume;   /* TetGen's -a (m^3; 0: none) */
+    double prep_ms;      /* meshing and building the asset */
+    double b0;           /* |b_0| */
+    outer_rec mg[MAX_OUTER + 1];
+    uint32_t mg_count;   /* outer iterations done; mg[mg_count].rel is the residual after them */
+    uint32_t mg_reach;   /* iterations to |b| <= TARGET |b_0| (0: not reached) */
+    double mg_reach_ms;
+    uint32_t mg_pcg_total, setups;
+    uint32_t levels, level_rows[SINEW_AMG_MAX_LEVELS];
+    double operator_complexity, grid_complexity, setup_ms;
+    uint64_t device_bytes;
+    sweep_rec xp[MAX_SAMPLES];
+    uint32_t xp_count;
+    double xp_ms_per_sweep;
+    host_rec amg, jacobi;
+    int ok;
+    char failure[256];
+} run;
+
+/* ------------------------------------------------------------------ scenes */
+
+static double now_ms(void) { return sinew_host_ms(); }
+
+/* CPU seconds all of the host's CPUs have been busy (Linux /proc/stat: all
+ * but idle and iowait); negative when unknown. */
+static double host_busy_s(void)
+{
+    unsigned long long v[8] = {0};
+    FILE *f = fopen("/proc/stat", "r");
+    int got = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                         &v[6], &v[7])
+                : 0;
+    if (f)
+        fclose(f);
+    long tick = sysconf(_SC_CLK_TCK);
+    if (got != 8 || tick <= 0)
+        return -1.0;
+    return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)tick;
+}
+
+static double own_cpu_s(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0 ? (double)ts.tv_sec + ts.tv_nsec * 1e-9 : -1.0;
+}
+
+/* The model tetrahedralised to about `target` tetrahedra. TetGen keeps every
+ * surface vertex (-p), so a surface alone gives a floor (`floor_count`, the
+ * count with no volume bound); above it the count grows about as 1 / a, and
+ * a is corrected by that ratio on the tetrahedra the bound adds. */
+static sinew_result model_volume(const sinew_mesh *m, const char *name, uint32_t target, uint32_t floor_count,
+                                 double quality, sinew_volume *v, double *max_volume)
+{
+    *max_volume = 0.0;
+    if (target <= floor_count + floor_count / 8)
+        return sinew_volume_tetrahedralise(m, 0.0, quality, NULL, name, NULL, v);
+    const double vol = fabs(sinew_surface_enclosed_volume(m));
+    double a = 6.0 * vol / (target - floor_count / 2);
+    sinew_result r = SINEW_RESULT_OK;
+    for (int tries = 0; tries < 5; tries++) {
+        r = sinew_volume_tetrahedralise(m, a, quality, NULL, name, NULL, v);
+        if (r != SINEW_RESULT_OK)
+            return r;
+        *max_volume = a;
+        double got = v->tet_count;
+        if (fabs(got / target - 1.0) < 0.08 || tries == 4)
+            break;
+        double added = fmax(got - 0.7 * floor_count, 1.0), wanted = fmax(target - 0.7 * floor_count, 1.0);
+        a *= added / wanted;
+        sinew_volume_free(v);
+    }
+    return r;
+}
+
+/* Fills the run's counts from the asset. */
+static void count_asset(run *rn, const sinew_asset *a)
+{
+    rn->particles = a->particle_count;
+    rn->tets = a->element_count;
+    rn->colours = a->element_colour_count;
+    rn->pinned = 0;
+    for (uint32_t i = 0; i < a->particle_count; i++)
+        rn->pinned += a->particles[i].w == 0.0f;
+}
+
+/* Rest positions squashed to `squash` of their height (y) about the middle. */
+static float *squashed(const sinew_asset *a, double squash)
+{
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (uint32_t i = 0; i < a->particle_count; i++) {
+        lo = fmin(lo, a->particles[i].y);
+        hi = fmax(hi, a->particles[i].y);
+    }
+    float *x = malloc(sizeof *x * 3 * ((size_t)a->particle_count + 1));
+    for (uint32_t i = 0; x && i < a->particle_count; i++) {
+        const sinew_particle_rec *p = &a->particles[i];
+        x[3 * i] = p->x;
+        x[3 * i + 1] = (float)(0.5 * (lo + hi) + squash * (p->y - 0.5 * (lo + hi)));
+        x[3 * i + 2] = p->z;
+    }
+    return x;
+}
+
+/* Rest positions turned about the z axis by an angle growing linearly from 0
+ * at z = -L/2 (the pinned end) to `deg` at z = L/2. */
+static float *twisted(const sinew_asset *a, double deg)
+{
+    float *x = malloc(sizeof *x * 3 * ((size_t)a->particle_count + 1));
+    for (uint32_t i = 0; x && i < a->particle_count; i++) {
+        const sinew_particle_rec *p = &a->particles[i];
+        double t = deg * (3.14159265358979323846 / 180.0) * ((p->z + 0.5 * BAR_SIZE_Z) / BAR_SIZE_Z);
+        x[3 * i] = (float)(cos(t) * p->x - sin(t) * p->y);
+        x[3 * i + 1] = (float)(sin(t) * p->x + cos(t) * p->y);
+        x[3 * i + 2] = p->z;
+    }
+    return x;
+}
+
+static sinew_result bar_asset(uint32_t cells, sinew_asset **out)
+{
+    const double size[3] = {BAR_SIZE_X, BAR_SIZE_X, BAR_SIZE_Z};
+    const uint32_t nx = cells + 1, nz = 5 * cells + 1;
+    sinew_volume v;
+    sinew_result r = sinew_volume_box(nx, nx, nz, size, NULL, &v);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_soft_options so = sinew_soft_options_default();
+    so.pin_box = 1; /* the z = min end face */
+    so.box_min[0] = so.box_min[1] = -1.0;
+    so.box_max[0] = so.box_max[1] = 1.0;
+    so.box_min[2] = -0.5 * BAR_SIZE_Z - 1e-6;
+    so.box_max[2] = -0.5 * BAR_SIZE_Z + 1e-6;
+    so.source_name = "mgpbd bar";
+    r = sinew_soft_build(&v, &so, NULL, out, NULL);
+    sinew_volume_free(&v);
+    return r;
+}
+
+/* ------------------------------------------------------------------ export and host AMG */
+
+/* b as a Matrix Market array of one column, 17 significant digits. */
+static int write_vector(const char *path, const float *b, uint32_t m)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 0;
+    fprintf(f, "%%%%MatrixMarket matrix array real general\n%% b = -C - alpha~ lambda of MGPBD's first outer "
+               "iteration (sinew-bench --suite mgpbd)\n%u 1\n", m);
+    for (uint32_t i = 0; i < m; i++)
+        fprintf(f, "%.17g\n", (double)b[i]);
+    return fclose(f) == 0;
+}
+
+static double true_relative(const sinew_csr *A, const double *b, const double *x)
+{
+    double *r = malloc(sizeof *r * ((size_t)A->rows + 1)), rr = 0.0, bb = 0.0;
+    if (!r)
+        return NAN;
+    sinew_csr_spmv(A, x, r);
+    for (uint32_t i = 0; i < A->rows; i++) {
+        rr += (b[i] - r[i]) * (b[i] - r[i]);
+        bb += b[i] * b[i];
+    }
+    free(r);
+    return bb > 0.0 ? sqrt(rr / bb) : 0.0;
+}
+
+/* Our AMG (defaults) and Jacobi as CG preconditioners on A x = b in double. */
+static void host_solves(const sinew_csr *A, const float *bf, run *rn)
+{
+    const uint32_t m = A->rows;
+    double *b = malloc(sizeof *b * ((size_t)m + 1)), *x = calloc((size_t)m + 1, sizeof *x);
+    if (!b || !x) {
+        free(b);
+        free(x);
+        return;
+    }
+    for (uint32_t i = 0; i < m; i++)
+        b[i] = bf[i];
+    sinew_amg amg;
+    double t0 = now_ms();
+    sinew_amg_options ao = sinew_amg_options_default();
+    if (sinew_amg_setup(A, &ao, &amg, NULL) == SINEW_RESULT_OK) {
+        host_rec *h = &rn->amg;
+        h->setup_ms = now_ms() - t0;
+        sinew_amg_cycle cyc = sinew_amg_cycle_default();
+        sinew_amg_preconditioner pre = {&amg, &cyc};
+        double rel = NAN;
+        t0 = now_ms();
+        h->iterations = sinew_pcg(A, b, x, sinew_amg_precondition, &pre, HOST_TOL, HOST_MAXITER, NULL, 0, &rel);
+        h->solve_ms = now_ms() - t0;
+        h->converged = rel <= HOST_TOL;
+        h->final_relative = true_relative(A, b, x);
+        h->operator_complexity = sinew_amg_operator_complexity(&amg);
+        h->grid_complexity = sinew_amg_grid_complexity(&amg);
+        h->levels = amg.levels;
+        for (uint32_t l = 0; l < amg.levels; l++)
+            h->level_rows[l] = amg.L[l].A.rows;
+        h->done = h->iterations != SINEW_PCG_OUT_OF_MEMORY;
+        sinew_amg_free(&amg);
+    }
+    memset(x, 0, sizeof *x * m);
+    host_rec *j = &rn->jacobi;
+    double rel = NAN;
+    t0 = now_ms();
+    j->iterations = sinew_pcg(A, b, x, sinew_jacobi_precondition, (void *)A, HOST_TOL, HOST_MAXITER, NULL, 0, &rel);
+    j->solve_ms = now_ms() - t0;
+    j->converged = rel <= HOST_TOL;
+    j->final_relative = true_relative(A, b, x);
+    j->operator_complexity = j->grid_complexity = 1.0;
+    j->levels = 1;
+    j->level_rows[0] = m;
+    j->done = j->iterations != SINEW_PCG_OUT_OF_MEMORY;
+    free(b);
+    free(x);
+}
+
+/* One JSON object with the keys of tools/peers/amg_pyamg.py. */
+static cJSON *host_json(const run *rn, int jacobi)
+{
+    const host_rec *h = jacobi ? &rn->jacobi : &rn->amg;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "peer", jacobi ? "sinew-jacobi-cg" : "sinew-amg");
+    cJSON_AddStringToObject(o, "variant", jacobi ? "" : "defaults, double, host");
+    cJSON_AddStringToObject(o, "matrix", rn->name);
+    cJSON_AddNumberToObject(o, "rows", rn->constraints);
+    cJSON_AddNumberToObject(o, "nnz", rn->nnz);
+    cJSON_AddNumberToObject(o, "setup_ms", round(h->setup_ms * 1000.0) / 1000.0);
+    cJSON_AddNumberToObject(o, "solve_ms", round(h->solve_ms * 1000.0) / 1000.0);
+    cJSON_AddNumberToObject(o, "iterations", h->iterations);
+    cJSON_AddBoolToObject(o, "converged", h->converged);
+    cJSON_AddNumberToObject(o, "operator_complexity", round(h->operator_complexity * 1e4) / 1e4);
+    cJSON_AddNumberToObject(o, "grid_complexity", round(h->grid_complexity * 1e4) / 1e4);
+    cJSON_AddNumberToObject(o, "levels", h->levels);
+    cJSON *rows = cJSON_AddArrayToObject(o, "level_rows");
+    for (uint32_t l = 0; !jacobi && l < h->levels; l++)
+        cJSON_AddItemToArray(rows, cJSON_CreateNumber(h->level_rows[l]));
+    char fr[32];
+    snprintf(fr, sizeof fr, "%.3e", h->final_relative);
+    cJSON_AddNumberToObject(o, "final_relative", atof(fr));
+    cJSON_AddStringToObject(o, "settings",
+                            jacobi ? "sinew_pcg, M = diag(A)^-1, tolerance 1e-6 on the recursive residual, x0 = 0"
+                                   : "sinew_amg_setup defaults (strength 0.08, smoothed P, candidate 2 symmetric "
+                                     "Gauss-Seidel sweeps, coarse <= 64 rows, dense Cholesky there), "
+                                     "sinew_amg_cycle_default (Jacobi-Chebyshev degree 3 on [rho/30, 1.1 rho]), "
+                                     "sinew_pcg with one V-cycle, tolerance 1e-6, x0 = 0");
+    cJSON_AddStringToObject(o, "versions", "sinew (this tree), one thread");
+    return o;
+}
+
+static void silent(void *user, sinew_log_level level, const char *id, const char *message)
+{
+    (void)user;
+    (void)level;
+    (void)id;
+    (void)message;
+}
+
+static void export_system(sinew_mgpbd *s, const bench_mgpbd_options *o, run *rn)
+{
+    sinew_csr A;
+    const uint32_t m = rn->constraints;
+    float *b = malloc(sizeof *b * ((size_t)m + 1));
+    if (!b || sinew_mgpbd_assemble(s, STEP_H) != SINEW_RESULT_OK || sinew_mgpbd_read_rhs(s, b) != SINEW_RESULT_OK ||
+        sinew_mgpbd_read_matrix(s, 0, &A) != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-bench: mgpbd %s: could not read the first system\n", rn->name);
+        free(b);
+        return;
+    }
+    rn->nnz = A.row[A.rows];
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s.mtx", o->export_dir, rn->name);
+    sinew_logger quiet = {silent, NULL, SINEW_LOG_ERROR}; /* not exactly symmetric: written general instead */
+    if (sinew_mtx_write(path, &A, 1, &quiet) != SINEW_RESULT_OK && sinew_mtx_write(path, &A, 0, NULL) != SINEW_RESULT_OK)
+        fprintf(stderr, "sinew-bench: cannot write %s\n", path);
+    snprintf(path, sizeof path, "%s/%s.b.mtx", o->export_dir, rn->name);
+    if (!write_vector(path, b, m))
+        fprintf(stderr, "sinew-bench: cannot write %s\n", path);
+    host_solves(&A, b, rn);
+    fprintf(stderr, "sinew-bench: mgpbd %s: host AMG-CG %u iterations (setup %.0f ms, solve %.0f ms), Jacobi-CG %u%s\n",
+            rn->name, rn->amg.iterations, rn->amg.setup_ms, rn->amg.solve_ms, rn->jacobi.iterations,
+            rn->jacobi.converged ? "" : " (not converged)");
+    snprintf(path, sizeof path, "%s/sinew-amg.jsonl", o->export_dir);
+    FILE *f = fopen(path, "a");
+    for (int j = 0; f && j < 2; j++) {
+        cJSON *rec = host_json(rn, j);
+        char *text = cJSON_PrintUnformatted(rec);
+        fprintf(f, "%s\n", text);
+        printf("%s\n", text);
+        free(text);
+        cJSON_Delete(rec);
+    }
+    if (f)
+        fclose(f);
+    sinew_csr_free(&A);
+    free(b);
+}
+
+/* ------------------------------------------------------------------ one scene */
+
+static const uint32_t sweep_samples[] = {1,   2,   3,   5,    7,    10,   15,   20,   30,    50,    70,    100,
+                                         150, 200, 300, 500,  700,  1000, 1500, 2000, 3000,  5000,  7000,  10000,
+                                         15000, 20000, 30000, 50000, 70000, 100000};
+
+static int fail(run *rn, const char *what, sinew_result r)
+{
+    snprintf(rn->failure, sizeof rn->failure, "%s: %s", what, sinew_result_string(r));
+    fprintf(stderr, "sinew-bench: mgpbd %s: %s\n", rn->name, rn->failure);
+    rn->ok = 0;
+    return 0;
+}
+
+static sinew_mgpbd_desc solver_desc(const bench_mgpbd_options *o)
+{
+    sinew_mgpbd_desc d = sinew_mgpbd_desc_default();
+    d.distances = 0;
+    d.tets = 1;
+    d.shear_modulus = SHEAR_MODULUS;
+    if (o->pcg_iterations)
+        d.pcg_iterations = o->pcg_iterations;
+    if (o->pcg_tolerance >= 0.0)
+        d.pcg_tolerance = o->pcg_tolerance;
+    if (o->setup_interval >= 0)
+        d.setup_interval = (uint32_t)o->setup_interval;
+    return d;
+}
+
+static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sinew_asset *a, const float *x0,
+                     run *rn)
+{
+    const float g[3] = {0.0f, 0.0f, 0.0f};
+    sinew_mgpbd_desc d = solver_desc(o);
+    sinew_mgpbd *s = NULL;
+    sinew_result r = sinew_mgpbd_create(ctx, a, &d, &s);
+    if (r != SINEW_RESULT_OK)
+        return fail(rn, "sinew_mgpbd_create", r);
+    rn->constraints = sinew_mgpbd_constraint_count(s);
+    rn->ok = 1;
+    if ((r = sinew_mgpbd_set_state(s, x0, NULL)) != SINEW_RESULT_OK ||
+        (r = sinew_mgpbd_begin_step(s, 0.0f, g)) != SINEW_RESULT_OK ||
+        (r = sinew_mgpbd_dual_residual(s, STEP_H, &rn->b0)) != SINEW_RESULT_OK) {
+        sinew_mgpbd_destroy(s);
+        return fail(rn, "start", r);
+    }
+    if (o->export_dir)
+        export_system(s, o, rn);
+
+    /* MGPBD */
+    double cum = 0.0;
+    const uint32_t outer = o->outer < MAX_OUTER ? o->outer : MAX_OUTER;
+    rn->mg_count = 0;
+    for (uint32_t k = 0; k < outer; k++) {
+        sinew_mgpbd_iteration it;
+        r = sinew_mgpbd_iterate(s, STEP_H, &it);
+        if (r != SINEW_RESULT_OK) {
+            sinew_mgpbd_destroy(s);
+            return fail(rn, "sinew_mgpbd_iterate", r);
+        }
+        outer_rec *e = &rn->mg[k];
+        e->rel = it.dual_residual / rn->b0;
+        e->cum_ms = cum;
+        e->ms = it.ms;
+        e->pcg = it.pcg_iterations;
+        e->pcg_rel = it.pcg_relative;
+        e->setup = it.setup;
+        rn->mg_pcg_total += it.pcg_iterations;
+        rn->setups += it.setup != 0;
+        cum += it.ms;
+        rn->mg_count = k + 1;
+        if (k == 0) {
+            const sinew_amg *h = sinew_mgpbd_amg(s);
+            rn->device_bytes = sinew_mgpbd_device_bytes(s);
+            rn->levels = h->levels;
+            for (uint32_t l = 0; l < h->levels; l++)
+                rn->level_rows[l] = h->L[l].A.rows;
+            rn->operator_complexity = sinew_amg_operator_complexity(h);
+            rn->grid_complexity = sinew_amg_grid_complexity(h);
+            rn->setup_ms = h->setup_ms;
+            if (!rn->nnz && h->levels)
+                rn->nnz = h->L[0].A.row[h->L[0].A.rows];
+        }
+        if (!(e->rel == e->rel) || e->rel > 1e6) {
+            fprintf(stderr, "sinew-bench: mgpbd %s: the dual residual is %g of its start at outer iteration %u\n",
+                    rn->name, e->rel, k);
+            break;
+        }
+        if (!rn->mg_reach && e->rel <= TARGET && k > 0) {
+            rn->mg_reach = k;
+            rn->mg_reach_ms = e->cum_ms;
+        }
+        if (e->rel <= o->stop || (o->outer_budget_s > 0 && cum >= 1000.0 * o->outer_budget_s))
+            break;
+    }
+    double bk;
+    r = sinew_mgpbd_dual_residual(s, STEP_H, &bk);
+    if (r != SINEW_RESULT_OK) {
+        sinew_mgpbd_destroy(s);
+        return fail(rn, "sinew_mgpbd_dual_residual", r);
+    }
+    rn->mg[rn->mg_count].rel = bk / rn->b0;
+    rn->mg[rn->mg_count].cum_ms = cum;
+    if (!rn->mg_reach && rn->mg[rn->mg_count].rel <= TARGET) {
+        rn->mg_reach = rn->mg_count;
+        rn->mg_reach_ms = cum;
+    }
+    fprintf(stderr, "sinew-bench: mgpbd %-16s MGPBD %3u outer iterations (%u CG), %.3e of |b_0| in %.1f s%s\n",
+            rn->name, rn->mg_count, rn->mg_pcg_total, rn->mg[rn->mg_count].rel, cum / 1000.0,
+            rn->mg_reach ? "" : " (1e-2 not reached)");
+
+    /* XPBD from the same start */
+    if ((r = sinew_mgpbd_set_state(s, x0, NULL)) != SINEW_RESULT_OK ||
+        (r = sinew_mgpbd_begin_step(s, 0.0f, g)) != SINEW_RESULT_OK) {
+        sinew_mgpbd_destroy(s);
+        return fail(rn, "XPBD start", r);
+    }
+    uint32_t done = 0;
+    cum = 0.0;
+    rn->xp[0] = (sweep_rec){0, 1.0, 0.0};
+    rn->xp_count = 1;
+    for (size_t k = 0; k < sizeof sweep_samples / sizeof sweep_samples[0] && rn->xp_count < MAX_SAMPLES; k++) {
+        uint32_t until = sweep_samples[k];
+        if (until > o->xpbd_sweeps)
+            break;
+        while (done < until) {
+            uint32_t n = until - done < XPBD_CHUNK ? until - done : XPBD_CHUNK;
+            double t0 = now_ms();
+            r = sinew_mgpbd_xpbd(s, STEP_H, n);
+            cum += now_ms() - t0;
+            if (r != SINEW_RESULT_OK) {
+                sinew_mgpbd_destroy(s);
+                return fail(rn, "sinew_mgpbd_xpbd", r);
+            }
+            done += n;
+        }
+        double norm;
+        if ((r = sinew_mgpbd_dual_residual(s, STEP_H, &norm)) != SINEW_RESULT_OK) {
+            sinew_mgpbd_destroy(s);
+            return fail(rn, "sinew_mgpbd_dual_residual", r);
+        }
+        rn->xp[rn->xp_count++] = (sweep_rec){done, norm / rn->b0, cum};
+        if (!(norm == norm)) {
+            fprintf(stderr, "sinew-bench: mgpbd %s: XPBD's dual residual is NaN after %u sweeps\n", rn->name, done);
+            break;
+        }
+        if (o->xpbd_budget_s > 0 && cum >= 1000.0 * o->xpbd_budget_s)
+            break;
+    }
+    rn->xp_ms_per_sweep = done ? cum / done : 0.0;
+    fprintf(stderr, "sinew-bench: mgpbd %-16s XPBD %6u sweeps, %.3e of |b_0| in %.1f s (%.2f ms a sweep)\n", rn->name,
+            done, rn->xp[rn->xp_count - 1].rel, cum / 1000.0, rn->xp_ms_per_sweep);
+    sinew_mgpbd_destroy(s);
+    return 1;
+}
+
+/* ------------------------------------------------------------------ output */
+
+/* XPBD's relative residual after `sweeps`, from the samples (log-linear in
+ * between; negative past the last). */
+static double xpbd_at(const run *rn, uint32_t sweeps)
+{
+    for (uint32_t i = 1; i < rn->xp_count; i++)
+        if (rn->xp[i].sweeps >= sweeps) {
+            const sweep_rec *p = &rn->xp[i - 1], *q = &rn->xp[i];
+            if (q->sweeps == sweeps || p->sweeps == 0)
+                return q->rel;
+            double t = (log((double)sweeps) - log((double)p->sweeps)) / (log((double)q->sweeps) - log((double)p->sweeps));
+            return exp((1 - t) * log(p->rel) + t * log(q->rel));
+        }
+    return -1.0;
+}
+
+static double mgpbd_after(const run *rn, uint32_t k) { return k <= rn->mg_count ? rn->mg[k].rel : -1.0; }
+
+static cJSON *run_json(const run *rn)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "scene", rn->scene);
+    cJSON_AddStringToObject(o, "name", rn->name);
+    cJSON_AddBoolToObject(o, "ok", rn->ok);
+    if (!rn->ok)
+        cJSON_AddStringToObject(o, "failure", rn->failure);
+    cJSON_AddNumberToObject(o, "tets", rn->tets);
+    cJSON_AddNumberToObject(o, "particles", rn->particles);
+    cJSON_AddNumberToObject(o, "pinned", rn->pinned);
+    cJSON_AddNumberToObject(o, "constraints", rn->constraints);
+    cJSON_AddNumberToObject(o, "element_colours", rn->colours);
+    cJSON_AddNumberToObject(o, "nnz", rn->nnz);
+    cJSON_AddNumberToObject(o, "tetgen_max_volume", rn->max_volume);
+    cJSON_AddNumberToObject(o, "prep_ms", rn->prep_ms);
+    cJSON_AddNumberToObject(o, "b0", rn->b0);
+    cJSON_AddNumberToObject(o, "device_bytes", (double)rn->device_bytes);
+    double per = rn->tets ? (double)rn->device_bytes / rn->tets : 0.0;
+    cJSON_AddNumberToObject(o, "device_bytes_per_tet", per);
+    cJSON_AddNumberToObject(o, "tets_in_80GB_extrapolated", per > 0 ? floor(GPU_BYTES / per) : 0);
+
+    cJSON *mg = cJSON_AddObjectToObject(o, "mgpbd");
+    cJSON_AddNumberToObject(mg, "outer_iterations", rn->mg_count);
+    cJSON_AddNumberToObject(mg, "final_relative", rn->mg[rn->mg_count].rel);
+    cJSON_AddNumberToObject(mg, "iterations_to_1e-2", rn->mg_reach);
+    cJSON_AddNumberToObject(mg, "ms_to_1e-2", rn->mg_reach ? rn->mg_reach_ms : -1);
+    cJSON_AddNumberToObject(mg, "total_ms", rn->mg[rn->mg_count].cum_ms);
+    double steady = 0.0;
+    uint32_t steady_n = 0;
+    for (uint32_t k = 0; k < rn->mg_count; k++)
+        if (!rn->mg[k].setup) {
+            steady += rn->mg[k].ms;
+            steady_n++;
+        }
+    cJSON_AddNumberToObject(mg, "ms_per_iteration_without_setup", steady_n ? steady / steady_n : 0);
+    cJSON_AddNumberToObject(mg, "ms_first_iteration", rn->mg_count ? rn->mg[0].ms : 0);
+    cJSON_AddNumberToObject(mg, "pcg_iterations_total", rn->mg_pcg_total);
+    cJSON_AddNumberToObject(mg, "setups", rn->setups);
+    cJSON_AddNumberToObject(mg, "amg_setup_ms", rn->setup_ms);
+    cJSON_AddNumberToObject(mg, "levels", rn->levels);
+    cJSON *lr = cJSON_AddArrayToObject(mg, "level_rows");
+    for (uint32_t l = 0; l < rn->levels; l++)
+        cJSON_AddItemToArray(lr, cJSON_CreateNumber(rn->level_rows[l]));
+    cJSON_AddNumberToObject(mg, "operator_complexity", rn->operator_complexity);
+    cJSON_AddNumberToObject(mg, "grid_complexity", rn->grid_complexity);
+    cJSON *its = cJSON_AddArrayToObject(mg, "iterations");
+    for (uint32_t k = 0; k <= rn->mg_count; k++) {
+        const outer_rec *e = &rn->mg[k];
+        cJSON *it = cJSON_CreateObject();
+        cJSON_AddNumberToObject(it, "k", k);
+        cJSON_AddNumberToObject(it, "relative", e->rel);
+        cJSON_AddNumberToObject(it, "cum_ms", e->cum_ms);
+        if (k < rn->mg_count) {
+            cJSON_AddNumberToObject(it, "ms", e->ms);
+            cJSON_AddNumberToObject(it, "pcg_iterations", e->pcg);
+            cJSON_AddNumberToObject(it, "pcg_relative", e->pcg_rel == e->pcg_rel ? e->pcg_rel : -1);
+            cJSON_AddBoolToObject(it, "setup", e->setup);
+        }
+        cJSON_AddItemToArray(its, it);
+    }
+
+    cJSON *xp = cJSON_AddObjectToObject(o, "xpbd");
+    cJSON_AddNumberToObject(xp, "sweeps", rn->xp[rn->xp_count - 1].sweeps);
+    cJSON_AddNumberToObject(xp, "final_relative", rn->xp[rn->xp_count - 1].rel);
+    cJSON_AddNumberToObject(xp, "total_ms", rn->xp[rn->xp_count - 1].cum_ms);
+    cJSON_AddNumberToObject(xp, "ms_per_sweep", rn->xp_ms_per_sweep);
+    cJSON *sm = cJSON_AddArrayToObject(xp, "samples");
+    for (uint32_t i = 0; i < rn->xp_count; i++) {
+        cJSON *it = cJSON_CreateObject();
+        cJSON_AddNumberToObject(it, "sweeps", rn->xp[i].sweeps);
+        cJSON_AddNumberToObject(it, "relative", rn->xp[i].rel);
+        cJSON_AddNumberToObject(it, "cum_ms", rn->xp[i].cum_ms);
+        cJSON_AddItemToArray(sm, it);
+    }
+    if (rn->amg.done || rn->jacobi.done) {
+        cJSON *h = cJSON_AddArrayToObject(o, "host_amg");
+        cJSON_AddItemToArray(h, host_json(rn, 0));
+        cJSON_AddItemToArray(h, host_json(rn, 1));
+    }
+    return o;
+}
+
+static cJSON *settings_json(const bench_mgpbd_options *o)
+{
+    const sinew_mgpbd_desc d = solver_desc(o);
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddNumberToObject(s, "shear_modulus_pa", d.shear_modulus);
+    cJSON_AddNumberToObject(s, "h_s", STEP_H);
+    cJSON_AddStringToObject(s, "constraints", "one as-rigid-as-possible constraint per tetrahedron, no distances");
+    cJSON_AddNumberToObject(s, "density", 1000);
+    cJSON_AddNumberToObject(s, "pcg_iterations", d.pcg_iterations);
+    cJSON_AddNumberToObject(s, "pcg_tolerance", d.pcg_tolerance);
+    cJSON_AddNumberToObject(s, "pcg_batch", d.pcg_batch);
+    cJSON_AddNumberToObject(s, "setup_interval", d.setup_interval);
+    cJSON_AddStringToObject(s, "precond", d.precond == SINEW_MGPBD_PRECOND_AMG      ? "amg"
+                                          : d.precond == SINEW_MGPBD_PRECOND_JACOBI ? "jacobi"
+                                                                                    : "none");
+    cJSON_AddNumberToObject(s, "omega", d.omega);
+    cJSON_AddStringToObject(s, "smoother", d.cycle.smoother == SINEW_AMG_CHEBYSHEV ? "chebyshev" : "jacobi");
+    cJSON_AddNumberToObject(s, "smoother_sweeps", d.cycle.sweeps);
+    cJSON_AddNumberToObject(s, "cheby_lower", d.cycle.cheby_lower);
+    cJSON_AddNumberToObject(s, "cheby_upper", d.cycle.cheby_upper);
+    cJSON_AddNumberToObject(s, "amg_strength", d.amg.strength);
+    cJSON_AddNumberToObject(s, "amg_smooth", d.amg.smooth);
+    cJSON_AddNumberToObject(s, "amg_candidate_sweeps", d.amg.candidate_sweeps);
+    cJSON_AddNumberToObject(s, "amg_max_levels", d.amg.max_levels);
+    cJSON_AddNumberToObject(s, "amg_coarse_size", d.amg.coarse_size);
+    cJSON_AddStringToObject(s, "model", o->model);
+    cJSON_AddNumberToObject(s, "tetgen_quality", o->quality);
+    cJSON_AddNumberToObject(s, "squash", o->squash);
+    cJSON_AddNumberToObject(s, "bar_cells", o->bar_cells);
+    cJSON_AddNumberToObject(s, "twist_deg", o->twist_deg);
+    cJSON_AddNumberToObject(s, "outer_max", o->outer);
+    cJSON_AddNumberToObject(s, "outer_stop_relative", o->stop);
+    cJSON_AddNumberToObject(s, "outer_budget_s", o->outer_budget_s);
+    cJSON_AddNumberToObject(s, "xpbd_sweeps_max", o->xpbd_sweeps);
+    cJSON_AddNumberToObject(s, "xpbd_budget_s", o->xpbd_budget_s);
+    return s;
+}
+
+/* mgpbd_SCENE.dat: per run, an MGPBD block (k, relative, ms) and an XPBD
+ * block (sweeps, relative, ms); mgpbd_SCENE.gp plots both against
+ * iterations and against wall time. */
+static int write_plot(const char *out, const char *scene, const run *runs, uint32_t count, const char *device,
+                      int plots)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/mgpbd_%s.dat", out, scene);
+    FILE *dat = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/mgpbd_%s.gp", out, scene);
+    FILE *gp = fopen(path, "w");
+    if (!dat || !gp) {
+        if (dat)
+            fclose(dat);
+        if (gp)
+            fclose(gp);
+        return 0;
+    }
+    uint32_t index = 0;
+    char plot_it[8192] = "", plot_ms[8192] = "";
+    size_t li = 0, lm = 0;
+    for (uint32_t r = 0; r < count; r++) {
+        const run *rn = &runs[r];
+        if (strcmp(rn->scene, scene) || !rn->ok)
+            continue;
+        fprintf(dat, "# %s MGPBD: outer iteration, |b|/|b0|, wall ms before it\n", rn->name);
+        for (uint32_t k = 0; k <= rn->mg_count; k++)
+            fprintf(dat, "%u %.6e %.3f\n", k, rn->mg[k].rel, rn->mg[k].cum_ms);
+        fprintf(dat, "\n\n# %s XPBD: sweeps, |b|/|b0|, wall ms\n", rn->name);
+        for (uint32_t i = 1; i < rn->xp_count; i++)
+            fprintf(dat, "%u %.6e %.3f\n", rn->xp[i].sweeps, rn->xp[i].rel, rn->xp[i].cum_ms);
+        fprintf(dat, "\n\n");
+        const char *sep = li ? ", " : "";
+        li += snprintf(plot_it + li, sizeof plot_it - li,
+                       "%s'mgpbd_%s.dat' index %u using ($1 > 0 ? $1 : 1/0):2 with linespoints lw 2 pt 7 ps 0.5 "
+                       "lc %u title 'MGPBD, %u tets', '' index %u using 1:2 with linespoints lw 2 dt 2 pt 6 lc %u "
+                       "title 'XPBD, %u tets'",
+                       sep, scene, index, r + 1, rn->tets, index + 1, r + 1, rn->tets);
+        lm += snprintf(plot_ms + lm, sizeof plot_ms - lm,
+                       "%s'mgpbd_%s.dat' index %u using ($3 > 0 ? $3 / 1000 : 1/0):2 with linespoints lw 2 pt 7 "
+                       "ps 0.5 lc %u title 'MGPBD, %u tets', '' index %u using ($3 / 1000):2 with linespoints lw 2 "
+                       "dt 2 pt 6 lc %u title 'XPBD, %u tets'",
+                       sep, scene, index, r + 1, rn->tets, index + 1, r + 1, rn->tets);
+        index += 2;
+    }
+    fclose(dat);
+    fprintf(gp, "set terminal pngcairo size 1400,560\nset output 'mgpbd_%s.png'\n"
+                "set multiplot layout 1,2 title 'one 10 ms step, shear modulus 1e9 Pa: %s; %s'\n"
+                "set logscale xy\nset grid\nset format y '10^{%%L}'\nset ylabel '|b| / |b_0|'\nset key bottom left\n"
+                "set xlabel 'MGPBD outer iterations, XPBD sweeps'\nplot %s\n"
+                "set xlabel 'wall time (s)'\nplot %s\nunset multiplot\n",
+            scene, !strcmp(scene, "bar") ? "twisted bar" : "squashed model", device, plot_it, plot_ms);
+    fclose(gp);
+    if (plots && index) {
+        char cmd[2200];
+        snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot mgpbd_%s.gp 2>/dev/null", out, scene);
+        if (system(cmd) != 0)
+            fprintf(stderr, "sinew-bench: gnuplot failed on %s/mgpbd_%s.gp (is gnuplot installed?)\n", out, scene);
+    }
+    return 1;
+}
+
+static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs, uint32_t count,
+                         const sinew_device_info *di, double other_cpus, int cpus)
+{
+    fprintf(md, "# sinew-bench: mgpbd suite on %s\n\n", di->name);
+    fprintf(md, "The convergence claim of MGPBD (Li et al. 2025; MATH.md 6, docs/mgpbd.md): one 10 ms step of a "
+                "stiff body (shear modulus 1e9 Pa, one as-rigid-as-possible constraint per tetrahedron), the dual "
+                "residual |b| = |-C - alpha~ lambda| relative to its start, for MGPBD's outer iterations and for "
+                "XPBD Gauss-Seidel sweeps over the same constraints. Made by `sinew-bench --suite mgpbd` "
+                "(`tools/bench.sh mgpbd`); every number is in `bench.json`; NOTES.md says what they show.\n\n");
+    fprintf(md, "- device: %s (%s)\n", di->name, di->driver);
+    if (other_cpus >= 0)
+        fprintf(md, "- host: %d CPUs; other processes kept %.2f of them busy on average while the runs went\n", cpus,
+                other_cpus);
+    fprintf(md, "- model: %s squashed to %.0f %% of its height; bar: 0.1 x 0.1 x 0.5 m, %u cells across, its z = min "
+                "end pinned, twisted linearly to %.0f degrees at the free end\n",
+            o->model, 100.0 * o->squash, o->bar_cells, o->twist_deg);
+    fprintf(md, "- MGPBD: the default desc (CG of at most 20 iterations to 1e-3 a step, one V-cycle, hierarchy set "
+                "up in the first outer iteration and reused), at most %u outer iterations, stopping at %.0e of "
+                "|b_0|%s; XPBD: at most %u sweeps%s\n\n",
+            o->outer, o->stop, o->outer_budget_s > 0 ? " or past the time budget" : "", o->xpbd_sweeps,
+            o->xpbd_budget_s > 0 ? " or the first sample past the time budget" : "");
+    fprintf(md, "| run | tets | particles | colours | MGPBD iterations to 1e-2 | wall s to 1e-2 | MGPBD after 10 / 50 "
+                "/ last (k) | XPBD after 10 / 50 / 1000 / last (sweeps) | ms / outer iteration (first) | ms / XPBD "
+                "sweep | device bytes / tet | tets in 80 GB (extrapolated) |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (uint32_t r = 0; r < count; r++) {
+        const run *rn = &runs[r];
+        if (!rn->ok) {
+            fprintf(md, "| %s | %u | %u | | failed: %s | | | | | | | |\n", rn->name, rn->tets, rn->particles,
+                    rn->failure);
+            continue;
+        }
+        char reach[32] = "not reached", reach_s[32] = "";
+        if (rn->mg_reach) {
+            snprintf(reach, sizeof reach, "%u", rn->mg_reach);
+            snprintf(reach_s, sizeof reach_s, "%.1f", rn->mg_reach_ms / 1000.0);
+        }
+        double steady = 0.0;
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < rn->mg_count; k++)
+            if (!rn->mg[k].setup) {
+                steady += rn->mg[k].ms;
+                n++;
+            }
+        double per = rn->tets ? (double)rn->device_bytes / rn->tets : 0.0;
+        char m10[16] = "-", m50[16] = "-", x10[16] = "-", x50[16] = "-", x1k[16] = "-";
+        if (mgpbd_after(rn, 10) >= 0)
+            snprintf(m10, sizeof m10, "%.2e", mgpbd_after(rn, 10));
+        if (mgpbd_after(rn, 50) >= 0)
+            snprintf(m50, sizeof m50, "%.2e", mgpbd_after(rn, 50));
+        if (xpbd_at(rn, 10) >= 0)
+            snprintf(x10, sizeof x10, "%.3f", xpbd_at(rn, 10));
+        if (xpbd_at(rn, 50) >= 0)
+            snprintf(x50, sizeof x50, "%.3f", xpbd_at(rn, 50));
+        if (xpbd_at(rn, 1000) >= 0)
+            snprintf(x1k, sizeof x1k, "%.3f", xpbd_at(rn, 1000));
+        fprintf(md, "| %s | %u | %u | %u | %s | %s | %s / %s / %.2e (%u) | %s / %s / %s / %.3f (%u) | %.0f (%.0f) | "
+                    "%.2f | %.0f | %.2e |\n",
+                rn->name, rn->tets, rn->particles, rn->colours, reach, reach_s, m10, m50, rn->mg[rn->mg_count].rel,
+                rn->mg_count, x10, x50, x1k, rn->xp[rn->xp_count - 1].rel, rn->xp[rn->xp_count - 1].sweeps,
+                n ? steady / n : 0.0, rn->mg_count ? rn->mg[0].ms : 0.0, rn->xp_ms_per_sweep, per,
+                per > 0 ? GPU_BYTES / per : 0.0);
+    }
+    fprintf(md, "\nThe hierarchy of the first setup and the CG iterations per outer iteration:\n\n"
+                "| run | rows per level | operator / grid complexity | setup ms (host) | CG iterations (all outer "
+                "iterations) | CG per outer iteration |\n|---|---|---|---|---|---|\n");
+    for (uint32_t r = 0; r < count; r++) {
+        const run *rn = &runs[r];
+        if (!rn->ok)
+            continue;
+        fprintf(md, "| %s | ", rn->name);
+        for (uint32_t l = 0; l < rn->levels; l++)
+            fprintf(md, "%s%u", l ? " / " : "", rn->level_rows[l]);
+        fprintf(md, " | %.3f / %.3f | %.0f | %u | %.1f |\n", rn->operator_complexity, rn->grid_complexity,
+                rn->setup_ms, rn->mg_pcg_total, rn->mg_count ? (double)rn->mg_pcg_total / rn->mg_count : 0.0);
+    }
+    int any_host = 0;
+    for (uint32_t r = 0; r < count; r++)
+        any_host |= runs[r].amg.done;
+    if (any_host) {
+        fprintf(md, "\nThe first system of each run (exported with `--export-matrices`), solved on the host in "
+                    "double by CG to 1e-6, one thread:\n\n"
+                    "| matrix | preconditioner | rows | nnz | iterations | setup ms | solve ms | op cx | grid cx | "
+                    "levels | final rel |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (uint32_t r = 0; r < count; r++)
+            for (int j = 0; j < 2 && runs[r].amg.done; j++) {
+                const run *rn = &runs[r];
+                const host_rec *h = j ? &rn->jacobi : &rn->amg;
+                fprintf(md, "| %s | %s | %u | %u | %u%s | %.1f | %.1f | %.3f | %.3f | %u | %.1e |\n", rn->name,
+                        j ? "Jacobi" : "sinew AMG", rn->constraints, rn->nnz, h->iterations,
+                        h->converged ? "" : " (not converged)", h->setup_ms, h->solve_ms, h->operator_complexity,
+                        h->grid_complexity, h->levels, h->final_relative);
+            }
+    }
+    fprintf(md, "\n![model](mgpbd_model.png)\n\n![bar](mgpbd_bar.png)\n");
+}
+
+/* ------------------------------------------------------------------ the suite */
+
+int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *out)
+{
+    const sinew_device_info di = sinew_context_get_device_info(ctx);
+    const uint32_t max_runs = BENCH_MGPBD_MAX_SIZES + 1;
+    run *runs = calloc(max_runs, sizeof *runs);
+    if (!runs)
+        return 0;
+    uint32_t count = 0;
+    int ok = 1;
+    const double busy0 = host_busy_s(), own0 = own_cpu_s(), wall0 = now_ms();
+    if (o->export_dir && mkdir(o->export_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "sinew-bench: cannot create %s: %s\n", o->export_dir, strerror(errno));
+        free(runs);
+        return 0;
+    }
+    if (o->export_dir) { /* sinew-amg.jsonl is appended run by run */
+        char path[2048];
+        snprintf(path, sizeof path, "%s/sinew-amg.jsonl", o->export_dir);
+        remove(path);
+    }
+
+    /* The model at each size. */
+    char model_path[2048] = "";
+    if (strchr(o->model, '/'))
+        snprintf(model_path, sizeof model_path, "%s", o->model);
+    else if (o->meshes)
+        snprintf(model_path, sizeof model_path, "%s/%s", o->meshes, o->model);
+    if (!model_path[0] && o->size_count)
+        fprintf(stderr, "sinew-bench: mgpbd: no model (SINEW_CGAL_DATA is not set and --model names no path): the "
+                        "bar only\n");
+    sinew_mesh surface = {0};
+    if (model_path[0] && o->size_count && sinew_mesh_read(model_path, NULL, &surface) != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-bench: mgpbd: cannot read %s\n", model_path);
+        ok = 0;
+    }
+    char stem[48];
+    {
+        const char *base = strrchr(o->model, '/') ? strrchr(o->model, '/') + 1 : o->model;
+        snprintf(stem, sizeof stem, "%s", base);
+        char *dot = strrchr(stem, '.');
+        if (dot)
+            *dot = '\0';
+    }
+    uint32_t floor_count = 0;
+    if (ok && surface.vertex_count) {
+        sinew_volume v;
+        if (sinew_volume_tetrahedralise(&surface, 0.0, o->quality, NULL, model_path, NULL, &v) != SINEW_RESULT_OK) {
+            fprintf(stderr, "sinew-bench: mgpbd: TetGen does not mesh %s\n", model_path);
+            ok = 0;
+        } else {
+            floor_count = v.tet_count;
+            sinew_volume_free(&v);
+        }
+    }
+    for (uint32_t k = 0; ok && surface.vertex_count && k < o->size_count; k++) {
+        run *rn = &runs[count];
+        snprintf(rn->scene, sizeof rn->scene, "model");
+        double t0 = now_ms();
+        sinew_volume v;
+        sinew_result r = model_volume(&surface, model_path, o->tets[k], floor_count, o->quality, &v, &rn->max_volume);
+        sinew_asset *a = NULL;
+        if (r == SINEW_RESULT_OK) {
+            sinew_soft_options so = sinew_soft_options_default();
+            so.source_name = stem;
+            r = sinew_soft_build(&v, &so, NULL, &a, NULL);
+            sinew_volume_free(&v);
+        }
+        if (r != SINEW_RESULT_OK) {
+            fprintf(stderr, "sinew-bench: mgpbd: %s at %u tets: %s\n", stem, o->tets[k], sinew_result_string(r));
+            ok = 0;
+            break;
+        }
+        rn->prep_ms = now_ms() - t0;
+        count_asset(rn, a);
+        snprintf(rn->name, sizeof rn->name, "%s-%u", stem, rn->tets);
+        fprintf(stderr, "sinew-bench: mgpbd %-16s %u tets (target %u, TetGen -a %.3g), %u particles, %u colours\n",
+                rn->name, rn->tets, o->tets[k], rn->max_volume, rn->particles, rn->colours);
+        float *x0 = squashed(a, o->squash);
+        ok = x0 && run_scene(ctx, o, a, x0, rn);
+        free(x0);
+        sinew_asset_destroy(a);
+        count++;
+    }
+    sinew_mesh_free(&surface);
+
+    /* The twisted bar. */
+    if (ok && o->bar_cells) {
+        run *rn = &runs[count];
+        snprintf(rn->scene, sizeof rn->scene, "bar");
+        double t0 = now_ms();
+        sinew_asset *a = NULL;
+        sinew_result r = bar_asset(o->bar_cells, &a);
+        if (r != SINEW_RESULT_OK) {
+            fprintf(stderr, "sinew-bench: mgpbd: the bar: %s\n", sinew_result_string(r));
+            ok = 0;
+        } else {
+            rn->prep_ms = now_ms() - t0;
+            count_asset(rn, a);
+            snprintf(rn->name, sizeof rn->name, "bar-%u", rn->tets);
+            fprintf(stderr, "sinew-bench: mgpbd %-16s %u tets, %u particles (%u pinned), %u colours\n", rn->name,
+                    rn->tets, rn->particles, rn->pinned, rn->colours);
+            float *x0 = twisted(a, o->twist_deg);
+            ok = x0 && run_scene(ctx, o, a, x0, rn);
+            free(x0);
+            sinew_asset_destroy(a);
+            count++;
+        }
+    }
+    double other = -1.0;
+    const double busy1 = host_busy_s(), own1 = own_cpu_s(), wall = (now_ms() - wall0) / 1000.0;
+    if (busy0 >= 0 && own0 >= 0 && wall > 0)
+        other = fmax(busy1 - busy0 - (own1 - own0), 0.0) / wall;
+    const int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+
+    /* bench.json */
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "suite", "mgpbd");
+    cJSON *dev = cJSON_AddObjectToObject(root, "device");
+    cJSON_AddStringToObject(dev, "name", di.name);
+    cJSON_AddStringToObject(dev, "driver", di.driver);
+    cJSON_AddNumberToObject(dev, "max_storage_buffer_range", (double)di.max_storage_buffer_range);
+    char date[32] = "";
+    time_t now = time(NULL);
+    struct tm tmv;
+    if (gmtime_r(&now, &tmv))
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+    cJSON_AddStringToObject(root, "date", date);
+    cJSON *host = cJSON_AddObjectToObject(root, "host");
+    cJSON_AddNumberToObject(host, "cpus", cpus);
+    cJSON_AddNumberToObject(host, "other_cpus_busy", other);
+    cJSON_AddNumberToObject(root, "wall_s", wall);
+    cJSON_AddItemToObject(root, "settings", settings_json(o));
+    cJSON_AddNumberToObject(root, "paper_target_relative", TARGET);
+    cJSON_AddStringToObject(root, "paper", "MGPBD reaches 1e-2 of |b_0| in 55-59 outer iterations at 12K-270K "
+                                           "tetrahedra; XPBD stays near 0.75 after 10 000 iterations");
+    cJSON *arr = cJSON_AddArrayToObject(root, "runs");
+    for (uint32_t r = 0; r < count; r++)
+        cJSON_AddItemToArray(arr, run_json(&runs[r]));
+    char path[2048];
+    snprintf(path, sizeof path, "%s/bench.json", out);
+    char *text = cJSON_Print(root);
+    FILE *f = fopen(path, "w");
+    int written = f && text && fputs(text, f) >= 0;
+    if (f)
+        written = fclose(f) == 0 && written;
+    free(text);
+    cJSON_Delete(root);
+    if (!written) {
+        fprintf(stderr, "sinew-bench: cannot write %s\n", path);
+        ok = 0;
+    }
+
+    snprintf(path, sizeof path, "%s/README.md", out);
+    FILE *md = fopen(path, "w");
+    if (md) {
+        write_readme(md, o, runs, count, &di, other, cpus);
+        ok = fclose(md) == 0 && ok;
+    } else {
+        ok = 0;
+    }
+    ok = write_plot(out, "model", runs, count, di.name, o->plots) && ok;
+    ok = write_plot(out, "bar", runs, count, di.name, o->plots) && ok;
+
+    /* The key numbers, as the log's last lines. */
+    for (uint32_t r = 0; r < count; r++) {
+        const run *rn = &runs[r];
+        if (!rn->ok) {
+            ok = 0;
+            continue;
+        }
+        fprintf(stderr, "sinew-bench: mgpbd %-16s MGPBD %.3e after %u outer iterations%s; XPBD %.3f after %u sweeps; "
+                        "%.0f device bytes a tet\n",
+                rn->name, rn->mg[rn->mg_count].rel, rn->mg_count,
+                rn->mg_reach ? "" : " (1e-2 not reached)", rn->xp[rn->xp_count - 1].rel,
+                rn->xp[rn->xp_count - 1].sweeps, rn->tets ? (double)rn->device_bytes / rn->tets : 0.0);
+    }
+    free(runs);
+    return ok;
+}

@@ -1,26 +1,50 @@
 // MGPBD (docs/mgpbd.md): access to AMG_INDEX's table and its sparse matrix
 // records (shared/layout.h, SINEW_AMG_*), and the workgroup sum every
-// reduction uses.
+// reduction uses. Every access goes through amg_i (indices) and amg_r,
+// amg_set, amg_add (values), which find the chunk a word lies in.
 
-uint amg_head(uint field) { return amg_index[field]; }
-uint amg_mat(uint m, uint field) { return amg_index[m + field]; }
+uint amg_i(uint k)
+{
+    uint c = k >> pc.index_shift, o = k & ((1u << pc.index_shift) - 1u);
+    return c == 0u ? amg_index0[o] : amg_index1[o];
+}
+
+float amg_r(uint k)
+{
+    uint c = k >> pc.real_shift, o = k & ((1u << pc.real_shift) - 1u);
+    return c == 0u ? amg_real0[o] : amg_real1[o];
+}
+
+void amg_set(uint k, float v)
+{
+    uint c = k >> pc.real_shift, o = k & ((1u << pc.real_shift) - 1u);
+    if (c == 0u)
+        amg_real0[o] = v;
+    else
+        amg_real1[o] = v;
+}
+
+void amg_add(uint k, float v) { amg_set(k, amg_r(k) + v); }
+
+uint amg_head(uint field) { return amg_i(field); }
+uint amg_mat(uint m, uint field) { return amg_i(m + field); }
 
 // Row i of matrix m times vector x, added in the row's column order.
 float amg_row_dot(uint m, uint i, uint x)
 {
     uint rows = amg_mat(m, SINEW_AMG_M_ROW), cols = amg_mat(m, SINEW_AMG_M_COL), vals = amg_mat(m, SINEW_AMG_M_VAL);
     float s = 0.0;
-    for (uint e = amg_index[rows + i]; e < amg_index[rows + i + 1u]; e++)
-        s += amg_real[vals + e] * amg_real[x + amg_index[cols + e]];
+    for (uint e = amg_i(rows + i); e < amg_i(rows + i + 1u); e++)
+        s += amg_r(vals + e) * amg_r(x + amg_i(cols + e));
     return s;
 }
 
 float amg_diag(uint m, uint i)
 {
-    return amg_real[amg_mat(m, SINEW_AMG_M_VAL) + amg_index[amg_mat(m, SINEW_AMG_M_DIAG) + i]];
+    return amg_r(amg_mat(m, SINEW_AMG_M_VAL) + amg_i(amg_mat(m, SINEW_AMG_M_DIAG) + i));
 }
 
-float amg_scalar(uint k) { return amg_real[amg_head(SINEW_AMG_SCALARS) + k]; }
+float amg_scalar(uint k) { return amg_r(amg_head(SINEW_AMG_SCALARS) + k); }
 
 // Sums v over the workgroup in a fixed order (the same bits every run).
 // Every invocation must call it; the sum is valid in invocation 0.

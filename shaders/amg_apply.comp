@@ -47,9 +47,9 @@ void main()
     }
     uint adj = amg_head(SINEW_AMG_ADJ), start = amg_head(SINEW_AMG_ADJ_START), grad = amg_head(SINEW_AMG_GRAD);
     vec3 dx = vec3(0.0);
-    for (uint e = amg_index[start + p]; e < amg_index[start + p + 1u]; e++) {
-        uint cs = amg_index[adj + e], c = cs >> 2u, g = grad + 12u * c + 3u * (cs & 3u);
-        dx += amg_real[pc.x + c] * vec3(amg_real[g], amg_real[g + 1u], amg_real[g + 2u]);
+    for (uint e = amg_i(start + p); e < amg_i(start + p + 1u); e++) {
+        uint cs = amg_i(adj + e), c = cs >> 2u, g = grad + 12u * c + 3u * (cs & 3u);
+        dx += amg_r(pc.x + c) * vec3(amg_r(g), amg_r(g + 1u), amg_r(g + 2u));
     }
     if (pc.mode == 3u) {
         q[p] = pos[p];

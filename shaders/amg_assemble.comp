@@ -12,7 +12,7 @@
 vec3 grad_at(uint c, uint slot)
 {
     uint g = amg_head(SINEW_AMG_GRAD) + 12u * c + 3u * slot;
-    return vec3(amg_real[g], amg_real[g + 1u], amg_real[g + 2u]);
+    return vec3(amg_r(g), amg_r(g + 1u), amg_r(g + 2u));
 }
 
 void main()
@@ -23,14 +23,14 @@ void main()
     uint m = amg_head(SINEW_AMG_A0);
     uint rows = amg_mat(m, SINEW_AMG_M_ROW), cols = amg_mat(m, SINEW_AMG_M_COL), vals = amg_mat(m, SINEW_AMG_M_VAL);
     uint pairs = amg_head(SINEW_AMG_PAIRS), cons = amg_head(SINEW_AMG_CONS) + 4u * i;
-    float at = amg_real[amg_head(SINEW_AMG_REST) + 12u * i + (i < amg_head(SINEW_AMG_DISTANCES) ? 1u : 9u)] * pc.a;
-    for (uint e = amg_index[rows + i]; e < amg_index[rows + i + 1u]; e++) {
-        uint j = amg_index[cols + e], p = amg_index[pairs + e];
+    float at = amg_r(amg_head(SINEW_AMG_REST) + 12u * i + (i < amg_head(SINEW_AMG_DISTANCES) ? 1u : 9u)) * pc.a;
+    for (uint e = amg_i(rows + i); e < amg_i(rows + i + 1u); e++) {
+        uint j = amg_i(cols + e), p = amg_i(pairs + e);
         float s = j == i ? at : 0.0;
         for (uint q = 0u; q < (p & 7u); q++) {
             uint si = (p >> (3u + 4u * q)) & 3u, sj = (p >> (5u + 4u * q)) & 3u;
-            s += pos[amg_index[cons + si]].w * dot(grad_at(i, si), grad_at(j, sj));
+            s += pos[amg_i(cons + si)].w * dot(grad_at(i, si), grad_at(j, sj));
         }
-        amg_real[vals + e] = s;
+        amg_set(vals + e, s);
     }
 }

@@ -26,8 +26,8 @@ void main()
         if (i < n) {
             uint rows = amg_mat(pc.matrix, SINEW_AMG_M_ROW), cols = amg_mat(pc.matrix, SINEW_AMG_M_COL);
             uint vals = amg_mat(pc.matrix, SINEW_AMG_M_VAL);
-            for (uint e = amg_index[rows + i]; e < amg_index[rows + i + 1u]; e++)
-                L[i * N + amg_index[cols + e]] = amg_real[vals + e];
+            for (uint e = amg_i(rows + i); e < amg_i(rows + i + 1u); e++)
+                L[i * N + amg_i(cols + e)] = amg_r(vals + e);
             diag = abs(L[i * N + i]);
         }
         barrier();
@@ -47,27 +47,27 @@ void main()
         }
         if (i < n)
             for (uint j = 0u; j <= i; j++)
-                amg_real[f + i * n + j] = L[i * N + j];
+                amg_set(f + i * n + j, L[i * N + j]);
         return;
     }
-    v[i] = i < n ? amg_real[pc.y + i] : 0.0;
+    v[i] = i < n ? amg_r(pc.y + i) : 0.0;
     barrier();
     for (uint k = 0u; k < n; k++) { // L z = y
         if (i == k)
-            v[k] /= amg_real[f + k * n + k];
+            v[k] /= amg_r(f + k * n + k);
         barrier();
         if (i > k && i < n)
-            v[i] -= amg_real[f + i * n + k] * v[k];
+            v[i] -= amg_r(f + i * n + k) * v[k];
         barrier();
     }
     for (uint k = n; k-- > 0u;) { // L^T x = z
         if (i == k)
-            v[k] /= amg_real[f + k * n + k];
+            v[k] /= amg_r(f + k * n + k);
         barrier();
         if (i < k)
-            v[i] -= amg_real[f + k * n + i] * v[k];
+            v[i] -= amg_r(f + k * n + i) * v[k];
         barrier();
     }
     if (i < n)
-        amg_real[pc.x + i] = v[i];
+        amg_set(pc.x + i, v[i]);
 }

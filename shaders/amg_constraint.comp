@@ -30,7 +30,7 @@ void main()
     vec3 x[4], g[4];
     uint nv = c < d ? 2u : 4u;
     for (uint j = 0u; j < 4u; j++) {
-        v[j] = amg_index[cons + j];
+        v[j] = amg_i(cons + j);
         x[j] = j < nv ? pos[v[j]].xyz : vec3(0.0);
         g[j] = vec3(0.0);
     }
@@ -38,17 +38,17 @@ void main()
     if (c < d) {
         vec3 e = x[0] - x[1];
         float len = length(e);
-        C = len - amg_real[rest];
-        alpha = amg_real[rest + 1u];
+        C = len - amg_r(rest);
+        alpha = amg_r(rest + 1u);
         if (len > 0.0) {
             g[0] = e / len;
             g[1] = -g[0];
         }
     } else {
-        vec3 r0 = vec3(amg_real[rest], amg_real[rest + 1u], amg_real[rest + 2u]);
-        vec3 r1 = vec3(amg_real[rest + 3u], amg_real[rest + 4u], amg_real[rest + 5u]);
-        vec3 r2 = vec3(amg_real[rest + 6u], amg_real[rest + 7u], amg_real[rest + 8u]);
-        alpha = amg_real[rest + 9u];
+        vec3 r0 = vec3(amg_r(rest), amg_r(rest + 1u), amg_r(rest + 2u));
+        vec3 r1 = vec3(amg_r(rest + 3u), amg_r(rest + 4u), amg_r(rest + 5u));
+        vec3 r2 = vec3(amg_r(rest + 6u), amg_r(rest + 7u), amg_r(rest + 8u));
+        alpha = amg_r(rest + 9u);
         mat3 F = outerProduct(x[1] - x[0], r0) + outerProduct(x[2] - x[0], r1) + outerProduct(x[3] - x[0], r2);
         mat3 D = F - rotation_part(F);
         C = sqrt(dot(D[0], D[0]) + dot(D[1], D[1]) + dot(D[2], D[2]));
@@ -62,16 +62,16 @@ void main()
     }
     float at = alpha * pc.a;
     uint lam = amg_head(SINEW_AMG_LAMBDA) + c;
-    float b = -C - at * amg_real[lam];
+    float b = -C - at * amg_r(lam);
     if (pc.mode == SINEW_AMG_CONS_EVAL) {
         uint grad = amg_head(SINEW_AMG_GRAD) + 12u * c;
         for (uint j = 0u; j < 4u; j++) {
-            amg_real[grad + 3u * j] = g[j].x;
-            amg_real[grad + 3u * j + 1u] = g[j].y;
-            amg_real[grad + 3u * j + 2u] = g[j].z;
+            amg_set(grad + 3u * j, g[j].x);
+            amg_set(grad + 3u * j + 1u, g[j].y);
+            amg_set(grad + 3u * j + 2u, g[j].z);
         }
-        amg_real[amg_head(SINEW_AMG_C) + c] = C;
-        amg_real[pc.y + c] = b;
+        amg_set(amg_head(SINEW_AMG_C) + c, C);
+        amg_set(pc.y + c, b);
         return;
     }
     float denom = at;
@@ -80,7 +80,7 @@ void main()
     if (!(denom > 0.0))
         return;
     float dl = b / denom;
-    amg_real[lam] += dl;
+    amg_add(lam, dl);
     for (uint j = 0u; j < nv; j++)
         pos[v[j]].xyz += pos[v[j]].w * dl * g[j];
 }

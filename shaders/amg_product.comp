@@ -18,24 +18,24 @@ void main()
     uint cval = amg_mat(pc.matrix, SINEW_AMG_M_VAL);
     uint xrow = amg_mat(pc.x, SINEW_AMG_M_ROW), xcol = amg_mat(pc.x, SINEW_AMG_M_COL), xval = amg_mat(pc.x, SINEW_AMG_M_VAL);
     uint yrow = amg_mat(pc.y, SINEW_AMG_M_ROW), ycol = amg_mat(pc.y, SINEW_AMG_M_COL), yval = amg_mat(pc.y, SINEW_AMG_M_VAL);
-    uint c0 = amg_index[crow + i], c1 = amg_index[crow + i + 1u];
+    uint c0 = amg_i(crow + i), c1 = amg_i(crow + i + 1u);
     for (uint e = c0; e < c1; e++)
-        amg_real[cval + e] = 0.0;
-    for (uint k = amg_index[xrow + i]; k < amg_index[xrow + i + 1u]; k++) {
-        uint j = amg_index[xcol + k];
-        float xv = amg_real[xval + k];
-        for (uint l = amg_index[yrow + j]; l < amg_index[yrow + j + 1u]; l++) {
-            uint col = amg_index[ycol + l];
+        amg_set(cval + e, 0.0);
+    for (uint k = amg_i(xrow + i); k < amg_i(xrow + i + 1u); k++) {
+        uint j = amg_i(xcol + k);
+        float xv = amg_r(xval + k);
+        for (uint l = amg_i(yrow + j); l < amg_i(yrow + j + 1u); l++) {
+            uint col = amg_i(ycol + l);
             uint lo = c0, hi = c1; // the column's entry in C's row: binary search
             while (hi - lo > 1u) {
                 uint mid = (lo + hi) >> 1u;
-                if (amg_index[ccol + mid] <= col)
+                if (amg_i(ccol + mid) <= col)
                     lo = mid;
                 else
                     hi = mid;
             }
-            if (lo < c1 && amg_index[ccol + lo] == col)
-                amg_real[cval + lo] += xv * amg_real[yval + l];
+            if (lo < c1 && amg_i(ccol + lo) == col)
+                amg_add(cval + lo, xv * amg_r(yval + l));
         }
     }
 }

@@ -11,8 +11,8 @@ void main()
     uint lid = gl_LocalInvocationID.x, part = amg_head(SINEW_AMG_PARTIAL);
     float s = 0.0;
     for (uint k = lid; k < pc.groups; k += SINEW_WORKGROUP_SIZE)
-        s += amg_real[part + k];
+        s += amg_r(part + k);
     float total = amg_workgroup_sum(s);
     if (lid == 0u)
-        amg_real[amg_head(SINEW_AMG_SCALARS) + pc.slot] = total;
+        amg_set(amg_head(SINEW_AMG_SCALARS) + pc.slot, total);
 }

@@ -16,11 +16,11 @@ void main()
     float v = amg_row_dot(pc.matrix, i, pc.x);
     uint y = pc.y + i;
     if (pc.mode == SINEW_AMG_SPMV_SET)
-        amg_real[y] = v;
+        amg_set(y, v);
     else if (pc.mode == SINEW_AMG_SPMV_RESIDUAL)
-        amg_real[y] = amg_real[pc.z + i] - v;
+        amg_set(y, amg_r(pc.z + i) - v);
     else if (pc.mode == SINEW_AMG_SPMV_SUB)
-        amg_real[y] -= v;
+        amg_add(y, -(v));
     else
-        amg_real[y] += v;
+        amg_add(y, v);
 }

@@ -24,39 +24,39 @@ void main()
     bool live = i < pc.count;
     uint mode = pc.mode;
     if (mode == SINEW_AMG_VEC_DOT) {
-        float v = live ? amg_real[pc.x + i] * amg_real[pc.y + i] : 0.0;
+        float v = live ? amg_r(pc.x + i) * amg_r(pc.y + i) : 0.0;
         float s = amg_workgroup_sum(v);
         if (gl_LocalInvocationID.x == 0u)
-            amg_real[amg_head(SINEW_AMG_PARTIAL) + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = s;
+            amg_set(amg_head(SINEW_AMG_PARTIAL) + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x, s);
         return;
     }
     if (!live)
         return;
     if (mode == SINEW_AMG_VEC_CHEB_FIRST) {
-        float d = pc.a * amg_real[pc.y + i] / amg_diag(pc.matrix, i);
-        amg_real[pc.w + i] = d;
-        amg_real[pc.x + i] = pc.b != 0.0 ? amg_real[pc.x + i] + d : d;
+        float d = pc.a * amg_r(pc.y + i) / amg_diag(pc.matrix, i);
+        amg_set(pc.w + i, d);
+        amg_set(pc.x + i, pc.b != 0.0 ? amg_r(pc.x + i) + d : d);
     } else if (mode == SINEW_AMG_VEC_CHEB_NEXT) {
-        float d = pc.a * amg_real[pc.w + i] + pc.c * amg_real[pc.y + i] / amg_diag(pc.matrix, i);
-        amg_real[pc.w + i] = d;
-        amg_real[pc.x + i] += d;
+        float d = pc.a * amg_r(pc.w + i) + pc.c * amg_r(pc.y + i) / amg_diag(pc.matrix, i);
+        amg_set(pc.w + i, d);
+        amg_add(pc.x + i, d);
     } else if (mode == SINEW_AMG_VEC_JACOBI) {
-        float d = pc.a * amg_real[pc.y + i] / amg_diag(pc.matrix, i);
-        amg_real[pc.x + i] = pc.b != 0.0 ? amg_real[pc.x + i] + d : d;
+        float d = pc.a * amg_r(pc.y + i) / amg_diag(pc.matrix, i);
+        amg_set(pc.x + i, pc.b != 0.0 ? amg_r(pc.x + i) + d : d);
     } else if (mode == SINEW_AMG_VEC_PCG_UPDATE) {
         float rz = amg_scalar(SINEW_AMG_S_RZ + pc.slot), pq = amg_scalar(SINEW_AMG_S_PQ);
         float alpha = pq > 0.0 ? rz / pq : 0.0;
-        amg_real[pc.x + i] += alpha * amg_real[pc.z + i];
-        amg_real[pc.y + i] -= alpha * amg_real[pc.w + i];
+        amg_add(pc.x + i, alpha * amg_r(pc.z + i));
+        amg_add(pc.y + i, -(alpha * amg_r(pc.w + i)));
     } else if (mode == SINEW_AMG_VEC_PCG_DIRECTION) {
         float rz = amg_scalar(SINEW_AMG_S_RZ + pc.slot), rz_new = amg_scalar(SINEW_AMG_S_RZ + 1u - pc.slot);
         float beta = rz > 0.0 ? rz_new / rz : 0.0;
-        amg_real[pc.z + i] = amg_real[pc.y + i] + beta * amg_real[pc.z + i];
+        amg_set(pc.z + i, amg_r(pc.y + i) + beta * amg_r(pc.z + i));
     } else if (mode == SINEW_AMG_VEC_COPY) {
-        amg_real[pc.y + i] = amg_real[pc.x + i];
+        amg_set(pc.y + i, amg_r(pc.x + i));
     } else if (mode == SINEW_AMG_VEC_AXPY) {
-        amg_real[pc.y + i] += pc.a * amg_real[pc.x + i];
+        amg_add(pc.y + i, pc.a * amg_r(pc.x + i));
     } else if (mode == SINEW_AMG_VEC_ZERO) {
-        amg_real[pc.y + i] = 0.0;
+        amg_set(pc.y + i, 0.0);
     }
 }

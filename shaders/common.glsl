@@ -30,8 +30,10 @@ layout(std430, binding = SINEW_BIND_NORMAL) buffer NormalBuf { vec4 normal[]; };
 layout(std430, binding = SINEW_BIND_MG_INDEX) readonly buffer MgIndexBuf { uint mg_index[]; };
 layout(std430, binding = SINEW_BIND_MG_REAL) buffer MgRealBuf { vec4 mg_real[]; };
 layout(std430, binding = SINEW_BIND_SDF) readonly buffer SdfBuf { float sdf[]; };
-layout(std430, binding = SINEW_BIND_AMG_INDEX) readonly buffer AmgIndexBuf { uint amg_index[]; };
-layout(std430, binding = SINEW_BIND_AMG_REAL) buffer AmgRealBuf { float amg_real[]; };
+layout(std430, binding = SINEW_BIND_AMG_INDEX) readonly buffer AmgIndex0 { uint amg_index0[]; };
+layout(std430, binding = SINEW_BIND_AMG_INDEX + 1) readonly buffer AmgIndex1 { uint amg_index1[]; };
+layout(std430, binding = SINEW_BIND_AMG_REAL) buffer AmgReal0 { float amg_real0[]; };
+layout(std430, binding = SINEW_BIND_AMG_REAL + 1) buffer AmgReal1 { float amg_real1[]; };
 
 // The MGPBD kernels (amg_*) define SINEW_PUSH_AMG: their push constants are
 // GpuAmgPush, every other kernel's GpuRange.

@@ -326,7 +326,9 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_MG_REAL, 0, SINEW_MEMORY_DEVICE, "multigrid matrices and vectors"},
         {SINEW_BIND_SDF, 0, SINEW_MEMORY_DEVICE, "no mesh collider"}, /* the collider's own, when given */
         {SINEW_BIND_AMG_INDEX, 0, SINEW_MEMORY_DEVICE, "MGPBD indices"},
+        {SINEW_BIND_AMG_INDEX + 1, 0, SINEW_MEMORY_DEVICE, "MGPBD indices"},
         {SINEW_BIND_AMG_REAL, 0, SINEW_MEMORY_DEVICE, "MGPBD values"},
+        {SINEW_BIND_AMG_REAL + 1, 0, SINEW_MEMORY_DEVICE, "MGPBD values"},
     };
     _Static_assert(sizeof plan / sizeof plan[0] == SINEW_BIND_COUNT, "one buffer per binding");
     sinew_result r;

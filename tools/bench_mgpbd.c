@@ -92,6 +92,7 @@ typedef struct outer_rec {
     double cum_ms;   /* wall time of the iterations before it */
     double ms;       /* its own wall time */
     double pcg_rel;  /* CG's |r| / |b| at its end */
+    double step;     /* the line search's t (1: the whole step) */
     uint32_t pcg;    /* CG iterations */
     int setup;       /* the hierarchy was set up afresh */
 } outer_rec;
@@ -475,6 +476,7 @@ static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sin
         e->ms = it.ms;
         e->pcg = it.pcg_iterations;
         e->pcg_rel = it.pcg_relative;
+        e->step = it.step;
         e->setup = it.setup;
         rn->mg_pcg_total += it.pcg_iterations;
         rn->setups += it.setup != 0;
@@ -642,6 +644,7 @@ static cJSON *run_json(const run *rn)
             cJSON_AddNumberToObject(it, "pcg_iterations", e->pcg);
             cJSON_AddNumberToObject(it, "pcg_relative", e->pcg_rel == e->pcg_rel ? e->pcg_rel : -1);
             cJSON_AddBoolToObject(it, "setup", e->setup);
+            cJSON_AddNumberToObject(it, "step", e->step);
         }
         cJSON_AddItemToArray(its, it);
     }
@@ -683,6 +686,7 @@ static cJSON *settings_json(const bench_mgpbd_options *o)
                                           : d.precond == SINEW_MGPBD_PRECOND_JACOBI ? "jacobi"
                                                                                     : "none");
     cJSON_AddNumberToObject(s, "omega", d.omega);
+    cJSON_AddNumberToObject(s, "line_search", d.line_search);
     cJSON_AddStringToObject(s, "smoother", d.cycle.smoother == SINEW_AMG_CHEBYSHEV ? "chebyshev" : "jacobi");
     cJSON_AddNumberToObject(s, "smoother_sweeps", d.cycle.sweeps);
     cJSON_AddNumberToObject(s, "cheby_lower", d.cycle.cheby_lower);

@@ -102,7 +102,8 @@ static const char *const usage =
     "  --pd-n N           pd: particles per side (default 100; dry run 12)\n"
     "  --pd-stiffness K   pd: N/m of every spring (default 1e4)\n"
     "  --tets N           mgpbd: a target tetrahedron count of the model, met through TetGen's\n"
-    "                     max volume; may repeat, up to 8 (default 12000 and 30000)\n"
+    "                     max volume; may repeat, up to 8 (default 12000 and 30000); 0: the\n"
+    "                     bar alone\n"
     "  --model FILE       mgpbd: a closed surface, in SINEW_CGAL_DATA/meshes or a path with a\n"
     "                     '/' (default elephant.off)\n"
     "  --quality Q        mgpbd: TetGen's radius-edge bound (-q; default 0: none)\n"
@@ -2315,7 +2316,7 @@ int main(int argc, char **argv)
     bench_collider_options clo = bench_collider_options_default();
     bench_mgpbd_options mgo = bench_mgpbd_options_default();
     uint32_t mg_tets = 0;
-    int mg_model = 0;
+    int mg_model = 0, mg_sizes = 0;
     bench_pd_options pdo = bench_pd_options_default();
     bench_implicit_options imo = bench_implicit_options_default();
     for (int i = 1; i < argc; i++) {
@@ -2339,12 +2340,14 @@ int main(int argc, char **argv)
             unsigned n;
             if (!cli_uint(t, a, v, 1u << 26, &n))
                 return 2;
-            if (n < 1 || mg_tets == BENCH_MGPBD_MAX_SIZES) {
-                cli_error(t, "--tets: at most 8 sizes, each >= 1 (got %s)%s", v, "");
+            if (mg_tets == BENCH_MGPBD_MAX_SIZES) {
+                cli_error(t, "--tets: at most 8 sizes (got %s)%s", v, "");
                 return 2;
             }
-            mgo.tets[mg_tets++] = n;
+            if (n) /* 0: no model, the bar alone */
+                mgo.tets[mg_tets++] = n;
             mgo.size_count = mg_tets;
+            mg_sizes = 1;
             i++;
         } else if (!strcmp(a, "--model") && v) {
             mgo.model = v;
@@ -2541,7 +2544,7 @@ int main(int argc, char **argv)
              * the ellipsoid), a 2 x 2 x 10-cell bar, a few iterations. */
             if (!mg_model)
                 mgo.model = "ellipsoid.off";
-            if (!mg_tets) {
+            if (!mg_sizes) {
                 mgo.tets[0] = 1;
                 mgo.size_count = 1;
             }

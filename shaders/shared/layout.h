@@ -83,9 +83,9 @@
  *                           collider, shared by the bodies that use it
  *   AMG_INDEX uint          MGPBD: constraints, adjacency and the AMG
  *                           hierarchy's sparse patterns, laid out by the table
- *                           at its start (below)
+ *                           at its start (below); in chunks
  *   AMG_REAL  float         MGPBD: rest data, gradients, multipliers, the
- *                           hierarchy's values and vectors, scalars
+ *                           hierarchy's values and vectors, scalars; in chunks
  *
  * Jacobi DELTA and ADJ slots: distance c at 2c, 2c+1; bend c at 2d + 4c + j;
  * element e at 2d + 4b + 4e + j.
@@ -124,10 +124,17 @@
 #define SINEW_BIND_MG_INDEX 23
 #define SINEW_BIND_MG_REAL 24
 #define SINEW_BIND_SDF 25
-#define SINEW_BIND_AMG_INDEX 26
-#define SINEW_BIND_AMG_REAL 27
-#define SINEW_BIND_COUNT 28
+#define SINEW_BIND_AMG_INDEX 26 /* SINEW_AMG_CHUNKS bindings */
+#define SINEW_BIND_AMG_REAL 28  /* SINEW_AMG_CHUNKS bindings */
+#define SINEW_BIND_COUNT 30
 
+/* AMG_INDEX and AMG_REAL are each split into SINEW_AMG_CHUNKS storage
+ * buffers of 2^shift words (the shifts in GpuAmgPush; the last chunk in use
+ * may be shorter): word k lies in chunk k >> shift at k & (2^shift - 1). A
+ * device's maxStorageBufferRange bounds one binding, not the images. Two
+ * chunks: lavapipe allows 32 storage buffers per stage, the binding model
+ * binds every buffer to every kernel, and 30 leave room. */
+#define SINEW_AMG_CHUNKS 2
 /* MGPBD (global XPBD with algebraic multigrid; docs/mgpbd.md). AMG_INDEX
  * starts with SINEW_AMG_HEADER words (offsets into AMG_INDEX unless marked
  * REAL); each sparse matrix is a record of SINEW_AMG_MAT words there, its
@@ -392,7 +399,8 @@ SINEW_STRUCT(GpuAmgPush) {
     SINEW_UINT x, y, z, w;     /* vectors, by kernel and mode */
     SINEW_UINT slot;           /* scalar written or read */
     SINEW_UINT groups;         /* amg_reduce: partial sums to add */
-    SINEW_UINT pad0, pad1;
+    SINEW_UINT index_shift;    /* AMG_INDEX's chunks hold 2^index_shift words */
+    SINEW_UINT real_shift;     /* AMG_REAL's 2^real_shift */
     float a, b, c, d;          /* coefficients */
 } SINEW_END(GpuAmgPush)
 

@@ -43,6 +43,7 @@ struct sinew_mgpbd {
     sinew_csr pattern;             /* the finest operator's pattern (val unused) */
     uint32_t static_words, static_floats;  /* where the hierarchy's part starts */
     uint64_t index_capacity, real_capacity; /* words, floats */
+    uint32_t chunk_shift;          /* each image's chunks hold 2^chunk_shift words */
     uint32_t a0, a0_val;
     uint32_t vb, vx, vr, vz, vp, vq, vsr, vsd, vl;  /* the finest level's vectors (vl: lambda at a line search's base) */
     uint32_t partial, scalars, groups, lambda;
@@ -81,6 +82,14 @@ sinew_mgpbd_desc sinew_mgpbd_desc_default(void)
 uint32_t sinew_mgpbd_constraint_count(const sinew_mgpbd *s) { return s->m; }
 uint32_t sinew_mgpbd_particle_count(const sinew_mgpbd *s) { return s->n; }
 const sinew_amg *sinew_mgpbd_amg(const sinew_mgpbd *s) { return &s->amg; }
+
+uint32_t sinew_mgpbd_real_chunks(const sinew_mgpbd *s)
+{
+    uint32_t c = 0;
+    while (c < SINEW_AMG_CHUNKS && s->buffers[SINEW_BIND_AMG_REAL + c].size > 16)
+        c++;
+    return c;
+}
 
 uint64_t sinew_mgpbd_device_bytes(const sinew_mgpbd *s)
 {
@@ -258,46 +267,90 @@ static sinew_result make_set(sinew_mgpbd *s)
     return sinew_descriptor_set_create(s->ctx, s->buffers, &s->pool, &s->set);
 }
 
-/* The two images' buffers with room for words and floats, keeping what the
- * static part holds. */
+/* Chunk c of an image: AMG_INDEX (real 0) or AMG_REAL (real 1). */
+static sinew_buffer *chunk(sinew_mgpbd *s, int real, uint32_t c)
+{
+    return &s->buffers[(real ? SINEW_BIND_AMG_REAL : SINEW_BIND_AMG_INDEX) + c];
+}
+
+/* An image's chunks with room for `words`, keeping what they hold: a chunk
+ * too small is replaced by a larger one (a quarter to spare) with its
+ * contents copied over. */
+static sinew_result reserve_image(sinew_mgpbd *s, int real, uint64_t words, uint64_t *capacity)
+{
+    sinew_context *ctx = s->ctx;
+    const uint64_t per = 1ull << s->chunk_shift;
+    const char *what = real ? "MGPBD values" : "MGPBD indices";
+    if (words > SINEW_AMG_CHUNKS * per)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_LIMIT, "mgpbd",
+                          "%s need %llu bytes, more than %u storage buffers of %llu bytes (this device's "
+                          "maxStorageBufferRange) hold", what, 4ull * (unsigned long long)words, SINEW_AMG_CHUNKS,
+                          4ull * (unsigned long long)per);
+    for (uint32_t c = 0; c < SINEW_AMG_CHUNKS; c++) {
+        sinew_buffer *old = chunk(s, real, c);
+        uint64_t need = words > c * per ? words - c * per : 0;
+        need = need > per ? per : need;
+        if (need * 4 <= old->size && old->buffer)
+            continue;
+        uint64_t want = need + need / 4;
+        want = want > per ? per : want;
+        sinew_buffer fresh = {0};
+        sinew_result r = sinew_buffer_create(ctx, want ? 4 * want : 16, SINEW_MEMORY_DEVICE, what, &fresh);
+        if (r == SINEW_RESULT_OK && old->buffer && old->size > 16)
+            r = sinew_buffer_copy(ctx, old, 0, &fresh, 0, old->size);
+        if (r != SINEW_RESULT_OK) {
+            sinew_buffer_destroy(ctx, &fresh);
+            return r;
+        }
+        sinew_buffer_destroy(ctx, old);
+        *old = fresh;
+    }
+    *capacity = 0;
+    for (uint32_t c = 0; c < SINEW_AMG_CHUNKS; c++)
+        *capacity += chunk(s, real, c)->size / 4;
+    return SINEW_RESULT_OK;
+}
+
+/* Both images with room for words and floats; the descriptor set made anew
+ * when a buffer changed. */
 static sinew_result reserve(sinew_mgpbd *s, uint64_t words, uint64_t floats)
 {
-    if (words <= s->index_capacity && floats <= s->real_capacity)
+    if (words <= s->index_capacity && floats <= s->real_capacity && s->set)
         return SINEW_RESULT_OK;
-    sinew_context *ctx = s->ctx;
-    if (words > s->index_capacity)
-        words += words / 4;
-    else
-        words = s->index_capacity;
-    if (floats > s->real_capacity)
-        floats += floats / 4;
-    else
-        floats = s->real_capacity;
-    sinew_result r = sinew_buffer_check_size(ctx, 4 * words, "MGPBD indices");
+    sinew_result r = reserve_image(s, 0, words, &s->index_capacity);
     if (r == SINEW_RESULT_OK)
-        r = sinew_buffer_check_size(ctx, 4 * floats, "MGPBD values");
-    sinew_buffer idx = {0}, real = {0};
-    if (r == SINEW_RESULT_OK)
-        r = sinew_buffer_create(ctx, 4 * words, SINEW_MEMORY_DEVICE, "MGPBD indices", &idx);
-    if (r == SINEW_RESULT_OK)
-        r = sinew_buffer_create(ctx, 4 * floats, SINEW_MEMORY_DEVICE, "MGPBD values", &real);
-    if (r == SINEW_RESULT_OK && s->buffers[SINEW_BIND_AMG_INDEX].buffer) {
-        r = sinew_buffer_copy(ctx, &s->buffers[SINEW_BIND_AMG_INDEX], 0, &idx, 0, 4ull * s->static_words);
-        if (r == SINEW_RESULT_OK)
-            r = sinew_buffer_copy(ctx, &s->buffers[SINEW_BIND_AMG_REAL], 0, &real, 0, 4ull * s->static_floats);
+        r = reserve_image(s, 1, floats, &s->real_capacity);
+    return r == SINEW_RESULT_OK ? make_set(s) : r;
+}
+
+/* Copies count words between the host and an image at word offset at,
+ * chunk by chunk. */
+static sinew_result image_io(sinew_mgpbd *s, int real, uint64_t at, void *data, uint64_t count, int download)
+{
+    const uint64_t per = 1ull << s->chunk_shift;
+    uint8_t *p = data;
+    while (count) {
+        uint32_t c = (uint32_t)(at / per);
+        uint64_t o = at % per, n = per - o < count ? per - o : count;
+        sinew_result r = download ? sinew_buffer_download(s->ctx, chunk(s, real, c), 4 * o, p, 4 * n)
+                                  : sinew_buffer_upload(s->ctx, chunk(s, real, c), 4 * o, p, 4 * n);
+        if (r != SINEW_RESULT_OK)
+            return r;
+        at += n;
+        p += 4 * n;
+        count -= n;
     }
-    if (r != SINEW_RESULT_OK) {
-        sinew_buffer_destroy(ctx, &idx);
-        sinew_buffer_destroy(ctx, &real);
-        return r;
-    }
-    sinew_buffer_destroy(ctx, &s->buffers[SINEW_BIND_AMG_INDEX]);
-    sinew_buffer_destroy(ctx, &s->buffers[SINEW_BIND_AMG_REAL]);
-    s->buffers[SINEW_BIND_AMG_INDEX] = idx;
-    s->buffers[SINEW_BIND_AMG_REAL] = real;
-    s->index_capacity = words;
-    s->real_capacity = floats;
-    return make_set(s);
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result upload_words(sinew_mgpbd *s, int real, uint64_t at, const void *data, uint64_t count)
+{
+    return image_io(s, real, at, (void *)data, count, 0);
+}
+
+static sinew_result download_words(sinew_mgpbd *s, int real, uint64_t at, void *data, uint64_t count)
+{
+    return image_io(s, real, at, data, count, 1);
 }
 
 /* Writes a matrix record at image[at], its rows, columns (and diagonal
@@ -404,9 +457,9 @@ static sinew_result upload_hierarchy(sinew_mgpbd *s)
     SINEW_ASSERT(at - s->static_words == words && rat - s->static_floats == floats);
     s->levels = H->levels;
     s->dense_rows = H->coarse_factor ? H->L[H->levels - 1].A.rows : 0;
-    r = sinew_buffer_upload(s->ctx, &s->buffers[SINEW_BIND_AMG_INDEX], 4ull * s->static_words, image, 4 * words);
+    r = upload_words(s, 0, s->static_words, image, words);
     if (r == SINEW_RESULT_OK)
-        r = sinew_buffer_upload(s->ctx, &s->buffers[SINEW_BIND_AMG_REAL], 4ull * s->static_floats, real, 4 * floats);
+        r = upload_words(s, 1, s->static_floats, real, floats);
     free(image);
     free(real);
     return r;
@@ -438,11 +491,11 @@ static sinew_result create_common(sinew_mgpbd *s, const uint32_t *cons, const ui
     uint64_t words = SINEW_AMG_HEADER + 4ull * m + (n + 1ull) + slots + SINEW_AMG_MAT + (m + 1ull) + nnz + m + nnz;
     uint64_t floats = 12ull * m + 12ull * m + m + m + nnz + 9ull * m + s->groups + SINEW_AMG_SCALAR_COUNT +
                       SINEW_AMG_DENSE_ROWS * SINEW_AMG_DENSE_ROWS;
-    if (words > UINT32_MAX / 2 || floats > UINT32_MAX / 2) {
+    if (words >= UINT32_MAX || floats >= UINT32_MAX) {
         free(pairs);
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_LIMIT, "mgpbd",
                           "%u constraints with %u nonzeros need %llu words of indices and %llu values; the layout "
-                          "addresses at most 2^31", m, nnz, (unsigned long long)words, (unsigned long long)floats);
+                          "addresses at most 2^32", m, nnz, (unsigned long long)words, (unsigned long long)floats);
     }
     uint32_t *index = calloc(words, sizeof *index);
     float *real = calloc(floats, sizeof *real);
@@ -506,7 +559,7 @@ static sinew_result create_common(sinew_mgpbd *s, const uint32_t *cons, const ui
     s->L[0].d = s->vsd;
 
     for (int i = 0; i < SINEW_BIND_COUNT && r == SINEW_RESULT_OK; i++) {
-        if (i == SINEW_BIND_AMG_INDEX || i == SINEW_BIND_AMG_REAL)
+        if (i >= SINEW_BIND_AMG_INDEX && i < SINEW_BIND_AMG_REAL + SINEW_AMG_CHUNKS)
             continue;
         uint64_t bytes = (i == SINEW_BIND_POS || i == SINEW_BIND_PREV || i == SINEW_BIND_VEL) && n ? 16ull * n
                          : i == SINEW_BIND_Q && n                                                ? 32ull * n
@@ -522,9 +575,9 @@ static sinew_result create_common(sinew_mgpbd *s, const uint32_t *cons, const ui
     if (r == SINEW_RESULT_OK)
         r = reserve(s, words, floats);
     if (r == SINEW_RESULT_OK)
-        r = sinew_buffer_upload(ctx, &s->buffers[SINEW_BIND_AMG_INDEX], 0, index, 4 * words);
+        r = upload_words(s, 0, 0, index, words);
     if (r == SINEW_RESULT_OK)
-        r = sinew_buffer_upload(ctx, &s->buffers[SINEW_BIND_AMG_REAL], 0, real, 4 * floats);
+        r = upload_words(s, 1, 0, real, floats);
     free(index);
     free(real);
     if (r == SINEW_RESULT_OK && n) { /* positions and inverse masses at rest */
@@ -571,6 +624,11 @@ static sinew_result check_desc(sinew_context *ctx, const sinew_mgpbd_desc *d)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
                           "the V-cycle's smoother settings are out of range (sweeps >= 1, 0 < lower < upper, "
                           "0 < jacobi_weight < 2, coarse_sweeps >= 1)");
+    if (d->chunk_words && (d->chunk_words < 1024 || (d->chunk_words & (d->chunk_words - 1)) ||
+                           4ull * d->chunk_words > ctx->limits.maxStorageBufferRange))
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
+                          "chunk_words is %u; it must be 0 or a power of two >= 1024 within one storage buffer",
+                          d->chunk_words);
     if ((unsigned)d->precond > SINEW_MGPBD_PRECOND_AMG)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd", "unknown preconditioner %d",
                           (int)d->precond);
@@ -583,6 +641,11 @@ static sinew_mgpbd *alloc_solver(sinew_context *ctx, const sinew_mgpbd_desc *des
     if (s) {
         s->ctx = ctx;
         s->desc = *desc;
+        /* chunks of the largest power of two words one binding may hold */
+        uint64_t words = desc->chunk_words ? desc->chunk_words : ctx->limits.maxStorageBufferRange / 4;
+        s->chunk_shift = 10;
+        while (s->chunk_shift < 30 && (2ull << s->chunk_shift) <= words)
+            s->chunk_shift++;
     }
     return s;
 }
@@ -743,14 +806,16 @@ static sinew_result finish(sinew_mgpbd *s)
     return sinew_submit_and_wait(s->ctx, s->cmd, s->fence);
 }
 
-static GpuAmgPush push(uint32_t count, uint32_t mode)
+static GpuAmgPush push_of(const sinew_mgpbd *s, uint32_t count, uint32_t mode)
 {
     GpuAmgPush p;
     memset(&p, 0, sizeof p);
     p.count = count;
     p.mode = mode;
+    p.index_shift = p.real_shift = s->chunk_shift;
     return p;
 }
+#define push(count, mode) push_of(s, (count), (mode))
 
 /* One dispatch and the barrier after it: every step depends on the one before. */
 static void run(sinew_recorder *r, sinew_kernel k, uint32_t threads, const GpuAmgPush *p)
@@ -759,7 +824,7 @@ static void run(sinew_recorder *r, sinew_kernel k, uint32_t threads, const GpuAm
     sinew_record_barrier(r);
 }
 
-static void spmv(sinew_recorder *r, uint32_t mode, uint32_t matrix, uint32_t rows, uint32_t x, uint32_t y, uint32_t z)
+static void spmv(const sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t matrix, uint32_t rows, uint32_t x, uint32_t y, uint32_t z)
 {
     GpuAmgPush p = push(rows, mode);
     p.matrix = matrix;
@@ -769,7 +834,7 @@ static void spmv(sinew_recorder *r, uint32_t mode, uint32_t matrix, uint32_t row
     run(r, SINEW_KERNEL_AMG_SPMV, rows, &p);
 }
 
-static void vec(sinew_recorder *r, uint32_t mode, uint32_t count, uint32_t x, uint32_t y, float a)
+static void vec(const sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t count, uint32_t x, uint32_t y, float a)
 {
     GpuAmgPush p = push(count, mode);
     p.x = x;
@@ -781,11 +846,10 @@ static void vec(sinew_recorder *r, uint32_t mode, uint32_t count, uint32_t x, ui
 /* x . y over count entries into scalar slot. */
 static void dot(sinew_mgpbd *s, sinew_recorder *r, uint32_t count, uint32_t x, uint32_t y, uint32_t slot)
 {
-    vec(r, SINEW_AMG_VEC_DOT, count, x, y, 0.0f);
+    vec(s, r, SINEW_AMG_VEC_DOT, count, x, y, 0.0f);
     GpuAmgPush p = push(SINEW_WORKGROUP_SIZE, 0);
     p.groups = (count + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
     p.slot = slot;
-    (void)s;
     run(r, SINEW_KERNEL_AMG_REDUCE, SINEW_WORKGROUP_SIZE, &p);
 }
 
@@ -803,7 +867,7 @@ static void smooth(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
             if (zero && k == 0) {
                 p.y = f;
             } else {
-                spmv(r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
+                spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
                 p.y = L->r;
                 p.b = 1.0f;
             }
@@ -823,16 +887,16 @@ static void smooth(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
     if (zero) {
         p.y = f;
     } else {
-        spmv(r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
+        spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
         p.y = L->r;
         p.b = 1.0f;
     }
     run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
     for (uint32_t i = 1; i < c->sweeps; i++) {
         if (zero && i == 1) /* r = f - A x with x = d */
-            spmv(r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, L->d, L->r, f);
+            spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, L->d, L->r, f);
         else
-            spmv(r, SINEW_AMG_SPMV_SUB, L->A, L->rows, L->d, L->r, 0);
+            spmv(s, r, SINEW_AMG_SPMV_SUB, L->A, L->rows, L->d, L->r, 0);
         double rho_new = 1.0 / (2.0 * sigma - rho_old);
         GpuAmgPush q = push(L->rows, SINEW_AMG_VEC_CHEB_NEXT);
         q.matrix = L->A;
@@ -864,10 +928,10 @@ static void vcycle(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
     }
     const level_gpu *C = &s->L[l + 1];
     smooth(s, r, l, x, f, 1);
-    spmv(r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
-    spmv(r, SINEW_AMG_SPMV_SET, L->R, C->rows, L->r, C->f, 0);
+    spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
+    spmv(s, r, SINEW_AMG_SPMV_SET, L->R, C->rows, L->r, C->f, 0);
     vcycle(s, r, l + 1, C->x, C->f);
-    spmv(r, SINEW_AMG_SPMV_ADD, L->P, L->rows, C->x, x, 0);
+    spmv(s, r, SINEW_AMG_SPMV_ADD, L->P, L->rows, C->x, x, 0);
     smooth(s, r, l, x, f, 0);
 }
 
@@ -884,7 +948,7 @@ static void precondition(sinew_mgpbd *s, sinew_recorder *r, uint32_t rv, uint32_
         p.a = 1.0f;
         run(r, SINEW_KERNEL_AMG_VECTOR, s->m, &p);
     } else {
-        vec(r, SINEW_AMG_VEC_COPY, s->m, rv, z, 0.0f);
+        vec(s, r, SINEW_AMG_VEC_COPY, s->m, rv, z, 0.0f);
     }
 }
 
@@ -896,18 +960,18 @@ static void record_pcg_start(sinew_mgpbd *s, sinew_recorder *r)
         p.matrix = s->L[s->levels - 1].A;
         run(r, SINEW_KERNEL_AMG_COARSE, SINEW_WORKGROUP_SIZE, &p);
     }
-    vec(r, SINEW_AMG_VEC_ZERO, s->m, 0, s->vx, 0.0f);
-    vec(r, SINEW_AMG_VEC_COPY, s->m, s->vb, s->vr, 0.0f);
+    vec(s, r, SINEW_AMG_VEC_ZERO, s->m, 0, s->vx, 0.0f);
+    vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vb, s->vr, 0.0f);
     dot(s, r, s->m, s->vb, s->vb, SINEW_AMG_S_BB);
     precondition(s, r, s->vr, s->vz);
-    vec(r, SINEW_AMG_VEC_COPY, s->m, s->vz, s->vp, 0.0f);
+    vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vz, s->vp, 0.0f);
     dot(s, r, s->m, s->vr, s->vz, SINEW_AMG_S_RZ);
 }
 
 static void record_pcg_iteration(sinew_mgpbd *s, sinew_recorder *r, uint32_t k)
 {
     const uint32_t m = s->m, parity = k & 1u;
-    spmv(r, SINEW_AMG_SPMV_SET, s->a0, m, s->vp, s->vq, 0);
+    spmv(s, r, SINEW_AMG_SPMV_SET, s->a0, m, s->vp, s->vq, 0);
     dot(s, r, m, s->vp, s->vq, SINEW_AMG_S_PQ);
     GpuAmgPush p = push(m, SINEW_AMG_VEC_PCG_UPDATE);
     p.x = s->vx;
@@ -927,8 +991,7 @@ static void record_pcg_iteration(sinew_mgpbd *s, sinew_recorder *r, uint32_t k)
 
 static sinew_result read_scalars(sinew_mgpbd *s, float out[SINEW_AMG_SCALAR_COUNT])
 {
-    return sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_AMG_REAL], 4ull * s->scalars, out,
-                                 4 * SINEW_AMG_SCALAR_COUNT);
+    return download_words(s, 1, s->scalars, out, SINEW_AMG_SCALAR_COUNT);
 }
 
 /* Runs CG on A0 x = vb (its start recorded into the open recorder r, which
@@ -1007,11 +1070,11 @@ sinew_result sinew_mgpbd_read_matrix(sinew_mgpbd *s, uint32_t level, sinew_csr *
     uint32_t at = level == 0 ? s->a0_val : 0;
     if (level > 0) {
         uint32_t rec[SINEW_AMG_MAT];
-        r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_AMG_INDEX], 4ull * s->L[level].A, rec, sizeof rec);
+        r = download_words(s, 0, s->L[level].A, rec, SINEW_AMG_MAT);
         at = rec[SINEW_AMG_M_VAL];
     }
     if (r == SINEW_RESULT_OK)
-        r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_AMG_REAL], 4ull * at, v, 4ull * nnz);
+        r = download_words(s, 1, at, v, nnz);
     for (uint32_t e = 0; e < nnz && r == SINEW_RESULT_OK; e++)
         out->val[e] = v[e];
     free(v);
@@ -1035,7 +1098,7 @@ sinew_result sinew_mgpbd_write_matrix(sinew_mgpbd *s, const sinew_csr *A)
     if (!v)
         return oom(s);
     put_values(v, A);
-    sinew_result r = sinew_buffer_upload(s->ctx, &s->buffers[SINEW_BIND_AMG_REAL], 4ull * s->a0_val, v, 4ull * nnz);
+    sinew_result r = upload_words(s, 1, s->a0_val, v, nnz);
     free(v);
     return r;
 }
@@ -1081,12 +1144,12 @@ sinew_result sinew_mgpbd_galerkin(sinew_mgpbd *s)
 
 static sinew_result upload_vector(sinew_mgpbd *s, uint32_t at, const float *v, uint32_t count)
 {
-    return sinew_buffer_upload(s->ctx, &s->buffers[SINEW_BIND_AMG_REAL], 4ull * at, v, 4ull * count);
+    return upload_words(s, 1, at, v, count);
 }
 
 static sinew_result download_vector(sinew_mgpbd *s, uint32_t at, float *v, uint32_t count)
 {
-    return sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_AMG_REAL], 4ull * at, v, 4ull * count);
+    return download_words(s, 1, at, v, count);
 }
 
 sinew_result sinew_mgpbd_spmv(sinew_mgpbd *s, uint32_t level, int which, const float *x, float *y)
@@ -1101,7 +1164,7 @@ sinew_result sinew_mgpbd_spmv(sinew_mgpbd *s, uint32_t level, int which, const f
         return r;
     sinew_recorder rec;
     begin(s, &rec);
-    spmv(&rec, SINEW_AMG_SPMV_SET, matrix, rows, s->vp, s->vq, 0);
+    spmv(s, &rec, SINEW_AMG_SPMV_SET, matrix, rows, s->vp, s->vq, 0);
     r = finish(s);
     return r == SINEW_RESULT_OK ? download_vector(s, s->vq, y, rows) : r;
 }
@@ -1193,7 +1256,7 @@ sinew_result sinew_mgpbd_begin_step(sinew_mgpbd *s, float h, const float gravity
 {
     sinew_recorder rec;
     begin(s, &rec);
-    vec(&rec, SINEW_AMG_VEC_ZERO, s->m, 0, s->lambda, 0.0f);
+    vec(s, &rec, SINEW_AMG_VEC_ZERO, s->m, 0, s->lambda, 0.0f);
     if (h > 0.0f) {
         sinew_result r = check_h(s, h);
         if (r != SINEW_RESULT_OK) {
@@ -1330,10 +1393,10 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
         p.x = s->vx;
         p.a = (float)d->omega;
         run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
-        vec(&rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, 1.0f);
+        vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, 1.0f);
         r = finish(s);
     } else { /* backtracking: halve the step while |b| does not fall */
-        vec(&rec, SINEW_AMG_VEC_COPY, s->m, s->lambda, s->vl, 0.0f);
+        vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->lambda, s->vl, 0.0f);
         double t = 1.0;
         for (uint32_t k = 0;; k++) {
             if (k > 0)
@@ -1342,8 +1405,8 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
             p.x = s->vx;
             p.a = (float)(t * d->omega);
             run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
-            vec(&rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
-            vec(&rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, (float)t);
+            vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
+            vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, (float)t);
             record_eval(s, &rec, h);
             float sc[SINEW_AMG_SCALAR_COUNT];
             r = finish(s);

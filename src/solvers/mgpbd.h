@@ -46,6 +46,11 @@ typedef struct sinew_mgpbd_desc {
     uint32_t max_iterations;      /* outer iterations per step */
     double tolerance;             /* stop when |b| <= tolerance |b of the first iteration| */
     double time_budget_ms;        /* or when this much wall time has passed (0: none) */
+    /* Words of each storage buffer the two images are split into
+     * (SINEW_AMG_CHUNKS each): 0, the largest power of two within the
+     * device's maxStorageBufferRange; a smaller power of two (>= 1024) makes
+     * small meshes span several, for tests. */
+    uint32_t chunk_words;
     uint32_t cookie;
 } sinew_mgpbd_desc;
 
@@ -69,6 +74,9 @@ uint32_t sinew_mgpbd_constraint_count(const sinew_mgpbd *s);
 uint32_t sinew_mgpbd_particle_count(const sinew_mgpbd *s);
 /* The hierarchy of the last setup (levels 0 until the first). */
 const sinew_amg *sinew_mgpbd_amg(const sinew_mgpbd *s);
+/* Storage buffers in use by the values' image (AMG_REAL), 1 ..
+ * SINEW_AMG_CHUNKS. */
+uint32_t sinew_mgpbd_real_chunks(const sinew_mgpbd *s);
 /* Bytes of device memory the solver holds now. */
 uint64_t sinew_mgpbd_device_bytes(const sinew_mgpbd *s);
 

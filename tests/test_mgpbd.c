@@ -547,3 +547,40 @@ Test(mgpbd, split_images_give_the_same_bits)
     free(x[0]);
     free(x[1]);
 }
+
+/* The paper's stopping rule: a step stops at |b| <= tolerance |b_0| or on
+ * its time budget; velocities come from the positions it reached. */
+Test(mgpbd, a_step_stops_on_tolerance_or_time_budget)
+{
+    sinew_mgpbd_desc d = stiff_desc();
+    d.tolerance = 5e-2;
+    scene sc = make_scene("bracket-v2.msh", d);
+    const float g[3] = {0.0f, -9.81f, 0.0f};
+    sinew_mgpbd_step_stats st;
+    cr_assert_eq(sinew_mgpbd_solve_step(sc.s, H, g, &st), SINEW_RESULT_OK);
+    printf("mgpbd step to 5e-2: %u outer iterations (relative |b|", st.iterations);
+    for (uint32_t k = 0; k < st.iterations; k++)
+        printf(" %.2e", st.relative[k]);
+    printf("), %u CG iterations, %u setup, %.0f ms\n", st.pcg_iterations, st.setups, st.ms);
+    cr_expect_eq(st.stopped_by, 0);
+    cr_expect_leq(st.relative[st.iterations - 1], 5e-2);
+    cr_expect_gt(st.relative[st.iterations - 2], 5e-2);
+    float *v = malloc(sizeof *v * 3 * sc.asset->particle_count);
+    cr_assert_eq(sinew_mgpbd_read_state(sc.s, NULL, v), SINEW_RESULT_OK);
+    double vmax = 0.0;
+    for (uint32_t i = 0; i < 3 * sc.asset->particle_count; i++)
+        vmax = fmax(vmax, fabs(v[i]));
+    cr_expect_gt(vmax, 1.0, "the squashed bracket springs back: %g m/s", vmax); /* ~0.2 m in 10 ms */
+    free(v);
+    sinew_mgpbd_destroy(sc.s);
+    d.tolerance = 0.0;
+    d.time_budget_ms = 1.0;
+    cr_assert_eq(sinew_mgpbd_create(gpu_ctx, sc.asset, &d, &sc.s), SINEW_RESULT_OK);
+    float *xf = to_float(sc.x, 3 * (size_t)sc.asset->particle_count);
+    cr_assert_eq(sinew_mgpbd_set_state(sc.s, xf, NULL), SINEW_RESULT_OK);
+    free(xf);
+    cr_assert_eq(sinew_mgpbd_solve_step(sc.s, H, g, &st), SINEW_RESULT_OK);
+    cr_expect_eq(st.stopped_by, 1);
+    cr_expect_eq(st.iterations, 1u, "one outer iteration outlasts 1 ms on any device here");
+    free_scene(&sc);
+}

@@ -1425,3 +1425,47 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
     it->ms = sinew_host_ms() - t0;
     return r;
 }
+
+sinew_result sinew_mgpbd_solve_step(sinew_mgpbd *s, float h, const float gravity[3], sinew_mgpbd_step_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    const double t0 = sinew_host_ms();
+    const sinew_mgpbd_desc *d = &s->desc;
+    sinew_result r = check_h(s, h);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_mgpbd_begin_step(s, h, gravity);
+    st->stopped_by = 2;
+    while (r == SINEW_RESULT_OK && st->iterations < d->max_iterations) {
+        sinew_mgpbd_iteration it;
+        r = sinew_mgpbd_iterate(s, h, &it);
+        if (r != SINEW_RESULT_OK)
+            break;
+        if (st->iterations == 0)
+            st->residual0 = it.dual_residual;
+        double after = it.dual_after;
+        if (!(after == after)) /* no line search: |b| after the step costs one more evaluation */
+            r = sinew_mgpbd_dual_residual(s, h, &after);
+        double rel = st->residual0 > 0.0 ? after / st->residual0 : 0.0;
+        if (st->iterations < sizeof st->relative / sizeof st->relative[0])
+            st->relative[st->iterations] = rel;
+        st->iterations++;
+        st->pcg_iterations += it.pcg_iterations;
+        st->setups += (uint32_t)it.setup;
+        if (!(rel == rel)) {
+            r = sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "mgpbd", "the dual residual became NaN");
+            break;
+        }
+        if (rel <= d->tolerance) {
+            st->stopped_by = 0;
+            break;
+        }
+        if (d->time_budget_ms > 0.0 && sinew_host_ms() - t0 >= d->time_budget_ms) {
+            st->stopped_by = 1;
+            break;
+        }
+    }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_mgpbd_end_step(s, h);
+    st->ms = sinew_host_ms() - t0;
+    return r;
+}

@@ -112,6 +112,21 @@ sinew_result sinew_mgpbd_dual_residual(sinew_mgpbd *s, float h, double *norm);
 /* v = (x - prev) / h: a step's end. */
 sinew_result sinew_mgpbd_end_step(sinew_mgpbd *s, float h);
 
+typedef struct sinew_mgpbd_step_stats {
+    uint32_t iterations;        /* outer iterations done */
+    double residual0;           /* |b| at the first */
+    double relative[256];       /* |b| after each outer iteration / residual0 (the first 256) */
+    uint32_t pcg_iterations;    /* in all */
+    uint32_t setups;            /* AMG setups */
+    int stopped_by;             /* 0: tolerance, 1: time budget, 2: max_iterations */
+    double ms;
+} sinew_mgpbd_step_stats;
+
+/* A whole step (the paper's Algorithm 1): prediction, lambda = 0, outer
+ * iterations until |b| <= desc.tolerance |b_0|, desc.time_budget_ms has
+ * passed or desc.max_iterations, then v = (x - prev) / h. */
+sinew_result sinew_mgpbd_solve_step(sinew_mgpbd *s, float h, const float gravity[3], sinew_mgpbd_step_stats *st);
+
 /* ------------------------------------------------------------ the linear solve alone */
 
 /* Sets the finest operator's values (system solvers; entries in A's pattern). */

@@ -25,9 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Indices are 1-based and stored 0-based in a uint32_t; rows and columns
- * beyond 2^31 are refused so that every count below fits. */
-#define MAX_DIMENSION ((int64_t)1 << 31)
+/* Rows and columns beyond 2^26 (as many as a mesh has vertices) are refused
+ * (LIMIT): the row offsets take 4 bytes a row whether or not the file lists
+ * anything there, so a larger count in a 60-byte file would have it ask for
+ * gigabytes. Every index and count below then fits a uint32_t. */
+#define MAX_DIMENSION ((int64_t)1 << 26)
 /* The shortest entry line, "1 1 1", and its newline. */
 #define MIN_ENTRY_BYTES 6
 
@@ -129,8 +131,10 @@ static sinew_result read_header(reader *r, int *symmetric, int *integer)
     return SINEW_RESULT_OK;
 }
 
-/* An integer token in [lo, hi], named `what` in messages. */
-static sinew_result read_index(reader *r, const char *what, int64_t lo, int64_t hi, int64_t *out)
+/* An integer token in [lo, hi], named `what` in messages; one above hi is
+ * refused with the code `above` (LIMIT for a count beyond what is read). */
+static sinew_result read_index(reader *r, const char *what, int64_t lo, int64_t hi, sinew_result above,
+                               int64_t *out)
 {
     sinew_token tok;
     char buf[40];
@@ -139,9 +143,9 @@ static sinew_result read_index(reader *r, const char *what, int64_t lo, int64_t 
     if (!sinew_token_int(tok, out))
         return bad(r, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "%s \"%s\" is not an integer", what,
                    sinew_token_printable(tok, buf));
-    if (*out < lo || *out > hi)
-        return bad(r, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "%s %" PRId64 " is out of range [%" PRId64 ", %" PRId64 "]",
-                   what, *out, lo, hi);
+    if (*out < lo || *out > hi) /* the token, not *out: beyond 2^40 that saturates */
+        return bad(r, *out > hi ? above : SINEW_RESULT_ERROR_INVALID_ARGUMENT,
+                   "%s %s is out of range [%" PRId64 ", %" PRId64 "]", what, sinew_token_printable(tok, buf), lo, hi);
     return SINEW_RESULT_OK;
 }
 
@@ -178,9 +182,9 @@ static sinew_result read_entries(reader *r, int64_t rows, int64_t cols, int64_t 
             return bad(r, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "a comment among the entries (entry %" PRId64
                        " of %" PRId64 " expected)", n + 1, declared);
         int64_t i, j;
-        sinew_result res = read_index(r, "row index", 1, rows, &i);
+        sinew_result res = read_index(r, "row index", 1, rows, SINEW_RESULT_ERROR_INVALID_ARGUMENT, &i);
         if (res == SINEW_RESULT_OK)
-            res = read_index(r, "column index", 1, cols, &j);
+            res = read_index(r, "column index", 1, cols, SINEW_RESULT_ERROR_INVALID_ARGUMENT, &j);
         if (res != SINEW_RESULT_OK)
             return res;
         sinew_token tok;
@@ -236,11 +240,11 @@ static sinew_result parse(reader *r, sinew_csr *out)
                               r->t.line_no);
     } while (first_char_is(r, '%'));
     int64_t rows, cols, declared;
-    res = read_index(r, "row count", 0, MAX_DIMENSION, &rows);
+    res = read_index(r, "row count", 0, MAX_DIMENSION, SINEW_RESULT_ERROR_LIMIT, &rows);
     if (res == SINEW_RESULT_OK)
-        res = read_index(r, "column count", 0, MAX_DIMENSION, &cols);
+        res = read_index(r, "column count", 0, MAX_DIMENSION, SINEW_RESULT_ERROR_LIMIT, &cols);
     if (res == SINEW_RESULT_OK)
-        res = read_index(r, "entry count", 0, (int64_t)1 << 40, &declared);
+        res = read_index(r, "entry count", 0, (int64_t)1 << 40, SINEW_RESULT_ERROR_LIMIT, &declared);
     if (res == SINEW_RESULT_OK)
         res = no_more_tokens(r, "size line");
     if (res != SINEW_RESULT_OK)

@@ -1114,22 +1114,17 @@ sinew_result sinew_mgpbd_setup(sinew_mgpbd *s)
     sinew_csr_free(&A);
     if (r != SINEW_RESULT_OK)
         return r;
-    if (fresh.levels > 1 || fresh.coarse_factor) {
+    /* One level without a factor (nothing to coarsen, too large to factor)
+     * is fine too: the V-cycle is then coarse_sweeps smoother applications. */
+    sinew_amg_free(&s->amg);
+    s->amg = fresh;
+    r = upload_hierarchy(s);
+    s->have_setup = r == SINEW_RESULT_OK;
+    s->setup_frame = s->frame;
+    if (r != SINEW_RESULT_OK) {
         sinew_amg_free(&s->amg);
-        s->amg = fresh;
-        r = upload_hierarchy(s);
-        s->have_setup = r == SINEW_RESULT_OK;
-        s->setup_frame = s->frame;
-        if (r != SINEW_RESULT_OK) {
-            sinew_amg_free(&s->amg);
-            s->levels = 0;
-        }
-    } else { /* nothing to coarsen and too large to factor: Jacobi-like smoothing alone */
-        sinew_amg_free(&s->amg);
-        s->amg = fresh;
-        r = upload_hierarchy(s);
-        s->have_setup = r == SINEW_RESULT_OK;
-        s->setup_frame = s->frame;
+        s->levels = 0;
+        s->dense_rows = 0;
     }
     return r;
 }

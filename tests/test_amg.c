@@ -1072,6 +1072,8 @@ Test(amg, matrix_market_round_trip_and_refusals)
     expect_mtx_refused("3 3 1\n1 1 1\n", "t.mtx:1: not a Matrix Market file");
     expect_mtx_refused("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", "t.mtx:1: header: format");
     expect_mtx_refused("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", "field \"complex\"");
+    /* Found by fuzz_mtx: rows cost memory even when no entry names them. */
+    expect_mtx_refused("%%MatrixMarket matrix coordinate real general\n67108865 1 0\n", "out of range");
     expect_mtx_refused("%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n", "symmetry \"hermitian\"");
     expect_mtx_refused("%%MatrixMarket matrix coordinate real\n1 1 1\n1 1 1\n", "header has 4 words");
     snprintf(text, sizeof text, "%s", H);

@@ -25,7 +25,7 @@
  * above the diagonal of a symmetric file, a value that is not a finite number
  * (or, in an integer file, not an integer), an entry given twice (both lines
  * named), a missing or extra token, a comment among the entries, fewer or
- * more entries than declared. LIMIT for more than 2^31 rows or columns or
+ * more entries than declared. LIMIT for more than 2^26 rows or columns or
  * SINEW_CSR_MAX_NNZ entries (after mirroring), IO when the file cannot be
  * read. Free *out with sinew_csr_free. */
 sinew_result sinew_mtx_read(const char *path, const sinew_logger *lg, sinew_csr *out);

@@ -272,6 +272,23 @@ test $(grep -c '^contacts,' \"$d/collider.csv\") -eq 3; cat \"$d/README.md\"")
   set_tests_properties(tool_bench_collider_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
     PASS_REGULAR_EXPRESSION "\\| icosphere \\| 1280 \\| 32 \\|.*\\| mesh \\(icosphere, 64 cells\\) \\|"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
+  # The mgpbd suite (the MGPBD paper's convergence) on CGAL's ellipsoid at its
+  # floor (568 tets; without SINEW_CGAL_DATA or TetGen the bar alone) and a
+  # 240-tet twisted bar, 8 outer iterations and 50 XPBD sweeps each, with
+  # validation on: every field in bench.json, the first systems exported as
+  # Matrix Market and solved on the host.
+  add_test(NAME tool_bench_mgpbd_dry_run
+    COMMAND sh -c "set -e; d='${OUT}/bench-mgpbd'; rm -rf \"$d\"; \
+'$<TARGET_FILE:sinew-bench>' --suite mgpbd --dry-run --validation --no-plots -o \"$d\" --export-matrices \"$d/mtx\"; \
+for f in tets constraints b0 device_bytes_per_tet tets_in_80GB_extrapolated outer_iterations iterations_to_1e-2 \
+ms_per_iteration_without_setup pcg_iterations level_rows operator_complexity samples ms_per_sweep host_amg \
+line_search setup_interval; do \
+grep -q \"\\\"$f\\\":\" \"$d/bench.json\" || { echo \"bench.json lacks $f\"; exit 1; }; done; \
+head -2 \"$d/mtx/bar-240.mtx\"; test \"$(sed -n 3p \"$d/mtx/bar-240.b.mtx\")\" = '240 1'; \
+grep -c '\"peer\":\"sinew-amg\"' \"$d/mtx/sinew-amg.jsonl\"; echo mgpbd-fields-present")
+  set_tests_properties(tool_bench_mgpbd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "mgpbd bar-240 +MGPBD [0-9.e+-]+ after [0-9]+ outer iterations.*XPBD [0-9.]+ after 50 sweeps.*MatrixMarket matrix coordinate real.*mgpbd-fields-present"
+    FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|lacks|cannot")
 endif()
 
 # Checkpoint and resume: 20 steps, save, 20 more from the checkpoint in a new

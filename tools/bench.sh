@@ -1,13 +1,14 @@
 #!/bin/sh
 # Regenerates the benchmark page of this machine's Vulkan device:
-#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|all] [sinew-bench options]   (default quick)
+#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|mgpbd|all] [sinew-bench options]   (default quick)
 # builds (release), runs sinew-bench and writes docs/benchmarks/<device>/
 # (README.md, bench.json, plots; the gpbd suite, the GPBD paper's cube impact,
 # in docs/benchmarks/<device>/gpbd/, the hpbd suite, the HPBD paper's figure 7,
 # in docs/benchmarks/<device>/hpbd/, the pd suite, the red-black mass-spring
 # paper's figures 3 and 4, in docs/benchmarks/<device>/pd/, the implicit suite, the
 # constrainable multigrid paper's table 1, in docs/benchmarks/<device>/implicit/, the
-# collider suite, a mesh collider's costs, in docs/benchmarks/<device>/collider/),
+# collider suite, a mesh collider's costs, in docs/benchmarks/<device>/collider/, the
+# mgpbd suite, the MGPBD paper's convergence against XPBD, in docs/benchmarks/<device>/mgpbd/),
 # comparing with the previous bench.json
 # there (run to run) and including the peers' results in peers.jsonl there
 # (cloth suites), made by
@@ -26,7 +27,7 @@ if ! command -v gnuplot >/dev/null 2>&1 || ! dpkg-query -W libcjson-dev >/dev/nu
     $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnuplot-nox libcjson-dev >/dev/null
 fi
 "$root/tools/run.sh" build
-# CGAL's models for the collider suite, when tools/run.sh test has fetched them.
+# CGAL's models for the collider and mgpbd suites, when tools/run.sh test has fetched them.
 [ -z "${SINEW_CGAL_DATA:-}" ] && [ -d "$root/build/cgal-data/meshes" ] && export SINEW_CGAL_DATA="$root/build/cgal-data"
 
 device=$("$root/build/tools/sinew-info" 2>/dev/null | sed -n 's/^device: *//p')
@@ -37,6 +38,7 @@ out="$root/docs/benchmarks/$slug"
 [ "$suite" = pd ] && out="$out/pd"
 [ "$suite" = implicit ] && out="$out/implicit"
 [ "$suite" = collider ] && out="$out/collider"
+[ "$suite" = mgpbd ] && out="$out/mgpbd"
 mkdir -p "$out"
 
 extra=""

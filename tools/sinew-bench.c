@@ -102,15 +102,16 @@ static const char *const usage =
     "  --pd-n N           pd: particles per side (default 100; dry run 12)\n"
     "  --pd-stiffness K   pd: N/m of every spring (default 1e4)\n"
     "  --tets N           mgpbd: a target tetrahedron count of the model, met through TetGen's\n"
-    "                     max volume; may repeat, up to 8 (default 12000 and 30000); 0: the\n"
-    "                     bar alone\n"
+    "                     max volume (its surface alone sets a floor: 27 474 for elephant.off);\n"
+    "                     may repeat, up to 8 (default 30000); 0: the bar alone\n"
     "  --model FILE       mgpbd: a closed surface, in SINEW_CGAL_DATA/meshes or a path with a\n"
-    "                     '/' (default elephant.off)\n"
-    "  --quality Q        mgpbd: TetGen's radius-edge bound (-q; default 0: none)\n"
+    "                     '/' (default elephant.off; dry run ellipsoid.off)\n"
+    "  --quality Q        mgpbd: TetGen's radius-edge bound (-q; default 2; dry run 0: none,\n"
+    "                     which leaves slivers)\n"
     "  --bar-cells N      mgpbd: cells across the twisted bar, 5 N along it (default 8;\n"
     "                     0: no bar)\n"
     "  --outer N          mgpbd: most MGPBD outer iterations a run (default 100)\n"
-    "  --outer-budget S   mgpbd: ... or until they have taken S seconds (default 600; 0: none)\n"
+    "  --outer-budget S   mgpbd: ... or until they have taken S seconds (default 300; 0: none)\n"
     "  --xpbd-sweeps N    mgpbd: most XPBD sweeps a run (default 10000)\n"
     "  --xpbd-budget S    mgpbd: ... or the first sample past S seconds (default 300; 0: none)\n"
     "  --pcg-iterations N, --pcg-tolerance T, --setup-interval N  mgpbd: the solver's knobs\n"
@@ -2316,7 +2317,7 @@ int main(int argc, char **argv)
     bench_collider_options clo = bench_collider_options_default();
     bench_mgpbd_options mgo = bench_mgpbd_options_default();
     uint32_t mg_tets = 0;
-    int mg_model = 0, mg_sizes = 0;
+    int mg_model = 0, mg_sizes = 0, mg_quality = 0;
     bench_pd_options pdo = bench_pd_options_default();
     bench_implicit_options imo = bench_implicit_options_default();
     for (int i = 1; i < argc; i++) {
@@ -2357,6 +2358,7 @@ int main(int argc, char **argv)
             if (!cli_double(t, a, v, &mgo.quality) ||
                 (mgo.quality != 0 && !(mgo.quality >= 1) && !cli_error(t, "--quality must be 0 or >= 1%s%s", "", "")))
                 return 2;
+            mg_quality = 1;
             i++;
         } else if (!strcmp(a, "--bar-cells") && v) {
             unsigned n;
@@ -2540,10 +2542,13 @@ int main(int argc, char **argv)
             mgo.meshes = meshes;
         }
         if (dry_run) {
-            /* A small model at its floor (its surface alone: 568 tets for
-             * the ellipsoid), a 2 x 2 x 10-cell bar, a few iterations. */
+            /* A small model at its floor (its surface alone, no quality
+             * bound: 568 tets for the ellipsoid), a 2 x 2 x 10-cell bar, a
+             * few iterations. */
             if (!mg_model)
                 mgo.model = "ellipsoid.off";
+            if (!mg_quality)
+                mgo.quality = 0.0;
             if (!mg_sizes) {
                 mgo.tets[0] = 1;
                 mgo.size_count = 1;

@@ -1411,8 +1411,19 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
                 break;
             it->step = t;
             it->dual_after = sqrt((double)sc[SINEW_AMG_S_BB]);
-            if (it->dual_after < (1.0 - 1e-4 * t) * it->dual_residual || k >= d->line_search)
+            if (it->dual_after < (1.0 - 1e-4 * t) * it->dual_residual)
                 break;
+            if (k >= d->line_search) { /* no step made |b| fall: take none */
+                begin(s, &rec);
+                p = push(s->n, 4);
+                run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+                vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
+                r = finish(s);
+                it->step = 0.0;
+                it->dual_after = it->dual_residual;
+                it->line_search_failed = 1;
+                break;
+            }
             t *= 0.5;
         }
     }
@@ -1452,6 +1463,10 @@ sinew_result sinew_mgpbd_solve_step(sinew_mgpbd *s, float h, const float gravity
         }
         if (rel <= d->tolerance) {
             st->stopped_by = 0;
+            break;
+        }
+        if (it.line_search_failed) { /* the same iteration again would do the same */
+            st->stopped_by = 3;
             break;
         }
         if (d->time_budget_ms > 0.0 && sinew_host_ms() - t0 >= d->time_budget_ms) {

@@ -39,8 +39,9 @@ typedef struct sinew_mgpbd_desc {
     double omega;                 /* x += omega dx */
     /* Backtracking on |b| after each solve: the step (x, lambda) += t (omega
      * dx, dlambda) is halved while |b| does not fall, at most this many times
-     * (0: no line search; the step is taken whole). An inexact CG solve of a
-     * stiff, over-constrained mesh otherwise can make |b| grow. */
+     * (0: no line search; the step is taken whole); when none makes it fall,
+     * no step is taken. An inexact CG solve of a stiff, over-constrained mesh
+     * otherwise can make |b| grow. */
     uint32_t line_search;
     /* The outer loop's stopping rule (sinew_mgpbd_solve_step): */
     uint32_t max_iterations;      /* outer iterations per step */
@@ -91,6 +92,7 @@ typedef struct sinew_mgpbd_iteration {
     int setup;              /* the AMG hierarchy was set up afresh */
     double step;            /* the line search's t (1: the whole step) */
     double dual_after;      /* |b| after the step (NaN without the line search) */
+    int line_search_failed; /* no step of the line search made |b| fall: none was taken */
     double ms;              /* host wall time of the iteration (setup included) */
 } sinew_mgpbd_iteration;
 
@@ -118,7 +120,8 @@ typedef struct sinew_mgpbd_step_stats {
     double relative[256];       /* |b| after each outer iteration / residual0 (the first 256) */
     uint32_t pcg_iterations;    /* in all */
     uint32_t setups;            /* AMG setups */
-    int stopped_by;             /* 0: tolerance, 1: time budget, 2: max_iterations */
+    int stopped_by;             /* 0: tolerance, 1: time budget, 2: max_iterations, 3: the line
+                                   search found no step that made |b| fall (CG too inexact) */
     double ms;
 } sinew_mgpbd_step_stats;
 

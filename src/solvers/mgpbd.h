@@ -59,10 +59,13 @@ sinew_mgpbd_desc sinew_mgpbd_desc_default(void);
 
 typedef struct sinew_mgpbd sinew_mgpbd;
 
-/* From an asset's distances and/or tetrahedra (elements of kind TET). Fails
- * naming the problem for an asset without such constraints, a non-positive or
- * non-finite compliance or modulus, a constraint on pinned particles only
- * (its row of A would be alpha~ alone: allowed) ... */
+/* From an asset's distances and/or tetrahedra (elements of kind TET), the
+ * particles at the asset's rest positions. Fails with INVALID_ARGUMENT naming
+ * the problem for a desc not made by sinew_mgpbd_desc_default, settings out
+ * of range, an asset without such constraints, a non-positive or non-finite
+ * compliance or shear modulus (naming the tetrahedron); LIMIT when the layout
+ * would not fit 32-bit offsets or two storage buffers per image. A
+ * constraint on pinned particles only is allowed (its row of A is alpha~). */
 sinew_result sinew_mgpbd_create(sinew_context *ctx, const sinew_asset *asset, const sinew_mgpbd_desc *desc,
                                 sinew_mgpbd **out);
 /* A solver of a fixed symmetric positive definite system A (no particles):

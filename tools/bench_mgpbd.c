@@ -31,6 +31,7 @@
  * sinew-amg.jsonl there and into bench.json. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_mgpbd.h"
+#include "host_load.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -132,30 +133,7 @@ typedef struct run {
 
 /* ------------------------------------------------------------------ scenes */
 
-static double now_ms(void) { return sinew_host_ms(); }
 
-/* CPU seconds all of the host's CPUs have been busy (Linux /proc/stat: all
- * but idle and iowait); negative when unknown. */
-static double host_busy_s(void)
-{
-    unsigned long long v[8] = {0};
-    FILE *f = fopen("/proc/stat", "r");
-    int got = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                         &v[6], &v[7])
-                : 0;
-    if (f)
-        fclose(f);
-    long tick = sysconf(_SC_CLK_TCK);
-    if (got != 8 || tick <= 0)
-        return -1.0;
-    return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)tick;
-}
-
-static double own_cpu_s(void)
-{
-    struct timespec ts;
-    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0 ? (double)ts.tv_sec + ts.tv_nsec * 1e-9 : -1.0;
-}
 
 /* The model tetrahedralised to about `target` tetrahedra. TetGen keeps every
  * surface vertex (-p), so a surface alone gives a floor (`floor_count`, the
@@ -291,17 +269,17 @@ static void host_solves(const sinew_csr *A, const float *bf, run *rn)
     for (uint32_t i = 0; i < m; i++)
         b[i] = bf[i];
     sinew_amg amg;
-    double t0 = now_ms();
+    double t0 = sinew_host_ms();
     sinew_amg_options ao = sinew_amg_options_default();
     if (sinew_amg_setup(A, &ao, &amg, NULL) == SINEW_RESULT_OK) {
         host_rec *h = &rn->amg;
-        h->setup_ms = now_ms() - t0;
+        h->setup_ms = sinew_host_ms() - t0;
         sinew_amg_cycle cyc = sinew_amg_cycle_default();
         sinew_amg_preconditioner pre = {&amg, &cyc};
         double rel = NAN;
-        t0 = now_ms();
+        t0 = sinew_host_ms();
         h->iterations = sinew_pcg(A, b, x, sinew_amg_precondition, &pre, HOST_TOL, HOST_MAXITER, NULL, 0, &rel);
-        h->solve_ms = now_ms() - t0;
+        h->solve_ms = sinew_host_ms() - t0;
         h->converged = rel <= HOST_TOL;
         h->final_relative = true_relative(A, b, x);
         h->operator_complexity = sinew_amg_operator_complexity(&amg);
@@ -315,9 +293,9 @@ static void host_solves(const sinew_csr *A, const float *bf, run *rn)
     memset(x, 0, sizeof *x * m);
     host_rec *j = &rn->jacobi;
     double rel = NAN;
-    t0 = now_ms();
+    t0 = sinew_host_ms();
     j->iterations = sinew_pcg(A, b, x, sinew_jacobi_precondition, (void *)A, HOST_TOL, HOST_MAXITER, NULL, 0, &rel);
-    j->solve_ms = now_ms() - t0;
+    j->solve_ms = sinew_host_ms() - t0;
     j->converged = rel <= HOST_TOL;
     j->final_relative = true_relative(A, b, x);
     j->operator_complexity = j->grid_complexity = 1.0;
@@ -538,9 +516,9 @@ static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sin
             break;
         while (done < until) {
             uint32_t n = until - done < XPBD_CHUNK ? until - done : XPBD_CHUNK;
-            double t0 = now_ms();
+            double t0 = sinew_host_ms();
             r = sinew_mgpbd_xpbd(s, STEP_H, n);
-            cum += now_ms() - t0;
+            cum += sinew_host_ms() - t0;
             if (r != SINEW_RESULT_OK) {
                 sinew_mgpbd_destroy(s);
                 return fail(rn, "sinew_mgpbd_xpbd", r);
@@ -880,7 +858,7 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
         return 0;
     uint32_t count = 0;
     int ok = 1;
-    const double busy0 = host_busy_s(), own0 = own_cpu_s(), wall0 = now_ms();
+    const double busy0 = host_busy_s(), own0 = own_cpu_s(), wall0 = sinew_host_ms();
     if (o->export_dir && mkdir(o->export_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "sinew-bench: cannot create %s: %s\n", o->export_dir, strerror(errno));
         free(runs);
@@ -933,7 +911,7 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
     for (uint32_t k = 0; ok && surface.vertex_count && k < o->size_count; k++) {
         run *rn = &runs[count];
         snprintf(rn->scene, sizeof rn->scene, "model");
-        double t0 = now_ms();
+        double t0 = sinew_host_ms();
         sinew_volume v;
         sinew_result r = model_volume(&surface, model_path, o->tets[k], floor_count, o->quality, &v, &rn->max_volume);
         sinew_asset *a = NULL;
@@ -948,7 +926,7 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
             ok = 0;
             break;
         }
-        rn->prep_ms = now_ms() - t0;
+        rn->prep_ms = sinew_host_ms() - t0;
         count_asset(rn, a);
         snprintf(rn->name, sizeof rn->name, "%s-%u", stem, rn->tets);
         fprintf(stderr, "sinew-bench: mgpbd %-16s %u tets (target %u, TetGen -a %.3g), %u particles, %u colours\n",
@@ -967,14 +945,14 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
     if (ok && o->bar_cells) {
         run *rn = &runs[count];
         snprintf(rn->scene, sizeof rn->scene, "bar");
-        double t0 = now_ms();
+        double t0 = sinew_host_ms();
         sinew_asset *a = NULL;
         sinew_result r = bar_asset(o->bar_cells, &a);
         if (r != SINEW_RESULT_OK) {
             fprintf(stderr, "sinew-bench: mgpbd: the bar: %s\n", sinew_result_string(r));
             ok = 0;
         } else {
-            rn->prep_ms = now_ms() - t0;
+            rn->prep_ms = sinew_host_ms() - t0;
             count_asset(rn, a);
             snprintf(rn->name, sizeof rn->name, "bar-%u", rn->tets);
             fprintf(stderr, "sinew-bench: mgpbd %-16s %u tets, %u particles (%u pinned), %u colours\n", rn->name,
@@ -989,7 +967,7 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
         }
     }
     double other = -1.0;
-    const double busy1 = host_busy_s(), own1 = own_cpu_s(), wall = (now_ms() - wall0) / 1000.0;
+    const double busy1 = host_busy_s(), own1 = own_cpu_s(), wall = (sinew_host_ms() - wall0) / 1000.0;
     if (busy0 >= 0 && own0 >= 0 && wall > 0)
         other = fmax(busy1 - busy0 - (own1 - own0), 0.0) / wall;
     const int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);

@@ -50,6 +50,7 @@
 #include "ref/xpbd_ref.h"
 #include "bench_collider.h"
 #include "bench_mgpbd.h"
+#include "host_load.h"
 
 static const char *const usage =
     "usage: sinew-bench [--suite quick|gpu|gpbd|hpbd|pd|implicit|collider|mgpbd|all] [options]\n"
@@ -464,30 +465,6 @@ typedef struct bench {
     double other_cpus;
 } bench;
 
-/* CPU seconds all of the host's CPUs have been busy (Linux /proc/stat);
- * negative when unknown. */
-static double host_busy_s(void)
-{
-    unsigned long long v[8] = {0};
-    FILE *f = fopen("/proc/stat", "r");
-    int got = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                         &v[6], &v[7])
-                : 0;
-    if (f)
-        fclose(f);
-    long tick = sysconf(_SC_CLK_TCK);
-    if (got != 8 || tick <= 0)
-        return -1.0;
-    /* user nice system idle iowait irq softirq steal: all but idle and iowait */
-    return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)tick;
-}
-
-/* CPU seconds of this process, every thread (lavapipe's included). */
-static double own_cpu_s(void)
-{
-    struct timespec ts;
-    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0 ? (double)ts.tv_sec + ts.tv_nsec * 1e-9 : -1.0;
-}
 
 static double now_s(void)
 {

@@ -129,6 +129,20 @@ static sinew_result oom(sinew_mgpbd *s)
 
 typedef struct entry { uint32_t col, pairs; } entry;
 
+/* Room for entry len of a row being gathered (doubling). */
+static int room(entry **row, size_t *cap, size_t len)
+{
+    if (len < *cap)
+        return 1;
+    size_t grown_cap = *cap ? 2 * *cap : 64;
+    entry *grown = realloc(*row, sizeof **row * grown_cap);
+    if (!grown)
+        return 0;
+    *row = grown;
+    *cap = grown_cap;
+    return 1;
+}
+
 static int entry_cmp(const void *x, const void *y)
 {
     uint32_t a = ((const entry *)x)->col, b = ((const entry *)y)->col;
@@ -183,13 +197,8 @@ static sinew_result build_pattern(sinew_mgpbd *s, const uint32_t *cons, const ui
             for (uint32_t e = adj_start[p]; e < adj_start[p + 1]; e++) {
                 uint32_t j = adj[e] >> 2, sj = adj[e] & 3u;
                 if (mark[j] != i) {
-                    if (len == row_cap) {
-                        row_cap = row_cap ? 2 * row_cap : 64;
-                        entry *grown = realloc(row, sizeof *row * row_cap);
-                        if (!grown)
-                            goto fail;
-                        row = grown;
-                    }
+                    if (!room(&row, &row_cap, len))
+                        goto fail;
                     mark[j] = i;
                     where[j] = (uint32_t)len;
                     row[len].col = j;
@@ -201,13 +210,8 @@ static sinew_result build_pattern(sinew_mgpbd *s, const uint32_t *cons, const ui
             }
         }
         if (mark[i] != i) { /* a constraint of pinned particles only: alpha~ alone */
-            if (len == row_cap) {
-                row_cap = row_cap ? 2 * row_cap : 64;
-                entry *grown = realloc(row, sizeof *row * row_cap);
-                if (!grown)
-                    goto fail;
-                row = grown;
-            }
+            if (!room(&row, &row_cap, len))
+                goto fail;
             mark[i] = i;
             row[len].col = i;
             row[len].pairs = 0;

@@ -518,7 +518,7 @@ static void newton_direction(double H[6][6], int k, const double *g, double *p)
 
 /* Eigenvectors (columns of V, proper rotation) and eigenvalues of a symmetric
  * 3x3 matrix by cyclic Jacobi rotations, sorted decreasing. */
-static void eigen_sym3(const double S[9], double V[9], double ev[3])
+void gpbd_ref_eigen_sym3(const double S[9], double V[9], double ev[3])
 {
     double A[3][3];
     for (int c = 0; c < 3; c++)
@@ -582,7 +582,7 @@ static void flip(const setup *s, const GpuElement *e, double x[4][3], const doub
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
             C[3 * b + a] = dot3(&s->F0[3 * a], &s->F0[3 * b]);
-    eigen_sym3(C, V, ev);
+    gpbd_ref_eigen_sym3(C, V, ev);
     double U[9], sv[3];
     for (int c = 0; c < 3; c++) {
         double fv[3] = {0, 0, 0};

@@ -34,4 +34,8 @@ double gpbd_ref_objective(const GpuElement *e, const GpuMaterial *m, double h, c
                           const double w[4], const double z[4][3], const double *dy, double *grad,
                           double hess[6][6]);
 
+/* Eigenvectors (columns of V, column-major, a proper rotation) and
+ * eigenvalues, decreasing, of a symmetric 3x3 S by cyclic Jacobi rotations. */
+void gpbd_ref_eigen_sym3(const double S[9], double V[9], double ev[3]);
+
 #endif

@@ -1,6 +1,8 @@
 /* CPU double-precision reference of MGPBD: see mgpbd_ref.h. */
 #include "mgpbd_ref.h"
 
+#include "gpbd_ref.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,64 +61,6 @@ void mgpbd_ref_free(mgpbd_ref *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Eigenvectors (columns of V, column-major) and eigenvalues of a symmetric
- * 3x3 S by cyclic Jacobi rotations to convergence, sorted decreasing, V a
- * proper rotation. */
-static void eigen3(const double S[9], double V[9], double ev[3])
-{
-    double A[3][3], Q[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}; /* Q[col][row] */
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            A[i][j] = S[3 * j + i];
-    for (int sweep = 0; sweep < 50; sweep++) {
-        double off = fabs(A[0][1]) + fabs(A[0][2]) + fabs(A[1][2]);
-        if (off < 1e-300)
-            break;
-        for (int p = 0; p < 2; p++)
-            for (int q = p + 1; q < 3; q++) {
-                double apq = A[p][q];
-                if (fabs(apq) < 1e-300)
-                    continue;
-                double theta = (A[q][q] - A[p][p]) / (2.0 * apq);
-                double t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-                double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                for (int k = 0; k < 3; k++) { /* A = J^T A J */
-                    double akp = A[k][p], akq = A[k][q];
-                    A[k][p] = c * akp - s * akq;
-                    A[k][q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < 3; k++) {
-                    double apk = A[p][k], aqk = A[q][k];
-                    A[p][k] = c * apk - s * aqk;
-                    A[q][k] = s * apk + c * aqk;
-                }
-                for (int k = 0; k < 3; k++) {
-                    double qp = Q[p][k], qq = Q[q][k];
-                    Q[p][k] = c * qp - s * qq;
-                    Q[q][k] = s * qp + c * qq;
-                }
-            }
-    }
-    int order[3] = {0, 1, 2};
-    for (int i = 0; i < 2; i++)
-        for (int j = i + 1; j < 3; j++)
-            if (A[order[j]][order[j]] > A[order[i]][order[i]]) {
-                int tmp = order[i];
-                order[i] = order[j];
-                order[j] = tmp;
-            }
-    for (int i = 0; i < 3; i++) {
-        ev[i] = A[order[i]][order[i]];
-        for (int k = 0; k < 3; k++)
-            V[3 * i + k] = Q[order[i]][k];
-    }
-    double det = V[0] * (V[4] * V[8] - V[5] * V[7]) - V[3] * (V[1] * V[8] - V[2] * V[7]) +
-                 V[6] * (V[1] * V[5] - V[2] * V[4]);
-    if (det < 0.0)
-        for (int k = 0; k < 3; k++)
-            V[6 + k] = -V[6 + k];
-}
-
 static void mat_vec(const double M[9], const double v[3], double out[3])
 {
     for (int r = 0; r < 3; r++)
@@ -134,7 +78,7 @@ void mgpbd_ref_rotation(const double F[9], double R[9])
             FtF[3 * j + i] = s;
         }
     double V[9], ev[3], U[9];
-    eigen3(FtF, V, ev);
+    gpbd_ref_eigen_sym3(FtF, V, ev);
     mat_vec(F, &V[0], &U[0]);
     double n0 = sqrt(U[0] * U[0] + U[1] * U[1] + U[2] * U[2]);
     if (n0 < 1e-300) {

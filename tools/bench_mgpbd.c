@@ -192,6 +192,15 @@ static float *squashed(const sinew_asset *a, double squash)
     return x;
 }
 
+/* Every free particle's mass set to `kg` (the paper's code gives each
+ * particle 1 kg unless told a density); pinned particles stay pinned. */
+static void set_particle_mass(sinew_asset *a, double kg)
+{
+    for (uint32_t i = 0; kg > 0 && i < a->particle_count; i++)
+        if (a->particles[i].w != 0.0f)
+            a->particles[i].w = (float)(1.0 / kg);
+}
+
 /* Rest positions turned about the z axis by an angle growing linearly from 0
  * at z = -L/2 (the pinned end) to `deg` at z = L/2. */
 static float *twisted(const sinew_asset *a, double deg)
@@ -656,7 +665,10 @@ static cJSON *settings_json(const bench_mgpbd_options *o)
     cJSON_AddNumberToObject(s, "shear_modulus_pa", d.shear_modulus);
     cJSON_AddNumberToObject(s, "h_s", STEP_H);
     cJSON_AddStringToObject(s, "constraints", "one as-rigid-as-possible constraint per tetrahedron, no distances");
-    cJSON_AddNumberToObject(s, "density", 1000);
+    if (o->particle_mass > 0)
+        cJSON_AddNumberToObject(s, "particle_mass_kg", o->particle_mass);
+    else
+        cJSON_AddNumberToObject(s, "density", 1000);
     cJSON_AddNumberToObject(s, "pcg_iterations", d.pcg_iterations);
     cJSON_AddNumberToObject(s, "pcg_tolerance", d.pcg_tolerance);
     cJSON_AddNumberToObject(s, "pcg_batch", d.pcg_batch);
@@ -766,6 +778,11 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
     fprintf(md, "- model: %s squashed to %.0f %% of its height; bar: 0.1 x 0.1 x 0.5 m, %u cells across, its z = min "
                 "end pinned, twisted linearly to %.0f degrees at the free end\n",
             o->model, 100.0 * o->squash, o->bar_cells, o->twist_deg);
+    if (o->particle_mass > 0)
+        fprintf(md, "- masses: %g kg every free particle (as the paper's code when it is given no density)\n",
+                o->particle_mass);
+    else
+        fprintf(md, "- masses: density 1000 kg/m^3, a quarter of each tetrahedron's mass to each of its particles\n");
     fprintf(md, "- MGPBD: the default desc (CG of at most 20 iterations to 1e-3 a step, one V-cycle, hierarchy set "
                 "up in the first outer iteration and reused), at most %u outer iterations, stopping at %.0e of "
                 "|b_0|%s; XPBD: at most %u sweeps%s\n\n",
@@ -931,6 +948,7 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
         snprintf(rn->name, sizeof rn->name, "%s-%u", stem, rn->tets);
         fprintf(stderr, "sinew-bench: mgpbd %-16s %u tets (target %u, TetGen -a %.3g), %u particles, %u colours\n",
                 rn->name, rn->tets, o->tets[k], rn->max_volume, rn->particles, rn->colours);
+        set_particle_mass(a, o->particle_mass);
         float *x0 = squashed(a, o->squash);
         if (x0)
             run_scene(ctx, o, a, x0, rn); /* a failure is recorded in the run; the others go on */
@@ -957,6 +975,7 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
             snprintf(rn->name, sizeof rn->name, "bar-%u", rn->tets);
             fprintf(stderr, "sinew-bench: mgpbd %-16s %u tets, %u particles (%u pinned), %u colours\n", rn->name,
                     rn->tets, rn->particles, rn->pinned, rn->colours);
+            set_particle_mass(a, o->particle_mass);
             float *x0 = twisted(a, o->twist_deg);
             if (x0)
                 run_scene(ctx, o, a, x0, rn);

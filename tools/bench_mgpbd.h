@@ -19,7 +19,8 @@ typedef struct bench_mgpbd_options {
     uint32_t size_count;
     double quality;            /* TetGen's radius-edge bound (-q); 0: none */
     uint32_t bar_cells;        /* cells across the bar (5 times as many along it); 0: no bar */
-    double squash;             /* the model starts at this fraction of its height */
+    double squash;             /* the model starts at this fraction of its height (0: flat, as the paper's code) */
+    double particle_mass;      /* kg of every free particle; 0: the asset's (density 1000 kg/m^3) */
     double twist_deg;          /* the bar's free end starts turned by this much */
     uint32_t outer;            /* most MGPBD outer iterations per run */
     double stop;               /* MGPBD stops at |b_k| <= stop |b_0| */

@@ -109,6 +109,10 @@ static const char *const usage =
     "                     '/' (default elephant.off; dry run ellipsoid.off)\n"
     "  --quality Q        mgpbd: TetGen's radius-edge bound (-q; default 2; dry run 0: none,\n"
     "                     which leaves slivers)\n"
+    "  --squash S         mgpbd: the model starts at S of its height (default 0.6; the\n"
+    "                     paper's code flattens it: 0)\n"
+    "  --particle-mass M  mgpbd: M kg every free particle (default 0: density 1000 kg/m^3;\n"
+    "                     the paper's code, given no density, 1)\n"
     "  --bar-cells N      mgpbd: cells across the twisted bar, 5 N along it (default 8;\n"
     "                     0: no bar)\n"
     "  --outer N          mgpbd: most MGPBD outer iterations a run (default 100)\n"
@@ -2336,6 +2340,17 @@ int main(int argc, char **argv)
                 (mgo.quality != 0 && !(mgo.quality >= 1) && !cli_error(t, "--quality must be 0 or >= 1%s%s", "", "")))
                 return 2;
             mg_quality = 1;
+            i++;
+        } else if (!strcmp(a, "--squash") && v) {
+            if (!cli_double(t, a, v, &mgo.squash) ||
+                (!(mgo.squash >= 0 && mgo.squash <= 1) && !cli_error(t, "--squash must be in [0, 1]%s%s", "", "")))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--particle-mass") && v) {
+            if (!cli_double(t, a, v, &mgo.particle_mass) ||
+                (!(mgo.particle_mass >= 0 && mgo.particle_mass < 1e12) &&
+                 !cli_error(t, "--particle-mass must be in [0, 1e12) kg%s%s", "", "")))
+                return 2;
             i++;
         } else if (!strcmp(a, "--bar-cells") && v) {
             unsigned n;

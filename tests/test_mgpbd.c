@@ -487,6 +487,9 @@ Test(mgpbd, bad_input_is_refused_by_name)
     sinew_mgpbd_iteration it;
     cr_expect_eq(sinew_mgpbd_iterate(s, NAN, &it), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
     cr_expect(gpu_log_contains("step size"));
+    const float g[3] = {0.0f, -9.8f, 0.0f};
+    cr_expect_eq(sinew_mgpbd_begin_step(s, NAN, g), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect_eq(sinew_mgpbd_begin_step(s, -H, g), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
     cr_expect_eq(sinew_mgpbd_iterate(s, H, &it), SINEW_RESULT_OK);
     cr_expect(it.setup);
     /* A system that is not square, or a solve before any setup. */

@@ -217,7 +217,15 @@ typedef struct sinew_recorder {
      * missing barrier: asserted, because the validation layer shipped with
      * Debian 12 (1.3.239) does not report dispatch-to-dispatch hazards. */
     int unsynced;
+    VkResult failed;           /* sinew_record_begin failed: nothing is recorded */
 } sinew_recorder;
+
+/* Starts one submission: resets r, begins cmd and binds `set`. When
+ * vkBeginCommandBuffer fails nothing more is recorded and sinew_record_submit
+ * returns the failure. */
+void sinew_record_begin(sinew_recorder *r, sinew_context *ctx, VkCommandBuffer cmd, VkDescriptorSet set);
+/* Ends r's command buffer, submits it and waits on fence. */
+sinew_result sinew_record_submit(sinew_recorder *r, VkFence fence);
 
 /* One dispatch of kernel over `threads` invocations (0: nothing recorded). Checks
  * the push size against the kernel table; spills past maxComputeWorkGroupCount.x

@@ -3,14 +3,36 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "gpu.h"
 
+#include <string.h>
 #include <time.h>
+
+void sinew_record_begin(sinew_recorder *r, sinew_context *ctx, VkCommandBuffer cmd, VkDescriptorSet set)
+{
+    memset(r, 0, sizeof *r);
+    r->ctx = ctx;
+    r->cmd = cmd;
+    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    r->failed = ctx->vk.vkBeginCommandBuffer(cmd, &bi);
+    if (!r->failed)
+        ctx->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipeline_layout, 0, 1, &set, 0,
+                                        NULL);
+}
+
+sinew_result sinew_record_submit(sinew_recorder *r, VkFence fence)
+{
+    if (r->failed)
+        return sinew_vk_fail(r->ctx, r->failed, "vkBeginCommandBuffer", __FILE__, __LINE__);
+    VK_TRY(r->ctx, r->ctx->vk.vkEndCommandBuffer(r->cmd));
+    return sinew_submit_and_wait(r->ctx, r->cmd, fence);
+}
 
 void sinew_record_dispatch(sinew_recorder *r, sinew_kernel kernel, uint32_t threads, const void *push,
                            uint32_t push_size)
 {
     SINEW_ASSERT(kernel < SINEW_KERNEL_COUNT);
     SINEW_ASSERT(push_size == sinew_kernels[kernel].push_size);
-    if (threads == 0)
+    if (threads == 0 || r->failed)
         return;
     SINEW_ASSERT(!r->unsynced && "a dispatch depends on the previous one: record a barrier between them");
     r->unsynced = 1;
@@ -27,6 +49,8 @@ void sinew_record_dispatch(sinew_recorder *r, sinew_kernel kernel, uint32_t thre
 
 void sinew_record_barrier(sinew_recorder *r)
 {
+    if (r->failed)
+        return;
     VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT,
                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
     r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -38,6 +62,8 @@ void sinew_record_barrier(sinew_recorder *r)
 /* Earlier compute and transfer work ends before a transfer command... */
 static void before_transfer(sinew_recorder *r)
 {
+    if (r->failed)
+        return;
     VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
                          VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                          VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
@@ -49,6 +75,8 @@ static void before_transfer(sinew_recorder *r)
 /* ...and later kernels see what it wrote. */
 static void after_transfer(sinew_recorder *r)
 {
+    if (r->failed)
+        return;
     VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
     r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
@@ -86,6 +114,8 @@ void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize 
 
 void sinew_record_host_barrier(sinew_recorder *r)
 {
+    if (r->failed)
+        return;
     VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};
     r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
                                     &b, 0, NULL, 0, NULL);
@@ -95,7 +125,7 @@ void sinew_record_host_barrier(sinew_recorder *r)
 
 void sinew_record_timestamp(sinew_recorder *r, sinew_phase phase)
 {
-    if (!r->queries || r->query_count >= r->query_capacity)
+    if (!r->queries || r->query_count >= r->query_capacity || r->failed)
         return;
     r->ctx->vk.vkCmdWriteTimestamp(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, r->queries, r->query_count);
     r->phase_of[r->query_count++] = (uint8_t)phase;

@@ -470,25 +470,6 @@ void sinew_imc_set_constraint(sinew_imc *s, uint32_t i, const float D[9], const 
 
 /* ---------------------------------------------------------------- recording */
 
-static void begin(sinew_imc *s, sinew_recorder *r)
-{
-    const struct VolkDeviceTable *vk = &s->ctx->vk;
-    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    vk->vkBeginCommandBuffer(s->cmd, &bi);
-    vk->vkCmdBindDescriptorSets(s->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->ctx->pipeline_layout, 0, 1, &s->set, 0,
-                                NULL);
-    memset(r, 0, sizeof *r);
-    r->ctx = s->ctx;
-    r->cmd = s->cmd;
-}
-
-static sinew_result finish(sinew_imc *s)
-{
-    VK_TRY(s->ctx, s->ctx->vk.vkEndCommandBuffer(s->cmd));
-    return sinew_submit_and_wait(s->ctx, s->cmd, s->fence);
-}
-
 static void dispatch_at(sinew_recorder *r, sinew_kernel k, uint32_t first, uint32_t threads, uint32_t level,
                         uint32_t mode, uint32_t x, uint32_t y)
 {
@@ -582,7 +563,7 @@ sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], s
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     if (saved) { /* the body's rollback copy of the step's start */
         sinew_record_copy(&rec, &s->buffers[SINEW_BIND_POS], 0, saved, 0, 16ull * s->n);
         sinew_record_copy(&rec, &s->buffers[SINEW_BIND_VEL], 0, saved, 16ull * s->n, 16ull * s->n);
@@ -599,31 +580,31 @@ sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], s
         dispatch(&rec, SINEW_KERNEL_MG_RESTRICT, s->L[l].n, l, 1, 0, 0);
     for (uint32_t l = 0; l < s->levels; l++)
         dispatch(&rec, SINEW_KERNEL_MG_ASSEMBLE, s->L[l].n, l, l + 1 == s->levels, 0, 0);
-    return finish(s);
+    return sinew_record_submit(&rec, s->fence);
 }
 
 sinew_result sinew_imc_residual(sinew_imc *s, uint32_t level, uint32_t x, uint32_t y, int subtract)
 {
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     dispatch(&rec, SINEW_KERNEL_MG_RESIDUAL, s->L[level].n, level, subtract ? 0 : 1, x, y);
-    return finish(s);
+    return sinew_record_submit(&rec, s->fence);
 }
 
 sinew_result sinew_imc_restrict(sinew_imc *s, uint32_t level)
 {
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     dispatch(&rec, SINEW_KERNEL_MG_RESTRICT, s->L[level].n, level, 0, 0, 0);
-    return finish(s);
+    return sinew_record_submit(&rec, s->fence);
 }
 
 sinew_result sinew_imc_prolong(sinew_imc *s, uint32_t level)
 {
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     dispatch(&rec, SINEW_KERNEL_MG_PROLONG, s->L[level].n, level, 0, 0, 0);
-    return finish(s);
+    return sinew_record_submit(&rec, s->fence);
 }
 
 sinew_result sinew_imc_read_blocks(sinew_imc *s, uint32_t level, float *out)
@@ -694,7 +675,7 @@ static sinew_result start_solve(sinew_imc *s, int pcg, sinew_imc_solve_stats *st
     memset(st, 0, sizeof *st);
     *bb = 0.0f;
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_INIT, 0, 0);
     if (pcg) {
         dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_START, 0, 0);
@@ -702,7 +683,7 @@ static sinew_result start_solve(sinew_imc *s, int pcg, sinew_imc_solve_stats *st
     }
     dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, pcg && s->filtered ? SINEW_MG_R : SINEW_MG_F, 0);
     reduce(s, &rec, top, SINEW_MG_S_BB);
-    sinew_result r = finish(s);
+    sinew_result r = sinew_record_submit(&rec, s->fence);
     if (r == SINEW_RESULT_OK)
         r = read_scalar(s, SINEW_MG_S_BB, bb);
     st->residual0 = sqrt((double)*bb);
@@ -728,11 +709,11 @@ sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_s
     int diverged = 0;
     while (r == SINEW_RESULT_OK && st->cycles < c->max_cycles && rel > c->tolerance && bb > 0.0f && flat < 3 &&
            !diverged) {
-        begin(s, &rec);
+        sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
         record_vcycle(s, &rec, top, c);
         dispatch(&rec, SINEW_KERNEL_MG_RESIDUAL, n, top, 0, SINEW_MG_U, SINEW_MG_R);
         record_residual_norm(s, &rec);
-        r = finish(s);
+        r = sinew_record_submit(&rec, s->fence);
         if (r == SINEW_RESULT_OK)
             r = read_scalar(s, SINEW_MG_S_RR, &rr);
         rel = sqrt((double)rr) / st->residual0;
@@ -763,9 +744,9 @@ sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_s
 sinew_result sinew_imc_advance(sinew_imc *s)
 {
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     dispatch(&rec, SINEW_KERNEL_MG_ADVANCE, s->n, s->levels - 1, 0, 0, 0);
-    return finish(s);
+    return sinew_record_submit(&rec, s->fence);
 }
 
 sinew_result sinew_imc_read_state(sinew_imc *s, float *x, float *v)
@@ -796,11 +777,11 @@ sinew_result sinew_imc_solve_pcg(sinew_imc *s, double tolerance, uint32_t max_it
     double rel = 1.0;
     uint32_t k = 0;
     while (r == SINEW_RESULT_OK && k < max_iterations && rel > tolerance && bb > 0.0f) {
-        begin(s, &rec);
+        sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
         for (uint32_t j = 0; j < batch && k < max_iterations; j++, k++)
             record_pcg_iteration(s, &rec, top, k);
         record_residual_norm(s, &rec);
-        r = finish(s);
+        r = sinew_record_submit(&rec, s->fence);
         if (r == SINEW_RESULT_OK)
             r = read_scalar(s, SINEW_MG_S_RR, &rr);
         rel = sqrt((double)rr) / st->residual0;

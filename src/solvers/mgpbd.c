@@ -791,25 +791,6 @@ done:
 
 /* ---------------------------------------------------------------- recording */
 
-static void begin(sinew_mgpbd *s, sinew_recorder *r)
-{
-    const struct VolkDeviceTable *vk = &s->ctx->vk;
-    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    vk->vkBeginCommandBuffer(s->cmd, &bi);
-    vk->vkCmdBindDescriptorSets(s->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->ctx->pipeline_layout, 0, 1, &s->set, 0,
-                                NULL);
-    memset(r, 0, sizeof *r);
-    r->ctx = s->ctx;
-    r->cmd = s->cmd;
-}
-
-static sinew_result finish(sinew_mgpbd *s)
-{
-    VK_TRY(s->ctx, s->ctx->vk.vkEndCommandBuffer(s->cmd));
-    return sinew_submit_and_wait(s->ctx, s->cmd, s->fence);
-}
-
 static GpuAmgPush push_of(const sinew_mgpbd *s, uint32_t count, uint32_t mode)
 {
     GpuAmgPush p;
@@ -1017,7 +998,7 @@ static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint3
         for (; k < until; k++)
             record_pcg_iteration(s, r, k);
         dot(s, r, s->m, s->vr, s->vr, SINEW_AMG_S_RR);
-        res = finish(s);
+        res = sinew_record_submit(r, s->fence);
         if (res == SINEW_RESULT_OK)
             res = read_scalars(s, sc);
         if (res != SINEW_RESULT_OK)
@@ -1029,7 +1010,7 @@ static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint3
             st->history[st->history_count++] = rel;
         if (!(rel == rel) || k >= max_iterations || rel <= tol || st->residual0 == 0.0)
             break;
-        begin(s, r);
+        sinew_record_begin(r, s->ctx, s->cmd, s->set);
     }
     st->iterations = k;
     if (res == SINEW_RESULT_OK && !(rel == rel))
@@ -1136,9 +1117,9 @@ sinew_result sinew_mgpbd_setup(sinew_mgpbd *s)
 sinew_result sinew_mgpbd_galerkin(sinew_mgpbd *s)
 {
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     record_galerkin(s, &rec);
-    return finish(s);
+    return sinew_record_submit(&rec, s->fence);
 }
 
 static sinew_result upload_vector(sinew_mgpbd *s, uint32_t at, const float *v, uint32_t count)
@@ -1162,9 +1143,9 @@ sinew_result sinew_mgpbd_spmv(sinew_mgpbd *s, uint32_t level, int which, const f
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     spmv(s, &rec, SINEW_AMG_SPMV_SET, matrix, rows, s->vp, s->vq, 0);
-    r = finish(s);
+    r = sinew_record_submit(&rec, s->fence);
     return r == SINEW_RESULT_OK ? download_vector(s, s->vq, y, rows) : r;
 }
 
@@ -1175,14 +1156,14 @@ sinew_result sinew_mgpbd_vcycle(sinew_mgpbd *s, const float *rv, float *z)
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     if (s->dense_rows) {
         GpuAmgPush p = push(s->dense_rows, SINEW_AMG_COARSE_FACTOR);
         p.matrix = s->L[s->levels - 1].A;
         run(&rec, SINEW_KERNEL_AMG_COARSE, SINEW_WORKGROUP_SIZE, &p);
     }
     vcycle(s, &rec, 0, s->vz, s->vr);
-    r = finish(s);
+    r = sinew_record_submit(&rec, s->fence);
     return r == SINEW_RESULT_OK ? download_vector(s, s->vz, z, s->m) : r;
 }
 
@@ -1198,7 +1179,7 @@ sinew_result sinew_mgpbd_solve(sinew_mgpbd *s, const float *b, float *x, double 
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     r = run_pcg(s, &rec, tol, max_iterations, s->desc.pcg_batch, st);
     st->ms = sinew_host_ms() - t0;
     return r == SINEW_RESULT_OK && x ? download_vector(s, s->vx, x, s->m) : r;
@@ -1253,15 +1234,15 @@ static sinew_result check_h(sinew_mgpbd *s, float h)
 
 sinew_result sinew_mgpbd_begin_step(sinew_mgpbd *s, float h, const float gravity[3])
 {
+    if (h != 0.0f) { /* 0: no prediction; anything else must be a step size (NaN included) */
+        sinew_result r = check_h(s, h);
+        if (r != SINEW_RESULT_OK)
+            return r;
+    }
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     vec(s, &rec, SINEW_AMG_VEC_ZERO, s->m, 0, s->lambda, 0.0f);
     if (h > 0.0f) {
-        sinew_result r = check_h(s, h);
-        if (r != SINEW_RESULT_OK) {
-            s->ctx->vk.vkEndCommandBuffer(s->cmd);
-            return r;
-        }
         GpuAmgPush p = push(s->n, 1);
         p.a = h;
         p.b = gravity[0];
@@ -1271,7 +1252,7 @@ sinew_result sinew_mgpbd_begin_step(sinew_mgpbd *s, float h, const float gravity
     }
     s->frame++;
     s->step_iteration = 0;
-    return finish(s);
+    return sinew_record_submit(&rec, s->fence);
 }
 
 sinew_result sinew_mgpbd_end_step(sinew_mgpbd *s, float h)
@@ -1280,11 +1261,11 @@ sinew_result sinew_mgpbd_end_step(sinew_mgpbd *s, float h)
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     GpuAmgPush p = push(s->n, 2);
     p.a = h;
     run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
-    return finish(s);
+    return sinew_record_submit(&rec, s->fence);
 }
 
 /* C, gradients and b = -C - alpha~ lambda into vb, and |b|^2. */
@@ -1304,10 +1285,10 @@ sinew_result sinew_mgpbd_dual_residual(sinew_mgpbd *s, float h, double *norm)
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     record_eval(s, &rec, h);
     float sc[SINEW_AMG_SCALAR_COUNT];
-    r = finish(s);
+    r = sinew_record_submit(&rec, s->fence);
     if (r == SINEW_RESULT_OK)
         r = read_scalars(s, sc);
     if (r == SINEW_RESULT_OK)
@@ -1321,12 +1302,12 @@ sinew_result sinew_mgpbd_assemble(sinew_mgpbd *s, float h)
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     record_eval(s, &rec, h);
     GpuAmgPush p = push(s->m, 0);
     p.a = 1.0f / (h * h);
     run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
-    return finish(s);
+    return sinew_record_submit(&rec, s->fence);
 }
 
 sinew_result sinew_mgpbd_read_rhs(sinew_mgpbd *s, float *b) { return download_vector(s, s->vb, b, s->m); }
@@ -1337,7 +1318,7 @@ sinew_result sinew_mgpbd_xpbd(sinew_mgpbd *s, float h, uint32_t sweeps)
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     for (uint32_t k = 0; k < sweeps; k++)
         for (uint32_t c = 0; c < s->colour_count; c++) {
             GpuAmgPush p = push(s->colours[c].count, SINEW_AMG_CONS_XPBD);
@@ -1345,7 +1326,7 @@ sinew_result sinew_mgpbd_xpbd(sinew_mgpbd *s, float h, uint32_t sweeps)
             p.a = 1.0f / (h * h);
             run(&rec, SINEW_KERNEL_AMG_CONSTRAINT, p.count, &p);
         }
-    return finish(s);
+    return sinew_record_submit(&rec, s->fence);
 }
 
 sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration *it)
@@ -1361,19 +1342,19 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
                 (!s->have_setup || d->setup_interval == 0 ||
                  (s->step_iteration == 0 && s->frame - s->setup_frame >= d->setup_interval));
     sinew_recorder rec;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     record_eval(s, &rec, h);
     GpuAmgPush p = push(s->m, 0);
     p.a = 1.0f / (h * h);
     run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
     if (setup) { /* the host needs A: submit, set up, go on in a new command buffer */
-        r = finish(s);
+        r = sinew_record_submit(&rec, s->fence);
         if (r == SINEW_RESULT_OK)
             r = sinew_mgpbd_setup(s);
         if (r != SINEW_RESULT_OK)
             return r;
         it->setup = 1;
-        begin(s, &rec);
+        sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     } else if (d->precond == SINEW_MGPBD_PRECOND_AMG) {
         record_galerkin(s, &rec);
     }
@@ -1384,7 +1365,7 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
     it->dual_residual = st.residual0;
     it->pcg_iterations = st.iterations;
     it->pcg_relative = st.residual0 > 0.0 ? st.residual / st.residual0 : 0.0;
-    begin(s, &rec);
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     it->step = 1.0;
     it->dual_after = NAN;
     if (d->line_search == 0) {
@@ -1393,13 +1374,13 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
         p.a = (float)d->omega;
         run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
         vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, 1.0f);
-        r = finish(s);
+        r = sinew_record_submit(&rec, s->fence);
     } else { /* backtracking: halve the step while |b| does not fall */
         vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->lambda, s->vl, 0.0f);
         double t = 1.0;
         for (uint32_t k = 0;; k++) {
             if (k > 0)
-                begin(s, &rec);
+                sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
             p = push(s->n, k == 0 ? 3 : 4);
             p.x = s->vx;
             p.a = (float)(t * d->omega);
@@ -1408,7 +1389,7 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
             vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, (float)t);
             record_eval(s, &rec, h);
             float sc[SINEW_AMG_SCALAR_COUNT];
-            r = finish(s);
+            r = sinew_record_submit(&rec, s->fence);
             if (r == SINEW_RESULT_OK)
                 r = read_scalars(s, sc);
             if (r != SINEW_RESULT_OK)
@@ -1418,11 +1399,11 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
             if (it->dual_after < (1.0 - 1e-4 * t) * it->dual_residual)
                 break;
             if (k >= d->line_search) { /* no step made |b| fall: take none */
-                begin(s, &rec);
+                sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
                 p = push(s->n, 4);
                 run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
                 vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
-                r = finish(s);
+                r = sinew_record_submit(&rec, s->fence);
                 it->step = 0.0;
                 it->dual_after = it->dual_residual;
                 it->line_search_failed = 1;

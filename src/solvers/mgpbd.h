@@ -100,7 +100,8 @@ typedef struct sinew_mgpbd_iteration {
 } sinew_mgpbd_iteration;
 
 /* A step's start: lambda = 0; with h > 0 also the prediction (prev = x,
- * v += h g, x += h v). Counts a frame for the lazy setup. */
+ * v += h g, x += h v), with h = 0 none; any other h (negative, NaN) is
+ * refused. Counts a frame for the lazy setup. */
 sinew_result sinew_mgpbd_begin_step(sinew_mgpbd *s, float h, const float gravity[3]);
 /* One outer iteration of MGPBD (Algorithm 1, lines 4-11) with step size h. */
 sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration *it);

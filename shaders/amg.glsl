@@ -1,7 +1,9 @@
 // MGPBD (docs/mgpbd.md): access to AMG_INDEX's table and its sparse matrix
-// records (shared/layout.h, SINEW_AMG_*), and the workgroup sum every
-// reduction uses. Every access goes through amg_i (indices) and amg_r,
+// records (shared/layout.h, SINEW_AMG_*); reductions use reduce.glsl's
+// workgroup sum. Every access goes through amg_i (indices) and amg_r,
 // amg_set, amg_add (values), which find the chunk a word lies in.
+
+#include "reduce.glsl"
 
 uint amg_i(uint k)
 {
@@ -46,18 +48,3 @@ float amg_diag(uint m, uint i)
 
 float amg_scalar(uint k) { return amg_r(amg_head(SINEW_AMG_SCALARS) + k); }
 
-// Sums v over the workgroup in a fixed order (the same bits every run).
-// Every invocation must call it; the sum is valid in invocation 0.
-shared float amg_red[SINEW_WORKGROUP_SIZE];
-float amg_workgroup_sum(float v)
-{
-    uint lid = gl_LocalInvocationID.x;
-    amg_red[lid] = v;
-    barrier();
-    for (uint h = SINEW_WORKGROUP_SIZE / 2u; h > 0u; h >>= 1u) {
-        if (lid < h)
-            amg_red[lid] += amg_red[lid + h];
-        barrier();
-    }
-    return amg_red[0];
-}

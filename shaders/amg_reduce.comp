@@ -12,7 +12,7 @@ void main()
     float s = 0.0;
     for (uint k = lid; k < pc.groups; k += SINEW_WORKGROUP_SIZE)
         s += amg_r(part + k);
-    float total = amg_workgroup_sum(s);
+    float total = workgroup_sum(s);
     if (lid == 0u)
         amg_set(amg_head(SINEW_AMG_SCALARS) + pc.slot, total);
 }

@@ -25,7 +25,7 @@ void main()
     uint mode = pc.mode;
     if (mode == SINEW_AMG_VEC_DOT) {
         float v = live ? amg_r(pc.x + i) * amg_r(pc.y + i) : 0.0;
-        float s = amg_workgroup_sum(v);
+        float s = workgroup_sum(v);
         if (gl_LocalInvocationID.x == 0u)
             amg_set(amg_head(SINEW_AMG_PARTIAL) + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x, s);
         return;

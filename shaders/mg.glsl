@@ -1,6 +1,8 @@
 // Implicit multigrid cloth: access to the levels' tables (shared/layout.h,
 // SINEW_MG_*) and their 3x3 blocks, each stored as three vec4 rows.
 
+#include "reduce.glsl"
+
 uint mg_field(uint level, uint field)
 {
     return mg_index[SINEW_MG_HEADER + level * SINEW_MG_FIELDS + field];
@@ -55,21 +57,13 @@ vec3 mg_block_solve(uint at, vec3 r)
 uint mg_partials() { return mg_index[3]; }
 uint mg_scalars() { return mg_index[4]; }
 
-// Sums v over the workgroup in a fixed order (the same bits every run) and
-// stores the sum as this workgroup's partial. Every invocation must call it.
-shared float mg_red[SINEW_WORKGROUP_SIZE];
+// This workgroup's partial of a sum (reduce.glsl's fixed order). Every
+// invocation must call it.
 void mg_partial_sum(float v)
 {
-    uint lid = gl_LocalInvocationID.x;
-    mg_red[lid] = v;
-    barrier();
-    for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
-        if (lid < s)
-            mg_red[lid] += mg_red[lid + s];
-        barrier();
-    }
-    if (lid == 0u)
-        mg_real[mg_partials() + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = vec4(mg_red[0], 0, 0, 0);
+    float s = workgroup_sum(v);
+    if (gl_LocalInvocationID.x == 0u)
+        mg_real[mg_partials() + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = vec4(s, 0, 0, 0);
 }
 
 // Modified PCG (Baraff and Witkin 1998): are the constrained directions

@@ -12,13 +12,7 @@ void main()
     float s = 0.0;
     for (uint k = lid; k < count; k += SINEW_WORKGROUP_SIZE)
         s += mg_real[part + k].x;
-    mg_red[lid] = s;
-    barrier();
-    for (uint h = SINEW_WORKGROUP_SIZE / 2u; h > 0u; h >>= 1u) {
-        if (lid < h)
-            mg_red[lid] += mg_red[lid + h];
-        barrier();
-    }
+    float total = workgroup_sum(s);
     if (lid == 0u)
-        mg_real[mg_scalars() + range.slot_base] = vec4(mg_red[0], 0, 0, 0);
+        mg_real[mg_scalars() + range.slot_base] = vec4(total, 0, 0, 0);
 }

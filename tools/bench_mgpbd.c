@@ -113,6 +113,7 @@ typedef struct run {
     char scene[32], name[64];
     uint32_t tets, particles, pinned, constraints, colours, nnz;
     double max_volume;   /* TetGen's -a (m^3; 0: none) */
+    uint32_t lattice_cells; /* or the lattice's cubes along the longest side (0: TetGen) */
     double prep_ms;      /* meshing and building the asset */
     double b0;           /* |b_0| */
     outer_rec mg[MAX_OUTER + 1];
@@ -158,6 +159,35 @@ static sinew_result model_volume(const sinew_mesh *m, const char *name, uint32_t
             break;
         double added = fmax(got - 0.7 * floor_count, 1.0), wanted = fmax(target - 0.7 * floor_count, 1.0);
         a *= added / wanted;
+        sinew_volume_free(v);
+    }
+    return r;
+}
+
+/* The model as lattice cubes, about `target` tetrahedra (6 a cube): the
+ * cells along the longest side from the enclosed volume, then corrected by
+ * the count each try gives. */
+static sinew_result lattice_volume(const sinew_mesh *m, const char *name, uint32_t target, sinew_volume *v,
+                                   uint32_t *cells)
+{
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    for (uint32_t i = 0; i < m->vertex_count; i++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fmin(lo[a], m->positions[3 * (size_t)i + a]);
+            hi[a] = fmax(hi[a], m->positions[3 * (size_t)i + a]);
+        }
+    const double side = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    const double vol = fabs(sinew_surface_enclosed_volume(m));
+    double c = side / cbrt(6.0 * vol / fmax(target, 6.0));
+    sinew_result r = SINEW_RESULT_OK;
+    for (int tries = 0; tries < 4; tries++) {
+        *cells = (uint32_t)fmin(fmax(round(c), 1.0), 1024.0);
+        r = sinew_volume_lattice(m, *cells, name, NULL, v);
+        if (r != SINEW_RESULT_OK || fabs((double)v->tet_count / target - 1.0) < 0.05 || tries == 3)
+            break;
+        c = *cells * cbrt((double)target / v->tet_count);
+        if ((uint32_t)fmin(fmax(round(c), 1.0), 1024.0) == *cells)
+            break;
         sinew_volume_free(v);
     }
     return r;
@@ -589,6 +619,7 @@ static cJSON *run_json(const run *rn)
     cJSON_AddNumberToObject(o, "element_colours", rn->colours);
     cJSON_AddNumberToObject(o, "nnz", rn->nnz);
     cJSON_AddNumberToObject(o, "tetgen_max_volume", rn->max_volume);
+    cJSON_AddNumberToObject(o, "lattice_cells", rn->lattice_cells);
     cJSON_AddNumberToObject(o, "prep_ms", rn->prep_ms);
     cJSON_AddNumberToObject(o, "b0", rn->b0);
     cJSON_AddNumberToObject(o, "device_bytes", (double)rn->device_bytes);
@@ -688,6 +719,7 @@ static cJSON *settings_json(const bench_mgpbd_options *o)
     cJSON_AddNumberToObject(s, "amg_max_levels", d.amg.max_levels);
     cJSON_AddNumberToObject(s, "amg_coarse_size", d.amg.coarse_size);
     cJSON_AddStringToObject(s, "model", o->model);
+    cJSON_AddStringToObject(s, "mesher", o->lattice ? "lattice" : "tetgen");
     cJSON_AddNumberToObject(s, "tetgen_quality", o->quality);
     cJSON_AddNumberToObject(s, "squash", o->squash);
     cJSON_AddNumberToObject(s, "bar_cells", o->bar_cells);
@@ -775,9 +807,10 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
     if (other_cpus >= 0)
         fprintf(md, "- host: %d CPUs; other processes kept %.2f of them busy on average while the runs went\n", cpus,
                 other_cpus);
-    fprintf(md, "- model: %s squashed to %.0f %% of its height; bar: 0.1 x 0.1 x 0.5 m, %u cells across, its z = min "
-                "end pinned, twisted linearly to %.0f degrees at the free end\n",
-            o->model, 100.0 * o->squash, o->bar_cells, o->twist_deg);
+    fprintf(md, "- model: %s (%s) squashed to %.0f %% of its height; bar: 0.1 x 0.1 x 0.5 m, %u cells across, its z "
+                "= min end pinned, twisted linearly to %.0f degrees at the free end\n",
+            o->model, o->lattice ? "lattice cubes of 6 tetrahedra" : "TetGen", 100.0 * o->squash, o->bar_cells,
+            o->twist_deg);
     if (o->particle_mass > 0)
         fprintf(md, "- masses: %g kg every free particle (as the paper's code when it is given no density)\n",
                 o->particle_mass);
@@ -910,7 +943,7 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
             *dot = '\0';
     }
     uint32_t floor_count = 0;
-    if (ok && surface.vertex_count) {
+    if (ok && surface.vertex_count && !o->lattice) {
         sinew_volume v;
         sinew_logger quiet = {silent, NULL, SINEW_LOG_ERROR};
         sinew_result r = sinew_volume_tetrahedralise(&surface, 0.0, o->quality, NULL, model_path, &quiet, &v);
@@ -930,7 +963,9 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
         snprintf(rn->scene, sizeof rn->scene, "model");
         double t0 = sinew_host_ms();
         sinew_volume v;
-        sinew_result r = model_volume(&surface, model_path, o->tets[k], floor_count, o->quality, &v, &rn->max_volume);
+        sinew_result r = o->lattice ? lattice_volume(&surface, model_path, o->tets[k], &v, &rn->lattice_cells)
+                                    : model_volume(&surface, model_path, o->tets[k], floor_count, o->quality, &v,
+                                                   &rn->max_volume);
         sinew_asset *a = NULL;
         if (r == SINEW_RESULT_OK) {
             sinew_soft_options so = sinew_soft_options_default();
@@ -946,8 +981,12 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
         rn->prep_ms = sinew_host_ms() - t0;
         count_asset(rn, a);
         snprintf(rn->name, sizeof rn->name, "%s-%u", stem, rn->tets);
-        fprintf(stderr, "sinew-bench: mgpbd %-16s %u tets (target %u, TetGen -a %.3g), %u particles, %u colours\n",
-                rn->name, rn->tets, o->tets[k], rn->max_volume, rn->particles, rn->colours);
+        if (o->lattice)
+            fprintf(stderr, "sinew-bench: mgpbd %-16s %u tets (target %u, lattice of %u cells), %u particles, %u "
+                            "colours\n", rn->name, rn->tets, o->tets[k], rn->lattice_cells, rn->particles, rn->colours);
+        else
+            fprintf(stderr, "sinew-bench: mgpbd %-16s %u tets (target %u, TetGen -a %.3g), %u particles, %u colours\n",
+                    rn->name, rn->tets, o->tets[k], rn->max_volume, rn->particles, rn->colours);
         set_particle_mass(a, o->particle_mass);
         float *x0 = squashed(a, o->squash);
         if (x0)

@@ -18,6 +18,7 @@ typedef struct bench_mgpbd_options {
     uint32_t tets[BENCH_MGPBD_MAX_SIZES]; /* target tetrahedron counts of the model, met through TetGen's -a */
     uint32_t size_count;
     double quality;            /* TetGen's radius-edge bound (-q); 0: none */
+    int lattice;               /* the model as lattice cubes (sinew_volume_lattice), not by TetGen */
     uint32_t bar_cells;        /* cells across the bar (5 times as many along it); 0: no bar */
     double squash;             /* the model starts at this fraction of its height (0: flat, as the paper's code) */
     double particle_mass;      /* kg of every free particle; 0: the asset's (density 1000 kg/m^3) */

@@ -109,6 +109,8 @@ static const char *const usage =
     "                     '/' (default elephant.off; dry run ellipsoid.off)\n"
     "  --quality Q        mgpbd: TetGen's radius-edge bound (-q; default 2; dry run 0: none,\n"
     "                     which leaves slivers)\n"
+    "  --lattice          mgpbd: the model as lattice cubes of 6 tetrahedra (evenly sized; the\n"
+    "                     cells from --tets), not by TetGen\n"
     "  --squash S         mgpbd: the model starts at S of its height (default 0.6; the\n"
     "                     paper's code flattens it: 0)\n"
     "  --particle-mass M  mgpbd: M kg every free particle (default 0: density 1000 kg/m^3;\n"
@@ -2341,6 +2343,8 @@ int main(int argc, char **argv)
                 return 2;
             mg_quality = 1;
             i++;
+        } else if (!strcmp(a, "--lattice")) {
+            mgo.lattice = 1;
         } else if (!strcmp(a, "--squash") && v) {
             if (!cli_double(t, a, v, &mgo.squash) ||
                 (!(mgo.squash >= 0 && mgo.squash <= 1) && !cli_error(t, "--squash must be in [0, 1]%s%s", "", "")))

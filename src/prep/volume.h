@@ -1,8 +1,8 @@
 /* Volume meshes (tetrahedra) for soft bodies: readers for Gmsh MSH 2.2 and 4.1
  * (ASCII and binary) and TetGen .node/.ele, all safe for untrusted input, with
  * the region (material) of each tetrahedron when the file gives one; the
- * tetrahedralisation of a closed surface by TetGen, run as a child process; a
- * box generator; and the checks and repairs a soft-body asset needs.
+ * tetrahedralisation of a closed surface by TetGen, run as a child process, or
+ * by a lattice; a box generator; and the checks and repairs a soft-body asset needs.
  */
 #ifndef SINEW_PREP_VOLUME_H
 #define SINEW_PREP_VOLUME_H
@@ -85,6 +85,22 @@ double sinew_tet_signed_volume(const double *p0, const double *p1, const double 
  * sizes, LIMIT beyond the limits above. */
 sinew_result sinew_volume_box(uint32_t nx, uint32_t ny, uint32_t nz, const double size[3],
                               const double origin[3], sinew_volume *out);
+
+/* The solid a closed surface bounds as the cubes of a regular lattice whose
+ * centres lie inside it, `cells` cubes along the bounding box's longest side
+ * (the lattice centred on the box), each split into sinew_volume_box's six
+ * tetrahedra (faces match across cubes); corners no kept cube uses are left
+ * out. Evenly sized and shaped tetrahedra of any count, with a staircase for
+ * a boundary, where TetGen's follow the surface's triangles. Inside: an odd
+ * number of the surface's crossings before the centre on the line along x
+ * through it (the lines nudged off the lattice planes by a fixed irrational
+ * fraction of a cell). Cubes touching only along an edge or at a corner stay
+ * as they are. The surface is checked first (sinew_surface_check_closed).
+ * BAD_MESH for a surface that is not closed or has no cube inside,
+ * INVALID_ARGUMENT for cells outside 1..1024, LIMIT beyond the limits above.
+ * name labels the messages. */
+sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, const char *name,
+                                  const sinew_logger *lg, sinew_volume *out);
 
 typedef struct sinew_volume_fixes {
     uint32_t flipped_tets;      /* negatively oriented: two vertices swapped */

@@ -4,7 +4,11 @@
 // the AMG setup (the Galerkin operators A P and R (A P) recomputed each outer
 // iteration while P is reused: lazy setup). One row of C per invocation,
 // which alone writes it: no atomics, the same bits every run. Matrix records:
-// pc.matrix C, pc.x X, pc.y Y.
+// pc.matrix C, pc.x X, pc.y Y. With pc.mode 1 C is a coarse operator, and
+// a diagonal of it that is not positive sets scalar SINEW_AMG_S_INDEFINITE
+// (every such invocation writes the same 1): P's columns lie near A's kernel,
+// so A P is far smaller than the entries it is made of, and single precision
+// can lose it (docs/mgpbd.md); the host then sets the hierarchy up afresh.
 #define SINEW_PUSH_AMG
 #include "common.glsl"
 #include "amg.glsl"
@@ -38,4 +42,6 @@ void main()
                 amg_add(cval + lo, xv * amg_r(yval + l));
         }
     }
+    if (pc.mode == 1u && !(amg_diag(pc.matrix, i) > 0.0))
+        amg_set(amg_head(SINEW_AMG_SCALARS) + SINEW_AMG_S_INDEFINITE, 1.0);
 }

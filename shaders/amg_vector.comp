@@ -5,7 +5,9 @@
 //   CHEB_FIRST      w = a D^-1 y; x = w, or x += w when b != 0
 //   CHEB_NEXT       w = a w + c D^-1 y; x += w
 //   JACOBI          x = a D^-1 y, or x += a D^-1 y when b != 0
-//   PCG_UPDATE      alpha = rz / pq; x += alpha z; y -= alpha w
+//   PCG_UPDATE      alpha = rz / pq; x += alpha z; y -= alpha w (rz < 0, or
+//                   pq <= 0 while rz > 0, raise SINEW_AMG_S_INDEFINITE: CG
+//                   has broken down and alpha is 0)
 //   PCG_DIRECTION   beta = rz_new / rz; z = y + beta z
 //   DOT             partial sums of x . y, one per workgroup
 //   COPY            y = x
@@ -46,6 +48,8 @@ void main()
     } else if (mode == SINEW_AMG_VEC_PCG_UPDATE) {
         float rz = amg_scalar(SINEW_AMG_S_RZ + pc.slot), pq = amg_scalar(SINEW_AMG_S_PQ);
         float alpha = pq > 0.0 ? rz / pq : 0.0;
+        if (i == 0u && (rz < 0.0 || (rz > 0.0 && !(pq > 0.0)))) // A or the V-cycle is not positive definite
+            amg_set(amg_head(SINEW_AMG_SCALARS) + SINEW_AMG_S_INDEFINITE, 1.0);
         amg_add(pc.x + i, alpha * amg_r(pc.z + i));
         amg_add(pc.y + i, -(alpha * amg_r(pc.w + i)));
     } else if (mode == SINEW_AMG_VEC_PCG_DIRECTION) {

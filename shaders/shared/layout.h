@@ -175,6 +175,8 @@
 #define SINEW_AMG_S_BB 3
 #define SINEW_AMG_S_RR 4
 #define SINEW_AMG_S_DOT 5
+#define SINEW_AMG_S_INDEFINITE 6 /* a coarse operator came out with a diagonal <= 0 (amg_product), or CG
+                                  * met rz < 0 or p.Ap <= 0 (amg_vector): not positive definite */
 #define SINEW_AMG_SCALAR_COUNT 8
 /* Largest coarsest level solved exactly (one workgroup, its factor in shared memory). */
 #define SINEW_AMG_DENSE_ROWS 64

@@ -938,8 +938,10 @@ static void precondition(sinew_mgpbd *s, sinew_recorder *r, uint32_t rv, uint32_
 }
 
 /* CG's start from x = 0 for A x = vb: r = b, z = M^-1 r, p = z, rz, |b|^2. */
-static void record_pcg_start(sinew_mgpbd *s, sinew_recorder *r)
+static void record_pcg_start(sinew_mgpbd *s, sinew_recorder *r, int lazy)
 {
+    if (!lazy) /* a lazy solve keeps record_galerkin's flag */
+        vec(s, r, SINEW_AMG_VEC_ZERO, 1, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f);
     if (s->dense_rows && s->desc.precond == SINEW_MGPBD_PRECOND_AMG) {
         GpuAmgPush p = push(s->dense_rows, SINEW_AMG_COARSE_FACTOR);
         p.matrix = s->L[s->levels - 1].A;
@@ -982,14 +984,20 @@ static sinew_result read_scalars(sinew_mgpbd *s, float out[SINEW_AMG_SCALAR_COUN
 /* Runs CG on A0 x = vb (its start recorded into the open recorder r, which
  * this submits): max_iterations, stopping at |r| <= tol |b| checked every
  * batch. */
+/* CG batches until the tolerance or max_iterations, or until a batch ends
+ * with SINEW_AMG_S_INDEFINITE raised (st->indefinite): a coarse operator
+ * with a diagonal <= 0 or a broken-down iteration, after which CG makes no
+ * progress. lazy: the coarse operators were just recomputed by
+ * record_galerkin, whose flag CG keeps; the caller sets up afresh. */
 static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint32_t max_iterations, uint32_t batch,
-                            sinew_mgpbd_solve_stats *st)
+                            int lazy, sinew_mgpbd_solve_stats *st)
 {
-    record_pcg_start(s, r);
+    record_pcg_start(s, r, lazy);
     uint32_t k = 0;
     float sc[SINEW_AMG_SCALAR_COUNT] = {0};
     sinew_result res = SINEW_RESULT_OK;
     st->history_count = 0;
+    st->indefinite = 0;
     double rel = 1.0;
     for (;;) {
         uint32_t until = tol > 0.0 ? k + batch : max_iterations;
@@ -1005,6 +1013,9 @@ static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint3
             break;
         st->residual0 = sqrt((double)sc[SINEW_AMG_S_BB]);
         st->residual = sqrt((double)sc[SINEW_AMG_S_RR]);
+        st->indefinite = sc[SINEW_AMG_S_INDEFINITE] != 0.0f;
+        if (st->indefinite)
+            break;
         rel = st->residual0 > 0.0 ? st->residual / st->residual0 : 0.0;
         if (st->history_count < sizeof st->history / sizeof st->history[0])
             st->history[st->history_count++] = rel;
@@ -1021,6 +1032,7 @@ static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint3
 /* The coarse operators from the finest by the fixed P: A_l P_l, R_l (A_l P_l). */
 static void record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
 {
+    vec(s, r, SINEW_AMG_VEC_ZERO, 1, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f);
     for (uint32_t l = 0; l + 1 < s->levels; l++) {
         const level_gpu *L = &s->L[l], *C = &s->L[l + 1];
         GpuAmgPush p = push(L->rows, 0);
@@ -1028,7 +1040,7 @@ static void record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
         p.x = L->A;
         p.y = L->P;
         run(r, SINEW_KERNEL_AMG_PRODUCT, L->rows, &p);
-        p = push(C->rows, 0);
+        p = push(C->rows, 1); /* 1: flag a diagonal <= 0 */
         p.matrix = C->A;
         p.x = L->R;
         p.y = L->AP;
@@ -1119,7 +1131,14 @@ sinew_result sinew_mgpbd_galerkin(sinew_mgpbd *s)
     sinew_recorder rec;
     sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     record_galerkin(s, &rec);
-    return sinew_record_submit(&rec, s->fence);
+    sinew_result r = sinew_record_submit(&rec, s->fence);
+    float sc[SINEW_AMG_SCALAR_COUNT];
+    if (r == SINEW_RESULT_OK)
+        r = read_scalars(s, sc);
+    if (r == SINEW_RESULT_OK && sc[SINEW_AMG_S_INDEFINITE] != 0.0f)
+        r = sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "mgpbd",
+                       "a coarse operator recomputed by the kept prolongators has a diagonal <= 0: set up afresh");
+    return r;
 }
 
 static sinew_result upload_vector(sinew_mgpbd *s, uint32_t at, const float *v, uint32_t count)
@@ -1180,7 +1199,7 @@ sinew_result sinew_mgpbd_solve(sinew_mgpbd *s, const float *b, float *x, double 
         return r;
     sinew_recorder rec;
     sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
-    r = run_pcg(s, &rec, tol, max_iterations, s->desc.pcg_batch, st);
+    r = run_pcg(s, &rec, tol, max_iterations, s->desc.pcg_batch, 0, st);
     st->ms = sinew_host_ms() - t0;
     return r == SINEW_RESULT_OK && x ? download_vector(s, s->vx, x, s->m) : r;
 }
@@ -1359,11 +1378,25 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
         record_galerkin(s, &rec);
     }
     sinew_mgpbd_solve_stats st;
-    r = run_pcg(s, &rec, d->pcg_tolerance, d->pcg_iterations, d->pcg_batch, &st);
+    const int lazy = !setup && d->precond == SINEW_MGPBD_PRECOND_AMG;
+    r = run_pcg(s, &rec, d->pcg_tolerance, d->pcg_iterations, d->pcg_batch, lazy, &st);
+    uint32_t wasted = 0;
+    if (r == SINEW_RESULT_OK && st.indefinite)
+        it->indefinite = 1;
+    if (r == SINEW_RESULT_OK && st.indefinite && lazy) { /* set up afresh from this A and solve again */
+        wasted = st.iterations;
+        it->setup = 1;
+        r = sinew_mgpbd_setup(s);
+        if (r == SINEW_RESULT_OK) {
+            sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+            r = run_pcg(s, &rec, d->pcg_tolerance, d->pcg_iterations, d->pcg_batch, 0, &st);
+            it->indefinite = st.indefinite ? 2 : 1;
+        }
+    }
     if (r != SINEW_RESULT_OK)
         return r;
     it->dual_residual = st.residual0;
-    it->pcg_iterations = st.iterations;
+    it->pcg_iterations = wasted + st.iterations;
     it->pcg_relative = st.residual0 > 0.0 ? st.residual / st.residual0 : 0.0;
     sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     it->step = 1.0;

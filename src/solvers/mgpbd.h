@@ -93,6 +93,11 @@ typedef struct sinew_mgpbd_iteration {
     uint32_t pcg_iterations;
     double pcg_relative;    /* |r| / |b| of CG at its end (NaN when not read back) */
     int setup;              /* the AMG hierarchy was set up afresh */
+    int indefinite;         /* CG found A or the V-cycle not positive definite (a coarse diagonal
+                             * <= 0, rz < 0 or p.Ap <= 0; single precision on a nearly singular
+                             * system, docs/mgpbd.md) and stopped at that batch: 1 once (with lazy
+                             * coarse operators the hierarchy was then set up afresh and CG run
+                             * again), 2 again after that */
     double step;            /* the line search's t (1: the whole step) */
     double dual_after;      /* |b| after the step (NaN without the line search) */
     int line_search_failed; /* no step of the line search made |b| fall: none was taken */
@@ -152,6 +157,7 @@ sinew_result sinew_mgpbd_vcycle(sinew_mgpbd *s, const float *r, float *z);
 typedef struct sinew_mgpbd_solve_stats {
     uint32_t iterations;
     double residual0, residual;  /* |b|, |b - A x| (the recursive residual) */
+    int indefinite;              /* CG stopped: SINEW_AMG_S_INDEFINITE was raised */
     double history[256];         /* relative residual after every pcg_batch iterations */
     uint32_t history_count;
     double ms;

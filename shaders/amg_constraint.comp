@@ -11,6 +11,10 @@
 //   XPBD  XPBD's projection (MATH.md 2) of constraints pc.first + [0,
 //         pc.count), one colour: dlambda = b / (sum_j w_j |grad_j|^2 +
 //         alpha~), lambda += dlambda, x_j += w_j grad_j dlambda
+//   JACOBI  the same dlambda of every constraint from the same positions
+//         (pc.first 0, pc.count m) into vector pc.y, the gradients into
+//         GRAD, lambda += dlambda; amg_apply's mode 0 then moves the
+//         particles by omega of it (XPBD's Jacobi variant)
 // A constraint already satisfied to 1e-7 (an undeformed tetrahedron, whose
 // gradient is 0/0) gets no gradient.
 #define SINEW_PUSH_AMG
@@ -63,7 +67,7 @@ void main()
     float at = alpha * pc.a;
     uint lam = amg_head(SINEW_AMG_LAMBDA) + c;
     float b = -C - at * amg_r(lam);
-    if (pc.mode == SINEW_AMG_CONS_EVAL) {
+    if (pc.mode != SINEW_AMG_CONS_XPBD) {
         uint grad = amg_head(SINEW_AMG_GRAD) + 12u * c;
         for (uint j = 0u; j < 4u; j++) {
             amg_set(grad + 3u * j, g[j].x);
@@ -71,16 +75,22 @@ void main()
             amg_set(grad + 3u * j + 2u, g[j].z);
         }
         amg_set(amg_head(SINEW_AMG_C) + c, C);
-        amg_set(pc.y + c, b);
-        return;
+        if (pc.mode == SINEW_AMG_CONS_EVAL) {
+            amg_set(pc.y + c, b);
+            return;
+        }
     }
     float denom = at;
     for (uint j = 0u; j < nv; j++)
         denom += pos[v[j]].w * dot(g[j], g[j]);
+    float dl = denom > 0.0 ? b / denom : 0.0;
+    if (pc.mode == SINEW_AMG_CONS_JACOBI)
+        amg_set(pc.y + c, dl);
     if (!(denom > 0.0))
         return;
-    float dl = b / denom;
     amg_add(lam, dl);
+    if (pc.mode == SINEW_AMG_CONS_JACOBI)
+        return;
     for (uint j = 0u; j < nv; j++)
         pos[v[j]].xyz += pos[v[j]].w * dl * g[j];
 }

@@ -16,7 +16,8 @@
  * For each: MGPBD outer iterations (sinew_mgpbd_iterate, the default desc:
  * lazy setup, its first iteration sets the hierarchy up) until |b_k| <= stop
  * |b_0| or the limits, |b_k| / |b_0| against k and against the iterations'
- * wall time; from the same start, XPBD Gauss-Seidel sweeps over the same
+ * wall time; from the same start, XPBD Gauss-Seidel sweeps (or, with
+ * xpbd_jacobi, the paper's Jacobi sweeps) over the same
  * constraints (sinew_mgpbd_xpbd), |b| / |b_0| sampled at log-spaced sweep
  * counts against sweeps and their wall time. b = -C - alpha~ lambda is the
  * dual residual both solvers drive to zero. Device memory after the first
@@ -556,11 +557,12 @@ static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sin
         while (done < until) {
             uint32_t n = until - done < XPBD_CHUNK ? until - done : XPBD_CHUNK;
             double t0 = sinew_host_ms();
-            r = sinew_mgpbd_xpbd(s, STEP_H, n);
+            r = o->xpbd_jacobi > 0 ? sinew_mgpbd_xpbd_jacobi(s, STEP_H, n, (float)o->xpbd_jacobi)
+                                   : sinew_mgpbd_xpbd(s, STEP_H, n);
             cum += sinew_host_ms() - t0;
             if (r != SINEW_RESULT_OK) {
                 sinew_mgpbd_destroy(s);
-                return fail(rn, "sinew_mgpbd_xpbd", r);
+                return fail(rn, o->xpbd_jacobi > 0 ? "sinew_mgpbd_xpbd_jacobi" : "sinew_mgpbd_xpbd", r);
             }
             done += n;
         }
@@ -728,6 +730,9 @@ static cJSON *settings_json(const bench_mgpbd_options *o)
     cJSON_AddNumberToObject(s, "outer_stop_relative", o->stop);
     cJSON_AddNumberToObject(s, "outer_budget_s", o->outer_budget_s);
     cJSON_AddNumberToObject(s, "xpbd_sweeps_max", o->xpbd_sweeps);
+    cJSON_AddStringToObject(s, "xpbd", o->xpbd_jacobi > 0 ? "jacobi" : "gauss-seidel");
+    if (o->xpbd_jacobi > 0)
+        cJSON_AddNumberToObject(s, "xpbd_jacobi_omega", o->xpbd_jacobi);
     cJSON_AddNumberToObject(s, "xpbd_budget_s", o->xpbd_budget_s);
     return s;
 }
@@ -816,10 +821,21 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
                 o->particle_mass);
     else
         fprintf(md, "- masses: density 1000 kg/m^3, a quarter of each tetrahedron's mass to each of its particles\n");
-    fprintf(md, "- MGPBD: the default desc (CG of at most 20 iterations to 1e-3 a step, one V-cycle, hierarchy set "
-                "up in the first outer iteration and reused), at most %u outer iterations, stopping at %.0e of "
-                "|b_0|%s; XPBD: at most %u sweeps%s\n\n",
-            o->outer, o->stop, o->outer_budget_s > 0 ? " or past the time budget" : "", o->xpbd_sweeps,
+    const sinew_mgpbd_desc d = solver_desc(o);
+    char every[64];
+    if (d.setup_interval == 0)
+        snprintf(every, sizeof every, "set up at every outer iteration");
+    else
+        snprintf(every, sizeof every, "set up in the first outer iteration and reused");
+    char xpbd[64];
+    if (o->xpbd_jacobi > 0)
+        snprintf(xpbd, sizeof xpbd, "Jacobi sweeps, weight %g (the paper's code)", o->xpbd_jacobi);
+    else
+        snprintf(xpbd, sizeof xpbd, "Gauss-Seidel sweeps colour by colour");
+    fprintf(md, "- MGPBD: CG of at most %u iterations to %.0e an outer iteration, one V-cycle, the hierarchy %s; "
+                "at most %u outer iterations, stopping at %.0e of |b_0|%s; XPBD: %s, at most %u%s\n\n",
+            d.pcg_iterations, d.pcg_tolerance, every, o->outer, o->stop,
+            o->outer_budget_s > 0 ? " or past the time budget" : "", xpbd, o->xpbd_sweeps,
             o->xpbd_budget_s > 0 ? " or the first sample past the time budget" : "");
     fprintf(md, "| run | tets | particles | colours | MGPBD iterations to 1e-2 | wall s to 1e-2 | MGPBD after 10 / 50 "
                 "/ last (k) | XPBD after 10 / 50 / 1000 / last (sweeps) | ms / outer iteration (first) | ms / XPBD "

@@ -27,6 +27,8 @@ typedef struct bench_mgpbd_options {
     double stop;               /* MGPBD stops at |b_k| <= stop |b_0| */
     double outer_budget_s;     /* ... or when its iterations have taken this much wall time (0: none) */
     uint32_t xpbd_sweeps;      /* most XPBD sweeps per run */
+    double xpbd_jacobi;        /* > 0: XPBD's Jacobi variant with this weight (the paper's code: 0.1),
+                                * else Gauss-Seidel over the colours */
     double xpbd_budget_s;      /* XPBD stops at the first sample past this much wall time (0: none) */
     /* The solver's knobs (sinew_mgpbd_desc); 0 / negative: its defaults. */
     uint32_t pcg_iterations;   /* most CG iterations per outer iteration */

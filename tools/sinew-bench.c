@@ -121,6 +121,8 @@ static const char *const usage =
     "  --outer-budget S   mgpbd: ... or until they have taken S seconds (default 300; 0: none)\n"
     "  --xpbd-sweeps N    mgpbd: most XPBD sweeps a run (default 10000)\n"
     "  --xpbd-budget S    mgpbd: ... or the first sample past S seconds (default 300; 0: none)\n"
+    "  --xpbd-jacobi W    mgpbd: XPBD's Jacobi variant with weight W in (0, 1] (the paper's code:\n"
+    "                     0.1) instead of Gauss-Seidel over the colours\n"
     "  --pcg-iterations N, --pcg-tolerance T, --setup-interval N  mgpbd: the solver's knobs\n"
     "                     (sinew_mgpbd_desc; default its defaults: 20, 1e-3, 20 frames)\n"
     "  --export-matrices DIR  mgpbd: each run's first dual system as DIR/NAME.mtx and\n"
@@ -2342,6 +2344,12 @@ int main(int argc, char **argv)
                 (mgo.quality != 0 && !(mgo.quality >= 1) && !cli_error(t, "--quality must be 0 or >= 1%s%s", "", "")))
                 return 2;
             mg_quality = 1;
+            i++;
+        } else if (!strcmp(a, "--xpbd-jacobi") && v) {
+            if (!cli_double(t, a, v, &mgo.xpbd_jacobi) ||
+                (!(mgo.xpbd_jacobi > 0 && mgo.xpbd_jacobi <= 1) &&
+                 !cli_error(t, "--xpbd-jacobi must be in (0, 1]%s%s", "", "")))
+                return 2;
             i++;
         } else if (!strcmp(a, "--lattice")) {
             mgo.lattice = 1;

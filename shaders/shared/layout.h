@@ -197,6 +197,7 @@
 #define SINEW_AMG_VEC_ZERO 8       /* y = 0 */
 #define SINEW_AMG_CONS_EVAL 0      /* C, gradients, b = -C - alpha~ lambda into y */
 #define SINEW_AMG_CONS_XPBD 1      /* XPBD's projection of constraints [first, first + count) */
+#define SINEW_AMG_CONS_JACOBI 2    /* XPBD's dlambda of every constraint at once into y; lambda += dlambda */
 #define SINEW_AMG_COARSE_FACTOR 0
 #define SINEW_AMG_COARSE_SOLVE 1
 

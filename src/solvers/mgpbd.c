@@ -1348,6 +1348,29 @@ sinew_result sinew_mgpbd_xpbd(sinew_mgpbd *s, float h, uint32_t sweeps)
     return sinew_record_submit(&rec, s->fence);
 }
 
+sinew_result sinew_mgpbd_xpbd_jacobi(sinew_mgpbd *s, float h, uint32_t sweeps, float omega)
+{
+    sinew_result r = check_h(s, h);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    if (!(omega > 0.0f && omega <= 1.0f))
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
+                          "the Jacobi weight is %g; it must be in (0, 1]", (double)omega);
+    sinew_recorder rec;
+    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+    for (uint32_t k = 0; k < sweeps; k++) {
+        GpuAmgPush p = push(s->m, SINEW_AMG_CONS_JACOBI);
+        p.y = s->vx;
+        p.a = 1.0f / (h * h);
+        run(&rec, SINEW_KERNEL_AMG_CONSTRAINT, s->m, &p);
+        p = push(s->n, 0);
+        p.x = s->vx;
+        p.a = omega;
+        run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+    }
+    return sinew_record_submit(&rec, s->fence);
+}
+
 sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration *it)
 {
     memset(it, 0, sizeof *it);

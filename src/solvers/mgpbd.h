@@ -113,6 +113,11 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
 /* One XPBD Gauss-Seidel sweep over the same constraints, colour by colour
  * (the local solver MGPBD is compared with); sweeps of them. */
 sinew_result sinew_mgpbd_xpbd(sinew_mgpbd *s, float h, uint32_t sweeps);
+/* XPBD's Jacobi variant, the paper's baseline: each sweep computes every
+ * constraint's dlambda = b / (sum_j w_j |grad_j|^2 + alpha~) from the same
+ * positions, adds all of it to lambda and moves the particles by omega of
+ * it (x += omega M^-1 G^T dlambda), omega in (0, 1]. */
+sinew_result sinew_mgpbd_xpbd_jacobi(sinew_mgpbd *s, float h, uint32_t sweeps, float omega);
 /* C, gradients, b and A at the current positions and multipliers, nothing
  * solved (sinew_mgpbd_read_matrix then reads A). */
 sinew_result sinew_mgpbd_assemble(sinew_mgpbd *s, float h);

@@ -233,3 +233,30 @@ double mgpbd_ref_iterate(const mgpbd_ref *r, double *x, double *lambda, double h
     free(g);
     return sqrt(bb);
 }
+
+void mgpbd_ref_xpbd_jacobi(const mgpbd_ref *r, double *x, double *lambda, double h, double omega)
+{
+    const uint32_t m = r->m;
+    double *dl = malloc(sizeof *dl * (m + 1)), (*g)[4][3] = malloc(sizeof *g * (m + 1));
+    for (uint32_t c = 0; c < m; c++) {
+        const double C = mgpbd_ref_constraint(r, c, x, g[c]), at = r->alpha[c] / (h * h);
+        double denom = at;
+        for (int s = 0; s < 4; s++)
+            if (r->cons[4 * c + s] != UINT32_MAX)
+                denom += r->w[r->cons[4 * c + s]] *
+                         (g[c][s][0] * g[c][s][0] + g[c][s][1] * g[c][s][1] + g[c][s][2] * g[c][s][2]);
+        dl[c] = denom > 0.0 ? (-C - at * lambda[c]) / denom : 0.0;
+    }
+    for (uint32_t c = 0; c < m; c++) {
+        lambda[c] += dl[c];
+        for (int s = 0; s < 4; s++) {
+            uint32_t p = r->cons[4 * c + s];
+            if (p == UINT32_MAX)
+                continue;
+            for (int k = 0; k < 3; k++)
+                x[3 * p + k] += omega * r->w[p] * g[c][s][k] * dl[c];
+        }
+    }
+    free(dl);
+    free(g);
+}

@@ -38,4 +38,8 @@ void mgpbd_ref_system(const mgpbd_ref *r, const double *x, const double *lambda,
  * lambda += dl. Returns |b| at its start. */
 double mgpbd_ref_iterate(const mgpbd_ref *r, double *x, double *lambda, double h, double omega);
 
+/* One XPBD Jacobi sweep: every constraint's dl = b / (sum w |g|^2 + alpha~)
+ * from the same x; lambda += dl; x += omega M^-1 G^T dl. */
+void mgpbd_ref_xpbd_jacobi(const mgpbd_ref *r, double *x, double *lambda, double h, double omega);
+
 #endif

@@ -387,6 +387,16 @@ add_test(NAME tool_prep_soft_tetrahedralise
 set_tests_properties(tool_prep_soft_tetrahedralise PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "tetgen made [0-9]+ tetrahedra.*wrote.*elements: +[0-9]+: [0-9]+ tetrahedra.*rest volume: +0.50595"
   FAIL_REGULAR_EXPRESSION "sinew (error|warning)")
+# The same sphere as lattice cubes (6 tetrahedra each, 10 across), read back;
+# --lattice with --tetrahedralise, or on a volume mesh, is refused.
+add_test(NAME tool_prep_soft_lattice
+  COMMAND sh -c "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/sphere.off\" ] || exit 77; \
+'${PREP}' \"$d/sphere.off\" --lattice 10 -o '${OUT}/soft-lattice.snw' && '${INFO}' '${OUT}/soft-lattice.snw' && \
+! '${PREP}' \"$d/sphere.off\" --lattice 10 --tetrahedralise -o '${OUT}/x.snw' && \
+! '${PREP}' '${CMAKE_CURRENT_SOURCE_DIR}/data/bracket-v2.msh' --lattice 4 -o '${OUT}/x.snw'")
+set_tests_properties(tool_prep_soft_lattice PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "wrote.*elements: +[0-9]+: [0-9]+ tetrahedra.*--tetrahedralise or --lattice, not both.*already a volume mesh: --lattice takes a closed surface"
+  FAIL_REGULAR_EXPRESSION "sinew (error|warning)")
 add_test(NAME tool_prep_soft_open_surface
   COMMAND sh -c "'${PREP}' '${CMAKE_CURRENT_SOURCE_DIR}/data/coloured.off' --tetrahedralise -o '${OUT}/x.snw'; test $? -eq 1")
 set_tests_properties(tool_prep_soft_open_surface PROPERTIES LABELS cpu

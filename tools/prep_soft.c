@@ -35,12 +35,16 @@ void prep_soft_help(void)
            "Soft bodies (tetrahedra for the GPBD solvers):\n"
            "  sinew-prep VOLUME.msh|X.node|X.ele -o ASSET.snw [options]   Gmsh 2.2/4.1, TetGen\n"
            "  sinew-prep SURFACE --tetrahedralise -o ASSET.snw [options]  a closed surface, by TetGen\n"
+           "  sinew-prep SURFACE --lattice N -o ASSET.snw [options]  a closed surface, as lattice cubes\n"
            "  sinew-prep --box NX NY NZ SX SY SZ -o ASSET.snw [options]   NX x NY x NZ vertices,\n"
            "                            SX x SY x SZ m, 6 tetrahedra per cell, centred at x = z = 0\n"
            "      --tetrahedralise      mesh the solid a closed surface bounds (Debian's tetgen)\n"
            "      --max-volume V        largest tetrahedron TetGen makes (m^3; default: no bound)\n"
            "      --quality Q           TetGen's radius-edge ratio bound, >= 1 (default 1.4; 0: none)\n"
            "      --tetgen PATH         the tetgen executable (default: tetgen on PATH)\n"
+           "      --lattice N           mesh the solid a closed surface bounds as the cubes of a lattice\n"
+           "                            whose centres are inside it, N along the longest side, 6\n"
+           "                            tetrahedra each: evenly sized, a staircase boundary\n"
            "      --material nh|snh     neo-Hookean (default) or stable neo-Hookean\n"
            "      --youngs E            Young's modulus (default %g Pa)\n"
            "      --poisson NU          Poisson ratio, [0, 0.5) (default %g)\n"
@@ -65,7 +69,8 @@ int prep_soft_wanted(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--box") || !strcmp(a, "--tetrahedralise") || !strcmp(a, "--tetrahedralize"))
+        if (!strcmp(a, "--box") || !strcmp(a, "--tetrahedralise") || !strcmp(a, "--tetrahedralize") ||
+            !strcmp(a, "--lattice"))
             return 1;
         /* The value of -o is an output, not an input. */
         if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
@@ -204,7 +209,7 @@ typedef struct soft_args {
     region_arg *regions;
     uint32_t region_count;
     int tetrahedralise, quiet, box_given;
-    unsigned box[3];
+    unsigned box[3], lattice;
     double box_size[3];
     double max_volume, quality, scale, translate[3], height, box_pin[6];
     uint32_t *pins, pin_count;
@@ -330,6 +335,9 @@ static int parse_option(int argc, char **argv, int *i, soft_args *s)
     } else if (!strcmp(a, "--tetrahedralise") || !strcmp(a, "--tetrahedralize")) {
         s->tetrahedralise = 1;
         used = 0;
+    } else if (!strcmp(a, "--lattice")) {
+        ok = cli_uint(tool, a, v, 1024, &s->lattice) &&
+             (s->lattice >= 1 || cli_error(tool, "%s must be 1 to 1024 cubes%s", a, ""));
     } else if (!strcmp(a, "--max-volume")) {
         ok = cli_double(tool, a, v, &s->max_volume) && (s->max_volume >= 0 || cli_error(tool, "%s must be >= 0%s", a, ""));
     } else if (!strcmp(a, "--quality")) {
@@ -400,12 +408,19 @@ static int parse(int argc, char **argv, soft_args *s)
                 tool, tool);
         return 0;
     }
-    if (s->input && !s->tetrahedralise && !sinew_volume_is_volume_path(s->input)) {
-        fprintf(stderr, "%s: %s is a surface: add --tetrahedralise to mesh the solid it bounds\n", tool, s->input);
+    if (s->tetrahedralise && s->lattice) {
+        fprintf(stderr, "%s: --tetrahedralise or --lattice, not both\n", tool);
         return 0;
     }
-    if (s->input && s->tetrahedralise && sinew_volume_is_volume_path(s->input)) {
-        fprintf(stderr, "%s: %s is already a volume mesh: --tetrahedralise takes a closed surface\n", tool, s->input);
+    const int surface = s->tetrahedralise || s->lattice;
+    if (s->input && !surface && !sinew_volume_is_volume_path(s->input)) {
+        fprintf(stderr, "%s: %s is a surface: add --tetrahedralise or --lattice N to mesh the solid it bounds\n", tool,
+                s->input);
+        return 0;
+    }
+    if (s->input && surface && sinew_volume_is_volume_path(s->input)) {
+        fprintf(stderr, "%s: %s is already a volume mesh: %s takes a closed surface\n", tool, s->input,
+                s->lattice ? "--lattice" : "--tetrahedralise");
         return 0;
     }
     return 1;
@@ -424,11 +439,13 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
                     sinew_result_string(r));
         return r;
     }
-    if (!s->tetrahedralise)
+    if (!s->tetrahedralise && !s->lattice)
         return read_isolated(s->input, 1, lg, NULL, v);
     sinew_mesh m = {0};
     sinew_result r = read_isolated(s->input, 0, lg, &m, NULL);
-    if (r == SINEW_RESULT_OK)
+    if (r == SINEW_RESULT_OK && s->lattice)
+        r = sinew_volume_lattice(&m, s->lattice, s->input, lg, v);
+    else if (r == SINEW_RESULT_OK)
         r = sinew_volume_tetrahedralise(&m, s->max_volume, s->quality, s->tetgen, s->input, lg, v);
     sinew_mesh_free(&m);
     return r;

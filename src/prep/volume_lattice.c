@@ -19,6 +19,11 @@
 #define NUDGE_Y 0.000414213562373
 #define NUDGE_Z 0.000732050807569
 
+/* Far beyond any real surface (a row crosses it an even number of times, a
+ * few for most shapes), low enough that a folded, hostile one is refused
+ * before it exhausts memory. */
+#define SINEW_LATTICE_MAX_CROSSINGS (1u << 28)
+
 typedef struct lattice {
     double lo[3], h;  /* corner (i, j, k) = lo + (i, j, k) h */
     uint32_t n[3];    /* cubes along each axis */
@@ -128,8 +133,17 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, con
     }
     /* Crossings, row by row (CSR), sorted along x. */
     crossings(surface, &L, at, NULL);
-    for (size_t q = 0; q < rows; q++)
-        start[q + 1] = start[q] + at[q];
+    uint64_t total = 0;
+    for (size_t q = 0; q < rows; q++) {
+        total += at[q];
+        if (total > SINEW_LATTICE_MAX_CROSSINGS) {
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "prep",
+                           "%s: more than %u crossings of the lattice's rows with the surface", name,
+                           SINEW_LATTICE_MAX_CROSSINGS);
+            goto done;
+        }
+        start[q + 1] = (uint32_t)total;
+    }
     xs = malloc(sizeof *xs * ((size_t)start[rows] + 1));
     if (!xs) {
         r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", name);

@@ -983,12 +983,11 @@ static sinew_result read_scalars(sinew_mgpbd *s, float out[SINEW_AMG_SCALAR_COUN
 
 /* Runs CG on A0 x = vb (its start recorded into the open recorder r, which
  * this submits): max_iterations, stopping at |r| <= tol |b| checked every
- * batch. */
-/* CG batches until the tolerance or max_iterations, or until a batch ends
- * with SINEW_AMG_S_INDEFINITE raised (st->indefinite): a coarse operator
- * with a diagonal <= 0 or a broken-down iteration, after which CG makes no
- * progress. lazy: the coarse operators were just recomputed by
- * record_galerkin, whose flag CG keeps; the caller sets up afresh. */
+ * batch, or when a batch ends with SINEW_AMG_S_INDEFINITE raised
+ * (st->indefinite): a coarse operator with a diagonal <= 0 or a broken-down
+ * iteration, after which CG makes no progress. lazy: the coarse operators
+ * were just recomputed by record_galerkin, whose flag CG keeps; the caller
+ * sets up afresh. */
 static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint32_t max_iterations, uint32_t batch,
                             int lazy, sinew_mgpbd_solve_stats *st)
 {

@@ -355,7 +355,7 @@ static double now_ms(void)
 }
 
 /* A fixed pseudo-random value in [-1, 1) for index i (splitmix64), so the
- * power iteration starts the same way every time and on every machine. */
+ * Lanczos iteration starts the same way every time and on every machine. */
 static double start_value(uint32_t i)
 {
     uint64_t z = (uint64_t)i * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
@@ -365,38 +365,90 @@ static double start_value(uint32_t i)
     return (double)(z >> 11) / 4503599627370496.0 - 1.0;
 }
 
-/* Largest eigenvalue of D^-1 A by power iteration, as the Rayleigh quotient
- * x^T A x / x^T D x of the last iterate. D^-1 A is self-adjoint in the D inner
- * product, so that quotient never exceeds the true value; it converges from
- * below, slowly where the top of the spectrum is clustered, hence the safety
- * factor: the Jacobi sweep diverges on modes above 1.5 rho / omega and the
- * Chebyshev polynomial grows fast above its interval, while a few percent too
- * high merely costs a little smoothing. work: 2 rows. */
+/* The largest eigenvalue of the symmetric tridiagonal matrix of diagonal a
+ * and off-diagonal b (k rows), by bisection on Sturm counts: the number of
+ * eigenvalues below x is the number of negative pivots of T - x I. */
+static double tridiagonal_largest(const double *a, const double *b, uint32_t k)
+{
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (uint32_t i = 0; i < k; i++) { /* Gershgorin */
+        double r = (i > 0 ? fabs(b[i - 1]) : 0.0) + (i + 1 < k ? fabs(b[i]) : 0.0);
+        lo = fmin(lo, a[i] - r);
+        hi = fmax(hi, a[i] + r);
+    }
+    for (int it = 0; it < 100 && hi - lo > 1e-12 * fmax(fabs(hi), fabs(lo)); it++) {
+        double x = 0.5 * (lo + hi), d = 1.0;
+        uint32_t below = 0;
+        for (uint32_t i = 0; i < k; i++) {
+            d = a[i] - x - (i > 0 ? b[i - 1] * b[i - 1] / d : 0.0);
+            if (d == 0.0)
+                d = -1e-300;
+            below += d < 0.0;
+        }
+        if (below == k)
+            hi = x; /* every eigenvalue below x */
+        else
+            lo = x;
+    }
+    return hi;
+}
+
+/* Largest eigenvalue of D^-1 A, by SINEW_AMG_RHO_ITERATIONS Lanczos steps on
+ * the similar symmetric D^-1/2 A D^-1/2: the largest Ritz value, which never
+ * exceeds the true value and, unlike a power iteration's Rayleigh quotient,
+ * gets close to it in a few steps even where the top of the spectrum is
+ * clustered (a power iteration's 15 steps fell short enough on a stiff
+ * tetrahedral mesh that the Chebyshev smoother amplified the modes above its
+ * interval and CG broke down). Hence still a safety factor: the Jacobi sweep
+ * diverges on modes above 1.5 rho / omega and the Chebyshev polynomial grows
+ * fast above its interval, while a few percent too high merely costs a little
+ * smoothing. work: 4 rows. */
 static double estimate_rho(const sinew_amg_level *L, double *work)
 {
     const uint32_t n = L->A.rows;
-    double *x = work, *y = work + n;
-    for (uint32_t i = 0; i < n; i++)
-        x[i] = start_value(i);
-    for (uint32_t k = 0; k < SINEW_AMG_RHO_ITERATIONS; k++) {
-        sinew_csr_spmv(&L->A, x, y);
-        double norm = 0.0;
-        for (uint32_t i = 0; i < n; i++) {
-            y[i] *= L->inv_diag[i];
-            norm = fmax(norm, fabs(y[i]));
-        }
-        if (!(norm > 0.0) || !isfinite(norm))
-            break;
-        for (uint32_t i = 0; i < n; i++)
-            x[i] = y[i] / norm;
+    double *q_prev = work, *q = work + n, *t = work + 2 * (size_t)n, *w = work + 3 * (size_t)n;
+    double alpha[SINEW_AMG_RHO_ITERATIONS], beta[SINEW_AMG_RHO_ITERATIONS];
+    double norm = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        q_prev[i] = 0.0;
+        q[i] = start_value(i);
+        norm += q[i] * q[i];
     }
-    sinew_csr_spmv(&L->A, x, y);
-    double xax = dot(x, y, n), xdx = 0.0;
+    norm = sqrt(norm);
     for (uint32_t i = 0; i < n; i++)
-        xdx += x[i] * x[i] / L->inv_diag[i];
-    double lambda = xax / xdx;
-    /* A start vector with no component on the top eigenvectors cannot happen
-     * for an SPD A with a random start; Gershgorin's 2 would still be safe. */
+        q[i] /= norm;
+    uint32_t k = 0;
+    double b_prev = 0.0;
+    while (k < SINEW_AMG_RHO_ITERATIONS) {
+        for (uint32_t i = 0; i < n; i++)
+            t[i] = q[i] * sqrt(L->inv_diag[i]);
+        sinew_csr_spmv(&L->A, t, w);
+        double a = 0.0;
+        for (uint32_t i = 0; i < n; i++) {
+            w[i] *= sqrt(L->inv_diag[i]);
+            a += q[i] * w[i];
+        }
+        double bb = 0.0;
+        for (uint32_t i = 0; i < n; i++) {
+            w[i] -= a * q[i] + b_prev * q_prev[i];
+            bb += w[i] * w[i];
+        }
+        if (!isfinite(a) || !isfinite(bb))
+            break;
+        alpha[k] = a;
+        beta[k] = sqrt(bb);
+        k++;
+        if (!(beta[k - 1] > 1e-12 * fabs(a))) /* an invariant subspace: T's top is exact */
+            break;
+        for (uint32_t i = 0; i < n; i++) {
+            q_prev[i] = q[i];
+            q[i] = w[i] / beta[k - 1];
+        }
+        b_prev = beta[k - 1];
+    }
+    double lambda = k ? tridiagonal_largest(alpha, beta, k) : 0.0;
+    /* For an SPD A with a start vector not orthogonal to the top eigenvectors
+     * (a fixed pseudo-random one), never; Gershgorin's 2 would still be safe. */
     if (!(lambda > 0.0) || !isfinite(lambda))
         lambda = 2.0;
     return SINEW_AMG_RHO_SAFETY * lambda;
@@ -697,7 +749,7 @@ static sinew_result build(sinew_amg *amg, const sinew_csr *A, const sinew_amg_op
     if (r != SINEW_RESULT_OK)
         return r;
     const size_t n0 = A->rows;
-    double *B = malloc(sizeof *B * n0), *B_next = malloc(sizeof *B_next * n0), *work = malloc(sizeof *work * 2 * n0);
+    double *B = malloc(sizeof *B * n0), *B_next = malloc(sizeof *B_next * n0), *work = malloc(sizeof *work * 4 * n0);
     uint32_t *agg = malloc(sizeof *agg * n0), *first = malloc(sizeof *first * n0);
     strength S = {0};
     if (!B || !B_next || !work || !agg || !first)

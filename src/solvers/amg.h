@@ -111,10 +111,10 @@ typedef struct sinew_amg_options {
  * SINEW_AMG_DENSE_MAX (amg.c gives the measurements behind them). */
 sinew_amg_options sinew_amg_options_default(void);
 
-/* Power-iteration steps of the estimate of rho (deterministic start vector). */
+/* Lanczos steps of the estimate of rho (deterministic start vector). */
 #define SINEW_AMG_RHO_ITERATIONS 15
-/* The estimate is a Rayleigh quotient, never above the true largest
- * eigenvalue; it is raised by this factor so that it rarely falls below it. */
+/* The estimate is a Ritz value, never above the true largest eigenvalue; it
+ * is raised by this factor so that it rarely falls below it. */
 #define SINEW_AMG_RHO_SAFETY 1.05
 
 typedef struct sinew_amg_level {
@@ -123,7 +123,7 @@ typedef struct sinew_amg_level {
     sinew_csr R;      /* P transposed */
     sinew_csr AP;     /* A P: kept so its pattern can be laid out on the GPU, and for the lazy update */
     double *inv_diag; /* 1 / diag(A), rows entries */
-    double rho;       /* SINEW_AMG_RHO_SAFETY times the power-iteration estimate of the largest eigenvalue of D^-1 A */
+    double rho;       /* SINEW_AMG_RHO_SAFETY times the Lanczos estimate of the largest eigenvalue of D^-1 A */
 } sinew_amg_level;
 
 typedef struct sinew_amg {

@@ -454,6 +454,7 @@ static sinew_mgpbd_desc solver_desc(const bench_mgpbd_options *o)
         d.pcg_tolerance = o->pcg_tolerance;
     if (o->setup_interval >= 0)
         d.setup_interval = (uint32_t)o->setup_interval;
+    d.lambda_full = o->lambda_full;
     return d;
 }
 
@@ -711,6 +712,7 @@ static cJSON *settings_json(const bench_mgpbd_options *o)
                                                                                     : "none");
     cJSON_AddNumberToObject(s, "omega", d.omega);
     cJSON_AddNumberToObject(s, "line_search", d.line_search);
+    cJSON_AddBoolToObject(s, "lambda_full", d.lambda_full);
     cJSON_AddStringToObject(s, "smoother", d.cycle.smoother == SINEW_AMG_CHEBYSHEV ? "chebyshev" : "jacobi");
     cJSON_AddNumberToObject(s, "smoother_sweeps", d.cycle.sweeps);
     cJSON_AddNumberToObject(s, "cheby_lower", d.cycle.cheby_lower);
@@ -833,8 +835,12 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
     else
         snprintf(xpbd, sizeof xpbd, "Gauss-Seidel sweeps colour by colour");
     fprintf(md, "- MGPBD: CG of at most %u iterations to %.0e an outer iteration, one V-cycle, the hierarchy %s; "
-                "at most %u outer iterations, stopping at %.0e of |b_0|%s; XPBD: %s, at most %u%s\n\n",
-            d.pcg_iterations, d.pcg_tolerance, every, o->outer, o->stop,
+                "%s; at most %u outer iterations, stopping at %.0e of |b_0|%s; XPBD: %s, at most %u%s\n\n",
+            d.pcg_iterations, d.pcg_tolerance, every,
+            d.lambda_full ? "lambda takes all of each dlambda, the line search halves the positions' step only (the "
+                            "paper's code)"
+                          : "the line search halves the step of lambda and the positions alike",
+            o->outer, o->stop,
             o->outer_budget_s > 0 ? " or past the time budget" : "", xpbd, o->xpbd_sweeps,
             o->xpbd_budget_s > 0 ? " or the first sample past the time budget" : "");
     fprintf(md, "| run | tets | particles | colours | MGPBD iterations to 1e-2 | wall s to 1e-2 | MGPBD after 10 / 50 "

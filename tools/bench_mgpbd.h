@@ -34,6 +34,7 @@ typedef struct bench_mgpbd_options {
     uint32_t pcg_iterations;   /* most CG iterations per outer iteration */
     double pcg_tolerance;      /* CG's relative tolerance; negative: the default */
     int setup_interval;        /* frames between AMG setups; negative: the default; 0: every outer iteration */
+    int lambda_full;           /* the paper's code's line search (sinew_mgpbd_desc.lambda_full) */
     const char *export_dir;    /* NULL, or where NAME.mtx, NAME.b.mtx and sinew-amg.jsonl go */
     int dry_run;               /* tiny sizes, to check a set-up in seconds */
     int plots;                 /* call gnuplot */

@@ -109,6 +109,8 @@ static const char *const usage =
     "                     '/' (default elephant.off; dry run ellipsoid.off)\n"
     "  --quality Q        mgpbd: TetGen's radius-edge bound (-q; default 2; dry run 0: none,\n"
     "                     which leaves slivers)\n"
+    "  --lambda-full      mgpbd: lambda takes all of each dlambda; the line search halves the\n"
+    "                     positions' step only (the paper's code)\n"
     "  --lattice          mgpbd: the model as lattice cubes of 6 tetrahedra (evenly sized; the\n"
     "                     cells from --tets), not by TetGen\n"
     "  --squash S         mgpbd: the model starts at S of its height (default 0.6; the\n"
@@ -2351,6 +2353,8 @@ int main(int argc, char **argv)
                  !cli_error(t, "--xpbd-jacobi must be in (0, 1]%s%s", "", "")))
                 return 2;
             i++;
+        } else if (!strcmp(a, "--lambda-full")) {
+            mgo.lambda_full = 1;
         } else if (!strcmp(a, "--lattice")) {
             mgo.lattice = 1;
         } else if (!strcmp(a, "--squash") && v) {

@@ -73,6 +73,7 @@ sinew_mgpbd_desc sinew_mgpbd_desc_default(void)
     d.pcg_batch = 5;
     d.omega = 1.0;
     d.line_search = 6;
+    d.lambda_full = 0;
     d.max_iterations = 100;
     d.tolerance = 1e-2;
     d.cookie = SINEW_DESC_COOKIE;
@@ -1432,7 +1433,20 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
         r = sinew_record_submit(&rec, s->fence);
     } else { /* backtracking: halve the step while |b| does not fall */
         vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->lambda, s->vl, 0.0f);
-        double t = 1.0;
+        double t = 1.0, target = it->dual_residual;
+        if (d->lambda_full) { /* lambda += dlambda for good; the target is |b| there at the old positions */
+            vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->vl, 1.0f);
+            vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
+            record_eval(s, &rec, h);
+            float sc[SINEW_AMG_SCALAR_COUNT];
+            r = sinew_record_submit(&rec, s->fence);
+            if (r == SINEW_RESULT_OK)
+                r = read_scalars(s, sc);
+            if (r != SINEW_RESULT_OK)
+                return r;
+            target = sqrt((double)sc[SINEW_AMG_S_BB]);
+            sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+        }
         for (uint32_t k = 0;; k++) {
             if (k > 0)
                 sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
@@ -1441,7 +1455,8 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
             p.a = (float)(t * d->omega);
             run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
             vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
-            vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, (float)t);
+            if (!d->lambda_full)
+                vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, (float)t);
             record_eval(s, &rec, h);
             float sc[SINEW_AMG_SCALAR_COUNT];
             r = sinew_record_submit(&rec, s->fence);
@@ -1451,7 +1466,7 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
                 break;
             it->step = t;
             it->dual_after = sqrt((double)sc[SINEW_AMG_S_BB]);
-            if (it->dual_after < (1.0 - 1e-4 * t) * it->dual_residual)
+            if (it->dual_after < (d->lambda_full ? target : (1.0 - 1e-4 * t) * it->dual_residual))
                 break;
             if (k >= d->line_search) { /* no step made |b| fall: take none */
                 sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
@@ -1460,7 +1475,7 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
                 vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
                 r = sinew_record_submit(&rec, s->fence);
                 it->step = 0.0;
-                it->dual_after = it->dual_residual;
+                it->dual_after = d->lambda_full ? target : it->dual_residual;
                 it->line_search_failed = 1;
                 break;
             }

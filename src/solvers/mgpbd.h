@@ -43,6 +43,12 @@ typedef struct sinew_mgpbd_desc {
      * no step is taken. An inexact CG solve of a stiff, over-constrained mesh
      * otherwise can make |b| grow. */
     uint32_t line_search;
+    /* 1: the paper's code's variant: lambda takes all of dlambda whatever the
+     * line search does; only the positions' step is halved, while |b| at the
+     * new lambda does not fall below its value at the old positions (and when
+     * none does, the positions stay and lambda still moves). 0 (default):
+     * lambda and the positions take the same fraction. */
+    int lambda_full;
     /* The outer loop's stopping rule (sinew_mgpbd_solve_step): */
     uint32_t max_iterations;      /* outer iterations per step */
     double tolerance;             /* stop when |b| <= tolerance |b of the first iteration| */

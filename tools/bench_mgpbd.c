@@ -808,16 +808,18 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
     fprintf(md, "The convergence claim of MGPBD (Li et al. 2025; MATH.md 6, docs/mgpbd.md): one 10 ms step of a "
                 "stiff body (shear modulus 1e9 Pa, one as-rigid-as-possible constraint per tetrahedron), the dual "
                 "residual |b| = |-C - alpha~ lambda| relative to its start, for MGPBD's outer iterations and for "
-                "XPBD Gauss-Seidel sweeps over the same constraints. Made by `sinew-bench --suite mgpbd` "
+                "XPBD sweeps over the same constraints (which sweep: below). Made by `sinew-bench --suite mgpbd` "
                 "(`tools/bench.sh mgpbd`); every number is in `bench.json`; NOTES.md says what they show.\n\n");
     fprintf(md, "- device: %s (%s)\n", di->name, di->driver);
     if (other_cpus >= 0)
         fprintf(md, "- host: %d CPUs; other processes kept %.2f of them busy on average while the runs went\n", cpus,
                 other_cpus);
-    fprintf(md, "- model: %s (%s) squashed to %.0f %% of its height; bar: 0.1 x 0.1 x 0.5 m, %u cells across, its z "
-                "= min end pinned, twisted linearly to %.0f degrees at the free end\n",
-            o->model, o->lattice ? "lattice cubes of 6 tetrahedra" : "TetGen", 100.0 * o->squash, o->bar_cells,
-            o->twist_deg);
+    if (o->size_count && o->meshes)
+        fprintf(md, "- model: %s (%s) squashed to %.0f %% of its height\n", o->model,
+                o->lattice ? "lattice cubes of 6 tetrahedra" : "TetGen", 100.0 * o->squash);
+    if (o->bar_cells)
+        fprintf(md, "- bar: 0.1 x 0.1 x 0.5 m, %u cells across, its z = min end pinned, twisted linearly to %.0f "
+                    "degrees at the free end\n", o->bar_cells, o->twist_deg);
     if (o->particle_mass > 0)
         fprintf(md, "- masses: %g kg every free particle (as the paper's code when it is given no density)\n",
                 o->particle_mass);
@@ -916,7 +918,13 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
                         h->grid_complexity, h->levels, h->final_relative);
             }
     }
-    fprintf(md, "\n![model](mgpbd_model.png)\n\n![bar](mgpbd_bar.png)\n");
+    for (uint32_t r = 0; r < count; r++)
+        if (!strcmp(runs[r].scene, "model")) {
+            fprintf(md, "\n![model](mgpbd_model.png)\n");
+            break;
+        }
+    if (o->bar_cells)
+        fprintf(md, "\n![bar](mgpbd_bar.png)\n");
 }
 
 /* ------------------------------------------------------------------ the suite */
@@ -1098,8 +1106,13 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
     } else {
         ok = 0;
     }
-    ok = write_plot(out, "model", runs, count, di.name, o->plots) && ok;
-    ok = write_plot(out, "bar", runs, count, di.name, o->plots) && ok;
+    for (int b = 0; b < 2; b++) { /* a plot for each scene that ran */
+        int any = 0;
+        for (uint32_t r = 0; r < count; r++)
+            any |= !strcmp(runs[r].scene, b ? "bar" : "model");
+        if (any)
+            ok = write_plot(out, b ? "bar" : "model", runs, count, di.name, o->plots) && ok;
+    }
 
     /* The key numbers, as the log's last lines. */
     for (uint32_t r = 0; r < count; r++) {

@@ -1297,6 +1297,19 @@ static void record_eval(sinew_mgpbd *s, sinew_recorder *r, float h)
     dot(s, r, s->m, s->vb, s->vb, SINEW_AMG_S_BB);
 }
 
+/* Records b's evaluation into the open recorder, submits it and reads |b|. */
+static sinew_result submit_eval(sinew_mgpbd *s, sinew_recorder *r, float h, double *norm)
+{
+    record_eval(s, r, h);
+    float sc[SINEW_AMG_SCALAR_COUNT];
+    sinew_result res = sinew_record_submit(r, s->fence);
+    if (res == SINEW_RESULT_OK)
+        res = read_scalars(s, sc);
+    if (res == SINEW_RESULT_OK)
+        *norm = sqrt((double)sc[SINEW_AMG_S_BB]);
+    return res;
+}
+
 sinew_result sinew_mgpbd_dual_residual(sinew_mgpbd *s, float h, double *norm)
 {
     *norm = NAN;
@@ -1305,14 +1318,7 @@ sinew_result sinew_mgpbd_dual_residual(sinew_mgpbd *s, float h, double *norm)
         return r;
     sinew_recorder rec;
     sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
-    record_eval(s, &rec, h);
-    float sc[SINEW_AMG_SCALAR_COUNT];
-    r = sinew_record_submit(&rec, s->fence);
-    if (r == SINEW_RESULT_OK)
-        r = read_scalars(s, sc);
-    if (r == SINEW_RESULT_OK)
-        *norm = sqrt((double)sc[SINEW_AMG_S_BB]);
-    return r;
+    return submit_eval(s, &rec, h, norm);
 }
 
 sinew_result sinew_mgpbd_assemble(sinew_mgpbd *s, float h)
@@ -1437,14 +1443,9 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
         if (d->lambda_full) { /* lambda += dlambda for good; the target is |b| there at the old positions */
             vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->vl, 1.0f);
             vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
-            record_eval(s, &rec, h);
-            float sc[SINEW_AMG_SCALAR_COUNT];
-            r = sinew_record_submit(&rec, s->fence);
-            if (r == SINEW_RESULT_OK)
-                r = read_scalars(s, sc);
+            r = submit_eval(s, &rec, h, &target);
             if (r != SINEW_RESULT_OK)
                 return r;
-            target = sqrt((double)sc[SINEW_AMG_S_BB]);
             sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
         }
         for (uint32_t k = 0;; k++) {
@@ -1457,15 +1458,10 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
             vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
             if (!d->lambda_full)
                 vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, (float)t);
-            record_eval(s, &rec, h);
-            float sc[SINEW_AMG_SCALAR_COUNT];
-            r = sinew_record_submit(&rec, s->fence);
-            if (r == SINEW_RESULT_OK)
-                r = read_scalars(s, sc);
+            r = submit_eval(s, &rec, h, &it->dual_after);
             if (r != SINEW_RESULT_OK)
                 break;
             it->step = t;
-            it->dual_after = sqrt((double)sc[SINEW_AMG_S_BB]);
             if (it->dual_after < (d->lambda_full ? target : (1.0 - 1e-4 * t) * it->dual_residual))
                 break;
             if (k >= d->line_search) { /* no step made |b| fall: take none */

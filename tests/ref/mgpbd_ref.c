@@ -183,6 +183,23 @@ void mgpbd_ref_system(const mgpbd_ref *r, const double *x, const double *lambda,
     free(g);
 }
 
+/* x += omega M^-1 G^T dl (g: each constraint's gradient at its 4 slots),
+ * lambda += dl. */
+static void take_step(const mgpbd_ref *r, const double (*g)[4][3], const double *dl, double omega, double *x,
+                      double *lambda)
+{
+    for (uint32_t c = 0; c < r->m; c++) {
+        for (int s = 0; s < 4; s++) {
+            uint32_t p = r->cons[4 * c + s];
+            if (p == UINT32_MAX)
+                continue;
+            for (int k = 0; k < 3; k++)
+                x[3 * p + k] += omega * r->w[p] * g[c][s][k] * dl[c];
+        }
+        lambda[c] += dl[c];
+    }
+}
+
 double mgpbd_ref_iterate(const mgpbd_ref *r, double *x, double *lambda, double h, double omega)
 {
     const uint32_t m = r->m;
@@ -218,16 +235,7 @@ double mgpbd_ref_iterate(const mgpbd_ref *r, double *x, double *lambda, double h
     }
     for (uint32_t c = 0; c < m; c++) /* gradients at the iteration's start */
         mgpbd_ref_constraint(r, c, x, g[c]);
-    for (uint32_t c = 0; c < m; c++) {
-        for (int s = 0; s < 4; s++) {
-            uint32_t p = r->cons[4 * c + s];
-            if (p == UINT32_MAX)
-                continue;
-            for (int k = 0; k < 3; k++)
-                x[3 * p + k] += omega * r->w[p] * g[c][s][k] * b[c];
-        }
-        lambda[c] += b[c];
-    }
+    take_step(r, (const double(*)[4][3])g, b, omega, x, lambda);
     free(A);
     free(b);
     free(g);
@@ -247,16 +255,7 @@ void mgpbd_ref_xpbd_jacobi(const mgpbd_ref *r, double *x, double *lambda, double
                          (g[c][s][0] * g[c][s][0] + g[c][s][1] * g[c][s][1] + g[c][s][2] * g[c][s][2]);
         dl[c] = denom > 0.0 ? (-C - at * lambda[c]) / denom : 0.0;
     }
-    for (uint32_t c = 0; c < m; c++) {
-        lambda[c] += dl[c];
-        for (int s = 0; s < 4; s++) {
-            uint32_t p = r->cons[4 * c + s];
-            if (p == UINT32_MAX)
-                continue;
-            for (int k = 0; k < 3; k++)
-                x[3 * p + k] += omega * r->w[p] * g[c][s][k] * dl[c];
-        }
-    }
+    take_step(r, (const double(*)[4][3])g, dl, omega, x, lambda);
     free(dl);
     free(g);
 }

@@ -140,6 +140,8 @@ static sinew_result number(const reader *rd, const cJSON *root, const char *key,
     double v = item->valuedouble;
     if (!(v > lo && v <= hi))
         return refuse(rd, key, "%g %s is not in (%g, %g]", v, unit, lo, hi);
+    if (!((float)v >= FLT_MIN))
+        return refuse(rd, key, "%g %s is zero in single precision", v, unit);
     *out = v;
     return SINEW_RESULT_OK;
 }

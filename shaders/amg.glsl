@@ -41,6 +41,34 @@ float amg_row_dot(uint m, uint i, uint x)
     return s;
 }
 
+// The row of matrix m that entry e lies in (binary search of its row starts).
+uint amg_row_of(uint m, uint e)
+{
+    uint rows = amg_mat(m, SINEW_AMG_M_ROW), lo = 0u, hi = amg_mat(m, SINEW_AMG_M_ROWS);
+    while (hi - lo > 1u) { // row starts[lo] <= e < starts[hi]
+        uint mid = (lo + hi) >> 1u;
+        if (amg_i(rows + mid) <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+// The position of column col among cols[lo, hi) (increasing), or NONE.
+uint amg_find(uint cols, uint lo, uint hi, uint col)
+{
+    uint end = hi;
+    while (lo < hi) {
+        uint mid = (lo + hi) >> 1u;
+        if (amg_i(cols + mid) < col)
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    return lo < end && amg_i(cols + lo) == col ? lo : SINEW_AMG_NONE;
+}
+
 float amg_diag(uint m, uint i)
 {
     return amg_r(amg_mat(m, SINEW_AMG_M_VAL) + amg_i(amg_mat(m, SINEW_AMG_M_DIAG) + i));

@@ -5,6 +5,10 @@
 //   A_ij = sum over the particles p constraints i and j share of
 //          w_p grad_i(p) . grad_j(p)   (+ alpha_i / h^2 on the diagonal)
 // the shared particles' slots packed in PAIRS by the host. pc.a = 1/h^2.
+// When the header's X0 names a record (coarse operators in the Gram form),
+// also row i of X_0 = [G | diag(sqrt alpha~)]: the gradient at each of the
+// constraint's particles in increasing particle order, then sqrt(alpha~_i)
+// (the pattern mgpbd.c's build_x0 lays out).
 #define SINEW_PUSH_AMG
 #include "common.glsl"
 #include "amg.glsl"
@@ -33,4 +37,19 @@ void main()
         }
         amg_set(vals + e, s);
     }
+    uint x0 = amg_head(SINEW_AMG_X0);
+    if (x0 == SINEW_AMG_NONE)
+        return;
+    uint nv = i < amg_head(SINEW_AMG_DISTANCES) ? 2u : 4u;
+    uint xe = amg_mat(x0, SINEW_AMG_M_VAL) + amg_i(amg_mat(x0, SINEW_AMG_M_ROW) + i);
+    for (uint s = 0u; s < nv; s++) {
+        uint v = amg_i(cons + s), rank = 0u;
+        for (uint k = 0u; k < nv; k++)
+            rank += amg_i(cons + k) < v ? 1u : 0u;
+        vec3 g = grad_at(i, s);
+        amg_set(xe + 3u * rank, g.x);
+        amg_set(xe + 3u * rank + 1u, g.y);
+        amg_set(xe + 3u * rank + 2u, g.z);
+    }
+    amg_set(xe + 3u * nv, sqrt(at));
 }

@@ -158,6 +158,8 @@
 #define SINEW_AMG_SCALARS 12   /* REAL: SINEW_AMG_S_* */
 #define SINEW_AMG_FACTOR 13    /* REAL: the coarsest operator's dense Cholesky factor (rows x rows) */
 #define SINEW_AMG_A0 14        /* the finest operator's matrix record */
+#define SINEW_AMG_X0 15        /* NONE, or the record of X_0 = [G | diag(sqrt alpha~)] (m x (3 n + m)), whose
+                                  values amg_assemble writes: A_0 = X_0 diag(w, 1) X_0^T (amg_gram) */
 #define SINEW_AMG_NONE 0xFFFFFFFFu
 /* A matrix record. */
 #define SINEW_AMG_MAT 8
@@ -180,6 +182,9 @@
 #define SINEW_AMG_SCALAR_COUNT 8
 /* Largest coarsest level solved exactly (one workgroup, its factor in shared memory). */
 #define SINEW_AMG_DENSE_ROWS 64
+/* The longest row of a Gram factor X_l that amg_gram merges (its loops,
+ * twice this, stay within llvmpipe's 65 535 iterations an invocation). */
+#define SINEW_AMG_GRAM_ROW_MAX 16384
 
 /* Modes of the MGPBD kernels (GpuAmgPush.mode). */
 #define SINEW_AMG_SPMV_SET 0      /* y = M x */

@@ -43,6 +43,7 @@
     X(AMG_ASSEMBLE, amg_assemble, GpuAmgPush)     \
     X(AMG_SPMV, amg_spmv, GpuAmgPush)             \
     X(AMG_PRODUCT, amg_product, GpuAmgPush)       \
+    X(AMG_GRAM, amg_gram, GpuAmgPush)             \
     X(AMG_VECTOR, amg_vector, GpuAmgPush)         \
     X(AMG_REDUCE, amg_reduce, GpuAmgPush)         \
     X(AMG_COARSE, amg_coarse, GpuAmgPush)         \

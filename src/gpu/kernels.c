@@ -94,6 +94,9 @@ SINEW_SPIRV(amg_spmv) {
 SINEW_SPIRV(amg_product) {
 #include "amg_product.spv.inc"
 };
+SINEW_SPIRV(amg_gram) {
+#include "amg_gram.spv.inc"
+};
 SINEW_SPIRV(amg_vector) {
 #include "amg_vector.spv.inc"
 };

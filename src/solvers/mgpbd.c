@@ -9,7 +9,10 @@
  *   amg_assemble:   A = G M^-1 G^T + alpha~ in its fixed pattern
  *   lazy setup due? A downloaded, sinew_amg_setup on the host, P, R and the
  *                   coarse operators uploaded
- *   else            amg_product: A_l P_l, then R_l (A_l P_l), level by level
+ *   else            GRAM (default): amg_product X_{l+1} = R_l X_l, amg_gram
+ *                   A_{l+1} = X_{l+1} W X_{l+1}^T, level by level (X_0's
+ *                   values written by amg_assemble);
+ *                   PRODUCT: amg_product A_l P_l, then R_l (A_l P_l)
  *   amg_coarse:     the coarsest operator's Cholesky factor
  *   CG:             amg_spmv, amg_vector, amg_reduce; the V-cycle's smoothers,
  *                   restriction, prolongation and coarse solve
@@ -23,7 +26,9 @@
 
 typedef struct level_gpu {
     uint32_t rows;
-    uint32_t A, P, R, AP;   /* matrix records in AMG_INDEX */
+    uint32_t A, P, R, AP;   /* matrix records in AMG_INDEX (AP: PRODUCT only) */
+    uint32_t X;             /* GRAM: the record of X_l (level 0: the static X_0), else NONE */
+    uint32_t nnz, x_nnz, ap_nnz; /* nonzeros of A, X and AP (one invocation each in record_galerkin) */
     uint32_t x, f, r, d;    /* vectors in AMG_REAL (level 0: r and d only; x and f are the caller's) */
     double rho;
 } level_gpu;
@@ -41,10 +46,13 @@ struct sinew_mgpbd {
     uint32_t n, d, t, m;
     float *w;                      /* inverse masses, n */
     sinew_csr pattern;             /* the finest operator's pattern (val unused) */
+    sinew_csr x0;                  /* GRAM: X_0's pattern (val zero); else empty */
+    int gram;                      /* coarse operators in the Gram form */
+    uint32_t gram_levels;          /* levels 1..gram_levels are recomputed in the Gram form, the rest as products */
     uint32_t static_words, static_floats;  /* where the hierarchy's part starts */
     uint64_t index_capacity, real_capacity; /* words, floats */
     uint32_t chunk_shift;          /* each image's chunks hold 2^chunk_shift words */
-    uint32_t a0, a0_val;
+    uint32_t a0, a0_val, x0_rec;
     uint32_t vb, vx, vr, vz, vp, vq, vsr, vsd, vl;  /* the finest level's vectors (vl: lambda at a line search's base) */
     uint32_t partial, scalars, groups, lambda;
     colour_range *colours;
@@ -68,6 +76,7 @@ sinew_mgpbd_desc sinew_mgpbd_desc_default(void)
     d.cycle = sinew_amg_cycle_default();
     d.precond = SINEW_MGPBD_PRECOND_AMG;
     d.setup_interval = 20;
+    d.coarse = SINEW_MGPBD_COARSE_PRODUCT;
     d.pcg_iterations = 20;
     d.pcg_tolerance = 1e-3;
     d.pcg_batch = 5;
@@ -116,6 +125,7 @@ void sinew_mgpbd_destroy(sinew_mgpbd *s)
         sinew_buffer_destroy(ctx, &s->buffers[i]);
     sinew_amg_free(&s->amg);
     sinew_csr_free(&s->pattern);
+    sinew_csr_free(&s->x0);
     free(s->w);
     free(s->colours);
     free(s);
@@ -401,42 +411,84 @@ static void put_values(float *real, const sinew_csr *M)
         real[e] = (float)M->val[e];
 }
 
-/* Lays the hierarchy s->amg out after the static part and uploads it. */
+/* The longest row of m. */
+static uint32_t longest_row(const sinew_csr *m)
+{
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < m->rows; i++)
+        most = m->row[i + 1] - m->row[i] > most ? m->row[i + 1] - m->row[i] : most;
+    return most;
+}
+
+/* Lays the hierarchy s->amg out after the static part and uploads it.
+ * Levels 1..gram_levels get their coarse operators in the Gram form (X_l =
+ * R_{l-1} X_{l-1}, X_0 = s->x0 in the static part), as long as X_l's rows
+ * stay within SINEW_AMG_GRAM_ROW_MAX; the levels below, from A_l P_l. */
 static sinew_result upload_hierarchy(sinew_mgpbd *s)
 {
     const sinew_amg *H = &s->amg;
+    sinew_csr X[SINEW_AMG_MAX_LEVELS];
+    memset(X, 0, sizeof X);
+    sinew_result r = SINEW_RESULT_OK;
+    uint32_t g = 0;
+    for (uint32_t l = 1; s->gram && l < H->levels && r == SINEW_RESULT_OK; l++) {
+        r = sinew_csr_multiply(&H->L[l - 1].R, l == 1 ? &s->x0 : &X[l - 1], &X[l], &s->ctx->logger);
+        if (r != SINEW_RESULT_OK || longest_row(&X[l]) > SINEW_AMG_GRAM_ROW_MAX) {
+            sinew_csr_free(&X[l]);
+            break;
+        }
+        g = l;
+    }
     uint64_t words = 0, floats = 0;
-    for (uint32_t l = 0; l < H->levels; l++) {
+    for (uint32_t l = 0; l < H->levels && r == SINEW_RESULT_OK; l++) {
         const sinew_amg_level *L = &H->L[l];
         if (l > 0) {
             words += matrix_words(&L->A, 1);
             floats += L->A.row[L->A.rows] + 4ull * L->A.rows;
         }
+        if (l > 0 && l <= g) {
+            words += matrix_words(&X[l], 0);
+            floats += X[l].row[X[l].rows];
+        }
         if (l + 1 < H->levels) {
-            words += matrix_words(&L->P, 0) + matrix_words(&L->R, 0) + matrix_words(&L->AP, 0);
-            floats += (uint64_t)L->P.row[L->P.rows] + L->R.row[L->R.rows] + L->AP.row[L->AP.rows];
+            words += matrix_words(&L->P, 0) + matrix_words(&L->R, 0);
+            floats += (uint64_t)L->P.row[L->P.rows] + L->R.row[L->R.rows];
+            if (l + 1 > g) {
+                words += matrix_words(&L->AP, 0);
+                floats += L->AP.row[L->AP.rows];
+            }
         }
     }
-    sinew_result r = reserve(s, s->static_words + words, s->static_floats + floats);
-    if (r != SINEW_RESULT_OK)
-        return r;
-    uint32_t *image = calloc(words + 1, sizeof *image);
-    float *real = calloc(floats + 1, sizeof *real);
-    if (!image || !real) {
+    if (r == SINEW_RESULT_OK)
+        r = reserve(s, s->static_words + words, s->static_floats + floats);
+    uint32_t *image = r == SINEW_RESULT_OK ? calloc(words + 1, sizeof *image) : NULL;
+    float *real = r == SINEW_RESULT_OK ? calloc(floats + 1, sizeof *real) : NULL;
+    if (r == SINEW_RESULT_OK && (!image || !real))
+        r = oom(s);
+    if (r != SINEW_RESULT_OK) {
         free(image);
         free(real);
-        return oom(s);
+        for (uint32_t l = 0; l < SINEW_AMG_MAX_LEVELS; l++)
+            sinew_csr_free(&X[l]);
+        return r;
     }
     uint32_t at = s->static_words, rat = s->static_floats;
     for (uint32_t l = 0; l < H->levels; l++) {
         const sinew_amg_level *L = &H->L[l];
         level_gpu *G = &s->L[l];
         G->rows = L->A.rows;
+        G->nnz = L->A.row[L->A.rows];
         G->rho = L->rho;
+        G->X = G->AP = SINEW_AMG_NONE;
+        G->x_nnz = G->ap_nnz = 0;
         if (l == 0) {
             G->A = s->a0;
             G->r = s->vsr;
             G->d = s->vsd;
+            if (g > 0) {
+                G->X = s->x0_rec;
+                G->x_nnz = s->x0.row[s->x0.rows];
+            }
         } else {
             G->A = at;
             at = put_matrix(image, s->static_words, at, &L->A, rat, 1);
@@ -447,20 +499,31 @@ static sinew_result upload_hierarchy(sinew_mgpbd *s)
             G->r = rat + 2 * L->A.rows;
             G->d = rat + 3 * L->A.rows;
             rat += 4 * L->A.rows;
+            if (l <= g) { /* values written on the device (record_galerkin) */
+                G->X = at;
+                G->x_nnz = X[l].row[X[l].rows];
+                at = put_matrix(image, s->static_words, at, &X[l], rat, 0);
+                rat += X[l].row[X[l].rows];
+            }
         }
         if (l + 1 < H->levels) {
             const sinew_csr *Ms[3] = {&L->P, &L->R, &L->AP};
             uint32_t *recs[3] = {&G->P, &G->R, &G->AP};
-            for (int k = 0; k < 3; k++) {
+            for (int k = 0; k < (l + 1 > g ? 3 : 2); k++) {
                 *recs[k] = at;
                 at = put_matrix(image, s->static_words, at, Ms[k], rat, 0);
                 put_values(&real[rat - s->static_floats], Ms[k]);
                 rat += Ms[k]->row[Ms[k]->rows];
             }
+            if (l + 1 > g)
+                G->ap_nnz = L->AP.row[L->AP.rows];
         }
     }
     SINEW_ASSERT(at - s->static_words == words && rat - s->static_floats == floats);
+    for (uint32_t l = 0; l < SINEW_AMG_MAX_LEVELS; l++)
+        sinew_csr_free(&X[l]);
     s->levels = H->levels;
+    s->gram_levels = g;
     s->dense_rows = H->coarse_factor ? H->L[H->levels - 1].A.rows : 0;
     r = upload_words(s, 0, s->static_words, image, words);
     if (r == SINEW_RESULT_OK)
@@ -468,6 +531,48 @@ static sinew_result upload_hierarchy(sinew_mgpbd *s)
     free(image);
     free(real);
     return r;
+}
+
+/* X_0's pattern: row c holds 3 columns for each of constraint c's particles,
+ * in increasing order, then column 3 n + c (sqrt alpha~_c). amg_assemble
+ * writes the values in that order. *ok stays 0 (GRAM off) when a
+ * constraint names a particle twice or the pattern would not fit. */
+static sinew_result build_x0(sinew_mgpbd *s, const uint32_t *cons, int *ok)
+{
+    const uint32_t m = s->m, n = s->n;
+    *ok = 0;
+    uint64_t nnz = 0;
+    for (uint32_t c = 0; c < m; c++)
+        nnz += 3u * (c < s->d ? 2u : 4u) + 1u;
+    if (nnz >= UINT32_MAX || 3ull * n + m >= UINT32_MAX)
+        return SINEW_RESULT_OK;
+    sinew_result r = sinew_csr_alloc(m, 3 * n + m, (uint32_t)nnz, &s->x0, &s->ctx->logger);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    uint32_t e = 0;
+    for (uint32_t c = 0; c < m; c++) {
+        uint32_t nv = c < s->d ? 2u : 4u, v[4];
+        for (uint32_t j = 0; j < nv; j++) { /* insertion sort of 4 */
+            uint32_t x = cons[4 * c + j], k = j;
+            for (; k > 0 && v[k - 1] > x; k--)
+                v[k] = v[k - 1];
+            v[k] = x;
+        }
+        for (uint32_t j = 1; j < nv; j++)
+            if (v[j] == v[j - 1]) {
+                sinew_csr_free(&s->x0);
+                return SINEW_RESULT_OK;
+            }
+        s->x0.row[c] = e;
+        for (uint32_t j = 0; j < nv; j++)
+            for (uint32_t k = 0; k < 3; k++)
+                s->x0.col[e++] = 3 * v[j] + k;
+        s->x0.col[e++] = 3 * n + c;
+    }
+    s->x0.row[m] = e;
+    memset(s->x0.val, 0, sizeof *s->x0.val * e);
+    *ok = 1;
+    return SINEW_RESULT_OK;
 }
 
 /* The static part: header, constraints, adjacency, the finest operator's
@@ -487,15 +592,19 @@ static sinew_result create_common(sinew_mgpbd *s, const uint32_t *cons, const ui
     } else {
         r = build_pattern(s, cons, adj_start, adj, &pairs);
     }
+    if (r == SINEW_RESULT_OK && cons && s->desc.coarse == SINEW_MGPBD_COARSE_GRAM)
+        r = build_x0(s, cons, &s->gram);
     if (r != SINEW_RESULT_OK) {
         free(pairs);
         return r;
     }
     const uint32_t m = s->m, n = s->n, nnz = s->pattern.row[m], slots = adj_start ? adj_start[n] : 0;
+    const uint32_t x0_nnz = s->gram ? s->x0.row[m] : 0;
     s->groups = (m + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
-    uint64_t words = SINEW_AMG_HEADER + 4ull * m + (n + 1ull) + slots + SINEW_AMG_MAT + (m + 1ull) + nnz + m + nnz;
+    uint64_t words = SINEW_AMG_HEADER + 4ull * m + (n + 1ull) + slots + SINEW_AMG_MAT + (m + 1ull) + nnz + m + nnz +
+                     (s->gram ? matrix_words(&s->x0, 0) : 0);
     uint64_t floats = 12ull * m + 12ull * m + m + m + nnz + 9ull * m + s->groups + SINEW_AMG_SCALAR_COUNT +
-                      SINEW_AMG_DENSE_ROWS * SINEW_AMG_DENSE_ROWS;
+                      SINEW_AMG_DENSE_ROWS * SINEW_AMG_DENSE_ROWS + x0_nnz;
     if (words >= UINT32_MAX || floats >= UINT32_MAX) {
         free(pairs);
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_LIMIT, "mgpbd",
@@ -543,6 +652,12 @@ static sinew_result create_common(sinew_mgpbd *s, const uint32_t *cons, const ui
     index[SINEW_AMG_PAIRS] = at;
     memcpy(&index[at], pairs, 4ull * nnz);
     at += nnz;
+    s->x0_rec = index[SINEW_AMG_X0] = SINEW_AMG_NONE;
+    if (s->gram) {
+        s->x0_rec = index[SINEW_AMG_X0] = at;
+        at = put_matrix(index, 0, at, &s->x0, rat, 0);
+        rat += x0_nnz;
+    }
     uint32_t *vecs[9] = {&s->vb, &s->vx, &s->vr, &s->vz, &s->vp, &s->vq, &s->vsr, &s->vsd, &s->vl};
     for (int k = 0; k < 9; k++) {
         *vecs[k] = rat;
@@ -560,6 +675,7 @@ static sinew_result create_common(sinew_mgpbd *s, const uint32_t *cons, const ui
     s->static_floats = rat;
     s->L[0].rows = m;
     s->L[0].A = s->a0;
+    s->L[0].nnz = nnz;
     s->L[0].r = s->vsr;
     s->L[0].d = s->vsd;
 
@@ -634,6 +750,9 @@ static sinew_result check_desc(sinew_context *ctx, const sinew_mgpbd_desc *d)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
                           "chunk_words is %u; it must be 0 or a power of two >= 1024 within one storage buffer",
                           d->chunk_words);
+    if ((unsigned)d->coarse > SINEW_MGPBD_COARSE_GRAM)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd", "unknown coarse operator form %d",
+                          (int)d->coarse);
     if ((unsigned)d->precond > SINEW_MGPBD_PRECOND_AMG)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd", "unknown preconditioner %d",
                           (int)d->precond);
@@ -1029,55 +1148,83 @@ static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint3
     return res;
 }
 
-/* The coarse operators from the finest by the fixed P: A_l P_l, R_l (A_l P_l). */
+/* The coarse operators from the finest by the fixed P. GRAM: X_{l+1} =
+ * R_l X_l, A_{l+1} = X_{l+1} W X_{l+1}^T (X_0 as amg_assemble left it);
+ * PRODUCT: A_l P_l, R_l (A_l P_l). */
 static void record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
 {
     vec(s, r, SINEW_AMG_VEC_ZERO, 1, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f);
     for (uint32_t l = 0; l + 1 < s->levels; l++) {
         const level_gpu *L = &s->L[l], *C = &s->L[l + 1];
-        GpuAmgPush p = push(L->rows, 0);
+        if (l + 1 <= s->gram_levels) {
+            GpuAmgPush p = push(C->x_nnz, 0);
+            p.matrix = C->X;
+            p.x = L->R;
+            p.y = L->X;
+            run(r, SINEW_KERNEL_AMG_PRODUCT, C->x_nnz, &p);
+            p = push(C->nnz, 0);
+            p.matrix = C->A;
+            p.x = C->X;
+            run(r, SINEW_KERNEL_AMG_GRAM, C->nnz, &p);
+            continue;
+        }
+        GpuAmgPush p = push(L->ap_nnz, 0);
         p.matrix = L->AP;
         p.x = L->A;
         p.y = L->P;
-        run(r, SINEW_KERNEL_AMG_PRODUCT, L->rows, &p);
-        p = push(C->rows, 1); /* 1: flag a diagonal <= 0 */
+        run(r, SINEW_KERNEL_AMG_PRODUCT, L->ap_nnz, &p);
+        p = push(C->nnz, 1); /* 1: flag a diagonal <= 0 */
         p.matrix = C->A;
         p.x = L->R;
         p.y = L->AP;
-        run(r, SINEW_KERNEL_AMG_PRODUCT, C->rows, &p);
+        run(r, SINEW_KERNEL_AMG_PRODUCT, C->nnz, &p);
     }
 }
 
 /* ---------------------------------------------------------------- host operations */
 
-sinew_result sinew_mgpbd_read_matrix(sinew_mgpbd *s, uint32_t level, sinew_csr *out)
+/* Downloads the matrix at record `record` into out (allocated). */
+static sinew_result read_record(sinew_mgpbd *s, uint32_t record, sinew_csr *out)
 {
     memset(out, 0, sizeof *out);
-    SINEW_ASSERT(level == 0 || level < s->levels);
-    const sinew_csr *pat = level == 0 ? &s->pattern : &s->amg.L[level].A;
-    sinew_result r = sinew_csr_copy(pat, out, &s->ctx->logger);
+    uint32_t rec[SINEW_AMG_MAT];
+    sinew_result r = download_words(s, 0, record, rec, SINEW_AMG_MAT);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_csr_alloc(rec[SINEW_AMG_M_ROWS], rec[SINEW_AMG_M_COLS], rec[SINEW_AMG_M_NNZ], out, &s->ctx->logger);
     if (r != SINEW_RESULT_OK)
         return r;
-    uint32_t nnz = pat->row[pat->rows];
+    const uint32_t nnz = rec[SINEW_AMG_M_NNZ];
     float *v = malloc(sizeof *v * ((size_t)nnz + 1));
     if (!v) {
         sinew_csr_free(out);
         return oom(s);
     }
-    uint32_t at = level == 0 ? s->a0_val : 0;
-    if (level > 0) {
-        uint32_t rec[SINEW_AMG_MAT];
-        r = download_words(s, 0, s->L[level].A, rec, SINEW_AMG_MAT);
-        at = rec[SINEW_AMG_M_VAL];
-    }
-    if (r == SINEW_RESULT_OK)
-        r = download_words(s, 1, at, v, nnz);
+    r = download_words(s, 0, rec[SINEW_AMG_M_ROW], out->row, out->rows + 1ull);
+    if (r == SINEW_RESULT_OK && nnz)
+        r = download_words(s, 0, rec[SINEW_AMG_M_COL], out->col, nnz);
+    if (r == SINEW_RESULT_OK && nnz)
+        r = download_words(s, 1, rec[SINEW_AMG_M_VAL], v, nnz);
     for (uint32_t e = 0; e < nnz && r == SINEW_RESULT_OK; e++)
         out->val[e] = v[e];
     free(v);
     if (r != SINEW_RESULT_OK)
         sinew_csr_free(out);
     return r;
+}
+
+sinew_result sinew_mgpbd_read_matrix(sinew_mgpbd *s, uint32_t level, sinew_csr *out)
+{
+    SINEW_ASSERT(level == 0 || level < s->levels);
+    return read_record(s, s->L[level].A, out);
+}
+
+sinew_result sinew_mgpbd_read_gram_factor(sinew_mgpbd *s, uint32_t level, sinew_csr *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s->gram || !(level == 0 || level < s->levels))
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
+                          "no Gram factor of level %u (coarse operators as products, or no such level)", level);
+    return read_record(s, level == 0 ? s->x0_rec : s->L[level].X, out);
 }
 
 sinew_result sinew_mgpbd_write_matrix(sinew_mgpbd *s, const sinew_csr *A)

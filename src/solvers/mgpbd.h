@@ -22,6 +22,21 @@ typedef enum sinew_mgpbd_precond {
     SINEW_MGPBD_PRECOND_AMG = 2,    /* one V-cycle */
 } sinew_mgpbd_precond;
 
+/* How a lazy outer iteration recomputes the coarse operators from the kept
+ * prolongators (docs/mgpbd.md, "Single precision"). */
+typedef enum sinew_mgpbd_coarse {
+    /* A_{l+1} = R_l (A_l P_l), the paper's (default). */
+    SINEW_MGPBD_COARSE_PRODUCT = 0,
+    /* A_l = X_l W X_l^T with X_0 = [G | diag(sqrt alpha~)], W = diag(M^-1, 1)
+     * and X_{l+1} = R_l X_l: the Gram form, positive semidefinite by
+     * construction, its diagonal a sum of squares; never cancels the large
+     * entries of A against each other. Costs X_l's memory (a level's X has
+     * about as many entries as G times the aggregates' overlap); levels whose
+     * X would have a row longer than SINEW_AMG_GRAM_ROW_MAX, and solvers
+     * made from a matrix (no G), use the products. */
+    SINEW_MGPBD_COARSE_GRAM = 1,
+} sinew_mgpbd_coarse;
+
 typedef struct sinew_mgpbd_desc {
     /* Constraints taken from the asset. */
     int distances;                /* its distance constraints */
@@ -33,6 +48,7 @@ typedef struct sinew_mgpbd_desc {
     sinew_amg_cycle cycle;
     sinew_mgpbd_precond precond;
     uint32_t setup_interval;      /* frames between AMG setups (lazy setup; the paper's 20); 0: every outer iteration */
+    sinew_mgpbd_coarse coarse;    /* the lazy iterations' coarse operators (default PRODUCT) */
     uint32_t pcg_iterations;      /* most CG iterations per outer iteration */
     double pcg_tolerance;         /* stop CG at |r| <= tol |b| (checked every pcg_batch iterations); 0: run them all */
     uint32_t pcg_batch;
@@ -156,6 +172,10 @@ sinew_result sinew_mgpbd_solve_step(sinew_mgpbd *s, float h, const float gravity
 sinew_result sinew_mgpbd_write_matrix(sinew_mgpbd *s, const sinew_csr *A);
 /* Reads a level's operator (values as the device holds them) into out (allocated). */
 sinew_result sinew_mgpbd_read_matrix(sinew_mgpbd *s, uint32_t level, sinew_csr *out);
+/* Reads a level's Gram factor X_l (coarse operators in the Gram form, after
+ * sinew_mgpbd_galerkin; level 0 after an assembly) into out (allocated);
+ * INVALID_ARGUMENT when the solver does not use the Gram form. */
+sinew_result sinew_mgpbd_read_gram_factor(sinew_mgpbd *s, uint32_t level, sinew_csr *out);
 /* Sets up the hierarchy afresh from the device's finest operator. */
 sinew_result sinew_mgpbd_setup(sinew_mgpbd *s);
 /* Recomputes the coarse operators on the device from the finest (P kept). */

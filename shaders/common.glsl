@@ -49,3 +49,17 @@ uint linear_id()
     return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * SINEW_WORKGROUP_SIZE
          + gl_LocalInvocationID.x;
 }
+
+// llvmpipe (lavapipe) ends the loops of an invocation once they have run
+// 65 535 iterations in all (one count shared by every loop of the shader;
+// past it each loop makes a single pass), without a word. A loop of `two`
+// passes (2, but not a constant the compiler could unroll) that makes only
+// one says the invocation's loops were cut and its results are not to be
+// trusted. A real GPU has no such limit, and the check costs two passes.
+bool loops_intact(uint two)
+{
+    uint passes = 0u;
+    for (uint q = 0u; q < two; q++)
+        passes++;
+    return passes == two;
+}

@@ -850,6 +850,14 @@ static sinew_result take_stats(sinew_body *b, int can_roll_back)
     memcpy(&gs, b->buffers[SINEW_BIND_STATS].mapped, sizeof gs);
     sinew_step_stats *s = &b->stats;
     s->newton_iterations = gs.newton;
+    s->loops_cut = gs.loops_cut;
+    if (gs.loops_cut && !b->warned_loops_cut) {
+        b->warned_loops_cut = 1;
+        sinew_logf(&b->ctx->logger, SINEW_LOG_WARNING, "body",
+                  "%u element updates ran past this device's loop limit (llvmpipe ends an invocation's loops after "
+                  "65535 iterations) and were skipped; lower newton_iterations (%u) on this device", gs.loops_cut,
+                  b->desc.newton_iterations);
+    }
     if (b->desc.residual) {
         s->max_strain = gs.max_strain;
         s->rms_strain = gs.rms_strain;

@@ -56,6 +56,7 @@ struct sinew_body {
 
     sinew_step_stats stats;
     int recorded;                       /* a step was recorded into an application's command buffer */
+    int warned_loops_cut;               /* the loop-limit warning was logged (once a body) */
     float *unpinned_w;                  /* inverse masses of particles pinned by sinew_body_set_pinned (lazy) */
     struct sinew_imc *imc;              /* the implicit solvers' multigrid (NULL otherwise) */
     int history;                        /* BDF2: Q holds the state of the step before */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "asset/asset.h"
+#include "gpu/gpu.h"
 #include "gpu_fixture.h"
 #include "prep/colouring.h"
 #include "prep/fabric.h"
@@ -938,4 +939,50 @@ Test(gpbd, measure_error_is_the_volume_change)
     free(xyz);
     sinew_body_destroy(body);
     sinew_asset_destroy(a);
+}
+
+/* llvmpipe ends an invocation's loops after 65 535 iterations in all; an
+ * element update that runs hundreds of Newton iterations with line searches
+ * passes that. The update then checks itself (loops_intact), writes nothing
+ * and is counted in the step's loops_cut, with a warning, instead of writing
+ * the half-done result (one vertex of four, once the write loop too made a
+ * single pass). Elsewhere no update is cut. Within a hundred iterations the
+ * device still matches the reference. */
+Test(gpbd, updates_past_the_loop_limit_are_skipped_and_counted)
+{
+    const int llvmpipe = strstr(gpu_ctx->props.deviceName, "llvmpipe") != NULL;
+    const uint32_t bounds[2] = {100, 1000};
+    for (int k = 0; k < 2; k++) {
+        sinew_asset *a = make_block(2, 2, 2, 0.05, sinew_material_make(SINEW_MATERIAL_NEO_HOOKEAN, 1e5f, 0.45f), 1);
+        sinew_body_desc d = sinew_body_desc_default();
+        d.solver = SINEW_SOLVER_GPBD_GAUSS_SEIDEL;
+        d.newton_iterations = bounds[k];
+        d.newton_tolerance = 0.0f; /* every update runs until its line search fails or the bound */
+        d.substeps = 1;
+        d.iterations = 1;
+        sinew_body *body;
+        cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
+        xpbd_ref *ref = xpbd_ref_create(a, &d);
+        sinew_step_params p = sinew_step_params_default();
+        p.ground = 0;
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+        xpbd_ref_step(ref, &p);
+        sinew_step_stats st = sinew_body_get_stats(body);
+        double diff = max_difference(body, ref, a->particle_count);
+        cr_log_info("newton_iterations %u, tolerance 0, on %s: %u of %u element updates cut, %.3g m from the reference",
+                    bounds[k], gpu_ctx->props.deviceName, st.loops_cut, a->element_count, diff);
+        cr_assert(isfinite(diff));
+        if (k == 0) {
+            cr_expect_eq(st.loops_cut, 0);
+            cr_expect_lt(diff, 1e-6, "%g m", diff);
+        } else if (llvmpipe) {
+            cr_expect_gt(st.loops_cut, 0, "the case this test is for did not arise");
+            cr_expect(gpu_log_contains("ran past this device's loop limit"));
+        } else {
+            cr_expect_eq(st.loops_cut, 0);
+        }
+        xpbd_ref_destroy(ref);
+        sinew_body_destroy(body);
+        sinew_asset_destroy(a);
+    }
 }

@@ -455,6 +455,7 @@ static sinew_mgpbd_desc solver_desc(const bench_mgpbd_options *o)
     if (o->setup_interval >= 0)
         d.setup_interval = (uint32_t)o->setup_interval;
     d.lambda_full = o->lambda_full;
+    d.coarse = o->coarse_gram ? SINEW_MGPBD_COARSE_GRAM : SINEW_MGPBD_COARSE_PRODUCT;
     return d;
 }
 
@@ -713,6 +714,7 @@ static cJSON *settings_json(const bench_mgpbd_options *o)
     cJSON_AddNumberToObject(s, "omega", d.omega);
     cJSON_AddNumberToObject(s, "line_search", d.line_search);
     cJSON_AddBoolToObject(s, "lambda_full", d.lambda_full);
+    cJSON_AddStringToObject(s, "coarse", d.coarse == SINEW_MGPBD_COARSE_GRAM ? "gram" : "product");
     cJSON_AddStringToObject(s, "smoother", d.cycle.smoother == SINEW_AMG_CHEBYSHEV ? "chebyshev" : "jacobi");
     cJSON_AddNumberToObject(s, "smoother_sweeps", d.cycle.sweeps);
     cJSON_AddNumberToObject(s, "cheby_lower", d.cycle.cheby_lower);
@@ -836,9 +838,10 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
         snprintf(xpbd, sizeof xpbd, "Jacobi sweeps, weight %g (the paper's code)", o->xpbd_jacobi);
     else
         snprintf(xpbd, sizeof xpbd, "Gauss-Seidel sweeps colour by colour");
-    fprintf(md, "- MGPBD: CG of at most %u iterations to %.0e an outer iteration, one V-cycle, the hierarchy %s; "
-                "%s; at most %u outer iterations, stopping at %.0e of |b_0|%s; XPBD: %s, at most %u%s\n\n",
+    fprintf(md, "- MGPBD: CG of at most %u iterations to %.0e an outer iteration, one V-cycle, the hierarchy %s "
+                "(coarse operators between setups %s); %s; at most %u outer iterations, stopping at %.0e of |b_0|%s; XPBD: %s, at most %u%s\n\n",
             d.pcg_iterations, d.pcg_tolerance, every,
+            d.coarse == SINEW_MGPBD_COARSE_GRAM ? "in the Gram form X W X^T" : "as products R (A P)",
             d.lambda_full ? "lambda takes all of each dlambda, the line search halves the positions' step only (the "
                             "paper's code)"
                           : "the line search halves the step of lambda and the positions alike",

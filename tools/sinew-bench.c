@@ -111,6 +111,8 @@ static const char *const usage =
     "                     which leaves slivers)\n"
     "  --lambda-full      mgpbd: lambda takes all of each dlambda; the line search halves the\n"
     "                     positions' step only (the paper's code)\n"
+    "  --coarse-gram      mgpbd: lazy coarse operators in the Gram form X W X^T (default: the\n"
+    "                     products R (A P))\n"
     "  --lattice          mgpbd: the model as lattice cubes of 6 tetrahedra (evenly sized; the\n"
     "                     cells from --tets), not by TetGen\n"
     "  --squash S         mgpbd: the model starts at S of its height (default 0.6; the\n"
@@ -2355,6 +2357,8 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--lambda-full")) {
             mgo.lambda_full = 1;
+        } else if (!strcmp(a, "--coarse-gram")) {
+            mgo.coarse_gram = 1;
         } else if (!strcmp(a, "--lattice")) {
             mgo.lattice = 1;
         } else if (!strcmp(a, "--squash") && v) {

@@ -310,6 +310,12 @@ typedef struct sinew_step_stats {
      * update stops at desc.newton_iterations, or earlier once its gradient is
      * reduced by desc.newton_tolerance or down to float rounding). */
     uint64_t newton_iterations;
+    /* GPBD: element updates of the last step skipped (no move) because the
+     * device cut their loops short: llvmpipe (lavapipe) ends an invocation's
+     * loops after 65 535 iterations in all, which an update reaches with
+     * newton_iterations in the hundreds. 0 on devices without such a limit;
+     * when not 0 the step also logs a warning. */
+    uint32_t loops_cut;
     /* IMPLICIT_MG, IMPLICIT_PCG: V-cycles or PCG iterations of the last step
      * (summed over its substeps), the largest relative residual a substep's
      * solve ended at, the number of solves that stopped at single

@@ -379,7 +379,8 @@ SINEW_STRUCT(GpuStats) {
     float max_measure_error;  /* GPBD elements: max and RMS of |V / V0 - 1| */
     float rms_measure_error;
     SINEW_UINT element_count;
-    SINEW_UINT pad0;
+    SINEW_UINT loops_cut;     /* GPBD: element updates skipped because their loops were cut short (common.glsl,
+                                 loops_intact) */
 } SINEW_END(GpuStats)
 
 /* Push constants of every kernel. Threads [0, count) work on records

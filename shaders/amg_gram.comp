@@ -45,5 +45,8 @@ void main()
     }
     amg_set(amg_mat(pc.matrix, SINEW_AMG_M_VAL) + e, s);
     if (i == j && !(s > 0.0))
+    {
         amg_set(amg_head(SINEW_AMG_SCALARS) + SINEW_AMG_S_INDEFINITE, 1.0);
+        amg_set(amg_head(SINEW_AMG_SCALARS) + SINEW_AMG_S_COARSE_DIAGONAL, 1.0);
+    }
 }

@@ -96,6 +96,8 @@ typedef struct outer_rec {
     double step;     /* the line search's t (1: the whole step) */
     uint32_t pcg;    /* CG iterations */
     int setup;       /* the hierarchy was set up afresh */
+    int indefinite;  /* sinew_mgpbd_iteration.indefinite: 1 lazy operators flagged (set up again), 2 flagged again */
+    int coarse_diagonal; /* the flag came from a coarse diagonal <= 0, not from CG */
 } outer_rec;
 
 typedef struct sweep_rec {
@@ -455,6 +457,8 @@ static sinew_mgpbd_desc solver_desc(const bench_mgpbd_options *o)
     if (o->setup_interval >= 0)
         d.setup_interval = (uint32_t)o->setup_interval;
     d.lambda_full = o->lambda_full;
+    if (o->cheby_upper > 0)
+        d.cycle.cheby_upper = o->cheby_upper;
     d.coarse = o->coarse_gram ? SINEW_MGPBD_COARSE_GRAM : SINEW_MGPBD_COARSE_PRODUCT;
     return d;
 }
@@ -498,6 +502,8 @@ static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sin
         e->pcg_rel = it.pcg_relative;
         e->step = it.step;
         e->setup = it.setup;
+        e->indefinite = it.indefinite;
+        e->coarse_diagonal = it.coarse_diagonal;
         rn->mg_pcg_total += it.pcg_iterations;
         rn->setups += it.setup != 0;
         cum += it.ms;
@@ -667,6 +673,8 @@ static cJSON *run_json(const run *rn)
             cJSON_AddNumberToObject(it, "pcg_iterations", e->pcg);
             cJSON_AddNumberToObject(it, "pcg_relative", e->pcg_rel == e->pcg_rel ? e->pcg_rel : -1);
             cJSON_AddBoolToObject(it, "setup", e->setup);
+            cJSON_AddNumberToObject(it, "indefinite", e->indefinite);
+            cJSON_AddBoolToObject(it, "coarse_diagonal", e->coarse_diagonal);
             cJSON_AddNumberToObject(it, "step", e->step);
         }
         cJSON_AddItemToArray(its, it);

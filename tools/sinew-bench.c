@@ -111,6 +111,8 @@ static const char *const usage =
     "                     which leaves slivers)\n"
     "  --lambda-full      mgpbd: lambda takes all of each dlambda; the line search halves the\n"
     "                     positions' step only (the paper's code)\n"
+    "  --cheby-upper U    mgpbd: the Chebyshev smoother's upper bound, U times the estimate of\n"
+    "                     rho(D^-1 A) made at setup (default 1.1)\n"
     "  --coarse-gram      mgpbd: lazy coarse operators in the Gram form X W X^T (default: the\n"
     "                     products R (A P))\n"
     "  --lattice          mgpbd: the model as lattice cubes of 6 tetrahedra (evenly sized; the\n"
@@ -2398,6 +2400,12 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--xpbd-budget") && v) {
             if (!cli_double(t, a, v, &mgo.xpbd_budget_s) ||
                 (!(mgo.xpbd_budget_s >= 0) && !cli_error(t, "--xpbd-budget must be >= 0%s%s", "", "")))
+                return 2;
+            i++;
+        } else if (!strcmp(a, "--cheby-upper") && v) {
+            if (!cli_double(t, a, v, &mgo.cheby_upper) ||
+                (!(mgo.cheby_upper > 0.1 && mgo.cheby_upper <= 10) &&
+                 !cli_error(t, "--cheby-upper must be in (0.1, 10]%s%s", "", "")))
                 return 2;
             i++;
         } else if (!strcmp(a, "--pcg-iterations") && v) {

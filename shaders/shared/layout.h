@@ -179,12 +179,16 @@
 #define SINEW_AMG_S_DOT 5
 #define SINEW_AMG_S_INDEFINITE 6 /* a coarse operator came out with a diagonal <= 0 (amg_product), or CG
                                   * met rz < 0 or p.Ap <= 0 (amg_vector): not positive definite */
+#define SINEW_AMG_S_COARSE_DIAGONAL 7 /* raised with INDEFINITE by amg_product and amg_gram alone */
 #define SINEW_AMG_SCALAR_COUNT 8
 /* Largest coarsest level solved exactly (one workgroup, its factor in shared memory). */
 #define SINEW_AMG_DENSE_ROWS 64
 /* The longest row of a Gram factor X_l that amg_gram merges (its loops,
  * twice this, stay within llvmpipe's 65 535 iterations an invocation). */
 #define SINEW_AMG_GRAM_ROW_MAX 16384
+/* The most loop iterations an amg_product invocation may need for a row of
+ * the product (mgpbd.c, product_mode): half of llvmpipe's 65 535. */
+#define SINEW_AMG_LOOP_BUDGET 32768
 
 /* Modes of the MGPBD kernels (GpuAmgPush.mode). */
 #define SINEW_AMG_SPMV_SET 0      /* y = M x */

@@ -895,6 +895,19 @@ sinew_result sinew_amg_update(sinew_amg *amg, const sinew_csr *A, const sinew_lo
     return r;
 }
 
+void sinew_amg_refresh(sinew_amg *amg)
+{
+    for (uint32_t l = 0; l < amg->levels; l++) {
+        sinew_amg_level *L = &amg->L[l];
+        for (uint32_t i = 0; i < L->A.rows; i++) {
+            uint32_t at = find_entry(&L->A, i, i);
+            SINEW_ASSERT(at != NONE && L->A.val[at] > 0.0);
+            L->inv_diag[i] = 1.0 / L->A.val[at];
+        }
+        L->rho = estimate_rho(L, amg->scratch);
+    }
+}
+
 double sinew_amg_operator_complexity(const sinew_amg *amg)
 {
     if (!amg->levels || !nnz_of(&amg->L[0].A))

@@ -158,6 +158,10 @@ void sinew_amg_free(sinew_amg *amg);
  * hierarchy must be set up afresh (or freed). */
 sinew_result sinew_amg_update(sinew_amg *amg, const sinew_csr *A, const sinew_logger *lg);
 
+/* After the caller has overwritten the operators' values (every level's A,
+ * in its pattern, every diagonal > 0): the inverse diagonals and rho
+ * estimates anew, P, R and the coarse factor kept. */
+void sinew_amg_refresh(sinew_amg *amg);
 double sinew_amg_operator_complexity(const sinew_amg *amg);  /* sum of nnz over levels / nnz of level 0 */
 double sinew_amg_grid_complexity(const sinew_amg *amg);      /* sum of rows over levels / rows of level 0 */
 

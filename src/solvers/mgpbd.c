@@ -28,7 +28,8 @@ typedef struct level_gpu {
     uint32_t rows;
     uint32_t A, P, R, AP;   /* matrix records in AMG_INDEX (AP: PRODUCT only) */
     uint32_t X;             /* GRAM: the record of X_l (level 0: the static X_0), else NONE */
-    uint32_t nnz, x_nnz, ap_nnz; /* nonzeros of A, X and AP (one invocation each in record_galerkin) */
+    uint32_t nnz, x_nnz, ap_nnz; /* nonzeros of A, X and AP */
+    uint32_t a_mode, x_mode, ap_mode; /* amg_product's way (product_mode) for the products making A, X, AP */
     uint32_t x, f, r, d;    /* vectors in AMG_REAL (level 0: r and d only; x and f are the caller's) */
     double rho;
 } level_gpu;
@@ -77,6 +78,7 @@ sinew_mgpbd_desc sinew_mgpbd_desc_default(void)
     d.precond = SINEW_MGPBD_PRECOND_AMG;
     d.setup_interval = 20;
     d.coarse = SINEW_MGPBD_COARSE_PRODUCT;
+    d.refresh_rho = 1;
     d.pcg_iterations = 20;
     d.pcg_tolerance = 1e-3;
     d.pcg_batch = 5;
@@ -411,6 +413,25 @@ static void put_values(float *real, const sinew_csr *M)
         real[e] = (float)M->val[e];
 }
 
+/* amg_product's way for C = X Y: a row of C per invocation (mode bit 1)
+ * when no row needs more than SINEW_AMG_LOOP_BUDGET loop iterations (each
+ * term once: the cheap way), else an entry per invocation (bounded by X's
+ * row length). llvmpipe ends an invocation's loops after 65 535 in all. */
+static uint32_t product_mode(const sinew_csr *C, const sinew_csr *X, const sinew_csr *Y)
+{
+    for (uint32_t i = 0; i < C->rows; i++) {
+        uint32_t len = C->row[i + 1] - C->row[i], search = 1;
+        while ((1u << search) <= len)
+            search++;
+        uint64_t cost = len;
+        for (uint32_t k = X->row[i]; k < X->row[i + 1]; k++)
+            cost += (uint64_t)(Y->row[X->col[k] + 1] - Y->row[X->col[k]]) * (search + 1);
+        if (cost > SINEW_AMG_LOOP_BUDGET)
+            return 0;
+    }
+    return 2;
+}
+
 /* The longest row of m. */
 static uint32_t longest_row(const sinew_csr *m)
 {
@@ -481,6 +502,13 @@ static sinew_result upload_hierarchy(sinew_mgpbd *s)
         G->rho = L->rho;
         G->X = G->AP = SINEW_AMG_NONE;
         G->x_nnz = G->ap_nnz = 0;
+        G->a_mode = G->x_mode = G->ap_mode = 0;
+        if (l > 0 && l <= g)
+            G->x_mode = product_mode(&X[l], &H->L[l - 1].R, l == 1 ? &s->x0 : &X[l - 1]);
+        else if (l > 0)
+            G->a_mode = product_mode(&L->A, &H->L[l - 1].R, &H->L[l - 1].AP);
+        if (l + 1 < H->levels && l + 1 > g)
+            G->ap_mode = product_mode(&L->AP, &L->A, &L->P);
         if (l == 0) {
             G->A = s->a0;
             G->r = s->vsr;
@@ -1061,7 +1089,7 @@ static void precondition(sinew_mgpbd *s, sinew_recorder *r, uint32_t rv, uint32_
 static void record_pcg_start(sinew_mgpbd *s, sinew_recorder *r, int lazy)
 {
     if (!lazy) /* a lazy solve keeps record_galerkin's flag */
-        vec(s, r, SINEW_AMG_VEC_ZERO, 1, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f);
+        vec(s, r, SINEW_AMG_VEC_ZERO, 2, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f); /* and COARSE_DIAGONAL */
     if (s->dense_rows && s->desc.precond == SINEW_MGPBD_PRECOND_AMG) {
         GpuAmgPush p = push(s->dense_rows, SINEW_AMG_COARSE_FACTOR);
         p.matrix = s->L[s->levels - 1].A;
@@ -1116,7 +1144,7 @@ static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint3
     float sc[SINEW_AMG_SCALAR_COUNT] = {0};
     sinew_result res = SINEW_RESULT_OK;
     st->history_count = 0;
-    st->indefinite = 0;
+    st->indefinite = st->coarse_diagonal = 0;
     double rel = 1.0;
     for (;;) {
         uint32_t until = tol > 0.0 ? k + batch : max_iterations;
@@ -1133,6 +1161,7 @@ static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint3
         st->residual0 = sqrt((double)sc[SINEW_AMG_S_BB]);
         st->residual = sqrt((double)sc[SINEW_AMG_S_RR]);
         st->indefinite = sc[SINEW_AMG_S_INDEFINITE] != 0.0f;
+        st->coarse_diagonal = sc[SINEW_AMG_S_COARSE_DIAGONAL] != 0.0f;
         if (st->indefinite)
             break;
         rel = st->residual0 > 0.0 ? st->residual / st->residual0 : 0.0;
@@ -1153,32 +1182,81 @@ static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint3
  * PRODUCT: A_l P_l, R_l (A_l P_l). */
 static void record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
 {
-    vec(s, r, SINEW_AMG_VEC_ZERO, 1, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f);
+    vec(s, r, SINEW_AMG_VEC_ZERO, 2, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f); /* and COARSE_DIAGONAL */
     for (uint32_t l = 0; l + 1 < s->levels; l++) {
         const level_gpu *L = &s->L[l], *C = &s->L[l + 1];
         if (l + 1 <= s->gram_levels) {
-            GpuAmgPush p = push(C->x_nnz, 0);
+            uint32_t n = C->x_mode ? C->rows : C->x_nnz;
+            GpuAmgPush p = push(n, C->x_mode);
             p.matrix = C->X;
             p.x = L->R;
             p.y = L->X;
-            run(r, SINEW_KERNEL_AMG_PRODUCT, C->x_nnz, &p);
+            run(r, SINEW_KERNEL_AMG_PRODUCT, n, &p);
             p = push(C->nnz, 0);
             p.matrix = C->A;
             p.x = C->X;
             run(r, SINEW_KERNEL_AMG_GRAM, C->nnz, &p);
             continue;
         }
-        GpuAmgPush p = push(L->ap_nnz, 0);
+        uint32_t n = L->ap_mode ? L->rows : L->ap_nnz;
+        GpuAmgPush p = push(n, L->ap_mode);
         p.matrix = L->AP;
         p.x = L->A;
         p.y = L->P;
-        run(r, SINEW_KERNEL_AMG_PRODUCT, L->ap_nnz, &p);
-        p = push(C->nnz, 1); /* 1: flag a diagonal <= 0 */
+        run(r, SINEW_KERNEL_AMG_PRODUCT, n, &p);
+        n = C->a_mode ? C->rows : C->nnz;
+        p = push(n, C->a_mode | 1u); /* bit 0: flag a diagonal <= 0 */
         p.matrix = C->A;
         p.x = L->R;
         p.y = L->AP;
-        run(r, SINEW_KERNEL_AMG_PRODUCT, C->nnz, &p);
+        run(r, SINEW_KERNEL_AMG_PRODUCT, n, &p);
     }
+}
+
+/* Lazy iterations: every level's operator as the device now holds it into
+ * the host's hierarchy, and the smoothers' rho(D^-1 A) estimated anew from
+ * it. A kept from setup, rho goes stale as A changes, and a Chebyshev
+ * interval below the new largest eigenvalue makes the V-cycle indefinite.
+ * With a diagonal <= 0 nothing changes (the device's flag sets up afresh). */
+static sinew_result refresh_rho(sinew_mgpbd *s)
+{
+    float *v = NULL;
+    size_t cap = 0;
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint32_t l = 0; l < s->levels && r == SINEW_RESULT_OK; l++) {
+        sinew_csr *A = &s->amg.L[l].A;
+        const uint32_t nnz = A->row[A->rows];
+        if (nnz + 1 > cap) {
+            free(v);
+            cap = nnz + 1;
+            v = malloc(sizeof *v * cap);
+            if (!v)
+                return oom(s);
+        }
+        uint32_t at = s->a0_val;
+        if (l > 0) {
+            uint32_t rec[SINEW_AMG_MAT];
+            r = download_words(s, 0, s->L[l].A, rec, SINEW_AMG_MAT);
+            at = rec[SINEW_AMG_M_VAL];
+        }
+        if (r == SINEW_RESULT_OK)
+            r = download_words(s, 1, at, v, nnz);
+        for (uint32_t i = 0; i < A->rows && r == SINEW_RESULT_OK; i++)
+            for (uint32_t e = A->row[i]; e < A->row[i + 1]; e++)
+                if (A->col[e] == i && !(v[e] > 0.0f)) {
+                    free(v);
+                    return SINEW_RESULT_OK;
+                }
+        for (uint32_t e = 0; e < nnz && r == SINEW_RESULT_OK; e++)
+            A->val[e] = v[e];
+    }
+    free(v);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_amg_refresh(&s->amg);
+    for (uint32_t l = 0; l < s->levels; l++)
+        s->L[l].rho = s->amg.L[l].rho;
+    return SINEW_RESULT_OK;
 }
 
 /* ---------------------------------------------------------------- host operations */
@@ -1552,6 +1630,14 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
         sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
     } else if (d->precond == SINEW_MGPBD_PRECOND_AMG) {
         record_galerkin(s, &rec);
+        if (d->refresh_rho) { /* the smoothers' coefficients need rho before CG is recorded */
+            r = sinew_record_submit(&rec, s->fence);
+            if (r == SINEW_RESULT_OK)
+                r = refresh_rho(s);
+            if (r != SINEW_RESULT_OK)
+                return r;
+            sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+        }
     }
     sinew_mgpbd_solve_stats st;
     const int lazy = !setup && d->precond == SINEW_MGPBD_PRECOND_AMG;
@@ -1559,6 +1645,7 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
     uint32_t wasted = 0;
     if (r == SINEW_RESULT_OK && st.indefinite)
         it->indefinite = 1;
+    it->coarse_diagonal = st.coarse_diagonal;
     if (r == SINEW_RESULT_OK && st.indefinite && lazy) { /* set up afresh from this A and solve again */
         wasted = st.iterations;
         it->setup = 1;

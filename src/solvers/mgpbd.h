@@ -49,6 +49,8 @@ typedef struct sinew_mgpbd_desc {
     sinew_mgpbd_precond precond;
     uint32_t setup_interval;      /* frames between AMG setups (lazy setup; the paper's 20); 0: every outer iteration */
     sinew_mgpbd_coarse coarse;    /* the lazy iterations' coarse operators (default PRODUCT) */
+    int refresh_rho;              /* lazy iterations estimate every level's rho(D^-1 A) anew on the host, from
+                                     the device's operators (default 1; 0: setup's, which goes stale) */
     uint32_t pcg_iterations;      /* most CG iterations per outer iteration */
     double pcg_tolerance;         /* stop CG at |r| <= tol |b| (checked every pcg_batch iterations); 0: run them all */
     uint32_t pcg_batch;
@@ -120,6 +122,8 @@ typedef struct sinew_mgpbd_iteration {
                              * system, docs/mgpbd.md) and stopped at that batch: 1 once (with lazy
                              * coarse operators the hierarchy was then set up afresh and CG run
                              * again), 2 again after that */
+    int coarse_diagonal;    /* the first solve's flag came from a lazy coarse operator's diagonal <= 0,
+                             * not from CG's rz or p.Ap */
     double step;            /* the line search's t (1: the whole step) */
     double dual_after;      /* |b| after the step (NaN without the line search) */
     int line_search_failed; /* no step of the line search made |b| fall: none was taken */
@@ -189,6 +193,7 @@ typedef struct sinew_mgpbd_solve_stats {
     uint32_t iterations;
     double residual0, residual;  /* |b|, |b - A x| (the recursive residual) */
     int indefinite;              /* CG stopped: SINEW_AMG_S_INDEFINITE was raised */
+    int coarse_diagonal;         /* ... by a lazy coarse operator's diagonal <= 0 (else by CG itself) */
     double history[256];         /* relative residual after every pcg_batch iterations */
     uint32_t history_count;
     double ms;

@@ -118,8 +118,8 @@ typedef struct sinew_mgpbd_iteration {
     double pcg_relative;    /* |r| / |b| of CG at its end (NaN when not read back) */
     int setup;              /* the AMG hierarchy was set up afresh */
     int indefinite;         /* CG found A or the V-cycle not positive definite (a coarse diagonal
-                             * <= 0, rz < 0 or p.Ap <= 0; single precision on a nearly singular
-                             * system, docs/mgpbd.md) and stopped at that batch: 1 once (with lazy
+                             * <= 0, rz < 0 or p.Ap <= 0; e.g. a smoother's stale rho,
+                             * docs/mgpbd.md) and stopped at that batch: 1 once (with lazy
                              * coarse operators the hierarchy was then set up afresh and CG run
                              * again), 2 again after that */
     int coarse_diagonal;    /* the first solve's flag came from a lazy coarse operator's diagonal <= 0,

@@ -477,10 +477,11 @@ static double coarse_against_double(sinew_mgpbd *s, const sinew_asset *a, const 
  * X^T both within single precision's reach, no diagonal <= 0 (a flagged one
  * would make the iteration set up afresh). Then 8 outer iterations of one
  * step with the default lazy setup in each form: the residual falls and
- * nothing becomes NaN. Before amg_product and amg_gram took one entry per
+ * nothing becomes NaN. When amg_product took a whole row of R (A P) per
  * invocation, llvmpipe's limit of 65 535 loop iterations an invocation cut
- * their row-long loops short here: 17 coarse diagonals came out <= 0 and
- * level 2 was 17 % off. */
+ * its loops short here: 17 coarse diagonals came out <= 0 and level 2 was
+ * 17 % off (it now takes a row only where a row fits the budget, else an
+ * entry). */
 Test(mgpbd, lazy_galerkin_of_a_nearly_singular_system)
 {
     sinew_asset *a = flat_box();

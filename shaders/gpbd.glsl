@@ -530,6 +530,11 @@ bool needs_flip(uint model, float J)
 // Updates element e at positions x (inverse masses w), its displacement z;
 // returns in dx each vertex's displacement and in dz the part of it that
 // belongs to z (without the flip). Returns the Newton iterations taken.
+// Whether llvmpipe left this invocation's loops whole (common.glsl,
+// loops_intact): 2, as the compiler cannot know, since newton_iterations is
+// at most 1000.
+bool gpbd_loops_intact() { return loops_intact(params.newton_iterations < 0x7fffffffu ? 2u : 3u); }
+
 int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 dx[4], out vec3 dz[4])
 {
     float h = params.gravity.w;

@@ -38,8 +38,7 @@ int update(uint ei)
         z[j] = zdisp[4u * ei + uint(j)].xyz;
     }
     int iterations = gpbd_update(e, x, w, z, dx, dz);
-    // 2, as the compiler cannot know: newton_iterations is at most 1000
-    if (!loops_intact(params.newton_iterations < 0x7fffffffu ? 2u : 3u)) {
+    if (!gpbd_loops_intact()) {
         uint slot = range.slot_base + 4u * ei; // llvmpipe cut the update's loops short: no move, counted
         delta[slot] = vec4(0.0);
         delta[slot + 1u] = vec4(0.0);

@@ -30,6 +30,7 @@ typedef struct level_gpu {
     uint32_t X;             /* GRAM: the record of X_l (level 0: the static X_0), else NONE */
     uint32_t nnz, x_nnz, ap_nnz; /* nonzeros of A, X and AP */
     uint32_t a_mode, x_mode, ap_mode; /* amg_product's way (product_mode) for the products making A, X, AP */
+    uint32_t a_val;         /* where A's values start in AMG_REAL */
     uint32_t x, f, r, d;    /* vectors in AMG_REAL (level 0: r and d only; x and f are the caller's) */
     double rho;
 } level_gpu;
@@ -50,6 +51,7 @@ struct sinew_mgpbd {
     sinew_csr x0;                  /* GRAM: X_0's pattern (val zero); else empty */
     int gram;                      /* coarse operators in the Gram form */
     uint32_t gram_levels;          /* levels 1..gram_levels are recomputed in the Gram form, the rest as products */
+    float *readback;               /* refresh_rho: room for the largest level's values (set up with the hierarchy) */
     uint32_t static_words, static_floats;  /* where the hierarchy's part starts */
     uint64_t index_capacity, real_capacity; /* words, floats */
     uint32_t chunk_shift;          /* each image's chunks hold 2^chunk_shift words */
@@ -128,6 +130,7 @@ void sinew_mgpbd_destroy(sinew_mgpbd *s)
     sinew_amg_free(&s->amg);
     sinew_csr_free(&s->pattern);
     sinew_csr_free(&s->x0);
+    free(s->readback);
     free(s->w);
     free(s->colours);
     free(s);
@@ -482,6 +485,14 @@ static sinew_result upload_hierarchy(sinew_mgpbd *s)
     }
     if (r == SINEW_RESULT_OK)
         r = reserve(s, s->static_words + words, s->static_floats + floats);
+    uint64_t most = 0; /* refresh_rho's read-back buffer */
+    for (uint32_t l = 0; l < H->levels; l++)
+        most = H->L[l].A.row[H->L[l].A.rows] > most ? H->L[l].A.row[H->L[l].A.rows] : most;
+    float *readback = r == SINEW_RESULT_OK ? realloc(s->readback, sizeof *readback * (most + 1)) : NULL;
+    if (readback)
+        s->readback = readback;
+    else if (r == SINEW_RESULT_OK)
+        r = oom(s);
     uint32_t *image = r == SINEW_RESULT_OK ? calloc(words + 1, sizeof *image) : NULL;
     float *real = r == SINEW_RESULT_OK ? calloc(floats + 1, sizeof *real) : NULL;
     if (r == SINEW_RESULT_OK && (!image || !real))
@@ -511,6 +522,7 @@ static sinew_result upload_hierarchy(sinew_mgpbd *s)
             G->ap_mode = product_mode(&L->AP, &L->A, &L->P);
         if (l == 0) {
             G->A = s->a0;
+            G->a_val = s->a0_val;
             G->r = s->vsr;
             G->d = s->vsd;
             if (g > 0) {
@@ -519,6 +531,7 @@ static sinew_result upload_hierarchy(sinew_mgpbd *s)
             }
         } else {
             G->A = at;
+            G->a_val = rat;
             at = put_matrix(image, s->static_words, at, &L->A, rat, 1);
             put_values(&real[rat - s->static_floats], &L->A);
             rat += L->A.row[L->A.rows];
@@ -1180,36 +1193,34 @@ static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint3
 /* The coarse operators from the finest by the fixed P. GRAM: X_{l+1} =
  * R_l X_l, A_{l+1} = X_{l+1} W X_{l+1}^T (X_0 as amg_assemble left it);
  * PRODUCT: A_l P_l, R_l (A_l P_l). */
+/* C = X Y by amg_product (matrix records), a row or an entry per invocation
+ * as product_mode chose; flag: a coarse diagonal <= 0 raises the flag. */
+static void product(const sinew_mgpbd *s, sinew_recorder *r, uint32_t C, uint32_t X, uint32_t Y, uint32_t rows,
+                    uint32_t nnz, uint32_t mode, uint32_t flag)
+{
+    uint32_t n = mode ? rows : nnz;
+    GpuAmgPush p = push(n, mode | flag);
+    p.matrix = C;
+    p.x = X;
+    p.y = Y;
+    run(r, SINEW_KERNEL_AMG_PRODUCT, n, &p);
+}
+
 static void record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
 {
     vec(s, r, SINEW_AMG_VEC_ZERO, 2, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f); /* and COARSE_DIAGONAL */
     for (uint32_t l = 0; l + 1 < s->levels; l++) {
         const level_gpu *L = &s->L[l], *C = &s->L[l + 1];
         if (l + 1 <= s->gram_levels) {
-            uint32_t n = C->x_mode ? C->rows : C->x_nnz;
-            GpuAmgPush p = push(n, C->x_mode);
-            p.matrix = C->X;
-            p.x = L->R;
-            p.y = L->X;
-            run(r, SINEW_KERNEL_AMG_PRODUCT, n, &p);
-            p = push(C->nnz, 0);
+            product(s, r, C->X, L->R, L->X, C->rows, C->x_nnz, C->x_mode, 0);
+            GpuAmgPush p = push(C->nnz, 0);
             p.matrix = C->A;
             p.x = C->X;
             run(r, SINEW_KERNEL_AMG_GRAM, C->nnz, &p);
-            continue;
+        } else {
+            product(s, r, L->AP, L->A, L->P, L->rows, L->ap_nnz, L->ap_mode, 0);
+            product(s, r, C->A, L->R, L->AP, C->rows, C->nnz, C->a_mode, 1);
         }
-        uint32_t n = L->ap_mode ? L->rows : L->ap_nnz;
-        GpuAmgPush p = push(n, L->ap_mode);
-        p.matrix = L->AP;
-        p.x = L->A;
-        p.y = L->P;
-        run(r, SINEW_KERNEL_AMG_PRODUCT, n, &p);
-        n = C->a_mode ? C->rows : C->nnz;
-        p = push(n, C->a_mode | 1u); /* bit 0: flag a diagonal <= 0 */
-        p.matrix = C->A;
-        p.x = L->R;
-        p.y = L->AP;
-        run(r, SINEW_KERNEL_AMG_PRODUCT, n, &p);
     }
 }
 
@@ -1220,39 +1231,20 @@ static void record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
  * With a diagonal <= 0 nothing changes (the device's flag sets up afresh). */
 static sinew_result refresh_rho(sinew_mgpbd *s)
 {
-    float *v = NULL;
-    size_t cap = 0;
-    sinew_result r = SINEW_RESULT_OK;
-    for (uint32_t l = 0; l < s->levels && r == SINEW_RESULT_OK; l++) {
+    float *v = s->readback;
+    for (uint32_t l = 0; l < s->levels; l++) {
         sinew_csr *A = &s->amg.L[l].A;
         const uint32_t nnz = A->row[A->rows];
-        if (nnz + 1 > cap) {
-            free(v);
-            cap = nnz + 1;
-            v = malloc(sizeof *v * cap);
-            if (!v)
-                return oom(s);
-        }
-        uint32_t at = s->a0_val;
-        if (l > 0) {
-            uint32_t rec[SINEW_AMG_MAT];
-            r = download_words(s, 0, s->L[l].A, rec, SINEW_AMG_MAT);
-            at = rec[SINEW_AMG_M_VAL];
-        }
-        if (r == SINEW_RESULT_OK)
-            r = download_words(s, 1, at, v, nnz);
-        for (uint32_t i = 0; i < A->rows && r == SINEW_RESULT_OK; i++)
+        sinew_result r = download_words(s, 1, s->L[l].a_val, v, nnz);
+        if (r != SINEW_RESULT_OK)
+            return r;
+        for (uint32_t i = 0; i < A->rows; i++)
             for (uint32_t e = A->row[i]; e < A->row[i + 1]; e++)
-                if (A->col[e] == i && !(v[e] > 0.0f)) {
-                    free(v);
+                if (A->col[e] == i && !(v[e] > 0.0f))
                     return SINEW_RESULT_OK;
-                }
-        for (uint32_t e = 0; e < nnz && r == SINEW_RESULT_OK; e++)
+        for (uint32_t e = 0; e < nnz; e++)
             A->val[e] = v[e];
     }
-    free(v);
-    if (r != SINEW_RESULT_OK)
-        return r;
     sinew_amg_refresh(&s->amg);
     for (uint32_t l = 0; l < s->levels; l++)
         s->L[l].rho = s->amg.L[l].rho;

@@ -457,6 +457,8 @@ static sinew_mgpbd_desc solver_desc(const bench_mgpbd_options *o)
     if (o->setup_interval >= 0)
         d.setup_interval = (uint32_t)o->setup_interval;
     d.lambda_full = o->lambda_full;
+    if (o->keep_rho)
+        d.refresh_rho = 0;
     if (o->cheby_upper > 0)
         d.cycle.cheby_upper = o->cheby_upper;
     d.coarse = o->coarse_gram ? SINEW_MGPBD_COARSE_GRAM : SINEW_MGPBD_COARSE_PRODUCT;
@@ -723,6 +725,7 @@ static cJSON *settings_json(const bench_mgpbd_options *o)
     cJSON_AddNumberToObject(s, "line_search", d.line_search);
     cJSON_AddBoolToObject(s, "lambda_full", d.lambda_full);
     cJSON_AddStringToObject(s, "coarse", d.coarse == SINEW_MGPBD_COARSE_GRAM ? "gram" : "product");
+    cJSON_AddBoolToObject(s, "refresh_rho", d.refresh_rho);
     cJSON_AddStringToObject(s, "smoother", d.cycle.smoother == SINEW_AMG_CHEBYSHEV ? "chebyshev" : "jacobi");
     cJSON_AddNumberToObject(s, "smoother_sweeps", d.cycle.sweeps);
     cJSON_AddNumberToObject(s, "cheby_lower", d.cycle.cheby_lower);

@@ -113,6 +113,7 @@ static const char *const usage =
     "                     positions' step only (the paper's code)\n"
     "  --cheby-upper U    mgpbd: the Chebyshev smoother's upper bound, U times the estimate of\n"
     "                     rho(D^-1 A) made at setup (default 1.1)\n"
+    "  --keep-rho         mgpbd: lazy iterations keep the setup's rho(D^-1 A) (refresh_rho 0)\n"
     "  --coarse-gram      mgpbd: lazy coarse operators in the Gram form X W X^T (default: the\n"
     "                     products R (A P))\n"
     "  --lattice          mgpbd: the model as lattice cubes of 6 tetrahedra (evenly sized; the\n"
@@ -2361,6 +2362,8 @@ int main(int argc, char **argv)
             mgo.lambda_full = 1;
         } else if (!strcmp(a, "--coarse-gram")) {
             mgo.coarse_gram = 1;
+        } else if (!strcmp(a, "--keep-rho")) {
+            mgo.keep_rho = 1;
         } else if (!strcmp(a, "--lattice")) {
             mgo.lattice = 1;
         } else if (!strcmp(a, "--squash") && v) {

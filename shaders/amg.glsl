@@ -1,9 +1,19 @@
 // MGPBD (docs/mgpbd.md): access to AMG_INDEX's table and its sparse matrix
 // records (shared/layout.h, SINEW_AMG_*); reductions use reduce.glsl's
 // workgroup sum. Every access goes through amg_i (indices) and amg_r,
-// amg_set, amg_add (values), which find the chunk a word lies in.
+// amg_set, amg_add (values), which find the chunk a word lies in. The
+// solver's own buffers are set 1 (shared/amg.h).
 
+#include "shared/amg.h"
 #include "reduce.glsl"
+
+#define AMG(b) layout(std430, set = SINEW_SET_SOLVER, binding = SINEW_AMG_BIND_##b)
+AMG(INDEX) readonly buffer AmgIndex0 { uint amg_index0[]; };
+AMG(INDEX + 1) readonly buffer AmgIndex1 { uint amg_index1[]; };
+AMG(REAL) buffer AmgReal0 { float amg_real0[]; };
+AMG(REAL + 1) buffer AmgReal1 { float amg_real1[]; };
+AMG(SAVED) buffer SavedBuf { vec4 q[]; };
+#undef AMG
 
 uint amg_i(uint k)
 {

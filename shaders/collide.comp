@@ -3,6 +3,7 @@
 // Contacts (contacts.glsl) of all particles, or (HPBD) of those of one level
 // of the hierarchy.
 #include "common.glsl"
+#include "pbd.glsl"
 #include "contacts.glsl"
 
 void main()

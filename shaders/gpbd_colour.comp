@@ -5,6 +5,7 @@
 // Newton iterations are summed per workgroup, then once into STATS; an
 // update whose loops llvmpipe cut short writes nothing and is counted.
 #include "common.glsl"
+#include "pbd.glsl"
 #include "gpbd.glsl"
 
 shared uint wg_newton;

@@ -9,6 +9,7 @@
 // short is counted and gathers as no move (zeros in its slots, written
 // without a loop: loops make one pass once cut).
 #include "common.glsl"
+#include "pbd.glsl"
 #include "gpbd.glsl"
 
 shared uint wg_newton;

@@ -7,6 +7,7 @@
 // projected to its rest length with the PBD step dp = -C / (w_a + w_b) n.
 // No two constraints of a colour share a particle.
 #include "common.glsl"
+#include "pbd.glsl"
 
 void main()
 {

@@ -8,6 +8,7 @@
 // Parents and children are different particles: no races. Pinned particles
 // stay put.
 #include "common.glsl"
+#include "pbd.glsl"
 
 void main()
 {

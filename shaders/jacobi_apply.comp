@@ -3,6 +3,7 @@
 // Jacobi gather: each particle sums the corrections of its constraints in a fixed
 // order (deterministic, no atomics), averages and over-relaxes by omega.
 #include "common.glsl"
+#include "pbd.glsl"
 
 void main()
 {

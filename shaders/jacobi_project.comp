@@ -4,6 +4,7 @@
 // corrections to DELTA (distance c: 2c, 2c+1; bend c: 2D + 4c + j), where
 // jacobi_apply gathers them. Threads [0, D) distances, [D, D + B) bends.
 #include "common.glsl"
+#include "pbd.glsl"
 #include "constraints.glsl"
 
 void main()

@@ -1,7 +1,14 @@
 // Implicit multigrid cloth: access to the levels' tables (shared/layout.h,
-// SINEW_MG_*) and their 3x3 blocks, each stored as three vec4 rows.
+// SINEW_MG_*) and their 3x3 blocks, each stored as three vec4 rows; the
+// solver's own buffers (set 1, shared/mg.h).
 
+#include "shared/mg.h"
 #include "reduce.glsl"
+
+layout(std430, set = SINEW_SET_SOLVER, binding = SINEW_MG_BIND_INDEX) readonly buffer MgIndexBuf { uint mg_index[]; };
+layout(std430, set = SINEW_SET_SOLVER, binding = SINEW_MG_BIND_REAL) buffer MgRealBuf { vec4 mg_real[]; };
+// BDF2: positions, then velocities of the step before.
+layout(std430, set = SINEW_SET_SOLVER, binding = SINEW_MG_BIND_HISTORY) buffer HistoryBuf { vec4 q[]; };
 
 uint mg_field(uint level, uint field)
 {

@@ -10,6 +10,7 @@
 //                     backward Euler of 2h/3 from the blend, which is BDF2
 // Positions keep their inverse mass (w).
 #include "common.glsl"
+#include "mg.glsl"
 
 void main()
 {

@@ -9,6 +9,7 @@
 // keeping p^k as the next p^{k-1} in DELTA[distance_total + i]. Then the
 // particle's contacts (contacts.glsl).
 #include "common.glsl"
+#include "pd.glsl"
 #include "contacts.glsl"
 
 void main()

@@ -15,6 +15,7 @@
 // range.first2 == 1: Jacobi over particles [first, first + count), the result
 // to DELTA[slot_base + i] (pd_apply.comp takes it and resolves contacts).
 #include "common.glsl"
+#include "pd.glsl"
 #include "contacts.glsl"
 
 void main()

@@ -5,6 +5,7 @@
 // current iterate, into DELTA[c]. A spring whose ends coincide keeps its
 // previous d; a cut one (a == b) is skipped.
 #include "common.glsl"
+#include "pd.glsl"
 
 void main()
 {

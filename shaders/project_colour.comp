@@ -4,6 +4,7 @@
 // bends [first2, +count2). No two constraints of a colour share a particle, so
 // the writes never race; the next colour runs after a barrier.
 #include "common.glsl"
+#include "pbd.glsl"
 #include "constraints.glsl"
 
 void main()

@@ -36,21 +36,40 @@
 #define H_PAYLOAD_SIZE 40
 #define H_PAYLOAD_CRC 44
 #define H_CRC 60
-/* Flags. */
-#define F_ANCHORS 1u
-#define F_HISTORY 2u
-
-static uint32_t flags_of(const sinew_body *b) { return (b->imc ? F_ANCHORS : 0u) | (b->history ? F_HISTORY : 0u); }
-
-/* Floats of state: positions and velocities as vec4s, one angle per bend,
- * and with the flags the anchors and the step before as vec4s. */
-static size_t state_floats(const sinew_body *b, uint32_t flags)
+/* The solver's parts of the state (solvers/solver.h), in payload order. */
+static uint32_t parts_of(sinew_body *b, sinew_state_part parts[SINEW_STATE_MAX_PARTS])
 {
-    return (8 + (flags & F_ANCHORS ? 4 : 0) + (flags & F_HISTORY ? 8 : 0)) * (size_t)b->particle_count +
-           b->bend_count;
+    const sinew_solver_ops *ops = sinew_body_ops(b);
+    return ops->state_parts ? ops->state_parts(b->state, &b->view, parts) : 0;
 }
 
-size_t sinew_body_checkpoint_size(const sinew_body *b) { return HEADER_SIZE + 4 * state_floats(b, flags_of(b)); }
+/* The flags of the parts this body has now. */
+static uint32_t flags_of(sinew_body *b)
+{
+    sinew_state_part parts[SINEW_STATE_MAX_PARTS];
+    uint32_t count = parts_of(b, parts), flags = 0;
+    for (uint32_t i = 0; i < count; i++)
+        flags |= parts[i].present ? parts[i].flag : 0u;
+    return flags;
+}
+
+/* Floats of state: positions and velocities as vec4s, one angle per bend,
+ * then the solver's parts that `flags` names. */
+static size_t state_floats(sinew_body *b, uint32_t flags)
+{
+    sinew_state_part parts[SINEW_STATE_MAX_PARTS];
+    uint32_t count = parts_of(b, parts);
+    size_t floats = 8 * (size_t)b->particle_count + b->bend_count;
+    for (uint32_t i = 0; i < count; i++)
+        floats += flags & parts[i].flag ? (size_t)(parts[i].bytes / 4) : 0;
+    return floats;
+}
+
+size_t sinew_body_checkpoint_size(const sinew_body *b)
+{
+    sinew_body *m = (sinew_body *)b; /* the parts are read, never changed */
+    return HEADER_SIZE + 4 * state_floats(m, flags_of(m));
+}
 
 static sinew_result download_state(sinew_body *b, float *state)
 {
@@ -60,10 +79,14 @@ static sinew_result download_state(sinew_body *b, float *state)
         r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, state + 4 * n, 16 * n);
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_ANGLE], 0, state + 8 * n, 4ull * b->bend_count);
-    if (r == SINEW_RESULT_OK && b->imc)
-        r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_PREV], 0, state + 8 * n + b->bend_count, 16 * n);
-    if (r == SINEW_RESULT_OK && b->history)
-        r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_Q], 0, state + 12 * n + b->bend_count, 32 * n);
+    sinew_state_part parts[SINEW_STATE_MAX_PARTS];
+    uint32_t count = parts_of(b, parts);
+    float *at = state + 8 * n + b->bend_count;
+    for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++)
+        if (parts[i].present) {
+            r = sinew_buffer_download(b->ctx, parts[i].buffer, 0, at, parts[i].bytes);
+            at += parts[i].bytes / 4;
+        }
     return r;
 }
 
@@ -146,11 +169,17 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
                           "body '%s': checkpoint was saved from a body with other constraints (topology CRC "
                           "%08x, this body %08x); nothing was changed", b->name, sinew_get_u32(p + H_TOPOLOGY),
                           b->topology_crc);
-    /* Anchors with an implicit solver, else none; the step before with BDF2 or not. */
+    /* The solver's parts: the required ones always, the others as they were. */
     const uint32_t flags = sinew_get_u32(p + H_FLAGS);
-    const uint32_t allowed = b->imc && b->desc.implicit.bdf2 ? F_ANCHORS | F_HISTORY : b->imc ? F_ANCHORS : 0u;
-    if ((flags & ~allowed) != 0 || (flags & F_ANCHORS) != (allowed & F_ANCHORS))
-        return refuse(b, "flags", flags, allowed & F_ANCHORS);
+    sinew_state_part parts[SINEW_STATE_MAX_PARTS];
+    const uint32_t part_count = parts_of(b, parts);
+    uint32_t allowed = 0, required = 0;
+    for (uint32_t i = 0; i < part_count; i++) {
+        allowed |= parts[i].flag;
+        required |= parts[i].required ? parts[i].flag : 0u;
+    }
+    if ((flags & ~allowed) != 0 || (flags & required) != required)
+        return refuse(b, "flags", flags, required);
     const size_t payload_size = 4 * state_floats(b, flags);
     if (sinew_get_u32(p + H_PAYLOAD_SIZE) != payload_size)
         return refuse(b, "payload size", sinew_get_u32(p + H_PAYLOAD_SIZE), payload_size);
@@ -185,29 +214,31 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
         if (!isfinite(state[8 * n + c]))
             r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
                            "body '%s': hinge angle of bend %u is not finite; nothing was changed", b->name, c);
-    const float *anchors = state + 8 * n + b->bend_count, *before = anchors + 4 * n;
-    for (uint64_t i = 0; b->imc && i < 4 * n && r == SINEW_RESULT_OK; i++)
-        if (!isfinite(anchors[i]))
-            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
-                           "body '%s': anchor of particle %llu is not finite; nothing was changed", b->name,
-                           (unsigned long long)(i / 4));
-    for (uint64_t i = 0; (flags & F_HISTORY) && i < 8 * n && r == SINEW_RESULT_OK; i++)
-        if (!isfinite(before[i]))
-            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
-                           "body '%s': the step before's state of particle %llu is not finite; nothing was changed",
-                           b->name, (unsigned long long)(i % (4 * n) / 4));
+    const float *part = state + 8 * n + b->bend_count;
+    for (uint32_t k = 0; k < part_count && r == SINEW_RESULT_OK; k++) {
+        if (!(flags & parts[k].flag))
+            continue;
+        for (uint64_t i = 0; i < parts[k].bytes / 4 && r == SINEW_RESULT_OK; i++)
+            if (!isfinite(part[i]))
+                r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                               "body '%s': %s of particle %llu is not finite; nothing was changed", b->name,
+                               parts[k].what, (unsigned long long)(i % (4 * n) / 4));
+        part += parts[k].bytes / 4;
+    }
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, state, 16 * n);
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, state + 4 * n, 16 * n);
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_ANGLE], 0, state + 8 * n, 4ull * b->bend_count);
-    if (r == SINEW_RESULT_OK && b->imc)
-        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_PREV], 0, anchors, 16 * n);
-    if (r == SINEW_RESULT_OK && (flags & F_HISTORY))
-        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_Q], 0, before, 32 * n);
-    if (r == SINEW_RESULT_OK)
-        b->history = (flags & F_HISTORY) != 0;
+    part = state + 8 * n + b->bend_count;
+    for (uint32_t k = 0; k < part_count && r == SINEW_RESULT_OK; k++)
+        if (flags & parts[k].flag) {
+            r = sinew_buffer_upload(b->ctx, parts[k].buffer, 0, part, parts[k].bytes);
+            part += parts[k].bytes / 4;
+        }
+    if (r == SINEW_RESULT_OK && sinew_body_ops(b)->state_loaded)
+        sinew_body_ops(b)->state_loaded(b->state, flags);
     free(state);
     if (r == SINEW_RESULT_OK)
         b->stats.step_index = sinew_get_u64(p + H_STEP);

@@ -7,7 +7,7 @@
 
 #include "prep/cloth.h"
 #include "prep/fabric.h"
-#include "solvers/xpbd_math.h"
+#include "math/xpbd_math.h"
 
 #include <math.h>
 #include <stdio.h>

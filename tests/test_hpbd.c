@@ -8,6 +8,7 @@
 
 #include "asset/asset.h"
 #include "body.h"
+#include "solvers/pbd.h"
 #include "gpu_fixture.h"
 #include "prep/hierarchy.h"
 #include "ref/xpbd_ref.h"
@@ -245,16 +246,17 @@ Test(hpbd, cut_leaves_no_coarse_constraint_across)
     cr_assert_eq(cut, count);
     cr_assert_eq(sinew_body_cut(body, pairs, count, &cut), SINEW_RESULT_OK);
     cr_assert_eq(cut, 0, "cutting again cuts nothing new");
-    for (uint32_t c = 0; c < body->hdistance_count; c++) {
-        const GpuDistance *h = &body->hdist_host[c];
+    const sinew_pbd *hier = body->state; /* the solver's own copies */
+    for (uint32_t c = 0; c < hier->hdistance_count; c++) {
+        const GpuDistance *h = &hier->hdist_host[c];
         cr_assert(h->a == h->b || below(a, h->a, n) == below(a, h->b, n),
                   "coarse constraint %u joins %u and %u across the cut", c, h->a, h->b);
     }
     for (uint32_t i = 0; i < a->particle_count; i++) {
-        const GpuNode *v = &body->nodes[i];
+        const GpuNode *v = &hier->nodes[i];
         for (uint32_t k = v->first; k < v->first + v->count; k++)
-            cr_assert(body->links[k].weight == 0.0f || below(a, v->particle, n) == below(a, body->links[k].parent, n),
-                      "particle %u keeps parent %u across the cut", v->particle, body->links[k].parent);
+            cr_assert(hier->links[k].weight == 0.0f || below(a, v->particle, n) == below(a, hier->links[k].parent, n),
+                      "particle %u keeps parent %u across the cut", v->particle, hier->links[k].parent);
     }
     for (uint32_t c = 0; c < body->bend_count; c++)
         if (below(a, body->bend_host[c].v[2], n) != below(a, body->bend_host[c].v[3], n))

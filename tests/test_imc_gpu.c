@@ -59,7 +59,7 @@ static void make_scene(scene *out, uint32_t subdivisions)
         s->nested.positions[3 * i + 2] = s->asset->particles[i].z;
     }
     s->cpu = imc_ref_create(&s->nested, 0, &cpu_cloth);
-    cr_assert_eq(sinew_imc_create(gpu_ctx, s->asset, &gpu_cloth, PIN_STIFFNESS, NULL, &s->gpu), SINEW_RESULT_OK, "%s",
+    cr_assert_eq(sinew_imc_create(gpu_ctx, s->asset, &gpu_cloth, PIN_STIFFNESS, NULL, 0, &s->gpu), SINEW_RESULT_OK, "%s",
                  "multigrid cloth");
     double D[9], zero[3] = {0, 0, 0};
     imc_ref_point_constraint(PIN_STIFFNESS, D);
@@ -242,7 +242,7 @@ Test(imc_gpu, asset_without_levels_is_refused)
     sinew_asset *a = gpu_make_cloth(4, 4, 0.5, 1.0, 1);
     sinew_imc *s = (sinew_imc *)1;
     gpu_log_clear();
-    cr_expect_eq(sinew_imc_create(gpu_ctx, a, &gpu_cloth, PIN_STIFFNESS, NULL, &s), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect_eq(sinew_imc_create(gpu_ctx, a, &gpu_cloth, PIN_STIFFNESS, NULL, 0, &s), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
     cr_expect_null(s);
     cr_expect(gpu_log_contains("no multigrid levels"));
     gpu_log_clear();

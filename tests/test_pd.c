@@ -1,4 +1,4 @@
-/* Projective dynamics for quad mass-spring cloth (tests/ref/pd_ref.c, MATH.md
+/* Projective dynamics for quad mass-spring cloth (tests/ref/pd_ref.c, docs/math.md
  * 7, Pall et al.): on quad grids with springs along the edges only, the
  * colouring (i + j) even = red is a valid red-black colouring; one red-black
  * iteration is one serial Gauss-Seidel sweep over reds then blacks; the

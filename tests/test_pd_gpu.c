@@ -1,4 +1,4 @@
-/* Projective dynamics of quad mass-spring cloth on the GPU (MATH.md 7, Pall et
+/* Projective dynamics of quad mass-spring cloth on the GPU (docs/math.md 7, Pall et
  * al.): red-black Gauss-Seidel, Jacobi and Chebyshev against the CPU double
  * reference; error falling with iterations, red-black ahead of Jacobi; pins,
  * ground, sphere and a moving box; tearing without recolouring; refusals.

@@ -17,7 +17,7 @@ add_test(NAME tool_prep_grid
 set_tests_properties(tool_prep_grid PROPERTIES LABELS cpu FIXTURES_SETUP grid_asset
   PASS_REGULAR_EXPRESSION "balanced +[0-9]+ colours.*wrote")
 add_test(NAME tool_sim_grid_jacobi
-  COMMAND ${SIM} ${OUT}/grid.snw --frames 10 --solver jacobi --iterations 4 --validation -o ${OUT}/grid)
+  COMMAND ${SIM} ${OUT}/grid.snw --frames 10 --solver xpbd-jacobi --iterations 4 --validation -o ${OUT}/grid)
 set_tests_properties(tool_sim_grid_jacobi PROPERTIES LABELS gpu RUN_SERIAL ON FIXTURES_REQUIRED grid_asset
   PASS_REGULAR_EXPRESSION "XPBD Jacobi" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 
@@ -87,7 +87,7 @@ set_tests_properties(tool_cgal_mask_hpbd PROPERTIES LABELS gpu RUN_SERIAL ON SKI
 add_test(NAME tool_cgal_mask_flat_2_iterations_stretches
   COMMAND sh -c "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/mask_cone.off\" ] || exit 77; \
 '${PREP}' \"$d/mask_cone.off\" --pin-top 0.03 -o '${OUT}/mask-flat.snw' && \
-'${SIM}' '${OUT}/mask-flat.snw' --solver gs --substeps 1 --iterations 2 --frames 120 --no-ground \
+'${SIM}' '${OUT}/mask-flat.snw' --solver xpbd-gs --substeps 1 --iterations 2 --frames 120 --no-ground \
   --check-strain 0.05 -o '${OUT}/mask-flat'; test $? -eq 3")
 set_tests_properties(tool_cgal_mask_flat_2_iterations_stretches PROPERTIES LABELS gpu RUN_SERIAL ON
   SKIP_RETURN_CODE 77 PASS_REGULAR_EXPRESSION "check +FAILED: RMS strain reached")
@@ -452,7 +452,7 @@ set_tests_properties(tool_sim_bad_poisson PROPERTIES LABELS cpu
 add_test(NAME tool_sim_bad_scene COMMAND sh -c "'${SIM}' --scene teapot; test $? -eq 2")
 set_tests_properties(tool_sim_bad_scene PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "--scene: \"teapot\" is not cloth, cube-drop, bar-stretch")
-add_test(NAME tool_sim_soft_needs_gpbd COMMAND sh -c "'${SIM}' --scene cube-drop --solver jacobi; test $? -eq 2")
+add_test(NAME tool_sim_soft_needs_gpbd COMMAND sh -c "'${SIM}' --scene cube-drop --solver xpbd-jacobi; test $? -eq 2")
 set_tests_properties(tool_sim_soft_needs_gpbd PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "needs --solver gpbd-gs or gpbd-jacobi")
 

@@ -10,6 +10,7 @@
  *            and a 64-cell field of a 20 480-triangle icosphere of it. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_collider.h"
+#include "bench.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -211,4 +212,25 @@ int bench_collider(sinew_context *ctx, const bench_collider_options *o, const ch
     if (!closed)
         fprintf(stderr, "sinew-bench: cannot write into %s\n", out);
     return closed;
+}
+
+static int run_collider(sinew_context *ctx, const void *o, const char *out) { return bench_collider(ctx, o, out); }
+
+/* sinew-bench --suite collider: CGAL's models from SINEW_CGAL_DATA, --steps
+ * timed steps; a dry run times 4. */
+int bench_collider_suite(const bench_args *a)
+{
+    bench_collider_options o = a->collider;
+    char meshes[1024];
+    const char *cgal = getenv("SINEW_CGAL_DATA");
+    if (cgal && *cgal) {
+        snprintf(meshes, sizeof meshes, "%s/meshes", cgal);
+        o.meshes = meshes;
+    }
+    o.dry_run = a->dry_run;
+    if (a->dry_run)
+        o.steps = 4;
+    else if (a->steps)
+        o.steps = a->steps;
+    return bench_on_device(a, "collider", run_collider, &o);
 }

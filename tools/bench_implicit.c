@@ -14,6 +14,7 @@
  * the host's residual reads included), then the speed-up of the multigrid.
  * The first step of each run is a warm-up and is not counted. */
 #include "bench_implicit.h"
+#include "bench.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -206,4 +207,23 @@ int bench_implicit(sinew_context *ctx, const bench_implicit_options *o, const ch
             fprintf(stderr, "sinew-bench: gnuplot failed on %s/implicit.gp (is gnuplot installed?)\n", out);
     }
     return 1;
+}
+
+static int run_implicit(sinew_context *ctx, const void *o, const char *out) { return bench_implicit(ctx, o, out); }
+
+/* sinew-bench --suite implicit: --steps counted per run; a dry run on 625
+ * and 2401 particles, 2 steps each. */
+int bench_implicit_suite(const bench_args *a)
+{
+    bench_implicit_options o = a->implicit;
+    if (a->dry_run) {
+        o.subdivisions[0] = 1;
+        o.subdivisions[1] = 2; /* 625, 2401 particles */
+        o.size_count = 2;
+        o.steps = 2;
+    } else if (a->steps) {
+        o.steps = a->steps;
+    }
+    o.plots = !a->no_plots;
+    return bench_on_device(a, "implicit", run_implicit, &o);
 }

@@ -17,6 +17,7 @@
  * per scene from a sweep, as Wang (2015) tunes it. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_pd.h"
+#include "bench.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -502,4 +503,18 @@ int bench_pd(sinew_context *ctx, const bench_pd_options *o, const char *out)
             fclose(f);
     }
     return ok;
+}
+
+static int run_pd(sinew_context *ctx, const void *o, const char *out) { return bench_pd(ctx, o, out); }
+
+/* sinew-bench --suite pd: a dry run on a 12 x 12 network for 8 frames. */
+int bench_pd_suite(const bench_args *a)
+{
+    bench_pd_options o = a->pd;
+    if (a->dry_run) {
+        o.n = o.n == 100 ? 12 : o.n;
+        o.frames = o.frames == 300 ? 8 : o.frames;
+    }
+    o.plots = !a->no_plots;
+    return bench_on_device(a, "pd", run_pd, &o);
 }

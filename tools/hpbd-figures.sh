@@ -67,8 +67,8 @@ plot() {
     for setup in $SETUPS; do
         awk -F, -v s="$setup" 'NR > 1 && $1 ":" $2 ":" $3 == s { print $4, $5 }' "$1/fig3.csv" > "$TMP/$setup.dat"
     done
-    awk -F, 'NR > 1 && $1 == "gs" && $2 == "alternating" { print $6, $4, $3 }' "$1/fig7.csv" > "$TMP/alt.dat"
-    awk -F, 'NR > 1 && $1 == "gs" && $2 == "forward" { print $6, $4, $3 }' "$1/fig7.csv" > "$TMP/fwd.dat"
+    awk -F, 'NR > 1 && $1 == "xpbd-gs" && $2 == "alternating" { print $6, $4, $3 }' "$1/fig7.csv" > "$TMP/alt.dat"
+    awk -F, 'NR > 1 && $1 == "xpbd-gs" && $2 == "forward" { print $6, $4, $3 }' "$1/fig7.csv" > "$TMP/fwd.dat"
     awk -F, 'NR > 1 && $1 == "hpbd" { print $6, $4, $3 }' "$1/fig7.csv" > "$TMP/hpbd.dat"
     gnuplot <<EOF3
 set terminal pngcairo size 900,560 font "sans,11"
@@ -130,7 +130,7 @@ for setup in $SETUPS; do
 $setup
 EOF2
     solver=hpbd
-    [ "$levels" -eq 1 ] && solver=gs
+    [ "$levels" -eq 1 ] && solver=xpbd-gs
     a=$(cloth 64 "$levels" "$rest")
     for n in $ITERS; do
         m=$(run "$a" $solver "$n" "$sweep")
@@ -156,8 +156,8 @@ echo "hpbd,alternating,2,$h" | tee -a "$OUT/fig7.csv"
 hs=${h%%,*}
 for sweep in alternating forward; do
     for n in 2 5 10 20 24 28 32 40 48 64 80 96 128; do
-        m=$(run "$(cloth 77 1 pose)" gs "$n" "$sweep")
-        echo "gs,$sweep,$n,$m" | tee -a "$OUT/fig7.csv"
+        m=$(run "$(cloth 77 1 pose)" xpbd-gs "$n" "$sweep")
+        echo "xpbd-gs,$sweep,$n,$m" | tee -a "$OUT/fig7.csv"
         if [ "$n" -ge 20 ] && awk -v a="${m%%,*}" -v b="$hs" 'BEGIN { exit !(a <= b) }'; then
             break
         fi

@@ -39,12 +39,11 @@ static const char *const usage =
     "Right drag orbits, the wheel zooms, left drag pulls a particle, space\n"
     "pauses, N steps once, 1/2/3 switch between XPBD Gauss-Seidel, symmetric\n"
     "Gauss-Seidel and Jacobi, Q quits.\n"
-    "\n"
-    "  --frames N          quit after N frames (default: when the window closes)\n"
-    "  --screenshot FILE   write the last frame as PNG when quitting\n"
-    "  --size WxH          window size (default 960x720)\n"
-    "  --validation        Vulkan validation layers (messages make the exit status 1)\n"
-    "  -h, --help          this text\n";
+    "\n";
+
+/* The solvers keys 1, 2 and 3 switch to. */
+static const sinew_solver key_solvers[3] = {SINEW_SOLVER_XPBD_GAUSS_SEIDEL, SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL,
+                                            SINEW_SOLVER_XPBD_JACOBI};
 
 typedef struct viewer {
     GLFWwindow *window;
@@ -379,19 +378,15 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
         printf("sinew-viewer: one step\n");
     }
     else if (key >= GLFW_KEY_1 && key <= GLFW_KEY_3) {
-        const sinew_solver solvers[3] = {SINEW_SOLVER_XPBD_GAUSS_SEIDEL, SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL,
-                                         SINEW_SOLVER_XPBD_JACOBI};
         uint32_t n = sinew_body_get_particle_count(v->body);
         float *xyz = malloc(sizeof *xyz * 3 * n);
         if (xyz && sinew_body_read_positions(v->body, xyz, n) == SINEW_RESULT_OK) {
-            v->solver = solvers[key - GLFW_KEY_1];
+            v->solver = key_solvers[key - GLFW_KEY_1];
             v->held = -1; /* the new body has the asset's pins only */
             if (!make_body(v, xyz))
                 glfwSetWindowShouldClose(w, 1);
             else
-                printf("sinew-viewer: solver %s\n", key == GLFW_KEY_1 ? "XPBD Gauss-Seidel"
-                                                    : key == GLFW_KEY_2 ? "XPBD symmetric Gauss-Seidel"
-                                                                        : "XPBD Jacobi");
+                printf("sinew-viewer: solver %s\n", sinew_solver_label(v->solver));
         }
         free(xyz);
     }
@@ -415,38 +410,44 @@ static sinew_asset *default_scene(void)
     return r == SINEW_RESULT_OK ? a : NULL;
 }
 
+static int parse_size(const char *tool, const char *opt, const char *text, void *value)
+{
+    unsigned *wh = value, w, h;
+    char end;
+    if (sscanf(text, "%ux%u%c", &w, &h, &end) != 2 || w < 16 || h < 16 || w > 8192 || h > 8192)
+        return cli_error(tool, "%s: \"%s\" is not WxH with each in 16..8192", opt, text);
+    wh[0] = w;
+    wh[1] = h;
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *t = "sinew-viewer", *asset_path = NULL, *screenshot = NULL;
     setvbuf(stdout, NULL, _IOLBF, 0); /* events as they happen, also into a pipe */
     unsigned frames = 0, size[2] = {960, 720};
-    int validation = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (!strcmp(a, "--frames")) {
-            if (!cli_uint(t, a, val, 100000000, &frames))
-                return 2;
-            i++;
-        } else if (!strcmp(a, "--screenshot")) {
-            if (!val)
-                return !cli_error(t, "%s needs a file%s", a, "") + 1;
-            screenshot = val;
-            i++;
-        } else if (!strcmp(a, "--size")) {
-            if (!val || sscanf(val, "%ux%u", &size[0], &size[1]) != 2 || size[0] < 16 || size[1] < 16 ||
-                size[0] > 8192 || size[1] > 8192)
-                return !cli_error(t, "--size: \"%s\" is not WxH with each in 16..8192%s", val ? val : "", "") + 1;
-            i++;
-        } else if (!strcmp(a, "--validation")) {
-            validation = 1;
-        } else if (a[0] == '-') {
-            return !cli_error(t, "unknown option %s%s", a, "") + 1;
-        } else {
-            asset_path = a;
-        }
+    int validation = 0, help = 0;
+    sinew_solver solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+    char solver_help[2048], solver_intro[128];
+    snprintf(solver_intro, sizeof solver_intro, "the solver at the start (default %s), one of:",
+             sinew_solver_name(solver));
+    cli_solver_help(solver_help, sizeof solver_help, solver_intro);
+    cli_option opts[] = {
+        {"--frames", NULL, CLI_UINT, &frames, "N", "quit after N frames (default: when the window closes)",
+         .max = 100000000},
+        {"--screenshot", NULL, CLI_STRING, &screenshot, "FILE", "write the last frame as PNG when quitting"},
+        {"--size", NULL, CLI_CUSTOM, size, "WxH", "window size (default 960x720)", .parse = parse_size},
+        {"--solver", NULL, CLI_CUSTOM, &solver, "NAME", solver_help, .parse = cli_solver},
+        {"--validation", NULL, CLI_FLAG, &validation, NULL,
+         "Vulkan validation layers (messages make the exit status 1)"},
+        {"--help", "-h", CLI_FLAG, &help, NULL, "this text"},
+    };
+    if (!cli_parse(t, argc, argv, opts, sizeof opts / sizeof opts[0], &asset_path, "asset"))
+        return 2;
+    if (help) {
+        fputs(usage, stdout);
+        cli_help(stdout, opts, sizeof opts / sizeof opts[0], 22);
+        return 0;
     }
     if (!glfwInit()) {
         fprintf(stderr, "sinew-viewer: no window system (is DISPLAY set? try xvfb-run)\n");
@@ -457,7 +458,7 @@ int main(int argc, char **argv)
     v.height = size[1];
     v.held = -1;
     v.screenshot = screenshot;
-    v.solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+    v.solver = solver;
     int status = 1;
     sinew_asset *asset = NULL;
     glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);

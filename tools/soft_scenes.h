@@ -10,7 +10,7 @@
  * and the largest Green strain, from positions read back and the asset's
  * tetrahedra. docs/gpbd-scenes.md describes the scenes and the results.
  *
- * Header-only: included once, by sinew-sim.c. */
+ * Header-only, for sinew-sim (its options and its runs). */
 #ifndef SINEW_TOOLS_SOFT_SCENES_H
 #define SINEW_TOOLS_SOFT_SCENES_H
 
@@ -63,21 +63,13 @@ static const soft_scene_def soft_scenes[SCENE_COUNT] = {
     [SCENE_BLOCK_RANDOM] = {"block-random", 21, {1, 1, 1}, 1e-2, 1, 8, 200, 1e6, 0.45, 0, 0, 2},
 };
 
-static int soft_scene_find(const char *name)
-{
-    for (int s = 0; s < SCENE_COUNT; s++)
-        if (name && !strcmp(name, soft_scenes[s].name))
-            return s;
-    return -1;
-}
-
-static int soft_scene_is_bar(int s) { return s == SCENE_BAR_STRETCH || s == SCENE_BAR_COMPRESS || s == SCENE_BAR_TWIST; }
+static inline int soft_scene_is_bar(int s) { return s == SCENE_BAR_STRETCH || s == SCENE_BAR_COMPRESS || s == SCENE_BAR_TWIST; }
 
 /* The scene's box, scaled by `scale` (1: the sizes above), with its material; bars pinned at both end faces (x = min
  * and x = max), whose vertex indices go to *pins (malloc'd, *pin_count). The
  * cube sits with its bottom 0.5 m above the ground; the others are centred on
  * the origin. */
-static sinew_result soft_scene_build(int scene, unsigned cells, double scale, sinew_material_model model, double youngs,
+static inline sinew_result soft_scene_build(int scene, unsigned cells, double scale, sinew_material_model model, double youngs,
                                      double poisson, const sinew_logger *lg, sinew_asset **out, uint32_t **pins,
                                      uint32_t *pin_count, sinew_soft_report *rep)
 {
@@ -123,7 +115,7 @@ static sinew_result soft_scene_build(int scene, unsigned cells, double scale, si
 }
 
 /* Smooth ramp 0 -> 1 over [0, 1], zero slope at both ends. */
-static double soft_ramp(double t)
+static inline double soft_ramp(double t)
 {
     t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
     return t * t * (3.0 - 2.0 * t);
@@ -133,7 +125,7 @@ static double soft_ramp(double t)
  * compress scale the end faces' x (about the centre) from 1 to `scale`; twist
  * turns the x = max face about the bar's axis by s * turns whole turns (the
  * x = min face stays). rest: the particles' rest positions. */
-static void soft_bar_pins(int scene, double s, double scale, double turns, const float *rest, const uint32_t *pins,
+static inline void soft_bar_pins(int scene, double s, double scale, double turns, const float *rest, const uint32_t *pins,
                           uint32_t pin_count, float x_max, float *xyz)
 {
     for (uint32_t k = 0; k < pin_count; k++) {
@@ -154,7 +146,7 @@ static void soft_bar_pins(int scene, double s, double scale, double turns, const
 
 /* Start positions of the block scenes: flattened (every y at the bottom) or
  * uniformly random in the block's bounding box (most tetrahedra inverted). */
-static void soft_block_start(int scene, const float *rest, uint32_t n, unsigned seed, float *xyz)
+static inline void soft_block_start(int scene, const float *rest, uint32_t n, unsigned seed, float *xyz)
 {
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t i = 0; i < n; i++)
@@ -195,7 +187,7 @@ typedef struct soft_shape {
     int finite;                  /* every position finite */
 } soft_shape;
 
-static void soft_measure_free(soft_measure *m)
+static inline void soft_measure_free(soft_measure *m)
 {
     free(m->tets);
     free(m->inv_rest);
@@ -203,13 +195,13 @@ static void soft_measure_free(soft_measure *m)
     memset(m, 0, sizeof *m);
 }
 
-static double soft_det3(const double *a)
+static inline double soft_det3(const double *a)
 {
     return a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6]);
 }
 
 /* Edge matrix D = [p1-p0, p2-p0, p3-p0] as columns, row-major. */
-static void soft_edges(const float *xyz, const uint32_t *t, double *D)
+static inline void soft_edges(const float *xyz, const uint32_t *t, double *D)
 {
     for (int c = 0; c < 3; c++)
         for (int q = 0; q < 3; q++)
@@ -218,7 +210,7 @@ static void soft_edges(const float *xyz, const uint32_t *t, double *D)
 
 /* Rest shapes from the positions at creation. 0 when out of memory or a rest
  * tetrahedron is degenerate. */
-static int soft_measure_init(soft_measure *m, const sinew_asset *asset, const float *rest)
+static inline int soft_measure_init(soft_measure *m, const sinew_asset *asset, const float *rest)
 {
     memset(m, 0, sizeof *m);
     m->tet_count = sinew_asset_get_info(asset).tet_count;
@@ -250,7 +242,7 @@ static int soft_measure_init(soft_measure *m, const sinew_asset *asset, const fl
     return 1;
 }
 
-static soft_shape soft_measure_shape(const soft_measure *m, const float *xyz, uint32_t particle_count)
+static inline soft_shape soft_measure_shape(const soft_measure *m, const float *xyz, uint32_t particle_count)
 {
     soft_shape s = {0};
     s.finite = 1;

@@ -84,6 +84,19 @@ typedef enum sinew_solver {
     SINEW_SOLVER_IMPLICIT_PCG = 10,
 } sinew_solver;
 
+/* A solver's name as every tool spells it ("xpbd-gs", "hpbd", "implicit-mg",
+ * ...; docs/api.md lists them), or NULL for a value that names no solver.
+ * The solvers are numbered from 0 without gaps, so
+ * `for (int s = 0; sinew_solver_name(s); s++)` visits each. The string is
+ * static. */
+SINEW_API const char *sinew_solver_name(sinew_solver solver);
+/* What it is in a few words ("XPBD, Gauss-Seidel by colour"), for summaries;
+ * NULL as above. */
+SINEW_API const char *sinew_solver_label(sinew_solver solver);
+/* The solver of that name: SINEW_RESULT_OK, or SINEW_RESULT_ERROR_INVALID_ARGUMENT
+ * (nothing written) for NULL or a name no solver has. */
+SINEW_API sinew_result sinew_solver_from_name(const char *name, sinew_solver *out);
+
 /* The implicit solvers' material and solve (the defaults: a light cotton
  * cloth, the paper's 5 pre- and 10 post-smoothing steps and 1e-4). */
 typedef struct sinew_implicit_desc {

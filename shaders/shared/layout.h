@@ -37,103 +37,70 @@
 /* Workgroup size of the final residual reduction (one workgroup). */
 #define SINEW_REDUCE_SIZE 64
 
-/* Storage-buffer bindings of a body's descriptor set. Every kernel uses this one
- * layout and declares the subset it touches.
+/* Two descriptor sets, every kernel's pipeline layout:
  *
+ *   set 0 (SINEW_SET_BODY)    the body's buffers, below: particles, the
+ *                             asset's constraints and elements, per-step
+ *                             parameters, statistics, normals, the collider
+ *   set 1 (SINEW_SET_SOLVER)  the solver's own buffers, at most
+ *                             SINEW_SOLVER_BINDINGS, numbered by each solver
+ *                             family in its own header (shared/pbd.h,
+ *                             shared/pd.h, shared/mg.h, shared/amg.h)
+ *
+ * Every kernel declares set 0 (common.glsl) and, if it is a solver's, that
+ * solver's set 1 (pbd.glsl, pd.glsl, mg.glsl, amg.glsl).
+ *
+ * Set 0:
  *   POS       [n] vec4   x, y, z (m), w = inverse mass (1/kg, 0 = pinned)
- *   PREV      [n] vec4   positions at the start of the substep
+ *   PREV      [n] vec4   positions at the start of the substep (the
+ *                        implicit solvers: the pins' anchors)
  *   VEL       [n] vec4   velocity (m/s), w unused
- *   DIST      [d] GpuDistance   sorted by colour
- *   BEND      [b] GpuBend       sorted by colour
- *   LAMBDA    [d + b] float     XPBD multipliers: distances first, then bends
- *   DELTA     [2d + 4b] vec4    Jacobi: each constraint's correction per vertex
- *   ADJ_START [n + 1] uint      Jacobi gather: particle i reads DELTA entries
- *   ADJ       [2d + 4b] uint      ADJ[ADJ_START[i] .. ADJ_START[i+1])
  *   PARAMS    [1] GpuParams     per-step values written by the host
+ *   STATS     [1] GpuStats      reduced residual and health, read by the host
  *   PARTIAL   [groups] vec4     residual partials: strain max and sum of squares,
  *                               element measure error max and sum of squares
- *   STATS     [1] GpuStats      reduced residual and health, read by the host
+ *   DIST      [d] GpuDistance   sorted by colour
+ *   BEND      [b] GpuBend       sorted by colour
  *   ANGLE     [b] float     hinge angle of each bend at its last projection,
- *                           unwrapped: continuous through +-pi (solver state)
+ *                           unwrapped: continuous through +-pi
  *   ELEM      [e] GpuElement  GPBD elements, sorted by element colour
- *   ZDISP     [4e] vec4     GPBD: displacement z of each element at each of its
- *                           vertices (element e, vertex j at 4e + j); reset
- *                           every substep
  *   MATERIAL  [m] GpuMaterial
- *   Q         [n] vec4      HPBD: positions when the hierarchy's sweep began
- *                           (corrections are prolongated, not positions)
- *   HDIST     [h] GpuDistance  HPBD coarse constraints, by level then colour
- *                           (unilateral; a == b marks one removed by a cut)
- *   HNODE     [n] GpuNode   HPBD: every particle, coarsest level first; a
- *                           level's particles are a prefix
- *   HLINK     [l] GpuLink   HPBD parent links of the nodes
- *   ORDER     [n] uint      PD red-black: the red particles, then the black ones
  *   MESH      [n + 1 + 6t] uint  surface triangles around each particle:
  *                           particle i's entries are MESH[MESH[i] .. MESH[i+1]),
  *                           pairs (a, b) such that (i, a, b) is a triangle in
  *                           its winding order
  *   NORMAL    [n] vec4      unit vertex normals of the surface after each step
  *                           (area-weighted; w = 0), for renderers
- *   MG_INDEX  uint          implicit multigrid cloth: the levels' index data,
- *                           laid out by the table at its start (below)
- *   MG_REAL   vec4          implicit multigrid cloth: the levels' matrices,
- *                           soft constraints, rest data and vectors
  *   SDF       float         the mesh collider's signed distance field (m),
  *                           node (i, j, k) at i + nx (j + ny k); owned by the
  *                           collider, shared by the bodies that use it
- *   AMG_INDEX uint          MGPBD: constraints, adjacency and the AMG
- *                           hierarchy's sparse patterns, laid out by the table
- *                           at its start (below); in chunks
- *   AMG_REAL  float         MGPBD: rest data, gradients, multipliers, the
- *                           hierarchy's values and vectors, scalars; in chunks
- *
- * Jacobi DELTA and ADJ slots: distance c at 2c, 2c+1; bend c at 2d + 4c + j;
- * element e at 2d + 4b + 4e + j.
- *
- * Projective dynamics (the PD solvers, Pall et al.) uses the buffers thus:
- * Q holds the prediction y; DELTA[c] the local solution d_c of spring
- * (distance constraint) c, pointing from its b to its a, then DELTA[d + i] the
- * Jacobi iterate of particle i and DELTA[d + n + i] its previous iterate
- * (Chebyshev); ADJ lists each particle's springs with the Jacobi slots (2c:
- * the particle is the spring's a, 2c + 1: its b). A spring's stiffness is
- * 1/compliance.
  */
+#define SINEW_SET_BODY 0
+#define SINEW_SET_SOLVER 1
 #define SINEW_BIND_POS 0
 #define SINEW_BIND_PREV 1
 #define SINEW_BIND_VEL 2
-#define SINEW_BIND_DIST 3
-#define SINEW_BIND_BEND 4
-#define SINEW_BIND_LAMBDA 5
-#define SINEW_BIND_DELTA 6
-#define SINEW_BIND_ADJ_START 7
-#define SINEW_BIND_ADJ 8
-#define SINEW_BIND_PARAMS 9
-#define SINEW_BIND_PARTIAL 10
-#define SINEW_BIND_STATS 11
-#define SINEW_BIND_ANGLE 12
-#define SINEW_BIND_ELEM 13
-#define SINEW_BIND_ZDISP 14
-#define SINEW_BIND_MATERIAL 15
-#define SINEW_BIND_Q 16
-#define SINEW_BIND_HDIST 17
-#define SINEW_BIND_HNODE 18
-#define SINEW_BIND_HLINK 19
-#define SINEW_BIND_ORDER 20
-#define SINEW_BIND_MESH 21
-#define SINEW_BIND_NORMAL 22
-#define SINEW_BIND_MG_INDEX 23
-#define SINEW_BIND_MG_REAL 24
-#define SINEW_BIND_SDF 25
-#define SINEW_BIND_AMG_INDEX 26 /* SINEW_AMG_CHUNKS bindings */
-#define SINEW_BIND_AMG_REAL 28  /* SINEW_AMG_CHUNKS bindings */
-#define SINEW_BIND_COUNT 30
+#define SINEW_BIND_PARAMS 3
+#define SINEW_BIND_STATS 4
+#define SINEW_BIND_PARTIAL 5
+#define SINEW_BIND_DIST 6
+#define SINEW_BIND_BEND 7
+#define SINEW_BIND_ANGLE 8
+#define SINEW_BIND_ELEM 9
+#define SINEW_BIND_MATERIAL 10
+#define SINEW_BIND_MESH 11
+#define SINEW_BIND_NORMAL 12
+#define SINEW_BIND_SDF 13
+#define SINEW_BODY_BINDINGS 14
+/* Set 1's size: the most buffers any solver owns. Both sets together stay
+ * within the storage buffers a stage may use (32 on lavapipe; context.c
+ * checks the device's limits). */
+#define SINEW_SOLVER_BINDINGS 10
 
 /* AMG_INDEX and AMG_REAL are each split into SINEW_AMG_CHUNKS storage
  * buffers of 2^shift words (the shifts in GpuAmgPush; the last chunk in use
  * may be shorter): word k lies in chunk k >> shift at k & (2^shift - 1). A
- * device's maxStorageBufferRange bounds one binding, not the images. Two
- * chunks: lavapipe allows 32 storage buffers per stage, the binding model
- * binds every buffer to every kernel, and 30 leave room. */
+ * device's maxStorageBufferRange bounds one binding, not the images. */
 #define SINEW_AMG_CHUNKS 2
 /* MGPBD (global XPBD with algebraic multigrid; docs/mgpbd.md). AMG_INDEX
  * starts with SINEW_AMG_HEADER words (offsets into AMG_INDEX unless marked

@@ -316,16 +316,18 @@ static sinew_result create_pipelines(sinew_context *ctx)
     VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_TRY(ctx, vk->vkCreateFence(ctx->device, &fi, NULL, &ctx->transfer_fence));
 
-    /* One binding model for every kernel: storage buffers 0..N-1, one push range. */
+    /* One binding model for every kernel: the body's set, the solver's set,
+     * one push range. */
     const VkPhysicalDeviceLimits *lim = &ctx->limits;
     const char *whose = limits_name(ctx);
-    if (lim->maxPerStageDescriptorStorageBuffers < SINEW_BIND_COUNT ||
-        lim->maxDescriptorSetStorageBuffers < SINEW_BIND_COUNT || lim->maxPerStageResources < SINEW_BIND_COUNT)
+    const uint32_t bound = SINEW_BODY_BINDINGS + SINEW_SOLVER_BINDINGS;
+    if (lim->maxPerStageDescriptorStorageBuffers < bound || lim->maxDescriptorSetStorageBuffers < bound ||
+        lim->maxPerStageResources < bound || lim->maxBoundDescriptorSets < 2)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "context",
-                          "%s allow %u storage buffers per stage, %u per set and %u resources per stage; sinew's "
-                          "kernels bind %u (%s)", whose, lim->maxPerStageDescriptorStorageBuffers,
-                          lim->maxDescriptorSetStorageBuffers, lim->maxPerStageResources, SINEW_BIND_COUNT,
-                          ctx->props.deviceName);
+                          "%s allow %u storage buffers per stage, %u in all sets, %u resources per stage and %u "
+                          "bound sets; sinew's kernels bind %u in 2 sets (%s)", whose,
+                          lim->maxPerStageDescriptorStorageBuffers, lim->maxDescriptorSetStorageBuffers,
+                          lim->maxPerStageResources, lim->maxBoundDescriptorSets, bound, ctx->props.deviceName);
     if (lim->maxPushConstantsSize < SINEW_PUSH_BYTES)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "context",
                           "%s allow %u bytes of push constants; sinew's kernels read %u", whose,
@@ -337,19 +339,21 @@ static sinew_result create_pipelines(sinew_context *ctx)
         if (r != SINEW_RESULT_OK)
             return r;
     }
-    VkDescriptorSetLayoutBinding bindings[SINEW_BIND_COUNT];
-    for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
-        bindings[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
-                                                     VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+    const uint32_t set_size[2] = {SINEW_BODY_BINDINGS, SINEW_SOLVER_BINDINGS};
+    for (int set = 0; set < 2; set++) {
+        VkDescriptorSetLayoutBinding bindings[SINEW_BODY_BINDINGS + SINEW_SOLVER_BINDINGS];
+        for (uint32_t i = 0; i < set_size[set]; i++)
+            bindings[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                                                         VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+        VkDescriptorSetLayoutCreateInfo li = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+        li.bindingCount = set_size[set];
+        li.pBindings = bindings;
+        VK_TRY(ctx, vk->vkCreateDescriptorSetLayout(ctx->device, &li, NULL, &ctx->set_layouts[set]));
     }
-    VkDescriptorSetLayoutCreateInfo li = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    li.bindingCount = SINEW_BIND_COUNT;
-    li.pBindings = bindings;
-    VK_TRY(ctx, vk->vkCreateDescriptorSetLayout(ctx->device, &li, NULL, &ctx->set_layout));
     VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_PUSH_BYTES};
     VkPipelineLayoutCreateInfo pli = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    pli.setLayoutCount = 1;
-    pli.pSetLayouts = &ctx->set_layout;
+    pli.setLayoutCount = 2;
+    pli.pSetLayouts = ctx->set_layouts;
     pli.pushConstantRangeCount = 1;
     pli.pPushConstantRanges = &push;
     VK_TRY(ctx, vk->vkCreatePipelineLayout(ctx->device, &pli, NULL, &ctx->pipeline_layout));
@@ -373,7 +377,12 @@ static sinew_result create_pipelines(sinew_context *ctx)
             return sinew_vk_fail(ctx, vr, "vkCreateComputePipelines", __FILE__, __LINE__);
         }
     }
-    return SINEW_RESULT_OK;
+    ctx->empty = calloc(1, sizeof *ctx->empty);
+    if (!ctx->empty)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "context", "out of host memory");
+    static const uint8_t zero[16];
+    sinew_result r = sinew_buffer_create(ctx, 16, SINEW_MEMORY_DEVICE, "empty binding", ctx->empty);
+    return r == SINEW_RESULT_OK ? sinew_buffer_upload(ctx, ctx->empty, 0, zero, sizeof zero) : r;
 }
 
 sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context **out)
@@ -507,8 +516,13 @@ void sinew_context_destroy(sinew_context *ctx)
                 vk->vkDestroyPipeline(ctx->device, ctx->pipelines[k], NULL);
         if (ctx->pipeline_layout)
             vk->vkDestroyPipelineLayout(ctx->device, ctx->pipeline_layout, NULL);
-        if (ctx->set_layout)
-            vk->vkDestroyDescriptorSetLayout(ctx->device, ctx->set_layout, NULL);
+        for (int set = 0; set < 2; set++)
+            if (ctx->set_layouts[set])
+                vk->vkDestroyDescriptorSetLayout(ctx->device, ctx->set_layouts[set], NULL);
+        if (ctx->empty) {
+            sinew_buffer_destroy(ctx, ctx->empty);
+            free(ctx->empty);
+        }
         if (ctx->transfer_fence)
             vk->vkDestroyFence(ctx->device, ctx->transfer_fence, NULL);
         if (ctx->command_pool)

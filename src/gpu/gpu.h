@@ -114,8 +114,9 @@ struct sinew_context {
     VkCommandPool command_pool;
     VkCommandBuffer transfer_cmd;   /* one-shot uploads and readbacks */
     VkFence transfer_fence;
-    VkDescriptorSetLayout set_layout;
+    VkDescriptorSetLayout set_layouts[2]; /* SINEW_SET_BODY, SINEW_SET_SOLVER */
     VkPipelineLayout pipeline_layout;
+    struct sinew_buffer *empty;     /* 16 bytes, bound wherever a set has nothing to bind */
     VkPipeline pipelines[SINEW_KERNEL_COUNT];
 
     uint64_t device_memory;         /* bytes allocated */
@@ -179,10 +180,23 @@ sinew_result sinew_buffer_download(sinew_context *ctx, sinew_buffer *buf, VkDevi
 sinew_result sinew_buffer_copy(sinew_context *ctx, const sinew_buffer *src, VkDeviceSize src_offset,
                                sinew_buffer *dst, VkDeviceSize dst_offset, VkDeviceSize size);
 
-/* Creates a descriptor pool holding one set of the binding model, with
- * buffers[i] bound at binding i. */
-sinew_result sinew_descriptor_set_create(sinew_context *ctx, const sinew_buffer buffers[SINEW_BIND_COUNT],
-                                         VkDescriptorPool *pool, VkDescriptorSet *set);
+/* The two descriptor sets every kernel sees (shared/layout.h): the body's
+ * buffers (set 0) and a solver's own (set 1), from one pool. */
+typedef struct sinew_bindings {
+    VkDescriptorPool pool;
+    VkDescriptorSet sets[2];
+} sinew_bindings;
+
+/* Writes body[i] at binding i of set 0 (SINEW_BODY_BINDINGS entries, or
+ * NULL) and solver[i] at binding i of set 1 (solver_count <=
+ * SINEW_SOLVER_BINDINGS entries). Every binding left out, and every buffer
+ * never created (no VkBuffer), gets the context's empty buffer. The
+ * buffers are borrowed: they must outlive the sets. */
+sinew_result sinew_bindings_create(sinew_context *ctx, const sinew_buffer *body, const sinew_buffer *solver,
+                                   uint32_t solver_count, sinew_bindings *out);
+void sinew_bindings_destroy(sinew_context *ctx, sinew_bindings *b);
+/* Binds both sets for the compute kernels recorded next into cmd. */
+void sinew_bindings_bind(const sinew_context *ctx, VkCommandBuffer cmd, const sinew_bindings *b);
 
 /* The host's monotonic clock in milliseconds, for wall-clock spans. */
 double sinew_host_ms(void);
@@ -221,10 +235,10 @@ typedef struct sinew_recorder {
     VkResult failed;           /* sinew_record_begin failed: nothing is recorded */
 } sinew_recorder;
 
-/* Starts one submission: resets r, begins cmd and binds `set`. When
+/* Starts one submission: resets r, begins cmd and binds `bindings`. When
  * vkBeginCommandBuffer fails nothing more is recorded and sinew_record_submit
  * returns the failure. */
-void sinew_record_begin(sinew_recorder *r, sinew_context *ctx, VkCommandBuffer cmd, VkDescriptorSet set);
+void sinew_record_begin(sinew_recorder *r, sinew_context *ctx, VkCommandBuffer cmd, const sinew_bindings *bindings);
 /* Ends r's command buffer, submits it and waits on fence. */
 sinew_result sinew_record_submit(sinew_recorder *r, VkFence fence);
 
@@ -248,5 +262,82 @@ void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize 
 void sinew_record_host_barrier(sinew_recorder *r);
 /* Writes a timestamp ending a span of `phase` (nothing when not timing). */
 void sinew_record_timestamp(sinew_recorder *r, sinew_phase phase);
+
+/* ---------------------------------------------------------------- workspaces */
+
+/* What a solver that submits its own work holds (workspace.c): a command
+ * buffer and a fence, and the descriptor sets its kernels see: its own
+ * (sinew_workspace_bind), or a body's lent to it (sinew_workspace_borrow). */
+typedef struct sinew_workspace {
+    VkCommandBuffer cmd;
+    VkFence fence;
+    sinew_bindings own;              /* no pool until sinew_workspace_bind */
+    const sinew_bindings *borrowed;  /* a body's sets (borrowed: they outlive the workspace), or NULL */
+} sinew_workspace;
+
+/* Allocates the command buffer from ctx's pool and an unsignalled fence;
+ * `what` names the owner in a failure's message. On failure *out holds what
+ * was made: sinew_workspace_destroy frees it. */
+sinew_result sinew_workspace_create(sinew_context *ctx, const char *what, sinew_workspace *out);
+/* Makes the workspace's own sets (sinew_bindings_create's arguments; the
+ * buffers are borrowed and must outlive them), destroying those it had:
+ * call again after replacing a buffer. Not for a workspace that borrows. */
+sinew_result sinew_workspace_bind(sinew_context *ctx, sinew_workspace *ws, const sinew_buffer *body,
+                                  const sinew_buffer *solver, uint32_t solver_count);
+/* Records with a body's sets from now on (not for one that has its own). */
+void sinew_workspace_borrow(sinew_workspace *ws, const sinew_bindings *bindings);
+/* Frees the command buffer, the fence and the own sets; zeroes *ws. Safe on a
+ * zeroed or partly created workspace. */
+void sinew_workspace_destroy(sinew_context *ctx, sinew_workspace *ws);
+/* sinew_record_begin on the workspace's command buffer with its sets. */
+void sinew_workspace_begin(sinew_recorder *r, sinew_context *ctx, const sinew_workspace *ws);
+/* sinew_record_submit with the workspace's fence: ends, submits and waits. */
+sinew_result sinew_workspace_submit(sinew_recorder *r, const sinew_workspace *ws);
+
+/* ---------------------------------------------------------------- packed images */
+
+/* The host copy of a buffer packing many regions (image.c), built by
+ * appending: each append returns its region's offset, so sizes are never
+ * counted ahead of the filling. Offsets are in elements of `unit` bytes (4:
+ * words or floats; 16: vec4s) from `base`, the element of the buffer the
+ * image starts at (0, or where an earlier upload ends). A failed allocation,
+ * or an image past 2^32 - 1 elements, sets `failed` and drops every later
+ * append and write: the builder checks once, at the end (sinew_image_check).
+ *
+ *     sinew_image idx;
+ *     sinew_image_init(&idx, 4, 0);
+ *     uint32_t header = sinew_image_reserve(&idx, HEADER);   zeroed room
+ *     uint32_t rows = sinew_image_put(&idx, row, n + 1);       a copy
+ *     sinew_image_write(&idx, header, &rows, 1);               into room already there
+ *     r = sinew_image_check(&idx, lg, "id", "indices");       once
+ *     ... upload sinew_image_size(&idx) bytes of idx.bytes ...
+ *     sinew_image_free(&idx);
+ */
+typedef struct sinew_image {
+    uint8_t *bytes;
+    uint64_t count, capacity;  /* elements */
+    uint32_t unit;             /* bytes per element */
+    uint32_t base;             /* the buffer's element where bytes[0] goes */
+    sinew_result failed;       /* OK, or why appends were dropped: OUT_OF_HOST_MEMORY or LIMIT */
+} sinew_image;
+
+void sinew_image_init(sinew_image *img, uint32_t unit, uint32_t base);
+void sinew_image_free(sinew_image *img);
+/* Appends n elements copied from data (zeros when data is NULL); returns the
+ * offset of the first (where it would have gone, once failed). */
+uint32_t sinew_image_put(sinew_image *img, const void *data, uint64_t n);
+/* Appends n zeroed elements; returns the offset of the first. */
+uint32_t sinew_image_reserve(sinew_image *img, uint64_t n);
+/* The offset the next append gets. */
+uint32_t sinew_image_next(const sinew_image *img);
+/* Overwrites n elements at offset at, within what was appended. */
+void sinew_image_write(sinew_image *img, uint32_t at, const void *data, uint64_t n);
+/* The element at offset at (appended before), NULL once failed. Transient:
+ * the next append may move it. */
+void *sinew_image_at(sinew_image *img, uint32_t at);
+/* Bytes appended. */
+uint64_t sinew_image_size(const sinew_image *img);
+/* OK, or the failure (id and `what` name the image in its message). */
+sinew_result sinew_image_check(const sinew_image *img, const sinew_logger *lg, const char *id, const char *what);
 
 #endif

@@ -11,10 +11,13 @@
 
 static double now_s(void) { return 1e-3 * sinew_host_ms(); }
 
+/* The copy kernel reads POS and writes PREV; the empty one names STATS. */
+static const int probe_binding[] = {SINEW_BIND_POS, SINEW_BIND_PREV, SINEW_BIND_STATS};
+#define PROBE_BUFFERS (sizeof probe_binding / sizeof probe_binding[0])
+
 typedef struct probe {
-    sinew_buffer buffers[SINEW_BIND_COUNT];
-    VkDescriptorPool pool;
-    VkDescriptorSet set;
+    sinew_buffer buffers[PROBE_BUFFERS];
+    sinew_bindings bindings;
     VkCommandBuffer cmd;
     VkQueryPool queries;
     VkFence fence;
@@ -29,9 +32,8 @@ static void probe_free(sinew_context *ctx, probe *p)
         vk->vkDestroyQueryPool(ctx->device, p->queries, NULL);
     if (p->cmd)
         vk->vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &p->cmd);
-    if (p->pool)
-        vk->vkDestroyDescriptorPool(ctx->device, p->pool, NULL);
-    for (int i = 0; i < SINEW_BIND_COUNT; i++)
+    sinew_bindings_destroy(ctx, &p->bindings);
+    for (size_t i = 0; i < PROBE_BUFFERS; i++)
         sinew_buffer_destroy(ctx, &p->buffers[i]);
 }
 
@@ -43,8 +45,7 @@ static sinew_result record(sinew_context *ctx, probe *p, uint32_t vec4s)
     VK_TRY(ctx, vk->vkBeginCommandBuffer(p->cmd, &bi));
     if (p->queries)
         vk->vkCmdResetQueryPool(p->cmd, p->queries, 0, 4);
-    vk->vkCmdBindDescriptorSets(p->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipeline_layout, 0, 1, &p->set, 0,
-                                NULL);
+    sinew_bindings_bind(ctx, p->cmd, &p->bindings);
     sinew_recorder r = {ctx, p->cmd};
     r.queries = p->queries;
     r.query_capacity = p->queries ? 4 : 0;
@@ -78,12 +79,14 @@ static sinew_result run(sinew_context *ctx, probe *p, sinew_device_probe *out)
         size = ctx->limits.maxStorageBufferRange & ~15ull;
     uint32_t vec4s = (uint32_t)(size / 16);
     sinew_result r;
-    for (int i = 0; i < SINEW_BIND_COUNT; i++) {
-        uint64_t bytes = (i == SINEW_BIND_POS || i == SINEW_BIND_PREV) ? size : 16;
+    sinew_buffer body[SINEW_BODY_BINDINGS] = {{0}};
+    for (size_t i = 0; i < PROBE_BUFFERS; i++) {
+        uint64_t bytes = probe_binding[i] == SINEW_BIND_STATS ? sizeof(GpuStats) : size;
         if ((r = sinew_buffer_create(ctx, bytes, SINEW_MEMORY_DEVICE, "probe buffer", &p->buffers[i])) != SINEW_RESULT_OK)
             return r;
+        body[probe_binding[i]] = p->buffers[i];
     }
-    if ((r = sinew_descriptor_set_create(ctx, p->buffers, &p->pool, &p->set)) != SINEW_RESULT_OK)
+    if ((r = sinew_bindings_create(ctx, body, NULL, 0, &p->bindings)) != SINEW_RESULT_OK)
         return r;
     VkCommandBufferAllocateInfo ci = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ci.commandPool = ctx->command_pool;
@@ -99,7 +102,7 @@ static sinew_result run(sinew_context *ctx, probe *p, sinew_device_probe *out)
         VK_TRY(ctx, vk->vkCreateQueryPool(ctx->device, &qi, NULL, &p->queries));
     }
     /* Buffers start defined: the copy reads POS. */
-    for (int i = 0; i < SINEW_BIND_COUNT; i++) {
+    for (size_t i = 0; i < PROBE_BUFFERS; i++) {
         static const uint8_t zero[16];
         if (p->buffers[i].mapped)
             memset(p->buffers[i].mapped, 0, p->buffers[i].size);

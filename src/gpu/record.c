@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-void sinew_record_begin(sinew_recorder *r, sinew_context *ctx, VkCommandBuffer cmd, VkDescriptorSet set)
+void sinew_record_begin(sinew_recorder *r, sinew_context *ctx, VkCommandBuffer cmd, const sinew_bindings *bindings)
 {
     memset(r, 0, sizeof *r);
     r->ctx = ctx;
@@ -15,8 +15,7 @@ void sinew_record_begin(sinew_recorder *r, sinew_context *ctx, VkCommandBuffer c
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     r->failed = ctx->vk.vkBeginCommandBuffer(cmd, &bi);
     if (!r->failed)
-        ctx->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipeline_layout, 0, 1, &set, 0,
-                                        NULL);
+        sinew_bindings_bind(ctx, cmd, bindings);
 }
 
 sinew_result sinew_record_submit(sinew_recorder *r, VkFence fence)
@@ -131,34 +130,56 @@ void sinew_record_timestamp(sinew_recorder *r, sinew_phase phase)
     r->phase_of[r->query_count++] = (uint8_t)phase;
 }
 
-sinew_result sinew_descriptor_set_create(sinew_context *ctx, const sinew_buffer buffers[SINEW_BIND_COUNT],
-                                         VkDescriptorPool *pool, VkDescriptorSet *set)
+sinew_result sinew_bindings_create(sinew_context *ctx, const sinew_buffer *body, const sinew_buffer *solver,
+                                   uint32_t solver_count, sinew_bindings *out)
 {
+    SINEW_ASSERT(solver_count <= SINEW_SOLVER_BINDINGS);
     const struct VolkDeviceTable *vk = &ctx->vk;
-    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SINEW_BIND_COUNT};
+    memset(out, 0, sizeof *out);
+    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SINEW_BODY_BINDINGS + SINEW_SOLVER_BINDINGS};
     VkDescriptorPoolCreateInfo pi = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pi.maxSets = 1;
+    pi.maxSets = 2;
     pi.poolSizeCount = 1;
     pi.pPoolSizes = &size;
-    VK_TRY(ctx, vk->vkCreateDescriptorPool(ctx->device, &pi, NULL, pool));
+    VK_TRY(ctx, vk->vkCreateDescriptorPool(ctx->device, &pi, NULL, &out->pool));
     VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    ai.descriptorPool = *pool;
-    ai.descriptorSetCount = 1;
-    ai.pSetLayouts = &ctx->set_layout;
-    VK_TRY(ctx, vk->vkAllocateDescriptorSets(ctx->device, &ai, set));
-    VkDescriptorBufferInfo infos[SINEW_BIND_COUNT];
-    VkWriteDescriptorSet writes[SINEW_BIND_COUNT];
-    for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
-        infos[i] = (VkDescriptorBufferInfo){buffers[i].buffer, 0, VK_WHOLE_SIZE};
+    ai.descriptorPool = out->pool;
+    ai.descriptorSetCount = 2;
+    ai.pSetLayouts = ctx->set_layouts;
+    VK_TRY(ctx, vk->vkAllocateDescriptorSets(ctx->device, &ai, out->sets));
+    enum { TOTAL = SINEW_BODY_BINDINGS + SINEW_SOLVER_BINDINGS };
+    VkDescriptorBufferInfo infos[TOTAL];
+    VkWriteDescriptorSet writes[TOTAL];
+    for (uint32_t i = 0; i < TOTAL; i++) {
+        const int in_body = i < SINEW_BODY_BINDINGS;
+        const uint32_t binding = in_body ? i : i - SINEW_BODY_BINDINGS;
+        const sinew_buffer *buf = in_body ? (body ? &body[binding] : NULL)
+                                          : binding < solver_count ? &solver[binding] : NULL;
+        if (!buf || !buf->buffer)
+            buf = ctx->empty;
+        infos[i] = (VkDescriptorBufferInfo){buf->buffer, 0, VK_WHOLE_SIZE};
         writes[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        writes[i].dstSet = *set;
-        writes[i].dstBinding = i;
+        writes[i].dstSet = out->sets[in_body ? SINEW_SET_BODY : SINEW_SET_SOLVER];
+        writes[i].dstBinding = binding;
         writes[i].descriptorCount = 1;
         writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         writes[i].pBufferInfo = &infos[i];
     }
-    vk->vkUpdateDescriptorSets(ctx->device, SINEW_BIND_COUNT, writes, 0, NULL);
+    vk->vkUpdateDescriptorSets(ctx->device, TOTAL, writes, 0, NULL);
     return SINEW_RESULT_OK;
+}
+
+void sinew_bindings_destroy(sinew_context *ctx, sinew_bindings *b)
+{
+    if (b->pool)
+        ctx->vk.vkDestroyDescriptorPool(ctx->device, b->pool, NULL);
+    memset(b, 0, sizeof *b);
+}
+
+void sinew_bindings_bind(const sinew_context *ctx, VkCommandBuffer cmd, const sinew_bindings *b)
+{
+    ctx->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipeline_layout, 0, 2, b->sets, 0,
+                                    NULL);
 }
 
 double sinew_host_ms(void)

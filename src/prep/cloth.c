@@ -4,10 +4,10 @@
  *   2. triangulate each polygon as a fan from its first vertex; stretch
  *      constraints on polygon edges, shear on polygon diagonals;
  *   3. a dihedral bending hinge (Bridson, Marino and Fedkiw 2003; formula in
- *      src/solvers/xpbd_math.h) across every triangulation edge that exactly two
+ *      src/math/xpbd_math.h) across every triangulation edge that exactly two
  *      triangles share;
  *   4. lumped masses: each triangle's mass split equally among its corners;
- *   5. for the Generalized PBD solvers (MATH.md section 3), finite elements:
+ *   5. for the Generalized PBD solvers (docs/math.md section 3), finite elements:
  *      a membrane TRIANGLE per triangle, with its inverse rest shape in the
  *      material frame (u the warp's projection on the triangle's plane), and a
  *      SPRING per stretch or shear distance; elements that share a particle
@@ -21,7 +21,7 @@
 #include "cloth.h"
 
 #include "core/log.h"
-#include "solvers/xpbd_math.h"
+#include "math/xpbd_math.h"
 
 #include <float.h>
 #include <math.h>

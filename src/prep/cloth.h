@@ -24,7 +24,7 @@ typedef struct sinew_cloth_options {
                                    height below the highest y */
     const char *source_name;    /* recorded in the asset's META section */
 
-    /* Finite elements for the GPBD solvers (MATH.md section 3). */
+    /* Finite elements for the GPBD solvers (docs/math.md section 3). */
     /* 0: none. SINEW_MATERIAL_STVK or SINEW_MATERIAL_TABULATED: one TRIANGLE
      * element per triangle of the triangulation, of membrane_material, whose
      * model must be the same. Its density is replaced by `density`, which the

@@ -1,5 +1,5 @@
 /* The particle hierarchy of Hierarchical PBD, built offline: Müller 2008,
- * "Hierarchical Position Based Dynamics", sections 6.1 to 6.3 (MATH.md
+ * "Hierarchical Position Based Dynamics", sections 6.1 to 6.3 (docs/math.md
  * section 4). Each step from level l to level l + 1 works on level l's edges:
  * on level 0 the asset's distance constraints of every kind, each pair of
  * particles once (with the smallest rest length where a pair repeats), on

@@ -1,5 +1,5 @@
 /* The particle hierarchy of Hierarchical PBD (Müller 2008, "Hierarchical
- * Position Based Dynamics", section 6; MATH.md section 4; docs/hpbd.md),
+ * Position Based Dynamics", section 6; docs/math.md section 4; docs/hpbd.md),
  * built offline from a cloth asset's distance constraints and stored in the
  * asset (asset.h lists the invariants).
  *

@@ -7,7 +7,7 @@
 
 #include <sinew/core.h>
 
-#include "solvers/amg.h"
+#include "math/csr.h"
 
 /* Files are read whole (core/file.h), up to this size. */
 #define SINEW_MTX_MAX_FILE ((size_t)1 << 31)

@@ -1,4 +1,4 @@
-/* Nested triangle meshes for geometric multigrid (Jeon et al. 2013, MATH.md
+/* Nested triangle meshes for geometric multigrid (Jeon et al. 2013, docs/math.md
  * 5): a coarse triangle mesh subdivided 1 -> 4 again and again, each new
  * vertex at the midpoint of an edge of the level before, its two parents (the
  * edge's ends) recorded.

@@ -1,5 +1,5 @@
 /* The red-black partition of a spring network (Pall, Nylén and Fratarcangeli,
- * "Fast Quadrangular Mass-Spring Systems using Red-Black Ordering"; MATH.md
+ * "Fast Quadrangular Mass-Spring Systems using Red-Black Ordering"; docs/math.md
  * section 7): particles in two sets such that every spring joins a red and a
  * black particle, so that each Gauss-Seidel iteration of the global step is two
  * parallel passes. A quad mesh's edge graph has one; diagonal (shear) springs

@@ -1,4 +1,4 @@
-/* From a tetrahedral mesh to a soft-body asset (Generalized PBD, MATH.md
+/* From a tetrahedral mesh to a soft-body asset (Generalized PBD, docs/math.md
  * section 3):
  *
  *   1. check the options and materials; copy the mesh and check it

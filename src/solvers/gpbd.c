@@ -1,10 +1,38 @@
-/* Generalized PBD (Towards Generalized Position-Based Dynamics; MATH.md 3):
- * device records of elements and materials, and the recording of the element
- * sweeps, coloured (Gauss-Seidel) or all at once (Jacobi). The Newton solve
- * itself is shaders/gpbd.glsl. */
+/* Generalized PBD (Towards Generalized Position-Based Dynamics; docs/math.md
+ * section 3): device records of elements and materials, and the recording of
+ * the element sweeps, coloured (Gauss-Seidel) or all at once (Jacobi). The
+ * Newton solve itself is shaders/gpbd.glsl. */
 #include "gpbd.h"
 
-#include "../body.h"
+#include "pbd.h"
+
+/* GPBD element: record 80, material 208 (cached in practice), per vertex
+ * position 16 + 16 and z 16 + 16: tetrahedra, an upper bound for the other
+ * kinds. */
+uint64_t sinew_gpbd_bytes(uint32_t count) { return (288ull + 64ull * 4) * count; }
+
+void sinew_gpbd_record_colours(const sinew_pbd *s, sinew_recorder *r)
+{
+    for (uint32_t c = 0; c < s->element_colour_count; c++) {
+        const sinew_element_colour_rec *col = &s->element_colours[c];
+        GpuRange push = {col->begin, col->count};
+        sinew_record_dispatch(r, SINEW_KERNEL_GPBD_COLOUR, col->count, &push, sizeof push);
+        sinew_record_barrier(r);
+        r->bytes += sinew_gpbd_bytes(col->count);
+    }
+}
+
+void sinew_gpbd_record_jacobi(const sinew_pbd *s, const sinew_body_view *v, sinew_recorder *r)
+{
+    (void)s;
+    if (!v->element_count)
+        return;
+    GpuRange elements = {0, v->element_count};
+    elements.slot_base = 2 * v->distance_count + 4 * v->bend_count;
+    sinew_record_dispatch(r, SINEW_KERNEL_GPBD_JACOBI, v->element_count, &elements, sizeof elements);
+    sinew_record_barrier(r);
+    r->bytes += sinew_gpbd_bytes(v->element_count);
+}
 
 GpuMaterial sinew_gpbd_material(const sinew_material *m)
 {

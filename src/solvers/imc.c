@@ -3,11 +3,13 @@
  * the kernels mg_assemble, mg_residual, mg_restrict and mg_prolong. */
 #include "imc.h"
 
+#include "shared/mg.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xpbd_math.h"
+#include "../math/xpbd_math.h"
 
 typedef struct level_host {
     uint32_t n, t, h, nnz;
@@ -23,13 +25,11 @@ typedef struct level_host {
 
 struct sinew_imc {
     sinew_context *ctx;
-    sinew_buffer own[SINEW_BIND_COUNT];
-    sinew_buffer *buffers;      /* own, or a body's (borrowed: only MG_INDEX and MG_REAL are the solver's) */
+    sinew_buffer own_body[SINEW_BODY_BINDINGS]; /* standalone: POS and VEL */
+    sinew_buffer *body;         /* own_body, or a body's buffers (borrowed) */
+    sinew_buffer mg[SINEW_MG_BINDINGS]; /* set 1: always the solver's own */
     int borrowed;
-    VkDescriptorPool pool;
-    VkDescriptorSet set;
-    VkCommandBuffer cmd;
-    VkFence fence;
+    sinew_workspace ws;         /* its sets: standalone its own, else the body's (sinew_imc_use_bindings) */
     sinew_imc_material mat;
     float contact, friction, pin; /* N/m */
     int filtered, device_constraints;
@@ -165,29 +165,15 @@ void sinew_imc_destroy(sinew_imc *s)
     if (!s)
         return;
     sinew_context *ctx = s->ctx;
-    const struct VolkDeviceTable *vk = &ctx->vk;
-    if (s->fence)
-        vk->vkDestroyFence(ctx->device, s->fence, NULL);
-    if (s->cmd)
-        vk->vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &s->cmd);
-    if (s->pool)
-        vk->vkDestroyDescriptorPool(ctx->device, s->pool, NULL);
-    for (int i = 0; i < SINEW_BIND_COUNT; i++)
-        sinew_buffer_destroy(ctx, &s->own[i]);
+    sinew_workspace_destroy(ctx, &s->ws);
+    for (int i = 0; i < SINEW_BODY_BINDINGS; i++)
+        sinew_buffer_destroy(ctx, &s->own_body[i]);
+    for (int i = 0; i < SINEW_MG_BINDINGS; i++)
+        sinew_buffer_destroy(ctx, &s->mg[i]);
     free_levels(s);
     free(s->D);
     free(s->target);
     free(s);
-}
-
-/* Appends count words to the index image at *at; returns where they went. */
-static uint32_t put(uint32_t *image, uint32_t *at, const uint32_t *words, uint32_t count)
-{
-    uint32_t where = *at;
-    if (count)
-        memcpy(image + where, words, sizeof *words * count);
-    *at += count;
-    return where;
 }
 
 static void rest_of_triangle(const sinew_asset *a, const uint32_t *v, float *out)
@@ -215,24 +201,131 @@ static void rest_of_triangle(const sinew_asset *a, const uint32_t *v, float *out
     out[4] = (float)(0.5 * ln); /* rest area */
 }
 
+/* A hinge's rest angle and bending weight 3 |e|^2 / (A1 + A2). */
+static void rest_of_hinge(const sinew_asset *a, const uint32_t *h, float *out)
+{
+    double p[4][3], e[3], a1[3], a2[3], n1[3], n2[3];
+    for (int c = 0; c < 4; c++) {
+        p[c][0] = a->particles[h[c]].x;
+        p[c][1] = a->particles[h[c]].y;
+        p[c][2] = a->particles[h[c]].z;
+    }
+    int good;
+    double theta = sinew_dihedral_angle(p[0], p[1], p[2], p[3], &good);
+    sinew_v3_sub(p[1], p[0], e);
+    sinew_v3_sub(p[2], p[0], a1);
+    sinew_v3_sub(p[3], p[0], a2);
+    sinew_v3_cross(e, a1, n1);
+    sinew_v3_cross(e, a2, n2);
+    double areas = 0.5 * (sqrt(sinew_v3_dot(n1, n1)) + sqrt(sinew_v3_dot(n2, n2)));
+    out[0] = (float)theta;
+    out[1] = (float)(3.0 * sinew_v3_dot(e, e) / areas);
+}
+
+/* Level l into both images: its fields (returned in L->field) and its
+ * regions, the lumped masses from the rest areas (mass: room for L->n). */
+static void lay_out_level(sinew_imc *s, const sinew_asset *a, const sinew_imc_material *m, uint32_t l,
+                          sinew_image *index, sinew_image *real, float *mass)
+{
+    level_host *L = &s->L[l];
+    uint32_t *f = L->field;
+    f[SINEW_MG_N] = L->n;
+    f[SINEW_MG_ROW] = sinew_image_put(index, L->row, L->n + 1);
+    f[SINEW_MG_COL] = sinew_image_put(index, L->col, L->nnz);
+    f[SINEW_MG_DIAG] = sinew_image_put(index, L->diag, L->n);
+    f[SINEW_MG_TRI] = sinew_image_next(index);
+    for (uint32_t k = 0; k < L->t; k++) {
+        const uint32_t v[4] = {L->tri[k].v[0], L->tri[k].v[1], L->tri[k].v[2], 0};
+        sinew_image_put(index, v, 4);
+    }
+    f[SINEW_MG_TRI_COUNT] = L->t;
+    f[SINEW_MG_HINGE] = sinew_image_put(index, L->hinge, 4ull * L->h);
+    f[SINEW_MG_HINGE_COUNT] = L->h;
+    f[SINEW_MG_INC_START] = sinew_image_put(index, L->inc_start, L->n + 1ull);
+    f[SINEW_MG_INC] = sinew_image_put(index, L->inc, L->inc_start[L->n]);
+    if (l + 1 < s->levels) {
+        f[SINEW_MG_CHILD_START] = sinew_image_put(index, L->child_start, L->n + 1ull);
+        f[SINEW_MG_CHILD] = sinew_image_put(index, L->child, L->child_start[L->n]);
+    }
+
+    f[SINEW_MG_BLOCKS] = sinew_image_reserve(real, 3ull * L->nnz);
+    f[SINEW_MG_D] = sinew_image_reserve(real, 3ull * L->n);
+    f[SINEW_MG_REST] = sinew_image_next(real);
+    memset(mass, 0, sizeof *mass * L->n);
+    for (uint32_t k = 0; k < L->t; k++) {
+        float rest[8] = {0}; /* Bm^-1 (4), then the rest area in a vec4 of its own */
+        rest_of_triangle(a, L->tri[k].v, rest);
+        sinew_image_put(real, rest, 2);
+        for (int c = 0; c < 3; c++) /* summed in the triangles' order: float sums depend on it */
+            mass[L->tri[k].v[c]] += (float)(m->density * rest[4] / 3.0);
+    }
+    for (uint32_t k = 0; k < L->h; k++) {
+        float hinge[4] = {0};
+        rest_of_hinge(a, &L->hinge[4 * k], hinge);
+        sinew_image_put(real, hinge, 1);
+    }
+    f[SINEW_MG_VEC] = sinew_image_reserve(real, (uint64_t)SINEW_MG_VECTORS * L->n);
+    for (uint32_t i = 0; i < L->n; i++) {
+        const float x[4] = {mass[i], 0.0f, 0.0f, 0.0f};
+        sinew_image_write(real, f[SINEW_MG_VEC] + SINEW_MG_MASS * L->n + i, x, 1);
+    }
+}
+
+/* Both images (shared/layout.h, SINEW_MG_*). MG_INDEX: the header and the
+ * levels' fields (written last, when every offset is known), the parents,
+ * the colours' particles, then each level's regions; MG_REAL: the globals,
+ * partial sums and scalars, then each level's. */
+static void lay_out(sinew_imc *s, const sinew_asset *a, const sinew_imc_material *m, sinew_image *index,
+                    sinew_image *real, float *mass)
+{
+    uint32_t header[SINEW_MG_HEADER] = {0};
+    const uint32_t fields = sinew_image_reserve(index, SINEW_MG_HEADER + (uint64_t)SINEW_MG_FIELDS * s->levels) +
+                            SINEW_MG_HEADER;
+    header[0] = s->levels;
+    header[1] = s->globals = sinew_image_reserve(real, SINEW_MG_GLOBALS);
+    header[2] = sinew_image_put(index, a->parents, 2ull * s->n); /* a, b of each particle */
+    header[3] = sinew_image_reserve(real, s->partial_groups);
+    header[4] = s->scalars = sinew_image_reserve(real, SINEW_MG_SCALARS);
+    const uint32_t colours_at = sinew_image_put(index, a->mvertices, a->mvertex_count);
+    for (uint32_t l = 0; l < s->levels; l++) {
+        const sinew_mlevel_rec *M = &a->mlevels[l];
+        level_host *L = &s->L[l];
+        L->colours = M->colour_count;
+        for (uint32_t c = 0; c < M->colour_count; c++) {
+            L->colour_at[c] = colours_at + a->mcolours[M->colour_begin + c].begin;
+            L->colour_count[c] = a->mcolours[M->colour_begin + c].count;
+        }
+    }
+    for (uint32_t l = 0; l < s->levels; l++) {
+        lay_out_level(s, a, m, l, index, real, mass);
+        sinew_image_write(index, fields + SINEW_MG_FIELDS * l, s->L[l].field, SINEW_MG_FIELDS);
+    }
+    sinew_image_write(index, 0, header, SINEW_MG_HEADER);
+}
+
 sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const sinew_imc_material *m,
-                              double pin_stiffness, sinew_buffer *borrowed, sinew_imc **out)
+                              double pin_stiffness, sinew_buffer *borrowed, int history, sinew_imc **out)
 {
     *out = NULL;
     if (a->mlevel_count < 2)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "imc",
                           "the asset has no multigrid levels (sinew-prep --subdivide)");
+    for (uint32_t l = 0; l < a->mlevel_count; l++)
+        if (a->mlevels[l].colour_count > 64)
+            return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_LIMIT, "imc",
+                              "level %u has %u colours; the solver takes at most 64", l, a->mlevels[l].colour_count);
     sinew_imc *s = calloc(1, sizeof *s);
     if (!s)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
     s->ctx = ctx;
-    s->buffers = borrowed ? borrowed : s->own;
+    s->body = borrowed ? borrowed : s->own_body;
     s->borrowed = borrowed != NULL;
     s->device_constraints = s->borrowed;
     s->pin = (float)pin_stiffness;
     s->mat = *m;
     s->levels = a->mlevel_count;
     s->n = a->particle_count;
+    s->partial_groups = (s->n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
     int ok = 1;
     for (uint32_t l = 0; l < s->levels && ok; l++) {
         level_host *L = &s->L[l];
@@ -245,172 +338,52 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
         ok = build_children(&s->L[l], &s->L[l + 1], a->parents);
     s->D = calloc(12 * (size_t)s->n + 1, sizeof *s->D);
     s->target = calloc(4 * (size_t)s->n + 1, sizeof *s->target);
-    ok = ok && s->D && s->target;
-
-    /* Sizes of the two images. */
-    s->partial_groups = (s->n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
-    uint64_t words = SINEW_MG_HEADER + (uint64_t)SINEW_MG_FIELDS * s->levels + 2ull * s->n + a->mvertex_count;
-    uint64_t vec4s = SINEW_MG_GLOBALS + s->partial_groups + SINEW_MG_SCALARS;
-    for (uint32_t l = 0; l < s->levels && ok; l++) {
-        const level_host *L = &s->L[l];
-        /* rows, columns, diagonals, triangles, hinges, incidence; children */
-        words += (L->n + 1ull) + L->nnz + L->n + 4ull * L->t + 4ull * L->h + (L->n + 1ull) + 3ull * L->t +
-                 4ull * L->h;
-        if (l + 1 < s->levels)
-            words += (L->n + 1ull) + 2ull * (s->L[l + 1].n - L->n);
-        vec4s += 3ull * L->nnz + 3ull * L->n + 2ull * L->t + L->h + (uint64_t)SINEW_MG_VECTORS * L->n;
-    }
-    uint32_t *index = ok ? calloc(words, sizeof *index) : NULL;
-    float *real = ok ? calloc(4 * vec4s, sizeof *real) : NULL;
-    sinew_result r = SINEW_RESULT_OK;
-    if (!index || !real) {
-        free(index);
-        free(real);
+    float *mass = malloc(sizeof *mass * ((size_t)s->n + 1)); /* the finest level has the most particles */
+    if (!ok || !s->D || !s->target || !mass) {
+        free(mass);
         sinew_imc_destroy(s);
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
     }
-    uint32_t at = SINEW_MG_HEADER + SINEW_MG_FIELDS * s->levels, rat = 0;
-    index[0] = s->levels;
-    index[1] = s->globals = rat;
-    rat += SINEW_MG_GLOBALS;
-    index[2] = at;
-    for (uint32_t i = 0; i < s->n; i++) {
-        index[at++] = a->parents[i].a;
-        index[at++] = a->parents[i].b;
-    }
-    index[3] = rat;
-    rat += s->partial_groups;
-    index[4] = s->scalars = rat;
-    rat += SINEW_MG_SCALARS;
-    uint32_t colours_at = put(index, &at, a->mvertices, a->mvertex_count);
-    for (uint32_t l = 0; l < s->levels && ok; l++) {
-        const sinew_mlevel_rec *M = &a->mlevels[l];
-        level_host *L = &s->L[l];
-        if (M->colour_count > 64) {
-            free(index);
-            free(real);
-            sinew_imc_destroy(s);
-            return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_LIMIT, "imc",
-                              "level %u has %u colours; the solver takes at most 64", l, M->colour_count);
-        }
-        L->colours = M->colour_count;
-        for (uint32_t c = 0; c < M->colour_count; c++) {
-            L->colour_at[c] = colours_at + a->mcolours[M->colour_begin + c].begin;
-            L->colour_count[c] = a->mcolours[M->colour_begin + c].count;
-        }
-    }
-    for (uint32_t l = 0; l < s->levels; l++) {
-        level_host *L = &s->L[l];
-        uint32_t *f = L->field;
-        f[SINEW_MG_N] = L->n;
-        f[SINEW_MG_ROW] = put(index, &at, L->row, L->n + 1);
-        f[SINEW_MG_COL] = put(index, &at, L->col, L->nnz);
-        f[SINEW_MG_DIAG] = put(index, &at, L->diag, L->n);
-        f[SINEW_MG_TRI] = at;
-        for (uint32_t k = 0; k < L->t; k++) {
-            memcpy(&index[at], L->tri[k].v, sizeof L->tri[k].v);
-            at += 4;
-        }
-        f[SINEW_MG_TRI_COUNT] = L->t;
-        f[SINEW_MG_HINGE] = put(index, &at, L->hinge, 4 * L->h);
-        f[SINEW_MG_HINGE_COUNT] = L->h;
-        f[SINEW_MG_INC_START] = put(index, &at, L->inc_start, L->n + 1);
-        f[SINEW_MG_INC] = put(index, &at, L->inc, L->inc_start[L->n]);
-        if (l + 1 < s->levels) {
-            f[SINEW_MG_CHILD_START] = put(index, &at, L->child_start, L->n + 1);
-            f[SINEW_MG_CHILD] = put(index, &at, L->child, L->child_start[L->n]);
-        }
-        f[SINEW_MG_BLOCKS] = rat;
-        rat += 3 * L->nnz;
-        f[SINEW_MG_D] = rat;
-        rat += 3 * L->n;
-        f[SINEW_MG_REST] = rat;
-        for (uint32_t k = 0; k < L->t; k++) {
-            float rest[5];
-            rest_of_triangle(a, L->tri[k].v, rest);
-            memcpy(&real[4 * (rat + 2 * k)], rest, 4 * sizeof *rest);
-            real[4 * (rat + 2 * k + 1)] = rest[4];
-        }
-        for (uint32_t k = 0; k < L->h; k++) {
-            const uint32_t *h = &L->hinge[4 * k];
-            double p[4][3], e[3], a1[3], a2[3], n1[3], n2[3];
-            for (int c = 0; c < 4; c++) {
-                p[c][0] = a->particles[h[c]].x;
-                p[c][1] = a->particles[h[c]].y;
-                p[c][2] = a->particles[h[c]].z;
-            }
-            int good;
-            double theta = sinew_dihedral_angle(p[0], p[1], p[2], p[3], &good);
-            sinew_v3_sub(p[1], p[0], e);
-            sinew_v3_sub(p[2], p[0], a1);
-            sinew_v3_sub(p[3], p[0], a2);
-            sinew_v3_cross(e, a1, n1);
-            sinew_v3_cross(e, a2, n2);
-            double areas = 0.5 * (sqrt(sinew_v3_dot(n1, n1)) + sqrt(sinew_v3_dot(n2, n2)));
-            real[4 * (rat + 2 * L->t + k)] = (float)theta;
-            real[4 * (rat + 2 * L->t + k) + 1] = (float)(3.0 * sinew_v3_dot(e, e) / areas);
-        }
-        rat += 2 * L->t + L->h;
-        f[SINEW_MG_VEC] = rat;
-        for (uint32_t k = 0; k < L->t; k++) {
-            float area = real[4 * (f[SINEW_MG_REST] + 2 * k + 1)];
-            for (int c = 0; c < 3; c++)
-                real[4 * (rat + SINEW_MG_MASS * L->n + L->tri[k].v[c])] += (float)(m->density * area / 3.0);
-        }
-        rat += SINEW_MG_VECTORS * L->n;
-        memcpy(&index[SINEW_MG_HEADER + SINEW_MG_FIELDS * l], f, sizeof L->field);
-    }
-    SINEW_ASSERT(at == words && rat == vec4s);
     for (uint32_t i = 0; i < s->n; i++)
         if (a->particles[i].w == 0.0f) { /* pinned: a point constraint */
             float *D = &s->D[12 * i];
             D[0] = D[5] = D[10] = (float)pin_stiffness;
         }
 
-    if (s->borrowed) { /* the body's: only the multigrid's two are made here */
-        for (int i = SINEW_BIND_MG_INDEX; i <= SINEW_BIND_MG_REAL; i++)
-            sinew_buffer_destroy(ctx, &s->buffers[i]);
-        r = sinew_buffer_check_size(ctx, 4ull * at, "multigrid indices");
-        if (r == SINEW_RESULT_OK)
-            r = sinew_buffer_check_size(ctx, 16ull * rat, "multigrid matrices and vectors");
-        if (r == SINEW_RESULT_OK)
-            r = sinew_buffer_create(ctx, 4ull * at, SINEW_MEMORY_DEVICE, "multigrid indices",
-                                    &s->buffers[SINEW_BIND_MG_INDEX]);
-        if (r == SINEW_RESULT_OK)
-            r = sinew_buffer_create(ctx, 16ull * rat, SINEW_MEMORY_DEVICE, "multigrid matrices and vectors",
-                                    &s->buffers[SINEW_BIND_MG_REAL]);
-    }
-    for (int i = 0; i < SINEW_BIND_COUNT && r == SINEW_RESULT_OK && !s->borrowed; i++) {
-        uint64_t bytes = i == SINEW_BIND_POS || i == SINEW_BIND_VEL ? 16ull * s->n
-                         : i == SINEW_BIND_MG_INDEX                 ? 4ull * at
-                         : i == SINEW_BIND_MG_REAL                  ? 16ull * rat
-                                                                    : 16;
-        r = sinew_buffer_create(ctx, bytes, SINEW_MEMORY_DEVICE, "multigrid cloth", &s->buffers[i]);
-    }
-    static const uint8_t zero[16];
-    for (int i = 0; i < SINEW_BIND_COUNT && r == SINEW_RESULT_OK; i++)
-        r = i == SINEW_BIND_MG_INDEX ? sinew_buffer_upload(ctx, &s->buffers[i], 0, index, 4ull * at)
-            : i == SINEW_BIND_MG_REAL ? sinew_buffer_upload(ctx, &s->buffers[i], 0, real, 16ull * rat)
-            : s->borrowed || i == SINEW_BIND_POS || i == SINEW_BIND_VEL
-                ? SINEW_RESULT_OK
-                : sinew_buffer_upload(ctx, &s->buffers[i], 0, zero, 16);
-    free(index);
-    free(real);
-    if (r == SINEW_RESULT_OK && !s->borrowed)
-        r = sinew_descriptor_set_create(ctx, s->buffers, &s->pool, &s->set);
-    if (r == SINEW_RESULT_OK) {
-        const struct VolkDeviceTable *vk = &ctx->vk;
-        VkCommandBufferAllocateInfo ci = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-        ci.commandPool = ctx->command_pool;
-        ci.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        ci.commandBufferCount = 1;
-        VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-        VkResult vr = vk->vkAllocateCommandBuffers(ctx->device, &ci, &s->cmd);
-        if (vr == VK_SUCCESS)
-            vr = vk->vkCreateFence(ctx->device, &fi, NULL, &s->fence);
-        if (vr != VK_SUCCESS)
-            r = sinew_vk_fail(ctx, vr, "multigrid command buffer", __FILE__, __LINE__);
-    }
+    sinew_image index, real;
+    sinew_image_init(&index, 4, 0);
+    sinew_image_init(&real, 16, 0);
+    lay_out(s, a, m, &index, &real, mass);
+    free(mass);
+    sinew_result r = sinew_image_check(&index, &ctx->logger, "imc", "multigrid indices");
+    if (r == SINEW_RESULT_OK)
+        r = sinew_image_check(&real, &ctx->logger, "imc", "multigrid matrices and vectors");
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_check_size(ctx, sinew_image_size(&index), "multigrid indices");
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_check_size(ctx, sinew_image_size(&real), "multigrid matrices and vectors");
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_create(ctx, sinew_image_size(&index), SINEW_MEMORY_DEVICE, "multigrid indices",
+                                &s->mg[SINEW_MG_BIND_INDEX]);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_create(ctx, sinew_image_size(&real), SINEW_MEMORY_DEVICE, "multigrid matrices and vectors",
+                                &s->mg[SINEW_MG_BIND_REAL]);
+    if (r == SINEW_RESULT_OK && history)
+        r = sinew_buffer_create(ctx, 32ull * s->n, SINEW_MEMORY_DEVICE, "the step before (BDF2)",
+                                &s->mg[SINEW_MG_BIND_HISTORY]);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &s->mg[SINEW_MG_BIND_INDEX], 0, index.bytes, sinew_image_size(&index));
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &s->mg[SINEW_MG_BIND_REAL], 0, real.bytes, sinew_image_size(&real));
+    sinew_image_free(&index);
+    sinew_image_free(&real);
+    const int particles[] = {SINEW_BIND_POS, SINEW_BIND_VEL};
+    for (int i = 0; i < 2 && r == SINEW_RESULT_OK && !s->borrowed; i++)
+        r = sinew_buffer_create(ctx, 16ull * s->n, SINEW_MEMORY_DEVICE, "multigrid cloth", &s->body[particles[i]]);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_workspace_create(ctx, "multigrid cloth", &s->ws);
+    if (r == SINEW_RESULT_OK && !s->borrowed) /* a body hands its sets over later (sinew_imc_use_bindings) */
+        r = sinew_workspace_bind(ctx, &s->ws, s->body, s->mg, SINEW_MG_BINDINGS);
     if (r != SINEW_RESULT_OK) {
         sinew_imc_destroy(s);
         return r;
@@ -419,10 +392,18 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
     return SINEW_RESULT_OK;
 }
 
-void sinew_imc_use_set(sinew_imc *s, VkDescriptorSet set)
+const sinew_buffer *sinew_imc_buffers(const sinew_imc *s, uint32_t *count)
+{
+    *count = SINEW_MG_BINDINGS;
+    return s->mg;
+}
+
+sinew_buffer *sinew_imc_history_buffer(sinew_imc *s) { return &s->mg[SINEW_MG_BIND_HISTORY]; }
+
+void sinew_imc_use_bindings(sinew_imc *s, const sinew_bindings *bindings)
 {
     SINEW_ASSERT(s->borrowed);
-    s->set = set;
+    sinew_workspace_borrow(&s->ws, bindings);
 }
 
 void sinew_imc_set_contacts(sinew_imc *s, double contact, double friction, int filtered)
@@ -453,7 +434,7 @@ sinew_result sinew_imc_set_state(sinew_imc *s, const float *x, const float *v)
             memcpy(&buf[4 * i], &src[3 * i], 3 * sizeof *buf);
             buf[4 * i + 3] = 0.0f;
         }
-        r = sinew_buffer_upload(s->ctx, &s->buffers[pass ? SINEW_BIND_VEL : SINEW_BIND_POS], 0, buf, 16ull * s->n);
+        r = sinew_buffer_upload(s->ctx, &s->body[pass ? SINEW_BIND_VEL : SINEW_BIND_POS], 0, buf, 16ull * s->n);
     }
     free(buf);
     return r;
@@ -538,7 +519,7 @@ static void record_vcycle(sinew_imc *s, sinew_recorder *r, uint32_t level, const
 static sinew_result read_scalar(sinew_imc *s, uint32_t slot, float *out)
 {
     float v[4];
-    sinew_result r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_MG_REAL], 16ull * (s->scalars + slot), v,
+    sinew_result r = sinew_buffer_download(s->ctx, &s->mg[SINEW_MG_BIND_REAL], 16ull * (s->scalars + slot), v,
                                            sizeof v);
     *out = r == SINEW_RESULT_OK ? v[0] : 0.0f;
     return r;
@@ -552,7 +533,7 @@ sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], s
     const float globals[4 * SINEW_MG_GLOBALS] = {h, (float)s->mat.damping, (float)s->mat.stretch, (float)s->mat.shear,
                                                  (float)s->mat.bend, gravity[0], gravity[1], gravity[2],
                                                  s->contact, s->friction, s->pin, s->filtered ? 1.0f : 0.0f};
-    sinew_buffer *real = &s->buffers[SINEW_BIND_MG_REAL];
+    sinew_buffer *real = &s->mg[SINEW_MG_BIND_REAL];
     sinew_result r = SINEW_RESULT_OK;
     if (!s->device_constraints) {
         r = sinew_buffer_upload(s->ctx, real, 16ull * F->field[SINEW_MG_D], s->D, 48ull * s->n);
@@ -563,10 +544,10 @@ sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], s
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_recorder rec;
-    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
     if (saved) { /* the body's rollback copy of the step's start */
-        sinew_record_copy(&rec, &s->buffers[SINEW_BIND_POS], 0, saved, 0, 16ull * s->n);
-        sinew_record_copy(&rec, &s->buffers[SINEW_BIND_VEL], 0, saved, 16ull * s->n, 16ull * s->n);
+        sinew_record_copy(&rec, &s->body[SINEW_BIND_POS], 0, saved, 0, 16ull * s->n);
+        sinew_record_copy(&rec, &s->body[SINEW_BIND_VEL], 0, saved, 16ull * s->n, 16ull * s->n);
     }
     if (history != SINEW_IMC_NO_HISTORY) {
         GpuRange g = {0, s->n, 0, history == SINEW_IMC_BLEND};
@@ -580,31 +561,31 @@ sinew_result sinew_imc_assemble(sinew_imc *s, float h, const float gravity[3], s
         dispatch(&rec, SINEW_KERNEL_MG_RESTRICT, s->L[l].n, l, 1, 0, 0);
     for (uint32_t l = 0; l < s->levels; l++)
         dispatch(&rec, SINEW_KERNEL_MG_ASSEMBLE, s->L[l].n, l, l + 1 == s->levels, 0, 0);
-    return sinew_record_submit(&rec, s->fence);
+    return sinew_workspace_submit(&rec, &s->ws);
 }
 
 sinew_result sinew_imc_residual(sinew_imc *s, uint32_t level, uint32_t x, uint32_t y, int subtract)
 {
     sinew_recorder rec;
-    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
     dispatch(&rec, SINEW_KERNEL_MG_RESIDUAL, s->L[level].n, level, subtract ? 0 : 1, x, y);
-    return sinew_record_submit(&rec, s->fence);
+    return sinew_workspace_submit(&rec, &s->ws);
 }
 
 sinew_result sinew_imc_restrict(sinew_imc *s, uint32_t level)
 {
     sinew_recorder rec;
-    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
     dispatch(&rec, SINEW_KERNEL_MG_RESTRICT, s->L[level].n, level, 0, 0, 0);
-    return sinew_record_submit(&rec, s->fence);
+    return sinew_workspace_submit(&rec, &s->ws);
 }
 
 sinew_result sinew_imc_prolong(sinew_imc *s, uint32_t level)
 {
     sinew_recorder rec;
-    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
     dispatch(&rec, SINEW_KERNEL_MG_PROLONG, s->L[level].n, level, 0, 0, 0);
-    return sinew_record_submit(&rec, s->fence);
+    return sinew_workspace_submit(&rec, &s->ws);
 }
 
 sinew_result sinew_imc_read_blocks(sinew_imc *s, uint32_t level, float *out)
@@ -613,7 +594,7 @@ sinew_result sinew_imc_read_blocks(sinew_imc *s, uint32_t level, float *out)
     float *buf = malloc(sizeof *buf * 12 * ((size_t)L->nnz + 1));
     if (!buf)
         return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
-    sinew_result r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_MG_REAL], 16ull * L->field[SINEW_MG_BLOCKS],
+    sinew_result r = sinew_buffer_download(s->ctx, &s->mg[SINEW_MG_BIND_REAL], 16ull * L->field[SINEW_MG_BLOCKS],
                                            buf, 48ull * L->nnz);
     for (uint32_t b = 0; b < L->nnz && r == SINEW_RESULT_OK; b++)
         for (int row = 0; row < 3; row++)
@@ -628,7 +609,7 @@ sinew_result sinew_imc_read_vector(sinew_imc *s, uint32_t level, uint32_t vector
     float *buf = malloc(sizeof *buf * 4 * ((size_t)L->n + 1));
     if (!buf)
         return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
-    sinew_result r = sinew_buffer_download(s->ctx, &s->buffers[SINEW_BIND_MG_REAL],
+    sinew_result r = sinew_buffer_download(s->ctx, &s->mg[SINEW_MG_BIND_REAL],
                                            16ull * (L->field[SINEW_MG_VEC] + vector * L->n), buf, 16ull * L->n);
     for (uint32_t i = 0; i < L->n && r == SINEW_RESULT_OK; i++)
         memcpy(&out[3 * i], &buf[4 * i], 3 * sizeof *out);
@@ -644,7 +625,7 @@ sinew_result sinew_imc_write_vector(sinew_imc *s, uint32_t level, uint32_t vecto
         return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
     for (uint32_t i = 0; i < L->n; i++)
         memcpy(&buf[4 * i], &in[3 * i], 3 * sizeof *buf);
-    sinew_result r = sinew_buffer_upload(s->ctx, &s->buffers[SINEW_BIND_MG_REAL],
+    sinew_result r = sinew_buffer_upload(s->ctx, &s->mg[SINEW_MG_BIND_REAL],
                                          16ull * (L->field[SINEW_MG_VEC] + vector * L->n), buf, 16ull * L->n);
     free(buf);
     return r;
@@ -659,7 +640,7 @@ sinew_result sinew_imc_write_blocks(sinew_imc *s, uint32_t level, const float *i
     for (uint32_t b = 0; b < L->nnz; b++)
         for (int row = 0; row < 3; row++)
             memcpy(&buf[12 * b + 4 * row], &in[9 * b + 3 * row], 3 * sizeof *in);
-    sinew_result r = sinew_buffer_upload(s->ctx, &s->buffers[SINEW_BIND_MG_REAL], 16ull * L->field[SINEW_MG_BLOCKS],
+    sinew_result r = sinew_buffer_upload(s->ctx, &s->mg[SINEW_MG_BIND_REAL], 16ull * L->field[SINEW_MG_BLOCKS],
                                          buf, 48ull * L->nnz);
     free(buf);
     return r;
@@ -675,7 +656,7 @@ static sinew_result start_solve(sinew_imc *s, int pcg, sinew_imc_solve_stats *st
     memset(st, 0, sizeof *st);
     *bb = 0.0f;
     sinew_recorder rec;
-    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
     dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_INIT, 0, 0);
     if (pcg) {
         dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_PCG_START, 0, 0);
@@ -683,7 +664,7 @@ static sinew_result start_solve(sinew_imc *s, int pcg, sinew_imc_solve_stats *st
     }
     dispatch(&rec, SINEW_KERNEL_MG_PCG, n, top, SINEW_MG_DOT, pcg && s->filtered ? SINEW_MG_R : SINEW_MG_F, 0);
     reduce(s, &rec, top, SINEW_MG_S_BB);
-    sinew_result r = sinew_record_submit(&rec, s->fence);
+    sinew_result r = sinew_workspace_submit(&rec, &s->ws);
     if (r == SINEW_RESULT_OK)
         r = read_scalar(s, SINEW_MG_S_BB, bb);
     st->residual0 = sqrt((double)*bb);
@@ -709,11 +690,11 @@ sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_s
     int diverged = 0;
     while (r == SINEW_RESULT_OK && st->cycles < c->max_cycles && rel > c->tolerance && bb > 0.0f && flat < 3 &&
            !diverged) {
-        sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+        sinew_workspace_begin(&rec, s->ctx, &s->ws);
         record_vcycle(s, &rec, top, c);
         dispatch(&rec, SINEW_KERNEL_MG_RESIDUAL, n, top, 0, SINEW_MG_U, SINEW_MG_R);
         record_residual_norm(s, &rec);
-        r = sinew_record_submit(&rec, s->fence);
+        r = sinew_workspace_submit(&rec, &s->ws);
         if (r == SINEW_RESULT_OK)
             r = read_scalar(s, SINEW_MG_S_RR, &rr);
         rel = sqrt((double)rr) / st->residual0;
@@ -744,9 +725,9 @@ sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_s
 sinew_result sinew_imc_advance(sinew_imc *s)
 {
     sinew_recorder rec;
-    sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
     dispatch(&rec, SINEW_KERNEL_MG_ADVANCE, s->n, s->levels - 1, 0, 0, 0);
-    return sinew_record_submit(&rec, s->fence);
+    return sinew_workspace_submit(&rec, &s->ws);
 }
 
 sinew_result sinew_imc_read_state(sinew_imc *s, float *x, float *v)
@@ -759,7 +740,7 @@ sinew_result sinew_imc_read_state(sinew_imc *s, float *x, float *v)
         float *dst = pass ? v : x;
         if (!dst)
             continue;
-        r = sinew_buffer_download(s->ctx, &s->buffers[pass ? SINEW_BIND_VEL : SINEW_BIND_POS], 0, buf, 16ull * s->n);
+        r = sinew_buffer_download(s->ctx, &s->body[pass ? SINEW_BIND_VEL : SINEW_BIND_POS], 0, buf, 16ull * s->n);
         for (uint32_t i = 0; i < s->n && r == SINEW_RESULT_OK; i++)
             memcpy(&dst[3 * i], &buf[4 * i], 3 * sizeof *dst);
     }
@@ -777,11 +758,11 @@ sinew_result sinew_imc_solve_pcg(sinew_imc *s, double tolerance, uint32_t max_it
     double rel = 1.0;
     uint32_t k = 0;
     while (r == SINEW_RESULT_OK && k < max_iterations && rel > tolerance && bb > 0.0f) {
-        sinew_record_begin(&rec, s->ctx, s->cmd, s->set);
+        sinew_workspace_begin(&rec, s->ctx, &s->ws);
         for (uint32_t j = 0; j < batch && k < max_iterations; j++, k++)
             record_pcg_iteration(s, &rec, top, k);
         record_residual_norm(s, &rec);
-        r = sinew_record_submit(&rec, s->fence);
+        r = sinew_workspace_submit(&rec, &s->ws);
         if (r == SINEW_RESULT_OK)
             r = read_scalar(s, SINEW_MG_S_RR, &rr);
         rel = sqrt((double)rr) / st->residual0;

@@ -17,19 +17,27 @@ typedef struct sinew_imc_material {
 typedef struct sinew_imc sinew_imc;
 
 /* The asset must have multigrid levels. Particles the asset pins (inverse
- * mass 0) get point constraints of pin_stiffness (N/m).
+ * mass 0) get point constraints of pin_stiffness (N/m). The solver always
+ * owns its set-1 buffers (shared/mg.h): the levels' INDEX and REAL, and with
+ * `history` the step before of BDF2 (2n vec4s).
  *
- * borrowed NULL: the solver owns its buffers and descriptor set, and its
- * soft constraints are the host's (sinew_imc_set_constraint). Otherwise
- * borrowed is a body's SINEW_BIND_COUNT buffers, of which the solver makes
- * MG_INDEX and MG_REAL (replacing what is there); the body then makes its
- * descriptor set and hands it over (sinew_imc_use_set), and every step's
- * constraints come from pins and contacts on the device (mg_constrain:
- * PREV holds the pins' anchors, PARAMS the colliders). */
+ * body NULL: the solver owns its positions and velocities and its
+ * descriptor sets, and its soft constraints are the host's
+ * (sinew_imc_set_constraint). Otherwise body is a body's SINEW_BODY_BINDINGS
+ * buffers (borrowed; POS, PREV, VEL, PARAMS, SDF used); the body makes the
+ * descriptor sets from them and sinew_imc_buffers, and hands them over
+ * (sinew_imc_use_bindings); every step's constraints then come from pins
+ * and contacts on the device (mg_constrain: PREV holds the pins' anchors,
+ * PARAMS the colliders). */
 sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *asset, const sinew_imc_material *m,
-                              double pin_stiffness, sinew_buffer *borrowed, sinew_imc **out);
+                              double pin_stiffness, sinew_buffer *body, int history, sinew_imc **out);
 void sinew_imc_destroy(sinew_imc *s);
-void sinew_imc_use_set(sinew_imc *s, VkDescriptorSet set);
+/* The solver's set-1 buffers, *count of them (owned by the solver). */
+const sinew_buffer *sinew_imc_buffers(const sinew_imc *s, uint32_t *count);
+/* BDF2's record of the step before (no VkBuffer without history). */
+sinew_buffer *sinew_imc_history_buffer(sinew_imc *s);
+/* The body's descriptor sets (borrowed; they must outlive the solver). */
+void sinew_imc_use_bindings(sinew_imc *s, const sinew_bindings *bindings);
 
 /* Contacts' sliding constraints: normal and tangential stiffness (N/m), and
  * whether PCG filters the constrained directions out (Baraff and Witkin's
@@ -48,8 +56,8 @@ sinew_result sinew_imc_set_state(sinew_imc *s, const float *x, const float *v);
  * target displacement d (3). Kept on the host until the next assemble. */
 void sinew_imc_set_constraint(sinew_imc *s, uint32_t i, const float D[9], const float d[3]);
 
-/* What a step does first with the state of the step before (BDF2, a body's
- * Q buffer of 2n vec4s): nothing, record it, or blend with it (the state
+/* What a step does first with the state of the step before (BDF2, the
+ * solver's HISTORY buffer of 2n vec4s): nothing, record it, or blend with it (the state
  * becomes (4 x - x_prev) / 3, (4 v - v_prev) / 3 and the step that follows,
  * of 2h/3, is BDF2's; mg_history). */
 typedef enum sinew_imc_history { SINEW_IMC_NO_HISTORY, SINEW_IMC_RECORD, SINEW_IMC_BLEND } sinew_imc_history;

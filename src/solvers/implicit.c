@@ -8,28 +8,37 @@
  *     x += h v + y, v += y / h                                    one submit
  *
  * and then the body's recorded step end (normals, residual, health). */
-#include "../body.h"
+#include "solver.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "imc.h"
 
 /* PCG iterations per submit: the host reads the residual after each batch. */
 #define PCG_BATCH 10u
 
-int sinew_solver_is_implicit(sinew_solver s)
-{
-    return s == SINEW_SOLVER_IMPLICIT_MG || s == SINEW_SOLVER_IMPLICIT_PCG;
-}
+typedef struct sinew_implicit {
+    sinew_imc *imc;
+    int history; /* BDF2: the solver's HISTORY holds the state of the step before */
+} sinew_implicit;
 
 static int positive(float x) { return isfinite(x) && x > 0.0f; }
 static int nonneg(float x) { return isfinite(x) && x >= 0.0f; }
 
-sinew_result sinew_implicit_check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d)
+static sinew_result check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d)
 {
     const sinew_logger *lg = &ctx->logger;
     const sinew_implicit_desc *m = &d->implicit;
+    if (a->element_count)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "the asset has %u finite elements, which only the GPBD solvers simulate "
+                          "(SINEW_SOLVER_GPBD_GAUSS_SEIDEL or SINEW_SOLVER_GPBD_JACOBI)", a->element_count);
+    if (d->sweep_order == SINEW_SWEEP_ALTERNATING)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "alternating sweeps need a Gauss-Seidel solver (XPBD_GAUSS_SEIDEL, GPBD_GAUSS_SEIDEL or "
+                          "HPBD)");
     if (a->mlevel_count < 2)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "the implicit solvers need an asset with multigrid levels (sinew-prep --subdivide "
@@ -60,39 +69,70 @@ sinew_result sinew_implicit_check(const sinew_context *ctx, const sinew_asset *a
     return SINEW_RESULT_OK;
 }
 
-sinew_result sinew_implicit_create(sinew_body *b, const sinew_asset *a)
+static sinew_result create(const sinew_body_view *v, const sinew_asset *a, void **state)
 {
-    const sinew_implicit_desc *m = &b->desc.implicit;
+    sinew_implicit *s = calloc(1, sizeof *s);
+    if (!s)
+        return sinew_fail(&v->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    *state = s;
+    const sinew_implicit_desc *m = &v->desc->implicit;
     const sinew_imc_material mat = {m->stretch, m->shear, m->bend, m->damping, m->density};
-    sinew_result r = sinew_imc_create(b->ctx, a, &mat, m->pin_stiffness, b->buffers, &b->imc);
+    sinew_result r = sinew_imc_create(v->ctx, a, &mat, m->pin_stiffness, v->buffers, m->bdf2, &s->imc);
     if (r == SINEW_RESULT_OK)
-        sinew_imc_set_contacts(b->imc, m->contact_stiffness, m->friction_stiffness,
-                               b->desc.solver == SINEW_SOLVER_IMPLICIT_PCG);
+        sinew_imc_set_contacts(s->imc, m->contact_stiffness, m->friction_stiffness,
+                               v->desc->solver == SINEW_SOLVER_IMPLICIT_PCG);
     return r;
 }
 
-sinew_result sinew_implicit_step(sinew_body *b, const sinew_step_params *p)
+static void destroy(void *state, sinew_context *ctx)
 {
-    const sinew_implicit_desc *m = &b->desc.implicit;
-    const float h = p->dt / (float)b->desc.substeps;
-    sinew_step_stats *st = &b->stats;
+    sinew_implicit *s = state;
+    (void)ctx;
+    sinew_imc_destroy(s->imc);
+    free(s);
+}
+
+static const sinew_buffer *buffers(const void *state, uint32_t *count)
+{
+    const sinew_implicit *s = state;
+    if (!s->imc) {
+        *count = 0;
+        return NULL;
+    }
+    return sinew_imc_buffers(s->imc, count);
+}
+
+static void bound(void *state, const sinew_bindings *bindings)
+{
+    sinew_imc_use_bindings(((sinew_implicit *)state)->imc, bindings);
+}
+
+/* The substeps' solves, each its own submits, before the body's recorded
+ * end of the step. */
+static sinew_result host_step(void *state, const sinew_body_view *v, const sinew_step_params *p)
+{
+    sinew_implicit *b = state;
+    const sinew_body_desc *desc = v->desc;
+    const sinew_implicit_desc *m = &desc->implicit;
+    const float h = p->dt / (float)desc->substeps;
+    sinew_step_stats *st = v->stats;
     st->linear_iterations = 0;
     st->linear_residual = 0.0;
     st->linear_unconverged = 0;
     st->linear_fallback_iterations = 0;
     st->ms_linear = 0.0;
     sinew_result r = SINEW_RESULT_OK;
-    for (uint32_t s = 0; s < b->desc.substeps && r == SINEW_RESULT_OK; s++) {
+    for (uint32_t s = 0; s < desc->substeps && r == SINEW_RESULT_OK; s++) {
         /* BDF2: backward Euler of 2h/3 from the blend with the step before */
         sinew_imc_history history = !m->bdf2 ? SINEW_IMC_NO_HISTORY : b->history ? SINEW_IMC_BLEND : SINEW_IMC_RECORD;
         const float hs = history == SINEW_IMC_BLEND ? h * (2.0f / 3.0f) : h;
-        r = sinew_imc_assemble(b->imc, hs, p->gravity, s == 0 && b->desc.rollback ? &b->saved : NULL, history);
+        r = sinew_imc_assemble(b->imc, hs, p->gravity, s == 0 && desc->rollback ? v->saved : NULL, history);
         b->history = m->bdf2;
         if (r != SINEW_RESULT_OK)
             return r;
         sinew_imc_solve_stats ss;
         double t0 = sinew_host_ms();
-        if (b->desc.solver == SINEW_SOLVER_IMPLICIT_MG) {
+        if (desc->solver == SINEW_SOLVER_IMPLICIT_MG) {
             const sinew_imc_cycle c = {m->pre_smooth, m->post_smooth, m->coarse_iterations, m->tolerance,
                                        m->max_cycles, m->max_pcg_iterations};
             r = sinew_imc_solve(b->imc, &c, &ss);
@@ -105,15 +145,15 @@ sinew_result sinew_implicit_step(sinew_body *b, const sinew_step_params *p)
         if (r != SINEW_RESULT_OK)
             return r;
         double rel = ss.residual0 > 0.0 ? ss.residual / ss.residual0 : 0.0;
-        if (b->ctx->logger.level >= SINEW_LOG_DEBUG) {
+        if (v->ctx->logger.level >= SINEW_LOG_DEBUG) {
             char hist[64 * 11 + 1] = "";
             size_t at = 0;
-            for (uint32_t k = 0; k < ss.cycles && k < 64 && b->desc.solver == SINEW_SOLVER_IMPLICIT_MG; k++)
+            for (uint32_t k = 0; k < ss.cycles && k < 64 && desc->solver == SINEW_SOLVER_IMPLICIT_MG; k++)
                 at += (size_t)snprintf(hist + at, sizeof hist - at, " %.2e", ss.history[k]);
-            sinew_logf(&b->ctx->logger, SINEW_LOG_DEBUG, "implicit",
+            sinew_logf(&v->ctx->logger, SINEW_LOG_DEBUG, "implicit",
                        "body '%s', step %llu, substep %u: %u %s, |b| %.3e, relative residual %.3e%s%s%s%s",
-                       b->name, (unsigned long long)st->step_index, s, ss.cycles,
-                       b->desc.solver == SINEW_SOLVER_IMPLICIT_MG ? "V-cycles" : "PCG iterations", ss.residual0, rel,
+                       v->name, (unsigned long long)st->step_index, s, ss.cycles,
+                       desc->solver == SINEW_SOLVER_IMPLICIT_MG ? "V-cycles" : "PCG iterations", ss.residual0, rel,
                        ss.stalled ? " (stalled)" : "", ss.diverged ? " (diverged: started again by PCG)" : "",
                        at ? "; after each cycle:" : "", hist);
         }
@@ -127,3 +167,48 @@ sinew_result sinew_implicit_step(sinew_body *b, const sinew_step_params *p)
     }
     return r;
 }
+
+/* PREV holds the pins' anchors: those moved by the host are anchored where
+ * they now are; a teleport also forgets the step before (BDF2). */
+static sinew_result moved(void *state, const sinew_body_view *v, uint32_t first, uint32_t count, const float *xyzw,
+                          int teleport)
+{
+    sinew_implicit *s = state;
+    if (teleport)
+        s->history = 0;
+    return sinew_buffer_upload(v->ctx, &v->buffers[SINEW_BIND_PREV], 16ull * first, xyzw, 16ull * count);
+}
+
+/* The step before is gone: the next is backward Euler. */
+static void rolled_back(void *state) { ((sinew_implicit *)state)->history = 0; }
+
+static uint32_t state_parts(void *state, const sinew_body_view *v, sinew_state_part parts[SINEW_STATE_MAX_PARTS])
+{
+    sinew_implicit *s = state;
+    const uint64_t n = v->particle_count;
+    parts[0] = (sinew_state_part){SINEW_STATE_ANCHORS, 1, 1, &v->buffers[SINEW_BIND_PREV], 16 * n, "anchor"};
+    if (!v->desc->implicit.bdf2)
+        return 1;
+    parts[1] = (sinew_state_part){SINEW_STATE_HISTORY, 0, s->history, sinew_imc_history_buffer(s->imc), 32 * n,
+                                  "the step before's state"};
+    return 2;
+}
+
+static void state_loaded(void *state, uint32_t flags)
+{
+    ((sinew_implicit *)state)->history = (flags & SINEW_STATE_HISTORY) != 0;
+}
+
+const sinew_solver_ops sinew_implicit_ops = {
+    .check = check,
+    .create = create,
+    .destroy = destroy,
+    .buffers = buffers,
+    .bound = bound,
+    .host_step = host_step,
+    .uncuttable = "a body of an implicit solver cannot be cut (its multigrid levels are nested meshes)",
+    .moved = moved,
+    .rolled_back = rolled_back,
+    .state_parts = state_parts,
+    .state_loaded = state_loaded,
+};

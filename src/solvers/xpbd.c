@@ -1,211 +1,246 @@
-/* The step of every position-based solver, MATH.md sections 1-4: XPBD
- * (Macklin, Müller and Chentanez 2016) and Generalized PBD element updates,
- * colour-batched Gauss-Seidel or Jacobi with per-particle gather, and the
- * coarse-to-fine sweep of Hierarchical PBD (Müller 2008, section 7). The
- * recording reads like the algorithm: dispatch, barrier, dispatch. */
-#include "../body.h"
+/* The position-based family's operations (solver.h), and XPBD's sweeps:
+ * docs/math.md sections 1-2, Macklin, Müller and Chentanez 2016 (XPBD).
+ * Constraints are projected colour by colour (Gauss-Seidel, forward,
+ * symmetric or alternating) or all at once with a per-particle gather
+ * (Jacobi); GPBD's element updates (gpbd.c) run before them, HPBD's
+ * hierarchy (hpbd.c) before the first iteration. The recording reads like
+ * the algorithm: dispatch, barrier, dispatch. */
+#include "pbd.h"
 
-/* Device traffic each kernel was designed to move, in bytes (reads + writes):
- * distance: record 16, two positions read 32 and written 32, lambda 4 + 4;
- * bend: record 32, four positions read 64 and written 64, lambda 4 + 4,
- * hinge angle 4 + 4. */
-#define BYTES_DISTANCE 88u
-#define BYTES_BEND 176u
-#define BYTES_PREDICT 96u   /* pos, vel in; prev, vel, pos out */
-#define BYTES_COLLIDE 48u   /* pos, prev in; pos out */
-#define BYTES_VELOCITY 48u  /* pos, prev in; vel out */
-/* GPBD element: record 80, material 208 (cached in practice), per vertex
- * position 16 + 16 and z 16 + 16. */
-#define BYTES_ELEMENT(nv) (288u + 64u * (nv))
+#include <stdlib.h>
+#include <string.h>
 
-/* Tetrahedra; an upper bound for the other kinds. */
-static uint64_t element_bytes(uint32_t count) { return (uint64_t)BYTES_ELEMENT(4) * count; }
-
-/* GPBD Gauss-Seidel: one dispatch per element colour. */
-static void record_element_colours(sinew_body *b, sinew_recorder *r)
+static int is_gpbd(sinew_solver s) { return s == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || s == SINEW_SOLVER_GPBD_JACOBI; }
+static int is_jacobi(sinew_solver s) { return s == SINEW_SOLVER_XPBD_JACOBI || s == SINEW_SOLVER_GPBD_JACOBI; }
+static int is_gauss_seidel(sinew_solver s)
 {
-    for (uint32_t c = 0; c < b->element_colour_count; c++) {
-        const sinew_element_colour_rec *col = &b->element_colours[c];
-        GpuRange push = {col->begin, col->count};
-        sinew_record_dispatch(r, SINEW_KERNEL_GPBD_COLOUR, col->count, &push, sizeof push);
-        sinew_record_barrier(r);
-        r->bytes += element_bytes(col->count);
-    }
+    return s == SINEW_SOLVER_XPBD_GAUSS_SEIDEL || s == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || s == SINEW_SOLVER_HPBD;
 }
 
-static void record_colour(sinew_body *b, sinew_recorder *r, uint32_t c)
+static sinew_result check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d)
 {
-    const sinew_colour_rec *col = &b->colours[c];
-    GpuRange push = {col->distance_begin, col->distance_count, col->bend_begin, col->bend_count, b->distance_count};
+    const sinew_logger *lg = &ctx->logger;
+    if (a->element_count && !is_gpbd(d->solver))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "the asset has %u finite elements, which only the GPBD solvers simulate "
+                          "(SINEW_SOLVER_GPBD_GAUSS_SEIDEL or SINEW_SOLVER_GPBD_JACOBI)", a->element_count);
+    if (d->sweep_order == SINEW_SWEEP_ALTERNATING && !is_gauss_seidel(d->solver))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "alternating sweeps need a Gauss-Seidel solver (XPBD_GAUSS_SEIDEL, GPBD_GAUSS_SEIDEL or "
+                          "HPBD)");
+    if (d->solver == SINEW_SOLVER_HPBD && a->level_count < 2)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "SINEW_SOLVER_HPBD needs an asset with a hierarchy (sinew-prep --hierarchy LEVELS); this "
+                          "one has none");
+    return SINEW_RESULT_OK;
+}
+
+static void destroy(void *state, sinew_context *ctx)
+{
+    sinew_pbd *s = state;
+    for (int i = 0; i < SINEW_PBD_BINDINGS; i++)
+        sinew_buffer_destroy(ctx, &s->own[i]);
+    sinew_hpbd_free(s);
+    free(s->colours);
+    free(s->element_colours);
+    free(s);
+}
+
+/* The asset's colour ranges, kept for the recording. */
+static int copy_colours(sinew_pbd *s, const sinew_asset *a)
+{
+    s->colour_count = a->colour_count;
+    s->element_colour_count = a->element_colour_count;
+    s->colours = malloc(sizeof *s->colours * ((size_t)a->colour_count + 1));
+    s->element_colours = malloc(sizeof *s->element_colours * ((size_t)a->element_colour_count + 1));
+    if (!s->colours || !s->element_colours)
+        return 0;
+    if (a->colour_count)
+        memcpy(s->colours, a->colours, sizeof *s->colours * a->colour_count);
+    if (a->element_colour_count)
+        memcpy(s->element_colours, a->element_colours, sizeof *s->element_colours * a->element_colour_count);
+    return 1;
+}
+
+/* Set 1 (shared/pbd.h): made only where there is something to hold, every
+ * buffer filled once so nothing is read uninitialised. */
+static sinew_result make_buffers(sinew_pbd *s, const sinew_body_view *v, const sinew_asset *a)
+{
+    sinew_context *ctx = v->ctx;
+    const uint32_t n = a->particle_count;
+    const int jacobi = is_jacobi(s->solver);
+    const uint64_t slots = 2ull * a->distance_count + 4ull * a->bend_count + 4ull * a->element_count;
+    const struct { int bind; uint64_t size; const char *what; } plan[] = {
+        {SINEW_PBD_LAMBDA, 4ull * (a->distance_count + (uint64_t)a->bend_count), "multipliers"},
+        {SINEW_PBD_DELTA, jacobi ? 16ull * slots : 0, "Jacobi corrections"},
+        {SINEW_PBD_ADJ_START, jacobi ? 4ull * (n + 1ull) : 0, "gather offsets"},
+        {SINEW_PBD_ADJ, jacobi ? 4ull * slots : 0, "gather lists"},
+        {SINEW_PBD_ZDISP, 64ull * a->element_count, "element displacements"},
+        {SINEW_PBD_Q, s->level_count ? 16ull * n : 0, "hierarchy start positions"},
+        {SINEW_PBD_HDIST, sizeof(GpuDistance) * (uint64_t)s->hdistance_count, "coarse constraints"},
+        {SINEW_PBD_HNODE, s->level_count ? sizeof(GpuNode) * (uint64_t)n : 0, "hierarchy nodes"},
+        {SINEW_PBD_HLINK, sizeof(GpuLink) * (uint64_t)s->link_count, "parent links"},
+    };
+    const int planned = (int)(sizeof plan / sizeof plan[0]);
+    sinew_result r = SINEW_RESULT_OK;
+    for (int i = 0; i < planned && r == SINEW_RESULT_OK; i++) /* refused before anything is allocated */
+        r = sinew_buffer_check_size(ctx, plan[i].size, plan[i].what);
+    size_t largest = 16;
+    for (int i = 0; i < planned && r == SINEW_RESULT_OK; i++)
+        if (plan[i].size || plan[i].bind == SINEW_PBD_LAMBDA) { /* lambda is reset every substep */
+            r = sinew_buffer_create(ctx, plan[i].size, SINEW_MEMORY_DEVICE, plan[i].what, &s->own[plan[i].bind]);
+            largest = plan[i].size > largest ? (size_t)plan[i].size : largest;
+        }
+    void *zero = r == SINEW_RESULT_OK ? calloc(1, largest) : NULL;
+    if (r == SINEW_RESULT_OK && !zero)
+        r = sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    for (int i = 0; i < SINEW_PBD_BINDINGS && r == SINEW_RESULT_OK; i++)
+        if (s->own[i].buffer)
+            r = sinew_buffer_upload(ctx, &s->own[i], 0, zero, s->own[i].size);
+    free(zero);
+    if (r == SINEW_RESULT_OK && s->level_count)
+        r = sinew_hpbd_upload(s, ctx, n);
+    if (r != SINEW_RESULT_OK || !jacobi)
+        return r;
+    uint32_t *start, *adj;
+    if (!sinew_gather_lists(a, &start, &adj))
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    r = sinew_buffer_upload(ctx, &s->own[SINEW_PBD_ADJ_START], 0, start, 4ull * (n + 1ull));
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &s->own[SINEW_PBD_ADJ], 0, adj, 4ull * slots);
+    free(start);
+    free(adj);
+    return r;
+}
+
+static sinew_result create(const sinew_body_view *v, const sinew_asset *a, void **state)
+{
+    const sinew_logger *lg = &v->ctx->logger;
+    sinew_pbd *s = calloc(1, sizeof *s);
+    if (!s)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    *state = s;
+    s->solver = v->desc->solver;
+    s->sweep_order = v->desc->sweep_order != SINEW_SWEEP_DEFAULT ? v->desc->sweep_order
+                     : s->solver == SINEW_SOLVER_HPBD ? SINEW_SWEEP_ALTERNATING /* the paper's */
+                                                       : SINEW_SWEEP_FORWARD;
+    if (!copy_colours(s, a))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    sinew_result r = s->solver == SINEW_SOLVER_HPBD ? sinew_hpbd_copy(s, a, lg) : SINEW_RESULT_OK;
+    return r == SINEW_RESULT_OK ? make_buffers(s, v, a) : r;
+}
+
+static const sinew_buffer *buffers(const void *state, uint32_t *count)
+{
+    *count = SINEW_PBD_BINDINGS;
+    return ((const sinew_pbd *)state)->own;
+}
+
+/* Per substep: the prediction's end, the hierarchy's, and per iteration the
+ * solve's and the contacts'. */
+static uint32_t timestamps(const void *state, const sinew_body_view *v)
+{
+    const sinew_pbd *s = state;
+    return 1 + (s->level_count > 0) + 2 * v->desc->iterations;
+}
+
+/* lambda = 0 (and GPBD's z) each substep. */
+static void record_reset(void *state, const sinew_body_view *v, sinew_recorder *r)
+{
+    sinew_pbd *s = state;
+    sinew_record_fill(r, &s->own[SINEW_PBD_LAMBDA], 0);
+    if (v->element_count)
+        sinew_record_fill(r, &s->own[SINEW_PBD_ZDISP], 0);
+    r->bytes += 4ull * (v->distance_count + v->bend_count);
+}
+
+static void record_colour(const sinew_pbd *s, const sinew_body_view *v, sinew_recorder *r, uint32_t c)
+{
+    const sinew_colour_rec *col = &s->colours[c];
+    GpuRange push = {col->distance_begin, col->distance_count, col->bend_begin, col->bend_count, v->distance_count};
     sinew_record_dispatch(r, SINEW_KERNEL_PROJECT_COLOUR, col->distance_count + col->bend_count, &push, sizeof push);
     sinew_record_barrier(r); /* the next colour reads what this one wrote */
-    r->bytes += (uint64_t)BYTES_DISTANCE * col->distance_count + (uint64_t)BYTES_BEND * col->bend_count;
+    r->bytes += (uint64_t)SINEW_BYTES_DISTANCE * col->distance_count + (uint64_t)SINEW_BYTES_BEND * col->bend_count;
 }
 
 /* Forward over the colours; the symmetric solver then comes back, leaving out
  * the last colour, which a second projection in a row would not move. With
  * SINEW_SWEEP_ALTERNATING every second iteration runs backwards (HPBD's
  * default, the paper's: two iterations, the second in the opposite order). */
-static void record_gauss_seidel(sinew_body *b, sinew_recorder *r, uint32_t iteration)
+static void record_gauss_seidel(const sinew_pbd *s, const sinew_body_view *v, sinew_recorder *r, uint32_t iteration)
 {
-    if (b->desc.sweep_order == SINEW_SWEEP_ALTERNATING && iteration % 2 == 1) {
-        for (uint32_t c = b->colour_count; c-- > 0;)
-            record_colour(b, r, c);
+    if (s->sweep_order == SINEW_SWEEP_ALTERNATING && iteration % 2 == 1) {
+        for (uint32_t c = s->colour_count; c-- > 0;)
+            record_colour(s, v, r, c);
         return;
     }
-    for (uint32_t c = 0; c < b->colour_count; c++)
-        record_colour(b, r, c);
-    if (b->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && b->colour_count > 1)
-        for (uint32_t c = b->colour_count - 1; c-- > 0;)
-            record_colour(b, r, c);
+    for (uint32_t c = 0; c < s->colour_count; c++)
+        record_colour(s, v, r, c);
+    if (s->solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && s->colour_count > 1)
+        for (uint32_t c = s->colour_count - 1; c-- > 0;)
+            record_colour(s, v, r, c);
 }
 
-static void record_jacobi(sinew_body *b, sinew_recorder *r)
+static void record_jacobi(const sinew_pbd *s, const sinew_body_view *v, sinew_recorder *r)
 {
-    GpuRange project = {0, b->distance_count, 0, b->bend_count, b->distance_count};
-    if (b->distance_count + b->bend_count) {
-        sinew_record_dispatch(r, SINEW_KERNEL_JACOBI_PROJECT, b->distance_count + b->bend_count, &project,
-                              sizeof project);
+    const uint32_t d = v->distance_count, b = v->bend_count;
+    GpuRange project = {0, d, 0, b, d};
+    if (d + b) {
+        sinew_record_dispatch(r, SINEW_KERNEL_JACOBI_PROJECT, d + b, &project, sizeof project);
         sinew_record_barrier(r);
     }
-    if (b->element_count) {
-        GpuRange elements = {0, b->element_count};
-        elements.slot_base = 2 * b->distance_count + 4 * b->bend_count;
-        sinew_record_dispatch(r, SINEW_KERNEL_GPBD_JACOBI, b->element_count, &elements, sizeof elements);
-        sinew_record_barrier(r);
-        r->bytes += element_bytes(b->element_count);
-    }
-    GpuRange apply = {0, b->particle_count};
-    sinew_record_dispatch(r, SINEW_KERNEL_JACOBI_APPLY, b->particle_count, &apply, sizeof apply);
+    sinew_gpbd_record_jacobi(s, v, r);
+    GpuRange apply = {0, v->particle_count};
+    sinew_record_dispatch(r, SINEW_KERNEL_JACOBI_APPLY, v->particle_count, &apply, sizeof apply);
     sinew_record_barrier(r);
     /* Project: as Gauss-Seidel but corrections go to DELTA (16 B per vertex)
      * instead of positions. Apply: per particle pos in/out, two offsets, and
      * per incident slot an index and a correction. */
-    uint64_t slots = 2ull * b->distance_count + 4ull * b->bend_count + 4ull * b->element_count;
-    r->bytes += (uint64_t)(BYTES_DISTANCE - 32) * b->distance_count + (uint64_t)(BYTES_BEND - 64) * b->bend_count +
-                16ull * slots + (16ull + 16 + 8) * b->particle_count + 20ull * slots;
+    uint64_t slots = 2ull * d + 4ull * b + 4ull * v->element_count;
+    r->bytes += (uint64_t)(SINEW_BYTES_DISTANCE - 32) * d + (uint64_t)(SINEW_BYTES_BEND - 64) * b + 16ull * slots +
+                (16ull + 16 + 8) * v->particle_count + 20ull * slots;
 }
 
-/* Contacts of the particles of one level: HNODE[0, count). */
-static void record_level_contacts(sinew_body *b, sinew_recorder *r, uint32_t count)
+/* After the prediction: the hierarchy (HPBD), then each iteration's
+ * projections and contacts. */
+static void record_solve(void *state, const sinew_body_view *v, sinew_recorder *r)
 {
-    GpuRange range = {0, count, 1};
-    sinew_record_dispatch(r, SINEW_KERNEL_COLLIDE, count, &range, sizeof range);
-    sinew_record_barrier(r);
-    r->bytes += (uint64_t)(BYTES_COLLIDE + 16) * count;
-}
-
-/* Particles of `level` that no coarser level holds take their parents'
- * corrections. */
-static void record_prolongation(sinew_body *b, sinew_recorder *r, uint32_t level)
-{
-    uint32_t first = b->levels[level + 1].particle_count;
-    GpuRange range = {first, b->levels[level].particle_count - first};
-    sinew_record_dispatch(r, SINEW_KERNEL_HPBD_PROLONG, range.count, &range, sizeof range);
-    sinew_record_barrier(r);
-    /* node 16, own position 16 + 16, per link 8 + parent's position and q 32 */
-    uint64_t links = 0;
-    for (uint32_t i = first; i < first + range.count; i++)
-        links += b->nodes[i].count;
-    r->bytes += 48ull * range.count + 40ull * links;
-}
-
-/* Müller 2008, section 7: save q, then from the coarsest level down to level 1
- * sweep the level's coarse constraints colour by colour with its particles'
- * contacts, prolongating the corrections to each finer level, and finally to
- * level 0 (whose own iterations follow). */
-static void record_hierarchy(sinew_body *b, sinew_recorder *r)
-{
-    const uint64_t n = b->particle_count;
-    sinew_record_copy(r, &b->buffers[SINEW_BIND_POS], 0, &b->buffers[SINEW_BIND_Q], 0, 16 * n);
-    r->bytes += 32 * n;
-    for (uint32_t level = b->level_count - 1; level >= 1; level--) {
-        const sinew_level_rec *lv = &b->levels[level];
-        if (level + 1 < b->level_count)
-            record_prolongation(b, r, level);
-        for (uint32_t it = 0; it < b->desc.level_iterations; it++)
-            for (uint32_t c = lv->colour_begin; c < lv->colour_begin + lv->colour_count; c++) {
-                GpuRange range = {b->hcolours[c].begin, b->hcolours[c].count};
-                sinew_record_dispatch(r, SINEW_KERNEL_HPBD_PROJECT, range.count, &range, sizeof range);
-                sinew_record_barrier(r);
-                r->bytes += (uint64_t)(BYTES_DISTANCE - 8) * range.count;
-            }
-        record_level_contacts(b, r, lv->particle_count);
-    }
-    record_prolongation(b, r, 0);
-}
-
-void sinew_xpbd_record(sinew_body *b, sinew_recorder *r)
-{
-    const uint32_t n = b->particle_count;
+    const sinew_pbd *s = state;
+    const uint32_t n = v->particle_count;
     GpuRange particles = {0, n};
-    sinew_record_timestamp(r, SINEW_PHASE_START);
-    const int pd = sinew_solver_is_pd(b->desc.solver);
-    for (uint32_t s = 0; s < b->desc.substeps; s++) {
-        if (!pd)
-            sinew_record_fill(r, &b->buffers[SINEW_BIND_LAMBDA], 0); /* lambda = 0 each substep */
-        if (b->element_count)
-            sinew_record_fill(r, &b->buffers[SINEW_BIND_ZDISP], 0); /* and z */
-        sinew_record_dispatch(r, SINEW_KERNEL_PREDICT, n, &particles, sizeof particles);
-        sinew_record_barrier(r);
-        r->bytes += (pd ? 0 : 4ull * (b->distance_count + b->bend_count)) + (uint64_t)BYTES_PREDICT * n;
-        if (pd) {
-            sinew_pd_record_substep(b, r); /* with its own timestamps */
+    sinew_record_timestamp(r, SINEW_PHASE_PREDICT);
+    if (s->level_count) {
+        sinew_hpbd_record(s, v, r);
+        sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
+    }
+    for (uint32_t it = 0; it < v->desc->iterations; it++) {
+        if (is_jacobi(s->solver)) {
+            record_jacobi(s, v, r);
         } else {
-            sinew_record_timestamp(r, SINEW_PHASE_PREDICT);
-            if (b->level_count) {
-                record_hierarchy(b, r);
-                sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
-            }
+            sinew_gpbd_record_colours(s, r);
+            record_gauss_seidel(s, v, r, it);
         }
-        for (uint32_t it = 0; it < b->desc.iterations && !pd; it++) {
-            if (b->desc.solver == SINEW_SOLVER_XPBD_JACOBI || b->desc.solver == SINEW_SOLVER_GPBD_JACOBI) {
-                record_jacobi(b, r);
-            } else {
-                record_element_colours(b, r);
-                record_gauss_seidel(b, r, it);
-            }
-            sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
-            sinew_record_dispatch(r, SINEW_KERNEL_COLLIDE, n, &particles, sizeof particles);
-            sinew_record_barrier(r);
-            r->bytes += (uint64_t)BYTES_COLLIDE * n;
-            sinew_record_timestamp(r, SINEW_PHASE_CONTACTS);
-        }
-        sinew_record_dispatch(r, SINEW_KERNEL_VELOCITY, n, &particles, sizeof particles);
+        sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
+        sinew_record_dispatch(r, SINEW_KERNEL_COLLIDE, n, &particles, sizeof particles);
         sinew_record_barrier(r);
-        r->bytes += (uint64_t)BYTES_VELOCITY * n;
-        sinew_record_timestamp(r, SINEW_PHASE_VELOCITY);
+        r->bytes += (uint64_t)SINEW_BYTES_COLLIDE * n;
+        sinew_record_timestamp(r, SINEW_PHASE_CONTACTS);
     }
-    sinew_record_step_end(b, r);
 }
 
-void sinew_record_step_end(sinew_body *b, sinew_recorder *r)
+static sinew_result cut(void *state, const sinew_body_view *v, const uint32_t *pairs, uint32_t pair_count)
 {
-    const uint32_t n = b->particle_count;
-    GpuRange particles = {0, n};
-    if (b->normals) {
-        sinew_record_dispatch(r, SINEW_KERNEL_NORMALS, n, &particles, sizeof particles);
-        sinew_record_barrier(r);
-        /* per particle: offsets 8, position 16, normal 16; per corner: pair 8, two positions 32 */
-        r->bytes += 40ull * n + 3ull * 40 * b->triangle_count;
-    }
-    if (b->desc.residual) {
-        uint32_t items = b->distance_count > b->element_count ? b->distance_count : b->element_count;
-        uint32_t groups = (items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
-        GpuRange residual = {0, b->distance_count, 0, b->element_count};
-        GpuRange reduce = {groups, b->distance_count, 0, b->element_count};
-        sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL, items, &residual, sizeof residual);
-        sinew_record_barrier(r);
-        sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL_REDUCE, SINEW_REDUCE_SIZE, &reduce, sizeof reduce);
-        r->bytes += 48ull * b->distance_count + 144ull * b->element_count + 32ull * groups;
-    }
-    if (b->desc.health_check) {
-        if (b->desc.residual)
-            sinew_record_barrier(r); /* both write STATS */
-        sinew_record_dispatch(r, SINEW_KERNEL_HEALTH, n, &particles, sizeof particles);
-        r->bytes += 32ull * n;
-    }
-    if (b->desc.residual || b->desc.health_check)
-        sinew_record_timestamp(r, SINEW_PHASE_RESIDUAL);
-    sinew_record_host_barrier(r); /* positions and stats are read by the host */
+    sinew_pbd *s = state;
+    return s->level_count ? sinew_hpbd_cut(s, v, pairs, pair_count) : SINEW_RESULT_OK;
 }
+
+const sinew_solver_ops sinew_pbd_ops = {
+    .check = check,
+    .create = create,
+    .destroy = destroy,
+    .buffers = buffers,
+    .timestamps = timestamps,
+    .record_reset = record_reset,
+    .record_solve = record_solve,
+    .cut = cut,
+};

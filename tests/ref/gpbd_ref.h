@@ -1,5 +1,5 @@
 /* CPU double-precision reference of one Generalized PBD element update
- * (MATH.md 3, docs/gpbd.md): the same algorithm as shaders/gpbd.glsl, written
+ * (docs/math.md 3, docs/gpbd.md): the same algorithm as shaders/gpbd.glsl, written
  * independently, in double. Elements and materials are the device records, so
  * the reference and the kernels solve exactly the same problem. */
 #ifndef SINEW_GPBD_REF_H
@@ -27,7 +27,7 @@ void gpbd_ref_update(const GpuElement *e, const GpuMaterial *m, double h, int ma
 double gpbd_ref_energy(const GpuMaterial *m, int kind, const double F[9]);
 
 /* The objective of one update as a function of the strain-space step dy
- * (MATH.md 3), its gradient (k entries) and Hessian (k x k), for tests. k = 6 (tet), 3
+ * (docs/math.md 3), its gradient (k entries) and Hessian (k x k), for tests. k = 6 (tet), 3
  * (triangle) or 1 (spring). */
 int gpbd_ref_dimension(const GpuElement *e);
 double gpbd_ref_objective(const GpuElement *e, const GpuMaterial *m, double h, const double x[4][3],

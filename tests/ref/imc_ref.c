@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/xpbd_math.h"
+#include "math/xpbd_math.h"
 
 typedef struct level {
     uint32_t nested;            /* index in the hierarchy */

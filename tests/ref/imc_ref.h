@@ -1,5 +1,5 @@
 /* CPU double-precision reference of implicit cloth solved by constrainable
- * multigrid (Jeon et al. 2013; MATH.md 5), on a nested hierarchy
+ * multigrid (Jeon et al. 2013; docs/math.md 5), on a nested hierarchy
  * (src/prep/nested.h). The specification the GPU solver is tested against.
  *
  * One step (backward Euler, position form; K = -df/dx, Gauss-Newton where the

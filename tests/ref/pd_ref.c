@@ -1,5 +1,5 @@
 /* CPU double-precision reference of red-black projective dynamics for quad
- * mass-spring cloth (MATH.md 7), following Pall et al., "Fast Quadrangular
+ * mass-spring cloth (docs/math.md 7), following Pall et al., "Fast Quadrangular
  * Mass-Spring Systems using Red-Black Ordering", sections 3-4, and for the
  * Chebyshev variant Wang, "A Chebyshev semi-iterative approach for
  * accelerating projective and position-based dynamics" (2015).

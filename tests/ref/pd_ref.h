@@ -1,5 +1,5 @@
 /* CPU double-precision reference of projective dynamics for quad mass-spring
- * cloth (MATH.md 7), following Pall et al., "Fast Quadrangular Mass-Spring
+ * cloth (docs/math.md 7), following Pall et al., "Fast Quadrangular Mass-Spring
  * Systems using Red-Black Ordering": Verlet prediction, a local step per
  * spring and a matrix-free global step per particle, iterated as red-black
  * Gauss-Seidel, Jacobi, Chebyshev-accelerated Jacobi (Wang 2015) or serial

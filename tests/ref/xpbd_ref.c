@@ -8,7 +8,7 @@
 #include "asset/asset.h"
 #include "collider.h"
 #include "solvers/gpbd.h"
-#include "solvers/xpbd_math.h"
+#include "math/xpbd_math.h"
 #include "gpbd_ref.h"
 #include "shared/layout.h"
 

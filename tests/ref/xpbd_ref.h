@@ -1,4 +1,4 @@
-/* CPU double-precision reference of the XPBD and GPBD step (MATH.md 1-3): the same
+/* CPU double-precision reference of the XPBD and GPBD step (docs/math.md 1-3): the same
  * algorithm, order of constraints and contacts as the GPU kernels. */
 #ifndef SINEW_XPBD_REF_H
 #define SINEW_XPBD_REF_H

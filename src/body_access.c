@@ -1,0 +1,210 @@
+/* A body's state from the host: positions, velocities and normals read
+ * back or written, pins moved, set and released, materials changed. */
+#include "body.h"
+
+#include <sinew/vulkan.h>
+
+#include "math/xpbd_math.h"
+#include "solvers/gpbd.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+sinew_vulkan_buffers sinew_body_get_vulkan_buffers(const sinew_body *b)
+{
+    SINEW_ASSERT(b);
+    return (sinew_vulkan_buffers){b->buffers[SINEW_BIND_POS].buffer, 16ull * b->particle_count,
+                                  b->normals ? b->buffers[SINEW_BIND_NORMAL].buffer : VK_NULL_HANDLE,
+                                  b->normals ? 16ull * b->particle_count : 0};
+}
+
+static sinew_result check_count(const sinew_body *b, uint32_t count)
+{
+    if (count != b->particle_count)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "count %u does not match the body's %u particles", count, b->particle_count);
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result read_vec4s(sinew_body *b, int binding, float *xyz, uint32_t count)
+{
+    sinew_result r = check_count(b, count);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    float *tmp = malloc(16ull * count);
+    if (!tmp)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    r = sinew_buffer_download(b->ctx, &b->buffers[binding], 0, tmp, 16ull * count);
+    for (uint32_t i = 0; r == SINEW_RESULT_OK && i < count; i++)
+        memcpy(&xyz[3 * i], &tmp[4 * i], 12);
+    free(tmp);
+    return r;
+}
+
+sinew_result sinew_body_read_positions(sinew_body *b, float *xyz, uint32_t count)
+{
+    return read_vec4s(b, SINEW_BIND_POS, xyz, count);
+}
+
+sinew_result sinew_body_read_normals(sinew_body *b, float *xyz, uint32_t count)
+{
+    if (!b->normals)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "body",
+                          "body '%s' computes no normals (desc.normals = 0, or an asset without triangles)", b->name);
+    return read_vec4s(b, SINEW_BIND_NORMAL, xyz, count);
+}
+
+sinew_result sinew_body_read_velocities(sinew_body *b, float *xyz, uint32_t count)
+{
+    return read_vec4s(b, SINEW_BIND_VEL, xyz, count);
+}
+
+/* A new pose starts each hinge's continuous angle afresh: its angle in the
+ * pose, on the branch nearest its rest angle (as if it had never folded). */
+static sinew_result reset_hinge_angles(sinew_body *b, const float *xyz)
+{
+    const uint32_t bends = b->bend_count;
+    GpuBend *rec = malloc(sizeof *rec * ((size_t)bends + 1));
+    float *angle = malloc(sizeof *angle * ((size_t)bends + 1));
+    sinew_result r = rec && angle ? SINEW_RESULT_OK
+                                  : sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body",
+                                               "out of host memory");
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_BEND], 0, rec, sizeof *rec * bends);
+    for (uint32_t c = 0; r == SINEW_RESULT_OK && c < bends; c++) {
+        double p[4][3];
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 3; k++)
+                p[j][k] = xyz[3 * rec[c].v[j] + k];
+        int ok = 0;
+        double theta = sinew_dihedral_angle(p[0], p[1], p[2], p[3], &ok);
+        angle[c] = ok ? (float)sinew_unwrap_angle(theta, rec[c].rest_angle) : rec[c].rest_angle;
+    }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_ANGLE], 0, angle, 4ull * bends);
+    free(rec);
+    free(angle);
+    return r;
+}
+
+sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_t count)
+{
+    sinew_result r = check_count(b, count);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    SINEW_ASSERT(xyz);
+    for (uint32_t i = 0; i < 3 * count; i++)
+        if (!isfinite(xyz[i]))
+            return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "position of particle %u is not finite", i / 3);
+    float *tmp = malloc(16ull * count);
+    if (!tmp)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_POS], 0, tmp, 16ull * count);
+    for (uint32_t i = 0; r == SINEW_RESULT_OK && i < count; i++)
+        memcpy(&tmp[4 * i], &xyz[3 * i], 12);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, tmp, 16ull * count);
+    if (r == SINEW_RESULT_OK && sinew_body_ops(b)->moved) /* e.g. pins anchored where they now are */
+        r = sinew_body_ops(b)->moved(b->state, &b->view, 0, count, tmp, 1);
+    if (r == SINEW_RESULT_OK) {
+        memset(tmp, 0, 16ull * count);
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, tmp, 16ull * count);
+    }
+    free(tmp);
+    if (r == SINEW_RESULT_OK)
+        r = reset_hinge_angles(b, xyz);
+    return r;
+}
+
+sinew_step_stats sinew_body_get_stats(const sinew_body *b) { return b->stats; }
+
+uint32_t sinew_body_get_particle_count(const sinew_body *b) { return b->particle_count; }
+
+sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint32_t count, const float *xyz)
+{
+    SINEW_ASSERT(b && (count == 0 || (indices && xyz)));
+    const sinew_logger *lg = &b->ctx->logger;
+    const uint64_t n = b->particle_count;
+    float *pos = malloc(16 * n);
+    if (!pos)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    sinew_result r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16 * n);
+    for (uint32_t k = 0; r == SINEW_RESULT_OK && k < count; k++) {
+        uint32_t i = indices[k];
+        if (i >= n)
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "body '%s': particle %u of %llu is out of range",
+                           b->name, i, (unsigned long long)n);
+        else if (pos[4 * i + 3] != 0.0f)
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                           "body '%s': particle %u is not pinned (inverse mass %g); only pinned particles can be moved",
+                           b->name, i, pos[4 * i + 3]);
+        else if (!isfinite(xyz[3 * k]) || !isfinite(xyz[3 * k + 1]) || !isfinite(xyz[3 * k + 2]))
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "body '%s': new position of particle %u is not finite",
+                           b->name, i);
+        else
+            memcpy(&pos[4 * i], &xyz[3 * k], 12);
+    }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16 * n);
+    if (r == SINEW_RESULT_OK && sinew_body_ops(b)->moved)
+        r = sinew_body_ops(b)->moved(b->state, &b->view, 0, (uint32_t)n, pos, 0);
+    free(pos);
+    return r;
+}
+
+sinew_result sinew_body_set_pinned(sinew_body *b, uint32_t index, int pinned)
+{
+    SINEW_ASSERT(b);
+    const sinew_logger *lg = &b->ctx->logger;
+    if (index >= b->particle_count)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "body '%s': particle %u of %u is out of range",
+                          b->name, index, b->particle_count);
+    if (!b->unpinned_w) {
+        b->unpinned_w = calloc(b->particle_count, sizeof *b->unpinned_w);
+        if (!b->unpinned_w)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    }
+    float x[4];
+    sinew_result r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_POS], 16ull * index, x, 16);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    if (pinned) {
+        if (x[3] == 0.0f)
+            return SINEW_RESULT_OK; /* pinned already */
+        b->unpinned_w[index] = x[3];
+        x[3] = 0.0f;
+        if (sinew_body_ops(b)->moved && (r = sinew_body_ops(b)->moved(b->state, &b->view, index, 1, x, 0)) !=
+                                              SINEW_RESULT_OK) /* e.g. anchored where it is */
+            return r;
+    } else {
+        if (x[3] != 0.0f)
+            return SINEW_RESULT_OK; /* free already */
+        if (b->unpinned_w[index] == 0.0f)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s': particle %u is pinned by its asset; only particles pinned by "
+                              "sinew_body_set_pinned can be set free", b->name, index);
+        x[3] = b->unpinned_w[index];
+        b->unpinned_w[index] = 0.0f;
+    }
+    return sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 16ull * index, x, 16);
+}
+
+sinew_result sinew_body_set_material(sinew_body *b, uint32_t index, const sinew_material *m)
+{
+    SINEW_ASSERT(b && m);
+    sinew_context *ctx = b->ctx;
+    if (index >= b->material_count)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "body '%s': material %u out of range (%u materials)", b->name, index, b->material_count);
+    sinew_result r = sinew_body_check_material(b, index, m);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    GpuMaterial g = sinew_gpbd_material(m);
+    r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_MATERIAL], sizeof g * (uint64_t)index, &g, sizeof g);
+    if (r == SINEW_RESULT_OK)
+        b->materials[index] = *m;
+    return r;
+}
+

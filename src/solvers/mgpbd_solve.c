@@ -1,0 +1,730 @@
+/* MGPBD on the GPU (Li et al. 2025; MATH.md 6; docs/mgpbd.md): the
+ * recording of the outer loop, constraints and gradients, the dual system's
+ * assembly, CG preconditioned by a V-cycle, the positions' update; and the
+ * host's operations on the linear solve alone. Data flow of one outer
+ * iteration:
+ *
+ *   amg_constraint: C, grad C, b = -C - alpha~ lambda      (one submit; |b| read)
+ *   amg_assemble:   A = G M^-1 G^T + alpha~ in its fixed pattern
+ *   lazy setup due? A downloaded, sinew_amg_setup on the host, P, R and the
+ *                   coarse operators uploaded
+ *   else            GRAM (default): amg_product X_{l+1} = R_l X_l, amg_gram
+ *                   A_{l+1} = X_{l+1} W X_{l+1}^T, level by level (X_0's
+ *                   values written by amg_assemble);
+ *                   PRODUCT: amg_product A_l P_l, then R_l (A_l P_l)
+ *   amg_coarse:     the coarsest operator's Cholesky factor
+ *   CG:             amg_spmv, amg_vector, amg_reduce; the V-cycle's smoothers,
+ *                   restriction, prolongation and coarse solve
+ *   amg_apply:      x += omega M^-1 G^T dlambda; lambda += dlambda
+ */
+#include "mgpbd_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- recording */
+
+static GpuAmgPush push_of(const sinew_mgpbd *s, uint32_t count, uint32_t mode)
+{
+    GpuAmgPush p;
+    memset(&p, 0, sizeof p);
+    p.count = count;
+    p.mode = mode;
+    p.index_shift = p.real_shift = s->chunk_shift;
+    return p;
+}
+#define push(count, mode) push_of(s, (count), (mode))
+
+/* One dispatch and the barrier after it: every step depends on the one before. */
+static void run(sinew_recorder *r, sinew_kernel k, uint32_t threads, const GpuAmgPush *p)
+{
+    sinew_record_dispatch(r, k, threads, p, sizeof *p);
+    sinew_record_barrier(r);
+}
+
+static void spmv(const sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t matrix, uint32_t rows, uint32_t x, uint32_t y, uint32_t z)
+{
+    GpuAmgPush p = push(rows, mode);
+    p.matrix = matrix;
+    p.x = x;
+    p.y = y;
+    p.z = z;
+    run(r, SINEW_KERNEL_AMG_SPMV, rows, &p);
+}
+
+static void vec(const sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t count, uint32_t x, uint32_t y, float a)
+{
+    GpuAmgPush p = push(count, mode);
+    p.x = x;
+    p.y = y;
+    p.a = a;
+    run(r, SINEW_KERNEL_AMG_VECTOR, count, &p);
+}
+
+/* x . y over count entries into scalar slot. */
+static void dot(sinew_mgpbd *s, sinew_recorder *r, uint32_t count, uint32_t x, uint32_t y, uint32_t slot)
+{
+    vec(s, r, SINEW_AMG_VEC_DOT, count, x, y, 0.0f);
+    GpuAmgPush p = push(SINEW_WORKGROUP_SIZE, 0);
+    p.groups = (count + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+    p.slot = slot;
+    run(r, SINEW_KERNEL_AMG_REDUCE, SINEW_WORKGROUP_SIZE, &p);
+}
+
+/* One smoother application on level l to A x = f: from x = 0 (zero) or from x. */
+static void smooth(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, uint32_t f, int zero)
+{
+    const level_gpu *L = &s->L[l];
+    const sinew_amg_cycle *c = &s->desc.cycle;
+    if (c->smoother == SINEW_AMG_JACOBI) {
+        for (uint32_t k = 0; k < c->sweeps; k++) {
+            GpuAmgPush p = push(L->rows, SINEW_AMG_VEC_JACOBI);
+            p.matrix = L->A;
+            p.x = x;
+            p.a = (float)(c->jacobi_weight / L->rho);
+            if (zero && k == 0) {
+                p.y = f;
+            } else {
+                spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
+                p.y = L->r;
+                p.b = 1.0f;
+            }
+            run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
+        }
+        return;
+    }
+    /* Chebyshev (amg.h): the coefficients are the host's, from rho. */
+    const double lo = c->cheby_lower * L->rho, hi = c->cheby_upper * L->rho;
+    const double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta;
+    double rho_old = 1.0 / sigma;
+    GpuAmgPush p = push(L->rows, SINEW_AMG_VEC_CHEB_FIRST);
+    p.matrix = L->A;
+    p.x = x;
+    p.w = L->d;
+    p.a = (float)(1.0 / theta);
+    if (zero) {
+        p.y = f;
+    } else {
+        spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
+        p.y = L->r;
+        p.b = 1.0f;
+    }
+    run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
+    for (uint32_t i = 1; i < c->sweeps; i++) {
+        if (zero && i == 1) /* r = f - A x with x = d */
+            spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, L->d, L->r, f);
+        else
+            spmv(s, r, SINEW_AMG_SPMV_SUB, L->A, L->rows, L->d, L->r, 0);
+        double rho_new = 1.0 / (2.0 * sigma - rho_old);
+        GpuAmgPush q = push(L->rows, SINEW_AMG_VEC_CHEB_NEXT);
+        q.matrix = L->A;
+        q.x = x;
+        q.y = L->r;
+        q.w = L->d;
+        q.a = (float)(rho_new * rho_old);
+        q.c = (float)(2.0 * rho_new / delta);
+        run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &q);
+        rho_old = rho_new;
+    }
+}
+
+/* x = V-cycle of level l applied to f, from x = 0 (amg.h). */
+static void vcycle(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, uint32_t f)
+{
+    const level_gpu *L = &s->L[l];
+    if (l + 1 == s->levels) {
+        if (s->dense_rows) {
+            GpuAmgPush p = push(L->rows, SINEW_AMG_COARSE_SOLVE);
+            p.x = x;
+            p.y = f;
+            run(r, SINEW_KERNEL_AMG_COARSE, SINEW_WORKGROUP_SIZE, &p);
+        } else {
+            for (uint32_t k = 0; k < s->desc.cycle.coarse_sweeps; k++)
+                smooth(s, r, l, x, f, k == 0);
+        }
+        return;
+    }
+    const level_gpu *C = &s->L[l + 1];
+    smooth(s, r, l, x, f, 1);
+    spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
+    spmv(s, r, SINEW_AMG_SPMV_SET, L->R, C->rows, L->r, C->f, 0);
+    vcycle(s, r, l + 1, C->x, C->f);
+    spmv(s, r, SINEW_AMG_SPMV_ADD, L->P, L->rows, C->x, x, 0);
+    smooth(s, r, l, x, f, 0);
+}
+
+/* z = M^-1 r on the finest level. */
+static void precondition(sinew_mgpbd *s, sinew_recorder *r, uint32_t rv, uint32_t z)
+{
+    if (s->desc.precond == SINEW_MGPBD_PRECOND_AMG && s->levels > 0) {
+        vcycle(s, r, 0, z, rv);
+    } else if (s->desc.precond == SINEW_MGPBD_PRECOND_JACOBI) {
+        GpuAmgPush p = push(s->m, SINEW_AMG_VEC_JACOBI);
+        p.matrix = s->a0;
+        p.x = z;
+        p.y = rv;
+        p.a = 1.0f;
+        run(r, SINEW_KERNEL_AMG_VECTOR, s->m, &p);
+    } else {
+        vec(s, r, SINEW_AMG_VEC_COPY, s->m, rv, z, 0.0f);
+    }
+}
+
+/* CG's start from x = 0 for A x = vb: r = b, z = M^-1 r, p = z, rz, |b|^2. */
+static void record_pcg_start(sinew_mgpbd *s, sinew_recorder *r, int lazy)
+{
+    if (!lazy) /* a lazy solve keeps record_galerkin's flag */
+        vec(s, r, SINEW_AMG_VEC_ZERO, 2, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f); /* and COARSE_DIAGONAL */
+    if (s->dense_rows && s->desc.precond == SINEW_MGPBD_PRECOND_AMG) {
+        GpuAmgPush p = push(s->dense_rows, SINEW_AMG_COARSE_FACTOR);
+        p.matrix = s->L[s->levels - 1].A;
+        run(r, SINEW_KERNEL_AMG_COARSE, SINEW_WORKGROUP_SIZE, &p);
+    }
+    vec(s, r, SINEW_AMG_VEC_ZERO, s->m, 0, s->vx, 0.0f);
+    vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vb, s->vr, 0.0f);
+    dot(s, r, s->m, s->vb, s->vb, SINEW_AMG_S_BB);
+    precondition(s, r, s->vr, s->vz);
+    vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vz, s->vp, 0.0f);
+    dot(s, r, s->m, s->vr, s->vz, SINEW_AMG_S_RZ);
+}
+
+static void record_pcg_iteration(sinew_mgpbd *s, sinew_recorder *r, uint32_t k)
+{
+    const uint32_t m = s->m, parity = k & 1u;
+    spmv(s, r, SINEW_AMG_SPMV_SET, s->a0, m, s->vp, s->vq, 0);
+    dot(s, r, m, s->vp, s->vq, SINEW_AMG_S_PQ);
+    GpuAmgPush p = push(m, SINEW_AMG_VEC_PCG_UPDATE);
+    p.x = s->vx;
+    p.y = s->vr;
+    p.z = s->vp;
+    p.w = s->vq;
+    p.slot = parity;
+    run(r, SINEW_KERNEL_AMG_VECTOR, m, &p);
+    precondition(s, r, s->vr, s->vz);
+    dot(s, r, m, s->vr, s->vz, SINEW_AMG_S_RZ + 1 - parity);
+    p = push(m, SINEW_AMG_VEC_PCG_DIRECTION);
+    p.y = s->vz;
+    p.z = s->vp;
+    p.slot = parity;
+    run(r, SINEW_KERNEL_AMG_VECTOR, m, &p);
+}
+
+static sinew_result read_scalars(sinew_mgpbd *s, float out[SINEW_AMG_SCALAR_COUNT])
+{
+    return sinew_mgpbd_download(s, 1, s->scalars, out, SINEW_AMG_SCALAR_COUNT);
+}
+
+/* Runs CG on A0 x = vb (its start recorded into the open recorder r, which
+ * this submits): max_iterations, stopping at |r| <= tol |b| checked every
+ * batch, or when a batch ends with SINEW_AMG_S_INDEFINITE raised
+ * (st->indefinite): a coarse operator with a diagonal <= 0 or a broken-down
+ * iteration, after which CG makes no progress. lazy: the coarse operators
+ * were just recomputed by record_galerkin, whose flag CG keeps; the caller
+ * sets up afresh. */
+static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint32_t max_iterations, uint32_t batch,
+                            int lazy, sinew_mgpbd_solve_stats *st)
+{
+    record_pcg_start(s, r, lazy);
+    uint32_t k = 0;
+    float sc[SINEW_AMG_SCALAR_COUNT] = {0};
+    sinew_result res = SINEW_RESULT_OK;
+    st->history_count = 0;
+    st->indefinite = st->coarse_diagonal = 0;
+    double rel = 1.0;
+    for (;;) {
+        uint32_t until = tol > 0.0 ? k + batch : max_iterations;
+        if (until > max_iterations)
+            until = max_iterations;
+        for (; k < until; k++)
+            record_pcg_iteration(s, r, k);
+        dot(s, r, s->m, s->vr, s->vr, SINEW_AMG_S_RR);
+        res = sinew_workspace_submit(r, &s->ws);
+        if (res == SINEW_RESULT_OK)
+            res = read_scalars(s, sc);
+        if (res != SINEW_RESULT_OK)
+            break;
+        st->residual0 = sqrt((double)sc[SINEW_AMG_S_BB]);
+        st->residual = sqrt((double)sc[SINEW_AMG_S_RR]);
+        st->indefinite = sc[SINEW_AMG_S_INDEFINITE] != 0.0f;
+        st->coarse_diagonal = sc[SINEW_AMG_S_COARSE_DIAGONAL] != 0.0f;
+        if (st->indefinite)
+            break;
+        rel = st->residual0 > 0.0 ? st->residual / st->residual0 : 0.0;
+        if (st->history_count < sizeof st->history / sizeof st->history[0])
+            st->history[st->history_count++] = rel;
+        if (!(rel == rel) || k >= max_iterations || rel <= tol || st->residual0 == 0.0)
+            break;
+        sinew_workspace_begin(r, s->ctx, &s->ws);
+    }
+    st->iterations = k;
+    if (res == SINEW_RESULT_OK && !(rel == rel))
+        res = sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "mgpbd", "CG produced NaN");
+    return res;
+}
+
+/* The coarse operators from the finest by the fixed P. GRAM: X_{l+1} =
+ * R_l X_l, A_{l+1} = X_{l+1} W X_{l+1}^T (X_0 as amg_assemble left it);
+ * PRODUCT: A_l P_l, R_l (A_l P_l). */
+/* C = X Y by amg_product (matrix records), a row or an entry per invocation
+ * as product_mode chose; flag: a coarse diagonal <= 0 raises the flag. */
+static void product(const sinew_mgpbd *s, sinew_recorder *r, uint32_t C, uint32_t X, uint32_t Y, uint32_t rows,
+                    uint32_t nnz, uint32_t mode, uint32_t flag)
+{
+    uint32_t n = mode ? rows : nnz;
+    GpuAmgPush p = push(n, mode | flag);
+    p.matrix = C;
+    p.x = X;
+    p.y = Y;
+    run(r, SINEW_KERNEL_AMG_PRODUCT, n, &p);
+}
+
+static void record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
+{
+    vec(s, r, SINEW_AMG_VEC_ZERO, 2, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f); /* and COARSE_DIAGONAL */
+    for (uint32_t l = 0; l + 1 < s->levels; l++) {
+        const level_gpu *L = &s->L[l], *C = &s->L[l + 1];
+        if (l + 1 <= s->gram_levels) {
+            product(s, r, C->X, L->R, L->X, C->rows, C->x_nnz, C->x_mode, 0);
+            GpuAmgPush p = push(C->nnz, 0);
+            p.matrix = C->A;
+            p.x = C->X;
+            run(r, SINEW_KERNEL_AMG_GRAM, C->nnz, &p);
+        } else {
+            product(s, r, L->AP, L->A, L->P, L->rows, L->ap_nnz, L->ap_mode, 0);
+            product(s, r, C->A, L->R, L->AP, C->rows, C->nnz, C->a_mode, 1);
+        }
+    }
+}
+
+/* Lazy iterations: every level's operator as the device now holds it into
+ * the host's hierarchy, and the smoothers' rho(D^-1 A) estimated anew from
+ * it. A kept from setup, rho goes stale as A changes, and a Chebyshev
+ * interval below the new largest eigenvalue makes the V-cycle indefinite.
+ * With a diagonal <= 0 nothing changes (the device's flag sets up afresh). */
+static sinew_result refresh_rho(sinew_mgpbd *s)
+{
+    float *v = s->readback;
+    for (uint32_t l = 0; l < s->levels; l++) {
+        sinew_csr *A = &s->amg.L[l].A;
+        const uint32_t nnz = A->row[A->rows];
+        sinew_result r = sinew_mgpbd_download(s, 1, s->L[l].a_val, v, nnz);
+        if (r != SINEW_RESULT_OK)
+            return r;
+        for (uint32_t i = 0; i < A->rows; i++)
+            for (uint32_t e = A->row[i]; e < A->row[i + 1]; e++)
+                if (A->col[e] == i && !(v[e] > 0.0f))
+                    return SINEW_RESULT_OK;
+        for (uint32_t e = 0; e < nnz; e++)
+            A->val[e] = v[e];
+    }
+    sinew_amg_refresh(&s->amg);
+    for (uint32_t l = 0; l < s->levels; l++)
+        s->L[l].rho = s->amg.L[l].rho;
+    return SINEW_RESULT_OK;
+}
+
+/* ---------------------------------------------------------------- host operations */
+
+sinew_result sinew_mgpbd_setup(sinew_mgpbd *s)
+{
+    sinew_csr A;
+    sinew_result r = sinew_mgpbd_read_matrix(s, 0, &A);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_amg fresh;
+    r = sinew_amg_setup(&A, &s->desc.amg, &fresh, &s->ctx->logger);
+    sinew_csr_free(&A);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    /* One level without a factor (nothing to coarsen, too large to factor)
+     * is fine too: the V-cycle is then coarse_sweeps smoother applications. */
+    sinew_amg_free(&s->amg);
+    s->amg = fresh;
+    r = sinew_mgpbd_upload_hierarchy(s);
+    s->have_setup = r == SINEW_RESULT_OK;
+    s->setup_frame = s->frame;
+    if (r != SINEW_RESULT_OK) {
+        sinew_amg_free(&s->amg);
+        s->levels = 0;
+        s->dense_rows = 0;
+    }
+    return r;
+}
+
+sinew_result sinew_mgpbd_galerkin(sinew_mgpbd *s)
+{
+    sinew_recorder rec;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    record_galerkin(s, &rec);
+    sinew_result r = sinew_workspace_submit(&rec, &s->ws);
+    float sc[SINEW_AMG_SCALAR_COUNT];
+    if (r == SINEW_RESULT_OK)
+        r = read_scalars(s, sc);
+    if (r == SINEW_RESULT_OK && sc[SINEW_AMG_S_INDEFINITE] != 0.0f)
+        r = sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "mgpbd",
+                       "a coarse operator recomputed by the kept prolongators has a diagonal <= 0: set up afresh");
+    return r;
+}
+
+static sinew_result upload_vector(sinew_mgpbd *s, uint32_t at, const float *v, uint32_t count)
+{
+    return sinew_mgpbd_upload(s, 1, at, v, count);
+}
+
+static sinew_result download_vector(sinew_mgpbd *s, uint32_t at, float *v, uint32_t count)
+{
+    return sinew_mgpbd_download(s, 1, at, v, count);
+}
+
+sinew_result sinew_mgpbd_spmv(sinew_mgpbd *s, uint32_t level, int which, const float *x, float *y)
+{
+    SINEW_ASSERT(level < (s->levels ? s->levels : 1) && which >= 0 && which <= 2);
+    SINEW_ASSERT(which == 0 || level + 1 < s->levels);
+    const level_gpu *L = &s->L[level];
+    uint32_t rows = which == 2 ? s->L[level + 1].rows : L->rows, cols = which == 1 ? s->L[level + 1].rows : L->rows;
+    uint32_t matrix = which == 0 ? L->A : which == 1 ? L->P : L->R;
+    sinew_result r = upload_vector(s, s->vp, x, cols);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_recorder rec;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    spmv(s, &rec, SINEW_AMG_SPMV_SET, matrix, rows, s->vp, s->vq, 0);
+    r = sinew_workspace_submit(&rec, &s->ws);
+    return r == SINEW_RESULT_OK ? download_vector(s, s->vq, y, rows) : r;
+}
+
+sinew_result sinew_mgpbd_vcycle(sinew_mgpbd *s, const float *rv, float *z)
+{
+    SINEW_ASSERT(s->levels > 0);
+    sinew_result r = upload_vector(s, s->vr, rv, s->m);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_recorder rec;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    if (s->dense_rows) {
+        GpuAmgPush p = push(s->dense_rows, SINEW_AMG_COARSE_FACTOR);
+        p.matrix = s->L[s->levels - 1].A;
+        run(&rec, SINEW_KERNEL_AMG_COARSE, SINEW_WORKGROUP_SIZE, &p);
+    }
+    vcycle(s, &rec, 0, s->vz, s->vr);
+    r = sinew_workspace_submit(&rec, &s->ws);
+    return r == SINEW_RESULT_OK ? download_vector(s, s->vz, z, s->m) : r;
+}
+
+sinew_result sinew_mgpbd_solve(sinew_mgpbd *s, const float *b, float *x, double tol, uint32_t max_iterations,
+                               sinew_mgpbd_solve_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    if (s->desc.precond == SINEW_MGPBD_PRECOND_AMG && !s->have_setup)
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
+                          "the AMG preconditioner has no hierarchy yet (sinew_mgpbd_setup)");
+    double t0 = sinew_host_ms();
+    sinew_result r = upload_vector(s, s->vb, b, s->m);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_recorder rec;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    r = run_pcg(s, &rec, tol, max_iterations, s->desc.pcg_batch, 0, st);
+    st->ms = sinew_host_ms() - t0;
+    return r == SINEW_RESULT_OK && x ? download_vector(s, s->vx, x, s->m) : r;
+}
+
+/* ---------------------------------------------------------------- the outer loop */
+
+static sinew_result check_h(sinew_mgpbd *s, float h)
+{
+    if (!(h > 0.0f && isfinite(h)))
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
+                          "the step size is %g s; it must be > 0 and finite", (double)h);
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_mgpbd_begin_step(sinew_mgpbd *s, float h, const float gravity[3])
+{
+    if (h != 0.0f) { /* 0: no prediction; anything else must be a step size (NaN included) */
+        sinew_result r = check_h(s, h);
+        if (r != SINEW_RESULT_OK)
+            return r;
+    }
+    sinew_recorder rec;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    vec(s, &rec, SINEW_AMG_VEC_ZERO, s->m, 0, s->lambda, 0.0f);
+    if (h > 0.0f) {
+        GpuAmgPush p = push(s->n, 1);
+        p.a = h;
+        p.b = gravity[0];
+        p.c = gravity[1];
+        p.d = gravity[2];
+        run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+    }
+    s->frame++;
+    s->step_iteration = 0;
+    return sinew_workspace_submit(&rec, &s->ws);
+}
+
+sinew_result sinew_mgpbd_end_step(sinew_mgpbd *s, float h)
+{
+    sinew_result r = check_h(s, h);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_recorder rec;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    GpuAmgPush p = push(s->n, 2);
+    p.a = h;
+    run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+    return sinew_workspace_submit(&rec, &s->ws);
+}
+
+/* C, gradients and b = -C - alpha~ lambda into vb, and |b|^2. */
+static void record_eval(sinew_mgpbd *s, sinew_recorder *r, float h)
+{
+    GpuAmgPush p = push(s->m, SINEW_AMG_CONS_EVAL);
+    p.y = s->vb;
+    p.a = 1.0f / (h * h);
+    run(r, SINEW_KERNEL_AMG_CONSTRAINT, s->m, &p);
+    dot(s, r, s->m, s->vb, s->vb, SINEW_AMG_S_BB);
+}
+
+/* Records b's evaluation into the open recorder, submits it and reads |b|. */
+static sinew_result submit_eval(sinew_mgpbd *s, sinew_recorder *r, float h, double *norm)
+{
+    record_eval(s, r, h);
+    float sc[SINEW_AMG_SCALAR_COUNT];
+    sinew_result res = sinew_workspace_submit(r, &s->ws);
+    if (res == SINEW_RESULT_OK)
+        res = read_scalars(s, sc);
+    if (res == SINEW_RESULT_OK)
+        *norm = sqrt((double)sc[SINEW_AMG_S_BB]);
+    return res;
+}
+
+sinew_result sinew_mgpbd_dual_residual(sinew_mgpbd *s, float h, double *norm)
+{
+    *norm = NAN;
+    sinew_result r = check_h(s, h);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_recorder rec;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    return submit_eval(s, &rec, h, norm);
+}
+
+sinew_result sinew_mgpbd_assemble(sinew_mgpbd *s, float h)
+{
+    sinew_result r = check_h(s, h);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_recorder rec;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    record_eval(s, &rec, h);
+    GpuAmgPush p = push(s->m, 0);
+    p.a = 1.0f / (h * h);
+    run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
+    return sinew_workspace_submit(&rec, &s->ws);
+}
+
+sinew_result sinew_mgpbd_read_rhs(sinew_mgpbd *s, float *b) { return download_vector(s, s->vb, b, s->m); }
+
+sinew_result sinew_mgpbd_xpbd(sinew_mgpbd *s, float h, uint32_t sweeps)
+{
+    sinew_result r = check_h(s, h);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_recorder rec;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    for (uint32_t k = 0; k < sweeps; k++)
+        for (uint32_t c = 0; c < s->colour_count; c++) {
+            GpuAmgPush p = push(s->colours[c].count, SINEW_AMG_CONS_XPBD);
+            p.first = s->colours[c].first;
+            p.a = 1.0f / (h * h);
+            run(&rec, SINEW_KERNEL_AMG_CONSTRAINT, p.count, &p);
+        }
+    return sinew_workspace_submit(&rec, &s->ws);
+}
+
+sinew_result sinew_mgpbd_xpbd_jacobi(sinew_mgpbd *s, float h, uint32_t sweeps, float omega)
+{
+    sinew_result r = check_h(s, h);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    if (!(omega > 0.0f && omega <= 1.0f))
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
+                          "the Jacobi weight is %g; it must be in (0, 1]", (double)omega);
+    sinew_recorder rec;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    for (uint32_t k = 0; k < sweeps; k++) {
+        GpuAmgPush p = push(s->m, SINEW_AMG_CONS_JACOBI);
+        p.y = s->vx;
+        p.a = 1.0f / (h * h);
+        run(&rec, SINEW_KERNEL_AMG_CONSTRAINT, s->m, &p);
+        p = push(s->n, 0);
+        p.x = s->vx;
+        p.a = omega;
+        run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+    }
+    return sinew_workspace_submit(&rec, &s->ws);
+}
+
+sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration *it)
+{
+    memset(it, 0, sizeof *it);
+    it->pcg_relative = NAN;
+    sinew_result r = check_h(s, h);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    const double t0 = sinew_host_ms();
+    const sinew_mgpbd_desc *d = &s->desc;
+    int setup = d->precond == SINEW_MGPBD_PRECOND_AMG &&
+                (!s->have_setup || d->setup_interval == 0 ||
+                 (s->step_iteration == 0 && s->frame - s->setup_frame >= d->setup_interval));
+    sinew_recorder rec;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    record_eval(s, &rec, h);
+    GpuAmgPush p = push(s->m, 0);
+    p.a = 1.0f / (h * h);
+    run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
+    if (setup) { /* the host needs A: submit, set up, go on in a new command buffer */
+        r = sinew_workspace_submit(&rec, &s->ws);
+        if (r == SINEW_RESULT_OK)
+            r = sinew_mgpbd_setup(s);
+        if (r != SINEW_RESULT_OK)
+            return r;
+        it->setup = 1;
+        sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    } else if (d->precond == SINEW_MGPBD_PRECOND_AMG) {
+        record_galerkin(s, &rec);
+        if (d->refresh_rho) { /* the smoothers' coefficients need rho before CG is recorded */
+            r = sinew_workspace_submit(&rec, &s->ws);
+            if (r == SINEW_RESULT_OK)
+                r = refresh_rho(s);
+            if (r != SINEW_RESULT_OK)
+                return r;
+            sinew_workspace_begin(&rec, s->ctx, &s->ws);
+        }
+    }
+    sinew_mgpbd_solve_stats st;
+    const int lazy = !setup && d->precond == SINEW_MGPBD_PRECOND_AMG;
+    r = run_pcg(s, &rec, d->pcg_tolerance, d->pcg_iterations, d->pcg_batch, lazy, &st);
+    uint32_t wasted = 0;
+    if (r == SINEW_RESULT_OK && st.indefinite)
+        it->indefinite = 1;
+    it->coarse_diagonal = st.coarse_diagonal;
+    if (r == SINEW_RESULT_OK && st.indefinite && lazy) { /* set up afresh from this A and solve again */
+        wasted = st.iterations;
+        it->setup = 1;
+        r = sinew_mgpbd_setup(s);
+        if (r == SINEW_RESULT_OK) {
+            sinew_workspace_begin(&rec, s->ctx, &s->ws);
+            r = run_pcg(s, &rec, d->pcg_tolerance, d->pcg_iterations, d->pcg_batch, 0, &st);
+            it->indefinite = st.indefinite ? 2 : 1;
+        }
+    }
+    if (r != SINEW_RESULT_OK)
+        return r;
+    it->dual_residual = st.residual0;
+    it->pcg_iterations = wasted + st.iterations;
+    it->pcg_relative = st.residual0 > 0.0 ? st.residual / st.residual0 : 0.0;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    it->step = 1.0;
+    it->dual_after = NAN;
+    if (d->line_search == 0) {
+        p = push(s->n, 0);
+        p.x = s->vx;
+        p.a = (float)d->omega;
+        run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+        vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, 1.0f);
+        r = sinew_workspace_submit(&rec, &s->ws);
+    } else { /* backtracking: halve the step while |b| does not fall */
+        vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->lambda, s->vl, 0.0f);
+        double t = 1.0, target = it->dual_residual;
+        if (d->lambda_full) { /* lambda += dlambda for good; the target is |b| there at the old positions */
+            vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->vl, 1.0f);
+            vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
+            r = submit_eval(s, &rec, h, &target);
+            if (r != SINEW_RESULT_OK)
+                return r;
+            sinew_workspace_begin(&rec, s->ctx, &s->ws);
+        }
+        for (uint32_t k = 0;; k++) {
+            if (k > 0)
+                sinew_workspace_begin(&rec, s->ctx, &s->ws);
+            p = push(s->n, k == 0 ? 3 : 4);
+            p.x = s->vx;
+            p.a = (float)(t * d->omega);
+            run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+            vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
+            if (!d->lambda_full)
+                vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, (float)t);
+            r = submit_eval(s, &rec, h, &it->dual_after);
+            if (r != SINEW_RESULT_OK)
+                break;
+            it->step = t;
+            if (it->dual_after < (d->lambda_full ? target : (1.0 - 1e-4 * t) * it->dual_residual))
+                break;
+            if (k >= d->line_search) { /* no step made |b| fall: take none */
+                sinew_workspace_begin(&rec, s->ctx, &s->ws);
+                p = push(s->n, 4);
+                run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+                vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
+                r = sinew_workspace_submit(&rec, &s->ws);
+                it->step = 0.0;
+                it->dual_after = d->lambda_full ? target : it->dual_residual;
+                it->line_search_failed = 1;
+                break;
+            }
+            t *= 0.5;
+        }
+    }
+    s->step_iteration++;
+    it->ms = sinew_host_ms() - t0;
+    return r;
+}
+
+sinew_result sinew_mgpbd_solve_step(sinew_mgpbd *s, float h, const float gravity[3], sinew_mgpbd_step_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    const double t0 = sinew_host_ms();
+    const sinew_mgpbd_desc *d = &s->desc;
+    sinew_result r = check_h(s, h);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_mgpbd_begin_step(s, h, gravity);
+    st->stopped_by = 2;
+    while (r == SINEW_RESULT_OK && st->iterations < d->max_iterations) {
+        sinew_mgpbd_iteration it;
+        r = sinew_mgpbd_iterate(s, h, &it);
+        if (r != SINEW_RESULT_OK)
+            break;
+        if (st->iterations == 0)
+            st->residual0 = it.dual_residual;
+        double after = it.dual_after;
+        if (!(after == after)) /* no line search: |b| after the step costs one more evaluation */
+            r = sinew_mgpbd_dual_residual(s, h, &after);
+        double rel = st->residual0 > 0.0 ? after / st->residual0 : 0.0;
+        if (st->iterations < sizeof st->relative / sizeof st->relative[0])
+            st->relative[st->iterations] = rel;
+        st->iterations++;
+        st->pcg_iterations += it.pcg_iterations;
+        st->setups += (uint32_t)it.setup;
+        if (!(rel == rel)) {
+            r = sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "mgpbd", "the dual residual became NaN");
+            break;
+        }
+        if (rel <= d->tolerance) {
+            st->stopped_by = 0;
+            break;
+        }
+        if (it.line_search_failed) { /* the same iteration again would do the same */
+            st->stopped_by = 3;
+            break;
+        }
+        if (d->time_budget_ms > 0.0 && sinew_host_ms() - t0 >= d->time_budget_ms) {
+            st->stopped_by = 1;
+            break;
+        }
+    }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_mgpbd_end_step(s, h);
+    st->ms = sinew_host_ms() - t0;
+    return r;
+}

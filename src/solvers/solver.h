@@ -1,0 +1,124 @@
+/* What every solver provides, and the part of its body it may use.
+ *
+ * A body (src/body.c) owns what all solvers share: the particles, the
+ * asset's constraints and elements, the step's parameters and statistics,
+ * contacts, the health check, rollback and checkpoints. A solver owns its
+ * own buffers (descriptor set 1, numbered in its shaders/shared/ header)
+ * and state, and sees the body only through a sinew_body_view. The step,
+ * as the body records it (docs/architecture.md):
+ *
+ *     rollback copy of positions, velocities, hinge angles
+ *     per substep:  record_reset      (the solver's per-substep state, e.g. lambda = 0)
+ *                   predict           (the body's kernel)
+ *                   record_solve      (iterations, contacts; writes the PREDICT
+ *                                      timestamp when its prediction work ends)
+ *                   velocities        (the body's kernel)
+ *     normals, residual, health check
+ *
+ * A solver whose step needs the host between its parts (the implicit
+ * solvers: one submit per V-cycle) has no record_solve; its host_step runs
+ * before the body submits its recorded end of the step.
+ *
+ * table.c lists every solver with its ops; it is the only place naming
+ * them all.
+ */
+#ifndef SINEW_SOLVERS_SOLVER_H
+#define SINEW_SOLVERS_SOLVER_H
+
+#include <sinew/body.h>
+
+#include "../asset/asset.h"
+#include "../gpu/gpu.h"
+
+/* What a solver may use of its body. Filled by the body; valid for the
+ * body's life (the pointers are the body's). */
+typedef struct sinew_body_view {
+    sinew_context *ctx;
+    const sinew_body_desc *desc; /* checked; sweep_order resolved */
+    const char *name;            /* for messages */
+    uint32_t particle_count, distance_count, bend_count, element_count;
+    sinew_buffer *buffers;       /* the body's, SINEW_BODY_BINDINGS, at their set-0 bindings */
+    sinew_buffer *saved;         /* rollback copy (positions, velocities, hinge angles); no VkBuffer: none */
+    sinew_step_stats *stats;     /* where a solver's own statistics go */
+} sinew_body_view;
+
+/* A part of a solver's state that checkpoints carry after the body's
+ * (docs/checkpoint-format.md): vec4s in a buffer, marked by a header flag. */
+typedef struct sinew_state_part {
+    uint32_t flag;          /* SINEW_STATE_* */
+    int required;           /* every checkpoint of this body has it */
+    int present;            /* this body has it now (saved when present) */
+    sinew_buffer *buffer;
+    uint64_t bytes;
+    const char *what;       /* "anchor": in "the anchor of particle 3 is not finite" */
+} sinew_state_part;
+
+#define SINEW_STATE_ANCHORS 1u /* the pins' anchors (the implicit solvers) */
+#define SINEW_STATE_HISTORY 2u /* the step before (BDF2) */
+#define SINEW_STATE_MAX_PARTS 2
+
+typedef struct sinew_solver_ops {
+    /* Accepts the asset and desc or refuses them, naming what is wrong.
+     * Called before anything is made. */
+    sinew_result (*check)(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d);
+    /* Makes the solver's state and buffers, uploads what it needs of the
+     * asset (borrowed for the call). The body's buffers exist and hold the
+     * asset already. */
+    sinew_result (*create)(const sinew_body_view *v, const sinew_asset *a, void **state);
+    void (*destroy)(void *state, sinew_context *ctx);
+    /* The solver's set-1 buffers (owned by the solver), *count of them. */
+    const sinew_buffer *(*buffers)(const void *state, uint32_t *count);
+    /* The body's descriptor sets are made (NULL: the solver needs no note). */
+    void (*bound)(void *state, const sinew_bindings *bindings);
+    /* Timestamps record_solve writes per substep at most. */
+    uint32_t (*timestamps)(const void *state, const sinew_body_view *v);
+    /* Before the prediction of each substep (NULL: nothing). */
+    void (*record_reset)(void *state, const sinew_body_view *v, sinew_recorder *r);
+    /* After it: the substep's iterations with their contacts. NULL: the
+     * solver steps on the host (host_step) and the body records no substeps. */
+    void (*record_solve)(void *state, const sinew_body_view *v, sinew_recorder *r);
+    /* Before the body submits its recorded step (NULL: nothing). */
+    sinew_result (*host_step)(void *state, const sinew_body_view *v, const sinew_step_params *p);
+    /* Why a body of this solver cannot be cut ("a body of ... cannot be cut
+     * (reason)"); NULL: it can. */
+    const char *uncuttable;
+    /* The body cut these distance constraints (pairs of particles, checked):
+     * the solver's own structures follow. Allocates before it changes
+     * anything. NULL: nothing to follow. */
+    sinew_result (*cut)(void *state, const sinew_body_view *v, const uint32_t *pairs, uint32_t pair_count);
+    /* Particles [first, first + count) are at xyzw (vec4s) by the host's
+     * hand: written (teleport 1: the motion so far is void) or pins moved
+     * (0). NULL: nothing to follow. */
+    sinew_result (*moved)(void *state, const sinew_body_view *v, uint32_t first, uint32_t count,
+                          const float *xyzw, int teleport);
+    /* The step was rolled back (NULL: nothing to follow). */
+    void (*rolled_back)(void *state);
+    /* Checkpoints: the solver's parts (NULL: none), and what a loaded
+     * checkpoint held (flags). */
+    uint32_t (*state_parts)(void *state, const sinew_body_view *v, sinew_state_part parts[SINEW_STATE_MAX_PARTS]);
+    void (*state_loaded)(void *state, uint32_t flags);
+} sinew_solver_ops;
+
+typedef struct sinew_solver_row {
+    sinew_solver id;
+    const char *name;   /* as the tools spell it */
+    const char *label;  /* in a few words */
+    const sinew_solver_ops *ops;
+} sinew_solver_row;
+
+/* The row of a solver, or NULL. */
+const sinew_solver_row *sinew_solver_row_of(sinew_solver solver);
+
+/* graph.c: Jacobi gather lists, particle i's DELTA slots
+ * adj[start[i] .. start[i+1]) (2 per distance, 4 per bend and element, in
+ * that order), and distance records by particle, list[start[p] ..
+ * start[p+1]). Both allocate (the caller frees); 0 when out of memory. */
+int sinew_gather_lists(const sinew_asset *a, uint32_t **start, uint32_t **adj);
+int sinew_distance_incidence(uint32_t n, uint32_t count, const GpuDistance *d, uint32_t **start, uint32_t **list);
+
+/* The families (one file or folder each under src/solvers/). */
+extern const sinew_solver_ops sinew_pbd_ops;      /* pbd.c: XPBD, GPBD, HPBD */
+extern const sinew_solver_ops sinew_pd_ops;       /* pd.c */
+extern const sinew_solver_ops sinew_implicit_ops; /* implicit.c */
+
+#endif

@@ -1,0 +1,37 @@
+/* sinew-sim's options: what the command line asks of a run (sim_options.c
+ * reads them, sinew-sim.c runs them). */
+#ifndef SINEW_TOOLS_SIM_H
+#define SINEW_TOOLS_SIM_H
+
+#include <sinew/sinew.h>
+
+enum { MATERIAL_UNSET = -1 };
+
+/* The options, with the scene's settings filled in where none was given. */
+typedef struct options {
+    const char *asset_path, *out_dir, *device, *checkpoint, *resume, *json, *log;
+    unsigned frames, every, substeps, iterations, checkpoint_every, newton, cells, seed, level_iterations, cut_frame;
+    double cut_y;
+    int cut_set, sweep;
+    sinew_solver solver;
+    int validation, portable, quiet, hash, scene, material, check_recovered, bdf2, help;
+    double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain, max_speed;
+    double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size, rho, box[6], box_velocity[3];
+    unsigned delay;
+    int box_set;
+    int png, no_png, camera_set;
+    unsigned picture[2];
+    double camera[6];
+    const char *video;
+    const char *collider;
+    double collider_at[3], collider_size;
+    unsigned collider_resolution;
+    int ground_set, no_ground, sphere_set, no_sphere, frames_set, dt_set, substeps_set, iterations_set;
+    int damping_set, solver_set, youngs_set, poisson_set, gravity_set, cells_set, scale_set, turns_set, ramp_set;
+} options;
+
+/* Reads the options into *o, then the scene's settings where no option gave
+ * one: 1 to run, 0 when done (--help), -1 on a bad option (said why). */
+int sim_parse(int argc, char **argv, options *o);
+
+#endif

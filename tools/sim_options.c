@@ -1,0 +1,297 @@
+/* sinew-sim's command line: the option table (cli.h), its --help, and the
+ * settings a soft-body scene brings where no option gave one. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sim.h"
+#include "soft_scenes.h"
+
+static const char *const usage_head =
+    "usage: sinew-sim [ASSET.snw] [options]\n"
+    "\n"
+    "Simulates an asset (made by sinew-prep) or, with no asset, a scene: by default\n"
+    "a 64 x 64 cloth pinned at two corners falling past a sphere onto the ground.\n"
+    "Prints progress and a summary; writes the final mesh as OBJ and, for the\n"
+    "default scene or with --png, a picture of it (final.png).\n"
+    "\n";
+
+static const char *const usage_soft =
+    "\n"
+    "Soft-body scenes (Generalized PBD, docs/gpbd-scenes.md), boxes of N^3 vertices\n"
+    "with 6 tetrahedra per cell, built in memory:\n";
+
+static const char *const usage_scenes =
+    "        cube-drop           1 m cube of 26^3 vertices dropped from 0.5 m onto the\n"
+    "                            ground; dt 1/60 s, 4 substeps x 3 iterations, 120 steps\n"
+    "        bar-stretch         2 x 1 x 1 m bar of 16^3 vertices, both end faces pinned\n"
+    "                            and pulled apart to --scale (1.5) times its length\n"
+    "        bar-compress        21^3 vertices, ends pushed together to --scale (0.5)\n"
+    "        bar-twist           16^3 vertices, one end turned by --turns (2) turns\n"
+    "                            bars: no gravity, dt 1 ms, 1 x 3 iterations, 2000 steps\n"
+    "                            (2 s); the ends move over the first --ramp (1) s\n"
+    "        block-flat          1 m block of 21^3 vertices started with every y at the\n"
+    "                            bottom; no gravity, damping 2/s, dt 10 ms, 1 x 6\n"
+    "                            iterations, 200 steps\n"
+    "        block-random        the same started from random positions; 1 x 8\n";
+
+static const char *const usage_tail =
+    "\n"
+    "Exit status: 0 done, 1 failure, 2 bad options, 3 a check failed or a step was\n"
+    "unstable (summary printed).\n";
+
+static int is_gpbd(sinew_solver s) { return s == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || s == SINEW_SOLVER_GPBD_JACOBI; }
+
+static int parse_sweep(const char *tool, const char *opt, const char *text, void *value)
+{
+    static const char *const names[] = {"forward", "alternating"};
+    int k = cli_choice(tool, opt, text, names, 2);
+    if (k >= 0)
+        *(int *)value = k ? SINEW_SWEEP_ALTERNATING : SINEW_SWEEP_FORWARD;
+    return k >= 0;
+}
+
+static int parse_material(const char *tool, const char *opt, const char *text, void *value)
+{
+    static const char *const names[] = {"nh", "snh"};
+    int k = cli_choice(tool, opt, text, names, 2);
+    if (k >= 0)
+        *(int *)value = k ? SINEW_MATERIAL_STABLE_NEO_HOOKEAN : SINEW_MATERIAL_NEO_HOOKEAN;
+    return k >= 0;
+}
+
+static int parse_scene(const char *tool, const char *opt, const char *text, void *value)
+{
+    const char *names[SCENE_COUNT];
+    for (int s = 0; s < SCENE_COUNT; s++)
+        names[s] = soft_scenes[s].name;
+    int k = cli_choice(tool, opt, text, names, SCENE_COUNT);
+    if (k >= 0)
+        *(int *)value = k;
+    return k >= 0;
+}
+
+static int parse_box(const char *tool, const char *opt, const char *text, void *value)
+{
+    double *box = value;
+    return cli_doubles(tool, opt, text, 6, box) &&
+           ((box[3] >= 0 && box[4] >= 0 && box[5] >= 0) || cli_error(tool, "%s: half extents must be >= 0%s", opt, ""));
+}
+
+static int parse_picture(const char *tool, const char *opt, const char *text, void *value)
+{
+    unsigned *wh = value, w, h;
+    char end;
+    if (sscanf(text, "%ux%u%c", &w, &h, &end) != 2 || w < 16 || h < 16 || w > 8192 || h > 8192)
+        return cli_error(tool, "%s: \"%s\" is not WxH with each in 16..8192", opt, text);
+    wh[0] = w;
+    wh[1] = h;
+    return 1;
+}
+
+int sim_parse(int argc, char **argv, options *o)
+{
+    const char *t = "sinew-sim";
+    sinew_body_desc bd = sinew_body_desc_default();
+    memset(o, 0, sizeof *o);
+    o->out_dir = "sinew-out";
+    o->frames = 240;
+    o->substeps = 16;
+    o->iterations = 1;
+    o->dt = 1.0 / 60.0;
+    o->shear = 1e-6;
+    o->bend = 1e-2;
+    o->omega = 1.5;
+    o->friction = 0.3;
+    o->max_speed = bd.max_speed;
+    o->newton = bd.newton_iterations;
+    o->newton_tol = bd.newton_tolerance;
+    o->level_iterations = bd.level_iterations;
+    o->picture[0] = 960;
+    o->picture[1] = 720;
+    o->rho = bd.chebyshev_rho;
+    o->delay = bd.chebyshev_delay;
+    o->cut_frame = 1;
+    o->material = MATERIAL_UNSET;
+    o->seed = 1;
+    o->ramp = 1.0;
+    o->gravity = 9.81;
+    o->size = 1.0;
+    o->collider_resolution = 64;
+    o->solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+
+    char solver_help[2048], solver_intro[512];
+    snprintf(solver_intro, sizeof solver_intro,
+             "the solver: %s for cloth and %s for soft bodies unless given. Hierarchical PBD needs an asset built "
+             "with --hierarchy; the PD solvers one built with --no-bending (red-black Gauss-Seidel also "
+             "--red-black); the implicit ones one built with --subdivide, and --substeps 1. NAME is one of:",
+             sinew_solver_name(SINEW_SOLVER_XPBD_GAUSS_SEIDEL), sinew_solver_name(SINEW_SOLVER_GPBD_GAUSS_SEIDEL));
+    cli_solver_help(solver_help, sizeof solver_help, solver_intro);
+    cli_option opts[] = {
+        {"--frames", "-n", CLI_UINT, &o->frames, "N", "steps to simulate (default 240; soft scenes: below)",
+         .max = 10000000, .given = &o->frames_set},
+        {"--dt", NULL, CLI_DOUBLE, &o->dt, "S", "step length in seconds (default 1/60)", CLI_GT(0),
+         .given = &o->dt_set},
+        {"--solver", NULL, CLI_CUSTOM, &o->solver, "NAME", solver_help, .parse = cli_solver, .given = &o->solver_set},
+        {"--bdf2", NULL, CLI_FLAG, &o->bdf2, NULL, "implicit solvers: second-order BDF rather than backward Euler"},
+        {"--rho", NULL, CLI_DOUBLE, &o->rho, "R", "PD Chebyshev: spectral radius estimate in (0, 1) (default 0.95)",
+         CLI_IN_OO(0, 1)},
+        {"--delay", NULL, CLI_UINT, &o->delay, "N", "PD Chebyshev: plain iterations first (default 1)", .max = 1000},
+        {"--substeps", NULL, CLI_UINT, &o->substeps, "N", "substeps per step (default 16)", .min = 1, .max = 1000,
+         .given = &o->substeps_set},
+        {"--iterations", NULL, CLI_UINT, &o->iterations, "N", "solver iterations per substep (default 1)", .min = 1,
+         .max = 1000, .given = &o->iterations_set},
+        {"--sweep", NULL, CLI_CUSTOM, &o->sweep, "forward|alternating",
+         "colour order of Gauss-Seidel iterations: each forward, or every second one backwards (default: "
+         "alternating for Hierarchical PBD, forward otherwise)",
+         .parse = parse_sweep},
+        {"--level-iterations", NULL, CLI_UINT, &o->level_iterations, "N",
+         "Hierarchical PBD: sweeps over each coarse level per substep (default 1)", .min = 1, .max = 100},
+        {"--cut-y", NULL, CLI_DOUBLE, &o->cut_y, "Y",
+         "tear: cut every distance constraint whose rest end points lie on both sides of height Y (m), ...",
+         .given = &o->cut_set},
+        {"--cut-frame", NULL, CLI_UINT, &o->cut_frame, "F", "... before step F (default 1)", .min = 1,
+         .max = 10000000},
+        {"--newton", NULL, CLI_UINT, &o->newton, "N",
+         "GPBD: at most N Newton iterations per element update (default 20)", .min = 1, .max = 1000},
+        {"--newton-tol", NULL, CLI_DOUBLE, &o->newton_tol, "T",
+         "GPBD: Newton stops once |gradient| <= T times its first value, in [0, 1) (default 1e-3)", CLI_IN_CO(0, 1)},
+        {"--stretch-compliance", NULL, CLI_DOUBLE, &o->stretch, "A", "m/N (default 0: inextensible)"},
+        {"--shear-compliance", NULL, CLI_DOUBLE, &o->shear, "A", "m/N (default 1e-6)"},
+        {"--bend-compliance", NULL, CLI_DOUBLE, &o->bend, "A", "1/(N m) (default 1e-2)"},
+        {"--omega", NULL, CLI_DOUBLE, &o->omega, "W", "Jacobi over-relaxation in (0, 2] (default 1.5)"},
+        {"--damping", NULL, CLI_DOUBLE, &o->damping, "D", "velocity decay rate in 1/s (default 0; blocks 2)",
+         CLI_GE(0), .given = &o->damping_set},
+        {"--gravity", NULL, CLI_DOUBLE, &o->gravity, "G", "m/s^2 downwards (default 9.81; bars and blocks 0)",
+         .given = &o->gravity_set},
+        {"--friction", NULL, CLI_DOUBLE, &o->friction, "MU", "contact friction (default 0.3)"},
+        {"--ground", NULL, CLI_DOUBLE, &o->ground, "Y",
+         "ground plane height in m (default: 0 for the scenes that have one, a quarter of the asset's size below "
+         "an asset)",
+         .given = &o->ground_set},
+        {"--no-ground", NULL, CLI_FLAG, &o->no_ground, NULL, "no ground plane"},
+        {"--sphere", NULL, CLI_DOUBLES, o->sphere, "X,Y,Z,R", "sphere collider (default scene: one)", .count = 4,
+         .given = &o->sphere_set},
+        {"--no-sphere", NULL, CLI_FLAG, &o->no_sphere, NULL, "no sphere collider"},
+        {"--box", NULL, CLI_CUSTOM, o->box, "X,Y,Z,HX,HY,HZ",
+         "axis-aligned box collider: centre and half extents (m)", .parse = parse_box, .given = &o->box_set},
+        {"--box-velocity", NULL, CLI_DOUBLES, o->box_velocity, "VX,VY,VZ", "the box moves at this velocity (m/s)",
+         .count = 3},
+        {"--collider", NULL, CLI_STRING, &o->collider, "MESH",
+         "a triangle-mesh collider (OFF, OBJ, ...; closed meshes)"},
+        {"--collider-at", NULL, CLI_DOUBLES, o->collider_at, "X,Y,Z", "where its origin goes (m; default 0,0,0)",
+         .count = 3},
+        {"--collider-size", NULL, CLI_DOUBLE, &o->collider_size, "S",
+         "scale it so its longest side is S m, its bounds' bottom centre at its origin (default: the file's "
+         "coordinates)",
+         CLI_GT(0)},
+        {"--collider-resolution", NULL, CLI_UINT, &o->collider_resolution, "N",
+         "distance-field cells along its longest side (default 64)", .min = 2, .max = 4096},
+        {"--check-strain", NULL, CLI_DOUBLE, &o->check_strain, "S",
+         "exit with status 3 if the RMS strain of any step exceeds S (e.g. 0.05), or a position stops being finite",
+         CLI_GT(0)},
+        {"--max-speed", NULL, CLI_DOUBLE, &o->max_speed, "V",
+         "health check: a step leaving a particle non-finite or faster than V m/s fails, is rolled back and ends "
+         "the run as unstable (exit status 3) (default 500)",
+         CLI_GT(0)},
+        {"--checkpoint", NULL, CLI_STRING, &o->checkpoint, "FILE", "save the body's state to FILE after the last step"},
+        {"--checkpoint-every", NULL, CLI_UINT, &o->checkpoint_every, "N", "and every N steps", .max = 10000000},
+        {"--resume", NULL, CLI_STRING, &o->resume, "FILE",
+         "start from a checkpoint saved from the same asset and options; --frames more steps are taken"},
+        {"--hash", NULL, CLI_FLAG, &o->hash, NULL, "print a hash of the final state (positions, velocities)"},
+        {"--out", "-o", CLI_STRING, &o->out_dir, "DIR", "output folder (default ./sinew-out)"},
+        {"--every", NULL, CLI_UINT, &o->every, "N", "also write every N-th frame as frame_NNNNN.obj (and .png)",
+         .max = 10000000},
+        {"--png", NULL, CLI_FLAG, &o->png, NULL,
+         "pictures of the last frame and of every --every-th one, drawn on the device (default: on for the default "
+         "scene)"},
+        {"--no-png", NULL, CLI_FLAG, &o->no_png, NULL, "no pictures"},
+        {"--picture", NULL, CLI_CUSTOM, o->picture, "WxH", "picture size in pixels (default 960x720)",
+         .parse = parse_picture},
+        {"--camera", NULL, CLI_DOUBLES, o->camera, "EX,EY,EZ,TX,TY,TZ",
+         "eye and target (m); default: framing the scene", .count = 6, .given = &o->camera_set},
+        {"--video", NULL, CLI_STRING, &o->video, "FILE", "join the --every pictures into FILE with ffmpeg"},
+        {"--json", NULL, CLI_STRING, &o->json, "FILE", "write the summary as JSON"},
+        {"--log", NULL, CLI_STRING, &o->log, "FILE", "write one CSV line per step (time, volume error, ...)"},
+        {"--device", NULL, CLI_STRING, &o->device, "NAME|INDEX",
+         "Vulkan device (default: SINEW_DEVICE, else the best)"},
+        {"--validation", NULL, CLI_FLAG, &o->validation, NULL, "enable Vulkan validation layers"},
+        {"--portable", NULL, CLI_FLAG, &o->portable, NULL,
+         "stay within the Android Baseline 2022 compute limits (default: SINEW_LIMITS=portable|device, else "
+         "device)"},
+        {"--quiet", "-q", CLI_FLAG, &o->quiet, NULL, "only the summary"},
+        {"--help", "-h", CLI_FLAG, &o->help, NULL, "this text"},
+        {.kind = CLI_TEXT, .help = usage_soft},
+        {"--scene", NULL, CLI_CUSTOM, &o->scene, "NAME",
+         "cloth (default), cube-drop, bar-stretch, bar-compress, bar-twist, block-flat, block-random",
+         .parse = parse_scene},
+        {.kind = CLI_TEXT, .help = usage_scenes},
+        {"--cells", NULL, CLI_UINT, &o->cells, "N", "N vertices per side instead of the scene's", .min = 2,
+         .max = 400, .given = &o->cells_set},
+        {"--size", NULL, CLI_DOUBLE, &o->size, "L", "scale the scene's box by L (default 1: sizes above)", CLI_GT(0)},
+        {"--material", NULL, CLI_CUSTOM, &o->material, "nh|snh", "neo-Hookean (default) or stable neo-Hookean",
+         .parse = parse_material},
+        {"--youngs", NULL, CLI_DOUBLE, &o->youngs, "E", "Young's modulus in Pa (default 1e6)", CLI_GT(0),
+         .given = &o->youngs_set},
+        {"--poisson", NULL, CLI_DOUBLE, &o->poisson, "NU", "Poisson ratio in [0, 0.5) (default 0.45)",
+         CLI_IN_CO(0, 0.5), .given = &o->poisson_set},
+        {"--scale", NULL, CLI_DOUBLE, &o->scale, "F", "bar-stretch/-compress: final length / rest length", CLI_GT(0),
+         .given = &o->scale_set},
+        {"--turns", NULL, CLI_DOUBLE, &o->turns, "T", "bar-twist: turns of the moving end", .given = &o->turns_set},
+        {"--ramp", NULL, CLI_DOUBLE, &o->ramp, "T", "bars: seconds over which the ends move (default 1)", CLI_GT(0),
+         .given = &o->ramp_set},
+        {"--seed", NULL, CLI_UINT, &o->seed, "N", "block-random: seed of the start positions (default 1)",
+         .max = 0xffffffffu},
+        {"--check-recovered", NULL, CLI_FLAG, &o->check_recovered, NULL,
+         "blocks: exit with status 3 unless the last step has no inverted tetrahedra and a Green strain under 1%"},
+    };
+    const size_t count = sizeof opts / sizeof opts[0];
+    if (!cli_parse(t, argc, argv, opts, count, &o->asset_path, "asset"))
+        return -1;
+    if (o->help) {
+        fputs(usage_head, stdout);
+        cli_help(stdout, opts, count, 28);
+        fputs(usage_tail, stdout);
+        return 0;
+    }
+    if (o->video && (!o->every || o->no_png)) {
+        cli_error(t, "--video joins the pictures of --every N: give --every and not --no-png%s%s", "", "");
+        return -1;
+    }
+    if (o->asset_path && o->scene != SCENE_CLOTH) {
+        cli_error(t, "give an asset or --scene %s, not both%s", soft_scenes[o->scene].name, "");
+        return -1;
+    }
+    /* The scene's settings where no option gave one. */
+    const soft_scene_def *d = &soft_scenes[o->scene];
+    if (o->scene != SCENE_CLOTH) {
+        if (o->solver_set && !is_gpbd(o->solver)) {
+            fprintf(stderr, "%s: --scene %s is a soft body: it needs --solver %s or %s\n(try %s --help)\n", t, d->name,
+                    sinew_solver_name(SINEW_SOLVER_GPBD_GAUSS_SEIDEL), sinew_solver_name(SINEW_SOLVER_GPBD_JACOBI),
+                    t);
+            return -1;
+        }
+        if (!o->solver_set)
+            o->solver = SINEW_SOLVER_GPBD_GAUSS_SEIDEL;
+        o->frames = o->frames_set ? o->frames : d->frames;
+        o->dt = o->dt_set ? o->dt : d->dt;
+        o->substeps = o->substeps_set ? o->substeps : d->substeps;
+        o->iterations = o->iterations_set ? o->iterations : d->iterations;
+        o->gravity = o->gravity_set ? o->gravity : d->gravity ? 9.81 : 0.0;
+        o->damping = o->damping_set ? o->damping : d->damping;
+        o->no_ground = o->no_ground || (!d->ground && !o->ground_set);
+        if (!o->scale_set)
+            o->scale = o->scene == SCENE_BAR_COMPRESS ? 0.5 : 1.5;
+        if (!o->turns_set)
+            o->turns = 2.0;
+    }
+    if (!o->cells_set)
+        o->cells = d->cells;
+    if (!o->youngs_set)
+        o->youngs = d->youngs ? d->youngs : 1e6;
+    if (!o->poisson_set)
+        o->poisson = d->poisson ? d->poisson : 0.45;
+    return 1;
+}
+

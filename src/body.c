@@ -152,15 +152,15 @@ static sinew_result upload_mesh(sinew_body *b, const sinew_asset *a)
 
 
 /* The body's buffers (set 0, shared/layout.h): sized from the asset alone,
- * refused before anything is allocated, created only where there is
- * something to hold (the rest bind the context's empty buffer). */
+ * created only where there is something to hold (the rest bind the
+ * context's empty buffer), then filled from the asset. */
 static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
 {
     sinew_context *ctx = b->ctx;
     const sinew_body_desc *d = &b->desc;
     const uint32_t n = a->particle_count;
     const uint64_t items = a->distance_count > a->element_count ? a->distance_count : a->element_count;
-    struct { int bind; uint64_t size; sinew_memory memory; const char *what; } plan[] = {
+    const sinew_buffer_plan plan[] = {
         {SINEW_BIND_POS, 16ull * n, SINEW_MEMORY_DEVICE, "positions"},
         {SINEW_BIND_PREV, 16ull * n, SINEW_MEMORY_DEVICE, "previous positions"},
         {SINEW_BIND_VEL, 16ull * n, SINEW_MEMORY_DEVICE, "velocities"},
@@ -178,29 +178,16 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_NORMAL, b->normals ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "vertex normals"},
         /* SDF: the collider's own, bound in its place */
     };
-    const int planned = (int)(sizeof plan / sizeof plan[0]);
-    sinew_result r;
-    for (int i = 0; i < planned; i++)
-        if ((r = sinew_buffer_check_size(ctx, plan[i].size, plan[i].what)) != SINEW_RESULT_OK)
-            return r;
+    sinew_result r = sinew_buffers_create(ctx, plan, sizeof plan / sizeof plan[0], b->buffers);
+    if (r != SINEW_RESULT_OK)
+        return r;
     size_t scratch_size = 16;
-    for (int i = 0; i < planned; i++) {
-        if (plan[i].size == 0)
-            continue;
-        if ((r = sinew_buffer_create(ctx, plan[i].size, plan[i].memory, plan[i].what, &b->buffers[plan[i].bind])) !=
-            SINEW_RESULT_OK)
-            return r;
-        if (plan[i].size > scratch_size)
-            scratch_size = (size_t)plan[i].size;
-    }
-
-    /* Fill every buffer once so nothing is ever read uninitialised. */
+    for (int i = 0; i < SINEW_BODY_BINDINGS; i++)
+        if (b->buffers[i].size > scratch_size)
+            scratch_size = (size_t)b->buffers[i].size;
     void *scratch = calloc(1, scratch_size);
     if (!scratch)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-    for (int i = 0; i < SINEW_BODY_BINDINGS && r == SINEW_RESULT_OK; i++)
-        if (b->buffers[i].buffer)
-            r = sinew_buffer_upload(ctx, &b->buffers[i], 0, scratch, b->buffers[i].size);
 
     float *pos = scratch;
     for (uint32_t i = 0; i < n && r == SINEW_RESULT_OK; i++)

@@ -107,8 +107,7 @@ static cJSON *run_json(const bench *b, const run *r)
     return o;
 }
 
-/* Reads a bench.json back (e.g. one written on a GPU machine without gnuplot)
- * so that the page and plots can be made again, with more peers if given. */
+/* The one of `names` equal to v, which outlives the parsed JSON; NULL: none. */
 static const char *intern(const char *v, const char *const *names, int count)
 {
     for (int i = 0; i < count; i++)
@@ -117,6 +116,9 @@ static const char *intern(const char *v, const char *const *names, int count)
     return NULL;
 }
 
+/* Reads a bench.json back (e.g. one written on a GPU machine without gnuplot)
+ * so that the page and plots can be made again: its runs, device, host and
+ * probe into b, its peers appended to b->peers. */
 static int load_json(const char *path, bench *b)
 {
     FILE *f = fopen(path, "rb");

@@ -2,6 +2,7 @@
  * device memory is not host-visible or when the context forces it. */
 #include "gpu.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int find_memory_type(const sinew_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags want)
@@ -193,4 +194,27 @@ sinew_result sinew_buffer_copy(sinew_context *ctx, const sinew_buffer *src, VkDe
     if (size == 0)
         return SINEW_RESULT_OK;
     return one_shot_copy(ctx, src->buffer, src_offset, dst->buffer, dst_offset, size);
+}
+
+sinew_result sinew_buffers_create(sinew_context *ctx, const sinew_buffer_plan *plan, uint32_t count,
+                                  sinew_buffer *out)
+{
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++)
+        r = sinew_buffer_check_size(ctx, plan[i].size, plan[i].what);
+    size_t largest = 16;
+    for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++)
+        if (plan[i].size || plan[i].always) {
+            r = sinew_buffer_create(ctx, plan[i].size, plan[i].memory, plan[i].what, &out[plan[i].binding]);
+            if (out[plan[i].binding].size > largest)
+                largest = (size_t)out[plan[i].binding].size;
+        }
+    void *zero = r == SINEW_RESULT_OK ? calloc(1, largest) : NULL;
+    if (r == SINEW_RESULT_OK && !zero)
+        r = sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "buffer", "out of host memory");
+    for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++)
+        if (out[plan[i].binding].buffer)
+            r = sinew_buffer_upload(ctx, &out[plan[i].binding], 0, zero, out[plan[i].binding].size);
+    free(zero);
+    return r;
 }

@@ -176,6 +176,23 @@ sinew_result sinew_buffer_upload(sinew_context *ctx, sinew_buffer *buf, VkDevice
 sinew_result sinew_buffer_download(sinew_context *ctx, sinew_buffer *buf, VkDeviceSize offset,
                                    void *data, VkDeviceSize size);
 
+/* One buffer of a plan: made at out[binding] when size > 0 (or always). */
+typedef struct sinew_buffer_plan {
+    int binding;
+    uint64_t size;         /* bytes */
+    sinew_memory memory;
+    const char *what;      /* for messages */
+    int always;            /* made (16 bytes at least) even when size is 0 */
+} sinew_buffer_plan;
+
+/* Makes a set of buffers: refuses any size sinew_buffer_check_size refuses
+ * before anything is allocated, then creates each planned buffer at
+ * out[plan[i].binding] and fills it with zeros, so nothing is ever read
+ * uninitialised. On failure what was made stays in out for the caller's
+ * destroy. */
+sinew_result sinew_buffers_create(sinew_context *ctx, const sinew_buffer_plan *plan, uint32_t count,
+                                  sinew_buffer *out);
+
 /* Copies between two device buffers (waits). */
 sinew_result sinew_buffer_copy(sinew_context *ctx, const sinew_buffer *src, VkDeviceSize src_offset,
                                sinew_buffer *dst, VkDeviceSize dst_offset, VkDeviceSize size);
@@ -332,9 +349,6 @@ uint32_t sinew_image_reserve(sinew_image *img, uint64_t n);
 uint32_t sinew_image_next(const sinew_image *img);
 /* Overwrites n elements at offset at, within what was appended. */
 void sinew_image_write(sinew_image *img, uint32_t at, const void *data, uint64_t n);
-/* The element at offset at (appended before), NULL once failed. Transient:
- * the next append may move it. */
-void *sinew_image_at(sinew_image *img, uint32_t at);
 /* Bytes appended. */
 uint64_t sinew_image_size(const sinew_image *img);
 /* OK, or the failure (id and `what` name the image in its message). */

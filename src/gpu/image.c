@@ -25,13 +25,14 @@ void sinew_image_free(sinew_image *img)
     img->count = img->capacity = 0;
 }
 
-/* Room for n more elements, zeroed; 0 when it cannot be had (failed set). */
+/* Room for n more elements (not yet counted); 0 when it cannot be had
+ * (failed set). */
 static int grow(sinew_image *img, uint64_t n)
 {
     if (img->failed)
         return 0;
-    /* Offsets are 32-bit words on the device: one past the last element must
-     * stay below 2^32 - 1 (NONE). */
+    /* Offsets are 32-bit on the device, and 2^32 - 1 means none: one past
+     * the last element must stay below it. */
     if (n >= UINT32_MAX || (uint64_t)img->base + img->count + n >= UINT32_MAX) {
         img->failed = SINEW_RESULT_ERROR_LIMIT;
         return 0;
@@ -49,18 +50,20 @@ static int grow(sinew_image *img, uint64_t n)
         img->bytes = grown;
         img->capacity = cap;
     }
-    memset(img->bytes + img->count * img->unit, 0, (size_t)(n * img->unit));
     return 1;
 }
 
 uint32_t sinew_image_put(sinew_image *img, const void *data, uint64_t n)
 {
     const uint32_t at = sinew_image_next(img);
-    if (grow(img, n)) {
-        if (data && n)
-            memcpy(img->bytes + img->count * img->unit, data, (size_t)(n * img->unit));
-        img->count += n;
-    }
+    if (!n || !grow(img, n))
+        return at;
+    uint8_t *end = img->bytes + img->count * img->unit;
+    if (data)
+        memcpy(end, data, (size_t)(n * img->unit));
+    else
+        memset(end, 0, (size_t)(n * img->unit));
+    img->count += n;
     return at;
 }
 
@@ -76,21 +79,13 @@ void sinew_image_write(sinew_image *img, uint32_t at, const void *data, uint64_t
     memcpy(img->bytes + (uint64_t)(at - img->base) * img->unit, data, (size_t)(n * img->unit));
 }
 
-void *sinew_image_at(sinew_image *img, uint32_t at)
-{
-    if (img->failed)
-        return NULL;
-    SINEW_ASSERT(at >= img->base && at - img->base < img->count && "an element appended before");
-    return img->bytes + (uint64_t)(at - img->base) * img->unit;
-}
-
 uint64_t sinew_image_size(const sinew_image *img) { return img->count * img->unit; }
 
 sinew_result sinew_image_check(const sinew_image *img, const sinew_logger *lg, const char *id, const char *what)
 {
     if (img->failed == SINEW_RESULT_ERROR_LIMIT)
         return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, id,
-                          "%s need more than 2^32 - 1 elements of %u bytes; the layout addresses at most 2^32", what,
+                          "%s would pass 2^32 - 1 elements of %u bytes: the layout's offsets are 32-bit", what,
                           img->unit);
     if (img->failed)
         return sinew_fail(lg, img->failed, id, "out of host memory for %s", what);

@@ -31,14 +31,9 @@ static sinew_result check(const sinew_context *ctx, const sinew_asset *a, const 
 {
     const sinew_logger *lg = &ctx->logger;
     const sinew_implicit_desc *m = &d->implicit;
-    if (a->element_count)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "the asset has %u finite elements, which only the GPBD solvers simulate "
-                          "(SINEW_SOLVER_GPBD_GAUSS_SEIDEL or SINEW_SOLVER_GPBD_JACOBI)", a->element_count);
-    if (d->sweep_order == SINEW_SWEEP_ALTERNATING)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "alternating sweeps need a Gauss-Seidel solver (XPBD_GAUSS_SEIDEL, GPBD_GAUSS_SEIDEL or "
-                          "HPBD)");
+    sinew_result r = sinew_solver_check_fit(ctx, a, d, 0, 0);
+    if (r != SINEW_RESULT_OK)
+        return r;
     if (a->mlevel_count < 2)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "the implicit solvers need an asset with multigrid levels (sinew-prep --subdivide "

@@ -61,14 +61,9 @@ static void record_global(sinew_recorder *r, GpuRange range)
 static sinew_result check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d)
 {
     const sinew_logger *lg = &ctx->logger;
-    if (a->element_count)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "the asset has %u finite elements, which only the GPBD solvers simulate "
-                          "(SINEW_SOLVER_GPBD_GAUSS_SEIDEL or SINEW_SOLVER_GPBD_JACOBI)", a->element_count);
-    if (d->sweep_order == SINEW_SWEEP_ALTERNATING)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "alternating sweeps need a Gauss-Seidel solver (XPBD_GAUSS_SEIDEL, GPBD_GAUSS_SEIDEL or "
-                          "HPBD)");
+    sinew_result r = sinew_solver_check_fit(ctx, a, d, 0, 0);
+    if (r != SINEW_RESULT_OK)
+        return r;
     if (a->bend_count)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "the PD solvers simulate springs only; the asset has %u bending hinges (build it with "
@@ -130,8 +125,7 @@ static void destroy(void *state, sinew_context *ctx)
     free(s);
 }
 
-/* Set 1 (shared/pd.h), every buffer filled once so nothing is read
- * uninitialised. */
+/* Set 1 (shared/pd.h). */
 static sinew_result create(const sinew_body_view *v, const sinew_asset *a, void **state)
 {
     sinew_context *ctx = v->ctx;
@@ -147,30 +141,14 @@ static sinew_result create(const sinew_body_view *v, const sinew_asset *a, void 
     const uint64_t vectors = a->distance_count + (uint64_t)n * (solver == SINEW_SOLVER_PD_JACOBI ? 1
                                                                : solver == SINEW_SOLVER_PD_CHEBYSHEV ? 2 : 0);
     const uint64_t slots = 2ull * a->distance_count;
-    const struct { int bind; uint64_t size; const char *what; } plan[] = {
-        {SINEW_PD_Q, 16ull * n, "predicted positions"},
-        {SINEW_PD_DELTA, 16ull * vectors, "local solutions and iterates"},
-        {SINEW_PD_ADJ_START, 4ull * (n + 1ull), "gather offsets"},
-        {SINEW_PD_ADJ, 4ull * slots, "gather lists"},
-        {SINEW_PD_ORDER, solver == SINEW_SOLVER_PD_RED_BLACK ? 4ull * n : 0, "red-black order"},
+    const sinew_buffer_plan plan[] = {
+        {SINEW_PD_Q, 16ull * n, SINEW_MEMORY_DEVICE, "predicted positions"},
+        {SINEW_PD_DELTA, 16ull * vectors, SINEW_MEMORY_DEVICE, "local solutions and iterates"},
+        {SINEW_PD_ADJ_START, 4ull * (n + 1ull), SINEW_MEMORY_DEVICE, "gather offsets"},
+        {SINEW_PD_ADJ, 4ull * slots, SINEW_MEMORY_DEVICE, "gather lists"},
+        {SINEW_PD_ORDER, solver == SINEW_SOLVER_PD_RED_BLACK ? 4ull * n : 0, SINEW_MEMORY_DEVICE, "red-black order"},
     };
-    const int planned = (int)(sizeof plan / sizeof plan[0]);
-    sinew_result r = SINEW_RESULT_OK;
-    for (int i = 0; i < planned && r == SINEW_RESULT_OK; i++)
-        r = sinew_buffer_check_size(ctx, plan[i].size, plan[i].what);
-    size_t largest = 16;
-    for (int i = 0; i < planned && r == SINEW_RESULT_OK; i++)
-        if (plan[i].size) {
-            r = sinew_buffer_create(ctx, plan[i].size, SINEW_MEMORY_DEVICE, plan[i].what, &s->own[plan[i].bind]);
-            largest = plan[i].size > largest ? (size_t)plan[i].size : largest;
-        }
-    void *zero = r == SINEW_RESULT_OK ? calloc(1, largest) : NULL;
-    if (r == SINEW_RESULT_OK && !zero)
-        r = sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-    for (int i = 0; i < SINEW_PD_BINDINGS && r == SINEW_RESULT_OK; i++)
-        if (s->own[i].buffer)
-            r = sinew_buffer_upload(ctx, &s->own[i], 0, zero, s->own[i].size);
-    free(zero);
+    sinew_result r = sinew_buffers_create(ctx, plan, sizeof plan / sizeof plan[0], s->own);
     if (r == SINEW_RESULT_OK)
         r = upload_pd(s, v, a);
     uint32_t *start, *adj;

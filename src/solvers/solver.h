@@ -109,6 +109,12 @@ typedef struct sinew_solver_row {
 /* The row of a solver, or NULL. */
 const sinew_solver_row *sinew_solver_row_of(sinew_solver solver);
 
+/* What every check refuses alike: finite elements for a solver that does
+ * not simulate them (elements 0), alternating sweeps for one that does not
+ * sweep colours (gauss_seidel 0). */
+sinew_result sinew_solver_check_fit(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d,
+                                    int elements, int gauss_seidel);
+
 /* graph.c: Jacobi gather lists, particle i's DELTA slots
  * adj[start[i] .. start[i+1]) (2 per distance, 4 per bend and element, in
  * that order), and distance records by particle, list[start[p] ..

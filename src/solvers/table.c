@@ -40,6 +40,21 @@ const char *sinew_solver_label(sinew_solver solver)
     return row ? row->label : NULL;
 }
 
+sinew_result sinew_solver_check_fit(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d,
+                                    int elements, int gauss_seidel)
+{
+    const sinew_logger *lg = &ctx->logger;
+    if (a->element_count && !elements)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "the asset has %u finite elements, which only the GPBD solvers simulate "
+                          "(SINEW_SOLVER_GPBD_GAUSS_SEIDEL or SINEW_SOLVER_GPBD_JACOBI)", a->element_count);
+    if (d->sweep_order == SINEW_SWEEP_ALTERNATING && !gauss_seidel)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "alternating sweeps need a Gauss-Seidel solver (XPBD_GAUSS_SEIDEL, GPBD_GAUSS_SEIDEL or "
+                          "HPBD)");
+    return SINEW_RESULT_OK;
+}
+
 sinew_result sinew_solver_from_name(const char *name, sinew_solver *out)
 {
     for (size_t i = 0; name && i < ROW_COUNT; i++)

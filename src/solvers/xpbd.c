@@ -20,14 +20,9 @@ static int is_gauss_seidel(sinew_solver s)
 static sinew_result check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d)
 {
     const sinew_logger *lg = &ctx->logger;
-    if (a->element_count && !is_gpbd(d->solver))
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "the asset has %u finite elements, which only the GPBD solvers simulate "
-                          "(SINEW_SOLVER_GPBD_GAUSS_SEIDEL or SINEW_SOLVER_GPBD_JACOBI)", a->element_count);
-    if (d->sweep_order == SINEW_SWEEP_ALTERNATING && !is_gauss_seidel(d->solver))
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "alternating sweeps need a Gauss-Seidel solver (XPBD_GAUSS_SEIDEL, GPBD_GAUSS_SEIDEL or "
-                          "HPBD)");
+    sinew_result r = sinew_solver_check_fit(ctx, a, d, is_gpbd(d->solver), is_gauss_seidel(d->solver));
+    if (r != SINEW_RESULT_OK)
+        return r;
     if (d->solver == SINEW_SOLVER_HPBD && a->level_count < 2)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "SINEW_SOLVER_HPBD needs an asset with a hierarchy (sinew-prep --hierarchy LEVELS); this "
@@ -62,42 +57,27 @@ static int copy_colours(sinew_pbd *s, const sinew_asset *a)
     return 1;
 }
 
-/* Set 1 (shared/pbd.h): made only where there is something to hold, every
- * buffer filled once so nothing is read uninitialised. */
+/* Set 1 (shared/pbd.h): made only where there is something to hold. */
 static sinew_result make_buffers(sinew_pbd *s, const sinew_body_view *v, const sinew_asset *a)
 {
     sinew_context *ctx = v->ctx;
     const uint32_t n = a->particle_count;
     const int jacobi = is_jacobi(s->solver);
     const uint64_t slots = 2ull * a->distance_count + 4ull * a->bend_count + 4ull * a->element_count;
-    const struct { int bind; uint64_t size; const char *what; } plan[] = {
-        {SINEW_PBD_LAMBDA, 4ull * (a->distance_count + (uint64_t)a->bend_count), "multipliers"},
-        {SINEW_PBD_DELTA, jacobi ? 16ull * slots : 0, "Jacobi corrections"},
-        {SINEW_PBD_ADJ_START, jacobi ? 4ull * (n + 1ull) : 0, "gather offsets"},
-        {SINEW_PBD_ADJ, jacobi ? 4ull * slots : 0, "gather lists"},
-        {SINEW_PBD_ZDISP, 64ull * a->element_count, "element displacements"},
-        {SINEW_PBD_Q, s->level_count ? 16ull * n : 0, "hierarchy start positions"},
-        {SINEW_PBD_HDIST, sizeof(GpuDistance) * (uint64_t)s->hdistance_count, "coarse constraints"},
-        {SINEW_PBD_HNODE, s->level_count ? sizeof(GpuNode) * (uint64_t)n : 0, "hierarchy nodes"},
-        {SINEW_PBD_HLINK, sizeof(GpuLink) * (uint64_t)s->link_count, "parent links"},
+    const sinew_buffer_plan plan[] = {
+        {SINEW_PBD_LAMBDA, 4ull * (a->distance_count + (uint64_t)a->bend_count), SINEW_MEMORY_DEVICE, "multipliers",
+         1 /* reset every substep */},
+        {SINEW_PBD_DELTA, jacobi ? 16ull * slots : 0, SINEW_MEMORY_DEVICE, "Jacobi corrections"},
+        {SINEW_PBD_ADJ_START, jacobi ? 4ull * (n + 1ull) : 0, SINEW_MEMORY_DEVICE, "gather offsets"},
+        {SINEW_PBD_ADJ, jacobi ? 4ull * slots : 0, SINEW_MEMORY_DEVICE, "gather lists"},
+        {SINEW_PBD_ZDISP, 64ull * a->element_count, SINEW_MEMORY_DEVICE, "element displacements"},
+        {SINEW_PBD_Q, s->level_count ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "hierarchy start positions"},
+        {SINEW_PBD_HDIST, sizeof(GpuDistance) * (uint64_t)s->hdistance_count, SINEW_MEMORY_DEVICE,
+         "coarse constraints"},
+        {SINEW_PBD_HNODE, s->level_count ? sizeof(GpuNode) * (uint64_t)n : 0, SINEW_MEMORY_DEVICE, "hierarchy nodes"},
+        {SINEW_PBD_HLINK, sizeof(GpuLink) * (uint64_t)s->link_count, SINEW_MEMORY_DEVICE, "parent links"},
     };
-    const int planned = (int)(sizeof plan / sizeof plan[0]);
-    sinew_result r = SINEW_RESULT_OK;
-    for (int i = 0; i < planned && r == SINEW_RESULT_OK; i++) /* refused before anything is allocated */
-        r = sinew_buffer_check_size(ctx, plan[i].size, plan[i].what);
-    size_t largest = 16;
-    for (int i = 0; i < planned && r == SINEW_RESULT_OK; i++)
-        if (plan[i].size || plan[i].bind == SINEW_PBD_LAMBDA) { /* lambda is reset every substep */
-            r = sinew_buffer_create(ctx, plan[i].size, SINEW_MEMORY_DEVICE, plan[i].what, &s->own[plan[i].bind]);
-            largest = plan[i].size > largest ? (size_t)plan[i].size : largest;
-        }
-    void *zero = r == SINEW_RESULT_OK ? calloc(1, largest) : NULL;
-    if (r == SINEW_RESULT_OK && !zero)
-        r = sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-    for (int i = 0; i < SINEW_PBD_BINDINGS && r == SINEW_RESULT_OK; i++)
-        if (s->own[i].buffer)
-            r = sinew_buffer_upload(ctx, &s->own[i], 0, zero, s->own[i].size);
-    free(zero);
+    sinew_result r = sinew_buffers_create(ctx, plan, sizeof plan / sizeof plan[0], s->own);
     if (r == SINEW_RESULT_OK && s->level_count)
         r = sinew_hpbd_upload(s, ctx, n);
     if (r != SINEW_RESULT_OK || !jacobi)

@@ -268,6 +268,19 @@ static inline int cli_choice(const char *tool, const char *opt, const char *text
     return -1;
 }
 
+/* A CLI_CUSTOM parse for a picture or window size WxH, each in 16..8192
+ * pixels, into unsigned[2]. */
+static inline int cli_pixels(const char *tool, const char *opt, const char *text, void *value)
+{
+    unsigned *wh = value, w, h;
+    char end;
+    if (sscanf(text, "%ux%u%c", &w, &h, &end) != 2 || w < 16 || h < 16 || w > 8192 || h > 8192)
+        return cli_error(tool, "%s: \"%s\" is not WxH with each in 16..8192", opt, text);
+    wh[0] = w;
+    wh[1] = h;
+    return 1;
+}
+
 /* ------------------------------------------------------------------ solvers
  *
  * The tools take and print solver names only through the library's table

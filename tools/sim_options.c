@@ -79,17 +79,6 @@ static int parse_box(const char *tool, const char *opt, const char *text, void *
            ((box[3] >= 0 && box[4] >= 0 && box[5] >= 0) || cli_error(tool, "%s: half extents must be >= 0%s", opt, ""));
 }
 
-static int parse_picture(const char *tool, const char *opt, const char *text, void *value)
-{
-    unsigned *wh = value, w, h;
-    char end;
-    if (sscanf(text, "%ux%u%c", &w, &h, &end) != 2 || w < 16 || h < 16 || w > 8192 || h > 8192)
-        return cli_error(tool, "%s: \"%s\" is not WxH with each in 16..8192", opt, text);
-    wh[0] = w;
-    wh[1] = h;
-    return 1;
-}
-
 int sim_parse(int argc, char **argv, options *o)
 {
     const char *t = "sinew-sim";
@@ -208,7 +197,7 @@ int sim_parse(int argc, char **argv, options *o)
          "scene)"},
         {"--no-png", NULL, CLI_FLAG, &o->no_png, NULL, "no pictures"},
         {"--picture", NULL, CLI_CUSTOM, o->picture, "WxH", "picture size in pixels (default 960x720)",
-         .parse = parse_picture},
+         .parse = cli_pixels},
         {"--camera", NULL, CLI_DOUBLES, o->camera, "EX,EY,EZ,TX,TY,TZ",
          "eye and target (m); default: framing the scene", .count = 6, .given = &o->camera_set},
         {"--video", NULL, CLI_STRING, &o->video, "FILE", "join the --every pictures into FILE with ffmpeg"},

@@ -410,17 +410,6 @@ static sinew_asset *default_scene(void)
     return r == SINEW_RESULT_OK ? a : NULL;
 }
 
-static int parse_size(const char *tool, const char *opt, const char *text, void *value)
-{
-    unsigned *wh = value, w, h;
-    char end;
-    if (sscanf(text, "%ux%u%c", &w, &h, &end) != 2 || w < 16 || h < 16 || w > 8192 || h > 8192)
-        return cli_error(tool, "%s: \"%s\" is not WxH with each in 16..8192", opt, text);
-    wh[0] = w;
-    wh[1] = h;
-    return 1;
-}
-
 int main(int argc, char **argv)
 {
     const char *t = "sinew-viewer", *asset_path = NULL, *screenshot = NULL;
@@ -436,7 +425,7 @@ int main(int argc, char **argv)
         {"--frames", NULL, CLI_UINT, &frames, "N", "quit after N frames (default: when the window closes)",
          .max = 100000000},
         {"--screenshot", NULL, CLI_STRING, &screenshot, "FILE", "write the last frame as PNG when quitting"},
-        {"--size", NULL, CLI_CUSTOM, size, "WxH", "window size (default 960x720)", .parse = parse_size},
+        {"--size", NULL, CLI_CUSTOM, size, "WxH", "window size (default 960x720)", .parse = cli_pixels},
         {"--solver", NULL, CLI_CUSTOM, &solver, "NAME", solver_help, .parse = cli_solver},
         {"--validation", NULL, CLI_FLAG, &validation, NULL,
          "Vulkan validation layers (messages make the exit status 1)"},

@@ -1,5 +1,6 @@
-/* Gmsh MSH reader (formats 2.2 and 4.1, ASCII and binary), safe for untrusted
- * input. The file is a sequence of sections, each "$Name" ... "$EndName":
+/* Gmsh MSH reader (2.2 and 4.1, ASCII and binary): scanning, sections, 2.2's nodes and elements. */
+
+/* Safe for untrusted input. The file is a sequence of sections, each "$Name" ... "$EndName":
  *
  *   $MeshFormat  version file-type(0 ASCII, 1 binary) data-size [int 1]
  *   $Entities    4.1: points curves surfaces volumes, then per entity
@@ -23,9 +24,9 @@
  * Gmsh writes them. Every count is checked against the bytes left before
  * anything is allocated for it, and every read against the end of the data.
  * Messages name the file and the line (ASCII) or byte offset (binary).
+ * 4.1's node and element blocks and its $Entities are read in volume_msh4.c.
  */
-#include "volume.h"
-#include "mesh_text.h"
+#include "volume_msh.h"
 
 #include "core/log.h"
 
@@ -38,10 +39,9 @@
 
 #define NONE UINT32_MAX
 #define MAX_TAGS (1u << 20)      /* element tags of one element (2.2) */
-#define MAX_ELEMENTS (1u << 28)  /* elements of all types */
 
 /* Nodes of each element type Gmsh's manual lists; 0: unknown. */
-static uint32_t type_nodes(int64_t type)
+uint32_t msh_type_nodes(int64_t type)
 {
     static const uint8_t nodes[32] = {0,  2,  3,  4,  4,  8,  6, 5, 3, 6, 9,  10, 27, 18, 14, 1,
                                       8,  20, 15, 13, 9,  10, 12, 15, 15, 21, 4, 5, 6, 20, 35, 56};
@@ -49,53 +49,6 @@ static uint32_t type_nodes(int64_t type)
         return nodes[type];
     return type == 92 ? 64 : type == 93 ? 125 : 0;
 }
-
-typedef struct tag_pair {
-    uint64_t tag;
-    uint32_t index;
-} tag_pair;
-
-/* A volume of 4.1's $Entities: its first physical tag is its region. */
-typedef struct msh_volume {
-    int64_t tag;
-    int64_t physical;        /* the first physical tag; 0 when none */
-    uint64_t physical_count;
-    int warned;
-} msh_volume;
-
-/* A 4.1 element block of tetrahedra, whose entity gives their region. */
-typedef struct tet_block {
-    uint64_t index;          /* in the file, for messages */
-    size_t mark;             /* where its header starts */
-    int64_t dim, entity;
-    uint32_t first, count;   /* tetrahedra first .. first + count - 1 */
-} tet_block;
-
-typedef struct msh_reader {
-    const char *data;
-    size_t size, pos;
-    size_t mark;            /* start of what is being read, for messages */
-    const char *name;
-    const sinew_logger *lg;
-    sinew_volume *v;
-    int version;            /* 2 or 4 */
-    int binary;
-    size_t tag_size;        /* 4.1 binary: bytes of an unsigned integer */
-    size_t line_end;        /* ASCII element records: end of the current line */
-    sinew_text scratch;     /* strtod's NUL-terminated copy of a token */
-    uint64_t *tags;         /* node tag of each vertex */
-    tag_pair *sorted;       /* sparse tags: (tag, vertex) by tag; NULL when dense */
-    uint64_t first_tag;     /* dense tags: first_tag + vertex */
-    size_t tet_cap, region_cap;
-    msh_volume *volumes;    /* 4.1 $Entities: volumes by tag; NULL without */
-    uint32_t volume_count;
-    int partitioned;        /* a $PartitionedEntities section */
-    tet_block *blocks;
-    size_t block_count, block_cap;
-    uint64_t skipped;       /* elements of other types */
-    int64_t first_skipped_type;
-    int saw_tet10;
-} msh_reader;
 
 /* ------------------------------------------------------------ messages */
 
@@ -111,8 +64,7 @@ static sinew_result failv(msh_reader *r, sinew_result code, const char *fmt, va_
     return sinew_fail(r->lg, code, "mesh", "%s:%" PRIu64 ": %s", r->name, line, problem);
 }
 
-static sinew_result fail(msh_reader *r, const char *fmt, ...) SINEW_PRINTF(2, 3);
-static sinew_result fail(msh_reader *r, const char *fmt, ...)
+sinew_result msh_fail(msh_reader *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -131,14 +83,14 @@ static sinew_result fail_code(msh_reader *r, sinew_result code, const char *fmt,
     return res;
 }
 
-static sinew_result out_of_memory(msh_reader *r)
+sinew_result msh_out_of_memory(msh_reader *r)
 {
     return fail_code(r, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
 }
 
 /* ------------------------------------------------------------ ASCII scanning */
 
-static int is_space(char c)
+int msh_is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
@@ -151,11 +103,11 @@ static size_t rest(const msh_reader *r)
 /* Next whitespace-separated token, across lines. */
 static int token(msh_reader *r, sinew_token *tok)
 {
-    while (r->pos < r->size && is_space(r->data[r->pos]))
+    while (r->pos < r->size && msh_is_space(r->data[r->pos]))
         r->pos++;
     r->mark = r->pos;
     size_t start = r->pos;
-    while (r->pos < r->size && !is_space(r->data[r->pos]))
+    while (r->pos < r->size && !msh_is_space(r->data[r->pos]))
         r->pos++;
     tok->s = r->data + start;
     tok->len = r->pos - start;
@@ -172,34 +124,34 @@ static sinew_result parse_int(msh_reader *r, sinew_token tok, const char *what, 
 {
     char buf[40];
     if (tok.len == 0)
-        return fail(r, "file ends where %s was expected", what);
+        return msh_fail(r, "file ends where %s was expected", what);
     if (tok.s[0] == '$')
-        return fail(r, "the section ends early: '%s' where %s was expected", sinew_token_printable(tok, buf), what);
+        return msh_fail(r, "the section ends early: '%s' where %s was expected", sinew_token_printable(tok, buf), what);
     if (!sinew_token_int(tok, out))
-        return fail(r, "%s: '%s' is not an integer", what, sinew_token_printable(tok, buf));
+        return msh_fail(r, "%s: '%s' is not an integer", what, sinew_token_printable(tok, buf));
     if (*out < lo || *out > hi)
-        return fail(r, "%s %" PRId64 " out of range (%" PRId64 "..%" PRId64 ")", what, *out, lo, hi);
+        return msh_fail(r, "%s %" PRId64 " out of range (%" PRId64 "..%" PRId64 ")", what, *out, lo, hi);
     return SINEW_RESULT_OK;
 }
 
-static sinew_result ascii_int(msh_reader *r, const char *what, int64_t lo, int64_t hi, int64_t *out)
+sinew_result msh_ascii_int(msh_reader *r, const char *what, int64_t lo, int64_t hi, int64_t *out)
 {
     sinew_token tok;
     token(r, &tok);
     return parse_int(r, tok, what, lo, hi, out);
 }
 
-static sinew_result ascii_double(msh_reader *r, const char *what, uint64_t index, double *out)
+sinew_result msh_ascii_double(msh_reader *r, const char *what, uint64_t index, double *out)
 {
     sinew_token tok;
     char buf[40];
     if (!token(r, &tok))
-        return fail(r, "file ends in the coordinates of %s %" PRIu64, what, index);
+        return msh_fail(r, "file ends in the coordinates of %s %" PRIu64, what, index);
     int ok = sinew_text_double(&r->scratch, tok, out);
     if (ok < 0)
-        return out_of_memory(r);
+        return msh_out_of_memory(r);
     if (!ok)
-        return fail(r, "%s %" PRIu64 ": malformed number '%s'", what, index, sinew_token_printable(tok, buf));
+        return msh_fail(r, "%s %" PRIu64 ": malformed number '%s'", what, index, sinew_token_printable(tok, buf));
     return SINEW_RESULT_OK;
 }
 
@@ -208,7 +160,7 @@ static sinew_result ascii_double(msh_reader *r, const char *what, uint64_t index
  * within it. */
 static int line_begin(msh_reader *r)
 {
-    while (r->pos < r->size && is_space(r->data[r->pos]))
+    while (r->pos < r->size && msh_is_space(r->data[r->pos]))
         r->pos++;
     r->mark = r->pos;
     const char *nl = memchr(r->data + r->pos, '\n', rest(r));
@@ -218,10 +170,10 @@ static int line_begin(msh_reader *r)
 
 static int line_token(msh_reader *r, sinew_token *tok)
 {
-    while (r->pos < r->line_end && is_space(r->data[r->pos]))
+    while (r->pos < r->line_end && msh_is_space(r->data[r->pos]))
         r->pos++;
     size_t start = r->pos;
-    while (r->pos < r->line_end && !is_space(r->data[r->pos]))
+    while (r->pos < r->line_end && !msh_is_space(r->data[r->pos]))
         r->pos++;
     tok->s = r->data + start;
     tok->len = r->pos - start;
@@ -233,70 +185,70 @@ static sinew_result line_finish(msh_reader *r, const char *what, uint64_t index,
 {
     sinew_token tok;
     if (line_token(r, &tok))
-        return fail(r, "%s %" PRIu64 " has more than the %u values its type needs", what, index, expected);
+        return msh_fail(r, "%s %" PRIu64 " has more than the %u values its type needs", what, index, expected);
     r->pos = r->line_end;
     return SINEW_RESULT_OK;
 }
 
 /* Binary data starts after the newline that ends the current text line. */
-static sinew_result end_line(msh_reader *r)
+sinew_result msh_end_line(msh_reader *r)
 {
     while (r->pos < r->size && (r->data[r->pos] == ' ' || r->data[r->pos] == '\t' || r->data[r->pos] == '\r'))
         r->pos++;
     r->mark = r->pos;
     if (r->pos >= r->size || r->data[r->pos] != '\n')
-        return fail(r, "expected the end of the line before binary data");
+        return msh_fail(r, "expected the end of the line before binary data");
     r->pos++;
     return SINEW_RESULT_OK;
 }
 
 /* ------------------------------------------------------------ binary reading */
 
-static sinew_result take(msh_reader *r, void *dst, size_t n, const char *what)
+sinew_result msh_take(msh_reader *r, void *dst, size_t n, const char *what)
 {
     r->mark = r->pos;
     if (rest(r) < n)
-        return fail(r, "file ends in %s", what);
+        return msh_fail(r, "file ends in %s", what);
     memcpy(dst, r->data + r->pos, n);
     r->pos += n;
     return SINEW_RESULT_OK;
 }
 
-static sinew_result bin_int(msh_reader *r, const char *what, int64_t lo, int64_t hi, int64_t *out)
+sinew_result msh_bin_int(msh_reader *r, const char *what, int64_t lo, int64_t hi, int64_t *out)
 {
     int32_t x = 0;
-    sinew_result res = take(r, &x, sizeof x, what);
+    sinew_result res = msh_take(r, &x, sizeof x, what);
     if (res)
         return res;
     if (x < lo || x > hi)
-        return fail(r, "%s %" PRId32 " out of range (%" PRId64 "..%" PRId64 ")", what, x, lo, hi);
+        return msh_fail(r, "%s %" PRId32 " out of range (%" PRId64 "..%" PRId64 ")", what, x, lo, hi);
     *out = x;
     return SINEW_RESULT_OK;
 }
 
 /* 4.1's unsigned integers (size_t of the writer). */
-static sinew_result bin_size(msh_reader *r, const char *what, uint64_t *out)
+sinew_result msh_bin_size(msh_reader *r, const char *what, uint64_t *out)
 {
     if (r->tag_size == 4) {
         uint32_t x = 0;
-        sinew_result res = take(r, &x, sizeof x, what);
+        sinew_result res = msh_take(r, &x, sizeof x, what);
         *out = x;
         return res;
     }
-    return take(r, out, sizeof *out, what);
+    return msh_take(r, out, sizeof *out, what);
 }
 
 /* An integer of either encoding, for the fields both share. */
-static sinew_result read_count(msh_reader *r, const char *what, uint64_t max, uint64_t *out)
+sinew_result msh_read_count(msh_reader *r, const char *what, uint64_t max, uint64_t *out)
 {
     int64_t v = 0;
     sinew_result res;
     if (!r->binary || r->version == 2) {
         /* 2.2 keeps its counts in text even in binary files. */
-        if ((res = ascii_int(r, what, 0, (int64_t)1 << 40, &v)))
+        if ((res = msh_ascii_int(r, what, 0, (int64_t)1 << 40, &v)))
             return res;
         *out = (uint64_t)v;
-    } else if ((res = bin_size(r, what, out))) {
+    } else if ((res = msh_bin_size(r, what, out))) {
         return res;
     }
     if (*out > max)
@@ -308,10 +260,10 @@ static sinew_result read_count(msh_reader *r, const char *what, uint64_t max, ui
 /* A count of records of at least `bytes` bytes each must fit the rest of the
  * file (the last ASCII record may lack its separator, hence the + 1). In
  * binary data the bound is exact: what passes may be skipped unread. */
-static sinew_result check_fits(msh_reader *r, uint64_t count, uint64_t bytes, const char *what)
+sinew_result msh_check_fits(msh_reader *r, uint64_t count, uint64_t bytes, const char *what)
 {
     if (count > 0 && bytes > 0 && count > ((uint64_t)rest(r) + !r->binary) / bytes)
-        return fail(r, "%" PRIu64 " %s do not fit in the %zu bytes left", count, what, rest(r));
+        return msh_fail(r, "%" PRIu64 " %s do not fit in the %zu bytes left", count, what, rest(r));
     return SINEW_RESULT_OK;
 }
 
@@ -324,7 +276,7 @@ static sinew_result skip_section(msh_reader *r, sinew_token name)
     char end[80];
     char buf[40];
     if (name.len > sizeof end - 6)
-        return fail(r, "section name '%s' is too long", sinew_token_printable(name, buf));
+        return msh_fail(r, "section name '%s' is too long", sinew_token_printable(name, buf));
     int n = snprintf(end, sizeof end, "$End%.*s", (int)(name.len - 1), name.s + 1);
     for (size_t p = r->pos; p + (size_t)n <= r->size; p++) {
         const char *hit = memchr(r->data + p, '$', r->size - p);
@@ -332,12 +284,12 @@ static sinew_result skip_section(msh_reader *r, sinew_token name)
             break;
         p = (size_t)(hit - r->data);
         if (p + (size_t)n <= r->size && memcmp(hit, end, (size_t)n) == 0 && p > 0 && r->data[p - 1] == '\n' &&
-            (p + (size_t)n == r->size || is_space(r->data[p + (size_t)n]))) {
+            (p + (size_t)n == r->size || msh_is_space(r->data[p + (size_t)n]))) {
             r->pos = p + (size_t)n;
             return SINEW_RESULT_OK;
         }
     }
-    return fail(r, "section %s has no %s", sinew_token_printable(name, buf), end);
+    return msh_fail(r, "section %s has no %s", sinew_token_printable(name, buf), end);
 }
 
 static sinew_result expect_end(msh_reader *r, const char *end)
@@ -345,9 +297,9 @@ static sinew_result expect_end(msh_reader *r, const char *end)
     sinew_token tok;
     char buf[40];
     if (!token(r, &tok))
-        return fail(r, "file ends before %s", end);
+        return msh_fail(r, "file ends before %s", end);
     if (!token_is(tok, end))
-        return fail(r, "expected %s, found '%s'", end, sinew_token_printable(tok, buf));
+        return msh_fail(r, "expected %s, found '%s'", end, sinew_token_printable(tok, buf));
     return SINEW_RESULT_OK;
 }
 
@@ -356,37 +308,37 @@ static sinew_result read_format(msh_reader *r)
     sinew_token tok;
     char buf[40];
     if (!token(r, &tok))
-        return fail(r, "empty file");
+        return msh_fail(r, "empty file");
     if (!token_is(tok, "$MeshFormat"))
-        return fail(r, "not a Gmsh mesh: starts with '%s', not $MeshFormat", sinew_token_printable(tok, buf));
+        return msh_fail(r, "not a Gmsh mesh: starts with '%s', not $MeshFormat", sinew_token_printable(tok, buf));
     token(r, &tok);
     if (token_is(tok, "4.1"))
         r->version = 4;
     else if (token_is(tok, "2.2") || token_is(tok, "2.1") || token_is(tok, "2.0") || token_is(tok, "2"))
         r->version = 2;
     else
-        return fail(r, "MSH version '%s' is not supported: 2.2 and 4.1 are (gmsh -format msh22 or msh41)",
-                    sinew_token_printable(tok, buf));
+        return msh_fail(r, "MSH version '%s' is not supported: 2.2 and 4.1 are (gmsh -format msh22 or msh41)",
+                        sinew_token_printable(tok, buf));
     int64_t type = 0, data_size = 0;
     sinew_result res;
-    if ((res = ascii_int(r, "file type", 0, 1, &type)) || (res = ascii_int(r, "data size", 1, 64, &data_size)))
+    if ((res = msh_ascii_int(r, "file type", 0, 1, &type)) || (res = msh_ascii_int(r, "data size", 1, 64, &data_size)))
         return res;
     if (type == 1) {
         if (r->version == 2 && data_size != 8)
-            return fail(r, "data size %" PRId64 ": binary MSH 2.2 needs 8-byte reals", data_size);
+            return msh_fail(r, "data size %" PRId64 ": binary MSH 2.2 needs 8-byte reals", data_size);
         if (r->version == 4 && data_size != 4 && data_size != 8)
-            return fail(r, "data size %" PRId64 ": binary MSH 4.1 needs 4- or 8-byte integers", data_size);
+            return msh_fail(r, "data size %" PRId64 ": binary MSH 4.1 needs 4- or 8-byte integers", data_size);
         r->tag_size = (size_t)data_size;
         int32_t one = 0;
-        if ((res = end_line(r)) || (res = take(r, &one, sizeof one, "the binary marker")))
+        if ((res = msh_end_line(r)) || (res = msh_take(r, &one, sizeof one, "the binary marker")))
             return res;
         /* Set after the text before it has been read, so that those messages
          * give lines; from here on they give byte offsets. */
         r->binary = 1;
         if (one == 0x01000000)
-            return fail(r, "binary data in the other byte order (big-endian) is not supported");
+            return msh_fail(r, "binary data in the other byte order (big-endian) is not supported");
         if (one != 1)
-            return fail(r, "binary marker is %" PRId32 ", expected 1", one);
+            return msh_fail(r, "binary marker is %" PRId32 ", expected 1", one);
     }
     return expect_end(r, "$EndMeshFormat");
 }
@@ -410,14 +362,14 @@ static sinew_result build_tag_map(msh_reader *r)
         return SINEW_RESULT_OK;
     r->sorted = malloc(sizeof *r->sorted * n);
     if (!r->sorted)
-        return out_of_memory(r);
+        return msh_out_of_memory(r);
     for (uint32_t i = 0; i < n; i++)
         r->sorted[i] = (tag_pair){r->tags[i], i};
     qsort(r->sorted, n, sizeof *r->sorted, compare_tags);
     for (uint32_t i = 1; i < n; i++)
         if (r->sorted[i].tag == r->sorted[i - 1].tag)
-            return fail(r, "node tag %" PRIu64 " is given twice (nodes %u and %u in file order)", r->sorted[i].tag,
-                        r->sorted[i - 1].index, r->sorted[i].index);
+            return msh_fail(r, "node tag %" PRIu64 " is given twice (nodes %u and %u in file order)", r->sorted[i].tag,
+                            r->sorted[i - 1].index, r->sorted[i].index);
     return SINEW_RESULT_OK;
 }
 
@@ -438,20 +390,20 @@ static uint32_t vertex_of(const msh_reader *r, uint64_t tag)
 }
 
 /* Room for all nodes; what is read is checked before anything is stored. */
-static sinew_result alloc_nodes(msh_reader *r, uint64_t count)
+sinew_result msh_alloc_nodes(msh_reader *r, uint64_t count)
 {
     r->v->positions = malloc(sizeof(double) * 3 * (count ? count : 1));
     r->tags = malloc(sizeof(uint64_t) * (count ? count : 1));
     if (!r->v->positions || !r->tags)
-        return out_of_memory(r);
+        return msh_out_of_memory(r);
     return SINEW_RESULT_OK;
 }
 
-static sinew_result store_node(msh_reader *r, uint32_t i, uint64_t tag, const double p[3])
+sinew_result msh_store_node(msh_reader *r, uint32_t i, uint64_t tag, const double p[3])
 {
     for (int k = 0; k < 3; k++)
         if (!isfinite(p[k]))
-            return fail(r, "node %" PRIu64 " has a non-finite coordinate", tag);
+            return msh_fail(r, "node %" PRIu64 " has a non-finite coordinate", tag);
     memcpy(r->v->positions + 3 * (size_t)i, p, 3 * sizeof(double));
     r->tags[i] = tag;
     return SINEW_RESULT_OK;
@@ -461,110 +413,46 @@ static sinew_result read_nodes_2(msh_reader *r)
 {
     uint64_t count = 0;
     sinew_result res;
-    if ((res = read_count(r, "node count", SINEW_VOLUME_MAX_VERTICES, &count)))
+    if ((res = msh_read_count(r, "node count", SINEW_VOLUME_MAX_VERTICES, &count)))
         return res;
-    if (r->binary && (res = end_line(r)))
+    if (r->binary && (res = msh_end_line(r)))
         return res;
     /* ASCII: "t x y z" takes at least 8 bytes; binary: an int and three doubles. */
-    if ((res = check_fits(r, count, r->binary ? 28 : 8, "nodes")) || (res = alloc_nodes(r, count)))
+    if ((res = msh_check_fits(r, count, r->binary ? 28 : 8, "nodes")) || (res = msh_alloc_nodes(r, count)))
         return res;
     for (uint32_t i = 0; i < count; i++) {
         int64_t tag = 0;
         double p[3];
         if (r->binary) {
-            if ((res = bin_int(r, "node tag", 0, INT32_MAX, &tag)) || (res = take(r, p, sizeof p, "a node")))
+            if ((res = msh_bin_int(r, "node tag", 0, INT32_MAX, &tag)) || (res = msh_take(r, p, sizeof p, "a node")))
                 return res;
-        } else if ((res = ascii_int(r, "node tag", 0, (int64_t)1 << 40, &tag)) ||
-                   (res = ascii_double(r, "node", (uint64_t)tag, &p[0])) ||
-                   (res = ascii_double(r, "node", (uint64_t)tag, &p[1])) ||
-                   (res = ascii_double(r, "node", (uint64_t)tag, &p[2]))) {
+        } else if ((res = msh_ascii_int(r, "node tag", 0, (int64_t)1 << 40, &tag)) ||
+                   (res = msh_ascii_double(r, "node", (uint64_t)tag, &p[0])) ||
+                   (res = msh_ascii_double(r, "node", (uint64_t)tag, &p[1])) ||
+                   (res = msh_ascii_double(r, "node", (uint64_t)tag, &p[2]))) {
             return res;
         }
-        if ((res = store_node(r, i, (uint64_t)tag, p)))
+        if ((res = msh_store_node(r, i, (uint64_t)tag, p)))
             return res;
     }
-    r->v->vertex_count = (uint32_t)count;
-    return SINEW_RESULT_OK;
-}
-
-static sinew_result read_nodes_4(msh_reader *r)
-{
-    uint64_t blocks = 0, count = 0, min_tag = 0, max_tag = 0;
-    sinew_result res;
-    if (r->binary && (res = end_line(r)))
-        return res;
-    if ((res = read_count(r, "entity block count", UINT32_MAX, &blocks)) ||
-        (res = read_count(r, "node count", SINEW_VOLUME_MAX_VERTICES, &count)) ||
-        (res = read_count(r, "minimum node tag", UINT64_MAX, &min_tag)) ||
-        (res = read_count(r, "maximum node tag", UINT64_MAX, &max_tag)))
-        return res;
-    /* A block header is 4 values; a node a tag and 3 coordinates. */
-    uint64_t block_bytes = r->binary ? 12 + r->tag_size : 8, node_bytes = r->binary ? 24 + r->tag_size : 8;
-    if ((res = check_fits(r, blocks, block_bytes, "node blocks")) || (res = check_fits(r, count, node_bytes, "nodes")) ||
-        (res = alloc_nodes(r, count)))
-        return res;
-    uint64_t done = 0;
-    for (uint64_t b = 0; b < blocks; b++) {
-        int64_t dim = 0, entity = 0, parametric = 0;
-        uint64_t n = 0;
-        if (r->binary) {
-            if ((res = bin_int(r, "entity dimension", 0, 3, &dim)) ||
-                (res = bin_int(r, "entity tag", INT32_MIN, INT32_MAX, &entity)) ||
-                (res = bin_int(r, "parametric flag", 0, 1, &parametric)) ||
-                (res = bin_size(r, "block node count", &n)))
-                return res;
-        } else if ((res = ascii_int(r, "entity dimension", 0, 3, &dim)) ||
-                   (res = ascii_int(r, "entity tag", -((int64_t)1 << 40), (int64_t)1 << 40, &entity)) ||
-                   (res = ascii_int(r, "parametric flag", 0, 1, &parametric)) ||
-                   (res = read_count(r, "block node count", UINT64_MAX, &n))) {
-            return res;
-        }
-        if (n > count - done)
-            return fail(r, "node block %" PRIu64 " holds %" PRIu64 " nodes, more than the %" PRIu64
-                           " the header has left", b, n, count - done);
-        uint32_t first = (uint32_t)done, params = parametric ? (uint32_t)dim : 0;
-        for (uint64_t i = 0; i < n; i++) {
-            uint64_t tag = 0;
-            if ((res = read_count(r, "node tag", UINT64_MAX, &tag)))
-                return res;
-            r->tags[first + i] = tag;
-        }
-        for (uint64_t i = 0; i < n; i++) {
-            double p[6];
-            uint64_t tag = r->tags[first + i];
-            if (r->binary) {
-                if ((res = take(r, p, sizeof(double) * (3 + params), "node coordinates")))
-                    return res;
-            } else {
-                for (uint32_t k = 0; k < 3 + params; k++)
-                    if ((res = ascii_double(r, "node", tag, &p[k])))
-                        return res;
-            }
-            if ((res = store_node(r, first + (uint32_t)i, tag, p)))
-                return res;
-        }
-        done += n;
-    }
-    if (done != count)
-        return fail(r, "node blocks hold %" PRIu64 " nodes, the header says %" PRIu64, done, count);
     r->v->vertex_count = (uint32_t)count;
     return SINEW_RESULT_OK;
 }
 
 /* A tetrahedron's node tags become vertex indices. */
-static sinew_result add_tet(msh_reader *r, uint64_t element, const uint64_t nodes[4], uint32_t region)
+sinew_result msh_add_tet(msh_reader *r, uint64_t element, const uint64_t nodes[4], uint32_t region)
 {
     sinew_volume *v = r->v;
     if (v->tet_count >= SINEW_VOLUME_MAX_TETS)
         return fail_code(r, SINEW_RESULT_ERROR_LIMIT, "more than %u tetrahedra", SINEW_VOLUME_MAX_TETS);
     if (!sinew_grow((void **)&v->tets, &r->tet_cap, 4 * ((size_t)v->tet_count + 1), sizeof(uint32_t)) ||
         !sinew_grow((void **)&v->regions, &r->region_cap, (size_t)v->tet_count + 1, sizeof(uint32_t)))
-        return out_of_memory(r);
+        return msh_out_of_memory(r);
     v->regions[v->tet_count] = region;
     for (int k = 0; k < 4; k++) {
         uint32_t index = vertex_of(r, nodes[k]);
         if (index == NONE)
-            return fail(r, "element %" PRIu64 ": node %" PRIu64 " is not in $Nodes", element, nodes[k]);
+            return msh_fail(r, "element %" PRIu64 ": node %" PRIu64 " is not in $Nodes", element, nodes[k]);
         v->tets[4 * (size_t)v->tet_count + k] = index;
     }
     v->tet_count++;
@@ -576,12 +464,12 @@ static sinew_result add_tet(msh_reader *r, uint64_t element, const uint64_t node
 static sinew_result check_physical(msh_reader *r, int64_t element, int64_t physical)
 {
     if (physical < 0)
-        return fail(r, "element %" PRId64 ": physical group %" PRId64 " is negative (regions are 0 or more)",
-                    element, physical);
+        return msh_fail(r, "element %" PRId64 ": physical group %" PRId64 " is negative (regions are 0 or more)",
+                        element, physical);
     return SINEW_RESULT_OK;
 }
 
-static void skipped(msh_reader *r, int64_t type, uint64_t count)
+void msh_skipped(msh_reader *r, int64_t type, uint64_t count)
 {
     if (r->skipped == 0)
         r->first_skipped_type = type;
@@ -590,13 +478,13 @@ static void skipped(msh_reader *r, int64_t type, uint64_t count)
 }
 
 /* One ASCII element line: tag [type ntags tags...] (2.2) or tag (4.1), then nodes. */
-static sinew_result ascii_element(msh_reader *r, int64_t block_type)
+sinew_result msh_ascii_element(msh_reader *r, int64_t block_type)
 {
     sinew_token tok;
     int64_t tag = 0, type = block_type, ntags = 0, x = 0, physical = 0;
     sinew_result res;
     if (!line_begin(r))
-        return fail(r, "file ends in $Elements");
+        return msh_fail(r, "file ends in $Elements");
     line_token(r, &tok);
     if ((res = parse_int(r, tok, "element tag", 0, (int64_t)1 << 40, &tag)))
         return res;
@@ -609,7 +497,7 @@ static sinew_result ascii_element(msh_reader *r, int64_t block_type)
             return res;
         for (int64_t i = 0; i < ntags; i++) {
             if (!line_token(r, &tok))
-                return fail(r, "element %" PRId64 " ends in its %" PRId64 " tags", tag, ntags);
+                return msh_fail(r, "element %" PRId64 " ends in its %" PRId64 " tags", tag, ntags);
             if ((res = parse_int(r, tok, "element tag", INT32_MIN, INT32_MAX, &x)))
                 return res;
             physical = i == 0 ? x : physical;
@@ -617,29 +505,29 @@ static sinew_result ascii_element(msh_reader *r, int64_t block_type)
         if (type == 4 && (res = check_physical(r, tag, physical)))
             return res;
     }
-    uint32_t need = type_nodes(type);
+    uint32_t need = msh_type_nodes(type);
     if (type != 4) {
-        skipped(r, type, 1);
+        msh_skipped(r, type, 1);
         /* Unknown types cannot be checked; known ones must have their nodes. */
         uint32_t have = 0;
         while (line_token(r, &tok))
             have++;
         if (need && have != need)
-            return fail(r, "element %" PRId64 " of type %" PRId64 " has %u nodes, needs %u", tag, type, have, need);
+            return msh_fail(r, "element %" PRId64 " of type %" PRId64 " has %u nodes, needs %u", tag, type, have, need);
         r->pos = r->line_end;
         return SINEW_RESULT_OK;
     }
     uint64_t nodes[4];
     for (int k = 0; k < 4; k++) {
         if (!line_token(r, &tok))
-            return fail(r, "element %" PRId64 " has %d nodes, a tetrahedron needs 4", tag, k);
+            return msh_fail(r, "element %" PRId64 " has %d nodes, a tetrahedron needs 4", tag, k);
         if ((res = parse_int(r, tok, "node tag", 0, (int64_t)1 << 40, &x)))
             return res;
         nodes[k] = (uint64_t)x;
     }
     if ((res = line_finish(r, "element", (uint64_t)tag, 4)))
         return res;
-    return add_tet(r, (uint64_t)tag, nodes, (uint32_t)physical);
+    return msh_add_tet(r, (uint64_t)tag, nodes, (uint32_t)physical);
 }
 
 /* Binary 2.2 elements come in blocks of one type: (type, count, ntags), then
@@ -649,41 +537,41 @@ static sinew_result read_elements_2_binary(msh_reader *r, uint64_t count)
     sinew_result res;
     for (uint64_t done = 0; done < count;) {
         int64_t type = 0, n = 0, ntags = 0;
-        if ((res = bin_int(r, "element type", 1, INT32_MAX, &type)) ||
-            (res = bin_int(r, "block element count", 1, INT32_MAX, &n)) ||
-            (res = bin_int(r, "element tag count", 0, MAX_TAGS, &ntags)))
+        if ((res = msh_bin_int(r, "element type", 1, INT32_MAX, &type)) ||
+            (res = msh_bin_int(r, "block element count", 1, INT32_MAX, &n)) ||
+            (res = msh_bin_int(r, "element tag count", 0, MAX_TAGS, &ntags)))
             return res;
         if ((uint64_t)n > count - done)
-            return fail(r, "element block of %" PRId64 " elements, more than the %" PRIu64 " the header has left",
-                        n, count - done);
-        uint32_t nodes = type_nodes(type);
+            return msh_fail(r, "element block of %" PRId64 " elements, more than the %" PRIu64 " the header has left",
+                            n, count - done);
+        uint32_t nodes = msh_type_nodes(type);
         if (nodes == 0)
-            return fail(r, "element type %" PRId64 " is unknown: its size in binary data cannot be told", type);
+            return msh_fail(r, "element type %" PRId64 " is unknown: its size in binary data cannot be told", type);
         uint64_t ints = 1 + (uint64_t)ntags + nodes;
-        if ((res = check_fits(r, (uint64_t)n, 4 * ints, "elements")))
+        if ((res = msh_check_fits(r, (uint64_t)n, 4 * ints, "elements")))
             return res;
         if (type != 4) {
-            skipped(r, type, (uint64_t)n);
+            msh_skipped(r, type, (uint64_t)n);
             r->pos += (size_t)((uint64_t)n * 4 * ints);
         } else {
             for (int64_t i = 0; i < n; i++) {
                 int64_t tag = 0, x = 0, physical = 0;
                 uint64_t v[4];
-                if ((res = bin_int(r, "element tag", 0, INT32_MAX, &tag)))
+                if ((res = msh_bin_int(r, "element tag", 0, INT32_MAX, &tag)))
                     return res;
                 for (int64_t t = 0; t < ntags; t++) {
-                    if ((res = bin_int(r, "element tag", INT32_MIN, INT32_MAX, &x)))
+                    if ((res = msh_bin_int(r, "element tag", INT32_MIN, INT32_MAX, &x)))
                         return res;
                     physical = t == 0 ? x : physical;
                     if (t == 0 && (res = check_physical(r, tag, physical)))
                         return res;
                 }
                 for (int k = 0; k < 4; k++) {
-                    if ((res = bin_int(r, "node tag", 0, INT32_MAX, &x)))
+                    if ((res = msh_bin_int(r, "node tag", 0, INT32_MAX, &x)))
                         return res;
                     v[k] = (uint64_t)x;
                 }
-                if ((res = add_tet(r, (uint64_t)tag, v, (uint32_t)physical)))
+                if ((res = msh_add_tet(r, (uint64_t)tag, v, (uint32_t)physical)))
                     return res;
             }
         }
@@ -696,264 +584,16 @@ static sinew_result read_elements_2(msh_reader *r)
 {
     uint64_t count = 0;
     sinew_result res;
-    if ((res = read_count(r, "element count", MAX_ELEMENTS, &count)))
+    if ((res = msh_read_count(r, "element count", MAX_ELEMENTS, &count)))
         return res;
     if (r->binary)
-        return (res = end_line(r)) ? res : read_elements_2_binary(r, count);
+        return (res = msh_end_line(r)) ? res : read_elements_2_binary(r, count);
     /* "t 4 0 a b c d": 3 values and a node at least, 8 bytes. */
-    if ((res = check_fits(r, count, 8, "elements")))
+    if ((res = msh_check_fits(r, count, 8, "elements")))
         return res;
     for (uint64_t i = 0; i < count; i++)
-        if ((res = ascii_element(r, 0)))
+        if ((res = msh_ascii_element(r, 0)))
             return res;
-    return SINEW_RESULT_OK;
-}
-
-/* ------------------------------------------------------------ regions (4.1) */
-
-static sinew_result note_block(msh_reader *r, uint64_t index, size_t header, int64_t dim, int64_t entity,
-                               uint32_t first)
-{
-    if (!sinew_grow((void **)&r->blocks, &r->block_cap, r->block_count + 1, sizeof *r->blocks))
-        return out_of_memory(r);
-    /* The header's first byte, past the blank space before it in ASCII. */
-    while (!r->binary && header < r->size && is_space(r->data[header]))
-        header++;
-    r->blocks[r->block_count++] = (tet_block){index, header, dim, entity, first, r->v->tet_count - first};
-    return SINEW_RESULT_OK;
-}
-
-static int compare_volumes(const void *a, const void *b)
-{
-    const msh_volume *x = a, *y = b;
-    return x->tag < y->tag ? -1 : x->tag > y->tag;
-}
-
-/* A 4-byte int of binary 4.1, or an ASCII integer. */
-static sinew_result entity_int(msh_reader *r, const char *what, int64_t lo, int64_t hi, int64_t *out)
-{
-    return r->binary ? bin_int(r, what, lo, hi, out) : ascii_int(r, what, lo, hi, out);
-}
-
-/* A count, then as many ints that must fit in the rest of the file; the
- * first goes to *first (when given). what names one ("physical tag"),
- * plural several. */
-static sinew_result entity_tags(msh_reader *r, const char *what, const char *plural, uint64_t *count,
-                                int64_t *first)
-{
-    char count_what[48];
-    snprintf(count_what, sizeof count_what, "%s count", what);
-    sinew_result res;
-    if ((res = read_count(r, count_what, UINT32_MAX, count)) ||
-        (res = check_fits(r, *count, r->binary ? 4 : 2, plural)))
-        return res;
-    if (r->binary && !first) {
-        r->pos += (size_t)(*count * 4); /* checked to fit, and not needed */
-        return SINEW_RESULT_OK;
-    }
-    for (uint64_t i = 0; i < *count; i++) {
-        int64_t x = 0;
-        if ((res = entity_int(r, what, INT32_MIN, INT32_MAX, &x)))
-            return res;
-        if (i == 0 && first)
-            *first = x;
-    }
-    return SINEW_RESULT_OK;
-}
-
-/* One entity of dimension dim: its tag, a point's coordinates or another
- * entity's bounding box, its physical tags and (not points) the entities
- * bounding it. */
-static sinew_result read_entity(msh_reader *r, int dim, msh_volume *e)
-{
-    int64_t tag = 0;
-    uint64_t bounding = 0;
-    double box[6];
-    int coords = dim == 0 ? 3 : 6;
-    sinew_result res;
-    if ((res = entity_int(r, "entity tag", 0, INT32_MAX, &tag)))
-        return res;
-    if (r->binary) {
-        if ((res = take(r, box, sizeof(double) * (size_t)coords, "an entity's coordinates")))
-            return res;
-    } else {
-        for (int k = 0; k < coords; k++)
-            if ((res = ascii_double(r, "entity", (uint64_t)tag, &box[k])))
-                return res;
-    }
-    e->tag = tag;
-    if ((res = entity_tags(r, "physical tag", "physical tags", &e->physical_count, &e->physical)))
-        return res;
-    if (dim > 0 && (res = entity_tags(r, "bounding entity", "bounding entities", &bounding, NULL)))
-        return res;
-    return SINEW_RESULT_OK;
-}
-
-/* Keeps the volumes (dimension 3), sorted by tag, a repeated tag refused. */
-static sinew_result read_entities(msh_reader *r)
-{
-    static const char *const counts_what[4] = {"point count", "curve count", "surface count", "volume count"};
-    static const char *const names[4] = {"points", "curves", "surfaces", "volumes"};
-    uint64_t counts[4] = {0};
-    sinew_result res;
-    if (r->volumes)
-        return fail(r, "a second $Entities section");
-    if (r->binary && (res = end_line(r)))
-        return res;
-    for (int d = 0; d < 4; d++)
-        if ((res = read_count(r, counts_what[d], UINT32_MAX, &counts[d])))
-            return res;
-    /* A point: a tag, 3 reals and a count; others: a tag, 6 reals, 2 counts. */
-    for (int d = 0; d < 4; d++) {
-        uint64_t bytes = r->binary ? (d ? 52 + 2 * r->tag_size : 28 + r->tag_size) : (d ? 18 : 10);
-        if ((res = check_fits(r, counts[d], bytes, names[d])))
-            return res;
-    }
-    r->volumes = malloc(sizeof *r->volumes * (counts[3] ? counts[3] : 1));
-    if (!r->volumes)
-        return out_of_memory(r);
-    for (int d = 0; d < 4; d++)
-        for (uint64_t i = 0; i < counts[d]; i++) {
-            msh_volume e = {0};
-            if ((res = read_entity(r, d, &e)))
-                return res;
-            if (d == 3)
-                r->volumes[i] = e;
-        }
-    r->volume_count = (uint32_t)counts[3];
-    qsort(r->volumes, r->volume_count, sizeof *r->volumes, compare_volumes);
-    for (uint32_t i = 1; i < r->volume_count; i++)
-        if (r->volumes[i].tag == r->volumes[i - 1].tag)
-            return fail(r, "volume entity %" PRId64 " is given twice in $Entities", r->volumes[i].tag);
-    return SINEW_RESULT_OK;
-}
-
-static msh_volume *find_volume(msh_reader *r, int64_t tag)
-{
-    size_t lo = 0, hi = r->volume_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->volumes[mid].tag < tag)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < r->volume_count && r->volumes[lo].tag == tag ? &r->volumes[lo] : NULL;
-}
-
-/* Each block of tetrahedra takes its volume's first physical tag as region.
- * Without $Entities every region stays 0. */
-static sinew_result resolve_regions(msh_reader *r)
-{
-    if (!r->volumes || r->block_count == 0)
-        return SINEW_RESULT_OK;
-    if (r->partitioned) {
-        sinew_logf(r->lg, SINEW_LOG_WARNING, "mesh",
-                   "%s: a partitioned mesh ($PartitionedEntities): its regions are not read, every tetrahedron is "
-                   "in region 0",
-                   r->name);
-        return SINEW_RESULT_OK;
-    }
-    uint32_t several = 0;
-    const msh_volume *first_several = NULL;
-    for (size_t i = 0; i < r->block_count; i++) {
-        const tet_block *b = &r->blocks[i];
-        r->mark = b->mark;
-        if (b->dim != 3)
-            return fail(r, "element block %" PRIu64 " holds tetrahedra but is of dimension %" PRId64 ", not 3",
-                        b->index, b->dim);
-        msh_volume *e = find_volume(r, b->entity);
-        if (!e)
-            return fail(r, "element block %" PRIu64 ": volume entity %" PRId64 " is not in $Entities", b->index,
-                        b->entity);
-        if (e->physical_count == 0)
-            continue;
-        if (e->physical < 0)
-            return fail(r, "element block %" PRIu64 ": volume entity %" PRId64 " is in physical group %" PRId64
-                           ", which is negative (regions are 0 or more)",
-                        b->index, e->tag, e->physical);
-        if (e->physical_count > 1 && !e->warned) {
-            e->warned = 1;
-            first_several = several++ == 0 ? e : first_several;
-        }
-        for (uint32_t t = b->first; t < b->first + b->count; t++)
-            r->v->regions[t] = (uint32_t)e->physical;
-    }
-    if (several)
-        sinew_logf(r->lg, SINEW_LOG_WARNING, "mesh",
-                   "%s: %u volume entities are in several physical groups; each takes the first as its region "
-                   "(first: volume entity %" PRId64 ", in %" PRIu64 " groups, region %" PRId64 ")",
-                   r->name, several, first_several->tag, first_several->physical_count, first_several->physical);
-    return SINEW_RESULT_OK;
-}
-
-static sinew_result read_elements_4(msh_reader *r)
-{
-    uint64_t blocks = 0, count = 0, min_tag = 0, max_tag = 0;
-    sinew_result res;
-    if (r->binary && (res = end_line(r)))
-        return res;
-    if ((res = read_count(r, "entity block count", UINT32_MAX, &blocks)) ||
-        (res = read_count(r, "element count", MAX_ELEMENTS, &count)) ||
-        (res = read_count(r, "minimum element tag", UINT64_MAX, &min_tag)) ||
-        (res = read_count(r, "maximum element tag", UINT64_MAX, &max_tag)))
-        return res;
-    uint64_t block_bytes = r->binary ? 12 + r->tag_size : 8, element_bytes = r->binary ? 2 * r->tag_size : 4;
-    if ((res = check_fits(r, blocks, block_bytes, "element blocks")) ||
-        (res = check_fits(r, count, element_bytes, "elements")))
-        return res;
-    uint64_t done = 0;
-    for (uint64_t b = 0; b < blocks; b++) {
-        int64_t dim = 0, entity = 0, type = 0;
-        uint64_t n = 0;
-        size_t header = r->pos;
-        if (r->binary) {
-            if ((res = bin_int(r, "entity dimension", 0, 3, &dim)) ||
-                (res = bin_int(r, "entity tag", INT32_MIN, INT32_MAX, &entity)) ||
-                (res = bin_int(r, "element type", 1, INT32_MAX, &type)) ||
-                (res = bin_size(r, "block element count", &n)))
-                return res;
-        } else if ((res = ascii_int(r, "entity dimension", 0, 3, &dim)) ||
-                   (res = ascii_int(r, "entity tag", -((int64_t)1 << 40), (int64_t)1 << 40, &entity)) ||
-                   (res = ascii_int(r, "element type", 1, INT32_MAX, &type)) ||
-                   (res = read_count(r, "block element count", UINT64_MAX, &n))) {
-            return res;
-        }
-        if (n > count - done)
-            return fail(r, "element block %" PRIu64 " holds %" PRIu64 " elements, more than the %" PRIu64
-                           " the header has left", b, n, count - done);
-        uint32_t first = r->v->tet_count;
-        if (!r->binary) {
-            for (uint64_t i = 0; i < n; i++)
-                if ((res = ascii_element(r, type)))
-                    return res;
-        } else {
-            uint32_t nodes = type_nodes(type);
-            if (nodes == 0)
-                return fail(r, "element type %" PRId64 " is unknown: its size in binary data cannot be told", type);
-            if ((res = check_fits(r, n, r->tag_size * (1 + nodes), "elements")))
-                return res;
-            if (type != 4) {
-                skipped(r, type, n);
-                r->pos += (size_t)(n * r->tag_size * (1 + nodes));
-            }
-            for (uint64_t i = 0; type == 4 && i < n; i++) {
-                uint64_t tag = 0, v[4] = {0};
-                if ((res = bin_size(r, "element tag", &tag)))
-                    return res;
-                for (int k = 0; k < 4; k++)
-                    if ((res = bin_size(r, "node tag", &v[k])))
-                        return res;
-                if ((res = add_tet(r, tag, v, 0)))
-                    return res;
-            }
-        }
-        if (r->v->tet_count > first && (res = note_block(r, b, header, dim, entity, first)))
-            return res;
-        done += n;
-    }
-    if (done != count)
-        return fail(r, "element blocks hold %" PRIu64 " elements, the header says %" PRIu64, done, count);
     return SINEW_RESULT_OK;
 }
 
@@ -965,31 +605,31 @@ static sinew_result read_sections(msh_reader *r)
     char buf[40];
     while (res == SINEW_RESULT_OK && token(r, &tok)) {
         if (tok.s[0] != '$')
-            return fail(r, "expected a section ($Name), found '%s'", sinew_token_printable(tok, buf));
+            return msh_fail(r, "expected a section ($Name), found '%s'", sinew_token_printable(tok, buf));
         if (token_is(tok, "$Entities") && r->version == 4) {
-            res = read_entities(r);
+            res = msh_read_entities(r);
             if (res == SINEW_RESULT_OK)
                 res = expect_end(r, "$EndEntities");
         } else if (token_is(tok, "$Nodes")) {
             if (have_nodes)
-                return fail(r, "a second $Nodes section");
+                return msh_fail(r, "a second $Nodes section");
             have_nodes = 1;
-            res = r->version == 2 ? read_nodes_2(r) : read_nodes_4(r);
+            res = r->version == 2 ? read_nodes_2(r) : msh_read_nodes_4(r);
             if (res == SINEW_RESULT_OK)
                 res = build_tag_map(r);
             if (res == SINEW_RESULT_OK)
                 res = expect_end(r, "$EndNodes");
         } else if (token_is(tok, "$Elements")) {
             if (!have_nodes)
-                return fail(r, "$Elements before $Nodes");
+                return msh_fail(r, "$Elements before $Nodes");
             if (have_elements)
-                return fail(r, "a second $Elements section");
+                return msh_fail(r, "a second $Elements section");
             have_elements = 1;
-            res = r->version == 2 ? read_elements_2(r) : read_elements_4(r);
+            res = r->version == 2 ? read_elements_2(r) : msh_read_elements_4(r);
             if (res == SINEW_RESULT_OK)
                 res = expect_end(r, "$EndElements");
         } else if (tok.len < 2) {
-            return fail(r, "a section without a name");
+            return msh_fail(r, "a section without a name");
         } else {
             r->partitioned |= token_is(tok, "$PartitionedEntities");
             res = skip_section(r, tok);
@@ -999,8 +639,8 @@ static sinew_result read_sections(msh_reader *r)
         return res;
     r->mark = r->size;
     if (!have_nodes || !have_elements)
-        return fail(r, "no %s section", have_nodes ? "$Elements" : "$Nodes");
-    return resolve_regions(r);
+        return msh_fail(r, "no %s section", have_nodes ? "$Elements" : "$Nodes");
+    return msh_resolve_regions(r);
 }
 
 sinew_result sinew_volume_read_msh_memory(const void *data, size_t size, const char *name,

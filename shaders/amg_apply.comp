@@ -4,7 +4,7 @@
 //   mode 0  the positions' change from the multipliers' dl (vector pc.x),
 //           gathered over the particle's constraints (ADJ):
 //           x_p += pc.a w_p sum over (c, slot) of grad_c(slot) dl_c   (omega = pc.a)
-//   mode 1  the step's start (MATH.md 1): prev = x; v += h g; x += h v
+//   mode 1  the step's start (docs/math.md 1): prev = x; v += h g; x += h v
 //           (h = pc.a, g = (pc.b, pc.c, pc.d); pinned particles keep still)
 //   mode 2  the step's end: v = (x - prev) / h
 //   mode 3  a line search's first trial: q_p = x_p (the base), q_{n+p} = dx_p

@@ -1,14 +1,14 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // MGPBD: constraints and their gradients at the current positions, one
-// constraint per invocation (MATH.md 6; tests/ref/mgpbd_ref.c):
+// constraint per invocation (docs/math.md 6; tests/ref/mgpbd_ref.c):
 //   distance     C = |x_a - x_b| - L
 //   tetrahedron  C = |F - R|_F (as-rigid-as-possible), F = Ds Dm^-1, R the
 //                rotation of F; dC/dF = (F - R) / C
 // compliance alpha from REST, alpha~ = alpha pc.a (pc.a = 1/h^2).
 //   EVAL  C and the gradients into C and GRAD, b = -C - alpha~ lambda into
 //         vector pc.y
-//   XPBD  XPBD's projection (MATH.md 2) of constraints pc.first + [0,
+//   XPBD  XPBD's projection (docs/math.md 2) of constraints pc.first + [0,
 //         pc.count), one colour: dlambda = b / (sum_j w_j |grad_j|^2 +
 //         alpha~), lambda += dlambda, x_j += w_j grad_j dlambda
 //   JACOBI  the same dlambda of every constraint from the same positions

@@ -1,4 +1,4 @@
-// XPBD projection of one constraint (MATH.md 2), shared by the Gauss-Seidel and
+// XPBD projection of one constraint (docs/math.md 2), shared by the Gauss-Seidel and
 // Jacobi kernels:  dl = (-C - at l) / (sum w |grad C|^2 + at),  at = alpha / h^2,
 // correction of vertex j = w_j grad_j C dl.  Returns dl (0 when skipped).
 

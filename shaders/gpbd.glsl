@@ -1,4 +1,4 @@
-// Generalized PBD (MATH.md 3, docs/gpbd.md): one element's update by a Newton
+// Generalized PBD (docs/math.md 3, docs/gpbd.md): one element's update by a Newton
 // solve in its strain space, shared by the Gauss-Seidel and Jacobi kernels.
 // tests/ref/gpbd_ref.c is the same algorithm in double precision.
 //

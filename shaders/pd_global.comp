@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Projective dynamics, global step for one particle (MATH.md 7; Pall et al.,
+// Projective dynamics, global step for one particle (docs/math.md 7; Pall et al.,
 // eq. 6), matrix-free: the minimiser of its inertia term and its springs' terms
 // with the other particles held,
 //

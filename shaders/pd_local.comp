@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Projective dynamics, local step (MATH.md 7; Pall et al., Algorithm 3): for
+// Projective dynamics, local step (docs/math.md 7; Pall et al., Algorithm 3): for
 // each spring c joining a and b, d_c = L (p_a - p_b) / |p_a - p_b| from the
 // current iterate, into DELTA[c]. A spring whose ends coincide keeps its
 // previous d; a cut one (a == b) is skipped.

@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// MATH.md 1: v += h g;  x_prev = x;  x += h v.  Pinned particles (w = 0) stay.
+// docs/math.md 1: v += h g;  x_prev = x;  x += h v.  Pinned particles (w = 0) stay.
 #include "common.glsl"
 
 void main()

@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// MATH.md 1: v = (x - x_prev) / h, then damping.
+// docs/math.md 1: v = (x - x_prev) / h, then damping.
 #include "common.glsl"
 
 void main()

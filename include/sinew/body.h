@@ -3,7 +3,7 @@
  * A body owns its device buffers and a command buffer holding one frame's step,
  * recorded once and replayed; per-frame values (time step, gravity, colliders)
  * travel in a small parameter buffer, so changing them costs no re-recording.
- * The step (docs/step.md) follows MATH.md sections 1-2:
+ * The step (docs/step.md) follows docs/math.md sections 1-2:
  *
  *     for each substep:  predict -> iterations x (constraint sweeps, contacts) -> velocities
  *

@@ -1,4 +1,4 @@
-/* Generalized PBD (MATH.md 3, docs/gpbd.md): host side. Turns the asset's
+/* Generalized PBD (docs/math.md 3, docs/gpbd.md): host side. Turns the asset's
  * elements and materials into the device records the kernels read, and
  * records the element sweeps of a step. */
 #ifndef SINEW_GPBD_H

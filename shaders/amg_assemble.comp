@@ -8,7 +8,7 @@
 // When the header's X0 names a record (coarse operators in the Gram form),
 // also row i of X_0 = [G | diag(sqrt alpha~)]: the gradient at each of the
 // constraint's particles in increasing particle order, then sqrt(alpha~_i)
-// (the pattern mgpbd.c's build_x0 lays out).
+// (the pattern mgpbd_layout.c's build_x0 lays out).
 #define SINEW_PUSH_AMG
 #include "common.glsl"
 #include "amg.glsl"

@@ -11,7 +11,7 @@
 //   else an entry of C per invocation: C_ij = sum over k in row i of X of
 //        X_ik Y_kj, Y_kj found by binary search in row k of Y: bounded by
 //        X's row length whatever the length of C's rows.
-// The host picks per product (mgpbd.c, product_rows): llvmpipe ends every
+// The host picks per product (mgpbd_layout.c, product_mode): llvmpipe ends every
 // loop of an invocation silently after 65 535 iterations in all, and a row
 // of R (A P) at the coarse levels needs more than that. Matrix records:
 // pc.matrix C, pc.x X, pc.y Y; pc.count C's rows (ROWS) or nonzeros. With

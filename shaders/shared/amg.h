@@ -1,4 +1,4 @@
-/* Set 1 of MGPBD (src/solvers/mgpbd.c). Included by C and GLSL (amg.glsl).
+/* Set 1 of MGPBD (src/solvers/mgpbd*.c). Included by C and GLSL (amg.glsl).
  *
  *   INDEX  uint   SINEW_AMG_CHUNKS bindings: constraints, adjacency and the
  *                 AMG hierarchy's sparse patterns (SINEW_AMG_* in layout.h)

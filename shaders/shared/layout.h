@@ -154,7 +154,7 @@
  * twice this, stay within llvmpipe's 65 535 iterations an invocation). */
 #define SINEW_AMG_GRAM_ROW_MAX 16384
 /* The most loop iterations an amg_product invocation may need for a row of
- * the product (mgpbd.c, product_mode): half of llvmpipe's 65 535. */
+ * the product (mgpbd_layout.c, product_mode): half of llvmpipe's 65 535. */
 #define SINEW_AMG_LOOP_BUDGET 32768
 
 /* Modes of the MGPBD kernels (GpuAmgPush.mode). */

@@ -1,4 +1,4 @@
-/* CPU double-precision reference of MGPBD (docs/math.md 6; src/solvers/mgpbd.c):
+/* CPU double-precision reference of MGPBD (docs/math.md 6; src/solvers/mgpbd*.c):
  * the constraints (distances; as-rigid-as-possible tetrahedra C = |F - R|_F),
  * their gradients, the dual system A = G M^-1 G^T + alpha~, b = -C -
  * alpha~ lambda, dense, and an outer iteration solved exactly. Written from

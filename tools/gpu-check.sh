@@ -1,0 +1,179 @@
+#!/bin/sh
+# sinew on a real GPU in one command (docs/benchmarks/README.md, "On a GPU machine").
+#
+#   tools/gpu-check.sh prepare
+#       here, on Debian 12: builds build-gpu/ (release, no debug information)
+#       and downloads into .gl/ the Debian packages the binaries need on a
+#       machine that has an NVIDIA driver and nothing else (the Vulkan loader,
+#       the validation layers, Criterion and the libraries the tools link),
+#       with CGAL's models and TetGen for the tests that read them.
+#   tools/gpu-check.sh run [OUT] [SECONDS]
+#       there, in the repository root, with build-gpu and .gl carried: the GPU
+#       tests with validation (synchronization validation included), then every
+#       benchmark suite at GPU sizes, in at most SECONDS (default 450) all
+#       together. Writes OUT/gpu-check.tar.gz (default OUT: $OUT, else
+#       ./gpu-check-out) holding <device>/ as docs/benchmarks/ keeps it:
+#       tests.txt (each test executable's result and log), each suite's
+#       bench.json or CSV files, and run.txt (device, driver, date, commit,
+#       what ran and how long).
+#   tools/gpu-check.sh unpack FILE
+#       back here: unpacks the tarball into docs/benchmarks/<device>/ and makes
+#       the pages and plots from each bench.json (sinew-bench --report).
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build-gpu"
+gl="$root/.gl"
+cmd="${1:-}"
+[ $# -gt 0 ] && shift
+
+# The packages the test executables and tools link beyond libc (ldd on
+# build-gpu/tests/test_gpbd and build-gpu/tools/sinew-bench on Debian 12), the
+# loader, the validation layers and TetGen.
+packages="libvulkan1 vulkan-validationlayers libcjson1 libassimp5 libdraco7 libminizip1 libpng16-16
+libcriterion3 libgit2-1.5 libnanomsg5 libffi8 libmbedtls14 libmbedx509-1 libmbedcrypto7 libhttp-parser2.9
+libssh2-1 libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0 libkeyutils1 libssl3 libpcre2-8-0
+libcom-err2 tetgen"
+
+prepare() {
+    cd "$root"
+    grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo /.gl/ >>.git/info/exclude
+    mkdir -p "$gl" /tmp/amd64/partial
+    o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+    # shellcheck disable=SC2086
+    apt-get $o update -qq
+    # shellcheck disable=SC2086
+    (cd "$gl" && rm -f ./*.deb && apt-get $o download $packages >/dev/null)
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g0 >/dev/null
+    cmake --build "$build" -j "$(nproc)"
+    # What only the build knows: where the sources were (tests open their data
+    # by absolute path) and which tests are the GPU tier.
+    printf '%s\n' "$root" >"$build/gpu-check-source"
+    git -C "$root" describe --always --dirty >"$build/gpu-check-commit" 2>/dev/null || echo unknown >"$build/gpu-check-commit"
+    (cd "$build" && ctest -N -L gpu | sed -n 's/^ *Test *#[0-9]*: *//p' | grep -v '^test_.\+_portable$' >gpu-check-tests)
+    # The CGAL models the GPU tests and the collider suite read (the whole
+    # archive is too large to travel).
+    if [ ! -f "$build/cgal-data/meshes/elephant.off" ]; then
+        tmp=$(mktemp -d)
+        (cd "$tmp" && apt-get download libcgal-demo >/dev/null && dpkg -x libcgal-demo_*.deb x &&
+            tar xzf x/usr/share/doc/libcgal-dev/data.tar.gz data/meshes)
+        mkdir -p "$build/cgal-data/meshes"
+        for m in elephant mask_cone torus_quad bunny00 armadillo ellipsoid cube_quad cube; do
+            cp "$tmp/data/meshes/$m.off" "$build/cgal-data/meshes/"
+        done
+        rm -rf "$tmp"
+    fi
+    # Object files stay here: only executables and data travel.
+    du -sh "$gl" "$build"
+    echo "carry: build-gpu and .gl (the object files under build-gpu/*/CMakeFiles can be deleted to make room)"
+}
+
+run() {
+    out="${1:-${OUT:-$root/gpu-check-out}}"
+    budget="${2:-450}"
+    start=$(date +%s)
+    left() { echo $((budget - ($(date +%s) - start))); }
+    # The loader goes into / (the device machine has none); everything else
+    # stays under /tmp/gl, found through the library and layer paths.
+    ldconfig -p | grep -q 'libvulkan[.]so[.]1 ' || for f in "$gl"/libvulkan1_*.deb; do dpkg -x "$f" /; done
+    mkdir -p /tmp/gl
+    for f in "$gl"/*.deb; do case "$f" in */libvulkan1_*) ;; *) dpkg -x "$f" /tmp/gl ;; esac; done
+    ldconfig
+    export LD_LIBRARY_PATH="/tmp/gl/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export VK_LAYER_PATH=/tmp/gl/usr/share/vulkan/explicit_layer.d
+    export PATH="/tmp/gl/usr/bin:$PATH"
+    export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+    if ! "$build/tools/sinew-info" >/dev/null 2>&1; then
+        export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    fi
+    # The tests were built to find their data where the sources were.
+    src=$(cat "$build/gpu-check-source")
+    if [ ! -e "$src" ]; then
+        mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"
+    fi
+    [ -d "$build/cgal-data/meshes" ] && export SINEW_CGAL_DATA="$build/cgal-data"
+    mkdir -p "$build/tests/out"
+
+    device=$("$build/tools/sinew-info" 2>/dev/null | sed -n 's/^device: *//p')
+    slug=$(printf '%s' "$device" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//' | cut -c1-48)
+    res="$out/$slug"
+    mkdir -p "$res"
+    {
+        echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+        echo "commit: $(cat "$build/gpu-check-commit")"
+        "$build/tools/sinew-info" 2>&1
+        nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv 2>/dev/null || true
+    } >"$res/run.txt"
+    cat "$res/run.txt"
+
+    # Every benchmark suite at GPU sizes, one after another (they time the GPU:
+    # nothing else runs beside them), each within its share of the time.
+    suite() { # NAME SECONDS [options]
+        name=$1 secs=$2
+        shift 2
+        [ "$(left)" -gt 30 ] || { echo "suite $name: no time left" >>"$res/run.txt"; return 0; }
+        [ "$secs" -le "$(left)" ] || secs=$(left)
+        dir="$res/$name"
+        [ "$name" = gpu ] && dir="$res" # the cloth suites' page is the device's own
+        mkdir -p "$dir"
+        t0=$(date +%s)
+        rc=0
+        timeout "$secs" "$build/tools/sinew-bench" --suite "$@" --no-plots -o "$dir" >"$dir/$name-log.txt" 2>&1 ||
+            rc=$?
+        echo "suite $name ($*): exit $rc in $(($(date +%s) - t0)) s" | tee -a "$res/run.txt"
+    }
+    suite gpu 150 gpu
+    suite gpbd 60 gpbd
+    suite hpbd 30 hpbd
+    suite pd 40 pd
+    suite implicit 60 implicit
+    suite collider 30 collider
+
+    # The GPU tests, with validation (the fixture turns it on), six at a time.
+    tests_left=$(left)
+    [ "$tests_left" -ge 60 ] || tests_left=60
+    echo "tests: $tests_left s left" >>"$res/run.txt"
+    mkdir -p "$res/tests"
+    (cd "$build/tests" && SINEW_ENGINE_ASSET="$build/tests/out/engine.snw" &&
+        export SINEW_ENGINE_ASSET &&
+        "$build/tools/sinew-prep" --grid 24x24 --size 1x1 --pin-corners -q -o "$SINEW_ENGINE_ASSET" &&
+        grep '^test_' "$build/gpu-check-tests" | grep -v '^test_engine_asset$' |
+        xargs -P 6 -I{} sh -c "timeout $tests_left ./{} --jobs 4 --full-stats >'$res/tests/{}.txt' 2>&1; \
+            echo \"{}: exit \$?\" >>'$res/tests/results.txt'") || true
+    for f in "$res"/tests/test_*.txt; do
+        t=$(basename "$f" .txt)
+        if grep -q 'Assertion [Ff]ailed' "$f"; then echo "$t: assertion failed" >>"$res/tests/results.txt"; fi
+    done
+    sort "$res/tests/results.txt" -o "$res/tests/results.txt" || true
+    cat "$res/tests/results.txt" | tee -a "$res/run.txt"
+    grep -h '^\[====\] Synthesis' "$res"/tests/test_*.txt | tee -a "$res/run.txt" || true
+    echo "total: $(($(date +%s) - start)) s" | tee -a "$res/run.txt"
+    (cd "$out" && tar czf gpu-check.tar.gz "$slug")
+    echo "results: $out/gpu-check.tar.gz"
+}
+
+unpack() {
+    tarball="$1"
+    tmp=$(mktemp -d)
+    tar xzf "$tarball" -C "$tmp"
+    slug=$(ls "$tmp")
+    dst="$root/docs/benchmarks/$slug"
+    mkdir -p "$dst"
+    cp -r "$tmp/$slug/." "$dst/"
+    rm -rf "$tmp"
+    for j in "$dst"/bench.json "$dst"/*/bench.json; do
+        [ -f "$j" ] && "$root/build/tools/sinew-bench" --report "$j" -o "$(dirname "$j")" >/dev/null 2>&1 ||
+            echo "no page made from $j"
+    done
+    echo "results: $dst"
+}
+
+case "$cmd" in
+prepare) prepare ;;
+run) run "$@" ;;
+unpack) unpack "$@" ;;
+*)
+    echo "usage: tools/gpu-check.sh prepare | run [OUT] [SECONDS] | unpack FILE" >&2
+    exit 2
+    ;;
+esac

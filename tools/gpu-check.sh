@@ -8,12 +8,12 @@
 #       the validation layers, Criterion and the libraries the tools link),
 #       with CGAL's models and TetGen for the tests that read them.
 #   tools/gpu-check.sh run [OUT] [SECONDS]
-#       there, in the repository root, with build-gpu and .gl carried: the GPU
-#       tests with validation (synchronization validation included), then every
-#       benchmark suite at GPU sizes, in at most SECONDS (default 450) all
-#       together. Writes OUT/gpu-check.tar.gz (default OUT: $OUT, else
-#       ./gpu-check-out) holding <device>/ as docs/benchmarks/ keeps it:
-#       tests.txt (each test executable's result and log), each suite's
+#       there, in the repository root, with build-gpu and .gl carried: every
+#       benchmark suite at GPU sizes, one after another, then the GPU tests
+#       with validation (synchronization validation included), six executables
+#       at a time, in about SECONDS (default 450) all together. Writes
+#       OUT/gpu-check.tar.gz (default OUT: $OUT, else ./gpu-check-out) holding <device>/ as docs/benchmarks/ keeps it:
+#       tests/ (each test executable's result and log), each suite's
 #       bench.json or CSV files, and run.txt (device, driver, date, commit,
 #       what ran and how long).
 #   tools/gpu-check.sh unpack FILE
@@ -30,7 +30,10 @@ cmd="${1:-}"
 # The packages the test executables and tools link beyond libc (ldd on
 # build-gpu/tests/test_gpbd and build-gpu/tools/sinew-bench on Debian 12), the
 # loader, the validation layers and TetGen.
-packages="libvulkan1 vulkan-validationlayers libcjson1 libassimp5 libdraco7 libminizip1 libpng16-16
+# The loader and GLVND go into / there (the NVIDIA driver's Vulkan library
+# needs GLVND's dispatch library); the rest under /tmp/gl.
+root_packages="libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2"
+packages="vulkan-validationlayers libcjson1 libassimp5 libdraco7 libminizip1 libpng16-16
 libcriterion3 libgit2-1.5 libnanomsg5 libffi8 libmbedtls14 libmbedx509-1 libmbedcrypto7 libhttp-parser2.9
 libssh2-1 libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0 libkeyutils1 libssl3 libpcre2-8-0
 libcom-err2 tetgen"
@@ -43,7 +46,7 @@ prepare() {
     # shellcheck disable=SC2086
     apt-get $o update -qq
     # shellcheck disable=SC2086
-    (cd "$gl" && rm -f ./*.deb && apt-get $o download $packages >/dev/null)
+    (cd "$gl" && rm -f ./*.deb && apt-get $o download $root_packages $packages >/dev/null)
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g0 >/dev/null
     cmake --build "$build" -j "$(nproc)"
     # What only the build knows: where the sources were (tests open their data
@@ -73,11 +76,17 @@ run() {
     budget="${2:-450}"
     start=$(date +%s)
     left() { echo $((budget - ($(date +%s) - start))); }
-    # The loader goes into / (the device machine has none); everything else
-    # stays under /tmp/gl, found through the library and layer paths.
-    ldconfig -p | grep -q 'libvulkan[.]so[.]1 ' || for f in "$gl"/libvulkan1_*.deb; do dpkg -x "$f" /; done
+    # The loader and GLVND go into / (the device machine may have neither);
+    # everything else stays under /tmp/gl, found through the library and
+    # layer paths.
     mkdir -p /tmp/gl
-    for f in "$gl"/*.deb; do case "$f" in */libvulkan1_*) ;; *) dpkg -x "$f" /tmp/gl ;; esac; done
+    for f in "$gl"/*.deb; do
+        p=$(basename "$f" | sed 's/_.*//')
+        case " $root_packages " in
+        *" $p "*) dpkg -x "$f" / ;;
+        *) dpkg -x "$f" /tmp/gl ;;
+        esac
+    done
     ldconfig
     export LD_LIBRARY_PATH="/tmp/gl/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     export VK_LAYER_PATH=/tmp/gl/usr/share/vulkan/explicit_layer.d
@@ -85,6 +94,11 @@ run() {
     export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
     if ! "$build/tools/sinew-info" >/dev/null 2>&1; then
         export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    fi
+    if ! "$build/tools/sinew-info" >/dev/null 2>&1; then
+        VK_LOADER_DEBUG=error,warn,driver "$build/tools/sinew-info" 2>&1 | tail -20
+        echo "gpu-check: no Vulkan device" >&2
+        exit 1
     fi
     # The tests were built to find their data where the sources were.
     src=$(cat "$build/gpu-check-source")
@@ -96,8 +110,11 @@ run() {
 
     device=$("$build/tools/sinew-info" 2>/dev/null | sed -n 's/^device: *//p')
     slug=$(printf '%s' "$device" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//' | cut -c1-48)
-    res="$out/$slug"
-    mkdir -p "$res"
+    # Everything is gathered apart and only the tarball goes to OUT (a device
+    # machine sends back few files).
+    work=$(mktemp -d)
+    res="$work/$slug"
+    mkdir -p "$res" "$out"
     {
         echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
         echo "commit: $(cat "$build/gpu-check-commit")"
@@ -125,7 +142,7 @@ run() {
     suite gpu 150 gpu
     suite gpbd 60 gpbd
     suite hpbd 30 hpbd
-    suite pd 40 pd
+    suite pd 40 pd --frames 120
     suite implicit 60 implicit
     suite collider 30 collider
 
@@ -148,7 +165,7 @@ run() {
     cat "$res/tests/results.txt" | tee -a "$res/run.txt"
     grep -h '^\[====\] Synthesis' "$res"/tests/test_*.txt | tee -a "$res/run.txt" || true
     echo "total: $(($(date +%s) - start)) s" | tee -a "$res/run.txt"
-    (cd "$out" && tar czf gpu-check.tar.gz "$slug")
+    (cd "$work" && tar czf "$out/gpu-check.tar.gz" "$slug")
     echo "results: $out/gpu-check.tar.gz"
 }
 

@@ -164,8 +164,8 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_POS, 16ull * n, SINEW_MEMORY_DEVICE, "positions"},
         {SINEW_BIND_PREV, 16ull * n, SINEW_MEMORY_DEVICE, "previous positions"},
         {SINEW_BIND_VEL, 16ull * n, SINEW_MEMORY_DEVICE, "velocities"},
-        {SINEW_BIND_PARAMS, sizeof(GpuParams), SINEW_MEMORY_HOST, "step parameters"},
-        {SINEW_BIND_STATS, sizeof(GpuStats), SINEW_MEMORY_HOST, "residual"},
+        {SINEW_BIND_PARAMS, sizeof(GpuParams), SINEW_MEMORY_DEVICE, "step parameters"},
+        {SINEW_BIND_STATS, sizeof(GpuStats), SINEW_MEMORY_DEVICE, "step statistics"},
         {SINEW_BIND_PARTIAL, 16ull * ((items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE), SINEW_MEMORY_DEVICE,
          "residual partials"},
         {SINEW_BIND_DIST, sizeof(GpuDistance) * (uint64_t)a->distance_count, SINEW_MEMORY_DEVICE, "distance constraints"},
@@ -177,6 +177,9 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
          "triangles around each particle"},
         {SINEW_BIND_NORMAL, b->normals ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "vertex normals"},
         /* SDF: the collider's own, bound in its place */
+        {0, d->rollback ? 32ull * n + 4ull * a->bend_count : 0, SINEW_MEMORY_DEVICE, "rollback copy", 0, &b->saved},
+        {0, sizeof(GpuParams) + sizeof(GpuStats), SINEW_MEMORY_HOST, "step parameters (host)", 0, &b->upload},
+        {0, sizeof(GpuStats), SINEW_MEMORY_READBACK, "step statistics (host)", 0, &b->readback},
     };
     sinew_result r = sinew_buffers_create(ctx, plan, sizeof plan / sizeof plan[0], b->buffers);
     if (r != SINEW_RESULT_OK)
@@ -238,9 +241,6 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     if (a->element_count)
         b->topology_crc = sinew_crc32(b->topology_crc, a->elements, sizeof *a->elements * a->element_count);
     b->topology_base = b->topology_crc;
-    if (r == SINEW_RESULT_OK && d->rollback)
-        r = sinew_buffer_create(ctx, 32ull * n + 4ull * a->bend_count, SINEW_MEMORY_DEVICE, "rollback copy",
-                                &b->saved);
     if (r == SINEW_RESULT_OK && b->normals)
         r = upload_mesh(b, a);
     return r;
@@ -323,6 +323,7 @@ static void record_step_end(sinew_body *b, sinew_recorder *r)
     }
     if (b->desc.residual || b->desc.health_check)
         sinew_record_timestamp(r, SINEW_PHASE_RESIDUAL);
+    sinew_record_copy(r, &b->buffers[SINEW_BIND_STATS], 0, &b->readback, 0, sizeof(GpuStats));
     sinew_record_host_barrier(r); /* positions and stats are read by the host */
 }
 
@@ -392,6 +393,10 @@ static sinew_result record_step(sinew_body *b)
     rec.query_capacity = b->queries ? (uint32_t)wanted : 0;
     rec.phase_of = b->query_phase;
     const uint64_t n = b->particle_count;
+    if (ops->record_solve) { /* the step's parameters and fresh statistics, as the host wrote them */
+        sinew_record_copy(&rec, &b->upload, 0, &b->buffers[SINEW_BIND_PARAMS], 0, sizeof(GpuParams));
+        sinew_record_copy(&rec, &b->upload, sizeof(GpuParams), &b->buffers[SINEW_BIND_STATS], 0, sizeof(GpuStats));
+    }
     if (ops->record_solve && b->desc.rollback) { /* a host-stepped solver saves its own start */
         const uint64_t bends = b->bend_count;
         sinew_record_copy(&rec, &b->buffers[SINEW_BIND_POS], 0, &b->saved, 0, 16 * n);
@@ -425,15 +430,29 @@ static sinew_result make_bindings(sinew_body *b)
     return r;
 }
 
-static uint64_t device_memory(const sinew_body *b)
+/* Device memory the body holds (bytes), and the allocations it is in. */
+static uint64_t device_memory(const sinew_body *b, uint32_t *allocations)
 {
-    uint64_t bytes = b->saved.allocated;
-    for (int i = 0; i < SINEW_BODY_BINDINGS; i++)
-        bytes += b->buffers[i].allocated;
-    uint32_t count = 0;
+    const sinew_buffer *held[SINEW_BODY_BINDINGS + SINEW_SOLVER_BINDINGS + 3];
+    uint32_t count = 0, held_count = 0;
     const sinew_buffer *own = b->state ? sinew_body_ops(b)->buffers(b->state, &count) : NULL;
-    for (uint32_t i = 0; i < count; i++)
-        bytes += own[i].allocated;
+    for (int i = 0; i < SINEW_BODY_BINDINGS; i++)
+        held[held_count++] = &b->buffers[i];
+    for (uint32_t i = 0; i < count && i < SINEW_SOLVER_BINDINGS; i++)
+        held[held_count++] = &own[i];
+    held[held_count++] = &b->saved;
+    held[held_count++] = &b->upload;
+    held[held_count++] = &b->readback;
+    uint64_t bytes = 0;
+    *allocations = 0;
+    for (uint32_t i = 0; i < held_count; i++) {
+        if (held[i]->kind == SINEW_MEMORY_DEVICE && held[i]->block)
+            bytes += held[i]->allocated;
+        int first = held[i]->block != NULL;
+        for (uint32_t j = 0; j < i && first; j++)
+            first = held[j]->block != held[i]->block;
+        *allocations += (uint32_t)first;
+    }
     return bytes;
 }
 
@@ -491,7 +510,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->stats.dispatches = b->dispatches;
     b->stats.barriers = b->barriers;
     b->stats.bytes = b->bytes;
-    b->stats.device_memory = device_memory(b);
+    b->stats.device_memory = device_memory(b, &b->stats.device_allocations);
     *out = b;
     return SINEW_RESULT_OK;
 }
@@ -517,6 +536,8 @@ void sinew_body_destroy(sinew_body *b)
     for (int i = 0; i < SINEW_BODY_BINDINGS; i++)
         sinew_buffer_destroy(ctx, &b->buffers[i]);
     sinew_buffer_destroy(ctx, &b->saved);
+    sinew_buffer_destroy(ctx, &b->upload);
+    sinew_buffer_destroy(ctx, &b->readback);
     free(b->query_results);
     free(b->query_phase);
     free(b->materials);
@@ -591,6 +612,7 @@ static void read_timestamps(sinew_body *b)
     if (count < 2 || ctx->vk.vkGetQueryPoolResults(ctx->device, b->queries, 0, count, count * sizeof *t, t, sizeof *t,
                                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS)
         return;
+    ctx->counters.readback_bytes += count * sizeof *t;
     double phase[SINEW_PHASE_COUNT] = {0};
     for (uint32_t i = 1; i < count; i++)
         phase[b->query_phase[i]] += sinew_timestamp_ms(ctx, t[i - 1], t[i]);
@@ -665,6 +687,17 @@ static GpuParams gpu_params(const sinew_body *b, const sinew_step_params *p)
     return gp;
 }
 
+/* The step's submits, host waits and bytes read back, from the context's
+ * counters before it. */
+static void count_step(sinew_body *b, const sinew_counters *before)
+{
+    const sinew_counters *now = &b->ctx->counters;
+    sinew_step_stats *s = &b->stats;
+    s->submits = (uint32_t)(now->submits - before->submits);
+    s->host_waits = (uint32_t)(now->host_waits - before->host_waits);
+    s->readback_bytes = now->readback_bytes - before->readback_bytes;
+}
+
 /* The statistics and health counters as each step starts. */
 static GpuStats fresh_stats(void)
 {
@@ -678,7 +711,8 @@ static GpuStats fresh_stats(void)
 static sinew_result take_stats(sinew_body *b, int can_roll_back)
 {
     GpuStats gs;
-    memcpy(&gs, b->buffers[SINEW_BIND_STATS].mapped, sizeof gs);
+    memcpy(&gs, b->readback.mapped, sizeof gs);
+    b->ctx->counters.readback_bytes += sizeof gs;
     sinew_step_stats *s = &b->stats;
     s->newton_iterations = gs.newton;
     s->loops_cut = gs.loops_cut;
@@ -715,18 +749,25 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     sinew_result r = check_params(b, p);
     if (r != SINEW_RESULT_OK)
         return r;
+    const sinew_counters before = ctx->counters;
     GpuParams gp = gpu_params(b, p);
     GpuStats gs = fresh_stats();
-    memcpy(b->buffers[SINEW_BIND_PARAMS].mapped, &gp, sizeof gp);
-    memcpy(b->buffers[SINEW_BIND_STATS].mapped, &gs, sizeof gs);
+    memcpy(b->upload.mapped, &gp, sizeof gp);
+    memcpy((char *)b->upload.mapped + sizeof gp, &gs, sizeof gs);
     const sinew_solver_ops *ops = sinew_body_ops(b);
-    if (ops->host_step && (r = ops->host_step(b->state, &b->view, p)) != SINEW_RESULT_OK)
-        return r;
+    if (ops->host_step) { /* its submits come first and read PARAMS and STATS */
+        if ((r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_PARAMS], 0, &gp, sizeof gp)) != SINEW_RESULT_OK ||
+            (r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_STATS], 0, &gs, sizeof gs)) != SINEW_RESULT_OK ||
+            (r = ops->host_step(b->state, &b->view, p)) != SINEW_RESULT_OK)
+            return r;
+    }
     if ((r = sinew_submit_and_wait(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
         return r;
     if (b->queries)
         read_timestamps(b);
-    return take_stats(b, 1);
+    r = take_stats(b, 1);
+    count_step(b, &before);
+    return r;
 }
 
 sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const sinew_step_params *p)

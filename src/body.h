@@ -37,6 +37,9 @@ struct sinew_body {
 
     sinew_buffer buffers[SINEW_BODY_BINDINGS];
     sinew_buffer saved;                 /* rollback: positions, velocities, hinge angles at the step's start */
+    sinew_buffer upload;                /* host-written: the next step's GpuParams and fresh GpuStats, copied
+                                           to PARAMS and STATS by the step's first commands */
+    sinew_buffer readback;              /* host-read: STATS as the last step left it, copied by its last commands */
     sinew_bindings bindings;
     VkCommandBuffer cmd;                /* one step, recorded once */
     VkFence fence;

@@ -28,6 +28,7 @@ static sinew_logger logger = {on_log, NULL, SINEW_LOG_INFO};
 const sinew_logger *gpu_logger(void) { return &logger; }
 int gpu_error_count(void) { return log_errors; }
 int gpu_log_contains(const char *text) { return strstr(log_text, text) != NULL; }
+const char *gpu_log_text(void) { return log_text; }
 void gpu_log_clear(void)
 {
     log_len = 0;
@@ -85,7 +86,7 @@ sinew_context *gpu_make_staged_context(void)
     sinew_context_desc cd = sinew_context_desc_default();
     cd.logger = logger;
     cd.validation = 1;
-    cd.force_staging = 1;
+    cd.memory = SINEW_MEMORY_MODEL_DISCRETE;
     sinew_context *ctx = NULL;
     cr_assert_eq(sinew_context_create(&cd, &ctx), SINEW_RESULT_OK);
     return ctx;

@@ -17,12 +17,13 @@ void gpu_teardown(void);
  * contains text. */
 int gpu_error_count(void);
 int gpu_log_contains(const char *text);
+const char *gpu_log_text(void); /* everything logged since the last clear */
 void gpu_log_clear(void);
 const sinew_logger *gpu_logger(void);
 
-/* A second context on the default device, validation on, every upload
- * through a staging buffer (as on a discrete GPU), its messages to the
- * fixture's log. */
+/* A second context on the default device, validation on, in the discrete-GPU
+ * memory model (every upload and readback through staging), its messages to
+ * the fixture's log. */
 sinew_context *gpu_make_staged_context(void);
 
 /* A cloth grid nx x ny in the XZ plane at height y, size metres, pinned at the

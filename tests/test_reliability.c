@@ -276,7 +276,7 @@ Test(reliability, out_of_memory_at_every_allocation_leaks_nothing)
             sinew_context_desc cd = sinew_context_desc_default();
             cd.logger = *gpu_logger();
             cd.validation = 1;
-            cd.force_staging = staged;
+            cd.memory = staged ? SINEW_MEMORY_MODEL_DISCRETE : SINEW_MEMORY_MODEL_DEVICE;
             sinew_context *ctx;
             cr_assert_eq(sinew_context_create(&cd, &ctx), SINEW_RESULT_OK);
             const uint64_t base = sinew_context_get_device_memory(ctx);

@@ -7,7 +7,7 @@ set(FAIL_ON_MESSAGES "sinew (error|warning)|Validation|Sanitizer")
 # The default scene, with validation on: it runs and writes its mesh.
 add_test(NAME tool_sim_default_scene
   COMMAND ${SIM} --frames 20 --validation -o ${OUT}/default)
-set_tests_properties(tool_sim_default_scene PROPERTIES LABELS gpu RUN_SERIAL ON
+set_tests_properties(tool_sim_default_scene PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "final mesh +${OUT}/default/final.obj"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 
@@ -18,7 +18,7 @@ set_tests_properties(tool_prep_grid PROPERTIES LABELS cpu FIXTURES_SETUP grid_as
   PASS_REGULAR_EXPRESSION "balanced +[0-9]+ colours.*wrote")
 add_test(NAME tool_sim_grid_jacobi
   COMMAND ${SIM} ${OUT}/grid.snw --frames 10 --solver xpbd-jacobi --iterations 4 --validation -o ${OUT}/grid)
-set_tests_properties(tool_sim_grid_jacobi PROPERTIES LABELS gpu RUN_SERIAL ON FIXTURES_REQUIRED grid_asset
+set_tests_properties(tool_sim_grid_jacobi PROPERTIES LABELS gpu FIXTURES_REQUIRED grid_asset
   PASS_REGULAR_EXPRESSION "XPBD Jacobi" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 
 # A truncated asset is refused with a message, not a crash.
@@ -60,7 +60,7 @@ add_test(NAME tool_cgal_mask_cone
   COMMAND sh -c "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/mask_cone.off\" ] || exit 77; \
 '${PREP}' \"$d/mask_cone.off\" --pin-top 0.03 -o '${OUT}/mask.snw' && \
 '${SIM}' '${OUT}/mask.snw' --frames 120 --no-ground --check-strain 0.05 --validation -o '${OUT}/mask'")
-set_tests_properties(tool_cgal_mask_cone PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
+set_tests_properties(tool_cgal_mask_cone PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "check +passed" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|FAILED")
 
 # The same mask falling onto the ground and crumpling there for 4 s: every step
@@ -70,7 +70,7 @@ add_test(NAME tool_cgal_mask_lands
   COMMAND sh -c "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/mask_cone.off\" ] || exit 77; \
 '${PREP}' \"$d/mask_cone.off\" --pin-top 0.03 -o '${OUT}/mask-land.snw' && \
 '${SIM}' '${OUT}/mask-land.snw' --frames 240 --check-strain 0.15 -o '${OUT}/mask-land'")
-set_tests_properties(tool_cgal_mask_lands PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
+set_tests_properties(tool_cgal_mask_lands PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "check +passed" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|FAILED")
 
 # Hierarchical PBD on the same real, irregular mask (1230 vertices, a 4-level
@@ -82,14 +82,14 @@ add_test(NAME tool_cgal_mask_hpbd
 '${PREP}' \"$d/mask_cone.off\" --pin-top 0.03 --hierarchy 4 -o '${OUT}/mask-hpbd.snw' && \
 '${SIM}' '${OUT}/mask-hpbd.snw' --solver hpbd --substeps 1 --iterations 2 --frames 120 --no-ground \
   --check-strain 0.05 --validation -o '${OUT}/mask-hpbd'")
-set_tests_properties(tool_cgal_mask_hpbd PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
+set_tests_properties(tool_cgal_mask_hpbd PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "Hierarchical PBD.*check +passed" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|FAILED")
 add_test(NAME tool_cgal_mask_flat_2_iterations_stretches
   COMMAND sh -c "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/mask_cone.off\" ] || exit 77; \
 '${PREP}' \"$d/mask_cone.off\" --pin-top 0.03 -o '${OUT}/mask-flat.snw' && \
 '${SIM}' '${OUT}/mask-flat.snw' --solver xpbd-gs --substeps 1 --iterations 2 --frames 120 --no-ground \
   --check-strain 0.05 -o '${OUT}/mask-flat'; test $? -eq 3")
-set_tests_properties(tool_cgal_mask_flat_2_iterations_stretches PROPERTIES LABELS gpu RUN_SERIAL ON
+set_tests_properties(tool_cgal_mask_flat_2_iterations_stretches PROPERTIES LABELS gpu
   SKIP_RETURN_CODE 77 PASS_REGULAR_EXPRESSION "check +FAILED: RMS strain reached")
 
 # Tearing with a hierarchy: the mask cut across its middle after 40 steps falls
@@ -99,7 +99,7 @@ add_test(NAME tool_cgal_mask_hpbd_cut
 '${PREP}' \"$d/mask_cone.off\" --pin-top 0.03 --hierarchy 4 -o '${OUT}/mask-cut.snw' && \
 '${SIM}' '${OUT}/mask-cut.snw' --solver hpbd --substeps 2 --iterations 2 --frames 90 --cut-y 0 --cut-frame 40 \
   --validation -o '${OUT}/mask-cut'")
-set_tests_properties(tool_cgal_mask_hpbd_cut PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
+set_tests_properties(tool_cgal_mask_hpbd_cut PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "cut [1-9][0-9]* distance constraints across y = 0 m.*steps +90 of"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|unstable|failed")
 
@@ -126,7 +126,7 @@ add_test(NAME tool_cgal_mask_pd
   -o '${OUT}/mask-pd.snw' && \
 '${SIM}' '${OUT}/mask-pd.snw' --solver pd-rbgs --substeps 2 --iterations 8 --stretch-compliance 1e-4 --frames 120 \
   --no-ground --check-strain 0.12 --validation -o '${OUT}/mask-pd'")
-set_tests_properties(tool_cgal_mask_pd PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
+set_tests_properties(tool_cgal_mask_pd PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "quadrangulated: 1230 vertices -> 7122, 6996 quads.*red-black partition: 3562 red, 3560 black.*PD red-black Gauss-Seidel.*check +passed"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|FAILED")
 
@@ -147,7 +147,7 @@ add_test(NAME tool_sim_default_picture
   COMMAND sh -c "set -e; d='${OUT}/picture'; rm -rf \"$d\"; '${SIM}' -n 30 --every 15 --picture 320x240 --validation -o \"$d\"; \
 test \"$(head -c 8 \"$d/final.png\" | od -An -tx1 | tr -d ' \\n')\" = 89504e470d0a1a0a; test -s \"$d/frame_00015.png\"; \
 echo png-signature-ok")
-set_tests_properties(tool_sim_default_picture PROPERTIES LABELS gpu RUN_SERIAL ON
+set_tests_properties(tool_sim_default_picture PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "picture +[^\n]*final.png.*png-signature-ok" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 # The default scene within the portable limits writes the same OBJ, byte for
 # byte, as on the device's own limits.
@@ -156,7 +156,7 @@ add_test(NAME tool_sim_portable_matches_native
 '${SIM}' -n 40 --no-png --validation -o \"$d/native\"; \
 '${SIM}' -n 40 --no-png --validation --portable -o \"$d/portable\"; \
 cmp \"$d/native/final.obj\" \"$d/portable/final.obj\"; echo objs-identical")
-set_tests_properties(tool_sim_portable_matches_native PROPERTIES LABELS gpu RUN_SERIAL ON
+set_tests_properties(tool_sim_portable_matches_native PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "portable limits.*objs-identical" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 add_test(NAME tool_sim_picture_options_refused
   COMMAND sh -c "'${SIM}' --picture 5x5 -n 1 -o '${OUT}/bad-picture'; test $? -eq 2 && \
@@ -200,7 +200,7 @@ add_test(NAME tool_sim_pd_cut
 '${PREP}' --grid 32x32 --plane xy --no-shear --no-bending --red-black --pin-top 0.001 -q -o \"$d.snw\"; \
 '${SIM}' \"$d.snw\" --solver pd-rbgs --substeps 2 --iterations 8 --stretch-compliance 1e-4 --cut-y 1.0 --cut-frame 20 \
   -n 40 --png --picture 160x120 --validation -o \"$d\"; echo faces $(grep -c '^f ' \"$d/final.obj\")")
-set_tests_properties(tool_sim_pd_cut PROPERTIES LABELS gpu RUN_SERIAL ON
+set_tests_properties(tool_sim_pd_cut PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "cut 32 distance constraints across y = 1 m.*picture .*final.png.*faces 1860"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|unstable|failed")
 
@@ -219,7 +219,7 @@ add_test(NAME tool_cgal_soft_sphere_lands
 '${PREP}' \"$d/sphere.off\" --tetrahedralise --max-volume 0.005 --scale 0.3 --translate 0,0.6,0 \
   -o '${OUT}/soft-sphere-land.snw' && \
 '${SIM}' '${OUT}/soft-sphere-land.snw' --frames 40 --substeps 4 --iterations 2 --validation -o '${OUT}/soft-sphere-land'")
-set_tests_properties(tool_cgal_soft_sphere_lands PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
+set_tests_properties(tool_cgal_soft_sphere_lands PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "stable: every step passed.*inverted tets +0 last step"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
 
@@ -228,7 +228,7 @@ set_tests_properties(tool_cgal_soft_sphere_lands PROPERTIES LABELS gpu RUN_SERIA
 if(TARGET sinew-bench)
   add_test(NAME tool_bench_gpu_dry_run
     COMMAND $<TARGET_FILE:sinew-bench> --suite gpu --dry-run --validation --no-plots -o ${OUT}/bench)
-  set_tests_properties(tool_bench_gpu_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 900
+  set_tests_properties(tool_bench_gpu_dry_run PROPERTIES LABELS gpu TIMEOUT 900
     PASS_REGULAR_EXPRESSION "Time to reach an RMS strain" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
   # The gpbd suite (the GPBD paper's cube impact) on cubes of 3^3 to 6^3
   # vertices, with validation on: every field a GPU run reports is in bench.json.
@@ -239,7 +239,7 @@ for f in name tets element_colours newton_iterations newton_tolerance dispatches
 gpu_ms_per_iteration wall_ms_per_iteration ns_per_tet_iteration ns_per_tet_newton_bound fastest_step launch newton_taken \
 volume_ratio cube_scaling_slope paper_cube; do \
 grep -q \"\\\"$f\\\":\" \"$d/bench.json\" || { echo \"bench.json lacks $f\"; exit 1; }; done; echo gpbd-fields-present")
-  set_tests_properties(tool_bench_gpbd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
+  set_tests_properties(tool_bench_gpbd_dry_run PROPERTIES LABELS gpu TIMEOUT 300
     PASS_REGULAR_EXPRESSION "Against the paper.*gpbd-fields-present"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|diverged|lacks")
   # The hpbd suite (the HPBD paper's figure 7) on a 17 x 17 cloth, with
@@ -251,7 +251,7 @@ grep -q \"\\\"$f\\\":\" \"$d/bench.json\" || { echo \"bench.json lacks $f\"; exi
 for f in stretch largest_elongation window_steps hierarchy dispatches_per_step device_memory total_std hpbd_match \
 plain_iterations time_ratio paper; do \
 grep -q \"\\\"$f\\\":\" \"$d/bench.json\" || { echo \"bench.json lacks $f\"; exit 1; }; done; echo hpbd-fields-present")
-  set_tests_properties(tool_bench_hpbd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
+  set_tests_properties(tool_bench_hpbd_dry_run PROPERTIES LABELS gpu TIMEOUT 300
     PASS_REGULAR_EXPRESSION "Matching the hierarchy: plain XPBD Gauss-Seidel (first reaches the hierarchy's stretch [^\n]* at [0-9]+ iterations|does not reach the hierarchy's stretch [^\n]* within [0-9]+ iterations).*hpbd-fields-present"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|diverged|lacks")
   # The pd suite (the red-black mass-spring paper's figures 3 and 4) on a
@@ -262,14 +262,14 @@ grep -q \"\\\"$f\\\":\" \"$d/bench.json\" || { echo \"bench.json lacks $f\"; exi
 '$<TARGET_FILE:sinew-bench>' --suite pd --dry-run --validation --no-plots -o \"$d\"; \
 test $(grep -c '^shrink,' \"$d/pd_timing.csv\") -eq 4; test $(grep -c '^hanging,budget,serial,' \"$d/pd_error.csv\") -eq 8; \
 echo pd-files-present")
-  set_tests_properties(tool_bench_pd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
+  set_tests_properties(tool_bench_pd_dry_run PROPERTIES LABELS gpu TIMEOUT 300
     PASS_REGULAR_EXPRESSION "\\| 11 iterations \\| red-black Gauss-Seidel \\| 11 \\|.*budget \\| serial Gauss-Seidel \\(CPU\\).*pd-files-present"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
   add_test(NAME tool_bench_collider_dry_run
     COMMAND sh -c "set -e; d='${OUT}/bench-collider'; \
 '$<TARGET_FILE:sinew-bench>' --suite collider --dry-run --validation -o \"$d\"; \
 test $(grep -c '^contacts,' \"$d/collider.csv\") -eq 3; cat \"$d/README.md\"")
-  set_tests_properties(tool_bench_collider_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
+  set_tests_properties(tool_bench_collider_dry_run PROPERTIES LABELS gpu TIMEOUT 300
     PASS_REGULAR_EXPRESSION "\\| icosphere \\| 1280 \\| 32 \\|.*\\| mesh \\(icosphere, 64 cells\\) \\|"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
   # The mgpbd suite (the MGPBD paper's convergence) on CGAL's ellipsoid at its
@@ -286,7 +286,7 @@ line_search setup_interval; do \
 grep -q \"\\\"$f\\\":\" \"$d/bench.json\" || { echo \"bench.json lacks $f\"; exit 1; }; done; \
 head -2 \"$d/mtx/bar-240.mtx\"; test \"$(sed -n 3p \"$d/mtx/bar-240.b.mtx\")\" = '240 1'; \
 grep -c '\"peer\":\"sinew-amg\"' \"$d/mtx/sinew-amg.jsonl\"; echo mgpbd-fields-present")
-  set_tests_properties(tool_bench_mgpbd_dry_run PROPERTIES LABELS gpu RUN_SERIAL ON TIMEOUT 300
+  set_tests_properties(tool_bench_mgpbd_dry_run PROPERTIES LABELS gpu TIMEOUT 300
     PASS_REGULAR_EXPRESSION "mgpbd bar-240 +MGPBD [0-9.e+-]+ after [0-9]+ outer iterations.*XPBD [0-9.]+ after 50 sweeps.*MatrixMarket matrix coordinate real.*mgpbd-fields-present"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|lacks|cannot")
 endif()
@@ -300,14 +300,14 @@ add_test(NAME tool_sim_resume
 '${SIM}' -n 20 -q --resume \"$d.snwc\" --hash --validation -o \"$d\" > \"$d.resumed\"; \
 a=$(grep 'state hash' \"$d.straight\"); b=$(grep 'state hash' \"$d.resumed\"); \
 echo \"straight: $a\"; echo \"resumed:  $b\"; test -n \"$a\" && test \"$a\" = \"$b\" && echo resume-identical")
-set_tests_properties(tool_sim_resume PROPERTIES LABELS gpu RUN_SERIAL ON
+set_tests_properties(tool_sim_resume PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "resume-identical" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 
 # A checkpoint of another asset is refused with a message.
 add_test(NAME tool_sim_resume_wrong_asset
   COMMAND sh -c "'${PREP}' --grid 10x10 -q -o '${OUT}/small.snw' && \
 '${SIM}' '${OUT}/small.snw' -n 1 -q --resume '${OUT}/resume.snwc' -o '${OUT}/resume-wrong'; test $? -eq 1")
-set_tests_properties(tool_sim_resume_wrong_asset PROPERTIES LABELS gpu RUN_SERIAL ON DEPENDS tool_sim_resume
+set_tests_properties(tool_sim_resume_wrong_asset PROPERTIES LABELS gpu DEPENDS tool_sim_resume
   PASS_REGULAR_EXPRESSION "checkpoint particle count is 4096, expected 100")
 
 # A cloth of a tabulated fabric for the GPBD solvers: membrane elements and the
@@ -428,22 +428,24 @@ set_tests_properties(tool_prep_soft_bad_region PROPERTIES LABELS cpu
 # values of the scene options exit 2.
 add_test(NAME tool_sim_bar_twist
   COMMAND sh -c "'${SIM}' --scene bar-twist --cells 5 --frames 10 --validation -o '${OUT}/bar-twist' --json '${OUT}/bar-twist.json' && \
-grep -q '\"stable\": true' '${OUT}/bar-twist.json' && echo json-stable")
-set_tests_properties(tool_sim_bar_twist PROPERTIES LABELS gpu RUN_SERIAL ON
+grep -q '\"stable\": true' '${OUT}/bar-twist.json' && \
+grep -q '\"submits_per_step\": 1, \"host_waits_per_step\": 1, \"readback_bytes_per_step\": [0-9]*, \"device_allocations\": [1-8],' '${OUT}/bar-twist.json' && \
+echo json-stable")
+set_tests_properties(tool_sim_bar_twist PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "GPBD Gauss-Seidel, 1 substeps x 3 iterations, Newton <= 20.*stability +stable.*volume error +last step: max.*json-stable"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
 add_test(NAME tool_sim_block_random_recovers
   COMMAND ${SIM} --scene block-random --cells 5 --frames 60 --check-recovered -q -o ${OUT}/block-random)
-set_tests_properties(tool_sim_block_random_recovers PROPERTIES LABELS gpu RUN_SERIAL ON
+set_tests_properties(tool_sim_block_random_recovers PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "start +[0-9]+ inverted.*recovered +at step [0-9]+.*check +passed: recovered"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE|FAILED")
 add_test(NAME tool_sim_block_not_recovered
   COMMAND sh -c "'${SIM}' --scene block-random --cells 5 --frames 2 --check-recovered -q -o '${OUT}/block-2'; test $? -eq 3")
-set_tests_properties(tool_sim_block_not_recovered PROPERTIES LABELS gpu RUN_SERIAL ON
+set_tests_properties(tool_sim_block_not_recovered PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "recovered +no: not within 2 steps.*check +FAILED: not recovered")
 add_test(NAME tool_sim_cube_drop
   COMMAND ${SIM} --scene cube-drop --cells 6 --frames 20 -q -o ${OUT}/cube-drop)
-set_tests_properties(tool_sim_cube_drop PROPERTIES LABELS gpu RUN_SERIAL ON
+set_tests_properties(tool_sim_cube_drop PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "216 particles .0 pinned., 750 tetrahedra.*stability +stable.*inverted tets +0 last step.*final mesh"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
 add_test(NAME tool_sim_bad_poisson COMMAND sh -c "'${SIM}' --scene bar-stretch --poisson 0.5; test $? -eq 2")
@@ -477,7 +479,7 @@ add_test(NAME tool_sim_implicit
 '${SIM}' '${OUT}/implicit.snw' --solver implicit-mg --substeps 1 --frames 20 --validation -o '${OUT}/implicit-mg'; \
 '${SIM}' '${OUT}/implicit.snw' --solver implicit-pcg --bdf2 --substeps 1 --frames 20 --validation -o '${OUT}/implicit-pcg'; \
 test -s '${OUT}/implicit-pcg/final.obj'")
-set_tests_properties(tool_sim_implicit PROPERTIES LABELS gpu RUN_SERIAL ON
+set_tests_properties(tool_sim_implicit PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "1089 particles \\(2 pinned\\).*linear solve +[0-9.]+ V-cycles.*final mesh.*linear solve +[0-9.]+ PCG iterations.*final mesh" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 
 # A cloth dropped on a real closed model (CGAL's elephant, 5 558 triangles,
@@ -490,7 +492,7 @@ add_test(NAME tool_sim_mesh_collider
 --collider-size 0.6 --collider-resolution 48 --frames 30 --validation -o '${OUT}/drape-mg'; \
 '${SIM}' '${OUT}/drape.snw' --ground 0 --collider \"$d/elephant.off\" --collider-size 0.6 --frames 30 --validation \
 -o '${OUT}/drape-xpbd'")
-set_tests_properties(tool_sim_mesh_collider PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77
+set_tests_properties(tool_sim_mesh_collider PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "collider .*elephant.off: 5558 triangles.*linear solve +[0-9.]+ V-cycles.*final mesh.*collider .*elephant.off: 5558 triangles.*final mesh"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 
@@ -498,5 +500,5 @@ set_tests_properties(tool_sim_mesh_collider PROPERTIES LABELS gpu RUN_SERIAL ON 
 add_test(NAME tool_sim_bad_collider
   COMMAND sh -c "'${SIM}' --collider /nonexistent.off --frames 1 -o '${OUT}/no-collider'; test $? -eq 1 || exit 1; \
 '${SIM}' --collider '${CMAKE_CURRENT_SOURCE_DIR}/data/bad_face.off' --frames 1 -o '${OUT}/bad-collider'; test $? -eq 1")
-set_tests_properties(tool_sim_bad_collider PROPERTIES LABELS gpu RUN_SERIAL ON
+set_tests_properties(tool_sim_bad_collider PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "nonexistent.off: cannot open.*bad_face.off:8: face 1 has 2 vertices")

@@ -5,7 +5,9 @@
 #   tools/run.sh test                      runs the whole test suite: the release
 #                                          build's tests, the same tests under
 #                                          ASan + UBSan + LSan (tools/sanitize.sh),
-#                                          and a short fuzz run (tools/fuzz.sh 20)
+#                                          a short fuzz run (tools/fuzz.sh 20) and
+#                                          the runtime library cross-built for
+#                                          Windows and aarch64 (tools/cross.sh)
 #   tools/run.sh test-release [ctest options]   only the release build's tests
 #   tools/run.sh build                     only sets up and builds
 set -eu
@@ -82,6 +84,8 @@ test)
     "$root/tools/sanitize.sh"
     echo "== fuzzing: 20 s per target"
     "$root/tools/fuzz.sh" 20
+    echo "== cross builds: the runtime library for Windows x86-64 and aarch64 Linux"
+    "$root/tools/cross.sh"
     echo "== all stages passed"
     ;;
 build)

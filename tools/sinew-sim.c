@@ -743,7 +743,10 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
         fprintf(j, "%u,\n", t->unstable_step);
     else
         fprintf(j, "null,\n");
-    fprintf(j, "  \"dispatches_per_step\": %u, ", st.dispatches);
+    fprintf(j, "  \"dispatches_per_step\": %u, \"barriers_per_step\": %u, \"submits_per_step\": %u, "
+               "\"host_waits_per_step\": %u, \"readback_bytes_per_step\": %llu, \"device_allocations\": %u,\n  ",
+            st.dispatches, st.barriers, st.submits, st.host_waits, (unsigned long long)st.readback_bytes,
+            st.device_allocations);
     json_num(j, "ms_per_step_wall", wall_ms, ", ");
     json_num(j, "ms_per_step_gpu", gpu_step_ms >= 0 ? gpu_step_ms : NAN, ", ");
     json_num(j, "max_speed", t->fastest, ", ");

@@ -310,7 +310,15 @@ typedef struct sinew_step_stats {
     uint32_t barriers;          /* per step as recorded */
     uint64_t bytes;             /* device memory traffic per step as the kernels are
                                    designed (reads + writes, no cache effects) */
-    uint64_t device_memory;     /* bytes held by this body */
+    uint64_t device_memory;     /* bytes of device memory held by this body */
+    uint32_t device_allocations; /* memory allocations its buffers are bound into (staging and
+                                    readback memory of its own included) */
+    /* What the last sinew_body_step cost the host: queue submits, waits for
+     * the device, and bytes of results read back (the step's statistics, and
+     * its timestamps when desc.timestamps is set). */
+    uint32_t submits;
+    uint32_t host_waits;
+    uint64_t readback_bytes;
     /* Health check of the last step (desc.health_check): particles that were
      * not finite or faster than desc.max_speed, the lowest and highest such
      * index (0 when none), the largest finite speed (m/s; negative when not

@@ -35,6 +35,23 @@ typedef enum sinew_limits_mode {
     SINEW_LIMITS_PORTABLE = 2,
 } sinew_limits_mode;
 
+/* How sinew uses the device's memory (sinew_context_desc.memory). */
+typedef enum sinew_memory_model {
+    /* The SINEW_MEMORY environment variable if set ("discrete" or "device"),
+     * else SINEW_MEMORY_MODEL_DEVICE. */
+    SINEW_MEMORY_MODEL_DEFAULT = 0,
+    /* As the device offers it: simulation state in device-local memory that
+     * the host cannot map where the device has such memory (a discrete GPU),
+     * else (unified memory, lavapipe) in device-local memory the host maps. */
+    SINEW_MEMORY_MODEL_DEVICE = 1,
+    /* As a discrete GPU without resizable BAR, on any device: simulation state
+     * is never mapped (every upload and readback is a recorded copy through
+     * staging memory), and host-visible memory is capped at 256 MiB. Results
+     * are bit-identical to the device's own mode; what differs is the path
+     * the data takes, which this mode tests on a unified-memory device. */
+    SINEW_MEMORY_MODEL_DISCRETE = 2,
+} sinew_memory_model;
+
 typedef struct sinew_context_desc {
     uint32_t cookie;          /* set by sinew_context_desc_default; checked by create */
     sinew_logger logger;
@@ -46,9 +63,8 @@ typedef struct sinew_context_desc {
      * A decimal number picks by enumeration index; other text picks the first
      * device whose name contains it. */
     const char *device;
-    /* Upload and read back through staging buffers even when device memory is
-     * host-visible (unified-memory devices). Exercises the discrete-GPU path. */
-    int force_staging;
+    /* sinew_memory_model. */
+    int memory;
     /* Most device memory (bytes) this context may allocate; 0 = no cap beyond
      * the device's own. An allocation past it fails with OUT_OF_DEVICE_MEMORY,
      * exactly as when the device runs out: a way to keep sinew within an
@@ -92,8 +108,13 @@ typedef struct sinew_device_info {
 
 SINEW_API sinew_device_info sinew_context_get_device_info(const sinew_context *ctx);
 
-/* Device memory currently allocated by this context, in bytes. */
+/* Device memory currently allocated by this context, in bytes (staging and
+ * readback memory, host-visible, not counted). */
 SINEW_API uint64_t sinew_context_get_device_memory(const sinew_context *ctx);
+
+/* Memory allocations (VkDeviceMemory objects) this context holds now:
+ * drivers allow as few as 4096 in all. */
+SINEW_API uint32_t sinew_context_get_allocation_count(const sinew_context *ctx);
 
 /* Changes the cap of sinew_context_desc.device_memory_limit (0 = none). Memory
  * already allocated stays; later allocations are checked against it. */

@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#endif
+
 /* The size ftell reports is only a first guess for the buffer (pipes have
  * none, directories report nonsense, a file may grow while it is read), so the
  * loop reads to the end and enforces the limit itself. */
@@ -55,6 +60,21 @@ sinew_result sinew_file_read(const char *path, size_t max_bytes, const sinew_log
     return SINEW_RESULT_OK;
 }
 
+/* rename over an existing file: atomic on POSIX, refused by Windows' C
+ * library, where MoveFileEx does it (and errno stands for its error). */
+static int replace_file(const char *from, const char *to)
+{
+#if defined(_WIN32)
+    if (MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
+        return 0;
+    DWORD e = GetLastError();
+    errno = e == ERROR_ACCESS_DENIED || e == ERROR_SHARING_VIOLATION ? EACCES : EIO;
+    return -1;
+#else
+    return rename(from, to);
+#endif
+}
+
 sinew_result sinew_file_write_replace(const char *path, const void *bytes, size_t size, const sinew_logger *lg,
                                       const char *id)
 {
@@ -81,7 +101,7 @@ sinew_result sinew_file_write_replace(const char *path, const void *bytes, size_
     if (!ok) {
         remove(tmp);
         r = sinew_fail(lg, SINEW_RESULT_ERROR_IO, id, "%s: cannot write: %s", tmp, strerror(err));
-    } else if (rename(tmp, path) != 0) {
+    } else if (replace_file(tmp, path) != 0) {
         err = errno;
         remove(tmp);
         r = sinew_fail(lg, SINEW_RESULT_ERROR_IO, id, "%s: cannot replace with %s: %s", path, tmp, strerror(err));

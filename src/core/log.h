@@ -4,7 +4,11 @@
 
 #include <sinew/core.h>
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* mingw-w64 formats through its own C99 stdio (__USE_MINGW_ANSI_STDIO, set in
+ * CMakeLists.txt), not msvcrt's, which lacks %zu: checked as GNU formats. */
+#define SINEW_PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
+#elif defined(__GNUC__)
 #define SINEW_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define SINEW_PRINTF(a, b)

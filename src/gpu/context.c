@@ -280,6 +280,27 @@ static const char *limits_name(const sinew_context *ctx)
                          : "this device's limits";
 }
 
+/* desc.memory, or for SINEW_MEMORY_MODEL_DEFAULT the SINEW_MEMORY environment
+ * variable; -1 (logged) when neither names a model. */
+static int resolve_memory(const sinew_context_desc *desc)
+{
+    if (desc->memory == SINEW_MEMORY_MODEL_DEVICE || desc->memory == SINEW_MEMORY_MODEL_DISCRETE)
+        return desc->memory;
+    if (desc->memory != SINEW_MEMORY_MODEL_DEFAULT) {
+        sinew_fail(&desc->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "context",
+                   "desc.memory is %d; expected SINEW_MEMORY_MODEL_DEFAULT, _DEVICE or _DISCRETE", desc->memory);
+        return -1;
+    }
+    const char *env = getenv("SINEW_MEMORY");
+    if (!env || !*env || strcmp(env, "device") == 0)
+        return SINEW_MEMORY_MODEL_DEVICE;
+    if (strcmp(env, "discrete") == 0)
+        return SINEW_MEMORY_MODEL_DISCRETE;
+    sinew_fail(&desc->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "context",
+               "SINEW_MEMORY is \"%s\"; expected \"discrete\" or \"device\"", env);
+    return -1;
+}
+
 /* desc.limits, or for SINEW_LIMITS_DEFAULT the SINEW_LIMITS environment
  * variable: 1 portable, 0 the device's, -1 (logged) neither. */
 static int resolve_limits(const sinew_context_desc *desc)
@@ -390,8 +411,8 @@ sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context 
     SINEW_ASSERT(desc && out);
     SINEW_ASSERT(desc->cookie == SINEW_DESC_COOKIE && "desc must come from sinew_context_desc_default");
     *out = NULL;
-    const int portable = resolve_limits(desc);
-    if (portable < 0)
+    const int portable = resolve_limits(desc), memory = resolve_memory(desc);
+    if (portable < 0 || memory < 0)
         return SINEW_RESULT_ERROR_INVALID_ARGUMENT;
     sinew_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
@@ -399,7 +420,7 @@ sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context 
     ctx->portable = portable;
     ctx->logger = desc->logger;
     ctx->validation = desc->validation;
-    ctx->force_staging = desc->force_staging;
+    ctx->memory_model = memory;
     ctx->device_memory_limit = desc->device_memory_limit;
 
     sinew_result r;
@@ -443,15 +464,15 @@ sinew_result sinew_context_create_from_vulkan(const sinew_context_desc *desc, co
                               "get_instance_proc_addr was given");
         gipa = vkGetInstanceProcAddr;
     }
-    const int portable = resolve_limits(desc);
-    if (portable < 0)
+    const int portable = resolve_limits(desc), memory = resolve_memory(desc);
+    if (portable < 0 || memory < 0)
         return SINEW_RESULT_ERROR_INVALID_ARGUMENT;
     sinew_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return sinew_fail(&desc->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "context", "out of host memory");
     ctx->portable = portable;
     ctx->logger = desc->logger;
-    ctx->force_staging = desc->force_staging;
+    ctx->memory_model = memory;
     ctx->device_memory_limit = desc->device_memory_limit;
     ctx->borrowed = 1;
     ctx->instance = app->instance;
@@ -523,6 +544,7 @@ void sinew_context_destroy(sinew_context *ctx)
             sinew_buffer_destroy(ctx, ctx->empty);
             free(ctx->empty);
         }
+        sinew_staging_destroy(ctx);
         if (ctx->transfer_fence)
             vk->vkDestroyFence(ctx->device, ctx->transfer_fence, NULL);
         if (ctx->command_pool)
@@ -583,10 +605,14 @@ sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFe
     si.pCommandBuffers = &cmd;
     VK_TRY(ctx, vk->vkResetFences(ctx->device, 1, &fence));
     VK_TRY(ctx, vk->vkQueueSubmit(ctx->queue, 1, &si, fence));
+    ctx->counters.submits++;
     VK_TRY(ctx, vk->vkWaitForFences(ctx->device, 1, &fence, VK_TRUE, UINT64_MAX));
+    ctx->counters.host_waits++;
     return SINEW_RESULT_OK;
 }
 
 uint64_t sinew_context_get_device_memory(const sinew_context *ctx) { return ctx->device_memory; }
+
+uint32_t sinew_context_get_allocation_count(const sinew_context *ctx) { return ctx->allocations; }
 
 uint32_t sinew_context_get_validation_message_count(const sinew_context *ctx) { return ctx->validation_messages; }

@@ -7,6 +7,7 @@
 
 #include <sinew/context.h>
 
+#include "../core/clock.h"
 #include "../core/log.h"
 #include "fault.h"
 #include "shared/layout.h"
@@ -71,10 +72,18 @@ extern const sinew_kernel_info sinew_kernels[SINEW_KERNEL_COUNT];
 /* The pipeline layout's push-constant range: the largest struct a kernel reads. */
 #define SINEW_PUSH_BYTES (sizeof(GpuAmgPush) > sizeof(GpuRange) ? sizeof(GpuAmgPush) : sizeof(GpuRange))
 
+/* What the context has done since it was made: sinew_step_stats reports a
+ * step's share. */
+typedef struct sinew_counters {
+    uint64_t submits;        /* vkQueueSubmit calls */
+    uint64_t host_waits;     /* waits of the host for the device */
+    uint64_t readback_bytes; /* bytes of device results the host read */
+} sinew_counters;
+
 struct sinew_context {
     sinew_logger logger;
     int validation;
-    int force_staging;
+    int memory_model;               /* SINEW_MEMORY_MODEL_DEVICE or _DISCRETE */
     uint32_t validation_messages;   /* warnings and errors reported by the layer */
 
     VkInstance instance;
@@ -119,8 +128,13 @@ struct sinew_context {
     struct sinew_buffer *empty;     /* 16 bytes, bound wherever a set has nothing to bind */
     VkPipeline pipelines[SINEW_KERNEL_COUNT];
 
-    uint64_t device_memory;         /* bytes allocated */
+    uint64_t device_memory;         /* bytes allocated as device memory */
+    uint64_t host_visible_memory;   /* bytes allocated as staging, readback and other host-visible memory */
     uint64_t device_memory_limit;   /* 0: none */
+    uint32_t allocations;           /* VkDeviceMemory objects alive */
+    struct sinew_buffer *staging;   /* uploads to unmapped buffers go through it (made on first use) */
+    struct sinew_buffer *readback;  /* readbacks from unmapped buffers */
+    sinew_counters counters;
     int lost;                       /* VK_ERROR_DEVICE_LOST was seen */
     int inject_device_loss;         /* tests: the next submit reports device loss */
 };
@@ -147,16 +161,21 @@ sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFe
 /* ---------------------------------------------------------------- buffers */
 
 typedef enum sinew_memory {
-    SINEW_MEMORY_DEVICE = 0, /* device-local; mapped only on unified memory */
-    SINEW_MEMORY_HOST = 1,   /* host-visible, coherent, always mapped */
+    SINEW_MEMORY_DEVICE = 0,   /* device-local; mapped only on unified memory outside the discrete mode */
+    SINEW_MEMORY_HOST = 1,     /* host-visible, coherent, always mapped: written by the host */
+    SINEW_MEMORY_READBACK = 2, /* host-visible, coherent, cached where the device offers it: read by the host */
 } sinew_memory;
+
+struct sinew_block; /* one allocation, shared by the buffers bound into it (buffer.c) */
 
 typedef struct sinew_buffer {
     VkBuffer buffer;
-    VkDeviceMemory memory;
+    struct sinew_block *block;
+    VkDeviceSize offset;     /* within the block */
     VkDeviceSize size;
-    VkDeviceSize allocated;  /* bytes of device memory, for accounting */
+    VkDeviceSize allocated;  /* bytes of the block this buffer takes, for accounting */
     void *mapped;            /* non-NULL when the host can write it directly */
+    sinew_memory kind;
 } sinew_buffer;
 
 /* ERROR_LIMIT, with a message naming `what` and the limit, when a storage
@@ -168,28 +187,33 @@ sinew_result sinew_buffer_check_size(sinew_context *ctx, VkDeviceSize size, cons
 sinew_result sinew_buffer_create(sinew_context *ctx, VkDeviceSize size, sinew_memory memory,
                                  const char *what, sinew_buffer *out);
 void sinew_buffer_destroy(sinew_context *ctx, sinew_buffer *buf);
-/* Copies host data in, directly when mapped, else through a staging buffer
- * (waits for the copy). */
+/* Copies host data in, directly when mapped, else through the context's
+ * staging buffer (waits for each copy of up to 8 MiB). */
 sinew_result sinew_buffer_upload(sinew_context *ctx, sinew_buffer *buf, VkDeviceSize offset,
                                  const void *data, VkDeviceSize size);
-/* Copies device data out (waits). */
+/* Copies device data out, directly when mapped, else through the context's
+ * readback buffer (waits); counted in the context's readback bytes. */
 sinew_result sinew_buffer_download(sinew_context *ctx, sinew_buffer *buf, VkDeviceSize offset,
                                    void *data, VkDeviceSize size);
+/* Frees the context's staging and readback buffers. */
+void sinew_staging_destroy(sinew_context *ctx);
 
-/* One buffer of a plan: made at out[binding] when size > 0 (or always). */
+/* One buffer of a plan: made at out[binding] (or *target) when size > 0 (or always). */
 typedef struct sinew_buffer_plan {
     int binding;
     uint64_t size;         /* bytes */
     sinew_memory memory;
     const char *what;      /* for messages */
     int always;            /* made (16 bytes at least) even when size is 0 */
+    sinew_buffer *target;  /* where it goes, in place of out[binding]; NULL: out[binding] */
 } sinew_buffer_plan;
 
 /* Makes a set of buffers: refuses any size sinew_buffer_check_size refuses
  * before anything is allocated, then creates each planned buffer at
- * out[plan[i].binding] and fills it with zeros, so nothing is ever read
+ * out[plan[i].binding] (or plan[i].target), bound into one allocation per
+ * memory kind (and per GiB), and fills it with zeros, so nothing is ever read
  * uninitialised. On failure what was made stays in out for the caller's
- * destroy. */
+ * destroy; an allocation is freed with the last buffer bound into it. */
 sinew_result sinew_buffers_create(sinew_context *ctx, const sinew_buffer_plan *plan, uint32_t count,
                                   sinew_buffer *out);
 
@@ -214,9 +238,6 @@ sinew_result sinew_bindings_create(sinew_context *ctx, const sinew_buffer *body,
 void sinew_bindings_destroy(sinew_context *ctx, sinew_bindings *b);
 /* Binds both sets for the compute kernels recorded next into cmd. */
 void sinew_bindings_bind(const sinew_context *ctx, VkCommandBuffer cmd, const sinew_bindings *b);
-
-/* The host's monotonic clock in milliseconds, for wall-clock spans. */
-double sinew_host_ms(void);
 
 /* Milliseconds between two raw timestamps of this context's queue. */
 double sinew_timestamp_ms(const sinew_context *ctx, uint64_t begin, uint64_t end);
@@ -275,7 +296,7 @@ void sinew_record_update(sinew_recorder *r, sinew_buffer *buf, VkDeviceSize offs
  * buffers ends before it, later compute work sees its result. Nothing for size 0. */
 void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize src_offset, sinew_buffer *dst,
                        VkDeviceSize dst_offset, VkDeviceSize size);
-/* Compute writes -> host reads: at the end of a step whose results the host reads. */
+/* Compute and transfer writes -> host reads: at the end of a step whose results the host reads. */
 void sinew_record_host_barrier(sinew_recorder *r);
 /* Writes a timestamp ending a span of `phase` (nothing when not timing). */
 void sinew_record_timestamp(sinew_recorder *r, sinew_phase phase);

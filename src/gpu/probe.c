@@ -1,10 +1,8 @@
 /* Device probe: achievable copy bandwidth and the cost of a dependent dispatch,
  * measured with the same binding model and barriers the solvers use. */
-#define _POSIX_C_SOURCE 200809L
 #include "gpu.h"
 
 #include <string.h>
-#include <time.h>
 
 #define PROBE_COPIES 16u
 #define PROBE_EMPTIES 2000u

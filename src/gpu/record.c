@@ -1,10 +1,8 @@
 /* Command recording: the dispatch helper (checked against the kernel table) and
  * the barriers the data flow needs, nothing hidden. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "gpu.h"
 
 #include <string.h>
-#include <time.h>
 
 void sinew_record_begin(sinew_recorder *r, sinew_context *ctx, VkCommandBuffer cmd, const sinew_bindings *bindings)
 {
@@ -115,9 +113,10 @@ void sinew_record_host_barrier(sinew_recorder *r)
 {
     if (r->failed)
         return;
-    VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};
-    r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                                    &b, 0, NULL, 0, NULL);
+    VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                         VK_ACCESS_HOST_READ_BIT};
+    r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                    VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0, NULL, 0, NULL);
     r->barriers++;
     r->unsynced = 0;
 }
@@ -180,13 +179,6 @@ void sinew_bindings_bind(const sinew_context *ctx, VkCommandBuffer cmd, const si
 {
     ctx->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipeline_layout, 0, 2, b->sets, 0,
                                     NULL);
-}
-
-double sinew_host_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
 }
 
 double sinew_timestamp_ms(const sinew_context *ctx, uint64_t begin, uint64_t end)

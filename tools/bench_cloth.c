@@ -213,19 +213,21 @@ void report_cloth(const bench *b, const cJSON *peers, const bench_sizes *s, benc
 
     add(t, "## Time per step\n\n");
     add(t, "| scene | N x N | solver | colours | GPU ms/step | noise | predict | solve | contacts | velocity | "
-           "dispatches | barriers | MB/step | GB/s | of probe | memory MiB | max strain | RMS strain |\n");
-    add(t, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "dispatches | barriers | submits | host waits | bytes read back | allocations | MB/step | GB/s | of probe | "
+           "memory MiB | max strain | RMS strain |\n");
+    add(t, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < b->count; i++) {
         const run *r = &b->runs[i];
         if (strcmp(r->impl, "sinew") || strcmp(r->kind, "timing"))
             continue;
         double bps = r->ms[5] > 0 ? r->bytes / (r->ms[5] * 1e-3) : 0.0;
         add(t,
-            "| %s | %u | %s | %u | %.3f | %.1f%% | %.3f | %.3f | %.3f | %.3f | %u | %u | %.2f | %.2f | %.0f%% | %.2f | "
-            "%.2e | %.2e |\n",
+            "| %s | %u | %s | %u | %.3f | %.1f%% | %.3f | %.3f | %.3f | %.3f | %u | %u | %u | %u | %llu | %u | %.2f | "
+            "%.2f | %.0f%% | %.2f | %.2e | %.2e |\n",
             scene_names[r->scene], r->n, sinew_solver_name(r->solver), r->colours, r->ms[5],
             r->ms[5] > 0 ? 100.0 * r->ms_std / r->ms[5] : 0.0, r->ms[0], r->ms[1], r->ms[2], r->ms[3], r->dispatches,
-            r->barriers, r->bytes * 1e-6, bps * 1e-9,
+            r->barriers, r->submits, r->host_waits, (unsigned long long)r->readback_bytes, r->allocations,
+            r->bytes * 1e-6, bps * 1e-9,
             b->probe.copy_bytes_per_s > 0 ? 100.0 * bps / b->probe.copy_bytes_per_s : 0.0,
             r->device_memory / 1048576.0, r->max_strain, r->rms_strain);
     }

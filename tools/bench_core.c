@@ -240,6 +240,10 @@ int measure_gpu(bench *b, const sinew_asset *asset, run *r, uint32_t warmup)
     r->wall_ms = wall / measured;
     r->dispatches = st.dispatches;
     r->barriers = st.barriers;
+    r->submits = st.submits;
+    r->host_waits = st.host_waits;
+    r->readback_bytes = st.readback_bytes;
+    r->allocations = st.device_allocations;
     r->bytes = st.bytes;
     r->device_memory = st.device_memory;
     int ok = xyz && measured > 0 && sinew_body_read_positions(body, xyz, asset->particle_count) == SINEW_RESULT_OK;

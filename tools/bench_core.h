@@ -60,6 +60,8 @@ typedef struct run {
     double ms[6], ms_std;    /* predict solve contacts velocity residual total; std of total */
     double wall_ms;
     uint32_t dispatches, barriers;
+    uint32_t submits, host_waits, allocations; /* per step; the body's allocations */
+    uint64_t readback_bytes;                   /* per step */
     uint64_t bytes, device_memory;
     double max_strain, rms_strain;
     uint32_t diverged_step;  /* the step that failed the health check; 0: none */

@@ -36,6 +36,10 @@ static cJSON *run_json(const bench *b, const run *r)
         cJSON_AddNumberToObject(ms, "total_std", r->ms_std);
         cJSON_AddNumberToObject(o, "dispatches_per_step", r->dispatches);
         cJSON_AddNumberToObject(o, "barriers_per_step", r->barriers);
+        cJSON_AddNumberToObject(o, "submits_per_step", r->submits);
+        cJSON_AddNumberToObject(o, "host_waits_per_step", r->host_waits);
+        cJSON_AddNumberToObject(o, "readback_bytes_per_step", (double)r->readback_bytes);
+        cJSON_AddNumberToObject(o, "device_allocations", r->allocations);
         cJSON_AddNumberToObject(o, "bytes_per_step", (double)r->bytes);
         double bps = r->ms[5] > 0 ? r->bytes / (r->ms[5] * 1e-3) : 0.0;
         cJSON_AddNumberToObject(o, "achieved_bytes_per_s", bps);
@@ -205,6 +209,10 @@ static int load_json(const char *path, bench *b)
         r->ms_std = ms ? jnum(ms, "total_std") : 0.0;
         r->dispatches = (uint32_t)jnum(o, "dispatches_per_step");
         r->barriers = (uint32_t)jnum(o, "barriers_per_step");
+        r->submits = (uint32_t)fmax(0.0, jnum(o, "submits_per_step"));
+        r->host_waits = (uint32_t)fmax(0.0, jnum(o, "host_waits_per_step"));
+        r->readback_bytes = (uint64_t)fmax(0.0, jnum(o, "readback_bytes_per_step"));
+        r->allocations = (uint32_t)fmax(0.0, jnum(o, "device_allocations"));
         r->bytes = (uint64_t)jnum(o, "bytes_per_step");
         r->device_memory = (uint64_t)jnum(o, "device_memory");
         r->wall_ms = jnum(o, "wall_ms_per_step");

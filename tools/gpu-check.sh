@@ -7,11 +7,12 @@
 #       machine that has an NVIDIA driver and nothing else (the Vulkan loader,
 #       the validation layers, Criterion and the libraries the tools link),
 #       with CGAL's models and TetGen for the tests that read them.
-#   tools/gpu-check.sh run [OUT] [SECONDS]
+#   tools/gpu-check.sh run [OUT] [SECONDS] ["SUITE ..."]
 #       there, in the repository root, with build-gpu and .gl carried: every
 #       benchmark suite at GPU sizes, one after another, then the GPU tests
 #       with validation (synchronization validation included), six executables
-#       at a time, in about SECONDS (default 450) all together. Writes
+#       at a time, in about SECONDS (default 450) all together; the suites
+#       named (default: gpu gpbd hpbd pd implicit collider) or none (""). Writes
 #       OUT/gpu-check.tar.gz (default OUT: $OUT, else ./gpu-check-out) holding <device>/ as docs/benchmarks/ keeps it:
 #       tests/ (each test executable's result and log), each suite's
 #       bench.json or CSV files, and run.txt (device, driver, date, commit,
@@ -74,6 +75,7 @@ prepare() {
 run() {
     out="${1:-${OUT:-$root/gpu-check-out}}"
     budget="${2:-450}"
+    suites="${3:-gpu gpbd hpbd pd implicit collider}"
     start=$(date +%s)
     left() { echo $((budget - ($(date +%s) - start))); }
     # The loader and GLVND go into / (the device machine may have neither);
@@ -139,12 +141,17 @@ run() {
             rc=$?
         echo "suite $name ($*): exit $rc in $(($(date +%s) - t0)) s" | tee -a "$res/run.txt"
     }
-    suite gpu 150 gpu
-    suite gpbd 60 gpbd
-    suite hpbd 30 hpbd
-    suite pd 40 pd --frames 120
-    suite implicit 60 implicit
-    suite collider 30 collider
+    for name in $suites; do
+        case "$name" in
+        gpu) suite gpu 150 gpu ;;
+        gpbd) suite gpbd 60 gpbd ;;
+        hpbd) suite hpbd 30 hpbd ;;
+        pd) suite pd 40 pd --frames 120 ;;
+        implicit) suite implicit 60 implicit ;;
+        collider) suite collider 30 collider ;;
+        *) echo "gpu-check: no suite $name" >&2 ;;
+        esac
+    done
 
     # The GPU tests, with validation (the fixture turns it on), six at a time.
     tests_left=$(left)
@@ -190,7 +197,7 @@ prepare) prepare ;;
 run) run "$@" ;;
 unpack) unpack "$@" ;;
 *)
-    echo "usage: tools/gpu-check.sh prepare | run [OUT] [SECONDS] | unpack FILE" >&2
+    echo "usage: tools/gpu-check.sh prepare | run [OUT] [SECONDS] [\"SUITE ...\"] | unpack FILE" >&2
     exit 2
     ;;
 esac

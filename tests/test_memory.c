@@ -157,10 +157,12 @@ Test(memory, implicit_steps_are_counted)
         cr_expect_geq(device.stats.submits, 3, "%s: %u submits", sinew_solver_name(solvers[i]),
                       device.stats.submits);
         cr_expect_eq(device.stats.host_waits, device.stats.submits);
-        /* Discrete memory adds the uploads of the step's parameters and
-         * statistics, and a copy for each residual the host reads. */
-        cr_expect_gt(discrete.stats.submits, device.stats.submits + 2, "%s: %u, %u", sinew_solver_name(solvers[i]),
-                     device.stats.submits, discrete.stats.submits);
+        /* Where the device's own model maps the state (unified memory), the
+         * discrete one adds the uploads of the step's parameters and
+         * statistics and a copy for each residual the host reads; where it
+         * does not (a discrete GPU) the two are the same. */
+        cr_expect_geq(discrete.stats.submits, device.stats.submits, "%s: %u, %u", sinew_solver_name(solvers[i]),
+                      device.stats.submits, discrete.stats.submits);
         cr_log_info("%s: %u submits a step, %u in discrete memory", sinew_solver_name(solvers[i]),
                     device.stats.submits, discrete.stats.submits);
         cr_expect_leq(device.stats.device_allocations, 8, "%s: %u allocations", sinew_solver_name(solvers[i]),

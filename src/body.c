@@ -742,6 +742,47 @@ static sinew_result take_stats(sinew_body *b, int can_roll_back)
     return SINEW_RESULT_OK;
 }
 
+/* Finishes the step in flight: waits for its fence (counted as a host wait
+ * when it had not signalled yet, or always when `count_wait`), reads its
+ * timestamps and statistics; a failed health check rolls back and returns
+ * UNSTABLE. */
+static sinew_result finish(sinew_body *b, int count_wait)
+{
+    if (!b->in_flight)
+        return SINEW_RESULT_OK;
+    sinew_context *ctx = b->ctx;
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    b->in_flight = 0;
+    VkResult vr = vk->vkGetFenceStatus(ctx->device, b->fence);
+    if (vr == VK_NOT_READY || (vr == VK_SUCCESS && count_wait)) {
+        vr = vk->vkWaitForFences(ctx->device, 1, &b->fence, VK_TRUE, UINT64_MAX);
+        ctx->counters.host_waits++;
+    }
+    if (vr != VK_SUCCESS)
+        return sinew_vk_fail(ctx, vr, "vkWaitForFences", __FILE__, __LINE__);
+    if (b->queries)
+        read_timestamps(b);
+    return take_stats(b, 1);
+}
+
+sinew_result sinew_body_settle(sinew_body *b)
+{
+    sinew_result r = finish(b, 0);
+    if (r == SINEW_RESULT_ERROR_UNSTABLE) { /* the next step or wait reports it */
+        b->deferred = r;
+        return SINEW_RESULT_OK;
+    }
+    return r;
+}
+
+sinew_result sinew_body_wait(sinew_body *b)
+{
+    SINEW_ASSERT(b);
+    sinew_result r = b->deferred != SINEW_RESULT_OK ? b->deferred : finish(b, 0);
+    b->deferred = SINEW_RESULT_OK;
+    return r;
+}
+
 sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
 {
     SINEW_ASSERT(b && p);
@@ -750,6 +791,10 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     if (r != SINEW_RESULT_OK)
         return r;
     const sinew_counters before = ctx->counters;
+    if ((r = sinew_body_wait(b)) != SINEW_RESULT_OK) { /* pipelined: the step before failed */
+        count_step(b, &before);
+        return r;
+    }
     GpuParams gp = gpu_params(b, p);
     GpuStats gs = fresh_stats();
     memcpy(b->upload.mapped, &gp, sizeof gp);
@@ -761,11 +806,11 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
             (r = ops->host_step(b->state, &b->view, p)) != SINEW_RESULT_OK)
             return r;
     }
-    if ((r = sinew_submit_and_wait(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
+    if ((r = sinew_submit(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
         return r;
-    if (b->queries)
-        read_timestamps(b);
-    r = take_stats(b, 1);
+    b->in_flight = 1;
+    if (!b->desc.pipelined)
+        r = finish(b, 1);
     count_step(b, &before);
     return r;
 }
@@ -779,6 +824,8 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
         return r;
     if (ctx->lost)
         return sinew_context_refuse_lost(ctx);
+    if ((r = sinew_body_settle(b)) != SINEW_RESULT_OK)
+        return r;
     if (!sinew_body_ops(b)->record_solve)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "body",
                           "body '%s': a %s step is many submits, each decided by the last one's result (the "

@@ -51,11 +51,19 @@ struct sinew_body {
     uint64_t bytes;                     /* designed traffic per step */
 
     sinew_step_stats stats;
+    int in_flight;                      /* a step was submitted and not yet finished (desc.pipelined) */
+    sinew_result deferred;              /* a finished pipelined step's failure, for the next step or wait */
     int recorded;                       /* a step was recorded into an application's command buffer */
     int warned_loops_cut;               /* the loop-limit warning was logged (once a body) */
     float *unpinned_w;                  /* inverse masses of particles pinned by sinew_body_set_pinned (lazy) */
     sinew_collider *collider;           /* desc.collider, retained */
 };
+
+/* Finishes a pipelined step still in flight before a call reads or changes
+ * the body's state (body.c): waits for it only if it is still running; its
+ * failed health check rolls back and is kept for the next step or wait.
+ * OK, or the device's loss. */
+sinew_result sinew_body_settle(sinew_body *b);
 
 /* The solver's operations. */
 static inline const sinew_solver_ops *sinew_body_ops(const sinew_body *b) { return b->solver->ops; }

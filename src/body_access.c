@@ -29,6 +29,9 @@ static sinew_result check_count(const sinew_body *b, uint32_t count)
 
 static sinew_result read_vec4s(sinew_body *b, int binding, float *xyz, uint32_t count)
 {
+    sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
+    if (settled != SINEW_RESULT_OK)
+        return settled;
     sinew_result r = check_count(b, count);
     if (r != SINEW_RESULT_OK)
         return r;
@@ -90,6 +93,9 @@ static sinew_result reset_hinge_angles(sinew_body *b, const float *xyz)
 
 sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_t count)
 {
+    sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
+    if (settled != SINEW_RESULT_OK)
+        return settled;
     sinew_result r = check_count(b, count);
     if (r != SINEW_RESULT_OK)
         return r;
@@ -125,6 +131,9 @@ uint32_t sinew_body_get_particle_count(const sinew_body *b) { return b->particle
 sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint32_t count, const float *xyz)
 {
     SINEW_ASSERT(b && (count == 0 || (indices && xyz)));
+    sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
+    if (settled != SINEW_RESULT_OK)
+        return settled;
     const sinew_logger *lg = &b->ctx->logger;
     const uint64_t n = b->particle_count;
     float *pos = malloc(16 * n);
@@ -157,6 +166,9 @@ sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint
 sinew_result sinew_body_set_pinned(sinew_body *b, uint32_t index, int pinned)
 {
     SINEW_ASSERT(b);
+    sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
+    if (settled != SINEW_RESULT_OK)
+        return settled;
     const sinew_logger *lg = &b->ctx->logger;
     if (index >= b->particle_count)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "body '%s': particle %u of %u is out of range",
@@ -194,6 +206,9 @@ sinew_result sinew_body_set_pinned(sinew_body *b, uint32_t index, int pinned)
 sinew_result sinew_body_set_material(sinew_body *b, uint32_t index, const sinew_material *m)
 {
     SINEW_ASSERT(b && m);
+    sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
+    if (settled != SINEW_RESULT_OK)
+        return settled;
     sinew_context *ctx = b->ctx;
     if (index >= b->material_count)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",

@@ -47,6 +47,9 @@ static sinew_result upload_cut(sinew_body *b)
 sinew_result sinew_body_cut(sinew_body *b, const uint32_t *pairs, uint32_t pair_count, uint32_t *cut)
 {
     SINEW_ASSERT(b && (pairs || pair_count == 0));
+    sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
+    if (settled != SINEW_RESULT_OK)
+        return settled;
     const sinew_logger *lg = &b->ctx->logger;
     const uint32_t n = b->particle_count;
     if (cut)

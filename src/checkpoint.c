@@ -93,6 +93,9 @@ static sinew_result download_state(sinew_body *b, float *state)
 sinew_result sinew_body_save_checkpoint(sinew_body *b, void *dst, size_t size)
 {
     SINEW_ASSERT(b && dst);
+    sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
+    if (settled != SINEW_RESULT_OK)
+        return settled;
     const sinew_logger *lg = &b->ctx->logger;
     const size_t need = sinew_body_checkpoint_size(b);
     if (size < need)
@@ -144,6 +147,9 @@ static sinew_result refuse(const sinew_body *b, const char *what, unsigned long 
 sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t size)
 {
     SINEW_ASSERT(b && (src || size == 0));
+    sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
+    if (settled != SINEW_RESULT_OK)
+        return settled;
     const sinew_logger *lg = &b->ctx->logger;
     const uint8_t *p = src;
     const uint64_t n = b->particle_count;
@@ -240,8 +246,10 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
     if (r == SINEW_RESULT_OK && sinew_body_ops(b)->state_loaded)
         sinew_body_ops(b)->state_loaded(b->state, flags);
     free(state);
-    if (r == SINEW_RESULT_OK)
+    if (r == SINEW_RESULT_OK) {
         b->stats.step_index = sinew_get_u64(p + H_STEP);
+        b->deferred = SINEW_RESULT_OK; /* a pipelined step's failure is history now */
+    }
     return r;
 }
 
@@ -278,6 +286,9 @@ sinew_result sinew_body_load_checkpoint_file(sinew_body *b, const char *path)
 sinew_result sinew_body_state_hash(sinew_body *b, uint64_t *hash)
 {
     SINEW_ASSERT(b && hash);
+    sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
+    if (settled != SINEW_RESULT_OK)
+        return settled;
     const size_t floats = state_floats(b, flags_of(b));
     float *state = malloc(4 * floats);
     if (!state)

@@ -274,3 +274,79 @@ Test(memory, a_body_past_the_host_visible_heap)
     sinew_asset_destroy(a);
     sinew_context_destroy(ctx);
 }
+
+static uint32_t positions_crc(sinew_body *body, uint32_t n)
+{
+    float *x = malloc(12ull * n);
+    cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
+    uint32_t crc = sinew_crc32(0, x, 12ull * n);
+    free(x);
+    return crc;
+}
+
+/* A pipelined body steps to the same bits as a waiting one, each step one
+ * submit and at most one wait (for the step before, if it is still running),
+ * and its statistics are those of the last finished step. */
+Test(memory, pipelined_steps_match_waiting_ones)
+{
+    sinew_asset *a = gpu_make_cloth(16, 16, 1.0, 1.0, 1);
+    sinew_body *body[2];
+    for (int k = 0; k < 2; k++) {
+        sinew_body_desc d = sinew_body_desc_default();
+        d.pipelined = k;
+        cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body[k]), SINEW_RESULT_OK);
+    }
+    sinew_step_params p = sinew_step_params_default();
+    for (int s = 0; s < 10; s++) {
+        for (int k = 0; k < 2; k++)
+            cr_assert_eq(sinew_body_step(body[k], &p), SINEW_RESULT_OK, "step %d, pipelined %d", s, k);
+        sinew_step_stats st = sinew_body_get_stats(body[1]);
+        cr_expect_eq(st.submits, 1, "step %d: %u submits", s, st.submits);
+        cr_expect_leq(st.host_waits, 1, "step %d: %u waits", s, st.host_waits);
+        cr_expect_eq(st.step_index, (uint64_t)s, "the statistics are the step before's: %llu at step %d",
+                     (unsigned long long)st.step_index, s);
+    }
+    cr_assert_eq(sinew_body_wait(body[1]), SINEW_RESULT_OK);
+    cr_expect_eq(sinew_body_get_stats(body[1]).step_index, 10);
+    cr_expect_eq(sinew_body_wait(body[1]), SINEW_RESULT_OK, "nothing in flight: OK at once");
+    cr_expect_eq(positions_crc(body[0], a->particle_count), positions_crc(body[1], a->particle_count));
+    /* A read while a step runs finishes it first. */
+    cr_assert_eq(sinew_body_step(body[1], &p), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_step(body[0], &p), SINEW_RESULT_OK);
+    cr_expect_eq(positions_crc(body[0], a->particle_count), positions_crc(body[1], a->particle_count));
+    cr_expect_eq(sinew_body_get_stats(body[1]).step_index, 11);
+    for (int k = 0; k < 2; k++)
+        sinew_body_destroy(body[k]);
+    sinew_asset_destroy(a);
+}
+
+/* A pipelined step that fails its health check is reported by the next call,
+ * which submits nothing, and is rolled back as a waiting body's is. */
+Test(memory, a_pipelined_failure_is_reported_by_the_next_call)
+{
+    sinew_asset *a = gpu_make_cloth(8, 8, 0.5, 1.0, 1);
+    sinew_body *body[2];
+    for (int k = 0; k < 2; k++) {
+        sinew_body_desc d = sinew_body_desc_default();
+        d.pipelined = k;
+        d.max_speed = 0.05f; /* the first step's fall is faster */
+        cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body[k]), SINEW_RESULT_OK);
+    }
+    const uint32_t start = positions_crc(body[0], a->particle_count);
+    sinew_step_params p = sinew_step_params_default();
+    cr_expect_eq(sinew_body_step(body[0], &p), SINEW_RESULT_ERROR_UNSTABLE);
+    const uint32_t waiting_submits = sinew_body_get_stats(body[0]).submits; /* the step and the rollback's copies */
+    cr_expect_eq(sinew_body_step(body[1], &p), SINEW_RESULT_OK, "submitted, not yet known");
+    cr_expect_eq(sinew_body_step(body[1], &p), SINEW_RESULT_ERROR_UNSTABLE, "the step before failed");
+    sinew_step_stats st = sinew_body_get_stats(body[1]);
+    cr_expect_eq(st.submits + 1, waiting_submits, "the failed step's successor is not submitted (%u, %u)",
+                 st.submits, waiting_submits);
+    cr_expect(st.rolled_back);
+    cr_expect_eq(sinew_body_wait(body[1]), SINEW_RESULT_OK, "reported once");
+    cr_expect_eq(positions_crc(body[1], a->particle_count), start, "rolled back to the state before the step");
+    cr_expect_eq(positions_crc(body[0], a->particle_count), start);
+    gpu_log_clear(); /* the health check's messages */
+    for (int k = 0; k < 2; k++)
+        sinew_body_destroy(body[k]);
+    sinew_asset_destroy(a);
+}

@@ -155,6 +155,16 @@ typedef struct sinew_body_desc {
      * 32 bytes per particle) and return to it when the health check fails,
      * so a failed step leaves the body as it was before it. */
     int rollback;
+    /* sinew_body_step submits the step and returns without waiting for it:
+     * the GPU runs it while the application does its frame's other work.
+     * The step is finished (waited for only if still running, its statistics
+     * and health check taken) by the next sinew_body_step, by
+     * sinew_body_wait, or by any call that reads or changes the body's state;
+     * a failed health check is returned by the next sinew_body_step or
+     * sinew_body_wait, with the body rolled back as desc.rollback says, and
+     * that call submits nothing. sinew_body_get_stats gives the last
+     * finished step's statistics. 0: each step waits for itself. */
+    int pipelined;
     /* GPBD: at most this many Newton iterations per element update (the
      * solve exits early once |gradient| <= newton_tolerance times its value
      * at the start of the update). */
@@ -230,12 +240,20 @@ SINEW_API sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *
 
 SINEW_API void sinew_body_destroy(sinew_body *body);
 
-/* Advances one step: submits the recorded frame and waits for it. Parameters are
- * checked (finite, dt > 0, radius >= 0) and refused with a message otherwise.
- * Returns SINEW_RESULT_ERROR_UNSTABLE when the health check fails (the stats
- * say which particles, and whether the body was rolled back to the state
- * before the step), SINEW_RESULT_ERROR_DEVICE_LOST when the device was lost. */
+/* Advances one step: submits the recorded frame and waits for it (with
+ * desc.pipelined: finishes the step before, then submits this one and
+ * returns). Parameters are checked (finite, dt > 0, radius >= 0) and refused
+ * with a message otherwise. Returns SINEW_RESULT_ERROR_UNSTABLE when the
+ * health check fails (the stats say which particles, and whether the body was
+ * rolled back to the state before the step; pipelined, the step before, and
+ * nothing is submitted), SINEW_RESULT_ERROR_DEVICE_LOST when the device was
+ * lost. */
 SINEW_API sinew_result sinew_body_step(sinew_body *body, const sinew_step_params *params);
+
+/* Finishes the step in flight (desc.pipelined), waiting for it if it is still
+ * running, and returns its result as sinew_body_step would have; OK at once
+ * when none is in flight. */
+SINEW_API sinew_result sinew_body_wait(sinew_body *body);
 
 /* Copies current positions into xyz (3 floats per particle, count = particle count).
  * Waits for pending work. */

@@ -591,7 +591,7 @@ sinew_result sinew_context_refuse_lost(sinew_context *ctx)
                       "the device was lost earlier: destroy this context and restore on a new one");
 }
 
-sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence)
+sinew_result sinew_submit(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence)
 {
     const struct VolkDeviceTable *vk = &ctx->vk;
     if (ctx->lost)
@@ -606,7 +606,15 @@ sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFe
     VK_TRY(ctx, vk->vkResetFences(ctx->device, 1, &fence));
     VK_TRY(ctx, vk->vkQueueSubmit(ctx->queue, 1, &si, fence));
     ctx->counters.submits++;
-    VK_TRY(ctx, vk->vkWaitForFences(ctx->device, 1, &fence, VK_TRUE, UINT64_MAX));
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence)
+{
+    sinew_result r = sinew_submit(ctx, cmd, fence);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    VK_TRY(ctx, ctx->vk.vkWaitForFences(ctx->device, 1, &fence, VK_TRUE, UINT64_MAX));
     ctx->counters.host_waits++;
     return SINEW_RESULT_OK;
 }

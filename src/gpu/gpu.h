@@ -153,8 +153,10 @@ sinew_result sinew_vk_fail(sinew_context *ctx, VkResult vr, const char *call, co
  * needs the device once ctx->lost is set. */
 sinew_result sinew_context_refuse_lost(sinew_context *ctx);
 
-/* Submits one command buffer and waits for its fence. Refuses at once (with
- * ERROR_DEVICE_LOST) once the device was lost. */
+/* Submits one command buffer, signalling fence (reset first). Refuses at once
+ * (with ERROR_DEVICE_LOST) once the device was lost. */
+sinew_result sinew_submit(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence);
+/* sinew_submit, then waits for the fence. */
 sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence);
 
 

@@ -64,6 +64,11 @@ vec3 mg_block_solve(uint at, vec3 r)
 uint mg_partials() { return mg_index[3]; }
 uint mg_scalars() { return mg_index[4]; }
 
+// Whether the dispatch has work: its gate (range.gate, shared/layout.h) is
+// 0 or open. The same for every invocation of a dispatch, so a kernel may
+// return on it before its workgroup barriers.
+bool mg_open() { return range.gate == 0u || mg_real[mg_scalars() + range.gate].x > 0.0; }
+
 // This workgroup's partial of a sum (reduce.glsl's fixed order). Every
 // invocation must call it.
 void mg_partial_sum(float v)

@@ -18,7 +18,8 @@ void main()
     if (i >= n)
         return;
     vec4 x = pos[i], v = vel[i];
-    if (range.count2 == 1u) {
+    bool blend = range.count2 == 2u ? mg_real[mg_scalars() + SINEW_MG_S_BLEND].x > 0.0 : range.count2 == 1u;
+    if (blend) {
         pos[i].xyz = (4.0 * x.xyz - q[i].xyz) / 3.0;
         vel[i].xyz = (4.0 * v.xyz - q[n + i].xyz) / 3.0;
     }

@@ -28,6 +28,8 @@ vec3 precondition(uint level, uint i, vec3 r)
 
 void main()
 {
+    if (!mg_open())
+        return;
     uint level = range.first2, mode = range.count2;
     uint i = linear_id();
     bool live = i < mg_field(level, SINEW_MG_N);

@@ -9,6 +9,8 @@
 
 void main()
 {
+    if (!mg_open())
+        return;
     uint level = range.first2, coarse = level - 1u;
     uint i = linear_id();
     if (i >= mg_field(level, SINEW_MG_N))

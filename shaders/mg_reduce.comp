@@ -8,6 +8,8 @@
 
 void main()
 {
+    if (!mg_open())
+        return;
     uint lid = gl_LocalInvocationID.x, count = range.distance_total, part = mg_partials();
     float s = 0.0;
     for (uint k = lid; k < count; k += SINEW_WORKGROUP_SIZE)

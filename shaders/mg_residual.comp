@@ -8,6 +8,8 @@
 
 void main()
 {
+    if (!mg_open())
+        return;
     uint level = range.first2;
     uint i = linear_id();
     if (i >= mg_field(level, SINEW_MG_N))

@@ -10,6 +10,8 @@
 
 void main()
 {
+    if (!mg_open())
+        return;
     uint level = range.first2, fine = level + 1u;
     uint i = linear_id();
     if (i >= mg_field(level, SINEW_MG_N))

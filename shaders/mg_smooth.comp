@@ -12,6 +12,8 @@
 
 void main()
 {
+    if (!mg_open())
+        return;
     uint level = range.first2;
     uint k = linear_id();
     if (k >= range.count)

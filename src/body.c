@@ -39,7 +39,7 @@ sinew_body_desc sinew_body_desc_default(void)
         .stretch = 5e3f, .shear = 500.0f, .bend = 1e-4f, .damping = 0.01f, .density = 0.2f,
         .pin_stiffness = 1e5f, .contact_stiffness = 1e5f, .friction_stiffness = 0.0f,
         .pre_smooth = 5, .post_smooth = 10, .coarse_iterations = 40, /* the paper's 5 and 10 */
-        .tolerance = 1e-4f, .max_cycles = 50, .max_pcg_iterations = 100000};
+        .tolerance = 1e-4f, .max_cycles = 20, .max_pcg_iterations = 2000};
     return d;
 }
 
@@ -328,16 +328,20 @@ static void record_step_end(sinew_body *b, sinew_recorder *r)
 }
 
 /* docs/math.md section 1: per substep the solver's reset, the prediction,
- * the solver's iterations with contacts, the velocities; then the step's
- * end. A solver stepping on the host (no record_solve) has only the end
- * recorded. */
+ * the solver's iterations with contacts, the velocities (or the solver's
+ * own substep, record_substep); then the step's end. */
 static void record_stages(sinew_body *b, sinew_recorder *r)
 {
     const sinew_solver_ops *ops = sinew_body_ops(b);
     const uint32_t n = b->particle_count;
     GpuRange particles = {0, n};
     sinew_record_timestamp(r, SINEW_PHASE_START);
-    for (uint32_t s = 0; ops->record_solve && s < b->desc.substeps; s++) {
+    for (uint32_t s = 0; s < b->desc.substeps; s++) {
+        if (ops->record_substep) {
+            ops->record_substep(b->state, &b->view, r, s);
+            sinew_record_timestamp(r, SINEW_PHASE_VELOCITY);
+            continue;
+        }
         if (ops->record_reset)
             ops->record_reset(b->state, &b->view, r);
         sinew_record_dispatch(r, SINEW_KERNEL_PREDICT, n, &particles, sizeof particles);
@@ -367,7 +371,7 @@ static sinew_result record_step(sinew_body *b)
     VK_TRY(ctx, vk->vkCreateFence(ctx->device, &fi, NULL, &b->fence));
     /* Timestamps: one at the start, per substep the solver's and one after
      * velocities, one after the residual and health check. */
-    const uint64_t per_substep = ops->record_solve ? 1ull + ops->timestamps(b->state, &b->view) : 0;
+    const uint64_t per_substep = 1ull + ops->timestamps(b->state, &b->view);
     uint64_t wanted = 1 + (uint64_t)b->desc.substeps * per_substep + 1;
     if (b->desc.timestamps && ctx->timestamp_bits && wanted > SINEW_MAX_TIMESTAMPS)
         sinew_logf(&ctx->logger, SINEW_LOG_INFO, "body", "%llu timestamps per step are too many: phases not timed",
@@ -393,11 +397,10 @@ static sinew_result record_step(sinew_body *b)
     rec.query_capacity = b->queries ? (uint32_t)wanted : 0;
     rec.phase_of = b->query_phase;
     const uint64_t n = b->particle_count;
-    if (ops->record_solve) { /* the step's parameters and fresh statistics, as the host wrote them */
-        sinew_record_copy(&rec, &b->upload, 0, &b->buffers[SINEW_BIND_PARAMS], 0, sizeof(GpuParams));
-        sinew_record_copy(&rec, &b->upload, sizeof(GpuParams), &b->buffers[SINEW_BIND_STATS], 0, sizeof(GpuStats));
-    }
-    if (ops->record_solve && b->desc.rollback) { /* a host-stepped solver saves its own start */
+    /* the step's parameters and fresh statistics, as the host wrote them */
+    sinew_record_copy(&rec, &b->upload, 0, &b->buffers[SINEW_BIND_PARAMS], 0, sizeof(GpuParams));
+    sinew_record_copy(&rec, &b->upload, sizeof(GpuParams), &b->buffers[SINEW_BIND_STATS], 0, sizeof(GpuStats));
+    if (b->desc.rollback) {
         const uint64_t bends = b->bend_count;
         sinew_record_copy(&rec, &b->buffers[SINEW_BIND_POS], 0, &b->saved, 0, 16 * n);
         sinew_record_copy(&rec, &b->buffers[SINEW_BIND_VEL], 0, &b->saved, 16 * n, 16 * n);
@@ -635,7 +638,7 @@ static sinew_result unhealthy(sinew_body *b, int can_roll_back)
         sinew_result r = sinew_buffer_copy(ctx, &b->saved, 0, &b->buffers[SINEW_BIND_POS], 0, 16 * n);
         if (r == SINEW_RESULT_OK)
             r = sinew_buffer_copy(ctx, &b->saved, 16 * n, &b->buffers[SINEW_BIND_VEL], 0, 16 * n);
-        if (r == SINEW_RESULT_OK && sinew_body_ops(b)->record_solve) /* the recorded copy holds hinge angles */
+        if (r == SINEW_RESULT_OK)
             r = sinew_buffer_copy(ctx, &b->saved, 32 * n, &b->buffers[SINEW_BIND_ANGLE], 0, 4ull * b->bend_count);
         if (r != SINEW_RESULT_OK)
             return r;
@@ -655,8 +658,9 @@ static sinew_result unhealthy(sinew_body *b, int can_roll_back)
                                       : "a recorded step is not rolled back: the state is as the step left it");
 }
 
-/* The step's values as the kernels read them. */
-static GpuParams gpu_params(const sinew_body *b, const sinew_step_params *p)
+/* The step's values as the kernels read them, for a step about to be
+ * submitted or recorded. */
+static GpuParams gpu_params(sinew_body *b, const sinew_step_params *p)
 {
     const float h = p->dt / (float)b->desc.substeps;
     GpuParams gp = {{p->gravity[0], p->gravity[1], p->gravity[2], h},
@@ -666,9 +670,11 @@ static GpuParams gpu_params(const sinew_body *b, const sinew_step_params *p)
                     {p->box_velocity[0] * h, p->box_velocity[1] * h, p->box_velocity[2] * h, 0.0f},
                     1.0f / h, 1.0f / (h * h), expf(-p->damping * h), p->ground ? p->ground_height : -3e38f,
                     p->friction, p->contact_offset, b->desc.jacobi_omega, b->desc.max_speed,
-                    b->desc.newton_iterations, b->desc.newton_tolerance, 0.0f, 0.0f,
+                    b->desc.newton_iterations, b->desc.newton_tolerance, 0u, 0.0f,
                     {p->capsule_a[0], p->capsule_a[1], p->capsule_a[2], p->capsule ? p->capsule_radius : -1.0f},
                     {p->capsule_b[0], p->capsule_b[1], p->capsule_b[2], 0.0f}};
+    if (sinew_body_ops(b)->step_flags)
+        gp.solver_flags = sinew_body_ops(b)->step_flags(b->state);
     if (p->collider) { /* local = R^T (x - t) */
         const sinew_sdf *s = &b->collider->sdf;
         double R[3][3], t[3];
@@ -716,6 +722,11 @@ static sinew_result take_stats(sinew_body *b, int can_roll_back)
     sinew_step_stats *s = &b->stats;
     s->newton_iterations = gs.newton;
     s->loops_cut = gs.loops_cut;
+    s->linear_iterations = gs.linear_iterations;
+    s->linear_residual = gs.linear_residual;
+    s->linear_unconverged = gs.linear_unconverged;
+    s->linear_fallback_iterations = gs.linear_fallback;
+    s->ms_linear = s->ms_solve; /* the implicit solvers' solve phase (timestamps) */
     if (gs.loops_cut && !b->warned_loops_cut) {
         b->warned_loops_cut = 1;
         sinew_logf(&b->ctx->logger, SINEW_LOG_WARNING, "body",
@@ -799,13 +810,6 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     GpuStats gs = fresh_stats();
     memcpy(b->upload.mapped, &gp, sizeof gp);
     memcpy((char *)b->upload.mapped + sizeof gp, &gs, sizeof gs);
-    const sinew_solver_ops *ops = sinew_body_ops(b);
-    if (ops->host_step) { /* its submits come first and read PARAMS and STATS */
-        if ((r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_PARAMS], 0, &gp, sizeof gp)) != SINEW_RESULT_OK ||
-            (r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_STATS], 0, &gs, sizeof gs)) != SINEW_RESULT_OK ||
-            (r = ops->host_step(b->state, &b->view, p)) != SINEW_RESULT_OK)
-            return r;
-    }
     if ((r = sinew_submit(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
         return r;
     b->in_flight = 1;
@@ -826,11 +830,6 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
         return sinew_context_refuse_lost(ctx);
     if ((r = sinew_body_settle(b)) != SINEW_RESULT_OK)
         return r;
-    if (!sinew_body_ops(b)->record_solve)
-        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "body",
-                          "body '%s': a %s step is many submits, each decided by the last one's result (the "
-                          "residual after a V-cycle): it cannot be recorded into one command buffer "
-                          "(sinew_body_step)", b->name, b->solver->label);
     const struct VolkDeviceTable *vk = &ctx->vk;
     const int graphics = (ctx->queue_flags & VK_QUEUE_GRAPHICS_BIT) != 0;
     /* The stages in which the application may use sinew's buffers. */

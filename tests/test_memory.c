@@ -114,15 +114,14 @@ static step_cost run(sinew_solver solver, int model)
     return c;
 }
 
-/* Every solver whose step is one recorded command buffer: one submit, one
- * wait, its statistics alone read back, a handful of allocations; the same
- * positions in both memory models. */
+/* Every solver's step is one recorded command buffer (the implicit solvers'
+ * convergence decided on the device): one submit, one wait, its statistics
+ * alone read back, a handful of allocations; the same positions in both
+ * memory models. */
 Test(memory, a_step_is_one_submit_and_one_wait)
 {
     for (int s = 0; sinew_solver_name((sinew_solver)s); s++) {
         const sinew_solver solver = (sinew_solver)s;
-        if (solver == SINEW_SOLVER_IMPLICIT_MG || solver == SINEW_SOLVER_IMPLICIT_PCG)
-            continue; /* below */
         step_cost device = run(solver, SINEW_MEMORY_MODEL_DEVICE);
         step_cost discrete = run(solver, SINEW_MEMORY_MODEL_DISCRETE);
         const step_cost *both[2] = {&device, &discrete};
@@ -142,33 +141,11 @@ Test(memory, a_step_is_one_submit_and_one_wait)
         cr_expect_eq(device.hash, discrete.hash, "%s: positions differ between the memory models",
                      sinew_solver_name(solver));
         cr_expect_eq(device.stats.device_memory, discrete.stats.device_memory, "%s", sinew_solver_name(solver));
-    }
-}
-
-/* The implicit solvers still decide on the host when a solve has converged:
- * each V-cycle (or batch of PCG iterations) is its own submit and wait. The
- * counters show it; the positions agree across memory models. */
-Test(memory, implicit_steps_are_counted)
-{
-    const sinew_solver solvers[2] = {SINEW_SOLVER_IMPLICIT_MG, SINEW_SOLVER_IMPLICIT_PCG};
-    for (int i = 0; i < 2; i++) {
-        step_cost device = run(solvers[i], SINEW_MEMORY_MODEL_DEVICE);
-        step_cost discrete = run(solvers[i], SINEW_MEMORY_MODEL_DISCRETE);
-        cr_expect_geq(device.stats.submits, 3, "%s: %u submits", sinew_solver_name(solvers[i]),
-                      device.stats.submits);
-        cr_expect_eq(device.stats.host_waits, device.stats.submits);
-        /* Where the device's own model maps the state (unified memory), the
-         * discrete one adds the uploads of the step's parameters and
-         * statistics and a copy for each residual the host reads; where it
-         * does not (a discrete GPU) the two are the same. */
-        cr_expect_geq(discrete.stats.submits, device.stats.submits, "%s: %u, %u", sinew_solver_name(solvers[i]),
-                      device.stats.submits, discrete.stats.submits);
-        cr_log_info("%s: %u submits a step, %u in discrete memory", sinew_solver_name(solvers[i]),
-                    device.stats.submits, discrete.stats.submits);
-        cr_expect_leq(device.stats.device_allocations, 8, "%s: %u allocations", sinew_solver_name(solvers[i]),
-                      device.stats.device_allocations);
-        cr_expect_eq(device.hash, discrete.hash, "%s: positions differ between the memory models",
-                     sinew_solver_name(solvers[i]));
+        if (solver == SINEW_SOLVER_IMPLICIT_MG || solver == SINEW_SOLVER_IMPLICIT_PCG) {
+            cr_expect_gt(device.stats.linear_iterations, 0, "%s: the device's totals reach the stats",
+                         sinew_solver_name(solver));
+            cr_expect_eq(device.stats.linear_iterations, discrete.stats.linear_iterations);
+        }
     }
 }
 

@@ -223,13 +223,45 @@
  * modified PCG: constraints hard, not soft). */
 #define SINEW_MG_GLOBALS 3
 #define SINEW_MG_FILTERED 1u
-/* Scalars at MG_REAL[scalars + k].x: PCG's r.z (two, by iteration parity),
- * p.q, and two dot products for the host (|b|^2, |r|^2). */
+/* Scalars at MG_REAL[scalars + k]: PCG's r.z (two, by iteration parity),
+ * p.q, two dot products (|b|^2, |r|^2); then what the device decides with
+ * (mg_control): a solve's control record, two vec4s, for the V-cycles (at
+ * S_MG) and for PCG (at S_PCG, the PCG solver's and the V-cycles' fallback):
+ *   (running, count, relative residual, best), (|b|, cycles in a row that
+ *   gained < 5 %, diverged, 0)
+ * the fallback's flag (S_FALLBACK.x: the V-cycles diverged, PCG starts
+ * again), BDF2's blend of this substep (S_BLEND.x), the step's totals
+ * (S_TOTAL: iterations, the worst relative residual, solves ended above the
+ * tolerance, fallback iterations) and the relative residual after each of
+ * the first 64 V-cycles (S_HISTORY + k / 4, component k % 4). A kernel
+ * whose push constant `gate` is not 0 does nothing unless scalar gate's x
+ * is > 0: the work after a solve has converged costs its launch alone. */
 #define SINEW_MG_S_RZ 0
 #define SINEW_MG_S_PQ 2
 #define SINEW_MG_S_BB 3
 #define SINEW_MG_S_RR 4
-#define SINEW_MG_SCALARS 8
+#define SINEW_MG_S_MG 5
+#define SINEW_MG_S_PCG 7
+#define SINEW_MG_S_FALLBACK 9
+#define SINEW_MG_S_BLEND 10
+#define SINEW_MG_S_TOTAL 11
+#define SINEW_MG_S_HISTORY 16
+#define SINEW_MG_SCALARS 32
+/* mg_control's modes (range.count2); range.slot_base the control record. */
+#define SINEW_MG_CONTROL_SUBSTEP 0 /* the substep's h and gravity from PARAMS, BDF2's blend (range.first: substep,
+                                      range.count: BDF2); substep 0 clears the totals */
+#define SINEW_MG_CONTROL_START 1   /* |b| from S_BB; running unless |b| = 0 (range.distance_total & 1: and the
+                                      fallback was called for) */
+#define SINEW_MG_CONTROL_CHECK 2   /* after |r|^2 into S_RR: range.first2 more iterations done; running while
+                                      below range.first iterations and above the tolerance (range.weight);
+                                      V-cycles (distance_total & 2) also stop on a stall or divergence */
+#define SINEW_MG_CONTROL_END 3     /* into the totals (V-cycles with distance_total & 4: a diverged solve
+                                      calls for the fallback instead); distance_total & 1: the fallback's end */
+#define SINEW_MG_CONTROL_STATS 4   /* the totals into the body's STATS */
+/* Flags of mg_control (range.distance_total). */
+#define SINEW_MG_CONTROL_FALLBACK 1u
+#define SINEW_MG_CONTROL_VCYCLES 2u
+#define SINEW_MG_CONTROL_MAY_FALL_BACK 4u
 /* mg_pcg's modes (range.count2). */
 #define SINEW_MG_PCG_START 0
 #define SINEW_MG_PCG_Q 1
@@ -324,7 +356,9 @@ SINEW_STRUCT(GpuParams) {
     float max_speed;          /* m/s; faster particles fail the health check */
     SINEW_UINT newton_iterations; /* GPBD: most Newton iterations per element update */
     float newton_tolerance;   /* GPBD: stop when |grad| <= tol * |grad at start| */
-    float pad0, pad1;
+    SINEW_UINT solver_flags;  /* the solver's own (the implicit solvers: 1 when BDF2's record of the
+                                 step before is valid) */
+    float pad1;
     SINEW_VEC4(capsule_a);    /* xyz one end of a capsule's segment (m), w radius (m); < 0: none */
     SINEW_VEC4(capsule_b);    /* xyz the other end */
     /* The mesh collider: a world point p is at sdf_frame * (p, 1) in the
@@ -352,6 +386,13 @@ SINEW_STRUCT(GpuStats) {
     SINEW_UINT element_count;
     SINEW_UINT loops_cut;     /* GPBD: element updates skipped because their loops were cut short (common.glsl,
                                  loops_intact) */
+    /* The implicit solvers, the step's totals (mg_control): V-cycles or PCG
+     * iterations, the worst relative residual a solve ended at, solves that
+     * ended above the tolerance, fallback PCG iterations. */
+    SINEW_UINT linear_iterations;
+    float linear_residual;
+    SINEW_UINT linear_unconverged;
+    SINEW_UINT linear_fallback;
 } SINEW_END(GpuStats)
 
 /* Push constants of every kernel. Threads [0, count) work on records
@@ -366,7 +407,7 @@ SINEW_STRUCT(GpuRange) {
     SINEW_UINT distance_total;  /* LAMBDA of bend c is at distance_total + c */
     SINEW_UINT slot_base;       /* GPBD Jacobi: DELTA slot of element 0 (2d + 4b) */
     float weight;               /* PD Chebyshev: the iteration's omega */
-    SINEW_UINT pad2;
+    SINEW_UINT gate;            /* the implicit solvers: 0, or the scalar whose x > 0 lets the kernel work */
 } SINEW_END(GpuRange)
 
 /* Push constants of the MGPBD kernels (amg_*). Vector arguments are offsets
@@ -391,7 +432,7 @@ _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
 _Static_assert(sizeof(GpuParams) == 256, "std430 layout");
 _Static_assert(sizeof(GpuElement) == 80, "std430 layout");
 _Static_assert(sizeof(GpuMaterial) == 208, "std430 layout");
-_Static_assert(sizeof(GpuStats) == 48, "std430 layout");
+_Static_assert(sizeof(GpuStats) == 64, "std430 layout");
 _Static_assert(sizeof(GpuRange) == 32, "push constants <= 128 bytes");
 _Static_assert(sizeof(GpuNode) == 16, "std430 layout");
 _Static_assert(sizeof(GpuLink) == 8, "std430 layout");

@@ -117,6 +117,8 @@ static void load_instance_functions(sinew_context *ctx, PFN_vkGetInstanceProcAdd
     SINEW_LOAD(GetPhysicalDeviceQueueFamilyProperties);
     SINEW_LOAD(GetPhysicalDeviceMemoryProperties);
     SINEW_LOAD(CreateDevice);
+    SINEW_LOAD(EnumerateDeviceExtensionProperties);
+    SINEW_LOAD(GetPhysicalDeviceFeatures2);
     SINEW_LOAD(GetDeviceProcAddr);
     SINEW_LOAD(CreateDebugUtilsMessengerEXT);
     SINEW_LOAD(DestroyDebugUtilsMessengerEXT);
@@ -244,6 +246,20 @@ static void describe_device(sinew_context *ctx)
 
 static void load_device_functions(sinew_context *ctx, uint32_t queue_index);
 
+static int has_device_extension(const sinew_context *ctx, const char *name)
+{
+    uint32_t n = 0;
+    if (ctx->vki.EnumerateDeviceExtensionProperties(ctx->physical, NULL, &n, NULL) != VK_SUCCESS || n == 0)
+        return 0;
+    VkExtensionProperties *e = malloc(sizeof *e * n);
+    int found = 0;
+    if (e && ctx->vki.EnumerateDeviceExtensionProperties(ctx->physical, NULL, &n, e) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = strcmp(e[i].extensionName, name) == 0;
+    free(e);
+    return found;
+}
+
 static sinew_result create_device(sinew_context *ctx)
 {
     float priority = 1.0f;
@@ -254,6 +270,23 @@ static sinew_result create_device(sinew_context *ctx)
     VkDeviceCreateInfo ci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     ci.queueCreateInfoCount = 1;
     ci.pQueueCreateInfos = &qi;
+    /* Conditional rendering, where the device has it (not within the
+     * portable limits: the Android baseline lacks it): a converged solve's
+     * remaining dispatches are skipped by the device rather than launched. */
+    VkPhysicalDeviceConditionalRenderingFeaturesEXT cond = {
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
+    const char *extensions[] = {VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME};
+    if (!ctx->portable && has_device_extension(ctx, VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME)) {
+        VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &cond};
+        ctx->vki.GetPhysicalDeviceFeatures2(ctx->physical, &f2);
+        if (cond.conditionalRendering) {
+            cond.inheritedConditionalRendering = VK_FALSE;
+            ci.pNext = &cond;
+            ci.enabledExtensionCount = 1;
+            ci.ppEnabledExtensionNames = extensions;
+            ctx->conditional = 1;
+        }
+    }
     VK_TRY(ctx, ctx->vki.CreateDevice(ctx->physical, &ci, NULL, &ctx->device));
     load_device_functions(ctx, 0);
     return SINEW_RESULT_OK;

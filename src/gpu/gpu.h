@@ -40,6 +40,7 @@
     X(MG_ADVANCE, mg_advance, GpuRange)             \
     X(MG_CONSTRAIN, mg_constrain, GpuRange)         \
     X(MG_HISTORY, mg_history, GpuRange)             \
+    X(MG_CONTROL, mg_control, GpuRange)             \
     X(AMG_CONSTRAINT, amg_constraint, GpuAmgPush) \
     X(AMG_ASSEMBLE, amg_assemble, GpuAmgPush)     \
     X(AMG_SPMV, amg_spmv, GpuAmgPush)             \
@@ -97,6 +98,8 @@ struct sinew_context {
         PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
         PFN_vkGetPhysicalDeviceMemoryProperties GetPhysicalDeviceMemoryProperties;
         PFN_vkCreateDevice CreateDevice;
+        PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
+        PFN_vkGetPhysicalDeviceFeatures2 GetPhysicalDeviceFeatures2;
         PFN_vkGetDeviceProcAddr GetDeviceProcAddr;
         PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
         PFN_vkDestroyDebugUtilsMessengerEXT DestroyDebugUtilsMessengerEXT;
@@ -116,6 +119,9 @@ struct sinew_context {
     uint32_t timestamp_bits;        /* 0: no timestamps on this queue */
     VkQueueFlags queue_flags;       /* of queue_family */
     int borrowed;                   /* instance, device and queue are the application's */
+    int conditional;                /* VK_EXT_conditional_rendering is on: sinew_record_if skips
+                                       dispatches on the device (not on a lent device, nor within
+                                       the portable limits) */
     PFN_vkGetInstanceProcAddr gipa; /* what the instance functions were loaded through */
     uint32_t queue_index;
     char driver[256];
@@ -300,6 +306,13 @@ void sinew_record_copy(sinew_recorder *r, const sinew_buffer *src, VkDeviceSize 
                        VkDeviceSize dst_offset, VkDeviceSize size);
 /* Compute and transfer writes -> host reads: at the end of a step whose results the host reads. */
 void sinew_record_host_barrier(sinew_recorder *r);
+/* Dispatches between sinew_record_if and sinew_record_end_if are skipped when
+ * the 32-bit word at `offset` of buf is 0, as the commands before left it:
+ * by the device itself with conditional rendering (ctx->conditional),
+ * else by the kernels' own gates (the caller's). Not nested; barriers in
+ * between are kept. */
+void sinew_record_if(sinew_recorder *r, const sinew_buffer *buf, VkDeviceSize offset);
+void sinew_record_end_if(sinew_recorder *r);
 /* Writes a timestamp ending a span of `phase` (nothing when not timing). */
 void sinew_record_timestamp(sinew_recorder *r, sinew_phase phase);
 

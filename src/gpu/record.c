@@ -56,6 +56,28 @@ void sinew_record_barrier(sinew_recorder *r)
     r->unsynced = 0;
 }
 
+void sinew_record_if(sinew_recorder *r, const sinew_buffer *buf, VkDeviceSize offset)
+{
+    if (r->failed || !r->ctx->conditional)
+        return;
+    VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT,
+                         VK_ACCESS_CONDITIONAL_RENDERING_READ_BIT_EXT};
+    r->ctx->vk.vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                    VK_PIPELINE_STAGE_CONDITIONAL_RENDERING_BIT_EXT, 0, 1, &b, 0, NULL, 0, NULL);
+    r->barriers++;
+    VkConditionalRenderingBeginInfoEXT ci = {VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT};
+    ci.buffer = buf->buffer;
+    ci.offset = offset;
+    r->ctx->vk.vkCmdBeginConditionalRenderingEXT(r->cmd, &ci);
+}
+
+void sinew_record_end_if(sinew_recorder *r)
+{
+    if (r->failed || !r->ctx->conditional)
+        return;
+    r->ctx->vk.vkCmdEndConditionalRenderingEXT(r->cmd);
+}
+
 /* Earlier compute and transfer work ends before a transfer command... */
 static void before_transfer(sinew_recorder *r)
 {

@@ -99,20 +99,43 @@ typedef struct sinew_imc_solve_stats {
 } sinew_imc_solve_stats;
 
 /* Solves A y = F after sinew_imc_assemble by V-cycles from y = 0 (y is the
- * finest level's U); one submit per cycle, whose residual norm decides on the
- * next: until the tolerance, max_cycles, or a stall. When a cycle makes the
- * residual grow past twice the best so far, or the cycles stall above 10
- * times the tolerance (the coarse levels, discretised from the cloth's own
- * coarse triangles, can misrepresent a finely crumpled cloth), the solve
- * starts again from y = 0 by block-Jacobi PCG, at most
- * c->fallback_iterations. UNSTABLE when a NaN appears. */
+ * finest level's U), the device deciding after each cycle from its residual
+ * norm whether to go on (mg_control): until the tolerance, max_cycles, or a
+ * stall. When a cycle makes the residual grow past twice the best so far,
+ * or the cycles stall above 10 times the tolerance (the coarse levels,
+ * discretised from the cloth's own coarse triangles, can misrepresent a
+ * finely crumpled cloth), the solve starts again from y = 0 by block-Jacobi
+ * PCG, at most c->fallback_iterations. The host submits the budget in
+ * pieces and stops submitting once the device has stopped. UNSTABLE when a
+ * NaN appears. */
 sinew_result sinew_imc_solve(sinew_imc *s, const sinew_imc_cycle *c, sinew_imc_solve_stats *stats);
 
-/* The baseline: block-Jacobi PCG on the finest level from y = 0, `batch`
- * iterations per submit, until |F - A y| <= tolerance |F| (the recursive
- * residual) or max_iterations; stats->cycles counts iterations. */
+/* The baseline: block-Jacobi PCG on the finest level from y = 0, the device
+ * deciding after every `batch` iterations whether |F - A y| <= tolerance |F|
+ * (the recursive residual), at most max_iterations; stats->cycles counts
+ * iterations. */
 sinew_result sinew_imc_solve_pcg(sinew_imc *s, double tolerance, uint32_t max_iterations, uint32_t batch,
                                  sinew_imc_solve_stats *stats);
+
+/* A body's solve, recorded whole: V-cycles (vcycles 1, `cycle`, its
+ * fallback included) or modified PCG of pcg_iterations in batches of
+ * pcg_batch (to cycle.tolerance), each substep of `substeps`. */
+typedef struct sinew_imc_solve_plan {
+    int vcycles;
+    sinew_imc_cycle cycle;
+    uint32_t pcg_iterations, pcg_batch;
+    uint32_t substeps;
+    int bdf2;
+} sinew_imc_solve_plan;
+
+/* Records substep `substep` of a body's step (one submit for the whole
+ * step, nothing decided on the host): h and gravity from PARAMS, BDF2's
+ * blend with the step before (the first substep blends when
+ * PARAMS.solver_flags says the record of the step before is valid), the
+ * constraints and assembly, the solve within its recorded budget (the work
+ * after it stops is skipped by the kernels), x += h v + y, v += y / h; after
+ * the last substep the step's totals into STATS. */
+void sinew_imc_record_substep(sinew_imc *s, sinew_recorder *r, const sinew_imc_solve_plan *plan, uint32_t substep);
 
 /* x += h v + y, v += y / h on the device; and the state read back (3n
  * each; either may be NULL). */

@@ -1,13 +1,16 @@
 /* The implicit cloth bodies, SINEW_SOLVER_IMPLICIT_MG and IMPLICIT_PCG
  * (docs/implicit.md): the multigrid of src/solvers/imc.c living in the
- * body's buffers. One step, per substep:
+ * body's buffers, recorded into the body's step (one submit, nothing
+ * decided on the host). Per substep:
  *
- *     rollback copy (first substep) -> BDF2's blend with the step before
- *       -> constraints from pins and colliders -> assembly      one submit
- *     V-cycles (or batches of modified PCG) until the tolerance  a submit each
- *     x += h v + y, v += y / h                                    one submit
+ *     h and gravity from the step's parameters, BDF2's blend with the step
+ *       before -> constraints from pins and colliders -> assembly
+ *     V-cycles (or batches of modified PCG), each followed by the device's
+ *       decision to go on (mg_control); those after it stopped do nothing
+ *     x += h v + y, v += y / h
  *
- * and then the body's recorded step end (normals, residual, health). */
+ * and then the body's step end (normals, residual, health; the solves'
+ * totals into STATS). */
 #include "solver.h"
 
 #include <math.h>
@@ -16,11 +19,12 @@
 
 #include "imc.h"
 
-/* PCG iterations per submit: the host reads the residual after each batch. */
+/* PCG iterations between the device's convergence checks. */
 #define PCG_BATCH 10u
 
 typedef struct sinew_implicit {
     sinew_imc *imc;
+    int bdf2;
     int history; /* BDF2: the solver's HISTORY holds the state of the step before */
 } sinew_implicit;
 
@@ -72,6 +76,7 @@ static sinew_result create(const sinew_body_view *v, const sinew_asset *a, void 
     *state = s;
     const sinew_implicit_desc *m = &v->desc->implicit;
     const sinew_imc_material mat = {m->stretch, m->shear, m->bend, m->damping, m->density};
+    s->bdf2 = m->bdf2 != 0;
     sinew_result r = sinew_imc_create(v->ctx, a, &mat, m->pin_stiffness, v->buffers, m->bdf2, &s->imc);
     if (r == SINEW_RESULT_OK)
         sinew_imc_set_contacts(s->imc, m->contact_stiffness, m->friction_stiffness,
@@ -102,65 +107,39 @@ static void bound(void *state, const sinew_bindings *bindings)
     sinew_imc_use_bindings(((sinew_implicit *)state)->imc, bindings);
 }
 
-/* The substeps' solves, each its own submits, before the body's recorded
- * end of the step. */
-static sinew_result host_step(void *state, const sinew_body_view *v, const sinew_step_params *p)
+static uint32_t timestamps(const void *state, const sinew_body_view *v)
 {
-    sinew_implicit *b = state;
-    const sinew_body_desc *desc = v->desc;
-    const sinew_implicit_desc *m = &desc->implicit;
-    const float h = p->dt / (float)desc->substeps;
-    sinew_step_stats *st = v->stats;
-    st->linear_iterations = 0;
-    st->linear_residual = 0.0;
-    st->linear_unconverged = 0;
-    st->linear_fallback_iterations = 0;
-    st->ms_linear = 0.0;
-    sinew_result r = SINEW_RESULT_OK;
-    for (uint32_t s = 0; s < desc->substeps && r == SINEW_RESULT_OK; s++) {
-        /* BDF2: backward Euler of 2h/3 from the blend with the step before */
-        sinew_imc_history history = !m->bdf2 ? SINEW_IMC_NO_HISTORY : b->history ? SINEW_IMC_BLEND : SINEW_IMC_RECORD;
-        const float hs = history == SINEW_IMC_BLEND ? h * (2.0f / 3.0f) : h;
-        r = sinew_imc_assemble(b->imc, hs, p->gravity, s == 0 && desc->rollback ? v->saved : NULL, history);
-        b->history = m->bdf2;
-        if (r != SINEW_RESULT_OK)
-            return r;
-        sinew_imc_solve_stats ss;
-        double t0 = sinew_host_ms();
-        if (desc->solver == SINEW_SOLVER_IMPLICIT_MG) {
-            const sinew_imc_cycle c = {m->pre_smooth, m->post_smooth, m->coarse_iterations, m->tolerance,
-                                       m->max_cycles, m->max_pcg_iterations};
-            r = sinew_imc_solve(b->imc, &c, &ss);
-        } else {
-            r = sinew_imc_solve_pcg(b->imc, m->tolerance, m->max_pcg_iterations, PCG_BATCH, &ss);
-        }
-        st->ms_linear += sinew_host_ms() - t0;
-        if (r == SINEW_RESULT_ERROR_UNSTABLE)
-            r = SINEW_RESULT_OK; /* NaN: the health check after the step says where, and rolls back */
-        if (r != SINEW_RESULT_OK)
-            return r;
-        double rel = ss.residual0 > 0.0 ? ss.residual / ss.residual0 : 0.0;
-        if (v->ctx->logger.level >= SINEW_LOG_DEBUG) {
-            char hist[64 * 11 + 1] = "";
-            size_t at = 0;
-            for (uint32_t k = 0; k < ss.cycles && k < 64 && desc->solver == SINEW_SOLVER_IMPLICIT_MG; k++)
-                at += (size_t)snprintf(hist + at, sizeof hist - at, " %.2e", ss.history[k]);
-            sinew_logf(&v->ctx->logger, SINEW_LOG_DEBUG, "implicit",
-                       "body '%s', step %llu, substep %u: %u %s, |b| %.3e, relative residual %.3e%s%s%s%s",
-                       v->name, (unsigned long long)st->step_index, s, ss.cycles,
-                       desc->solver == SINEW_SOLVER_IMPLICIT_MG ? "V-cycles" : "PCG iterations", ss.residual0, rel,
-                       ss.stalled ? " (stalled)" : "", ss.diverged ? " (diverged: started again by PCG)" : "",
-                       at ? "; after each cycle:" : "", hist);
-        }
-        st->linear_iterations += ss.cycles;
-        st->linear_fallback_iterations += ss.fallback;
-        if (!(rel <= st->linear_residual))
-            st->linear_residual = rel; /* NaN stays */
-        if (!(rel <= m->tolerance))
-            st->linear_unconverged++;
-        r = sinew_imc_advance(b->imc);
-    }
-    return r;
+    (void)state, (void)v;
+    return 2; /* the assembly's end (PREDICT) and the solve's (SOLVE) */
+}
+
+/* The solve a body's desc asks for. */
+static sinew_imc_solve_plan plan_of(const sinew_body_desc *d)
+{
+    const sinew_implicit_desc *m = &d->implicit;
+    const int mg = d->solver == SINEW_SOLVER_IMPLICIT_MG;
+    sinew_imc_solve_plan p = {mg,
+                              {m->pre_smooth, m->post_smooth, m->coarse_iterations, m->tolerance, m->max_cycles,
+                               mg ? m->max_pcg_iterations : 0},
+                              m->max_pcg_iterations, PCG_BATCH, d->substeps, m->bdf2};
+    return p;
+}
+
+static void record_substep(void *state, const sinew_body_view *v, sinew_recorder *r, uint32_t substep)
+{
+    sinew_implicit *s = state;
+    const sinew_imc_solve_plan p = plan_of(v->desc);
+    sinew_imc_record_substep(s->imc, r, &p, substep);
+}
+
+/* BDF2: the step's first substep blends with the step before when its
+ * record is valid; after this step it is (when the step is kept). */
+static uint32_t step_flags(void *state)
+{
+    sinew_implicit *s = state;
+    const uint32_t valid = s->history ? 1u : 0u;
+    s->history = s->bdf2;
+    return valid;
 }
 
 /* PREV holds the pins' anchors: those moved by the host are anchored where
@@ -200,7 +179,9 @@ const sinew_solver_ops sinew_implicit_ops = {
     .destroy = destroy,
     .buffers = buffers,
     .bound = bound,
-    .host_step = host_step,
+    .timestamps = timestamps,
+    .record_substep = record_substep,
+    .step_flags = step_flags,
     .uncuttable = "a body of an implicit solver cannot be cut (its multigrid levels are nested meshes)",
     .moved = moved,
     .rolled_back = rolled_back,

@@ -15,9 +15,10 @@
  *                   velocities        (the body's kernel)
  *     normals, residual, health check
  *
- * A solver whose step needs the host between its parts (the implicit
- * solvers: one submit per V-cycle) has no record_solve; its host_step runs
- * before the body submits its recorded end of the step.
+ * A solver that integrates its substeps itself (the implicit solvers) has
+ * record_substep in place of the prediction, record_solve and the
+ * velocities. Every solver's step is one command buffer: nothing is decided
+ * on the host inside it.
  *
  * table.c lists every solver with its ops; it is the only place naming
  * them all.
@@ -74,11 +75,15 @@ typedef struct sinew_solver_ops {
     uint32_t (*timestamps)(const void *state, const sinew_body_view *v);
     /* Before the prediction of each substep (NULL: nothing). */
     void (*record_reset)(void *state, const sinew_body_view *v, sinew_recorder *r);
-    /* After it: the substep's iterations with their contacts. NULL: the
-     * solver steps on the host (host_step) and the body records no substeps. */
+    /* After it: the substep's iterations with their contacts. */
     void (*record_solve)(void *state, const sinew_body_view *v, sinew_recorder *r);
-    /* Before the body submits its recorded step (NULL: nothing). */
-    sinew_result (*host_step)(void *state, const sinew_body_view *v, const sinew_step_params *p);
+    /* In place of the prediction, record_solve and the velocities: the
+     * whole substep `substep` (0 .. desc.substeps - 1), writing the PREDICT
+     * timestamp where its prediction ends. NULL for the others. */
+    void (*record_substep)(void *state, const sinew_body_view *v, sinew_recorder *r, uint32_t substep);
+    /* PARAMS.solver_flags of the step about to be submitted or recorded
+     * (NULL: 0); the solver notes that it is. */
+    uint32_t (*step_flags)(void *state);
     /* Why a body of this solver cannot be cut ("a body of ... cannot be cut
      * (reason)"); NULL: it can. */
     const char *uncuttable;

@@ -39,7 +39,8 @@ sinew_body_desc sinew_body_desc_default(void)
         .stretch = 5e3f, .shear = 500.0f, .bend = 1e-4f, .damping = 0.01f, .density = 0.2f,
         .pin_stiffness = 1e5f, .contact_stiffness = 1e5f, .friction_stiffness = 0.0f,
         .pre_smooth = 5, .post_smooth = 10, .coarse_iterations = 40, /* the paper's 5 and 10 */
-        .tolerance = 1e-4f, .max_cycles = 20, .max_pcg_iterations = 2000};
+        .tolerance = 1e-4f, .max_cycles = 20, .max_pcg_iterations = 1000,
+        .fallback_iterations = 200};
     return d;
 }
 
@@ -726,7 +727,7 @@ static sinew_result take_stats(sinew_body *b, int can_roll_back)
     s->linear_residual = gs.linear_residual;
     s->linear_unconverged = gs.linear_unconverged;
     s->linear_fallback_iterations = gs.linear_fallback;
-    s->ms_linear = s->ms_solve; /* the implicit solvers' solve phase (timestamps) */
+    s->ms_linear = sinew_body_ops(b)->record_substep ? s->ms_solve : 0.0; /* the implicit solvers' solve phase */
     if (gs.loops_cut && !b->warned_loops_cut) {
         b->warned_loops_cut = 1;
         sinew_logf(&b->ctx->logger, SINEW_LOG_WARNING, "body",

@@ -12,7 +12,8 @@
 #       benchmark suite at GPU sizes, one after another, then the GPU tests
 #       with validation (synchronization validation included), six executables
 #       at a time, in about SECONDS (default 450) all together; the suites
-#       named (default: gpu gpbd hpbd pd implicit collider) or none (""). Writes
+#       named (default: gpu gpbd hpbd pd implicit collider; overlap on request)
+#       or none (""); SINEW_GPU_TESTS="test_memory ..." runs only those tests. Writes
 #       OUT/gpu-check.tar.gz (default OUT: $OUT, else ./gpu-check-out) holding <device>/ as docs/benchmarks/ keeps it:
 #       tests/ (each test executable's result and log), each suite's
 #       bench.json or CSV files, and run.txt (device, driver, date, commit,
@@ -149,6 +150,7 @@ run() {
         pd) suite pd 40 pd --frames 120 ;;
         implicit) suite implicit 60 implicit ;;
         collider) suite collider 30 collider ;;
+        overlap) suite overlap 40 overlap ;;
         *) echo "gpu-check: no suite $name" >&2 ;;
         esac
     done
@@ -162,6 +164,7 @@ run() {
         export SINEW_ENGINE_ASSET &&
         "$build/tools/sinew-prep" --grid 24x24 --size 1x1 --pin-corners -q -o "$SINEW_ENGINE_ASSET" &&
         grep '^test_' "$build/gpu-check-tests" | grep -v '^test_engine_asset$' |
+        { if [ -n "${SINEW_GPU_TESTS:-}" ]; then grep -x -F "$(printf '%s\n' $SINEW_GPU_TESTS)"; else cat; fi; } |
         xargs -P 6 -I{} sh -c "timeout $tests_left ./{} --jobs 4 --full-stats >'$res/tests/{}.txt' 2>&1; \
             echo \"{}: exit \$?\" >>'$res/tests/results.txt'") || true
     for f in "$res"/tests/test_*.txt; do

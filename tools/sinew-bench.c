@@ -49,6 +49,10 @@ static const bench_suite suites[] = {
      "and its contacts' GPU time against the analytic sphere; own README.md, CSV; CGAL's models from "
      "SINEW_CGAL_DATA",
      "--steps", NULL, bench_collider_suite},
+    {"overlap",
+     "what desc.pipelined buys a game loop: 64^2 and 256^2 cloths, each step followed by 0, 2 and 8 ms of host work, "
+     "waiting against pipelined steps, wall time per frame; own README.md, CSV",
+     "", NULL, bench_overlap_suite},
     {"mgpbd",
      "the MGPBD paper's convergence: one stiff 10 ms step of a squashed CGAL model at several sizes and of a "
      "twisted bar, MGPBD's dual residual against outer iterations and time beside XPBD's against sweeps; memory "

@@ -68,18 +68,18 @@ typedef enum sinew_solver {
      * contacts with the ground, sphere and box by sliding constraints, both
      * soft: a constrained particle deviates from its target by about its
      * force over the stiffness. IMPLICIT_MG solves by V-cycles of the
-     * constrainable multigrid (on the device, one submit per V-cycle: the
-     * host reads the residual). IMPLICIT_PCG is the baseline of the paper:
+     * constrainable multigrid, IMPLICIT_PCG (the baseline of the paper) by
      * Baraff and Witkin's modified PCG, block-Jacobi preconditioned, with
-     * the constrained directions filtered out (constraints hard), on the
-     * device in batches of 10 iterations per submit. The compliances,
-     * iterations and the GPBD, HPBD and PD fields are not used, nor are the
-     * step's damping and friction (desc.implicit.damping and
-     * friction_stiffness instead). Neither can be recorded into an
-     * application's command buffer (sinew/vulkan.h) nor cut. The step's
-     * GPU timestamps and recorded counts (stats.dispatches, barriers,
-     * bytes) cover its end only (normals, residual, health): the solves are
-     * timed on the host (stats.ms_linear). */
+     * the constrained directions filtered out (constraints hard). Both are
+     * recorded into the step whole, up to their budgets (max_cycles,
+     * max_pcg_iterations, fallback_iterations), and the device decides after each V-cycle or 10
+     * PCG iterations whether to go on: a step is one submit, and the work
+     * after a solve has converged is skipped (by the device where it has
+     * conditional rendering; elsewhere each skipped dispatch still costs its
+     * launch). The compliances, iterations and the GPBD, HPBD and PD fields
+     * are not used, nor are the step's damping and friction
+     * (desc.implicit.damping and friction_stiffness instead). Neither can be
+     * cut. */
     SINEW_SOLVER_IMPLICIT_MG = 9,
     SINEW_SOLVER_IMPLICIT_PCG = 10,
 } sinew_solver;
@@ -113,9 +113,13 @@ typedef struct sinew_implicit_desc {
     uint32_t post_smooth;     /* coloured block Gauss-Seidel sweeps on the way up */
     uint32_t coarse_iterations; /* block-Jacobi PCG on the coarsest level */
     float tolerance;          /* each substep's solve stops at |b - A x| <= tolerance |b| */
-    uint32_t max_cycles;      /* IMPLICIT_MG: V-cycles per substep at most */
-    uint32_t max_pcg_iterations; /* IMPLICIT_PCG: iterations per substep at most (and
-                                    IMPLICIT_MG's fallback: linear_fallback_iterations) */
+    uint32_t max_cycles;      /* IMPLICIT_MG: V-cycles per substep at most, all recorded
+                                 into the step (default 20) */
+    uint32_t max_pcg_iterations; /* IMPLICIT_PCG: iterations per substep at most,
+                                    recorded likewise (default 1000) */
+    uint32_t fallback_iterations; /* IMPLICIT_MG: block-Jacobi PCG iterations at most when
+                                     the V-cycles diverge (linear_fallback_iterations),
+                                     recorded likewise (default 200; 0: no fallback) */
     /* Integrate by the second-order backward difference formula (the
      * paper's) rather than backward Euler: each substep after the first a
      * backward Euler step of 2h/3 from (4 x - x_prev) / 3, (4 v - v_prev) / 3,
@@ -359,8 +363,9 @@ typedef struct sinew_step_stats {
      * (summed over its substeps), the largest relative residual a substep's
      * solve ended at, the number of solves that stopped at single
      * precision's floor above the tolerance (IMPLICIT_MG: three V-cycles in a
-     * row gaining < 5 %) or at the iteration limit, and the solves' wall-clock
-     * milliseconds on the host, submits and waits included. Zero otherwise. */
+     * row gaining < 5 %) or at the iteration limit, all counted on the
+     * device, and the solves' GPU milliseconds (the SOLVE phase's; -1 without
+     * timestamps). Zero otherwise. */
     uint32_t linear_iterations;
     double linear_residual;
     uint32_t linear_unconverged;
@@ -368,7 +373,7 @@ typedef struct sinew_step_stats {
     /* IMPLICIT_MG: when a V-cycle makes the residual grow past twice the
      * best so far, or the V-cycles stall above 10 times the tolerance, the
      * substep's solve starts again by block-Jacobi PCG
-     * (at most implicit.max_pcg_iterations): its iterations in the last step. */
+     * (at most implicit.fallback_iterations): its iterations in the last step. */
     uint32_t linear_fallback_iterations;
 } sinew_step_stats;
 

@@ -28,6 +28,27 @@ typedef struct sinew_implicit {
     int history; /* BDF2: the solver's HISTORY holds the state of the step before */
 } sinew_implicit;
 
+/* Dispatches a step records at most. */
+#define MAX_RECORDED_DISPATCHES (1u << 18)
+
+/* About how many dispatches a step of this desc records (imc.c's
+ * recording: each PCG iteration 5, each V-cycle its levels' smoothing,
+ * transfers and checks). */
+static uint64_t recorded_dispatches(const sinew_asset *a, const sinew_body_desc *d)
+{
+    const sinew_implicit_desc *m = &d->implicit;
+    const uint32_t iterations = d->solver == SINEW_SOLVER_IMPLICIT_MG ? m->fallback_iterations : m->max_pcg_iterations;
+    const uint64_t pcg = 5ull * iterations + 3ull * (iterations / PCG_BATCH + 1) + 8;
+    uint64_t per_substep = 16 + pcg;
+    if (d->solver == SINEW_SOLVER_IMPLICIT_MG) {
+        uint64_t cycle = 2 + 5ull * m->coarse_iterations + 6;
+        for (uint32_t l = 1; l < a->mlevel_count; l++)
+            cycle += 5 + 5ull * m->pre_smooth + (uint64_t)m->post_smooth * a->mlevels[l].colour_count;
+        per_substep += cycle * m->max_cycles;
+    }
+    return per_substep * d->substeps;
+}
+
 static int positive(float x) { return isfinite(x) && x > 0.0f; }
 static int nonneg(float x) { return isfinite(x) && x >= 0.0f; }
 
@@ -58,13 +79,23 @@ static sinew_result check(const sinew_context *ctx, const sinew_asset *a, const 
                           m->tolerance);
     if (m->pre_smooth > 1000 || m->post_smooth > 1000 || m->pre_smooth + m->post_smooth == 0 ||
         m->coarse_iterations < 1 || m->coarse_iterations > 100000 || m->max_cycles < 1 || m->max_cycles > 10000 ||
-        m->max_pcg_iterations < 1 || m->max_pcg_iterations > 10000000)
+        m->max_pcg_iterations < 1 || m->max_pcg_iterations > 100000 || m->fallback_iterations > 100000)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "implicit solve: pre_smooth (%u) and post_smooth (%u) must be in 0..1000 and not both 0, "
                           "coarse_iterations (%u) in 1..100000, max_cycles (%u) in 1..10000, max_pcg_iterations "
-                          "(%u) in 1..10000000",
+                          "(%u) in 1..100000, fallback_iterations (%u) in 0..100000",
                           m->pre_smooth, m->post_smooth, m->coarse_iterations, m->max_cycles,
-                          m->max_pcg_iterations);
+                          m->max_pcg_iterations, m->fallback_iterations);
+    /* The budget is recorded: every V-cycle and PCG iteration it allows is
+     * in the command buffer (about 100 bytes a dispatch). */
+    const uint64_t dispatches = recorded_dispatches(a, d);
+    if (dispatches > MAX_RECORDED_DISPATCHES)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "body",
+                          "implicit solve: max_cycles %u, max_pcg_iterations %u and fallback_iterations %u (x %u "
+                          "substeps) record about %llu dispatches a step; at most %u: lower them",
+                          m->max_cycles, m->max_pcg_iterations, m->fallback_iterations, d->substeps,
+                          (unsigned long long)dispatches,
+                          MAX_RECORDED_DISPATCHES);
     return SINEW_RESULT_OK;
 }
 
@@ -120,7 +151,7 @@ static sinew_imc_solve_plan plan_of(const sinew_body_desc *d)
     const int mg = d->solver == SINEW_SOLVER_IMPLICIT_MG;
     sinew_imc_solve_plan p = {mg,
                               {m->pre_smooth, m->post_smooth, m->coarse_iterations, m->tolerance, m->max_cycles,
-                               mg ? m->max_pcg_iterations : 0},
+                               mg ? m->fallback_iterations : 0},
                               m->max_pcg_iterations, PCG_BATCH, d->substeps, m->bdf2};
     return p;
 }

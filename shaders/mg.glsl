@@ -6,7 +6,12 @@
 #include "reduce.glsl"
 
 layout(std430, set = SINEW_SET_SOLVER, binding = SINEW_MG_BIND_INDEX) readonly buffer MgIndexBuf { uint mg_index[]; };
-layout(std430, set = SINEW_SET_SOLVER, binding = SINEW_MG_BIND_REAL) buffer MgRealBuf { vec4 mg_real[]; };
+// A kernel whose invocations read what others of its workgroup wrote defines
+// MG_COHERENT as `coherent` first (mg_coarse).
+#ifndef MG_COHERENT
+#define MG_COHERENT
+#endif
+layout(std430, set = SINEW_SET_SOLVER, binding = SINEW_MG_BIND_REAL) MG_COHERENT buffer MgRealBuf { vec4 mg_real[]; };
 // BDF2: positions, then velocities of the step before.
 layout(std430, set = SINEW_SET_SOLVER, binding = SINEW_MG_BIND_HISTORY) buffer HistoryBuf { vec4 q[]; };
 

@@ -41,6 +41,7 @@
     X(MG_CONSTRAIN, mg_constrain, GpuRange)         \
     X(MG_HISTORY, mg_history, GpuRange)             \
     X(MG_CONTROL, mg_control, GpuRange)             \
+    X(MG_COARSE, mg_coarse, GpuRange)               \
     X(AMG_CONSTRAINT, amg_constraint, GpuAmgPush) \
     X(AMG_ASSEMBLE, amg_assemble, GpuAmgPush)     \
     X(AMG_SPMV, amg_spmv, GpuAmgPush)             \

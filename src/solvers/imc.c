@@ -525,8 +525,31 @@ static void record_pcg(sinew_imc *s, sinew_recorder *r, uint32_t level, uint32_t
         record_pcg_iteration(s, r, level, k, gate);
 }
 
+/* Whether the coarsest level's solve of `iterations` fits one workgroup
+ * (mg_coarse): each invocation's loops within llvmpipe's 65 535 iterations
+ * (common.glsl), with room to spare. */
+static int coarse_fits(const sinew_imc *s, uint32_t iterations)
+{
+    const level_host *L = &s->L[0];
+    uint32_t widest = 0;
+    for (uint32_t i = 0; i < L->n; i++)
+        if (L->row[i + 1] - L->row[i] > widest)
+            widest = L->row[i + 1] - L->row[i];
+    const uint64_t rows = (L->n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+    const uint64_t per_iteration = rows * (widest + 3) + 3 * 8; /* three row loops, two sums */
+    return (uint64_t)iterations * per_iteration + rows * widest < 50000;
+}
+
 static void record_vcycle(sinew_imc *s, sinew_recorder *r, uint32_t level, const sinew_imc_cycle *c, uint32_t gate)
 {
+    if (level == 0 && coarse_fits(s, c->coarse_iterations)) {
+        GpuRange g = {0};
+        g.count = c->coarse_iterations;
+        g.gate = gate;
+        sinew_record_dispatch(r, SINEW_KERNEL_MG_COARSE, SINEW_WORKGROUP_SIZE, &g, sizeof g);
+        sinew_record_barrier(r);
+        return;
+    }
     if (level == 0) {
         record_pcg(s, r, 0, c->coarse_iterations, gate);
         return;

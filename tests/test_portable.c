@@ -135,7 +135,7 @@ Test(portable, every_kernel_fits_the_profile)
             shared = 16; /* four uints */
         else if (!strcmp(ki->name, "gpbd_colour") || !strcmp(ki->name, "gpbd_jacobi"))
             shared = 4; /* one uint */
-        else if (!strcmp(ki->name, "mg_pcg") || !strcmp(ki->name, "mg_reduce"))
+        else if (!strcmp(ki->name, "mg_pcg") || !strcmp(ki->name, "mg_reduce") || !strcmp(ki->name, "mg_coarse"))
             shared = 4u * SINEW_WORKGROUP_SIZE; /* float mg_red[SINEW_WORKGROUP_SIZE] */
         else if (!strcmp(ki->name, "amg_vector") || !strcmp(ki->name, "amg_reduce"))
             shared = 4u * SINEW_WORKGROUP_SIZE; /* float amg_red[SINEW_WORKGROUP_SIZE] */

@@ -248,8 +248,8 @@ sinew_result sinew_kernel_check(const sinew_logger *lg, const char *name, const 
             cn = number;
         }
         sinew_logf(lg, SINEW_LOG_ERROR, "context",
-                   "kernel %s uses SPIR-V capability %s, beyond core Vulkan 1.1 (sinew enables no optional device "
-                   "features)", name, cn);
+                   "kernel %s uses SPIR-V capability %s, beyond core Vulkan 1.1 (sinew's kernels need no optional "
+                   "device feature)", name, cn);
         bad++;
     }
     const uint64_t invocations = (uint64_t)info.local_size[0] * info.local_size[1] * info.local_size[2];

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/gpu.h" /* volk first: sinew/vulkan.h then finds the Vulkan headers included */
 #include "gpu_fixture.h"
+#include <sinew/vulkan.h>
 #include "prep/cloth.h"
 #include "prep/nested.h"
 #include "ref/imc_ref.h"
@@ -622,4 +624,79 @@ Test(implicit, refusals)
     sinew_body_destroy(b);
     sinew_asset_destroy(a);
     sinew_asset_destroy(flat);
+}
+
+/* A budget that would record too many dispatches a step is refused, naming
+ * the fields. */
+Test(implicit, oversized_budgets_are_refused)
+{
+    sinew_asset *a = make_cloth(2, 1.0, 1.0, 1);
+    sinew_body_desc d = implicit_desc(SINEW_SOLVER_IMPLICIT_MG);
+    d.implicit.max_cycles = 5000;
+    sinew_body *b = NULL;
+    cr_expect_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_ERROR_LIMIT);
+    cr_expect(gpu_log_contains("max_cycles 5000"));
+    cr_expect_null(b);
+    d = implicit_desc(SINEW_SOLVER_IMPLICIT_PCG);
+    d.implicit.max_pcg_iterations = 60000;
+    cr_expect_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_ERROR_LIMIT);
+    cr_expect(gpu_log_contains("lower them"));
+    gpu_log_clear();
+    sinew_asset_destroy(a);
+}
+
+/* Nothing of an implicit step is decided on the host any more, so it can be
+ * recorded into an application's command buffer (sinew/vulkan.h): recorded
+ * and submitted by the caller, the steps (BDF2, both solvers) land on the
+ * same bits as sinew_body_step's, and the device's totals reach the stats. */
+Test(implicit, recorded_steps_match_sinew_body_step)
+{
+    sinew_asset *a = make_cloth(2, 1.0, 1.0, 1);
+    const sinew_solver solvers[2] = {SINEW_SOLVER_IMPLICIT_MG, SINEW_SOLVER_IMPLICIT_PCG};
+    const sinew_step_params p = no_ground();
+    for (int k = 0; k < 2; k++) {
+        sinew_body_desc d = implicit_desc(solvers[k]);
+        d.implicit.bdf2 = 1;
+        sinew_body *own = NULL, *recorded = NULL;
+        cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &own), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &recorded), SINEW_RESULT_OK);
+        const struct VolkDeviceTable *vk = &gpu_ctx->vk;
+        VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
+                                          gpu_ctx->command_pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
+        VkCommandBuffer cmd;
+        cr_assert_eq(vk->vkAllocateCommandBuffers(gpu_ctx->device, &ai, &cmd), VK_SUCCESS);
+        VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        VkFence fence;
+        cr_assert_eq(vk->vkCreateFence(gpu_ctx->device, &fi, NULL, &fence), VK_SUCCESS);
+        for (int s = 0; s < 4; s++) {
+            cr_assert_eq(sinew_body_step(own, &p), SINEW_RESULT_OK);
+            VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+            cr_assert_eq(vk->vkBeginCommandBuffer(cmd, &bi), VK_SUCCESS);
+            cr_assert_eq(sinew_body_record_step(recorded, cmd, &p), SINEW_RESULT_OK, "%s", gpu_log_text());
+            cr_assert_eq(vk->vkEndCommandBuffer(cmd), VK_SUCCESS);
+            VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+            si.commandBufferCount = 1;
+            si.pCommandBuffers = &cmd;
+            cr_assert_eq(vk->vkQueueSubmit(gpu_ctx->queue, 1, &si, fence), VK_SUCCESS);
+            cr_assert_eq(vk->vkWaitForFences(gpu_ctx->device, 1, &fence, VK_TRUE, UINT64_MAX), VK_SUCCESS);
+            cr_assert_eq(vk->vkResetFences(gpu_ctx->device, 1, &fence), VK_SUCCESS);
+            cr_assert_eq(sinew_body_collect_stats(recorded), SINEW_RESULT_OK);
+        }
+        const sinew_step_stats so = sinew_body_get_stats(own), sr = sinew_body_get_stats(recorded);
+        cr_expect_gt(sr.linear_iterations, 0, "%s: the device's totals reach the stats", sinew_solver_name(solvers[k]));
+        cr_expect_eq(sr.linear_iterations, so.linear_iterations, "%s", sinew_solver_name(solvers[k]));
+        const uint32_t n = a->particle_count;
+        float *x[2] = {malloc(12ull * n), malloc(12ull * n)};
+        cr_assert_eq(sinew_body_read_positions(own, x[0], n), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_read_positions(recorded, x[1], n), SINEW_RESULT_OK);
+        cr_expect_arr_eq(x[0], x[1], 12ull * n, "%s: recorded steps differ from sinew_body_step's",
+                         sinew_solver_name(solvers[k]));
+        free(x[0]);
+        free(x[1]);
+        vk->vkDestroyFence(gpu_ctx->device, fence, NULL);
+        vk->vkFreeCommandBuffers(gpu_ctx->device, gpu_ctx->command_pool, 1, &cmd);
+        sinew_body_destroy(own);
+        sinew_body_destroy(recorded);
+    }
+    sinew_asset_destroy(a);
 }

@@ -69,6 +69,15 @@ static sinew_asset *asset_for(sinew_solver solver)
     return a;
 }
 
+static uint32_t positions_crc(sinew_body *body, uint32_t n)
+{
+    float *x = malloc(12ull * n);
+    cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
+    uint32_t crc = sinew_crc32(0, x, 12ull * n);
+    free(x);
+    return crc;
+}
+
 typedef struct step_cost {
     sinew_step_stats stats;
     uint32_t context_allocations; /* the context's, with the body alive */
@@ -101,10 +110,7 @@ static step_cost run(sinew_solver solver, int model)
     for (int s = 0; s < 3; s++)
         cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK, "%s, step %d", sinew_solver_name(solver), s);
     step_cost c = {sinew_body_get_stats(body), sinew_context_get_allocation_count(ctx), 0};
-    float *x = malloc(12ull * a->particle_count);
-    cr_assert_eq(sinew_body_read_positions(body, x, a->particle_count), SINEW_RESULT_OK);
-    c.hash = sinew_crc32(0, x, 12ull * a->particle_count);
-    free(x);
+    c.hash = positions_crc(body, a->particle_count);
     sinew_body_destroy(body);
     sinew_asset_destroy(a);
     cr_expect_eq(sinew_context_get_device_memory(ctx), 16, "%s: the body's memory was all freed (the empty "
@@ -250,15 +256,6 @@ Test(memory, a_body_past_the_host_visible_heap)
     sinew_body_destroy(body);
     sinew_asset_destroy(a);
     sinew_context_destroy(ctx);
-}
-
-static uint32_t positions_crc(sinew_body *body, uint32_t n)
-{
-    float *x = malloc(12ull * n);
-    cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
-    uint32_t crc = sinew_crc32(0, x, 12ull * n);
-    free(x);
-    return crc;
 }
 
 /* A pipelined body steps to the same bits as a waiting one, each step one

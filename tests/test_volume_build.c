@@ -87,6 +87,8 @@ Test(volume, box_conforming)
 
 /* ------------------------------------------------------------ lattice */
 
+static sinew_mesh triangles(const double *p, uint32_t vertices, const uint32_t *idx, uint32_t faces);
+
 static sinew_mesh shape_mesh(const shape *s)
 {
     sinew_mesh m = {s->vertex_count, malloc(sizeof(double) * 3 * s->vertex_count), s->triangle_count,
@@ -109,7 +111,7 @@ static double check_lattice(const shape *s, const sinew_mesh *m, uint32_t cells)
     capture c;
     sinew_logger lg = capture_logger(&c);
     sinew_volume v;
-    cr_assert_eq(sinew_volume_lattice(m, cells, "lattice", &lg, &v), SINEW_RESULT_OK, "%s", c.text);
+    cr_assert_eq(sinew_volume_lattice(m, cells, 0, "lattice", &lg, &v), SINEW_RESULT_OK, "%s", c.text);
     cr_assert_eq(v.tet_count % 6, 0);
     const double *p0 = v.positions + 3 * (size_t)v.tets[0], *p3 = v.positions + 3 * (size_t)v.tets[3];
     const double h = p3[0] - p0[0];
@@ -177,18 +179,30 @@ Test(volume, lattice_of_a_sphere)
     cr_assert_eq(sinew_soft_build(&box, NULL, &quiet, &a, NULL), SINEW_RESULT_OK);
     sinew_mesh surface = asset_boundary(a);
     sinew_volume v;
-    cr_assert_eq(sinew_volume_lattice(&surface, 8, "box", &quiet, &v), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_volume_lattice(&surface, 8, 0, "box", &quiet, &v), SINEW_RESULT_OK);
     cr_expect_eq(v.tet_count, 6 * 8 * 4 * 2);
     cr_expect_float_eq(total_volume(&v), 0.125, 1e-12);
     sinew_volume_free(&v);
     /* Refusals, naming the problem. */
     capture c;
     sinew_logger lg = capture_logger(&c);
-    cr_expect_eq(sinew_volume_lattice(&surface, 0, "box", &lg, &v), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect_eq(sinew_volume_lattice(&surface, 0, 0, "box", &lg, &v), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
     cr_expect(strstr(c.text, "lattice cells"), "%s", c.text);
-    surface.face_count--; /* a hole */
-    cr_expect_eq(sinew_volume_lattice(&surface, 8, "box", &lg, &v), SINEW_RESULT_ERROR_BAD_MESH);
-    cr_expect(strstr(c.text, "box"), "%s", c.text);
+    /* A hole (one triangle of the top face gone): still a solid by its
+     * winding number; only cubes right under the hole may fall out. */
+    surface.face_count--;
+    cr_assert_eq(sinew_volume_lattice(&surface, 8, 0, "holed", &quiet, &v), SINEW_RESULT_OK);
+    cr_expect_geq(v.tet_count, 6 * 56, "%u", v.tet_count);
+    cr_expect_leq(v.tet_count, 6 * 64, "%u", v.tet_count);
+    sinew_volume_free(&v);
+    /* A flat open sheet encloses nothing: refused, saying so. */
+    const double corners[12] = {0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1};
+    const uint32_t two[6] = {0, 1, 2, 0, 2, 3};
+    sinew_mesh sheet = triangles(corners, 4, two, 2);
+    lg = capture_logger(&c);
+    cr_expect_eq(sinew_volume_lattice(&sheet, 8, 1, "sheet", &lg, &v), SINEW_RESULT_ERROR_BAD_MESH);
+    cr_expect(strstr(c.text, "sheet: encloses no volume"), "%s", c.text);
+    sinew_mesh_free(&sheet);
     sinew_mesh_free(&surface);
     sinew_asset_destroy(a);
     sinew_volume_free(&box);
@@ -386,13 +400,17 @@ Test(surface, closed_manifold_checks_name_the_edge)
     cr_assert(strstr(c.text, "rep: face 0 repeats vertex 2"), "%s", c.text);
     sinew_mesh_free(&m);
 
-    /* tetrahedralise checks first: no TetGen needed to refuse. */
+    /* tetrahedralise checks first, and meshes what TetGen would refuse as
+     * lattice cubes, saying why: the fin's tetrahedron is solid. */
     m = triangles(five, 5, fin, 5);
     lg = capture_logger(&c);
     sinew_volume v;
-    cr_assert_eq(sinew_volume_tetrahedralise(&m, 0, 1.4, "/nonexistent/tetgen", "fin", &lg, &v),
-                 SINEW_RESULT_ERROR_BAD_MESH);
+    cr_assert_eq(sinew_volume_tetrahedralise(&m, 0, 1.4, "/nonexistent/tetgen", "fin", &lg, &v), SINEW_RESULT_OK,
+                 "%s", c.text);
     cr_assert(strstr(c.text, "edge 0-1 is shared by 3 faces"), "%s", c.text);
+    cr_assert(strstr(c.text, "lattice cubes"), "%s", c.text);
+    cr_assert_float_eq(total_volume(&v), 1.0 / 6.0, 0.25 / 6.0, "%g", total_volume(&v));
+    sinew_volume_free(&v);
     sinew_mesh_free(&m);
 }
 
@@ -417,13 +435,16 @@ Test(tetgen, missing_failing_killed)
     capture c;
     sinew_logger lg = capture_logger(&c);
     sinew_volume v;
-    cr_assert_eq(sinew_volume_tetrahedralise(&m, 0, 1.4, "/nonexistent/tetgen", "tet", &lg, &v),
-                 SINEW_RESULT_ERROR_UNSUPPORTED);
-    cr_assert(strstr(c.text, "tet: /nonexistent/tetgen not found: install Debian's tetgen package"), "%s", c.text);
+    /* Without TetGen the lattice meshes it, and the warning says why. */
+    cr_assert_eq(sinew_volume_tetrahedralise(&m, 0, 1.4, "/nonexistent/tetgen", "tet", &lg, &v), SINEW_RESULT_OK);
+    cr_assert(strstr(c.text, "tet: /nonexistent/tetgen not found: install Debian's tetgen package; the solid is "
+                             "meshed instead as lattice cubes"),
+              "%s", c.text);
+    sinew_volume_free(&v);
     lg = capture_logger(&c);
-    cr_assert_eq(sinew_volume_tetrahedralise(&m, 0, 1.4, "sinew-no-such-tetgen", "tet", &lg, &v),
-                 SINEW_RESULT_ERROR_UNSUPPORTED);
+    cr_assert_eq(sinew_volume_tetrahedralise(&m, 0, 1.4, "sinew-no-such-tetgen", "tet", &lg, &v), SINEW_RESULT_OK);
     cr_assert(strstr(c.text, "not found: install Debian's tetgen package"), "%s", c.text);
+    sinew_volume_free(&v);
 
     /* Stand-ins: one that fails with a message, one that is killed. */
     const char *scripts[2][2] = {
@@ -438,10 +459,11 @@ Test(tetgen, missing_failing_killed)
         chmod(scripts[i][0], 0700);
     }
     lg = capture_logger(&c);
-    cr_assert_eq(sinew_volume_tetrahedralise(&m, 0, 1.4, scripts[0][0], "tet", &lg, &v), SINEW_RESULT_ERROR_BAD_MESH);
+    cr_assert_eq(sinew_volume_tetrahedralise(&m, 0, 1.4, scripts[0][0], "tet", &lg, &v), SINEW_RESULT_OK);
     cr_assert(strstr(c.text, "fake-tetgen-fails failed (exit status 3); its output ends: Opening the input. Error: a "
-                             "fake failure"),
+                             "fake failure; the solid is meshed instead"),
               "%s", c.text);
+    sinew_volume_free(&v);
     lg = capture_logger(&c);
     cr_assert_eq(sinew_volume_tetrahedralise(&m, 0, 1.4, scripts[1][0], "tet", &lg, &v), SINEW_RESULT_ERROR_IO);
     cr_assert(strstr(c.text, "fake-tetgen-killed was killed (signal 9"), "%s", c.text);
@@ -451,11 +473,18 @@ Test(tetgen, missing_failing_killed)
     cr_assert(strstr(c.text, "radius-edge bound"), "%s", c.text);
     cr_assert_eq(sinew_volume_tetrahedralise(&m, -1, 1.4, NULL, "tet", &quiet, &v),
                  SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    /* Bounded work: a volume bound that would need more tetrahedra than the
+     * limit is refused before TetGen runs (the fake one fails if it does). */
+    lg = capture_logger(&c);
+    cr_assert_eq(sinew_volume_tetrahedralise(&m, 1e-15, 1.4, scripts[0][0], "tet", &lg, &v),
+                 SINEW_RESULT_ERROR_LIMIT);
+    cr_assert(strstr(c.text, "tet: a maximum volume of 1e-15 m^3 needs at least 1.67e+14 tetrahedra"), "%s", c.text);
+    cr_assert(!strstr(c.text, "fake"), "%s", c.text);
     sinew_mesh_free(&m);
 }
 
-/* Two tetrahedra surfaces through each other: TetGen gives up, and its -d run
- * names the faces. */
+/* Two tetrahedra surfaces through each other: TetGen gives up, its -d run
+ * names the faces, and the lattice meshes their union. */
 Test(tetgen, self_intersection_named)
 {
     if (!have_tetgen())
@@ -470,8 +499,15 @@ Test(tetgen, self_intersection_named)
     capture c;
     sinew_logger lg = capture_logger(&c);
     sinew_volume v;
-    cr_assert_eq(sinew_volume_tetrahedralise(&m, 0, 1.4, NULL, "two", &lg, &v), SINEW_RESULT_ERROR_BAD_MESH);
+    cr_assert_eq(sinew_volume_tetrahedralise(&m, 1e-4, 1.4, NULL, "two", &lg, &v), SINEW_RESULT_OK, "%s", c.text);
     cr_assert(strstr(c.text, "two: the surface intersects itself: faces 3 and 4"), "%s", c.text);
+    cr_assert(strstr(c.text, "lattice cubes (15 along the longest side)"), "%s", c.text);
+    /* The union: two tetrahedra of 1/6 overlapping in one of 0.4^3 / 6. */
+    const double uni = 2.0 / 6.0 - 0.064 / 6.0;
+    cr_assert_float_eq(total_volume(&v), uni, 0.1 * uni, "%g vs %g", total_volume(&v), uni);
+    for (uint32_t t = 0; t < v.tet_count; t++)
+        cr_assert_gt(tet_volume(&v, t), 0.25 * 6e-4 / 6.0 * (1 - 1e-9), "tet %u", t);
+    sinew_volume_free(&v);
     sinew_mesh_free(&m);
 }
 

@@ -126,7 +126,7 @@ static sinew_result lattice_volume(const sinew_mesh *m, const char *name, uint32
     sinew_result r = SINEW_RESULT_OK;
     for (int tries = 0; tries < 4; tries++) {
         *cells = (uint32_t)fmin(fmax(round(c), 1.0), 1024.0);
-        r = sinew_volume_lattice(m, *cells, name, NULL, v);
+        r = sinew_volume_lattice(m, *cells, 0, name, NULL, v);
         if (r != SINEW_RESULT_OK || fabs((double)v->tet_count / target - 1.0) < 0.05 || tries == 3)
             break;
         c = *cells * cbrt((double)target / v->tet_count);

@@ -34,17 +34,24 @@ void prep_soft_help(void)
     printf("\n"
            "Soft bodies (tetrahedra for the GPBD solvers):\n"
            "  sinew-prep VOLUME.msh|X.node|X.ele -o ASSET.snw [options]   Gmsh 2.2/4.1, TetGen\n"
-           "  sinew-prep SURFACE --tetrahedralise -o ASSET.snw [options]  a closed surface, by TetGen\n"
-           "  sinew-prep SURFACE --lattice N -o ASSET.snw [options]  a closed surface, as lattice cubes\n"
+           "  sinew-prep SURFACE --tetrahedralise -o ASSET.snw [options]  the solid a surface bounds\n"
+           "  sinew-prep SURFACE --lattice N -o ASSET.snw [options]  the same, as lattice cubes\n"
            "  sinew-prep --box NX NY NZ SX SY SZ -o ASSET.snw [options]   NX x NY x NZ vertices,\n"
            "                            SX x SY x SZ m, 6 tetrahedra per cell, centred at x = z = 0\n"
-           "      --tetrahedralise      mesh the solid a closed surface bounds (Debian's tetgen)\n"
+           "      --tetrahedralise      mesh the solid a surface bounds: a closed, clean surface by\n"
+           "                            Debian's tetgen; one with holes, self-intersections or\n"
+           "                            overlapping parts as lattice cubes inside it by generalised\n"
+           "                            winding number, moved onto the surface (a warning says so)\n"
            "      --max-volume V        largest tetrahedron TetGen makes (m^3; default: no bound)\n"
            "      --quality Q           TetGen's radius-edge ratio bound, >= 1 (default 1.4; 0: none)\n"
            "      --tetgen PATH         the tetgen executable (default: tetgen on PATH)\n"
-           "      --lattice N           mesh the solid a closed surface bounds as the cubes of a lattice\n"
-           "                            whose centres are inside it, N along the longest side, 6\n"
-           "                            tetrahedra each: evenly sized, a staircase boundary\n"
+           "      --lattice N           mesh the solid a surface bounds as the cubes of a lattice whose\n"
+           "                            centres are inside it (generalised winding number), N along\n"
+           "                            the longest side, 6 tetrahedra each: evenly sized, a staircase\n"
+           "                            boundary\n"
+           "      --follow-surface      --lattice: move the boundary's corners onto the surface\n"
+           "      --pieces all|largest  parts joined by no face (loose pieces, cubes touching by an edge)\n"
+           "                            are reported; keep them all (default) or only the largest\n"
            "      --material nh|snh     neo-Hookean (default) or stable neo-Hookean\n"
            "      --youngs E            Young's modulus (default %g Pa)\n"
            "      --poisson NU          Poisson ratio, [0, 0.5) (default %g)\n"
@@ -208,7 +215,7 @@ typedef struct soft_args {
     const char *input, *out, *tetgen;
     region_arg *regions;
     uint32_t region_count;
-    int tetrahedralise, quiet, box_given;
+    int tetrahedralise, quiet, box_given, follow, largest_piece;
     unsigned box[3], lattice;
     double box_size[3];
     double max_volume, quality, scale, translate[3], height, box_pin[6];
@@ -338,6 +345,14 @@ static int parse_option(int argc, char **argv, int *i, soft_args *s)
     } else if (!strcmp(a, "--lattice")) {
         ok = cli_uint(tool, a, v, 1024, &s->lattice) &&
              (s->lattice >= 1 || cli_error(tool, "%s must be 1 to 1024 cubes%s", a, ""));
+    } else if (!strcmp(a, "--follow-surface")) {
+        s->follow = 1;
+        used = 0;
+    } else if (!strcmp(a, "--pieces")) {
+        ok = v && (!strcmp(v, "all") || !strcmp(v, "largest"));
+        if (!ok)
+            cli_error(tool, "--pieces: \"%s\" is not all or largest%s", v ? v : "", "");
+        s->largest_piece = ok && !strcmp(v, "largest");
     } else if (!strcmp(a, "--max-volume")) {
         ok = cli_double(tool, a, v, &s->max_volume) && (s->max_volume >= 0 || cli_error(tool, "%s must be >= 0%s", a, ""));
     } else if (!strcmp(a, "--quality")) {
@@ -412,6 +427,10 @@ static int parse(int argc, char **argv, soft_args *s)
         fprintf(stderr, "%s: --tetrahedralise or --lattice, not both\n", tool);
         return 0;
     }
+    if (s->follow && !s->lattice) {
+        fprintf(stderr, "%s: --follow-surface goes with --lattice N (--tetrahedralise follows the surface)\n", tool);
+        return 0;
+    }
     const int surface = s->tetrahedralise || s->lattice;
     if (s->input && !surface && !sinew_volume_is_volume_path(s->input)) {
         fprintf(stderr, "%s: %s is a surface: add --tetrahedralise or --lattice N to mesh the solid it bounds\n", tool,
@@ -427,6 +446,14 @@ static int parse(int argc, char **argv, soft_args *s)
 }
 
 /* ---------------------------------------------------------------- building */
+
+/* Ctrl-C or a kill while TetGen runs: the run stops and its temporary files
+ * are removed (sinew_prep_interrupted) before sinew-prep exits. */
+static void interrupted(int sig)
+{
+    (void)sig;
+    sinew_prep_interrupted = 1;
+}
 
 static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sinew_volume *v)
 {
@@ -444,11 +471,67 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
     sinew_mesh m = {0};
     sinew_result r = read_isolated(s->input, 0, lg, &m, NULL);
     if (r == SINEW_RESULT_OK && s->lattice)
-        r = sinew_volume_lattice(&m, s->lattice, s->input, lg, v);
-    else if (r == SINEW_RESULT_OK)
+        r = sinew_volume_lattice(&m, s->lattice, s->follow, s->input, lg, v);
+    else if (r == SINEW_RESULT_OK) {
+        struct sigaction sa, old_int, old_term;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = interrupted; /* no SA_RESTART: the wait for TetGen returns */
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
         r = sinew_volume_tetrahedralise(&m, s->max_volume, s->quality, s->tetgen, s->input, lg, v);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+    }
     sinew_mesh_free(&m);
     return r;
+}
+
+/* Parts of the mesh joined by no face fall on their own: say so, with their
+ * sizes, and keep only the largest when asked. */
+static sinew_result report_pieces(const soft_args *s, const sinew_logger *lg, sinew_volume *v)
+{
+    const char *what = s->input ? s->input : "box";
+    uint32_t *piece = malloc(sizeof *piece * ((size_t)v->tet_count + 1));
+    uint32_t count = piece ? sinew_volume_pieces(v, piece) : 0;
+    uint32_t *size = count ? calloc(count, sizeof *size) : NULL;
+    if (!size) {
+        free(piece);
+        return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (uint32_t t = 0; t < v->tet_count; t++)
+        size[piece[t]]++;
+    uint32_t largest = 0, singles = 0;
+    for (uint32_t p = 0; p < count; p++) {
+        largest = size[p] > size[largest] ? p : largest;
+        singles += size[p] <= 6;
+    }
+    if (count > 1) {
+        uint32_t smallest = size[0];
+        for (uint32_t p = 1; p < count; p++)
+            smallest = size[p] < smallest ? size[p] : smallest;
+        sinew_logf(lg, SINEW_LOG_WARNING, "prep",
+                   "%s: %u pieces joined by no face (largest %u of %u tetrahedra, smallest %u; %u of at most 6 "
+                   "tetrahedra); each moves on its own. %s",
+                   what, count, size[largest], v->tet_count, smallest, singles,
+                   s->largest_piece ? "Keeping the largest (--pieces largest)"
+                                    : "Keeping all; --pieces largest keeps only the largest");
+        if (s->largest_piece) {
+            uint8_t *keep = malloc((size_t)v->tet_count + 1);
+            if (!keep) {
+                free(piece);
+                free(size);
+                return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+            }
+            for (uint32_t t = 0; t < v->tet_count; t++)
+                keep[t] = piece[t] == largest;
+            sinew_volume_keep_tets(v, keep);
+            free(keep);
+        }
+    }
+    free(piece);
+    free(size);
+    return SINEW_RESULT_OK;
 }
 
 /* The --region materials, what they leave out from the body's options. */
@@ -513,13 +596,17 @@ int prep_soft_main(int argc, char **argv)
     sinew_logger lg = sinew_logger_default();
     lg.level = s.quiet ? SINEW_LOG_ERROR : SINEW_LOG_INFO;
     const char *what = s.input ? s.input : "box";
+
     sinew_volume v;
     sinew_result r = make_volume(&s, &lg, &v);
+    if (r == SINEW_RESULT_OK)
+        r = report_pieces(&s, &lg, &v);
     if (r != SINEW_RESULT_OK) {
         fprintf(stderr, "%s: %s: %s\n", tool, what, sinew_result_string(r));
+        sinew_volume_free(&v);
         free(s.pins);
         free(s.regions);
-        return 1;
+        return sinew_prep_interrupted ? 130 : 1;
     }
     for (uint32_t i = 0; i < v.vertex_count; i++)
         for (int k = 0; k < 3; k++)

@@ -215,38 +215,44 @@ static sinew_result check_indices(const sinew_volume *v, const char *name, const
     return SINEW_RESULT_OK;
 }
 
-/* Every volume against the size of the mesh: a sliver far below rounding of its
- * coordinates has no meaningful orientation, nor an inverse rest shape. */
+/* A tetrahedron is degenerate when it has no meaningful orientation or
+ * inverse rest shape: flat relative to its own edges (|V| <= 1e-9 of its
+ * longest edge cubed; a regular one has 0.118), or so flat that rounding its
+ * corners to single precision, as the device holds them, could turn it over
+ * (|V| <= 2 eps_float |x|_max l^2, |x|_max the largest coordinate of the
+ * mesh). Both are relative: a small, well-shaped tetrahedron in a large
+ * mesh is kept. */
 static sinew_result check_volumes(sinew_volume *v, const char *name, const sinew_logger *lg, const uint32_t *used,
                                   uint32_t *flipped)
 {
-    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-    int first = 1;
-    for (uint32_t i = 0; i < v->vertex_count; i++) {
-        if (used[i] == NONE)
-            continue;
-        for (int k = 0; k < 3; k++) {
-            double x = v->positions[3 * (size_t)i + k];
-            lo[k] = first || x < lo[k] ? x : lo[k];
-            hi[k] = first || x > hi[k] ? x : hi[k];
-        }
-        first = 0;
-    }
-    double d2 = 0.0;
-    for (int k = 0; k < 3; k++)
-        d2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
-    double min_volume = 1e-12 * d2 * sqrt(d2);
+    double extent = 0.0;
+    for (uint32_t i = 0; i < v->vertex_count; i++)
+        for (int k = 0; used[i] != NONE && k < 3; k++)
+            extent = fmax(extent, fabs(v->positions[3 * (size_t)i + k]));
     uint32_t first_flipped = NONE;
     for (uint32_t t = 0; t < v->tet_count; t++) {
         uint32_t *q = v->tets + 4 * (size_t)t;
         const double *p = v->positions;
-        double vol = sinew_tet_signed_volume(p + 3 * (size_t)q[0], p + 3 * (size_t)q[1], p + 3 * (size_t)q[2],
-                                             p + 3 * (size_t)q[3]);
-        if (!(fabs(vol) > min_volume))
+        const double *x[4] = {p + 3 * (size_t)q[0], p + 3 * (size_t)q[1], p + 3 * (size_t)q[2], p + 3 * (size_t)q[3]};
+        double vol = sinew_tet_signed_volume(x[0], x[1], x[2], x[3]), longest2 = 0.0;
+        for (int a = 0; a < 4; a++)
+            for (int b = a + 1; b < 4; b++) {
+                double d2 = 0.0;
+                for (int k = 0; k < 3; k++)
+                    d2 += (x[a][k] - x[b][k]) * (x[a][k] - x[b][k]);
+                longest2 = fmax(longest2, d2);
+            }
+        const double shape_floor = 1e-9 * longest2 * sqrt(longest2);
+        const double float_floor = 2.0 * FLT_EPSILON * extent * longest2;
+        if (!(fabs(vol) > shape_floor) || !(fabs(vol) > float_floor))
             return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "prep",
-                              "%s: tetrahedron %u (%u %u %u %u) has volume %.3g m^3, at most 1e-12 of the bounding "
-                              "box diagonal cubed (%.3g m^3): degenerate",
-                              name, t, q[0], q[1], q[2], q[3], vol, min_volume);
+                              "%s: tetrahedron %u (%u %u %u %u) has volume %.3g m^3 with a longest edge of %.3g m: "
+                              "degenerate (%s, %.3g m^3)",
+                              name, t, q[0], q[1], q[2], q[3], vol, sqrt(longest2),
+                              !(fabs(vol) > shape_floor) ? "flat: at most 1e-9 of its longest edge cubed"
+                                                         : "its orientation is lost when its corners are rounded "
+                                                           "to single precision",
+                              fmax(shape_floor, float_floor));
         if (vol < 0.0) {
             uint32_t s = q[2];
             q[2] = q[3];
@@ -421,4 +427,90 @@ sinew_result sinew_surface_check_closed(const sinew_mesh *m, const char *name, c
     free(stamp);
     free(h);
     return r;
+}
+
+/* ------------------------------------------------------------ pieces */
+
+typedef struct tet_face {
+    uint32_t v[3]; /* sorted */
+    uint32_t tet;
+} tet_face;
+
+static int compare_tet_faces(const void *a, const void *b)
+{
+    const tet_face *x = a, *y = b;
+    for (int k = 0; k < 3; k++)
+        if (x->v[k] != y->v[k])
+            return x->v[k] < y->v[k] ? -1 : 1;
+    return (x->tet > y->tet) - (x->tet < y->tet);
+}
+
+static uint32_t find_root(uint32_t *parent, uint32_t t)
+{
+    while (parent[t] != t) {
+        parent[t] = parent[parent[t]];
+        t = parent[t];
+    }
+    return t;
+}
+
+uint32_t sinew_volume_pieces(const sinew_volume *v, uint32_t *piece)
+{
+    SINEW_ASSERT(v && piece && (v->tets || v->tet_count == 0));
+    const size_t faces = 4 * (size_t)v->tet_count;
+    tet_face *f = malloc(sizeof *f * (faces + 1));
+    uint32_t *parent = malloc(sizeof *parent * ((size_t)v->tet_count + 1));
+    if (!f || !parent) {
+        free(f);
+        free(parent);
+        return 0;
+    }
+    for (uint32_t t = 0; t < v->tet_count; t++) {
+        const uint32_t *q = v->tets + 4 * (size_t)t;
+        parent[t] = t;
+        for (int skip = 0; skip < 4; skip++) {
+            tet_face *e = &f[4 * (size_t)t + skip];
+            int n = 0;
+            for (int k = 0; k < 4; k++)
+                if (k != skip)
+                    e->v[n++] = q[k];
+            for (int i = 1; i < 3; i++) /* sort three */
+                for (int j = i; j > 0 && e->v[j - 1] > e->v[j]; j--) {
+                    uint32_t s = e->v[j];
+                    e->v[j] = e->v[j - 1];
+                    e->v[j - 1] = s;
+                }
+            e->tet = t;
+        }
+    }
+    qsort(f, faces, sizeof *f, compare_tet_faces);
+    for (size_t i = 1; i < faces; i++)
+        if (!memcmp(f[i].v, f[i - 1].v, sizeof f[i].v)) {
+            uint32_t a = find_root(parent, f[i].tet), b = find_root(parent, f[i - 1].tet);
+            if (a != b)
+                parent[a > b ? a : b] = a < b ? a : b; /* the lower index is the root: a fixed numbering */
+        }
+    uint32_t count = 0;
+    for (uint32_t t = 0; t < v->tet_count; t++) {
+        uint32_t root = find_root(parent, t);
+        piece[t] = root == t ? count++ : piece[root];
+    }
+    free(f);
+    free(parent);
+    return count;
+}
+
+void sinew_volume_keep_tets(sinew_volume *v, const uint8_t *keep)
+{
+    SINEW_ASSERT(v && keep);
+    uint32_t kept = 0;
+    for (uint32_t t = 0; t < v->tet_count; t++) {
+        if (!keep[t])
+            continue;
+        memmove(v->tets + 4 * (size_t)kept, v->tets + 4 * (size_t)t, 4 * sizeof(uint32_t));
+        if (v->regions)
+            v->regions[kept] = v->regions[t];
+        kept++;
+    }
+    v->tet_count = kept;
 }

@@ -11,6 +11,8 @@
 
 #include "mesh.h"
 
+#include <signal.h>
+
 typedef struct sinew_volume {
     uint32_t vertex_count;
     double *positions;  /* 3 per vertex, m */
@@ -86,20 +88,24 @@ double sinew_tet_signed_volume(const double *p0, const double *p1, const double 
 sinew_result sinew_volume_box(uint32_t nx, uint32_t ny, uint32_t nz, const double size[3],
                               const double origin[3], sinew_volume *out);
 
-/* The solid a closed surface bounds as the cubes of a regular lattice whose
- * centres lie inside it, `cells` cubes along the bounding box's longest side
- * (the lattice centred on the box), each split into sinew_volume_box's six
+/* The solid a surface bounds as the cubes of a regular lattice whose centres
+ * lie inside it, `cells` cubes along the bounding box's longest side (the
+ * lattice centred on the box), each split into sinew_volume_box's six
  * tetrahedra (faces match across cubes); corners no kept cube uses are left
- * out. Evenly sized and shaped tetrahedra of any count, with a staircase for
- * a boundary, where TetGen's follow the surface's triangles. Inside: an odd
- * number of the surface's crossings before the centre on the line along x
- * through it (the lines nudged off the lattice planes by a fixed irrational
- * fraction of a cell). Cubes touching only along an edge or at a corner stay
- * as they are. The surface is checked first (sinew_surface_check_closed).
- * BAD_MESH for a surface that is not closed or has no cube inside,
- * INVALID_ARGUMENT for cells outside 1..1024, LIMIT beyond the limits above.
- * name labels the messages. */
-sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, const char *name,
+ * out. Inside: the generalised winding number at the centre is >= 1/2
+ * (surface_tree.h), after the faces are oriented consistently, so the
+ * surface need not be closed, manifold or free of self-intersections. With
+ * `follow`, each corner on the solid's boundary moves onto the surface's
+ * closest point within a cube's edge (or half or a quarter of the way)
+ * where every tetrahedron it belongs to keeps at least a quarter of its
+ * volume; without, the boundary is a staircase. Cubes touching only along
+ * an edge or at a corner stay as they are (sinew_volume_pieces counts the
+ * parts). BAD_MESH for a face of fewer than 3 vertices, an index out of
+ * range, a coordinate that is not finite, or a surface that encloses no
+ * cube (an open sheet; the message gives the largest winding number),
+ * INVALID_ARGUMENT for cells outside 1..1024, LIMIT beyond the limits
+ * above. name labels the messages. */
+sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int follow, const char *name,
                                   const sinew_logger *lg, sinew_volume *out);
 
 typedef struct sinew_volume_fixes {
@@ -112,14 +118,27 @@ typedef struct sinew_volume_fixes {
  * vertices no tetrahedron uses are removed (tetrahedra renumbered); a warning
  * counts each. Refused (BAD_MESH, naming the first offender): no tetrahedra, a
  * vertex index out of range, a tetrahedron with a repeated vertex, a
- * coordinate that is not finite in single precision, a tetrahedron of volume
- * |V| <= 1e-12 d^3 with d the diagonal of the bounding box (of the vertices
- * in use). Nothing is changed before all of these pass. LIMIT beyond the limits
+ * coordinate that is not finite in single precision, a degenerate
+ * tetrahedron: |V| <= 1e-9 l^3 with l its longest edge (flat for its size),
+ * or |V| <= 2 eps_float |x|_max l^2 (its orientation lost when its corners
+ * are rounded to single precision, |x|_max the mesh's largest coordinate). Nothing is changed before all of these pass. LIMIT beyond the limits
  * above. fixes may be NULL; old_index, NULL or room for vertex_count entries,
  * receives for each vertex kept its index before. Tetrahedra are neither
  * dropped nor reordered, so regions stay with their tetrahedra. */
 sinew_result sinew_volume_check(sinew_volume *v, const char *name, const sinew_logger *lg,
                                 sinew_volume_fixes *fixes, uint32_t *old_index);
+
+/* The parts of a volume mesh that hold together: tetrahedra sharing a
+ * triangle are in one piece (touching along an edge or at a corner is not
+ * enough: such a joint is a hinge). piece[t] (room for tet_count) numbers the
+ * pieces from 0 in the order of their first tetrahedron. Returns the count, 0
+ * when out of memory (or without tetrahedra). */
+uint32_t sinew_volume_pieces(const sinew_volume *v, uint32_t *piece);
+
+/* Keeps the tetrahedra whose keep[t] is set, in order, with their regions.
+ * Vertices stay as they are (sinew_volume_check removes those left unused),
+ * so indices into the file's vertices keep their meaning. */
+void sinew_volume_keep_tets(sinew_volume *v, const uint8_t *keep);
 
 /* Volume enclosed by a closed surface (divergence theorem over its polygons,
  * each fanned from its first vertex): positive when the faces are
@@ -132,20 +151,33 @@ double sinew_surface_enclosed_volume(const sinew_mesh *surface);
  * oriented). BAD_MESH naming the first offending face or edge. */
 sinew_result sinew_surface_check_closed(const sinew_mesh *surface, const char *name, const sinew_logger *lg);
 
-/* Tetrahedralises the solid a closed surface bounds with TetGen (Si 2015),
- * running the executable `tetgen` (NULL: "tetgen" on PATH; Debian's tetgen
- * package) as a child process without a shell: the surface goes, without the
- * vertices no face uses, to a .smesh file in a private temporary directory,
- * TetGen meshes it (-p; -q quality when quality > 0, the bound on the
- * radius-edge ratio, 1.4 is a good one; -a max_volume in m^3 when > 0), and
- * its .node/.ele come back through sinew_volume_read_tetgen_memory; the
- * directory is removed. The surface is checked first
- * (sinew_surface_check_closed). Fails with BAD_MESH for a surface that is not
- * closed or when TetGen refuses it (the tail of its output in the message),
- * UNSUPPORTED when the executable is missing, IO when it cannot be run or was
- * killed. name labels the messages. */
+/* Tetrahedralises the solid a surface bounds. A closed, manifold,
+ * consistently oriented surface (sinew_surface_check_closed) goes to TetGen
+ * (Si 2015), running the executable `tetgen` (NULL: "tetgen" on PATH;
+ * Debian's tetgen package) as a child process without a shell: the surface
+ * goes, without the vertices no face uses, to a .smesh file in a private
+ * temporary directory, TetGen meshes it (-p; -q quality when quality > 0,
+ * the bound on the radius-edge ratio, 1.4 is a good one; -a max_volume in
+ * m^3 when > 0), and its .node/.ele come back through
+ * sinew_volume_read_tetgen_memory; the directory is removed on every path.
+ * Before TetGen runs, the enclosed volume over max_volume (the fewest
+ * tetrahedra it could make) is checked against SINEW_VOLUME_MAX_TETS (LIMIT).
+ * A surface that is not closed, or that TetGen refuses (a self-intersecting
+ * one: the faces named), or TetGen missing, is meshed instead by
+ * sinew_volume_lattice following the surface, with a warning saying why:
+ * cubes of edge (6 max_volume)^(1/3), at most 256 along the longest side
+ * (LIMIT beyond), or without a bound as many as the surface's median edge
+ * suggests, 8 to 32. Fails with BAD_MESH for a surface that encloses no
+ * volume (an open sheet), IO when TetGen cannot be run, was killed or
+ * interrupted (sinew_prep_interrupted), INVALID_ARGUMENT for bad bounds.
+ * name labels the messages. */
 sinew_result sinew_volume_tetrahedralise(const sinew_mesh *surface, double max_volume, double quality,
                                          const char *tetgen, const char *name, const sinew_logger *lg,
                                          sinew_volume *out);
+
+/* A program's SIGINT/SIGTERM handler sets this (sinew-prep's does): a TetGen
+ * run in progress is stopped, its temporary files are removed, and the call
+ * fails with IO, "interrupted". */
+extern volatile sig_atomic_t sinew_prep_interrupted;
 
 #endif

@@ -401,9 +401,13 @@ static int spawn(const tetgen_run *t, const char *exe, char *const argv[], const
     posix_spawn_file_actions_destroy(&actions);
     if (e != 0)
         return e;
-    while (waitpid(pid, status, 0) < 0)
+    int stopped = 0;
+    while (waitpid(pid, status, 0) < 0) {
         if (errno != EINTR)
             return errno;
+        if (sinew_prep_interrupted && !stopped++)
+            kill(pid, SIGTERM);
+    }
     return 0;
 }
 
@@ -460,6 +464,9 @@ static sinew_result run_tetgen(const tetgen_run *t, const char *exe, double max_
     argv[argc++] = (char *)input;
     argv[argc] = NULL;
     int status = 0, e = spawn(t, exe, argv, "tetgen.log", &status);
+    if (sinew_prep_interrupted)
+        return sinew_fail(t->lg, SINEW_RESULT_ERROR_IO, "prep", "%s: interrupted while %s was meshing it", t->name,
+                          exe);
     char tail[400];
     output_tail(t, "tetgen.log", tail, sizeof tail);
     /* 127: a shell's "not found", in case the C library reports exec failures so. */
@@ -535,25 +542,67 @@ static void remove_dir(const tetgen_run *t)
                    strerror(errno));
 }
 
-sinew_result sinew_volume_tetrahedralise(const sinew_mesh *surface, double max_volume, double quality,
-                                         const char *tetgen, const char *name, const sinew_logger *lg,
-                                         sinew_volume *out)
+volatile sig_atomic_t sinew_prep_interrupted;
+
+/* A logger that holds the last error instead of printing it: why TetGen
+ * could not mesh a surface becomes part of a warning when the lattice
+ * meshes it instead. */
+typedef struct held_message {
+    char text[1024];
+} held_message;
+
+static void hold_message(void *user, sinew_log_level level, const char *id, const char *message)
 {
-    SINEW_ASSERT(surface && out);
-    memset(out, 0, sizeof *out);
-    tetgen_run t = {.name = name ? name : "surface", .lg = lg};
-    const char *exe = tetgen ? tetgen : "tetgen";
-    if (!(max_volume >= 0.0) || !isfinite(max_volume))
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
-                          "%s: maximum volume %g must be finite and >= 0 (0: none)", t.name, max_volume);
-    if (!(quality == 0.0 || (quality >= 1.0 && isfinite(quality))))
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
-                          "%s: quality %g: TetGen's radius-edge bound must be finite and >= 1 (1.4 is a good one; "
-                          "0: none)",
-                          t.name, quality);
-    sinew_result r = sinew_surface_check_closed(surface, t.name, lg);
-    if (r != SINEW_RESULT_OK)
-        return r;
+    (void)id;
+    if (level == SINEW_LOG_ERROR)
+        snprintf(((held_message *)user)->text, sizeof ((held_message *)user)->text, "%s", message);
+}
+
+/* The lattice's cubes along the longest side: from the volume bound (each
+ * cube is six tetrahedra of h^3 / 6), else from the surface's median edge,
+ * 8 to 32. 0 (and a message) when the bound asks for more than 256. */
+static uint32_t lattice_cells(const sinew_mesh *m, double max_volume, const char *name, const sinew_logger *lg)
+{
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    for (uint32_t v = 0; v < m->vertex_count; v++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fmin(lo[a], m->positions[3 * (size_t)v + a]);
+            hi[a] = fmax(hi[a], m->positions[3 * (size_t)v + a]);
+        }
+    double longest = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    if (max_volume > 0.0) {
+        double cells = ceil(longest / cbrt(6.0 * max_volume));
+        if (!(cells <= 256.0)) {
+            sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "prep",
+                       "%s: a maximum volume of %g m^3 needs lattice cubes of %.3g m, %.0f along the longest side "
+                       "(%.3g m); at most 256",
+                       name, max_volume, cbrt(6.0 * max_volume), cells, longest);
+            return 0;
+        }
+        return cells < 1.0 ? 1 : (uint32_t)cells;
+    }
+    /* The median of (up to 4096 of) the polygons' first edges, evenly picked. */
+    double edges[4096];
+    uint32_t n = 0, step = m->face_count / 4096 + 1;
+    for (uint32_t f = 0; f < m->face_count && n < 4096; f += step) {
+        const double *a = m->positions + 3 * (size_t)m->face_indices[m->face_offsets[f]],
+                     *b = m->positions + 3 * (size_t)m->face_indices[m->face_offsets[f] + 1];
+        edges[n++] = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+    }
+    for (uint32_t i = 1; i < n; i++) /* insertion sort: n is small */
+        for (uint32_t j = i; j > 0 && edges[j - 1] > edges[j]; j--) {
+            double x = edges[j];
+            edges[j] = edges[j - 1];
+            edges[j - 1] = x;
+        }
+    double median = n ? edges[n / 2] : 0.0, cells = median > 0.0 ? longest / median : 32.0;
+    return cells < 8.0 ? 8 : cells > 32.0 ? 32 : (uint32_t)cells;
+}
+
+static sinew_result tetgen_mesh(const sinew_mesh *surface, double max_volume, double quality, const char *exe,
+                                const char *name, const sinew_logger *lg, sinew_volume *out)
+{
+    tetgen_run t = {.name = name, .lg = lg};
     const char *tmp = getenv("TMPDIR");
     snprintf(t.dir, sizeof t.dir, "%s/sinew-tetgen-XXXXXX", tmp && tmp[0] && strlen(tmp) < 3000 ? tmp : "/tmp");
     if (!mkdtemp(t.dir))
@@ -561,14 +610,60 @@ sinew_result sinew_volume_tetrahedralise(const sinew_mesh *surface, double max_v
                           t.dir, strerror(errno));
     char input[4200];
     path_in(&t, "surface.smesh", input, sizeof input);
-    r = write_smesh(&t, surface, input);
+    sinew_result r = write_smesh(&t, surface, input);
     if (r == SINEW_RESULT_OK)
         r = run_tetgen(&t, exe, max_volume, quality, input);
     if (r == SINEW_RESULT_OK)
         r = read_result(&t, out);
     remove_dir(&t);
-    if (r == SINEW_RESULT_OK)
-        sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: tetgen made %u tetrahedra on %u points", t.name, out->tet_count,
-                   out->vertex_count);
     return r;
+}
+
+sinew_result sinew_volume_tetrahedralise(const sinew_mesh *surface, double max_volume, double quality,
+                                         const char *tetgen, const char *name, const sinew_logger *lg,
+                                         sinew_volume *out)
+{
+    SINEW_ASSERT(surface && out);
+    memset(out, 0, sizeof *out);
+    name = name ? name : "surface";
+    const char *exe = tetgen ? tetgen : "tetgen";
+    if (!(max_volume >= 0.0) || !isfinite(max_volume))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                          "%s: maximum volume %g must be finite and >= 0 (0: none)", name, max_volume);
+    if (!(quality == 0.0 || (quality >= 1.0 && isfinite(quality))))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                          "%s: quality %g: TetGen's radius-edge bound must be finite and >= 1 (1.4 is a good one; "
+                          "0: none)",
+                          name, quality);
+    held_message why = {{0}};
+    sinew_logger holding = {hold_message, &why, SINEW_LOG_ERROR};
+    sinew_result r = sinew_surface_check_closed(surface, name, &holding);
+    if (r == SINEW_RESULT_OK && max_volume > 0.0) {
+        /* Bounded work: TetGen needs at least this many tetrahedra. */
+        double least = sinew_surface_enclosed_volume(surface) / max_volume;
+        if (!(least <= SINEW_VOLUME_MAX_TETS))
+            return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "prep",
+                              "%s: a maximum volume of %g m^3 needs at least %.3g tetrahedra for the %.3g m^3 the "
+                              "surface encloses; the limit is %u",
+                              name, max_volume, least, sinew_surface_enclosed_volume(surface), SINEW_VOLUME_MAX_TETS);
+    }
+    if (r == SINEW_RESULT_OK) {
+        r = tetgen_mesh(surface, max_volume, quality, exe, name, &holding, out);
+        if (r == SINEW_RESULT_OK) {
+            sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: tetgen made %u tetrahedra on %u points", name, out->tet_count,
+                       out->vertex_count);
+            return r;
+        }
+        /* Killed, interrupted, out of memory: not the surface's fault. */
+        if (r != SINEW_RESULT_ERROR_BAD_MESH && r != SINEW_RESULT_ERROR_UNSUPPORTED)
+            return sinew_fail(lg, r, "prep", "%s", why.text);
+    } else if (r != SINEW_RESULT_ERROR_BAD_MESH) {
+        return sinew_fail(lg, r, "prep", "%s", why.text);
+    }
+    uint32_t cells = lattice_cells(surface, max_volume, name, lg);
+    if (cells == 0)
+        return SINEW_RESULT_ERROR_LIMIT;
+    sinew_logf(lg, SINEW_LOG_WARNING, "prep", "%s; the solid is meshed instead as lattice cubes (%u along the longest "
+               "side) inside by generalised winding number, moved onto the surface", why.text, cells);
+    return sinew_volume_lattice(surface, cells, 1, name, lg, out);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static inline int cli_error(const char *tool, const char *fmt, const char *a, const char *b)
@@ -69,10 +70,15 @@ static inline int cli_doubles(const char *tool, const char *opt, const char *tex
         char *end;
         errno = 0;
         out[i] = strtod(p, &end);
-        if (end == p || errno == ERANGE || !isfinite(out[i]) || (i + 1 < count ? *end != ',' : *end != '\0')) {
-            char want[48];
-            snprintf(want, sizeof want, "%d comma-separated numbers", count);
-            return cli_error(tool, "%s: expected %s", opt, want);
+        if (end != p && (errno == ERANGE || !isfinite(out[i]))) {
+            fprintf(stderr, "%s: %s: number %d of \"%s\", \"%.*s\", is not finite\n(try %s --help)\n", tool, opt, i + 1,
+                    text, (int)(end - p), p, tool);
+            return 0;
+        }
+        if (end == p || (i + 1 < count ? *end != ',' : *end != '\0')) {
+            fprintf(stderr, "%s: %s: \"%s\" is not %d comma-separated numbers\n(try %s --help)\n", tool, opt, text,
+                    count, tool);
+            return 0;
         }
         p = end + 1;
     }
@@ -319,6 +325,90 @@ static inline void cli_solver_help(char *buf, size_t size, const char *intro)
                          sinew_solver_label((sinew_solver)s));
         len += n > 0 ? (size_t)n : 0;
     }
+}
+
+/* ------------------------------------------------------------------ paths
+ *
+ * Outputs are checked before a run starts, so that a long run never ends in a
+ * message that it could not write its results, and no output overwrites an
+ * input. */
+
+/* path's folder (".", or the text before its last '/') into dir; its last
+ * part returned. */
+static inline const char *cli_split_path(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash)
+        snprintf(dir, size, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    else
+        snprintf(dir, size, ".");
+    return slash ? slash + 1 : path;
+}
+
+/* Whether paths a and b name one file: the same device and inode where both
+ * exist; where neither does yet (outputs), the same name in the same folder. */
+static inline int cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea != eb)
+        return 0;
+    char da[4096], db[4096];
+    const char *na = cli_split_path(a, da, sizeof da), *nb = cli_split_path(b, db, sizeof db);
+    if (strcmp(na, nb) != 0)
+        return 0;
+    if (stat(da, &sa) == 0 && stat(db, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return !strcmp(a, b);
+}
+
+/* Creates folder path and any missing folders above it (mkdir -p); 0 with
+ * errno set on failure, ENOTDIR where a part is a file. */
+static inline int cli_mkdir_p(const char *path)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        errno = ENAMETOOLONG;
+        return 0;
+    }
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        struct stat st;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return 0;
+        if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            errno = ENOTDIR;
+            return 0;
+        }
+        *p = c;
+        if (c == '\0' || p[1] == '\0')
+            return 1;
+    }
+}
+
+/* Whether a file can be written at path, found by opening it to append (a
+ * file that was not there is removed again); 0 with errno set if not. A
+ * folder at path counts as not writable (EISDIR). */
+static inline int cli_writable(const char *path)
+{
+    struct stat st;
+    int existed = stat(path, &st) == 0;
+    if (existed && S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        return 0;
+    }
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return 0;
+    fclose(f);
+    if (!existed)
+        remove(path);
+    return 1;
 }
 
 /* Whole writes and reads through a pipe (retried on EINTR); 0 on failure or EOF. */

@@ -38,8 +38,11 @@ static const char *const usage_scenes =
 
 static const char *const usage_tail =
     "\n"
-    "Exit status: 0 done, 1 failure, 2 bad options, 3 a check failed or a step was\n"
-    "unstable (summary printed).\n";
+    "Every output is checked before the run: none may be an input (a checkpoint may\n"
+    "replace the one --resume read), each must be writable, --video needs ffmpeg.\n"
+    "\n"
+    "Exit status: 0 done, 1 failure, 2 bad options or outputs, 3 a check failed or a\n"
+    "step was unstable (summary printed).\n";
 
 static int is_gpbd(sinew_solver s) { return s == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || s == SINEW_SOLVER_GPBD_JACOBI; }
 
@@ -187,9 +190,12 @@ int sim_parse(int argc, char **argv, options *o)
         {"--checkpoint", NULL, CLI_STRING, &o->checkpoint, "FILE", "save the body's state to FILE after the last step"},
         {"--checkpoint-every", NULL, CLI_UINT, &o->checkpoint_every, "N", "and every N steps", .max = 10000000},
         {"--resume", NULL, CLI_STRING, &o->resume, "FILE",
-         "start from a checkpoint saved from the same asset and options; --frames more steps are taken"},
+         "start from a checkpoint saved from the same asset and options; --frames more steps are taken, "
+         "counted on from the checkpoint's step (pin ramps, --cut-frame, frame_NNNNN and the moving box go on "
+         "where they were)"},
         {"--hash", NULL, CLI_FLAG, &o->hash, NULL, "print a hash of the final state (positions, velocities)"},
-        {"--out", "-o", CLI_STRING, &o->out_dir, "DIR", "output folder (default ./sinew-out)"},
+        {"--out", "-o", CLI_STRING, &o->out_dir, "DIR",
+         "output folder, made with any missing folders above it (default ./sinew-out)"},
         {"--every", NULL, CLI_UINT, &o->every, "N", "also write every N-th frame as frame_NNNNN.obj (and .png)",
          .max = 10000000},
         {"--png", NULL, CLI_FLAG, &o->png, NULL,

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/sinew.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@ static const char *const usage =
     "dihedral bending across interior edges, a graph colouring for Gauss-Seidel.\n"
     "Reads OBJ and OFF, with assimp also PLY, STL, glTF (triangles, quads, polygons).\n"
     "\n"
-    "  -o, --out FILE            asset to write (required)\n"
+    "  -o, --out FILE            asset to write (required; never the input)\n"
     "      --grid NXxNY          generate a grid of NX x NY particles instead of reading\n"
     "      --size WxH            grid size in m (default 1x1)\n"
     "      --plane xz|xy         grid plane (default xz: horizontal)\n"
@@ -39,8 +40,10 @@ static const char *const usage =
     "      --density KG_M2       areal density (default 0.2 kg/m^2)\n"
     "      --pin I,J,...         pin vertices by index (0-based, as in the file)\n"
     "      --pin-corners         grid only: pin the two corners of the first row\n"
-    "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after transform)\n"
+    "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after transform);\n"
+    "                            the smaller corner first\n"
     "      --pin-top F           pin vertices within fraction F of the height below the top\n"
+    "                            (refused where that pins every vertex: a mesh flat along y)\n"
     "      --no-shear            no diagonal constraints\n"
     "      --no-bending          no bending constraints\n"
     "      --triangulate         split quads into triangles first, the diagonals in a\n"
@@ -67,7 +70,8 @@ static void print_hierarchy_help(const sinew_hierarchy_options *o)
            "subdivision of the input, each new particle at the midpoint of an edge of the\n"
            "level before; the asset holds the finest, every level with its colouring:\n"
            "      --subdivide N         N subdivisions (1..%u); quads are split into triangles\n"
-           "                            first; pins name the input's vertices\n",
+           "                            first; --pin names the input's vertices (a pin past\n"
+           "                            them is refused)\n",
            SINEW_ASSET_MAX_MLEVELS - 1);
     printf("\n"
            "Particle hierarchy for Hierarchical PBD (Mueller 2008), built from the distance\n"
@@ -125,6 +129,24 @@ static int parse_pins(const char *text, uint32_t **pins, uint32_t *count)
         }
         list[(*count)++] = (uint32_t)v;
         p = *end ? end + 1 : end;
+    }
+    return 1;
+}
+
+/* "AxB": two finite numbers joined by an x and nothing else (no sign, no
+ * trailing text: "16x16junk" is refused, not read as 16 x 16). */
+static int parse_pair(const char *text, double out[2])
+{
+    const char *p = text;
+    for (int k = 0; k < 2; k++) {
+        char *end;
+        if (!text || *p == '-' || *p == '+' || isspace((unsigned char)*p))
+            return 0;
+        errno = 0;
+        out[k] = strtod(p, &end);
+        if (end == p || errno == ERANGE || !isfinite(out[k]) || *end != (k == 0 ? 'x' : '\0'))
+            return 0;
+        p = end + 1;
     }
     return 1;
 }
@@ -301,15 +323,20 @@ int main(int argc, char **argv)
             ok = v != NULL || cli_error(t, "%s needs a file name%s", a, "");
             out = v;
         } else if (!strcmp(a, "--grid")) {
-            ok = v && sscanf(v, "%ux%u", &grid[0], &grid[1]) == 2 && grid[0] >= 2 && grid[1] >= 2 &&
-                 grid[0] <= 2048 && grid[1] <= 2048;
-            if (!ok)
-                cli_error(t, "--grid: \"%s\" is not NXxNY with 2 <= NX, NY <= 2048%s", v ? v : "", "");
+            double g[2];
+            ok = parse_pair(v, g) && g[0] == floor(g[0]) && g[1] == floor(g[1]) && g[0] >= 2 && g[1] >= 2 &&
+                 g[0] <= 2048 && g[1] <= 2048 && strspn(v, "0123456789x") == strlen(v);
+            if (ok) {
+                grid[0] = (unsigned)g[0];
+                grid[1] = (unsigned)g[1];
+            } else {
+                cli_error(t, "--grid: \"%s\" is not NXxNY, two whole numbers with 2 <= NX, NY <= 2048%s",
+                          v ? v : "", "");
+            }
         } else if (!strcmp(a, "--size")) {
-            ok = v && sscanf(v, "%lfx%lf", &size[0], &size[1]) == 2 && size[0] > 0 && size[1] > 0 &&
-                 isfinite(size[0]) && isfinite(size[1]);
+            ok = parse_pair(v, size) && size[0] > 0 && size[1] > 0;
             if (!ok)
-                cli_error(t, "--size: \"%s\" is not WxH with positive sizes%s", v ? v : "", "");
+                cli_error(t, "--size: \"%s\" is not WxH, two finite sizes > 0 in m%s", v ? v : "", "");
         } else if (!strcmp(a, "--plane")) {
             ok = v && (!strcmp(v, "xz") || !strcmp(v, "xy"));
             if (!ok)
@@ -431,6 +458,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: give one MESH or --grid, and -o ASSET.snw\n(try %s --help)\n", t, t);
         goto done;
     }
+    /* The asset never replaces an input. */
+    const char *inputs[] = {mesh_path, fabric};
+    for (int k = 0; k < 2; k++)
+        if (inputs[k] && cli_same_file(out, inputs[k])) {
+            fprintf(stderr, "%s: -o %s is the %s %s: the asset would overwrite its input\n", t, out,
+                    k ? "fabric" : "mesh", inputs[k]);
+            goto done;
+        }
     if (pin_corners && !grid[0]) {
         fprintf(stderr, "%s: --pin-corners applies to --grid only; use --pin or --pin-box\n", t);
         goto done;
@@ -502,6 +537,16 @@ int main(int argc, char **argv)
         for (int k = 0; k < 3; k++)
             mesh.positions[3 * i + k] = mesh.positions[3 * i + k] * scale + translate[k];
     sinew_nested nested = {0};
+    /* Subdivision numbers the input's vertices first: a pin past them would
+     * take a particle subdivision made, which no one can name. */
+    for (uint32_t k = 0; k < pin_count && subdivide; k++)
+        if (pins[k] >= mesh.vertex_count) {
+            fprintf(stderr, "%s: --pin %u: the %s has %u vertices (0..%u); with --subdivide pins name the input's "
+                    "vertices, not the particles subdivision adds\n", t, pins[k], mesh_path ? "mesh" : "grid",
+                    mesh.vertex_count, mesh.vertex_count - 1);
+            sinew_mesh_free(&mesh);
+            goto done;
+        }
     if (subdivide) {
         int quads = 0;
         for (uint32_t f = 0; f < mesh.face_count; f++)

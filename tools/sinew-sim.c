@@ -9,6 +9,7 @@
 #include <sinew/sinew.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,13 +66,9 @@ static int write_obj(const char *path, const float *xyz, uint32_t n, const uint3
     return ok;
 }
 
-/* Joins the --every pictures into o->video with ffmpeg, if there is one. */
+/* Joins the --every pictures into o->video with ffmpeg (check_outputs found it). */
 static int make_video(const options *o)
 {
-    if (system("command -v ffmpeg > /dev/null 2>&1") != 0) {
-        fprintf(stderr, "sinew-sim: --video needs ffmpeg (Debian: ffmpeg); the pictures are in %s\n", o->out_dir);
-        return 0;
-    }
     char cmd[8192];
     snprintf(cmd, sizeof cmd,
              "ffmpeg -loglevel error -y -framerate %g -pattern_type glob -i '%s/frame_*.png' -pix_fmt yuv420p "
@@ -225,6 +222,55 @@ static int load_collider(sinew_context *ctx, const options *o, sinew_collider **
 static int shape_recovered(const soft_shape *s) { return s->finite && s->inverted == 0 && s->max_green < 0.01; }
 
 
+/* Every output, before anything runs: the folder exists (made with any
+ * folders above it), no output is an input or another output, each can be
+ * written, and --video has ffmpeg. 0, having said why. */
+static int check_outputs(const options *o)
+{
+    const char *t = "sinew-sim";
+    struct stat st;
+    if (stat(o->out_dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: -o %s is a file; -o names the folder the results go to\n", t, o->out_dir);
+        return 0;
+    }
+    if (!cli_mkdir_p(o->out_dir)) {
+        fprintf(stderr, "%s: cannot create the folder %s: %s\n", t, o->out_dir, strerror(errno));
+        return 0;
+    }
+    char mesh[4096];
+    snprintf(mesh, sizeof mesh, "%s/final.obj", o->out_dir);
+    const struct { const char *what, *path; } in[] = {
+        {"the asset", o->asset_path}, {"--resume", o->resume}, {"--collider", o->collider}};
+    const struct { const char *what, *path; } out[] = {
+        {"--checkpoint", o->checkpoint}, {"--json", o->json}, {"--log", o->log}, {"--video", o->video},
+        {"the final mesh", mesh}};
+    const int ins = sizeof in / sizeof in[0], outs = sizeof out / sizeof out[0];
+    for (int k = 0; k < outs; k++) {
+        if (!out[k].path)
+            continue;
+        for (int i = 0; i < ins; i++) /* a checkpoint may go on replacing the one resumed from */
+            if (in[i].path && !(k == 0 && i == 1) && cli_same_file(out[k].path, in[i].path)) {
+                fprintf(stderr, "%s: %s %s is %s %s: an output never overwrites an input\n", t, out[k].what,
+                        out[k].path, in[i].what, in[i].path);
+                return 0;
+            }
+        for (int j = 0; j < k; j++)
+            if (out[j].path && cli_same_file(out[k].path, out[j].path)) {
+                fprintf(stderr, "%s: %s and %s both name %s\n", t, out[j].what, out[k].what, out[k].path);
+                return 0;
+            }
+        if (!cli_writable(out[k].path)) {
+            fprintf(stderr, "%s: cannot write %s %s: %s\n", t, out[k].what, out[k].path, strerror(errno));
+            return 0;
+        }
+    }
+    if (o->video && system("command -v ffmpeg > /dev/null 2>&1") != 0) {
+        fprintf(stderr, "%s: --video needs ffmpeg on PATH (Debian: ffmpeg); none found\n", t);
+        return 0;
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------------ the scene */
 
 /* What a run works on: the asset and its body on a context, the colliders,
@@ -290,7 +336,16 @@ static int load_scene(options *o, sim *s)
     for (int k = 0; k < 3; k++)
         extent = ai.bounds_max[k] - ai.bounds_min[k] > extent ? ai.bounds_max[k] - ai.bounds_min[k] : extent;
     p->ground = !o->no_ground;
-    p->ground_height = o->ground_set ? (float)o->ground : o->asset_path ? ai.bounds_min[1] - 0.25f * extent : 0.0f;
+    /* Without a ground its height is never computed (nor checked). */
+    p->ground_height = o->no_ground || !o->asset_path ? 0.0f : ai.bounds_min[1] - 0.25f * extent;
+    if (o->ground_set)
+        p->ground_height = (float)o->ground;
+    if (p->ground && !isfinite(p->ground_height)) {
+        fprintf(stderr, "sinew-sim: %s spans %g m from y = %g m: a ground %s at y = %g m is not a finite float; "
+                "give --ground Y or --no-ground\n", s->name, (double)extent, (double)ai.bounds_min[1],
+                o->ground_set ? "given" : "a quarter of its size below it", (double)p->ground_height);
+        return 0;
+    }
     if (o->sphere_set || (!o->asset_path && o->scene == SCENE_CLOTH && !o->no_sphere)) {
         double def[4] = {0.0, 0.45, -0.35, 0.3};
         const double *sp = o->sphere_set ? o->sphere : def;
@@ -329,6 +384,27 @@ static int load_scene(options *o, sim *s)
             }
         }
     }
+    return 1;
+}
+
+static int cut(const options *o, sim *s);
+
+/* The step a checkpoint file was saved at (docs/checkpoint-format.md: the
+ * u64 at byte 32 of its 64-byte header), before the body reads the rest. */
+static int checkpoint_step(const char *path, uint64_t *step)
+{
+    uint8_t h[64];
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(h, 1, sizeof h, f) : 0;
+    if (f)
+        fclose(f);
+    if (!f || got != sizeof h || memcmp(h, "SNWC", 4) != 0) {
+        fprintf(stderr, "sinew-sim: %s: %s\n", path, !f ? strerror(errno) : "not a checkpoint (no SNWC header)");
+        return 0;
+    }
+    *step = 0;
+    for (int k = 7; k >= 0; k--)
+        *step = *step << 8 | h[32 + k];
     return 1;
 }
 
@@ -415,18 +491,21 @@ static int create_body(const options *o, sim *s)
         if (sinew_body_write_positions(s->body, s->xyz, ai.particle_count) != SINEW_RESULT_OK)
             return 0;
     }
+    /* A checkpoint saved after the cut holds the cut body's constraints: the
+     * cut comes first. */
+    uint64_t saved_step = 0;
+    if (o->resume && o->cut_set && !checkpoint_step(o->resume, &saved_step))
+        return 0;
+    if (o->resume && o->cut_set && o->cut_frame <= saved_step && !cut(o, s))
+        return 0;
     if (o->resume && sinew_body_load_checkpoint_file(s->body, o->resume) != SINEW_RESULT_OK)
         return 0; /* the library said why */
     return 1;
 }
 
-/* The out folder, the renderer of the pictures and the per-step log. */
+/* The renderer of the pictures and the per-step log. */
 static int open_outputs(const options *o, sim *s)
 {
-    if (mkdir(o->out_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "sinew-sim: cannot create %s: %s\n", o->out_dir, strerror(errno));
-        return 0;
-    }
     const int pictures = !o->no_png && (o->png || o->video || (!o->asset_path && o->scene == SCENE_CLOTH));
 #ifdef SINEW_HAVE_PNG
     if (pictures) {
@@ -505,6 +584,7 @@ typedef struct tally {
     soft_shape start, last, worst;
     long worst_step, worst_inverted_step, recovered_step;
     uint32_t most_inverted;
+    unsigned first;       /* steps taken before this run: a resumed checkpoint's */
     unsigned gpu_steps, steps_done, unstable_step;
     double gpu_ms, step_wall, worst_strain, worst_rms, fastest, wall;
     double newton_sum, linear_ms, linear_worst;
@@ -549,10 +629,12 @@ static int cut(const options *o, sim *s)
 }
 
 /* Step f's measures: the tally, the log line, the meshes, pictures and
- * checkpoints it asks for, and the progress line. */
+ * checkpoints it asks for, and the progress line. f counts from the start of
+ * the scene, a resumed run's steps after the checkpoint's. */
 static int after_step(const options *o, sim *s, tally *t, unsigned f, double step_s, int tty)
 {
     const uint32_t n = s->ai.particle_count;
+    const unsigned k = f - t->first, last = t->first + o->frames; /* this run's k-th step of o->frames */
     sinew_step_stats st = sinew_body_get_stats(s->body);
     if (st.ms_total > 0) {
         t->gpu_ms += st.ms_total;
@@ -607,13 +689,13 @@ static int after_step(const options *o, sim *s, tally *t, unsigned f, double ste
             return 0;
 #endif
     }
-    if (o->checkpoint && (f == o->frames || (o->checkpoint_every && f % o->checkpoint_every == 0)) &&
+    if (o->checkpoint && (f == last || (o->checkpoint_every && f % o->checkpoint_every == 0)) &&
         sinew_body_save_checkpoint_file(s->body, o->checkpoint) != SINEW_RESULT_OK)
         return 0;
-    if (!o->quiet && (f % (o->frames / 10 ? o->frames / 10 : 1) == 0 || f == o->frames)) {
-        int bar = (int)(30.0 * f / o->frames);
+    if (!o->quiet && (k % (o->frames / 10 ? o->frames / 10 : 1) == 0 || k == o->frames)) {
+        int bar = (int)(30.0 * k / o->frames);
         printf("%s  [%.*s%*s] %3u%%  step %u  ", tty ? "\r" : "", bar, "##############################", 30 - bar, "",
-               100 * f / o->frames, f);
+               (unsigned)(100.0 * k / o->frames), f);
         if (s->soft)
             printf("max |V/V0 - 1| %.3f%%  RMS %.3f%%  inverted %u%s", 100.0 * t->last.max_error,
                    100.0 * t->last.rms_error, t->last.inverted, tty ? "" : "\n");
@@ -652,9 +734,22 @@ static int run(const options *o, sim *s, tally *t)
     float x_max = -INFINITY;
     for (uint32_t k = 0; k < s->pin_count; k++)
         x_max = fmaxf(x_max, s->rest[3 * s->pins[k]]);
+    /* A resumed run goes on where the checkpoint's left off: its frames
+     * (one step each) count on from the checkpoint's step, so the pins' ramp,
+     * the cut and the moving box are where the uninterrupted run has them. */
+    const uint64_t before = sinew_body_get_stats(s->body).step_index;
+    if (before > UINT_MAX - o->frames) {
+        fprintf(stderr, "sinew-sim: %s was saved after %llu steps: %u more pass the limit of %u\n", o->resume,
+                (unsigned long long)before, o->frames, UINT_MAX);
+        return 0;
+    }
+    t->first = (unsigned)before;
+    for (uint64_t k = 0; k < before; k++) /* as the steps before moved it, bit for bit */
+        for (int c = 0; c < 3; c++)
+            s->p.box_center[c] += s->p.box_velocity[c] * s->p.dt;
     double last_s = 0.0, t0 = now_s();
     const int tty = isatty(fileno(stdout));
-    for (unsigned f = 1; f <= o->frames; f++) {
+    for (unsigned f = t->first + 1; f <= t->first + o->frames; f++) {
         if (s->pin_count) {
             /* The ends are where they should be at the end of this step. */
             double ramp = soft_ramp(f * o->dt / o->ramp);
@@ -684,7 +779,7 @@ static int run(const options *o, sim *s, tally *t)
             fprintf(stderr, "sinew-sim: step %u failed: %s\n", f, sinew_result_string(r));
             return 0;
         }
-        t->steps_done = f;
+        t->steps_done = f - t->first;
         t->step_wall += step_s;
         for (int k = 0; k < 3; k++) /* where the box is for the next step */
             s->p.box_center[k] += s->p.box_velocity[k] * s->p.dt;
@@ -757,7 +852,7 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
     json_num(j, "run_seconds", t->wall, ",\n");
     if (s->soft) {
         json_shape(j, "start", &t->start, -1, ",");
-        json_shape(j, "final", &t->last, t->steps_done, ",");
+        json_shape(j, "final", &t->last, (long)t->first + t->steps_done, ",");
         json_shape(j, "worst", &t->worst, t->worst_step, ",");
         fprintf(j, "  \"most_inverted_tets\": %u,\n", t->most_inverted);
         if (is_block && t->recovered_step >= 0)
@@ -893,6 +988,8 @@ int main(int argc, char **argv)
     int go = sim_parse(argc, argv, &o);
     if (go <= 0)
         return go < 0 ? 2 : 0;
+    if (!check_outputs(&o))
+        return 2;
     sim s;
     memset(&s, 0, sizeof s);
     tally t = {.worst_step = -1, .worst_inverted_step = -1, .recovered_step = -1};

@@ -24,6 +24,7 @@
 
 #include "prep/soft.h"
 #include "prep/volume.h"
+#include "core/log.h" /* sinew_fail */
 
 typedef enum soft_scene_kind {
     SCENE_CLOTH = 0, /* the default: not a soft body */
@@ -79,6 +80,12 @@ static inline sinew_result soft_scene_build(int scene, unsigned cells, double sc
     sinew_volume v;
     *pins = NULL;
     *pin_count = 0;
+    const uint64_t vertices = (uint64_t)cells * cells * cells, tets = 6ull * (cells - 1) * (cells - 1) * (cells - 1);
+    if (vertices > SINEW_VOLUME_MAX_VERTICES || tets > SINEW_VOLUME_MAX_TETS)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "prep",
+                          "%s: %u^3 vertices are %llu vertices and %llu tetrahedra, past the limits of %u and %u",
+                          d->name, cells, (unsigned long long)vertices, (unsigned long long)tets,
+                          SINEW_VOLUME_MAX_VERTICES, SINEW_VOLUME_MAX_TETS);
     sinew_result r = sinew_volume_box(cells, cells, cells, size, origin, &v);
     if (r != SINEW_RESULT_OK)
         return r;

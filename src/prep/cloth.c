@@ -164,6 +164,11 @@ static sinew_result check_options(const cloth_builder *b)
     if (o->colouring != SINEW_COLOURING_GREEDY && o->colouring != SINEW_COLOURING_BALANCED)
         return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep", "%s: unknown colouring method %d",
                           b->name, (int)o->colouring);
+    for (int k = 0; k < 3 && o->pin_box; k++)
+        if (!(o->box_min[k] <= o->box_max[k]) || !isfinite(o->box_min[k]) || !isfinite(o->box_max[k]))
+            return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                              "%s: the pin box is inverted or not finite along %c: from %g to %g m (give the "
+                              "smaller corner first)", b->name, "xyz"[k], o->box_min[k], o->box_max[k]);
     for (uint32_t i = 0; i < o->pin_count; i++)
         if (o->pin_indices[i] >= b->mesh->vertex_count)
             return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
@@ -469,7 +474,10 @@ static sinew_result compute_masses(cloth_builder *b)
     return r;
 }
 
-static void apply_pins(cloth_builder *b)
+/* Pins by index, box and top band. A top band that takes every particle is
+ * refused: a mesh flat along y has no top edge, and a cloth with every
+ * particle pinned never moves. */
+static sinew_result apply_pins(cloth_builder *b)
 {
     const sinew_cloth_options *o = b->opt;
     uint32_t on_removed = 0, first_removed = NONE;
@@ -490,6 +498,19 @@ static void apply_pins(cloth_builder *b)
         ymax = y > ymax ? y : ymax;
     }
     double top = ymax - o->pin_top * (ymax - ymin);
+    uint32_t in_top = 0;
+    for (uint32_t i = 0; i < b->n && o->pin_top > 0.0; i++)
+        in_top += position(b, i)[1] >= top;
+    if (in_top == b->n && b->n > 0) {
+        if (ymax == ymin)
+            return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                              "%s: pin_top %g would pin all %u particles: the mesh is flat along y (every vertex "
+                              "at y = %g m), so it has no top edge; pin by index or box instead, or turn the "
+                              "mesh upright", b->name, o->pin_top, b->n, ymax);
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                          "%s: pin_top %g would pin all %u particles (the band below the top y = %g m reaches the "
+                          "lowest, y = %g m); give a fraction below 1", b->name, o->pin_top, b->n, ymax, ymin);
+    }
     for (uint32_t i = 0; i < b->n; i++) {
         const double *p = position(b, i);
         int in_box = o->pin_box;
@@ -498,6 +519,55 @@ static void apply_pins(cloth_builder *b)
         if (in_box || (o->pin_top > 0.0 && p[1] >= top))
             pin(b, i);
     }
+    return SINEW_RESULT_OK;
+}
+
+/* Union-find root of particle i, halving the path on the way. */
+static uint32_t part_root(uint32_t *parent, uint32_t i)
+{
+    while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+/* The connected parts (particles joined by triangles) and, when anything is
+ * pinned, the parts without a pin: they fall on their own, which a user
+ * pinning the cloth rarely means, so they are reported. */
+static sinew_result count_parts(cloth_builder *b)
+{
+    uint32_t *parent = malloc(sizeof *parent * ((size_t)b->n + 1));
+    uint8_t *pinned = calloc((size_t)b->n + 1, 1);
+    if (!parent || !pinned) {
+        free(parent);
+        free(pinned);
+        return out_of_memory(b);
+    }
+    for (uint32_t i = 0; i < b->n; i++)
+        parent[i] = i;
+    for (uint32_t t = 0; t < b->tri_count; t++)
+        for (int k = 1; k < 3; k++) {
+            uint32_t x = part_root(parent, b->tris[t].v[0]), y = part_root(parent, b->tris[t].v[k]);
+            if (x != y)
+                parent[x > y ? x : y] = x < y ? x : y;
+        }
+    sinew_cloth_report *rep = &b->rep;
+    for (uint32_t i = 0; i < b->n; i++) {
+        uint32_t root = part_root(parent, i);
+        rep->part_count += root == i;
+        pinned[root] |= b->inv_mass[i] == 0.0f;
+    }
+    for (uint32_t i = 0; i < b->n && b->pinned_count; i++) {
+        uint32_t root = part_root(parent, i);
+        rep->unpinned_parts += root == i && !pinned[i];
+        rep->unpinned_particles += !pinned[root];
+    }
+    if (rep->unpinned_parts)
+        sinew_logf(b->lg, SINEW_LOG_WARNING, "prep",
+                   "%s: %u of its %u connected parts have no pin (%u of %u particles): they fall on their own",
+                   b->name, rep->unpinned_parts, rep->part_count, rep->unpinned_particles, b->n);
+    free(parent);
+    free(pinned);
+    return SINEW_RESULT_OK;
 }
 
 /* Colours records given as CSR (record i touches indices[offsets[i] ..
@@ -821,7 +891,8 @@ static sinew_result build(cloth_builder *b, sinew_asset **out)
     if ((r = check_options(b)) || (r = check_mesh(b)) || (r = drop_degenerate_faces(b)) ||
         (r = compact_vertices(b)) || (r = triangulate(b)) || (r = compute_masses(b)))
         return r;
-    apply_pins(b);
+    if ((r = apply_pins(b)) || (r = count_parts(b)))
+        return r;
     if ((b->opt->bending && (r = add_bending(b))) || (r = make_elements(b)) || (r = colour(b)) ||
         (r = colour_elements(b)) || (r = lay_out(b, out)))
         return r;

@@ -18,10 +18,12 @@ typedef struct sinew_cloth_options {
     /* Pins: particles get inverse mass 0. */
     const uint32_t *pin_indices;
     uint32_t pin_count;
-    int pin_box;                /* pin every vertex inside [box_min, box_max] */
+    int pin_box;                /* pin every vertex inside [box_min, box_max]; min <= max */
     double box_min[3], box_max[3];
     double pin_top;             /* > 0: pin vertices within this fraction of the
-                                   height below the highest y */
+                                   height below the highest y; refused where
+                                   that band holds every vertex (a mesh flat
+                                   along y has no top) */
     const char *source_name;    /* recorded in the asset's META section */
 
     /* Finite elements for the GPBD solvers (docs/math.md section 3). */
@@ -61,6 +63,9 @@ typedef struct sinew_cloth_report {
     uint32_t membrane_count, spring_count; /* elements */
     uint32_t element_colour_count;
     uint32_t warp_fallbacks;     /* triangles whose u axis is their first edge */
+    uint32_t part_count;         /* connected parts (particles joined by triangles) */
+    uint32_t unpinned_parts;     /* when anything is pinned: parts without a pin (a warning names them) */
+    uint32_t unpinned_particles; /* and their particles */
 } sinew_cloth_report;
 
 /* Builds the asset. Degenerate faces (repeated vertex, zero area) and unreferenced

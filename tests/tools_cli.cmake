@@ -1,0 +1,116 @@
+# The tools' command lines under misuse and their less travelled paths: each
+# test names the fault a user made and checks the message they would read.
+set(PREP $<TARGET_FILE:sinew-prep>)
+set(SIM $<TARGET_FILE:sinew-sim>)
+set(INFO $<TARGET_FILE:sinew-info>)
+set(BENCH $<TARGET_FILE:sinew-bench>)
+set(CLI_OUT ${CMAKE_CURRENT_BINARY_DIR}/out/cli)
+file(MAKE_DIRECTORY ${CLI_OUT} ${CLI_OUT}/outputs)
+
+# --resume goes on where the checkpoint left off: N + M steps in one run and N
+# steps, a checkpoint, then M resumed steps end in the same state, for scenes
+# that change with time: bar-twist's pins turn over a ramp; a cloth is cut at a
+# frame while a box collider moves through it (the resumed run comes after the
+# cut). Each compares the state hash and the final mesh's bytes.
+foreach(scene bar cloth)
+  if(scene STREQUAL bar)
+    set(args "--scene bar-twist --cells 6 --ramp 0.2")
+    set(make "true")
+  else()
+    set(args "\"$d/g.snw\" --no-png --box 0,0.5,0.2,0.3,0.3,0.3 --box-velocity 0,0,-1 --cut-y 1.0 --cut-frame 5")
+    set(make "'${PREP}' --grid 12x12 --plane xy --pin-corners -q -o \"$d/g.snw\"")
+  endif()
+  add_test(NAME tool_sim_resume_${scene}
+    COMMAND sh -c "d='${CLI_OUT}/resume-${scene}'; rm -rf \"$d\"; mkdir -p \"$d\" && ${make} && \
+'${SIM}' ${args} -q --frames 20 --hash -o \"$d/straight\" > \"$d/straight.txt\" && \
+'${SIM}' ${args} -q --frames 10 --checkpoint \"$d/c.snwc\" -o \"$d/first\" > /dev/null && \
+'${SIM}' ${args} -q --frames 10 --resume \"$d/c.snwc\" --hash -o \"$d/resumed\" > \"$d/resumed.txt\" || exit 1; \
+a=$(grep 'state hash' \"$d/straight.txt\"); b=$(grep 'state hash' \"$d/resumed.txt\"); \
+echo \"straight: $a\"; echo \"resumed:  $b\"; [ -n \"$a\" ] && [ \"$a\" = \"$b\" ] && \
+cmp \"$d/straight/final.obj\" \"$d/resumed/final.obj\" && echo 'resume: the same state and mesh'")
+  set_tests_properties(tool_sim_resume_${scene} PROPERTIES LABELS gpu
+    PASS_REGULAR_EXPRESSION "resume: the same state and mesh" FAIL_REGULAR_EXPRESSION "Validation|Sanitizer")
+endforeach()
+
+# No output overwrites an input, and every output is checked before the run
+# (exit status 2, the asset untouched): --checkpoint or --json naming the
+# asset, --json in a folder that is not there, -o naming a file, --video
+# without ffmpeg on PATH. A missing -o folder is made with its parents.
+add_test(NAME tool_cli_asset_for_outputs
+  COMMAND ${PREP} --grid 8x8 --pin-corners -q -o ${CLI_OUT}/outputs/g.snw)
+set_tests_properties(tool_cli_asset_for_outputs PROPERTIES LABELS cpu FIXTURES_SETUP cli_grid)
+add_test(NAME tool_sim_outputs_not_inputs
+  COMMAND sh -c "d='${CLI_OUT}/outputs'; cp \"$d/g.snw\" \"$d/before.snw\" || exit 1; \
+for o in --checkpoint --json --log; do '${SIM}' \"$d/g.snw\" $o \"$d/../outputs/g.snw\" -o \"$d/run\"; \
+s=$?; [ $s -eq 2 ] || { echo \"$o: exit status $s\"; exit 1; }; done; \
+cmp \"$d/g.snw\" \"$d/before.snw\" && echo 'asset untouched'")
+set_tests_properties(tool_sim_outputs_not_inputs PROPERTIES LABELS cpu FIXTURES_REQUIRED cli_grid
+  PASS_REGULAR_EXPRESSION "--checkpoint .*g.snw is the asset .*g.snw: an output never overwrites an input.*--json .*is the asset.*--log .*is the asset.*asset untouched")
+add_test(NAME tool_sim_outputs_checked_first
+  COMMAND sh -c "d='${CLI_OUT}/outputs'; touch \"$d/a-file\"; \
+'${SIM}' \"$d/g.snw\" --json /nonexistent/summary.json -o \"$d/run\"; [ $? -eq 2 ] || exit 1; \
+'${SIM}' \"$d/g.snw\" -o \"$d/a-file\"; [ $? -eq 2 ] || exit 1; \
+PATH=/nonexistent '${SIM}' \"$d/g.snw\" --every 5 --png --video \"$d/v.mp4\" -o \"$d/run\"; [ $? -eq 2 ] || exit 1; \
+'${SIM}' \"$d/g.snw\" --json \"$d/s.json\" --log \"$d/s.json\" -o \"$d/run\"; [ $? -eq 2 ] || exit 1; \
+[ ! -e \"$d/run/final.obj\" ] && echo 'nothing ran'")
+set_tests_properties(tool_sim_outputs_checked_first PROPERTIES LABELS cpu FIXTURES_REQUIRED cli_grid
+  PASS_REGULAR_EXPRESSION "cannot write --json /nonexistent/summary.json: No such file or directory.*-o .*a-file is a file.*--video needs ffmpeg on PATH.*--json and --log both name .*s.json.*nothing ran")
+add_test(NAME tool_sim_out_makes_parents
+  COMMAND sh -c "d='${CLI_OUT}/outputs/deep'; rm -rf \"$d\"; \
+'${SIM}' '${CLI_OUT}/outputs/g.snw' --frames 2 -q --no-png -o \"$d/a/b\" && [ -f \"$d/a/b/final.obj\" ] && echo 'made a/b'")
+set_tests_properties(tool_sim_out_makes_parents PROPERTIES LABELS gpu FIXTURES_REQUIRED cli_grid
+  PASS_REGULAR_EXPRESSION "made a/b" FAIL_REGULAR_EXPRESSION "Validation|Sanitizer")
+add_test(NAME tool_prep_out_not_input
+  COMMAND sh -c "d='${CLI_OUT}/prep-input'; mkdir -p \"$d\"; cp '${CMAKE_CURRENT_SOURCE_DIR}/data/fin.obj' \"$d/fin.obj\"; \
+'${PREP}' \"$d/fin.obj\" -o \"$d/./fin.obj\"; s=$?; \
+cmp \"$d/fin.obj\" '${CMAKE_CURRENT_SOURCE_DIR}/data/fin.obj' && [ $s -eq 2 ] && echo 'mesh untouched'")
+set_tests_properties(tool_prep_out_not_input PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "-o .*fin.obj is the mesh .*fin.obj: the asset would overwrite its input.*mesh untouched")
+
+# Options sinew-prep used to take silently: trailing text after a grid size,
+# an inverted pin box, a top band that pins every particle of a flat grid, a
+# pin index past the input's vertices with --subdivide.
+add_test(NAME tool_prep_grid_trailing_text COMMAND sh -c "'${PREP}' --grid 16x16junk -o '${CLI_OUT}/x.snw'; test $? -eq 2")
+set_tests_properties(tool_prep_grid_trailing_text PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--grid: \"16x16junk\" is not NXxNY")
+add_test(NAME tool_prep_pin_box_inverted
+  COMMAND sh -c "'${PREP}' --grid 8x8 --pin-box 0,0,1,1,2,0 -o '${CLI_OUT}/x.snw'; test $? -eq 1")
+set_tests_properties(tool_prep_pin_box_inverted PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "pin box is inverted or not finite along z: from 1 to 0 m")
+add_test(NAME tool_prep_pin_top_flat
+  COMMAND sh -c "'${PREP}' --grid 8x8 --pin-top 0.05 -o '${CLI_OUT}/x.snw'; test $? -eq 1")
+set_tests_properties(tool_prep_pin_top_flat PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "pin_top 0.05 would pin all 64 particles: the mesh is flat along y .*no top edge")
+add_test(NAME tool_prep_pin_subdivided
+  COMMAND sh -c "'${PREP}' --grid 4x4 --subdivide 1 --pin 3,20 -o '${CLI_OUT}/x.snw'; test $? -eq 1")
+set_tests_properties(tool_prep_pin_subdivided PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--pin 20: the grid has 16 vertices .0..15.; with --subdivide pins name the input's vertices")
+
+# Messages that name what was wrong: a coordinate that is not finite; a
+# ground height that is not a float (and none computed with --no-ground, so
+# the run goes on); a soft scene past the volume limits, with the numbers;
+# every suite of sinew-bench, from its one table, when the name is wrong.
+add_test(NAME tool_sim_not_finite_value COMMAND sh -c "'${SIM}' --sphere 0,nan,0,1; test $? -eq 2")
+set_tests_properties(tool_sim_not_finite_value PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--sphere: number 2 of \"0,nan,0,1\", \"nan\", is not finite")
+add_test(NAME tool_cli_huge_asset
+  COMMAND ${PREP} --grid 4x4 --plane xy --size 3e38x3e38 --height -1.5e38 --density 1e-70 -q -o ${CLI_OUT}/huge.snw)
+set_tests_properties(tool_cli_huge_asset PROPERTIES LABELS cpu FIXTURES_SETUP cli_huge)
+add_test(NAME tool_sim_ground_not_finite
+  COMMAND sh -c "'${SIM}' '${CLI_OUT}/huge.snw' -q -o '${CLI_OUT}/huge'; test $? -eq 1")
+set_tests_properties(tool_sim_ground_not_finite PROPERTIES LABELS cpu FIXTURES_REQUIRED cli_huge
+  PASS_REGULAR_EXPRESSION "spans 3e\\+38 m from y = -3e\\+38 m: a ground a quarter of its size below it at y = -inf m is not a finite float; give --ground Y or --no-ground")
+add_test(NAME tool_sim_no_ground_computed
+  COMMAND ${SIM} ${CLI_OUT}/huge.snw --no-ground --frames 1 -q --no-png -o ${CLI_OUT}/huge)
+set_tests_properties(tool_sim_no_ground_computed PROPERTIES LABELS gpu FIXTURES_REQUIRED cli_huge
+  PASS_REGULAR_EXPRESSION "final mesh" FAIL_REGULAR_EXPRESSION "ground_height|Validation|Sanitizer")
+add_test(NAME tool_sim_scene_past_limits COMMAND sh -c "'${SIM}' --scene cube-drop --cells 400 -q; test $? -eq 1")
+set_tests_properties(tool_sim_scene_past_limits PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "400\\^3 vertices are 64000000 vertices and 381127194 tetrahedra, past the limits of 67108864 and 67108864")
+add_test(NAME tool_bench_lists_every_suite
+  COMMAND sh -c "m=$('${BENCH}' --suite bogus 2>&1); [ $? -eq 2 ] || exit 1; echo \"$m\"; n=0; \
+for s in $('${BENCH}' --help | sed -n '/^Suites/,/^$/p' | sed -n 's/^  \\([a-z0-9-]*\\) .*/\\1/p'); do \
+n=$((n + 1)); echo \"$m\" | grep -q \"[ ,]$s[ ,]\\|[ ,]$s$\" || { echo \"suite $s not listed\"; exit 1; }; done; \
+[ $n -ge 9 ] && echo \"all $n suites listed\"")
+set_tests_properties(tool_bench_lists_every_suite PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "all [0-9]+ suites listed" FAIL_REGULAR_EXPRESSION "not listed")

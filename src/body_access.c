@@ -29,6 +29,7 @@ static sinew_result check_count(const sinew_body *b, uint32_t count)
 
 static sinew_result read_vec4s(sinew_body *b, int binding, float *xyz, uint32_t count)
 {
+    SINEW_ASSERT(b && (xyz || count == 0));
     sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
     if (settled != SINEW_RESULT_OK)
         return settled;
@@ -52,6 +53,7 @@ sinew_result sinew_body_read_positions(sinew_body *b, float *xyz, uint32_t count
 
 sinew_result sinew_body_read_normals(sinew_body *b, float *xyz, uint32_t count)
 {
+    SINEW_ASSERT(b && (xyz || count == 0));
     if (!b->normals)
         return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "body",
                           "body '%s' computes no normals (desc.normals = 0, or an asset without triangles)", b->name);
@@ -93,13 +95,13 @@ static sinew_result reset_hinge_angles(sinew_body *b, const float *xyz)
 
 sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_t count)
 {
+    SINEW_ASSERT(b && (xyz || count == 0));
     sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
     if (settled != SINEW_RESULT_OK)
         return settled;
     sinew_result r = check_count(b, count);
     if (r != SINEW_RESULT_OK)
         return r;
-    SINEW_ASSERT(xyz);
     for (uint32_t i = 0; i < 3 * count; i++)
         if (!isfinite(xyz[i]))
             return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
@@ -124,9 +126,17 @@ sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_
     return r;
 }
 
-sinew_step_stats sinew_body_get_stats(const sinew_body *b) { return b->stats; }
+sinew_step_stats sinew_body_get_stats(const sinew_body *b)
+{
+    SINEW_ASSERT(b);
+    return b->stats;
+}
 
-uint32_t sinew_body_get_particle_count(const sinew_body *b) { return b->particle_count; }
+uint32_t sinew_body_get_particle_count(const sinew_body *b)
+{
+    SINEW_ASSERT(b);
+    return b->particle_count;
+}
 
 sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint32_t count, const float *xyz)
 {

@@ -1,7 +1,8 @@
 /* Checkpoints: a body's state to bytes and back (docs/checkpoint-format.md).
  *
  *   offset 0   header    64 B   magic "SNWC", version, counts, topology CRC,
- *                               step index, payload size and CRC, header CRC
+ *                               step index, payload size and CRC, mass CRC
+ *                               (version 2), header CRC
  *          64  payload   positions (x, y, z, inverse mass) of every particle,
  *                        then velocities (x, y, z, 0), then the hinge angle
  *                        of every bend (unwrapped, rad): 32 n + 4 b bytes;
@@ -21,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VERSION 1u
+#define VERSION 2u /* 1 is read too: it has no mass CRC */
 #define HEADER_SIZE 64u
 /* Header fields. */
 #define H_MAGIC 0
@@ -35,6 +36,7 @@
 #define H_STEP 32
 #define H_PAYLOAD_SIZE 40
 #define H_PAYLOAD_CRC 44
+#define H_MASS_CRC 48
 #define H_CRC 60
 /* The solver's parts of the state (solvers/solver.h), in payload order. */
 static uint32_t parts_of(sinew_body *b, sinew_state_part parts[SINEW_STATE_MAX_PARTS])
@@ -67,8 +69,32 @@ static size_t state_floats(sinew_body *b, uint32_t flags)
 
 size_t sinew_body_checkpoint_size(const sinew_body *b)
 {
+    SINEW_ASSERT(b);
     sinew_body *m = (sinew_body *)b; /* the parts are read, never changed */
     return HEADER_SIZE + 4 * state_floats(m, flags_of(m));
+}
+
+/* The inverse masses the body's asset gave (1/kg; 0 pinned) from w, the
+ * inverse masses it has now: a particle sinew_body_set_pinned pinned has its
+ * own back. */
+static void asset_masses(const sinew_body *b, const float *w, size_t stride, float *out)
+{
+    for (uint32_t i = 0; i < b->particle_count; i++)
+        out[i] = b->unpinned_w && b->unpinned_w[i] != 0.0f ? b->unpinned_w[i] : w[stride * i];
+}
+
+/* CRC-32 of n inverse masses as little-endian float bits. */
+static uint32_t mass_crc(const float *w, uint32_t n)
+{
+    uint32_t crc = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t bytes[4];
+        uint32_t bits;
+        memcpy(&bits, &w[i], 4);
+        sinew_put_u32(bytes, bits);
+        crc = sinew_crc32(crc, bytes, 4);
+    }
+    return crc;
 }
 
 static sinew_result download_state(sinew_body *b, float *state)
@@ -104,7 +130,7 @@ sinew_result sinew_body_save_checkpoint(sinew_body *b, void *dst, size_t size)
     const size_t floats = state_floats(b, flags_of(b));
     if (floats > UINT32_MAX / 4)
         return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "checkpoint", "body '%s': %u particles and %u bends are too "
-                          "many for a version 1 checkpoint (4 GiB)", b->name, b->particle_count, b->bend_count);
+                          "many for a checkpoint (4 GiB)", b->name, b->particle_count, b->bend_count);
     float *state = malloc(4 * floats);
     if (!state)
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
@@ -130,10 +156,58 @@ sinew_result sinew_body_save_checkpoint(sinew_body *b, void *dst, size_t size)
         memcpy(&w, &state[i], 4);
         sinew_put_u32(payload + 4 * i, w);
     }
+    float *masses = malloc(sizeof *masses * ((size_t)b->particle_count + 1));
+    if (masses)
+        asset_masses(b, state + 3, 4, masses);
     free(state);
+    if (!masses)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
+    sinew_put_u32(p + H_MASS_CRC, mass_crc(masses, b->particle_count));
+    free(masses);
     sinew_put_u32(p + H_PAYLOAD_SIZE, (uint32_t)(4 * floats));
     sinew_put_u32(p + H_PAYLOAD_CRC, sinew_crc32(0, payload, 4 * floats));
     sinew_put_u32(p + H_CRC, sinew_crc32(0, p, H_CRC));
+    return SINEW_RESULT_OK;
+}
+
+/* The checkpoint's inverse masses (in state) against those the body's asset
+ * gave (own): each the same, or 0 where sinew_body_set_pinned pinned the
+ * particle; from version 2 on, the CRC of the masses the checkpoint's asset
+ * gave must match too, which tells its pins from sinew_body_set_pinned's. */
+static sinew_result check_masses(const sinew_body *b, const uint8_t *p, const float *state, const float *own)
+{
+    const sinew_logger *lg = &b->ctx->logger;
+    const uint32_t n = b->particle_count;
+    uint32_t other = UINT32_MAX, pinned = UINT32_MAX; /* the first particle of each kind */
+    for (uint32_t i = 0; i < n; i++) {
+        const float w = state[4 * (size_t)i + 3];
+        if (w != own[i] && w == 0.0f)
+            pinned = pinned == UINT32_MAX ? i : pinned;
+        else if (w != own[i])
+            other = other == UINT32_MAX ? i : other;
+    }
+    if (other != UINT32_MAX && own[other] == 0.0f)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                          "body '%s': particle %u is free in the checkpoint (inverse mass %g 1/kg) and pinned in "
+                          "this body: the checkpoint was saved from an asset with other pins; nothing was changed",
+                          b->name, other, state[4 * (size_t)other + 3]);
+    if (other != UINT32_MAX)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                          "body '%s': particle %u has inverse mass %g 1/kg in the checkpoint and %g in this body: "
+                          "the checkpoint was saved from an asset with other masses; nothing was changed", b->name,
+                          other, state[4 * (size_t)other + 3], own[other]);
+    const uint32_t theirs = sinew_get_u32(p + H_MASS_CRC), ours = mass_crc(own, n);
+    if (sinew_get_u32(p + H_VERSION) >= 2 && theirs != ours) {
+        if (pinned != UINT32_MAX)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                              "body '%s': particle %u is pinned in the checkpoint and free in this body (inverse "
+                              "mass %g 1/kg): the checkpoint was saved from an asset with other pins (mass CRC "
+                              "%08x, this body's %08x); nothing was changed", b->name, pinned, own[pinned], theirs,
+                              ours);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                          "body '%s': the checkpoint was saved from an asset with other masses (mass CRC %08x, "
+                          "this body's %08x); nothing was changed", b->name, theirs, ours);
+    }
     return SINEW_RESULT_OK;
 }
 
@@ -160,8 +234,9 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
     if (sinew_get_u32(p + H_CRC) != sinew_crc32(0, p, H_CRC))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
                           "body '%s': checkpoint header CRC mismatch (damaged file); nothing was changed", b->name);
-    if (sinew_get_u32(p + H_VERSION) != VERSION)
-        return refuse(b, "version", sinew_get_u32(p + H_VERSION), VERSION);
+    const uint32_t version = sinew_get_u32(p + H_VERSION);
+    if (version != VERSION && version != 1)
+        return refuse(b, "version", version, VERSION);
     if (sinew_get_u32(p + H_HEADER_SIZE) != HEADER_SIZE)
         return refuse(b, "header size", sinew_get_u32(p + H_HEADER_SIZE), HEADER_SIZE);
     if (sinew_get_u32(p + H_PARTICLES) != n)
@@ -216,6 +291,17 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
                            "body '%s': inverse mass %g of particle %llu is not finite and >= 0; nothing was changed",
                            b->name, x[3], (unsigned long long)i);
     }
+    /* The masses the body's asset gave, which the checkpoint's must be. */
+    float *pos = malloc(16 * n + 16), *own = malloc(4 * n + 4);
+    if (r == SINEW_RESULT_OK && (!pos || !own || (!b->unpinned_w && !(b->unpinned_w = calloc(n + 1, 4)))))
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16 * n);
+    if (r == SINEW_RESULT_OK) {
+        asset_masses(b, pos + 3, 4, own);
+        r = check_masses(b, p, state, own);
+    }
+    free(pos);
     for (uint32_t c = 0; c < b->bend_count && r == SINEW_RESULT_OK; c++)
         if (!isfinite(state[8 * n + c]))
             r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
@@ -245,6 +331,11 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
         }
     if (r == SINEW_RESULT_OK && sinew_body_ops(b)->state_loaded)
         sinew_body_ops(b)->state_loaded(b->state, flags);
+    /* Pins the checkpoint has and the asset not came from sinew_body_set_pinned,
+     * which can set them free again. */
+    for (uint64_t i = 0; i < n && r == SINEW_RESULT_OK; i++)
+        b->unpinned_w[i] = state[4 * i + 3] == 0.0f ? own[i] : 0.0f;
+    free(own);
     free(state);
     if (r == SINEW_RESULT_OK) {
         b->stats.step_index = sinew_get_u64(p + H_STEP);
@@ -267,15 +358,24 @@ sinew_result sinew_body_save_checkpoint_file(sinew_body *b, const char *path)
     return r;
 }
 
+/* The file size a checkpoint's header declares; 0 for another format. */
+static uint64_t declared_size(const uint8_t *header)
+{
+    return memcmp(header + H_MAGIC, "SNWC", 4) == 0 ? HEADER_SIZE + (uint64_t)sinew_get_u32(header + H_PAYLOAD_SIZE)
+                                                    : 0;
+}
+
 sinew_result sinew_body_load_checkpoint_file(sinew_body *b, const char *path)
 {
     SINEW_ASSERT(b && path);
     uint8_t *bytes;
     size_t size;
     /* Up to the format's largest, so a checkpoint of another body gets the
-     * load's message saying how it differs. */
+     * load's message saying how it differs; the header first, then no more
+     * than it declares. */
     const size_t largest = SIZE_MAX > UINT32_MAX ? HEADER_SIZE + (size_t)UINT32_MAX : SIZE_MAX / 2;
-    sinew_result r = sinew_file_read(path, largest, &b->ctx->logger, "checkpoint", &bytes, &size);
+    sinew_result r = sinew_file_read_declared(path, HEADER_SIZE, declared_size, largest, &b->ctx->logger,
+                                              "checkpoint", &bytes, &size);
     if (r != SINEW_RESULT_OK)
         return r;
     r = sinew_body_load_checkpoint(b, bytes, size);

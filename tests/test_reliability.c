@@ -187,6 +187,121 @@ Test(reliability, bad_checkpoints_refused_and_change_nothing)
     gpu_log_clear(); /* the errors above were expected */
 }
 
+/* Rewrites the header CRC (bytes 60..63) after a change to the header. */
+static void fix_header_crc(uint8_t *c)
+{
+    uint32_t crc = sinew_crc32(0, c, 60);
+    for (int i = 0; i < 4; i++)
+        c[60 + i] = (uint8_t)(crc >> 8 * i);
+}
+
+/* A checkpoint fits only a body whose asset has the same masses: one saved
+ * from a cloth pinned at two corners is refused by the same cloth unpinned,
+ * and the other way round, naming a particle pinned in one and free in the
+ * other; the body keeps its state. Pins made by sinew_body_set_pinned travel
+ * with the checkpoint and can be undone after loading. A version 1
+ * checkpoint (no mass CRC) still loads. */
+Test(reliability, checkpoint_of_other_pins_refused)
+{
+    sinew_asset *pinned = gpu_make_cloth(10, 10, 0.5, 0.5, 1);
+    sinew_asset *loose = gpu_make_cloth(10, 10, 0.5, 0.5, 0); /* the same constraints, no pins */
+    const sinew_step_params p = scene_params();
+    sinew_body *a = make_body(gpu_ctx, pinned, SINEW_SOLVER_XPBD_GAUSS_SEIDEL);
+    sinew_body *b = make_body(gpu_ctx, loose, SINEW_SOLVER_XPBD_GAUSS_SEIDEL);
+    steps(a, &p, 3);
+    steps(b, &p, 3);
+    size_t size_a, size_b;
+    uint8_t *from_pinned = save(a, &size_a), *from_loose = save(b, &size_b);
+    const uint64_t ha = hash_of(a), hb = hash_of(b);
+
+    gpu_log_clear();
+    cr_assert_eq(sinew_body_load_checkpoint(b, from_pinned, size_a), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("particle 0 is pinned in the checkpoint and free in this body"));
+    cr_assert(gpu_log_contains("other pins"));
+    cr_assert_eq(hash_of(b), hb, "the refused load changed the body");
+    gpu_log_clear();
+    cr_assert_eq(sinew_body_load_checkpoint(a, from_loose, size_b), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("particle 0 is free in the checkpoint (inverse mass"));
+    cr_assert(gpu_log_contains("and pinned in this body"));
+    cr_assert_eq(hash_of(a), ha, "the refused load changed the body");
+
+    /* The same refusals through files. */
+    const char *path = SINEW_TEST_OUT_DIR "/pinned.snwc";
+    cr_assert_eq(sinew_body_save_checkpoint_file(a, path), SINEW_RESULT_OK);
+    gpu_log_clear();
+    cr_assert_eq(sinew_body_load_checkpoint_file(b, path), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("pinned in the checkpoint and free in this body"));
+
+    /* A pin of sinew_body_set_pinned: saved, loaded into a fresh body of the
+     * same asset, pinned there too and free again on request. */
+    cr_assert_eq(sinew_body_set_pinned(a, 55, 1), SINEW_RESULT_OK);
+    size_t size_c;
+    uint8_t *held = save(a, &size_c);
+    sinew_body *c = make_body(gpu_ctx, pinned, SINEW_SOLVER_XPBD_GAUSS_SEIDEL);
+    cr_assert_eq(sinew_body_load_checkpoint(c, held, size_c), SINEW_RESULT_OK);
+    cr_assert_eq(hash_of(c), hash_of(a));
+    cr_assert_eq(sinew_body_set_pinned(c, 55, 0), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_set_pinned(a, 55, 0), SINEW_RESULT_OK);
+    cr_assert_eq(hash_of(c), hash_of(a), "freed again with the asset's mass");
+    gpu_log_clear();
+    cr_assert_eq(sinew_body_set_pinned(c, 0, 0), SINEW_RESULT_ERROR_INVALID_ARGUMENT, "an asset pin stays");
+
+    /* Version 1: no mass CRC; still read, and a free particle the body pins
+     * is still refused. */
+    uint8_t *old = malloc(size_a);
+    memcpy(old, from_pinned, size_a);
+    old[4] = 1;
+    memset(old + 48, 0, 4);
+    fix_header_crc(old);
+    sinew_body *d = make_body(gpu_ctx, pinned, SINEW_SOLVER_XPBD_GAUSS_SEIDEL);
+    cr_assert_eq(sinew_body_load_checkpoint(d, old, size_a), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_get_stats(d).step_index, 3);
+    memcpy(old, from_loose, size_b);
+    old[4] = 1;
+    memset(old + 48, 0, 4);
+    fix_header_crc(old);
+    gpu_log_clear();
+    cr_assert_eq(sinew_body_load_checkpoint(d, old, size_b), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("free in the checkpoint"));
+
+    free(old);
+    free(held);
+    free(from_pinned);
+    free(from_loose);
+    sinew_body_destroy(a);
+    sinew_body_destroy(b);
+    sinew_body_destroy(c);
+    sinew_body_destroy(d);
+    sinew_asset_destroy(pinned);
+    sinew_asset_destroy(loose);
+    gpu_log_clear(); /* the errors above were expected */
+}
+
+/* A device (endless) or a folder is refused as a checkpoint before any read,
+ * and a file that is not a checkpoint after its header. */
+Test(reliability, checkpoint_file_not_a_file)
+{
+    sinew_asset *asset = gpu_make_cloth(4, 4, 0.5, 0.5, 1);
+    sinew_body *body = make_body(gpu_ctx, asset, SINEW_SOLVER_XPBD_GAUSS_SEIDEL);
+    gpu_log_clear();
+    cr_assert_eq(sinew_body_load_checkpoint_file(body, "/dev/zero"), SINEW_RESULT_ERROR_IO);
+    cr_assert(gpu_log_contains("/dev/zero: is a character device, not a file"));
+    cr_assert_eq(sinew_body_load_checkpoint_file(body, SINEW_TEST_OUT_DIR), SINEW_RESULT_ERROR_IO);
+    cr_assert(gpu_log_contains("is a folder"));
+    const char *path = SINEW_TEST_OUT_DIR "/zeros.snwc";
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    for (int k = 0; k < 1 << 16; k++)
+        fputc(0, f);
+    fclose(f);
+    gpu_log_clear();
+    cr_assert_eq(sinew_body_load_checkpoint_file(body, path), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("not a checkpoint (no SNWC header in 64 bytes)"), "only the header was read");
+    sinew_body_destroy(body);
+    sinew_asset_destroy(asset);
+    gpu_log_clear();
+}
+
 /* ---------------------------------------------------------------- health */
 
 /* A step that leaves particles non-finite (gravity near FLT_MAX overflows) or
@@ -709,4 +824,69 @@ Test(reliability, write_positions_restarts_hinge_angles)
     free(rest);
     sinew_body_destroy(body);
     sinew_asset_destroy(asset);
+}
+
+/* ---------------------------------------------------------------- misuse */
+
+/* A NULL handle or buffer is a programmer error: the assert hook is called
+ * (its default aborts), never a crash inside the library. The hook here ends
+ * the test's process with its own status, which only the assert gives. */
+static void exit_on_assert(const char *expression, const char *file, int line)
+{
+    (void)expression;
+    (void)file;
+    (void)line;
+    fflush(stderr);
+    _Exit(42);
+}
+
+static void hook(void) { sinew_set_assert_hook(exit_on_assert); }
+
+TestSuite(null_handles, .init = hook);
+
+Test(null_handles, asset_get_triangles, .exit_code = 42)
+{
+    uint32_t count;
+    sinew_asset_get_triangles(NULL, &count);
+}
+
+Test(null_handles, asset_get_triangles_count, .exit_code = 42)
+{
+    sinew_asset *asset = gpu_make_cloth(4, 4, 0.5, 0.5, 0);
+    sinew_asset_get_triangles(asset, NULL);
+}
+
+Test(null_handles, body_get_stats, .exit_code = 42) { sinew_body_get_stats(NULL); }
+
+Test(null_handles, body_get_particle_count, .exit_code = 42) { sinew_body_get_particle_count(NULL); }
+
+Test(null_handles, body_read_positions, .exit_code = 42)
+{
+    float xyz[3];
+    sinew_body_read_positions(NULL, xyz, 1);
+}
+
+Test(null_handles, body_write_positions, .exit_code = 42)
+{
+    const float xyz[3] = {0};
+    sinew_body_write_positions(NULL, xyz, 1);
+}
+
+Test(null_handles, body_checkpoint_size, .exit_code = 42) { sinew_body_checkpoint_size(NULL); }
+
+/* A body, and NULL buffers to read into or write from. */
+Test(reliability, read_positions_into_null, .exit_code = 42)
+{
+    sinew_asset *asset = gpu_make_cloth(4, 4, 0.5, 0.5, 0);
+    sinew_body *body = make_body(gpu_ctx, asset, SINEW_SOLVER_XPBD_GAUSS_SEIDEL);
+    sinew_set_assert_hook(exit_on_assert);
+    sinew_body_read_positions(body, NULL, sinew_body_get_particle_count(body));
+}
+
+Test(reliability, write_positions_from_null, .exit_code = 42)
+{
+    sinew_asset *asset = gpu_make_cloth(4, 4, 0.5, 0.5, 0);
+    sinew_body *body = make_body(gpu_ctx, asset, SINEW_SOLVER_XPBD_GAUSS_SEIDEL);
+    sinew_set_assert_hook(exit_on_assert);
+    sinew_body_write_positions(body, NULL, sinew_body_get_particle_count(body));
 }

@@ -114,3 +114,15 @@ n=$((n + 1)); echo \"$m\" | grep -q \"[ ,]$s[ ,]\\|[ ,]$s$\" || { echo \"suite $
 [ $n -ge 9 ] && echo \"all $n suites listed\"")
 set_tests_properties(tool_bench_lists_every_suite PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "all [0-9]+ suites listed" FAIL_REGULAR_EXPRESSION "not listed")
+
+# sinew-info on a device reads nothing: /dev/zero is refused at once (it used
+# to read 4 GiB of zeros before refusing the 32-byte header); a large file
+# that is not an asset is refused on its header alone.
+add_test(NAME tool_info_device
+  COMMAND sh -c "'${INFO}' /dev/zero; test $? -eq 1")
+set_tests_properties(tool_info_device PROPERTIES LABELS cpu TIMEOUT 5
+  PASS_REGULAR_EXPRESSION "/dev/zero: is a character device, not a file; nothing was read")
+add_test(NAME tool_info_not_an_asset
+  COMMAND sh -c "f='${CLI_OUT}/zeros.snw'; head -c 67108864 /dev/zero > \"$f\" && '${INFO}' \"$f\"; s=$?; rm -f \"$f\"; test $s -eq 1")
+set_tests_properties(tool_info_not_an_asset PROPERTIES LABELS cpu TIMEOUT 5
+  PASS_REGULAR_EXPRESSION "zeros.snw: bad magic 00 00 00 00: not a sinew asset")

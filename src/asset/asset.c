@@ -148,6 +148,7 @@ sinew_asset_info sinew_asset_get_info(const sinew_asset *asset)
 
 const uint32_t *sinew_asset_get_triangles(const sinew_asset *asset, uint32_t *triangle_count)
 {
+    SINEW_ASSERT(asset && triangle_count);
     *triangle_count = asset->triangle_count;
     return asset->triangle_count ? asset->triangles[0].v : NULL;
 }

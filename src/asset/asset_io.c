@@ -555,13 +555,22 @@ sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char 
     return SINEW_RESULT_OK;
 }
 
+/* The file size an asset's header declares; 0 for another format. */
+static uint64_t declared_size(const uint8_t *header)
+{
+    return memcmp(header + H_MAGIC, "SNWA", 4) == 0 ? sinew_get_u64(header + H_FILE_SIZE) : 0;
+}
+
 sinew_result sinew_asset_load(const char *path, const sinew_logger *lg, sinew_asset **out)
 {
     SINEW_ASSERT(path && out);
     *out = NULL;
     uint8_t *bytes = NULL;
     size_t size = 0;
-    sinew_result r = sinew_file_read(path, MAX_FILE_BYTES, lg, "asset", &bytes, &size);
+    /* The header first: a file that is not an asset is refused on its 32
+     * bytes, whatever its length. */
+    sinew_result r = sinew_file_read_declared(path, HEADER_SIZE, declared_size, MAX_FILE_BYTES, lg, "asset", &bytes,
+                                              &size);
     if (r != SINEW_RESULT_OK)
         return r;
     r = sinew_asset_load_memory(bytes, size, path, lg, out);

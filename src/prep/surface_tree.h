@@ -23,15 +23,19 @@ void sinew_surface_tree_destroy(sinew_surface_tree *tree);
  * 2013): the signed solid angle the triangles subtend, over 4 pi. 1 inside a
  * closed surface whose faces are counter-clockwise seen from outside, 0
  * outside, smooth and near 1 inside a surface with holes, 2 where two parts
- * overlap. Clusters of triangles far from p (farther than twice their radius)
- * count by their dipole, as Barill et al. 2018 do to first order: an error of
- * a few thousandths, where exact sums cost the triangles times the points. */
+ * overlap. Clusters of triangles far from p (beyond three times their
+ * radius) count by their dipole, as Barill et al. 2018 do to first order: an
+ * error of about a hundredth (test_surface_tree), where exact sums cost the
+ * triangles times the points. */
 double sinew_surface_winding(const sinew_surface_tree *tree, const double p[3]);
 
 /* The point of the surface closest to p, when one lies within max_distance
  * (1; 0 otherwise): into q, its distance into *distance. */
 int sinew_surface_closest(const sinew_surface_tree *tree, const double p[3], double max_distance, double q[3],
                           double *distance);
+
+/* Whether the segment from a to b meets a triangle of the surface. */
+int sinew_surface_crosses(const sinew_surface_tree *tree, const double a[3], const double b[3]);
 
 /* Whether any triangle's bounding box meets the box lo..hi. */
 int sinew_surface_touches_box(const sinew_surface_tree *tree, const double lo[3], const double hi[3]);

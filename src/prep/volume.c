@@ -215,44 +215,60 @@ static sinew_result check_indices(const sinew_volume *v, const char *name, const
     return SINEW_RESULT_OK;
 }
 
-/* A tetrahedron is degenerate when it has no meaningful orientation or
- * inverse rest shape: flat relative to its own edges (|V| <= 1e-9 of its
- * longest edge cubed; a regular one has 0.118), or so flat that rounding its
- * corners to single precision, as the device holds them, could turn it over
- * (|V| <= 2 eps_float |x|_max l^2, |x|_max the largest coordinate of the
- * mesh). Both are relative: a small, well-shaped tetrahedron in a large
- * mesh is kept. */
-static sinew_result check_volumes(sinew_volume *v, const char *name, const sinew_logger *lg, const uint32_t *used,
-                                  uint32_t *flipped)
+/* The largest coordinate of the vertices in use (all when used is NULL). */
+static double largest_coordinate(const sinew_volume *v, const uint32_t *used)
 {
     double extent = 0.0;
     for (uint32_t i = 0; i < v->vertex_count; i++)
-        for (int k = 0; used[i] != NONE && k < 3; k++)
+        for (int k = 0; (!used || used[i] != NONE) && k < 3; k++)
             extent = fmax(extent, fabs(v->positions[3 * (size_t)i + k]));
+    return extent;
+}
+
+int sinew_tet_degenerate(const sinew_volume *v, uint32_t t, double extent, double *volume, double *longest,
+                         double *floor)
+{
+    const uint32_t *q = v->tets + 4 * (size_t)t;
+    const double *p = v->positions;
+    const double *x[4] = {p + 3 * (size_t)q[0], p + 3 * (size_t)q[1], p + 3 * (size_t)q[2], p + 3 * (size_t)q[3]};
+    double vol = sinew_tet_signed_volume(x[0], x[1], x[2], x[3]), longest2 = 0.0;
+    for (int a = 0; a < 4; a++)
+        for (int b = a + 1; b < 4; b++) {
+            double d2 = 0.0;
+            for (int k = 0; k < 3; k++)
+                d2 += (x[a][k] - x[b][k]) * (x[a][k] - x[b][k]);
+            longest2 = fmax(longest2, d2);
+        }
+    const double shape_floor = 1e-9 * longest2 * sqrt(longest2);
+    const double float_floor = 2.0 * FLT_EPSILON * extent * longest2;
+    if (volume)
+        *volume = vol;
+    if (longest)
+        *longest = sqrt(longest2);
+    if (floor)
+        *floor = fmax(shape_floor, float_floor);
+    return !(fabs(vol) > shape_floor) ? 1 : !(fabs(vol) > float_floor) ? 2 : 0;
+}
+
+/* Every tetrahedron checked by sinew_tet_degenerate: both tests are relative,
+ * so a small, well-shaped tetrahedron in a large mesh is kept. */
+static sinew_result check_volumes(sinew_volume *v, const char *name, const sinew_logger *lg, const uint32_t *used,
+                                  uint32_t *flipped)
+{
+    const double extent = largest_coordinate(v, used);
     uint32_t first_flipped = NONE;
     for (uint32_t t = 0; t < v->tet_count; t++) {
         uint32_t *q = v->tets + 4 * (size_t)t;
-        const double *p = v->positions;
-        const double *x[4] = {p + 3 * (size_t)q[0], p + 3 * (size_t)q[1], p + 3 * (size_t)q[2], p + 3 * (size_t)q[3]};
-        double vol = sinew_tet_signed_volume(x[0], x[1], x[2], x[3]), longest2 = 0.0;
-        for (int a = 0; a < 4; a++)
-            for (int b = a + 1; b < 4; b++) {
-                double d2 = 0.0;
-                for (int k = 0; k < 3; k++)
-                    d2 += (x[a][k] - x[b][k]) * (x[a][k] - x[b][k]);
-                longest2 = fmax(longest2, d2);
-            }
-        const double shape_floor = 1e-9 * longest2 * sqrt(longest2);
-        const double float_floor = 2.0 * FLT_EPSILON * extent * longest2;
-        if (!(fabs(vol) > shape_floor) || !(fabs(vol) > float_floor))
+        double vol, longest, floor;
+        int why = sinew_tet_degenerate(v, t, extent, &vol, &longest, &floor);
+        if (why)
             return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "prep",
                               "%s: tetrahedron %u (%u %u %u %u) has volume %.3g m^3 with a longest edge of %.3g m: "
                               "degenerate (%s, %.3g m^3)",
-                              name, t, q[0], q[1], q[2], q[3], vol, sqrt(longest2),
-                              !(fabs(vol) > shape_floor) ? "flat: at most 1e-9 of its longest edge cubed"
-                                                         : "its orientation is lost when its corners are rounded "
-                                                           "to single precision",
-                              fmax(shape_floor, float_floor));
+                              name, t, q[0], q[1], q[2], q[3], vol, longest,
+                              why == 1 ? "flat: at most 1e-9 of its longest edge cubed"
+                                       : "its orientation is lost when its corners are rounded to single precision",
+                              floor);
         if (vol < 0.0) {
             uint32_t s = q[2];
             q[2] = q[3];
@@ -266,6 +282,24 @@ static sinew_result check_volumes(sinew_volume *v, const char *name, const sinew
                    "%s: %u tetrahedra were negatively oriented and had two vertices swapped, first: tetrahedron %u",
                    name, *flipped, first_flipped);
     return SINEW_RESULT_OK;
+}
+
+uint32_t sinew_volume_drop_degenerate(sinew_volume *v, uint32_t *first)
+{
+    const double extent = largest_coordinate(v, NULL);
+    uint8_t *keep = malloc((size_t)v->tet_count + 1);
+    uint32_t dropped = 0;
+    if (!keep)
+        return 0;
+    for (uint32_t t = 0; t < v->tet_count; t++) {
+        keep[t] = !sinew_tet_degenerate(v, t, extent, NULL, NULL, NULL);
+        if (!keep[t] && dropped++ == 0 && first)
+            *first = t;
+    }
+    if (dropped)
+        sinew_volume_keep_tets(v, keep);
+    free(keep);
+    return dropped;
 }
 
 /* used[i] becomes vertex i's new index, or NONE. */

@@ -108,6 +108,20 @@ sinew_result sinew_volume_box(uint32_t nx, uint32_t ny, uint32_t nz, const doubl
 sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int follow, const char *name,
                                   const sinew_logger *lg, sinew_volume *out);
 
+/* Whether tetrahedron t is degenerate, with no meaningful orientation or
+ * inverse rest shape: 1 when flat for its size (|V| <= 1e-9 l^3, l its
+ * longest edge; a regular one has 0.118 l^3), 2 when so flat that rounding
+ * its corners to single precision, as the device holds them, could turn it
+ * over (|V| <= 2 eps_float extent l^2, extent the mesh's largest coordinate),
+ * 0 otherwise. Its signed volume, longest edge and the floor it was held to
+ * into the pointers that are not NULL. */
+int sinew_tet_degenerate(const sinew_volume *v, uint32_t t, double extent, double *volume, double *longest,
+                         double *floor);
+
+/* Removes the degenerate tetrahedra (sinew_tet_degenerate) a mesher made:
+ * returns how many, the first one's index into *first (may be NULL). */
+uint32_t sinew_volume_drop_degenerate(sinew_volume *v, uint32_t *first);
+
 typedef struct sinew_volume_fixes {
     uint32_t flipped_tets;      /* negatively oriented: two vertices swapped */
     uint32_t dropped_vertices;  /* no tetrahedron uses them: removed */
@@ -119,9 +133,7 @@ typedef struct sinew_volume_fixes {
  * counts each. Refused (BAD_MESH, naming the first offender): no tetrahedra, a
  * vertex index out of range, a tetrahedron with a repeated vertex, a
  * coordinate that is not finite in single precision, a degenerate
- * tetrahedron: |V| <= 1e-9 l^3 with l its longest edge (flat for its size),
- * or |V| <= 2 eps_float |x|_max l^2 (its orientation lost when its corners
- * are rounded to single precision, |x|_max the mesh's largest coordinate). Nothing is changed before all of these pass. LIMIT beyond the limits
+ * tetrahedron (sinew_tet_degenerate). Nothing is changed before all of these pass. LIMIT beyond the limits
  * above. fixes may be NULL; old_index, NULL or room for vertex_count entries,
  * receives for each vertex kept its index before. Tetrahedra are neither
  * dropped nor reordered, so regions stay with their tetrahedra. */

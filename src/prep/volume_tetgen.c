@@ -652,6 +652,14 @@ sinew_result sinew_volume_tetrahedralise(const sinew_mesh *surface, double max_v
         if (r == SINEW_RESULT_OK) {
             sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: tetgen made %u tetrahedra on %u points", name, out->tet_count,
                        out->vertex_count);
+            /* TetGen's quality bound limits the radius-edge ratio, which
+             * slivers satisfy: those with no orientation go. */
+            uint32_t first = 0, made = out->tet_count, dropped = sinew_volume_drop_degenerate(out, &first);
+            if (dropped)
+                sinew_logf(lg, SINEW_LOG_WARNING, "prep",
+                           "%s: dropped %u of the %u tetrahedra tetgen made: slivers too flat to keep an orientation "
+                           "(first: tetrahedron %u of its output)",
+                           name, dropped, made, first);
             return r;
         }
         /* Killed, interrupted, out of memory: not the surface's fault. */

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "prep/cloth.h"
 #include "prep/mesh.h"
+#include "scene.h"
 #include "sim.h"
 #include "soft_scenes.h"
 #ifdef SINEW_HAVE_PNG
@@ -27,26 +28,6 @@
 #endif
 
 /* ------------------------------------------------------------------ helpers */
-
-/* The default scene, built in memory by the same code sinew-prep uses. */
-static sinew_result default_scene(uint32_t n, sinew_asset **out)
-{
-    double origin[3] = {0.0, 1.2, 0.0};
-    sinew_mesh mesh;
-    sinew_result r = sinew_mesh_grid(n, n, 1.6, 1.6, SINEW_GRID_XZ, origin, &mesh);
-    if (r != SINEW_RESULT_OK)
-        return r;
-    sinew_cloth_options opt = sinew_cloth_options_default();
-    uint32_t pins[2] = {0, n - 1};
-    opt.pin_indices = pins;
-    opt.pin_count = 2;
-    opt.source_name = "default scene (64 x 64 grid)";
-    sinew_logger quiet = sinew_logger_default();
-    quiet.level = SINEW_LOG_WARNING;
-    r = sinew_cloth_build(&mesh, &opt, &quiet, out, NULL);
-    sinew_mesh_free(&mesh);
-    return r;
-}
 
 static int write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t *tris, uint32_t t)
 {
@@ -314,7 +295,7 @@ static int load_scene(options *o, sim *s)
         o->material == MATERIAL_UNSET ? SINEW_MATERIAL_NEO_HOOKEAN : (sinew_material_model)o->material;
     sinew_result r = o->asset_path ? sinew_asset_load(o->asset_path, NULL, &s->asset)
                      : o->scene == SCENE_CLOTH
-                         ? default_scene(o->cells, &s->asset)
+                         ? scene_default_cloth(o->cells, &s->asset)
                          : soft_scene_build(o->scene, o->cells, o->size, model, o->youngs, o->poisson, &quiet_log,
                                             &s->asset, &s->pins, &s->pin_count, &rep);
     if (r != SINEW_RESULT_OK) {
@@ -323,8 +304,8 @@ static int load_scene(options *o, sim *s)
     }
     const sinew_asset_info ai = s->ai = sinew_asset_get_info(s->asset);
     s->soft = ai.tet_count > 0;
-    if (ai.element_count && !o->solver_set)
-        o->solver = SINEW_SOLVER_GPBD_GAUSS_SEIDEL; /* an asset of finite elements */
+    if (!o->solver_set)
+        o->solver = scene_solver(&ai, o->solver);
 
     sinew_step_params *p = &s->p;
     *p = sinew_step_params_default();
@@ -347,8 +328,7 @@ static int load_scene(options *o, sim *s)
         return 0;
     }
     if (o->sphere_set || (!o->asset_path && o->scene == SCENE_CLOTH && !o->no_sphere)) {
-        double def[4] = {0.0, 0.45, -0.35, 0.3};
-        const double *sp = o->sphere_set ? o->sphere : def;
+        const double *sp = o->sphere_set ? o->sphere : scene_default_sphere;
         p->sphere = 1;
         for (int k = 0; k < 3; k++)
             p->sphere_center[k] = (float)sp[k];
@@ -517,6 +497,11 @@ static int open_outputs(const options *o, sim *s)
         if (s->p.ground)
             lo[1] = lo[1] < s->p.ground_height ? lo[1] : s->p.ground_height;
         s->camera = render_camera_framing(lo, hi);
+        if (!o->asset_path && o->scene == SCENE_CLOTH)
+            for (int k = 0; k < 3; k++) {
+                s->camera.eye[k] = scene_default_eye[k];
+                s->camera.target[k] = scene_default_target[k];
+            }
         if (o->camera_set)
             for (int k = 0; k < 3; k++) {
                 s->camera.eye[k] = (float)o->camera[k];

@@ -1,7 +1,7 @@
 #version 450
 // Lambert shading under a key light and a sky fill, gamma 2.2: two-sided for
-// cloth, one-sided for solids; the ground as a 0.25 m checkerboard fading with
-// distance.
+// cloth, one-sided for solids in their own plain colour; only the ground is a
+// 0.25 m checkerboard, fading with distance.
 layout(push_constant) uniform Push {
     mat4 view_projection;
     vec4 offset;
@@ -18,7 +18,7 @@ void main()
     vec3 n = length(world_normal) > 0.0 ? normalize(world_normal) : vec3(0.0, 1.0, 0.0);
     vec3 key = normalize(vec3(0.4, 1.0, 0.6));
     vec3 base = push.colour.rgb;
-    if (push.colour.w > 0.5) {
+    if (push.colour.w > 0.5 && push.colour.w < 1.5) { // the ground alone
         ivec2 cell = ivec2(floor(world.xz / 0.25));
         base = ((cell.x + cell.y) & 1) == 0 ? vec3(0.72) : vec3(0.58);
         base = mix(base, vec3(0.8, 0.85, 0.9), clamp(length(world.xz) / 12.0, 0.0, 1.0));

@@ -9,7 +9,12 @@
  *   left mouse drag    pull a particle (held where the mouse puts it)
  *   space              pause / run  N        one step
  *   1 2 3              XPBD Gauss-Seidel, symmetric Gauss-Seidel, Jacobi
+ *                      (finite elements: 1 2 GPBD Gauss-Seidel, Jacobi)
  *   Q, Esc             quit
+ *
+ * A soft body is drawn by its boundary triangles, which the asset carries
+ * beside its tetrahedra, as sinew-sim draws it; the default scene, an asset's
+ * solver and ground are sinew-sim's (scene.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #define GLFW_INCLUDE_NONE
@@ -23,8 +28,8 @@
 #include <sinew/vulkan.h>
 
 #include "cli.h"
-#include "prep/cloth.h"
 #include "render.h"
+#include "scene.h"
 
 /* GLFW's declaration, written out: glfw3.h declares it only with vulkan.h,
  * whose prototypes volk replaces. */
@@ -34,16 +39,19 @@ VkResult glfwCreateWindowSurface(VkInstance instance, GLFWwindow *window, const 
 static const char *const usage =
     "usage: sinew-viewer [ASSET.snw] [options]\n"
     "\n"
-    "Shows a simulation in a window: the asset, or the default scene (a 64 x 64\n"
-    "cloth pinned at two corners falling past a sphere onto the ground).\n"
-    "Right drag orbits, the wheel zooms, left drag pulls a particle, space\n"
-    "pauses, N steps once, 1/2/3 switch between XPBD Gauss-Seidel, symmetric\n"
-    "Gauss-Seidel and Jacobi, Q quits.\n"
+    "Shows a simulation in a window: the asset (cloth or a soft body), or the\n"
+    "default scene (a 64 x 64 cloth pinned at two corners falling onto a sphere\n"
+    "and the ground). Right drag orbits, the wheel zooms, left drag pulls a\n"
+    "particle, space pauses, N steps once, 1/2/3 switch between XPBD\n"
+    "Gauss-Seidel, symmetric Gauss-Seidel and Jacobi (finite elements: 1/2\n"
+    "between GPBD Gauss-Seidel and Jacobi), Q quits.\n"
     "\n";
 
-/* The solvers keys 1, 2 and 3 switch to. */
+/* The solvers keys 1, 2 and 3 switch to: for cloth and spring networks, and
+ * for finite elements (soft bodies, membranes), which only GPBD simulates. */
 static const sinew_solver key_solvers[3] = {SINEW_SOLVER_XPBD_GAUSS_SEIDEL, SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL,
                                             SINEW_SOLVER_XPBD_JACOBI};
+static const sinew_solver key_solvers_elements[2] = {SINEW_SOLVER_GPBD_GAUSS_SEIDEL, SINEW_SOLVER_GPBD_JACOBI};
 
 typedef struct viewer {
     GLFWwindow *window;
@@ -69,6 +77,7 @@ typedef struct viewer {
     double mouse[2];
     int orbiting;
     int held;          /* particle pulled with the mouse, -1: none */
+    int elements;      /* the asset has finite elements: GPBD solvers only */
     const char *screenshot; /* the window's last image goes there */
     int bgra;          /* the window's images hold blue first */
     float held_depth;  /* its depth along the view direction */
@@ -378,10 +387,15 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
         printf("sinew-viewer: one step\n");
     }
     else if (key >= GLFW_KEY_1 && key <= GLFW_KEY_3) {
+        const int k = key - GLFW_KEY_1;
+        if (v->elements && k >= 2) {
+            printf("sinew-viewer: finite elements: 1 and 2 switch between the GPBD solvers\n");
+            return;
+        }
         uint32_t n = sinew_body_get_particle_count(v->body);
         float *xyz = malloc(sizeof *xyz * 3 * n);
         if (xyz && sinew_body_read_positions(v->body, xyz, n) == SINEW_RESULT_OK) {
-            v->solver = key_solvers[key - GLFW_KEY_1];
+            v->solver = v->elements ? key_solvers_elements[k] : key_solvers[k];
             v->held = -1; /* the new body has the asset's pins only */
             if (!make_body(v, xyz))
                 glfwSetWindowShouldClose(w, 1);
@@ -392,41 +406,24 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     }
 }
 
-static sinew_asset *default_scene(void)
-{
-    double origin[3] = {0.0, 1.2, 0.0};
-    sinew_mesh mesh;
-    if (sinew_mesh_grid(64, 64, 1.6, 1.6, SINEW_GRID_XZ, origin, &mesh) != SINEW_RESULT_OK)
-        return NULL;
-    sinew_cloth_options opt = sinew_cloth_options_default();
-    uint32_t pins[2] = {0, 63};
-    opt.pin_indices = pins;
-    opt.pin_count = 2;
-    sinew_logger quiet = sinew_logger_default();
-    quiet.level = SINEW_LOG_WARNING;
-    sinew_asset *a = NULL;
-    sinew_result r = sinew_cloth_build(&mesh, &opt, &quiet, &a, NULL);
-    sinew_mesh_free(&mesh);
-    return r == SINEW_RESULT_OK ? a : NULL;
-}
-
 int main(int argc, char **argv)
 {
     const char *t = "sinew-viewer", *asset_path = NULL, *screenshot = NULL;
     setvbuf(stdout, NULL, _IOLBF, 0); /* events as they happen, also into a pipe */
     unsigned frames = 0, size[2] = {960, 720};
-    int validation = 0, help = 0;
+    int validation = 0, help = 0, solver_set = 0;
     sinew_solver solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
     char solver_help[2048], solver_intro[128];
-    snprintf(solver_intro, sizeof solver_intro, "the solver at the start (default %s), one of:",
-             sinew_solver_name(solver));
+    snprintf(solver_intro, sizeof solver_intro, "the solver at the start (default %s; finite elements: %s), one of:",
+             sinew_solver_name(solver), sinew_solver_name(SINEW_SOLVER_GPBD_GAUSS_SEIDEL));
     cli_solver_help(solver_help, sizeof solver_help, solver_intro);
     cli_option opts[] = {
         {"--frames", NULL, CLI_UINT, &frames, "N", "quit after N frames (default: when the window closes)",
          .max = 100000000},
         {"--screenshot", NULL, CLI_STRING, &screenshot, "FILE", "write the last frame as PNG when quitting"},
         {"--size", NULL, CLI_CUSTOM, size, "WxH", "window size (default 960x720)", .parse = cli_pixels},
-        {"--solver", NULL, CLI_CUSTOM, &solver, "NAME", solver_help, .parse = cli_solver},
+        {"--solver", NULL, CLI_CUSTOM, &solver, "NAME", solver_help, .parse = cli_solver,
+         .given = &solver_set},
         {"--validation", NULL, CLI_FLAG, &validation, NULL,
          "Vulkan validation layers (messages make the exit status 1)"},
         {"--help", "-h", CLI_FLAG, &help, NULL, "this text"},
@@ -465,26 +462,32 @@ int main(int argc, char **argv)
     if (asset_path) {
         if (sinew_asset_load(asset_path, NULL, &asset) != SINEW_RESULT_OK)
             goto done; /* it said why */
-    } else if (!(asset = default_scene())) {
+    } else if (scene_default_cloth(64, &asset) != SINEW_RESULT_OK) {
         fprintf(stderr, "sinew-viewer: cannot build the default scene\n");
         goto done;
     }
     v.asset = asset;
+    sinew_asset_info ai = sinew_asset_get_info(asset);
+    v.elements = ai.element_count > 0;
+    if (!solver_set)
+        v.solver = scene_solver(&ai, v.solver);
     sinew_vulkan_device lent = {vkGetInstanceProcAddr, v.instance, v.physical, v.device, v.family, 0};
     sinew_context_desc cd = sinew_context_desc_default();
     if (sinew_context_create_from_vulkan(&cd, &lent, &v.ctx) != SINEW_RESULT_OK || !make_body(&v, NULL))
         goto done;
-    sinew_asset_info ai = sinew_asset_get_info(asset);
     sinew_step_params p = sinew_step_params_default();
-    p.ground_height = asset_path ? ai.bounds_min[1] - 0.25f * (ai.bounds_max[1] - ai.bounds_min[1] + 1.0f) : 0.0f;
-    if (!asset_path) {
-        p.sphere = 1;
-        p.sphere_center[1] = 0.45f;
-        p.sphere_center[2] = -0.35f;
-        p.sphere_radius = 0.3f;
-    }
+    p.ground_height = asset_path ? scene_ground_height(&ai) : 0.0f;
     float lo[3] = {ai.bounds_min[0], fminf(ai.bounds_min[1], p.ground_height), ai.bounds_min[2]};
     v.camera = render_camera_framing(lo, ai.bounds_max);
+    if (!asset_path) {
+        p.sphere = 1;
+        for (int k = 0; k < 3; k++) {
+            p.sphere_center[k] = (float)scene_default_sphere[k];
+            v.camera.eye[k] = scene_default_eye[k];
+            v.camera.target[k] = scene_default_target[k];
+        }
+        p.sphere_radius = (float)scene_default_sphere[3];
+    }
     float d[3] = {v.camera.eye[0] - v.camera.target[0], v.camera.eye[1] - v.camera.target[1],
                   v.camera.eye[2] - v.camera.target[2]};
     v.distance = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);

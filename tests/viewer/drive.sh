@@ -1,6 +1,7 @@
 #!/bin/sh
 # Drives sinew-viewer the way a person would, inside a virtual X server: run as
-#   xvfb-run -a sh drive.sh VIEWER LOG
+#   xvfb-run -a sh drive.sh VIEWER LOG [ASSET]
+# (the default scene, or ASSET: a soft body too).
 # Presses the left button on the middle of the cloth and drags up 120 pixels
 # slowly, lets go, pauses, steps once, resumes, switches to the second solver,
 # orbits with the right button, quits with q. Events go through the XTEST extension
@@ -9,7 +10,8 @@
 set -eu
 viewer=$1
 log=$2
-"$viewer" --size 480x360 --validation > "$log" 2>&1 &
+asset=${3:-}
+"$viewer" $asset --size 480x360 --validation > "$log" 2>&1 &
 pid=$!
 wid=$(timeout 60 xdotool search --sync --onlyvisible --name '^sinew$' | head -n 1)
 sleep 2

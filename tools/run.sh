@@ -1,6 +1,7 @@
 #!/bin/sh
-# One entry point that sets itself up: installs missing Debian/Ubuntu packages,
-# configures and builds (release preset), then
+# One entry point that sets itself up on Debian 12 (the system sinew is tested
+# on): installs missing packages, configures and builds (release preset, CMake
+# 3.25 or newer), then
 #   tools/run.sh sim [sinew-sim options]   runs the default scene (or an asset)
 #   tools/run.sh test                      runs the whole test suite: the release
 #                                          build's tests, the same tests under
@@ -23,6 +24,15 @@ sudo_if_needed() {
 }
 
 install_missing() {
+    if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
+        echo "tools/run.sh installs Debian 12's packages with apt, which this system lacks;" \
+            "install these (or their equivalents) and CMake 3.25 or newer, then build with" \
+            "cmake --preset release: $packages" >&2
+        exit 1
+    fi
+    . /etc/os-release 2> /dev/null || true
+    [ "${ID:-}" = debian ] && [ "${VERSION_ID:-}" = 12 ] ||
+        echo "note: sinew is tested on Debian 12; this is ${PRETTY_NAME:-another system} (untested)" >&2
     missing=""
     for p in $packages; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -52,6 +62,13 @@ fetch_cgal_data() {
 }
 
 configure_and_build() {
+    # CMakeLists.txt and the presets (version 6) ask for CMake 3.25.
+    v=$(cmake --version | sed -n 's/^cmake version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+    set -- $v
+    if [ "${1:-0}" -lt 3 ] || { [ "${1:-0}" -eq 3 ] && [ "${2:-0}" -lt 25 ]; }; then
+        echo "sinew needs CMake 3.25 or newer; this system's is $(cmake --version | head -n 1)" >&2
+        exit 1
+    fi
     cmake --preset release -S "$root" >/dev/null
     cmake --build "$build" -j "$(nproc)"
 }

@@ -720,6 +720,27 @@ Test(assimp, malformed_ply_refused)
     expect_bad_ply("magic.ply", magic, sizeof magic - 1, ":1: first line is not 'ply': 'ply9'");
 }
 
+/* Header lines whose first word is no PLY keyword (author, TextureFile,
+ * generated_by: writers add them) are skipped, as assimp skips them, with a
+ * note; a header line that opens with a number is refused. */
+Test(assimp, ply_named_header_lines_skipped)
+{
+    capture c;
+    sinew_logger lg = capture_logger(&c);
+    sinew_mesh m;
+    cr_assert_eq(sinew_mesh_read(SINEW_TEST_DATA_DIR "/named_lines.ply", &lg, &m), SINEW_RESULT_OK, "%s", c.text);
+    cr_assert_eq(m.vertex_count, 4);
+    cr_assert_eq(m.face_count, 2);
+    expect_vertex(&m, 2, 1, 1, 0);
+    cr_assert_eq(c.errors, 0, "%s", c.text);
+    cr_assert(strstr(c.text, "named_lines.ply:5: 'author' is no PLY keyword; the line is skipped"), "%s", c.text);
+    cr_assert(strstr(c.text, ":7: 'generated_by' is no PLY keyword"), "%s", c.text);
+    sinew_mesh_free(&m);
+    const char data[] = "ply\nformat ascii 1.0\n1 2 3\nelement vertex 3\nproperty float x\nproperty float y\n"
+                        "property float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n";
+    expect_bad_ply("number.ply", data, sizeof data - 1, ":3: not a header line (no keyword; data before end_header?): '1'");
+}
+
 /* Found by the fuzzing below: assimp's JoinIdenticalVertices crashed on these
  * positions (denormals and signed zeros), which is why it is not used. */
 Test(assimp, positions_near_zero)

@@ -16,6 +16,7 @@
 #include "prep/cloth.h"
 #include "prep/fabric.h"
 #include "prep/hierarchy.h"
+#include "prep/mesh_text.h" /* the mesh limits */
 #include "prep/nested.h"
 #include "prep/redblack.h"
 #include "prep_soft.h"
@@ -149,6 +150,25 @@ static int parse_pair(const char *text, double out[2])
         p = end + 1;
     }
     return 1;
+}
+
+/* Whether --triangulate (or --quadrangulate) keeps the mesh within the
+ * mesh limits, saying by how much it would not. */
+static int within_mesh_limits(const char *t, const sinew_mesh *m, int quadrangulate)
+{
+    uint64_t quads = 0, corners = m->face_count ? m->face_offsets[m->face_count] : 0;
+    for (uint32_t f = 0; f < m->face_count; f++)
+        quads += m->face_offsets[f + 1] - m->face_offsets[f] == 4;
+    /* a quad becomes two triangles; quadrangulating a polygon of k corners
+     * adds a vertex per corner's edge and one at its centre, k quads */
+    uint64_t faces = quadrangulate ? corners : m->face_count + quads;
+    uint64_t vertices = quadrangulate ? m->vertex_count + corners + m->face_count : m->vertex_count;
+    if (faces <= SINEW_MESH_MAX_FACES && vertices <= SINEW_MESH_MAX_VERTICES)
+        return 1;
+    fprintf(stderr, "%s: --%s would make %llu vertices and %llu faces of %u vertices and %u faces, past the limits "
+            "of %u and %u\n", t, quadrangulate ? "quadrangulate" : "triangulate", (unsigned long long)vertices,
+            (unsigned long long)faces, m->vertex_count, m->face_count, SINEW_MESH_MAX_VERTICES, SINEW_MESH_MAX_FACES);
+    return 0;
 }
 
 static void print_hierarchy(const sinew_hierarchy_report *r, const sinew_hierarchy_options *o)
@@ -520,6 +540,8 @@ int main(int argc, char **argv)
         sinew_mesh_free(&mesh);
         goto done;
     }
+    if (r == SINEW_RESULT_OK && (triangulate || quadrangulate) && !within_mesh_limits(t, &mesh, quadrangulate))
+        r = SINEW_RESULT_ERROR_LIMIT;
     if (r == SINEW_RESULT_OK && triangulate)
         r = sinew_mesh_triangulate_quads(&mesh);
     if (r == SINEW_RESULT_OK && quadrangulate) {

@@ -563,8 +563,8 @@ static sinew_result count_parts(cloth_builder *b)
     }
     if (rep->unpinned_parts)
         sinew_logf(b->lg, SINEW_LOG_WARNING, "prep",
-                   "%s: %u of its %u connected parts have no pin (%u of %u particles): they fall on their own",
-                   b->name, rep->unpinned_parts, rep->part_count, rep->unpinned_particles, b->n);
+                   "%s: %u connected parts, %u of them without a pin (%u of %u particles): those fall on their own",
+                   b->name, rep->part_count, rep->unpinned_parts, rep->unpinned_particles, b->n);
     free(parent);
     free(pinned);
     return SINEW_RESULT_OK;

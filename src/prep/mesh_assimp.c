@@ -46,6 +46,7 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -185,6 +186,26 @@ static int ply_has_role(const ply_file *f, const ply_element *e, int role)
     return 0;
 }
 
+/* A header line assimp skips: its first word a name (a letter, then letters,
+ * digits, '_', '-' or '.') that is no PLY keyword, as writers add them
+ * ("author", "TextureFile", "generated_by"). A line opening with anything
+ * else (a number, punctuation) is no header line, and is refused. */
+static int ply_named_line(sinew_token tok)
+{
+    static const char *const keywords[] = {"format", "element", "property", "end_header"};
+    for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
+        if (token_is(tok, keywords[k]))
+            return 0;
+    if (tok.len == 0 || !isalpha((unsigned char)tok.s[0]))
+        return 0;
+    for (size_t i = 1; i < tok.len; i++) {
+        unsigned char c = (unsigned char)tok.s[i];
+        if (!isalnum(c) && c != '_' && c != '-' && c != '.')
+            return 0;
+    }
+    return 1;
+}
+
 /* Reads the header up to end_header, where f->t is left; a binary body starts
  * at f->p. */
 static sinew_result ply_header(ply_file *f)
@@ -199,9 +220,15 @@ static sinew_result ply_header(ply_file *f)
     while (sinew_text_next_line(t)) {
         int has_token = sinew_text_token(t, &tok);
         int comment = has_token && (token_is(tok, "comment") || token_is(tok, "obj_info"));
-        if ((odd = ply_odd_byte(t, comment)) != NULL)
+        int named = has_token && !comment && ply_named_line(tok);
+        if ((odd = ply_odd_byte(t, comment || named)) != NULL)
             return ply_bad_byte(f, odd);
-        if (!has_token || comment)
+        if (named) {
+            char buf[40];
+            sinew_logf(f->lg, SINEW_LOG_INFO, "mesh", "%s:%" PRIu64 ": '%s' is no PLY keyword; the line is skipped, "
+                       "as assimp skips it", f->path, t->line_no, sinew_token_printable(tok, buf));
+        }
+        if (!has_token || comment || named)
             continue;
         if (token_is(tok, "end_header")) {
             if (!have_format)
@@ -291,7 +318,7 @@ static sinew_result ply_header(ply_file *f)
             f->property_count++;
             e->property_count++;
         } else {
-            return ply_bad_header(f, "unknown keyword", tok);
+            return ply_bad_header(f, "not a header line (no keyword; data before end_header?):", tok);
         }
         /* assimp reads on into the next line with them, and hung on an
          * element line with two more words before a final end_header. */

@@ -11,6 +11,7 @@
 #include "volume_fixture.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -480,6 +481,47 @@ Test(tetgen, missing_failing_killed)
                  SINEW_RESULT_ERROR_LIMIT);
     cr_assert(strstr(c.text, "tet: a maximum volume of 1e-15 m^3 needs at least 1.67e+14 tetrahedra"), "%s", c.text);
     cr_assert(!strstr(c.text, "fake"), "%s", c.text);
+    sinew_mesh_free(&m);
+}
+
+/* Interrupted (Ctrl-C, a kill): sinew-prep's handler sets
+ * sinew_prep_interrupted; a TetGen run in progress is stopped, the call
+ * fails saying so, and its temporary folder is gone. */
+static void interrupt_now(int sig)
+{
+    (void)sig;
+    sinew_prep_interrupted = 1;
+}
+
+Test(tetgen, interrupted_run_cleans_up)
+{
+    const char *script = SINEW_TEST_OUT_DIR "/fake-tetgen-slow";
+    FILE *f = fopen(script, "w");
+    cr_assert(f);
+    fputs("#!/bin/sh\nexec sleep 30\n", f);
+    fclose(f);
+    chmod(script, 0700);
+    char tmp[] = SINEW_TEST_OUT_DIR "/interrupt-XXXXXX";
+    cr_assert(mkdtemp(tmp));
+    setenv("TMPDIR", tmp, 1);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = interrupt_now;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, &old);
+    sinew_mesh m = triangles(five, 5, tet_surface, 4);
+    capture c;
+    sinew_logger lg = capture_logger(&c);
+    sinew_volume v;
+    sinew_prep_interrupted = 0;
+    alarm(1);
+    cr_assert_eq(sinew_volume_tetrahedralise(&m, 0, 1.4, script, "tet", &lg, &v), SINEW_RESULT_ERROR_IO);
+    alarm(0);
+    sigaction(SIGALRM, &old, NULL);
+    sinew_prep_interrupted = 0;
+    unsetenv("TMPDIR");
+    cr_assert(strstr(c.text, "tet: interrupted while"), "%s", c.text);
+    cr_assert_eq(rmdir(tmp), 0, "%s is not empty: the run's folder was left behind", tmp);
     sinew_mesh_free(&m);
 }
 

@@ -1,0 +1,40 @@
+# Soft bodies from real surfaces through sinew-prep: what --tetrahedralise does
+# with surfaces that are not clean, and what it refuses. The CGAL models are
+# Debian's demo data (tools/run.sh fetches them); skipped (77) without them.
+set(VOL_OUT ${CMAKE_CURRENT_BINARY_DIR}/out/volume)
+file(MAKE_DIRECTORY ${VOL_OUT})
+set(CGAL_DIR "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/elephant-with-holes.off\" ] || exit 77")
+
+# A surface with 1 353 open edges: the lattice meshes it, and says why.
+add_test(NAME tool_prep_volume_with_holes
+  COMMAND sh -c "${CGAL_DIR}; '$<TARGET_FILE:sinew-prep>' \"$d/elephant-with-holes.off\" --tetrahedralise --max-volume 1e-4 -o '${VOL_OUT}/holes.snw'")
+set_tests_properties(tool_prep_volume_with_holes PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "is on one face only.*meshed instead as lattice cubes.*wrote")
+
+# A self-intersecting one: TetGen names the faces, the lattice meshes it.
+add_test(NAME tool_prep_volume_self_intersecting
+  COMMAND sh -c "${CGAL_DIR}; '$<TARGET_FILE:sinew-prep>' \"$d/cow.off\" --tetrahedralise --max-volume 1e-4 -o '${VOL_OUT}/cow.snw'")
+set_tests_properties(tool_prep_volume_self_intersecting PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "intersects itself: faces [0-9]+ and [0-9]+.*meshed instead as lattice cubes.*wrote")
+
+# An open sheet (a mask) encloses no volume: refused, saying it is cloth.
+add_test(NAME tool_prep_volume_open_sheet
+  COMMAND sh -c "${CGAL_DIR}; '$<TARGET_FILE:sinew-prep>' \"$d/mask_cone.off\" --tetrahedralise -o '${VOL_OUT}/mask.snw'; test $? -eq 1")
+set_tests_properties(tool_prep_volume_open_sheet PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "encloses no volume.*an open sheet is cloth")
+
+# Bones whose thin parts the lattice cuts apart: the pieces are counted;
+# --pieces largest keeps one.
+add_test(NAME tool_prep_volume_pieces
+  COMMAND sh -c "${CGAL_DIR}; '$<TARGET_FILE:sinew-prep>' \"$d/bones.off\" --lattice 24 -o '${VOL_OUT}/bones.snw' && \
+'$<TARGET_FILE:sinew-prep>' \"$d/bones.off\" --lattice 24 --pieces largest -o '${VOL_OUT}/bones-largest.snw'")
+set_tests_properties(tool_prep_volume_pieces PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "[0-9]+ pieces joined by no face .largest [0-9]+ of [0-9]+ tetrahedra.*Keeping all.*Keeping the largest.*removed [0-9]+ vertices that no tetrahedron uses")
+
+# A volume bound that needs more tetrahedra than the limit: refused before
+# TetGen runs (a TetGen that would fail is named, and never heard from).
+add_test(NAME tool_prep_volume_bound_too_small
+  COMMAND sh -c "'$<TARGET_FILE:sinew-prep>' '${CMAKE_SOURCE_DIR}/data/pebble.off' --tetrahedralise --max-volume 1e-15 --tetgen /bin/false -o '${VOL_OUT}/tiny.snw'; test $? -eq 1")
+set_tests_properties(tool_prep_volume_bound_too_small PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "a maximum volume of 1e-15 m.3 needs at least [0-9.e+]+ tetrahedra"
+  FAIL_REGULAR_EXPRESSION "/bin/false")

@@ -5,20 +5,9 @@
 // volume of a tetrahedron, area of a triangle, length of a spring), each
 // reduced per workgroup to (max, sum of squares) in a fixed tree order.
 #include "common.glsl"
+#include "measure.glsl"
 
 shared vec4 red[SINEW_WORKGROUP_SIZE];
-
-float measure_error(GpuElement e)
-{
-    if (e.kind == SINEW_GPU_SPRING)
-        return abs(length(pos[e.v.x].xyz - pos[e.v.y].xyz) / e.r[0].x - 1.0);
-    vec3 x0 = pos[e.v.x].xyz, e1 = pos[e.v.y].xyz - x0, e2 = pos[e.v.z].xyz - x0;
-    if (e.kind == SINEW_GPU_TRIANGLE)
-        return abs(0.5 * length(cross(e1, e2)) / e.measure - 1.0);
-    mat3 Ds = mat3(e1, e2, pos[e.v.w].xyz - x0);  // V / V0 = det F = det Ds det Dm^-1
-    mat3 DmInvT = mat3(e.r[0].xyz, e.r[1].xyz, e.r[2].xyz);
-    return abs(determinant(Ds) * determinant(DmInvT) - 1.0);
-}
 
 void main()
 {
@@ -31,7 +20,7 @@ void main()
         v.xy = vec2(s, s * s);
     }
     if (c < range.count2) {
-        float s = measure_error(elem[c]);
+        float s = abs(measure_ratio(elem[c]) - 1.0);
         v.zw = vec2(s, s * s);
     }
     red[t] = v;

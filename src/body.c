@@ -9,6 +9,7 @@
 #include "solvers/gpbd.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,8 @@ sinew_body_desc sinew_body_desc_default(void)
     d.timestamps = 1;
     d.health_check = 1;
     d.max_speed = 500.0f; /* m/s: far beyond any cloth, well short of a blow-up */
+    d.max_inverted = UINT32_MAX; /* report only: soft bodies may pass through inversion and recover */
+    d.max_volume_error = INFINITY;
     d.rollback = 1;
     d.newton_iterations = 20; /* the paper's bound; most updates exit after a few */
     d.newton_tolerance = 1e-3f;
@@ -78,6 +81,9 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
     if (!(isfinite(d->max_speed) && d->max_speed > 0.0f))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "max_speed %g is not finite and > 0",
                           d->max_speed);
+    if (!(d->max_volume_error >= 0.0f))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "max_volume_error %g is not >= 0 (INFINITY: no bound)", d->max_volume_error);
     if (d->newton_iterations < 1 || d->newton_iterations > 1000)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "newton_iterations (%u) must be in 1..1000",
                           d->newton_iterations);
@@ -274,8 +280,10 @@ static sinew_result copy_elements(sinew_body *b, const sinew_asset *a)
     if (a->material_count)
         memcpy(b->materials, src, sizeof *b->materials * a->material_count);
     b->desc.materials = NULL; /* borrowed for the call only */
-    for (uint32_t e = 0; e < a->element_count; e++)
+    for (uint32_t e = 0; e < a->element_count; e++) {
         b->material_kinds[a->elements[e].material] |= (uint8_t)(1u << a->elements[e].kind);
+        b->tet_count += a->elements[e].kind == SINEW_ELEMENT_TET;
+    }
     for (uint32_t m = 0; m < a->material_count; m++) {
         sinew_result r = check_material(b->ctx, b->material_kinds, m, &b->materials[m]);
         if (r != SINEW_RESULT_OK)
@@ -317,10 +325,13 @@ static void record_step_end(sinew_body *b, sinew_recorder *r)
         r->bytes += 48ull * b->distance_count + 144ull * b->element_count + 32ull * groups;
     }
     if (b->desc.health_check) {
+        /* the particles, and the tetrahedra among the elements in the same dispatch */
+        const uint32_t elements = b->tet_count ? b->element_count : 0;
+        GpuRange health = {0, n, 0, elements};
         if (b->desc.residual)
             sinew_record_barrier(r); /* both write STATS */
-        sinew_record_dispatch(r, SINEW_KERNEL_HEALTH, n, &particles, sizeof particles);
-        r->bytes += 32ull * n;
+        sinew_record_dispatch(r, SINEW_KERNEL_HEALTH, n > elements ? n : elements, &health, sizeof health);
+        r->bytes += 32ull * n + 144ull * elements; /* per element: the record 80, four positions 64 */
     }
     if (b->desc.residual || b->desc.health_check)
         sinew_record_timestamp(r, SINEW_PHASE_RESIDUAL);
@@ -509,6 +520,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->stats.max_strain = b->stats.rms_strain = -1.0f;
     b->stats.max_measure_error = b->stats.rms_measure_error = -1.0f;
     b->stats.max_speed = -1.0f;
+    b->stats.max_volume_error = -1.0f;
     b->stats.ms_predict = b->stats.ms_solve = b->stats.ms_contacts = b->stats.ms_velocity = -1.0;
     b->stats.ms_residual = b->stats.ms_total = -1.0;
     b->stats.dispatches = b->dispatches;
@@ -629,6 +641,24 @@ static void read_timestamps(sinew_body *b)
     s->ms_total = sinew_timestamp_ms(ctx, t[0], t[count - 1]);
 }
 
+/* printf onto the end of the string in buf[size], truncating. */
+static SINEW_PRINTF(3, 4) void append(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+/* The last step's tetrahedra are past desc.max_inverted or max_volume_error. */
+static int elements_unhealthy(const sinew_body *b)
+{
+    const sinew_step_stats *s = &b->stats;
+    return b->tet_count &&
+           (s->inverted_elements > b->desc.max_inverted || s->max_volume_error > b->desc.max_volume_error);
+}
+
 /* The health check failed: undo the step if we can, and say what went wrong. */
 static sinew_result unhealthy(sinew_body *b, int can_roll_back)
 {
@@ -649,11 +679,23 @@ static sinew_result unhealthy(sinew_body *b, int can_roll_back)
     } else {
         s->step_index++; /* the step happened, for better or worse */
     }
-    return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "health",
-                      "body '%s', step %llu: %u of %u particles are not finite or faster than %g m/s "
-                      "(particles %u..%u; fastest finite %g m/s); %s",
-                      b->name, (unsigned long long)s->step_index + s->rolled_back, s->bad_particles, b->particle_count,
-                      b->desc.max_speed, s->first_bad, s->last_bad, s->max_speed,
+    /* what failed: the particles, the tetrahedra, or both */
+    char what[512] = "";
+    if (s->bad_particles)
+        append(what, sizeof what,
+               "%u of %u particles are not finite or faster than %g m/s (particles %u..%u; fastest finite %g m/s); ",
+               s->bad_particles, b->particle_count, b->desc.max_speed, s->first_bad, s->last_bad, s->max_speed);
+    if (b->tet_count && s->inverted_elements > b->desc.max_inverted)
+        append(what, sizeof what,
+               "%u of %u tetrahedra are inverted (det F <= 0; first: element %u), more than max_inverted %u; ",
+               s->inverted_elements, b->tet_count, s->first_inverted, b->desc.max_inverted);
+    if (b->tet_count && s->max_volume_error > b->desc.max_volume_error)
+        append(what, sizeof what,
+               "a tetrahedron's volume is off its rest volume by %g (|V/V0 - 1|), more than max_volume_error %g "
+               "(%u inverted, first: element %u); ",
+               s->max_volume_error, b->desc.max_volume_error, s->inverted_elements, s->first_inverted);
+    return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "health", "body '%s', step %llu: %s%s", b->name,
+                      (unsigned long long)s->step_index + s->rolled_back, what,
                       s->rolled_back ? "rolled back to the state before the step"
                       : can_roll_back ? "no rollback copy (desc.rollback = 0): the state is as the step left it"
                                       : "a recorded step is not rolled back: the state is as the step left it");
@@ -710,6 +752,7 @@ static GpuStats fresh_stats(void)
 {
     GpuStats gs = {0};
     gs.first_bad = UINT32_MAX;
+    gs.first_inverted = UINT32_MAX;
     return gs;
 }
 
@@ -747,7 +790,12 @@ static sinew_result take_stats(sinew_body *b, int can_roll_back)
         s->first_bad = gs.bad_count ? gs.first_bad : 0;
         s->last_bad = gs.last_bad;
         memcpy(&s->max_speed, &gs.max_speed, sizeof s->max_speed);
-        if (gs.bad_count)
+        if (b->tet_count) {
+            s->inverted_elements = gs.inverted;
+            s->first_inverted = gs.inverted ? gs.first_inverted : 0;
+            memcpy(&s->max_volume_error, &gs.volume_error, sizeof s->max_volume_error);
+        }
+        if (gs.bad_count || elements_unhealthy(b))
             return unhealthy(b, can_roll_back);
     }
     s->step_index++;

@@ -22,6 +22,7 @@ struct sinew_body {
     sinew_body_view view;               /* what the solver sees of this body */
     uint32_t topology_crc;              /* of the constraints, to match checkpoints */
     uint32_t particle_count, distance_count, bend_count, element_count, material_count, triangle_count;
+    uint32_t tet_count;                 /* elements that are tetrahedra: the health check looks at them */
     sinew_material *materials;          /* as on the device */
     uint8_t *material_kinds;            /* per material: bit k set when elements of kind k use it */
 

@@ -97,6 +97,8 @@ int sim_parse(int argc, char **argv, options *o)
     o->omega = 1.5;
     o->friction = 0.3;
     o->max_speed = bd.max_speed;
+    o->max_inverted = bd.max_inverted;
+    o->max_volume_error = bd.max_volume_error;
     o->newton = bd.newton_iterations;
     o->newton_tol = bd.newton_tolerance;
     o->level_iterations = bd.level_iterations;
@@ -187,6 +189,14 @@ int sim_parse(int argc, char **argv, options *o)
          "health check: a step leaving a particle non-finite or faster than V m/s fails, is rolled back and ends "
          "the run as unstable (exit status 3) (default 500)",
          CLI_GT(0)},
+        {"--max-inverted", NULL, CLI_UINT, &o->max_inverted, "N",
+         "health check, soft bodies: a step leaving more than N tetrahedra inverted fails likewise (default: no "
+         "bound; the summary reports them)",
+         .max = 0xffffffffu},
+        {"--max-volume-error", NULL, CLI_DOUBLE, &o->max_volume_error, "E",
+         "health check, soft bodies: a step leaving a tetrahedron's |V/V0 - 1| above E fails likewise (e.g. 0.5; "
+         "default: no bound)",
+         CLI_GE(0)},
         {"--checkpoint", NULL, CLI_STRING, &o->checkpoint, "FILE", "save the body's state to FILE after the last step"},
         {"--checkpoint-every", NULL, CLI_UINT, &o->checkpoint_every, "N", "and every N steps", .max = 10000000},
         {"--resume", NULL, CLI_STRING, &o->resume, "FILE",

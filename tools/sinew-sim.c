@@ -481,6 +481,8 @@ static int create_body(const options *o, sim *s)
     bd.bend_compliance = (float)o->bend;
     bd.jacobi_omega = (float)o->omega;
     bd.max_speed = (float)o->max_speed;
+    bd.max_inverted = o->max_inverted;
+    bd.max_volume_error = (float)o->max_volume_error;
     bd.newton_iterations = o->newton;
     bd.newton_tolerance = (float)o->newton_tol;
     bd.level_iterations = o->level_iterations;
@@ -635,6 +637,8 @@ typedef struct tally {
     double newton_sum, linear_ms, linear_worst;
     uint64_t linear_sum;
     uint32_t linear_unconverged;
+    uint32_t health_inverted;     /* the health check's most inverted tetrahedra in a step */
+    double health_volume_error;   /* and its largest |V/V0 - 1| */
     char mesh[4096], picture[4096]; /* the final mesh and picture written */
 } tally;
 
@@ -686,6 +690,8 @@ static int after_step(const options *o, sim *s, tally *t, unsigned f, double ste
         t->gpu_steps++;
     }
     t->fastest = st.max_speed > t->fastest ? st.max_speed : t->fastest;
+    t->health_inverted = st.inverted_elements > t->health_inverted ? st.inverted_elements : t->health_inverted;
+    t->health_volume_error = fmax(t->health_volume_error, st.max_volume_error);
     t->newton_sum += (double)st.newton_iterations;
     t->linear_sum += st.linear_iterations;
     t->linear_ms += st.ms_linear;
@@ -900,6 +906,12 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
         json_shape(j, "final", &t->last, (long)t->first + t->steps_done, ",");
         json_shape(j, "worst", &t->worst, t->worst_step, ",");
         fprintf(j, "  \"most_inverted_tets\": %u,\n", t->most_inverted);
+        fprintf(j, "  \"health\": {\"inverted_last\": %u, \"inverted_most\": %u, ", st.inverted_elements,
+                t->health_inverted);
+        json_num(j, "volume_error_last", st.max_volume_error, ", ");
+        json_num(j, "volume_error_worst", t->health_volume_error, ", ");
+        fprintf(j, "\"max_inverted\": %u, ", o->max_inverted);
+        json_num(j, "max_volume_error", o->max_volume_error, "},\n");
         if (is_block && t->recovered_step >= 0)
             fprintf(j, "  \"recovered_step\": %ld, \"recovered_at_end\": %s,\n", t->recovered_step,
                     shape_recovered(&t->last) ? "true" : "false");
@@ -925,6 +937,50 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
         return 0;
     }
     return 1;
+}
+
+/* A soft body's stability as the health check saw it: particles and
+ * tetrahedra, so that no run reads "stable" with its elements inside out. */
+static void soft_stability(const options *o, const tally *t, const sinew_step_stats *st)
+{
+    char bounds[128];
+    if (o->max_inverted == UINT32_MAX && !isfinite(o->max_volume_error))
+        snprintf(bounds, sizeof bounds, "none set (--max-inverted, --max-volume-error)");
+    else if (o->max_inverted == UINT32_MAX)
+        snprintf(bounds, sizeof bounds, "--max-volume-error %g", o->max_volume_error);
+    else if (!isfinite(o->max_volume_error))
+        snprintf(bounds, sizeof bounds, "--max-inverted %u", o->max_inverted);
+    else
+        snprintf(bounds, sizeof bounds, "--max-inverted %u, --max-volume-error %g", o->max_inverted,
+                 o->max_volume_error);
+    /* the failed step, rolled back, counts too */
+    uint32_t most = st->inverted_elements > t->health_inverted ? st->inverted_elements : t->health_inverted;
+    double worst = fmax(t->health_volume_error, st->max_volume_error);
+    if (t->unstable_step) {
+        printf("  stability       UNSTABLE at step %u:", t->unstable_step);
+        const char *sep = "";
+        if (st->bad_particles) {
+            printf(" %u particles not finite or faster than %g m/s", st->bad_particles, o->max_speed);
+            sep = ";";
+        }
+        if (st->inverted_elements > o->max_inverted) {
+            printf("%s %u tetrahedra inverted (more than %u)", sep, st->inverted_elements, o->max_inverted);
+            sep = ";";
+        }
+        if (st->max_volume_error > o->max_volume_error)
+            printf("%s max |V/V0 - 1| %.3g (above %g)", sep, st->max_volume_error, o->max_volume_error);
+        printf("\n");
+    } else if (st->inverted_elements) {
+        printf("  stability       finite, but %u tetrahedra inverted at the last step: every step passed the health "
+               "check (fastest particle %.3g m/s)\n",
+               st->inverted_elements, t->fastest);
+    } else {
+        printf("  stability       stable: every step passed the health check (fastest particle %.3g m/s)\n",
+               t->fastest);
+    }
+    printf("  health check    tetrahedra: at most %u inverted in a step, max |V/V0 - 1| %.3g (%.3g last step); "
+           "bounds: %s\n",
+           most, worst, st->max_volume_error, bounds);
 }
 
 /* The summary, the checks and the JSON; the exit status. */
@@ -960,12 +1016,7 @@ static int report(const options *o, const sim *s, const tally *t)
                o->gravity, s->p.ground ? "ground" : "no ground");
         printf("  Newton          %.2f iterations per element update on average, %.2f in the last step "
                "(bound %u)\n", newton_mean, newton_last, o->newton);
-        if (t->unstable_step)
-            printf("  stability       UNSTABLE at step %u: %u particles not finite or faster than %g m/s\n",
-                   t->unstable_step, st.bad_particles, o->max_speed);
-        else
-            printf("  stability       stable: every step passed the health check (fastest particle %.3g m/s)\n",
-                   t->fastest);
+        soft_stability(o, t, &st);
     } else {
         printf("  solver          %s, %u substeps x %u iterations, %u dispatches per step\n",
                sinew_solver_label(o->solver), o->substeps, o->iterations, st.dispatches);

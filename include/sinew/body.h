@@ -152,9 +152,24 @@ typedef struct sinew_body_desc {
     /* Health check after every step (one dispatch): a particle whose position,
      * inverse mass or velocity is not finite, or whose speed exceeds max_speed,
      * fails the step with SINEW_RESULT_ERROR_UNSTABLE and a message (log id
-     * "health") naming the body and the particles. */
+     * "health") naming the body and the particles. The same dispatch looks at
+     * the tetrahedra of a body that has them (sinew_step_stats:
+     * inverted_elements, first_inverted, max_volume_error) and fails the step
+     * the same way when more than max_inverted are inverted or the largest
+     * |V / V0 - 1| exceeds max_volume_error. */
     int health_check;
     float max_speed;            /* m/s, > 0 */
+    /* Tetrahedra with det F <= 0 (signed volume <= 0 against their rest
+     * orientation) a step may leave; UINT32_MAX (the default): no bound, the
+     * count is only reported, since a soft body may pass through inversion
+     * and recover (the GPBD solvers recover blocks started mirrored or
+     * flattened); 0: any inverted tetrahedron fails the step. */
+    uint32_t max_inverted;
+    /* Largest relative volume change |V / V0 - 1| of a tetrahedron a step may
+     * leave (a fraction: 0.5 allows from half to one and a half times the
+     * rest volume; an inverted one counts > 1), >= 0; INFINITY (the default):
+     * no bound, only reported. NaN or < 0 is refused at creation. */
+    float max_volume_error;
     /* Keep a device copy of the state at the start of each step (a copy of
      * 32 bytes per particle) and return to it when the health check fails,
      * so a failed step leaves the body as it was before it. */
@@ -349,6 +364,18 @@ typedef struct sinew_step_stats {
     uint32_t first_bad, last_bad;
     float max_speed;
     int rolled_back;
+    /* The health check's elements in the last step (desc.health_check, a body
+     * with tetrahedra; counted on the device in the health dispatch):
+     * tetrahedra with det F <= 0, the lowest index of one in the asset's
+     * element order (0 when none), and the largest |V / V0 - 1| over the
+     * tetrahedra (an inverted one counts > 1). 0, 0 and negative when not
+     * checked (no tetrahedra, or no health check). Triangles and springs
+     * cannot invert in 3-D; their measure errors are the residual's
+     * (max_measure_error). desc.max_inverted and desc.max_volume_error bound
+     * them. */
+    uint32_t inverted_elements;
+    uint32_t first_inverted;
+    float max_volume_error;
     /* GPBD: Newton iterations of all element updates in the last step (each
      * update stops at desc.newton_iterations, or earlier once its gradient is
      * reduced by desc.newton_tolerance or down to float rounding). */

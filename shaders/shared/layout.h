@@ -370,7 +370,7 @@ SINEW_STRUCT(GpuParams) {
 } SINEW_END(GpuParams)
 
 /* Written by the residual and health kernels, read by the host after each step.
- * The host resets the health fields before each submit. */
+ * The host writes it afresh before each step (body.c, fresh_stats). */
 SINEW_STRUCT(GpuStats) {
     float max_strain;
     float rms_strain;
@@ -393,6 +393,13 @@ SINEW_STRUCT(GpuStats) {
     float linear_residual;
     SINEW_UINT linear_unconverged;
     SINEW_UINT linear_fallback;
+    /* The health check's elements (tetrahedra; health.comp): inverted ones
+     * (det F <= 0), the lowest such index (0xffffffff: none), and the bits
+     * of the largest |V / V0 - 1| (a float >= 0, ordered as its bits). */
+    SINEW_UINT inverted;
+    SINEW_UINT first_inverted;
+    SINEW_UINT volume_error;
+    SINEW_UINT pad0;
 } SINEW_END(GpuStats)
 
 /* Push constants of every kernel. Threads [0, count) work on records
@@ -432,7 +439,7 @@ _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
 _Static_assert(sizeof(GpuParams) == 256, "std430 layout");
 _Static_assert(sizeof(GpuElement) == 80, "std430 layout");
 _Static_assert(sizeof(GpuMaterial) == 208, "std430 layout");
-_Static_assert(sizeof(GpuStats) == 64, "std430 layout");
+_Static_assert(sizeof(GpuStats) == 80, "std430 layout");
 _Static_assert(sizeof(GpuRange) == 32, "push constants <= 128 bytes");
 _Static_assert(sizeof(GpuNode) == 16, "std430 layout");
 _Static_assert(sizeof(GpuLink) == 8, "std430 layout");

@@ -38,3 +38,11 @@ add_test(NAME tool_prep_volume_bound_too_small
 set_tests_properties(tool_prep_volume_bound_too_small PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "a maximum volume of 1e-15 m.3 needs at least [0-9.e+]+ tetrahedra"
   FAIL_REGULAR_EXPRESSION "/bin/false")
+
+# The asset never replaces the surface it was made from.
+add_test(NAME tool_prep_volume_out_not_input
+  COMMAND sh -c "cp '${CMAKE_SOURCE_DIR}/data/pebble.off' '${VOL_OUT}/pebble.off' && \
+'$<TARGET_FILE:sinew-prep>' '${VOL_OUT}/pebble.off' --tetrahedralise -o '${VOL_OUT}/pebble.off'; \
+test $? -eq 2 && cmp '${CMAKE_SOURCE_DIR}/data/pebble.off' '${VOL_OUT}/pebble.off' && echo input-kept")
+set_tests_properties(tool_prep_volume_out_not_input PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "is the mesh .*pebble.off: the asset would overwrite its input.*input-kept")

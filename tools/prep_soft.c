@@ -437,6 +437,10 @@ static int parse(int argc, char **argv, soft_args *s)
                 s->input);
         return 0;
     }
+    if (s->input && cli_same_file(s->out, s->input)) {
+        fprintf(stderr, "%s: -o %s is the mesh %s: the asset would overwrite its input\n", tool, s->out, s->input);
+        return 0;
+    }
     if (s->input && surface && sinew_volume_is_volume_path(s->input)) {
         fprintf(stderr, "%s: %s is already a volume mesh: %s takes a closed surface\n", tool, s->input,
                 s->lattice ? "--lattice" : "--tetrahedralise");

@@ -46,3 +46,9 @@ add_test(NAME tool_prep_volume_out_not_input
 test $? -eq 2 && cmp '${CMAKE_SOURCE_DIR}/data/pebble.off' '${VOL_OUT}/pebble.off' && echo input-kept")
 set_tests_properties(tool_prep_volume_out_not_input PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "is the mesh .*pebble.off: the asset would overwrite its input.*input-kept")
+
+# A box past the volume limits: the numbers, not only "a limit".
+add_test(NAME tool_prep_box_past_limits
+  COMMAND sh -c "'$<TARGET_FILE:sinew-prep>' --box 1000 1000 1000 1 1 1 -o '${VOL_OUT}/huge.snw'; test $? -eq 1")
+set_tests_properties(tool_prep_box_past_limits PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--box 1000 1000 1000: 1000000000 vertices and 5982017994 tetrahedra, past the limits of 67108864 and 67108864")

@@ -465,7 +465,13 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
     if (s->box_given) {
         double origin[3] = {0.0, s->height, 0.0};
         sinew_result r = sinew_volume_box(s->box[0], s->box[1], s->box[2], s->box_size, origin, v);
-        if (r != SINEW_RESULT_OK)
+        if (r == SINEW_RESULT_ERROR_LIMIT)
+            fprintf(stderr, "%s: --box %u %u %u: %llu vertices and %llu tetrahedra, past the limits of %u and %u\n",
+                    tool, s->box[0], s->box[1], s->box[2],
+                    (unsigned long long)s->box[0] * s->box[1] * s->box[2],
+                    6ull * (s->box[0] - 1) * (s->box[1] - 1) * (s->box[2] - 1), SINEW_VOLUME_MAX_VERTICES,
+                    SINEW_VOLUME_MAX_TETS);
+        else if (r != SINEW_RESULT_OK)
             fprintf(stderr, "%s: --box %u %u %u: %s\n", tool, s->box[0], s->box[1], s->box[2],
                     sinew_result_string(r));
         return r;

@@ -27,6 +27,7 @@
 #include <sinew/sinew.h>
 #include <sinew/vulkan.h>
 
+#include "asset/asset.h"
 #include "cli.h"
 #include "render.h"
 #include "scene.h"
@@ -333,7 +334,9 @@ static void grab(viewer *v, double x, double y)
     float best = 20.0f * 20.0f; /* pixels squared */
     for (uint32_t i = 0; i < n; i++) {
         float s[2], depth;
-        if (!project(v, &xyz[3 * i], s, &depth))
+        /* the asset's own pins stay where it put them (a body frees only
+         * what sinew_body_set_pinned pinned) */
+        if (v->asset->particles[i].w == 0.0f || !project(v, &xyz[3 * i], s, &depth))
             continue;
         float d = (s[0] - (float)x) * (s[0] - (float)x) + (s[1] - (float)y) * (s[1] - (float)y);
         if (d < best) {

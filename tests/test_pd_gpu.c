@@ -393,7 +393,16 @@ Test(pd_gpu, tearing_keeps_the_partition)
     cr_log_info("torn cloth: lower piece fell %.3g m in 0.5 s; largest difference from the reference %.3g m", drop,
                 worst);
     cr_expect_gt(drop, 1.0, "the lower piece falls free");
-    cr_expect_lt(worst, 2e-4);
+    /* Float rounding against the double reference grows about linearly,
+     * 1.7e-6 m a step on lavapipe (5e-5 after 30). A conforming device may
+     * round differently and less tightly: FMA contraction is the compiler's
+     * choice, and Vulkan allows 2.5 ULP for a division (the global step
+     * divides once a particle an iteration), so NVIDIA's H100 and H200 ended
+     * past the 2e-4 this bound once was. A cut that broke the partition or
+     * left a spring joining the pieces shows in centimetres (the lower piece
+     * falls 1.27 m), so 1e-3 m still catches it with margin for any device's
+     * rounding. */
+    cr_expect_lt(worst, 1e-3, "largest difference from the reference %.3g m", worst);
     pd_ref_destroy(ref);
     free(x);
     free(ends);

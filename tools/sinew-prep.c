@@ -45,6 +45,8 @@ static const char *const usage =
     "                            the smaller corner first\n"
     "      --pin-top F           pin vertices within fraction F of the height below the top\n"
     "                            (refused where that pins every vertex: a mesh flat along y)\n"
+    "      --free-parts          connected parts without a pin are meant to fall on their own\n"
+    "                            (without it, a warning counts them)\n"
     "      --no-shear            no diagonal constraints\n"
     "      --no-bending          no bending constraints\n"
     "      --triangulate         split quads into triangles first, the diagonals in a\n"
@@ -417,6 +419,9 @@ int main(int argc, char **argv)
             memcpy(opt.box_max, box + 3, sizeof opt.box_max);
         } else if (!strcmp(a, "--pin-top")) {
             ok = cli_double(t, a, v, &opt.pin_top);
+        } else if (!strcmp(a, "--free-parts")) {
+            opt.free_parts = 1;
+            used = 0;
         } else if (!strcmp(a, "--no-shear")) {
             opt.shear = 0;
             used = 0;

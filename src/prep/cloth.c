@@ -562,9 +562,11 @@ static sinew_result count_parts(cloth_builder *b)
         rep->unpinned_particles += !pinned[root];
     }
     if (rep->unpinned_parts)
-        sinew_logf(b->lg, SINEW_LOG_WARNING, "prep",
-                   "%s: %u connected parts, %u of them without a pin (%u of %u particles): those fall on their own",
-                   b->name, rep->part_count, rep->unpinned_parts, rep->unpinned_particles, b->n);
+        sinew_logf(b->lg, b->opt->free_parts ? SINEW_LOG_INFO : SINEW_LOG_WARNING, "prep",
+                   "%s: %u connected parts, %u of them without a pin (%u of %u particles): those fall on their "
+                   "own%s",
+                   b->name, rep->part_count, rep->unpinned_parts, rep->unpinned_particles, b->n,
+                   b->opt->free_parts ? " (--free-parts)" : "; pin them, or --free-parts if that is meant");
     free(parent);
     free(pinned);
     return SINEW_RESULT_OK;

@@ -24,6 +24,8 @@ typedef struct sinew_cloth_options {
                                    height below the highest y; refused where
                                    that band holds every vertex (a mesh flat
                                    along y has no top) */
+    int free_parts;             /* connected parts without a pin are meant to fall:
+                                   said at INFO level, not warned about */
     const char *source_name;    /* recorded in the asset's META section */
 
     /* Finite elements for the GPBD solvers (docs/math.md section 3). */

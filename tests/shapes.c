@@ -182,3 +182,15 @@ int shape_inside(const shape *s, const double p[3])
     }
     return fabs(total) > 6.283185307179586;
 }
+
+sinew_mesh shape_mesh(const shape *s)
+{
+    sinew_mesh m = {s->vertex_count, malloc(sizeof(double) * 3 * s->vertex_count), s->triangle_count,
+                    malloc(sizeof(uint32_t) * (s->triangle_count + 1)), malloc(sizeof(uint32_t) * 3 * s->triangle_count)};
+    for (uint32_t i = 0; i < 3 * s->vertex_count; i++)
+        m.positions[i] = s->xyz[i];
+    for (uint32_t t = 0; t <= s->triangle_count; t++)
+        m.face_offsets[t] = 3 * t;
+    memcpy(m.face_indices, s->triangles, sizeof(uint32_t) * 3 * s->triangle_count);
+    return m;
+}

@@ -30,4 +30,7 @@ sinew_collider_desc shape_desc(const shape *s, uint32_t resolution);
 double shape_distance(const shape *s, const double p[3]);
 int shape_inside(const shape *s, const double p[3]);
 
+/* The shape as a surface mesh for the volume mesher (sinew_mesh_free frees). */
+struct sinew_mesh shape_mesh(const shape *s);
+
 #endif

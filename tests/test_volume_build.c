@@ -90,18 +90,6 @@ Test(volume, box_conforming)
 
 static sinew_mesh triangles(const double *p, uint32_t vertices, const uint32_t *idx, uint32_t faces);
 
-static sinew_mesh shape_mesh(const shape *s)
-{
-    sinew_mesh m = {s->vertex_count, malloc(sizeof(double) * 3 * s->vertex_count), s->triangle_count,
-                    malloc(sizeof(uint32_t) * (s->triangle_count + 1)), malloc(sizeof(uint32_t) * 3 * s->triangle_count)};
-    for (uint32_t i = 0; i < 3 * s->vertex_count; i++)
-        m.positions[i] = s->xyz[i];
-    for (uint32_t t = 0; t <= s->triangle_count; t++)
-        m.face_offsets[t] = 3 * t;
-    memcpy(m.face_indices, s->triangles, sizeof(uint32_t) * 3 * s->triangle_count);
-    return m;
-}
-
 /* The lattice against an independent inside test (the winding number,
  * shapes.c) on every cube of the lattice around the surface: the cubes kept
  * are exactly those whose centres are inside. Every six tetrahedra are one

@@ -364,18 +364,26 @@ sinew_result sinew_volume_check(sinew_volume *v, const char *name, const sinew_l
 
 /* ------------------------------------------------------------ closed surfaces */
 
-typedef struct half_edge {
-    uint64_t key;   /* min << 32 | max */
-    uint32_t face;
-    uint32_t forward; /* runs from min to max */
-} half_edge;
-
 static int compare_half_edges(const void *a, const void *b)
 {
-    const half_edge *x = a, *y = b;
+    const sinew_half_edge *x = a, *y = b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
     return x->face < y->face ? -1 : x->face > y->face;
+}
+
+size_t sinew_surface_half_edges(const sinew_mesh *m, sinew_half_edge *h)
+{
+    size_t n = 0;
+    for (uint32_t f = 0; f < m->face_count; f++) {
+        uint32_t begin = m->face_offsets[f], k = m->face_offsets[f + 1] - begin;
+        for (uint32_t i = 0; i < k; i++) {
+            uint32_t a = m->face_indices[begin + i], b = m->face_indices[begin + (i + 1) % k];
+            h[n++] = (sinew_half_edge){a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a, f, a < b};
+        }
+    }
+    qsort(h, n, sizeof *h, compare_half_edges);
+    return n;
 }
 
 static sinew_result check_faces(const sinew_mesh *m, const char *name, const sinew_logger *lg, uint32_t *stamp)
@@ -407,17 +415,9 @@ static sinew_result check_faces(const sinew_mesh *m, const char *name, const sin
 
 /* Sorted half-edges come in runs of one edge: a closed, manifold, consistently
  * oriented surface has exactly two per edge, in opposite directions. */
-static sinew_result check_edges(const sinew_mesh *m, const char *name, const sinew_logger *lg, half_edge *h)
+static sinew_result check_edges(const sinew_mesh *m, const char *name, const sinew_logger *lg, sinew_half_edge *h)
 {
-    size_t n = 0;
-    for (uint32_t f = 0; f < m->face_count; f++) {
-        uint32_t begin = m->face_offsets[f], k = m->face_offsets[f + 1] - begin;
-        for (uint32_t i = 0; i < k; i++) {
-            uint32_t a = m->face_indices[begin + i], b = m->face_indices[begin + (i + 1) % k];
-            h[n++] = (half_edge){a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a, f, a < b};
-        }
-    }
-    qsort(h, n, sizeof *h, compare_half_edges);
+    size_t n = sinew_surface_half_edges(m, h);
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && h[j].key == h[i].key)
@@ -448,7 +448,7 @@ sinew_result sinew_surface_check_closed(const sinew_mesh *m, const char *name, c
     if (m->face_count == 0)
         return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "prep", "%s: no faces", name);
     uint32_t *stamp = malloc(sizeof(uint32_t) * ((size_t)m->vertex_count + 1));
-    half_edge *h = malloc(sizeof(half_edge) * ((size_t)m->face_offsets[m->face_count] + 1));
+    sinew_half_edge *h = malloc(sizeof *h * ((size_t)m->face_offsets[m->face_count] + 1));
     sinew_result r = SINEW_RESULT_OK;
     if (!stamp || !h)
         r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", name);

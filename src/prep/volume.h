@@ -157,6 +157,19 @@ void sinew_volume_keep_tets(sinew_volume *v, const uint8_t *keep);
  * counter-clockwise seen from outside. */
 double sinew_surface_enclosed_volume(const sinew_mesh *surface);
 
+/* A polygon's edge as one face runs it: key = min << 32 | max of its two
+ * vertices, the face, and whether the face runs it from min to max. */
+typedef struct sinew_half_edge {
+    uint64_t key;
+    uint32_t face;
+    uint32_t forward;
+} sinew_half_edge;
+
+/* Every face's edges into h (room for face_offsets[face_count]), sorted by
+ * key, then face: the faces around one edge are neighbours. Returns the
+ * count. Indices must be in range. */
+size_t sinew_surface_half_edges(const sinew_mesh *surface, sinew_half_edge *h);
+
 /* Checks that a surface can be tetrahedralised: faces of at least 3 distinct
  * vertices, indices in range, finite coordinates, and every edge in exactly two
  * faces that use it in opposite directions (closed, manifold, consistently

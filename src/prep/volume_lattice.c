@@ -37,20 +37,6 @@ typedef struct lattice {
 
 /* ------------------------------------------------------------ orientation */
 
-typedef struct half_edge {
-    uint64_t key; /* min << 32 | max */
-    uint32_t face;
-    uint32_t forward; /* runs from min to max */
-} half_edge;
-
-static int compare_half_edges(const void *a, const void *b)
-{
-    const half_edge *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->face > y->face) - (x->face < y->face);
-}
-
 static void reverse_face(sinew_mesh *m, uint32_t f)
 {
     uint32_t *idx = m->face_indices + m->face_offsets[f];
@@ -69,22 +55,14 @@ static void reverse_face(sinew_mesh *m, uint32_t f)
 static int orient(sinew_mesh *m, uint32_t *turned)
 {
     const size_t n = m->face_offsets[m->face_count];
-    half_edge *h = malloc(sizeof *h * (n + 1));
+    sinew_half_edge *h = malloc(sizeof *h * (n + 1));
     uint32_t *adj_start = calloc((size_t)m->face_count + 1, sizeof *adj_start);
     uint32_t *adj = malloc(sizeof *adj * 2 * (n + 1)), *queue = malloc(sizeof *queue * ((size_t)m->face_count + 1));
     uint8_t *flip = calloc((size_t)m->face_count + 1, 1), *seen = calloc((size_t)m->face_count + 1, 1);
     int ok = h && adj_start && adj && queue && flip && seen;
     *turned = 0;
     if (ok) {
-        size_t e = 0;
-        for (uint32_t f = 0; f < m->face_count; f++) {
-            uint32_t begin = m->face_offsets[f], k = m->face_offsets[f + 1] - begin;
-            for (uint32_t i = 0; i < k; i++) {
-                uint32_t a = m->face_indices[begin + i], b = m->face_indices[begin + (i + 1) % k];
-                h[e++] = (half_edge){a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a, f, a < b};
-            }
-        }
-        qsort(h, e, sizeof *h, compare_half_edges);
+        const size_t e = sinew_surface_half_edges(m, h);
         /* Faces across manifold edges, CSR; bit 31 of an entry: same direction. */
         for (int pass = 0; pass < 2; pass++) {
             for (size_t i = 0; i + 1 < e; i++) {

@@ -245,6 +245,9 @@ static sinew_result ply_header(ply_file *f)
                 if (e->count > 0 && strcmp(e->name, "face") == 0 && !ply_has_role(f, e, PLY_INDEX))
                     return ply_fail(f, "element 'face' has records but no vertex_indices list");
             }
+            /* assimp hung on a header of no element after a skipped line. */
+            if (f->vertex_count == 0)
+                return ply_fail(f, "the header declares no vertices (no 'element vertex' with records)");
             if (f->format != PLY_ASCII) {
                 f->p = (const unsigned char *)t->data + t->next;
                 f->end = (const unsigned char *)t->data + t->size;

@@ -10,8 +10,9 @@
  * way most of its faces already run, then all of them outward when the
  * enclosed volume comes out negative). Away from the surface the winding
  * number changes slowly: a block of cubes that no triangle comes near takes
- * the value at its centre, so the cost grows with the cubes the surface
- * passes through, not with all of them. */
+ * the value at its centre unless that is within 1/4 of 1/2 (an opening's
+ * span), so the cost grows with the cubes the surface and its openings pass
+ * through, not with all of them. */
 #include "volume.h"
 #include "surface_tree.h"
 
@@ -167,6 +168,9 @@ static uint64_t mark_inside(const sinew_surface_tree *tree, const lattice *L, ui
                 if (!near) {
                     const double c[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};
                     shared = sinew_surface_winding(tree, c);
+                    /* Across an opening the level 1/2 passes far from any
+                     * triangle: there each cube decides for itself. */
+                    near = fabs(shared - 0.5) < 0.25;
                 }
                 for (uint32_t k = b0[2]; k < b1[2]; k++)
                     for (uint32_t j = b0[1]; j < b1[1]; j++)

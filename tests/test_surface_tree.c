@@ -178,14 +178,6 @@ Test(surface_tree, lattice_follows_the_surface)
 
 /* ------------------------------------------------------------ volume checks */
 
-static sinew_volume make_volume(const double *positions, uint32_t vertices, const uint32_t *tets, uint32_t count)
-{
-    sinew_volume v = {vertices, malloc(sizeof(double) * 3 * vertices), count, malloc(sizeof(uint32_t) * 4 * count)};
-    memcpy(v.positions, positions, sizeof(double) * 3 * vertices);
-    memcpy(v.tets, tets, sizeof(uint32_t) * 4 * count);
-    return v;
-}
-
 /* A millimetre tetrahedron of 1.9e-10 m^3 (well shaped, just small) in a
  * mesh a metre across is kept; a sliver of the same size is not. */
 Test(volume_checks, small_elements_judged_by_their_own_shape)
@@ -194,14 +186,14 @@ Test(volume_checks, small_elements_judged_by_their_own_shape)
                           1, 1, 1, 2, 1, 1, 1, 2, 1, 1, 1, 2,                   /* large, a metre away */
                           0.5e-3, 0.5e-3, 1e-15};                               /* in the small one's base */
     const uint32_t good[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-    sinew_volume v = make_volume(p, 9, good, 2);
+    sinew_volume v = tiny_volume(p, 9, good, 2);
     cr_assert_float_eq(tet_volume(&v, 0), 1e-3 * 1.1e-3 * 1.05e-3 / 6.0, 1e-20);
     capture c;
     sinew_logger lg = capture_logger(&c);
     cr_expect_eq(sinew_volume_check(&v, "small", &lg, NULL, NULL), SINEW_RESULT_OK, "%s", c.text);
     sinew_volume_free(&v);
     const uint32_t sliver[8] = {0, 1, 2, 8, 4, 5, 6, 7};
-    v = make_volume(p, 9, sliver, 2);
+    v = tiny_volume(p, 9, sliver, 2);
     lg = capture_logger(&c);
     cr_expect_eq(sinew_volume_check(&v, "sliver", &lg, NULL, NULL), SINEW_RESULT_ERROR_BAD_MESH);
     cr_expect(strstr(c.text, "sliver: tetrahedron 0 (0 1 2 8)"), "%s", c.text);

@@ -219,14 +219,6 @@ Test(volume, lattice_of_a_real_model, .timeout = 120)
 
 /* ------------------------------------------------------------ checks */
 
-static sinew_volume tiny_volume(const double *positions, uint32_t vertices, const uint32_t *tets, uint32_t count)
-{
-    sinew_volume v = {vertices, malloc(sizeof(double) * 3 * vertices), count, malloc(sizeof(uint32_t) * 4 * count)};
-    memcpy(v.positions, positions, sizeof(double) * 3 * vertices);
-    memcpy(v.tets, tets, sizeof(uint32_t) * 4 * count);
-    return v;
-}
-
 static const double five[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
 
 Test(volume, negative_orientation_repaired)

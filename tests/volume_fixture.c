@@ -55,3 +55,11 @@ double total_volume(const sinew_volume *v)
         sum += tet_volume(v, t);
     return sum;
 }
+
+sinew_volume tiny_volume(const double *positions, uint32_t vertices, const uint32_t *tets, uint32_t count)
+{
+    sinew_volume v = {vertices, malloc(sizeof(double) * 3 * vertices), count, malloc(sizeof(uint32_t) * 4 * count)};
+    memcpy(v.positions, positions, sizeof(double) * 3 * vertices);
+    memcpy(v.tets, tets, sizeof(uint32_t) * 4 * count);
+    return v;
+}

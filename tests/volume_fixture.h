@@ -22,6 +22,9 @@ extern const sinew_logger quiet;
 /* The whole file, with room for a NUL after it; the test fails if it cannot be read. */
 char *read_bytes(const char *path, size_t *size);
 
+/* A volume of the given vertices and tetrahedra (copies; sinew_volume_free frees). */
+sinew_volume tiny_volume(const double *positions, uint32_t vertices, const uint32_t *tets, uint32_t count);
+
 double tet_volume(const sinew_volume *v, uint32_t t);
 double total_volume(const sinew_volume *v);
 

@@ -54,21 +54,19 @@ static void cross3(const double *a, const double *b, double *o)
     o[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-typedef struct sort_ctx {
-    const double *centroids;
-    int axis;
-} sort_ctx;
+/* A triangle and its centroid along the axis a node splits: qsort takes no
+ * context, so the key travels with the triangle. */
+typedef struct keyed {
+    double key;
+    uint32_t tri;
+} keyed;
 
-/* qsort has no context argument: the build sorts one node at a time. */
-static sort_ctx sorting;
-
-static int compare_centroids(const void *a, const void *b)
+static int compare_keyed(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    double cx = sorting.centroids[3 * (size_t)x + sorting.axis], cy = sorting.centroids[3 * (size_t)y + sorting.axis];
-    if (cx != cy)
-        return cx < cy ? -1 : 1;
-    return (x > y) - (x < y);
+    const keyed *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->tri > y->tri) - (x->tri < y->tri);
 }
 
 static void fit_node(sinew_surface_tree *t, tree_node *n)
@@ -121,6 +119,7 @@ sinew_surface_tree *sinew_surface_tree_build(const sinew_mesh *m)
     sinew_surface_tree *t = calloc(1, sizeof *t);
     double *centroids = NULL;
     uint32_t *stack = NULL;
+    keyed *sorting = NULL;
     if (!t)
         return NULL;
     t->triangle_count = (uint32_t)triangles;
@@ -129,7 +128,8 @@ sinew_surface_tree *sinew_surface_tree_build(const sinew_mesh *m)
     t->nodes = malloc(sizeof(tree_node) * 2 * triangles);
     centroids = malloc(sizeof(double) * 3 * triangles);
     stack = malloc(sizeof(uint32_t) * 2 * triangles);
-    if (!t->corners || !t->order || !t->nodes || !centroids || !stack)
+    sorting = malloc(sizeof(keyed) * triangles);
+    if (!t->corners || !t->order || !t->nodes || !centroids || !stack || !sorting)
         goto fail;
     uint32_t n = 0;
     for (uint32_t f = 0; f < m->face_count; f++) {
@@ -166,8 +166,13 @@ sinew_surface_tree *sinew_surface_tree_build(const sinew_mesh *m)
         for (int a = 1; a < 3; a++)
             if (chi[a] - clo[a] > chi[axis] - clo[axis])
                 axis = a;
-        sorting = (sort_ctx){centroids, axis};
-        qsort(t->order + nd->first, nd->count, sizeof(uint32_t), compare_centroids);
+        for (uint32_t i = 0; i < nd->count; i++) {
+            uint32_t tri = t->order[nd->first + i];
+            sorting[i] = (keyed){centroids[3 * (size_t)tri + axis], tri};
+        }
+        qsort(sorting, nd->count, sizeof(keyed), compare_keyed);
+        for (uint32_t i = 0; i < nd->count; i++)
+            t->order[nd->first + i] = sorting[i].tri;
         uint32_t half = nd->count / 2, l = t->node_count, r = t->node_count + 1;
         t->nodes[l] = (tree_node){.first = nd->first, .count = half};
         t->nodes[r] = (tree_node){.first = nd->first + half, .count = nd->count - half};
@@ -180,10 +185,12 @@ sinew_surface_tree *sinew_surface_tree_build(const sinew_mesh *m)
     }
     free(centroids);
     free(stack);
+    free(sorting);
     return t;
 fail:
     free(centroids);
     free(stack);
+    free(sorting);
     sinew_surface_tree_destroy(t);
     return NULL;
 }

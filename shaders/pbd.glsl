@@ -12,4 +12,5 @@ PBD(Q) buffer QBuf { vec4 q[]; };
 PBD(HDIST) readonly buffer HDistBuf { GpuDistance hdist[]; };
 PBD(HNODE) readonly buffer HNodeBuf { GpuNode hnode[]; };
 PBD(HLINK) readonly buffer HLinkBuf { GpuLink hlink[]; };
+PBD(CLUSTERS) readonly buffer ClusterBuf { uint cdata[]; };
 #undef PBD

@@ -65,10 +65,17 @@ void gpu_teardown(void)
 
 sinew_asset *gpu_make_cloth(uint32_t nx, uint32_t ny, double size, double y, int pin_corners)
 {
+    return gpu_make_cloth_clustered(nx, ny, size, y, pin_corners, SINEW_CLUSTER_DEFAULT_PARTICLES);
+}
+
+sinew_asset *gpu_make_cloth_clustered(uint32_t nx, uint32_t ny, double size, double y, int pin_corners,
+                                      uint32_t cluster_particles)
+{
     sinew_mesh mesh;
     double origin[3] = {0.0, y, 0.0};
     cr_assert_eq(sinew_mesh_grid(nx, ny, size, size, SINEW_GRID_XZ, origin, &mesh), SINEW_RESULT_OK);
     sinew_cloth_options opt = sinew_cloth_options_default();
+    opt.cluster_particles = cluster_particles;
     uint32_t pins[2] = {0, nx - 1};
     if (pin_corners) {
         opt.pin_indices = pins;

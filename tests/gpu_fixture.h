@@ -29,5 +29,9 @@ sinew_context *gpu_make_staged_context(void);
 /* A cloth grid nx x ny in the XZ plane at height y, size metres, pinned at the
  * two corners of its first row. Caller destroys. */
 sinew_asset *gpu_make_cloth(uint32_t nx, uint32_t ny, double size, double y, int pin_corners);
+/* The same with clusters of at most cluster_particles particles (0: none, a
+ * dispatch per colour). */
+sinew_asset *gpu_make_cloth_clustered(uint32_t nx, uint32_t ny, double size, double y, int pin_corners,
+                                      uint32_t cluster_particles);
 
 #endif

@@ -54,6 +54,9 @@ static const char *const usage =
     "                            a cloth of a triangle mesh)\n"
     "      --colouring balanced|greedy   (default balanced)\n"
     "      --compare-colouring   print colour counts of both methods\n"
+    "      --clusters N|none     Gauss-Seidel sweeps in passes of clusters of at most N\n"
+    "                            particles (16..512, default 256), one dispatch a pass\n"
+    "                            (docs/colouring.md); none: one dispatch a colour\n"
     "  -q, --quiet               errors only\n"
     "  -h, --help                this text\n";
 
@@ -462,6 +465,11 @@ int main(int argc, char **argv)
             if (!ok)
                 cli_error(t, "--colouring: \"%s\" is not balanced or greedy%s", v ? v : "", "");
             opt.colouring = ok && !strcmp(v, "greedy") ? SINEW_COLOURING_GREEDY : SINEW_COLOURING_BALANCED;
+        } else if (!strcmp(a, "--clusters")) {
+            unsigned cluster_size = 0;
+            ok = (v && !strcmp(v, "none")) ||
+                 cli_uint_in(t, a, v, SINEW_CLUSTER_MIN_PARTICLES, SINEW_CLUSTER_MAX_PARTICLES, &cluster_size);
+            opt.cluster_particles = cluster_size;
         } else if (!strcmp(a, "--compare-colouring")) {
             compare = 1;
             used = 0;
@@ -644,6 +652,13 @@ int main(int argc, char **argv)
                    out, info.particle_count, info.pinned_count, info.triangle_count, report.stretch_count,
                    report.shear_count, report.bend_count, report.colour_count, report.smallest_colour,
                    report.largest_colour);
+        if (!quiet && info.cluster_passes)
+            printf("  %u clusters of %u..%u particles in %u passes (%u grown, %u coloured for %u constraints; at "
+                   "most %u colours in a cluster): %u dispatches a sweep in place of %u\n",
+                   report.clusters.cluster_count, report.clusters.smallest, report.clusters.largest,
+                   report.clusters.pass_count, report.clusters.grown_passes,
+                   report.clusters.pass_count - report.clusters.grown_passes, report.clusters.leftover,
+                   report.clusters.most_colours, report.clusters.pass_count, report.clusters.colour_count);
         if (!quiet && info.element_count)
             printf("  %u membrane + %u spring elements in %u colours, %u materials%s%s\n", report.membrane_count,
                    report.spring_count, report.element_colour_count, info.material_count,

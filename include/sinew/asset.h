@@ -43,6 +43,9 @@ typedef struct sinew_asset_info {
     /* Implicit multigrid cloth (docs/implicit.md): nested levels including
      * the finest (0: none) and the coarsest level's particles. */
     uint32_t multigrid_levels, multigrid_coarsest_particles;
+    /* Clustered Gauss-Seidel sweeps (docs/colouring.md): passes of one
+     * dispatch each (0: none, a dispatch per colour) and their clusters. */
+    uint32_t cluster_passes, cluster_count;
 } sinew_asset_info;
 
 /* Reads and validates an asset file. On success *out owns the asset; free it with

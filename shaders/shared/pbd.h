@@ -17,6 +17,14 @@
  *   HNODE     [n] GpuNode     HPBD: every particle, coarsest level first; a
  *                             level's particles are a prefix
  *   HLINK     [l] GpuLink     HPBD parent links of the nodes
+ *   CLUSTERS  uint[]          clustered sweeps (the asset's CLUS, CCOL, CPRT,
+ *                             CITM sections): words 0-3 are where the
+ *                             cluster records (4 words: particle begin and
+ *                             count, colour begin and count), the colour
+ *                             ranges (2 words: item begin and count), the
+ *                             particle indices (1 word) and the items (3
+ *                             words: constraint, locals 0-1, locals 2-3, 16
+ *                             bits each) start, in words
  */
 #ifndef SINEW_SHADER_PBD_H
 #define SINEW_SHADER_PBD_H
@@ -30,6 +38,15 @@
 #define SINEW_PBD_HDIST 6
 #define SINEW_PBD_HNODE 7
 #define SINEW_PBD_HLINK 8
-#define SINEW_PBD_BINDINGS 9
+#define SINEW_PBD_CLUSTERS 9
+#define SINEW_PBD_BINDINGS 10
+
+/* project_clusters: a cluster's particles in shared memory (16 B each; the
+ * asset's SINEW_CLUSTER_MAX_PARTICLES). */
+#define SINEW_CLUSTER_SHARED_PARTICLES 512
+/* project_clusters: push constant first2 (the sweep's direction). */
+#define SINEW_CLUSTER_FORWARD 0u
+#define SINEW_CLUSTER_BACKWARD 1u
+#define SINEW_CLUSTER_BACKWARD_AFTER 2u /* backward, each cluster's last colour left out: it just ran */
 
 #endif

@@ -91,6 +91,11 @@ void sinew_asset_destroy(sinew_asset *asset)
     free(asset->parents);
     free(asset->mcolours);
     free(asset->mvertices);
+    free(asset->cpasses);
+    free(asset->clusters);
+    free(asset->cparticles);
+    free(asset->ccolours);
+    free(asset->citems);
     free(asset->meta);
     free(asset);
 }
@@ -143,6 +148,8 @@ sinew_asset_info sinew_asset_get_info(const sinew_asset *asset)
     info.coarse_distance_count = asset->hdistance_count;
     info.multigrid_levels = asset->mlevel_count;
     info.multigrid_coarsest_particles = asset->mlevel_count ? asset->mlevels[0].vertex_count : 0;
+    info.cluster_passes = asset->cpass_count;
+    info.cluster_count = asset->cluster_count;
     return info;
 }
 
@@ -604,7 +611,7 @@ sinew_result sinew_asset_validate(const sinew_asset *a, const char *name, const 
         (r = validate_elements(a, name, lg)) || (r = validate_element_colour_ranges(a, name, lg)) ||
         (r = validate_element_independence(a, name, lg)) || (r = validate_materials(a, name, lg)) ||
         (r = sinew_asset_validate_hierarchy(a, name, lg)) || (r = sinew_asset_validate_red_black(a, name, lg)) ||
-        (r = sinew_asset_validate_multigrid(a, name, lg)) ||
+        (r = sinew_asset_validate_multigrid(a, name, lg)) || (r = sinew_asset_validate_clusters(a, name, lg)) ||
         (r = validate_meta(a, name, lg)))
         return r;
     return SINEW_RESULT_OK;

@@ -30,6 +30,25 @@
  * r + s is the particle count, every particle in one of them once, and every
  * distance constraint joins a red and a black particle.
  *
+ * Clustered sweeps (format 1.5; docs/colouring.md), all present or all empty:
+ *   cpasses    [p]  { begin, count } into clusters                   8 B
+ *   clusters   [k]  { particle_begin, particle_count,
+ *                     colour_begin, colour_count }                  16 B
+ *   cparticles [m]  particle index                                   4 B
+ *   ccolours   [j]  { begin, count } into citems                     8 B
+ *   citems     [i]  { constraint, local0 | local1 << 16,
+ *                     local2 | local3 << 16 }                       12 B
+ * The passes tile the clusters in order, the clusters tile cparticles and
+ * ccolours, the cluster colours tile citems. A cluster's particles are
+ * cparticles[particle_begin, +particle_count), at most
+ * SINEW_CLUSTER_MAX_PARTICLES, no particle twice among the clusters of one
+ * pass. An item's constraint is a distance (index < distance_count) or the
+ * bend index - distance_count; its locals index the cluster's particles, one
+ * per vertex of the constraint (2 or 4; unused ones 0xFFFF), and name the
+ * constraint's own particles. Every constraint is in exactly one item, and no
+ * local particle twice in one cluster colour. A sweep runs the passes in
+ * order, each one dispatch; a cluster runs its colours in order.
+ *
  * distances and bends are sorted by colour: colour k owns
  * distances[distance_begin, +distance_count) and bends[bend_begin, +bend_count),
  * the ranges follow each other without gaps, and no particle appears twice among
@@ -117,6 +136,11 @@ typedef struct sinew_level_rec {
 typedef struct sinew_node_rec { uint32_t particle, link_begin, link_count, level; } sinew_node_rec;
 typedef struct sinew_link_rec { uint32_t parent; float weight; } sinew_link_rec;
 typedef struct sinew_range_rec { uint32_t begin, count; } sinew_range_rec;
+typedef struct sinew_cluster_rec {
+    uint32_t particle_begin, particle_count, colour_begin, colour_count;
+} sinew_cluster_rec;
+typedef struct sinew_citem_rec { uint32_t constraint, local01, local23; } sinew_citem_rec;
+#define SINEW_CLUSTER_NO_LOCAL 0xFFFFu
 /* Multigrid levels (implicit cloth; format 1.4): nested meshes by 1 -> 4
  * subdivision, coarsest first. Level l is the first vertex_count particles;
  * the last level is the asset's own particles and triangles (TRIS). */
@@ -144,6 +168,8 @@ _Static_assert(sizeof(sinew_link_rec) == 8, "file layout");
 _Static_assert(sizeof(sinew_range_rec) == 8, "file layout");
 _Static_assert(sizeof(sinew_mlevel_rec) == 32, "file layout");
 _Static_assert(sizeof(sinew_parents_rec) == 8, "file layout");
+_Static_assert(sizeof(sinew_cluster_rec) == 16, "file layout");
+_Static_assert(sizeof(sinew_citem_rec) == 12, "file layout");
 
 /* Limits the loader enforces so that sizes stay far from overflow and within
  * 32-bit indices on the device. */
@@ -153,6 +179,8 @@ _Static_assert(sizeof(sinew_parents_rec) == 8, "file layout");
 #define SINEW_ASSET_MAX_MATERIALS 65536u
 #define SINEW_ASSET_MAX_LEVELS 32u
 #define SINEW_ASSET_MAX_MLEVELS 12u
+/* A cluster's particles live in a workgroup's shared memory (16 B each). */
+#define SINEW_CLUSTER_MAX_PARTICLES 512u
 /* Weights of a node's parents sum to 1 within this. */
 #define SINEW_HIERARCHY_WEIGHT_TOLERANCE 1e-4
 
@@ -188,6 +216,13 @@ struct sinew_asset {
     sinew_parents_rec *parents;
     sinew_range_rec *mcolours;
     uint32_t *mvertices;
+    /* Clustered sweeps; cpass_count == 0: none. */
+    uint32_t cpass_count, cluster_count, cparticle_count, ccolour_count, citem_count;
+    sinew_range_rec *cpasses;
+    sinew_cluster_rec *clusters;
+    uint32_t *cparticles;
+    sinew_range_rec *ccolours;
+    sinew_citem_rec *citems;
     char *meta; /* NUL-terminated "key=value\n" text, may be NULL */
 };
 
@@ -215,6 +250,11 @@ int sinew_asset_alloc_red_black(sinew_asset *a, uint32_t reds, uint32_t blacks);
 int sinew_asset_alloc_multigrid(sinew_asset *a, uint32_t levels, uint32_t triangles, uint32_t colours,
                                 uint32_t vertices);
 
+/* Gives the asset cluster arrays of these sizes (zeroed), replacing any it
+ * had; all zero removes them. 0 on OOM (the asset is unchanged then). */
+int sinew_asset_alloc_clusters(sinew_asset *a, uint32_t passes, uint32_t clusters, uint32_t particles,
+                               uint32_t colours, uint32_t items);
+
 /* The bending hinges of t triangles (3 indices each): every edge exactly two
  * of them share, as 4 indices (p0, p1) the edge as the first triangle runs it,
  * p2 that triangle's third vertex, p3 the other's (sinew_dihedral_angle's
@@ -223,6 +263,9 @@ sinew_result sinew_triangle_hinges(const uint32_t *tri, uint32_t t, uint32_t **h
 
 /* The multigrid levels' checks (part of sinew_asset_validate; src/asset/multigrid.c). */
 sinew_result sinew_asset_validate_multigrid(const sinew_asset *a, const char *name, const sinew_logger *lg);
+
+/* The clustered sweeps' checks (part of sinew_asset_validate; src/asset/cluster.c). */
+sinew_result sinew_asset_validate_clusters(const sinew_asset *a, const char *name, const sinew_logger *lg);
 
 /* The red-black partition's checks (part of sinew_asset_validate). */
 sinew_result sinew_asset_validate_red_black(const sinew_asset *a, const char *name, const sinew_logger *lg);

@@ -1,5 +1,6 @@
 /* The v1 asset file (format 1.0, 1.1 with finite elements, 1.2 with a
- * hierarchy, 1.3 with a red-black partition, 1.4 with multigrid levels):
+ * hierarchy, 1.3 with a red-black partition, 1.4 with multigrid levels, 1.5
+ * with clustered sweeps):
  * serialisation,
  * atomic writing, and a loader that treats every byte as untrusted.
  * docs/asset-format.md is the reference; the loader's checks follow its
@@ -33,6 +34,7 @@
 #define FORMAT_MINOR_HIERARCHY 2u /* 1.2 added HLEV, HNOD, HLNK, HDST, HCOL */
 #define FORMAT_MINOR_RED_BLACK 3u /* 1.3 added PRED, PBLK */
 #define FORMAT_MINOR_MULTIGRID 4u /* 1.4 added MLEV, MTRI, MPAR, MCOL, MVTX */
+#define FORMAT_MINOR_CLUSTERS 5u /* 1.5 added CPAS, CLUS, CPRT, CCOL, CITM */
 #define SECTION_VERSION 1u /* of every section this version defines */
 #define HEADER_SIZE 32u
 #define ENTRY_SIZE 32u
@@ -54,7 +56,8 @@ enum { E_TAG = 0, E_VERSION = 4, E_OFFSET = 8, E_SIZE = 16, E_COUNT = 24, E_CRC 
 enum {
     SEC_PART, SEC_TRIS, SEC_DIST, SEC_BEND, SEC_COLR, SEC_ELEM, SEC_ECOL, SEC_MATL,
     SEC_HLEV, SEC_HNOD, SEC_HLNK, SEC_HDST, SEC_HCOL, SEC_PRED, SEC_PBLK,
-    SEC_MLEV, SEC_MTRI, SEC_MPAR, SEC_MCOL, SEC_MVTX, SEC_META, SEC_COUNT
+    SEC_MLEV, SEC_MTRI, SEC_MPAR, SEC_MCOL, SEC_MVTX, SEC_CPAS, SEC_CLUS, SEC_CPRT, SEC_CCOL, SEC_CITM,
+    SEC_META, SEC_COUNT
 };
 
 static const struct section_kind {
@@ -83,6 +86,11 @@ static const struct section_kind {
     [SEC_MPAR] = {"MPAR", sizeof(sinew_parents_rec), SINEW_ASSET_MAX_PARTICLES, "parent pairs"},
     [SEC_MCOL] = {"MCOL", sizeof(sinew_range_rec), SINEW_ASSET_MAX_COLOURS, "level colours"},
     [SEC_MVTX] = {"MVTX", sizeof(uint32_t), SINEW_ASSET_MAX_RECORDS, "coloured particles"},
+    [SEC_CPAS] = {"CPAS", sizeof(sinew_range_rec), SINEW_ASSET_MAX_COLOURS, "cluster passes"},
+    [SEC_CLUS] = {"CLUS", sizeof(sinew_cluster_rec), SINEW_ASSET_MAX_RECORDS, "clusters"},
+    [SEC_CPRT] = {"CPRT", sizeof(uint32_t), SINEW_ASSET_MAX_RECORDS, "cluster particles"},
+    [SEC_CCOL] = {"CCOL", sizeof(sinew_range_rec), SINEW_ASSET_MAX_RECORDS, "cluster colours"},
+    [SEC_CITM] = {"CITM", sizeof(sinew_citem_rec), SINEW_ASSET_MAX_RECORDS, "cluster items"},
     [SEC_META] = {"META", 1, MAX_META_BYTES, "bytes of text"},
 };
 
@@ -225,20 +233,27 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         [SEC_MPAR] = {a->mlevel_count ? a->particle_count : 0, a->parents},
         [SEC_MCOL] = {a->mcolour_count, a->mcolours},
         [SEC_MVTX] = {a->mvertex_count, a->mvertices},
+        [SEC_CPAS] = {a->cpass_count, a->cpasses},
+        [SEC_CLUS] = {a->cluster_count, a->clusters},
+        [SEC_CPRT] = {a->cparticle_count, a->cparticles},
+        [SEC_CCOL] = {a->ccolour_count, a->ccolours},
+        [SEC_CITM] = {a->citem_count, a->citems},
         [SEC_META] = {(uint32_t)meta_len, a->meta},
     };
     /* The oldest version that holds the asset: 1.0 without finite elements or
      * a hierarchy, so that files of cloth alone stay what they were; 1.1 with
      * elements, and then all three of its sections; 1.2 with a hierarchy, and
      * then its five; 1.3 with a red-black partition; 1.4 with multigrid
-     * levels. The sections of the older versions are written with a newer
+     * levels; 1.5 with clustered sweeps. The sections of the older versions are written with a newer
      * one's too, empty or not. META only when there is text, so that NULL and "" stay distinct
      * through a round trip. */
-    int has_multigrid = a->mlevel_count > 0;
+    int has_clusters = a->cpass_count > 0;
+    int has_multigrid = a->mlevel_count > 0 || has_clusters;
     int has_red_black = a->red_count || a->black_count || has_multigrid;
     int has_hierarchy = a->level_count > 0 || has_red_black;
     int has_elements = a->element_count || a->element_colour_count || a->material_count || has_hierarchy;
-    uint32_t minor = has_multigrid   ? FORMAT_MINOR_MULTIGRID
+    uint32_t minor = has_clusters    ? FORMAT_MINOR_CLUSTERS
+                     : has_multigrid ? FORMAT_MINOR_MULTIGRID
                      : has_red_black ? FORMAT_MINOR_RED_BLACK
                      : has_hierarchy ? FORMAT_MINOR_HIERARCHY
                      : has_elements  ? FORMAT_MINOR_ELEMENTS
@@ -250,8 +265,10 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         int is_hierarchy_section = i >= SEC_HLEV && i <= SEC_HCOL;
         int is_red_black_section = i == SEC_PRED || i == SEC_PBLK;
         int is_multigrid_section = i >= SEC_MLEV && i <= SEC_MVTX;
+        int is_cluster_section = i >= SEC_CPAS && i <= SEC_CITM;
         if ((is_element_section && !has_elements) || (is_hierarchy_section && !has_hierarchy) ||
             (is_red_black_section && !has_red_black) || (is_multigrid_section && !has_multigrid) ||
+            (is_cluster_section && !has_clusters) ||
             (i == SEC_META && !a->meta))
             continue;
         order[section_count++] = i;
@@ -482,6 +499,9 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
     }
     if (ok && (count[SEC_MLEV] || count[SEC_MTRI] || count[SEC_MCOL] || count[SEC_MVTX]))
         ok = sinew_asset_alloc_multigrid(a, count[SEC_MLEV], count[SEC_MTRI], count[SEC_MCOL], count[SEC_MVTX]);
+    if (ok && (count[SEC_CPAS] || count[SEC_CLUS] || count[SEC_CPRT] || count[SEC_CCOL] || count[SEC_CITM]))
+        ok = sinew_asset_alloc_clusters(a, count[SEC_CPAS], count[SEC_CLUS], count[SEC_CPRT], count[SEC_CCOL],
+                                        count[SEC_CITM]);
     if (ok && known[SEC_META])
         ok = (a->meta = malloc((size_t)count[SEC_META] + 1)) != NULL;
     if (!ok) {
@@ -491,7 +511,8 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
     void *arrays[SEC_META] = {a->particles, a->triangles, a->distances, a->bends, a->colours,
                               a->elements, a->element_colours, a->materials, a->levels, a->nodes,
                               a->links, a->hdistances, a->hcolours, a->reds, a->blacks,
-                              a->mlevels, a->mtriangles, a->parents, a->mcolours, a->mvertices};
+                              a->mlevels, a->mtriangles, a->parents, a->mcolours, a->mvertices,
+                              a->cpasses, a->clusters, a->cparticles, a->ccolours, a->citems};
     for (int i = 0; i < SEC_META; ++i)
         if (count[i])
             get_words(arrays[i], p + known[i]->offset, (size_t)known[i]->size / 4);
@@ -548,6 +569,9 @@ sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char 
     if (a->element_count || a->material_count)
         sinew_logf(lg, SINEW_LOG_INFO, "asset", "%s: %u finite elements in %u colours, %u materials", name,
                    a->element_count, a->element_colour_count, a->material_count);
+    if (a->cpass_count)
+        sinew_logf(lg, SINEW_LOG_INFO, "asset", "%s: %u clusters in %u passes", name, a->cluster_count,
+                   a->cpass_count);
     if (a->level_count)
         sinew_logf(lg, SINEW_LOG_INFO, "asset", "%s: hierarchy of %u levels, %u coarse constraints", name,
                    a->level_count, a->hdistance_count);

@@ -18,6 +18,7 @@
     X(COLLIDE, collide, GpuRange)       \
     X(VELOCITY, velocity, GpuRange)     \
     X(PROJECT_COLOUR, project_colour, GpuRange)     \
+    X(PROJECT_CLUSTERS, project_clusters, GpuRange) \
     X(JACOBI_PROJECT, jacobi_project, GpuRange)     \
     X(JACOBI_APPLY, jacobi_apply, GpuRange)         \
     X(RESIDUAL, residual, GpuRange)                 \

@@ -39,6 +39,7 @@ sinew_cloth_options sinew_cloth_options_default(void)
     o.shear = 1;
     o.bending = 1;
     o.colouring = SINEW_COLOURING_BALANCED;
+    o.cluster_particles = SINEW_CLUSTER_DEFAULT_PARTICLES;
     /* A woven cotton shirting, for when membrane is set to STVK: E t = 9 kN/m
      * is about the secant stiffness at the 490 N/m (500 gf/cm) load of the
      * Kawabata KES-F tensile test, where such fabrics stretch some 5 %. */
@@ -164,6 +165,11 @@ static sinew_result check_options(const cloth_builder *b)
     if (o->colouring != SINEW_COLOURING_GREEDY && o->colouring != SINEW_COLOURING_BALANCED)
         return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep", "%s: unknown colouring method %d",
                           b->name, (int)o->colouring);
+    if (o->cluster_particles &&
+        (o->cluster_particles < SINEW_CLUSTER_MIN_PARTICLES || o->cluster_particles > SINEW_CLUSTER_MAX_PARTICLES))
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep", "%s: clusters of %u particles: the "
+                          "size must be %u to %u, or 0 for none", b->name, o->cluster_particles,
+                          SINEW_CLUSTER_MIN_PARTICLES, SINEW_CLUSTER_MAX_PARTICLES);
     for (int k = 0; k < 3 && o->pin_box; k++)
         if (!(o->box_min[k] <= o->box_max[k]) || !isfinite(o->box_min[k]) || !isfinite(o->box_max[k]))
             return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
@@ -898,6 +904,12 @@ static sinew_result build(cloth_builder *b, sinew_asset **out)
     if ((b->opt->bending && (r = add_bending(b))) || (r = make_elements(b)) || (r = colour(b)) ||
         (r = colour_elements(b)) || (r = lay_out(b, out)))
         return r;
+    if (b->opt->cluster_particles &&
+        (r = sinew_cluster_asset(*out, b->opt->cluster_particles, b->name, b->lg, &b->rep.clusters)) != SINEW_RESULT_OK) {
+        sinew_asset_destroy(*out);
+        *out = NULL;
+        return r;
+    }
     summarise(b);
     return SINEW_RESULT_OK;
 }

@@ -7,6 +7,7 @@
 #define SINEW_PREP_CLOTH_H
 
 #include "../asset/asset.h"
+#include "clusters.h"
 #include "colouring.h"
 #include "mesh.h"
 
@@ -15,6 +16,10 @@ typedef struct sinew_cloth_options {
     int shear;                  /* add diagonal (shear) constraints in polygons */
     int bending;                /* add dihedral bending across interior edges */
     sinew_colouring_method colouring;
+    /* Clustered sweeps (clusters.h): clusters of at most this many particles
+     * (SINEW_CLUSTER_MIN_PARTICLES..SINEW_CLUSTER_MAX_PARTICLES), or 0 for
+     * none (a dispatch per colour). Default SINEW_CLUSTER_DEFAULT_PARTICLES. */
+    uint32_t cluster_particles;
     /* Pins: particles get inverse mass 0. */
     const uint32_t *pin_indices;
     uint32_t pin_count;
@@ -68,6 +73,7 @@ typedef struct sinew_cloth_report {
     uint32_t part_count;         /* connected parts (particles joined by triangles) */
     uint32_t unpinned_parts;     /* when anything is pinned: parts without a pin (a warning names them) */
     uint32_t unpinned_particles; /* and their particles */
+    sinew_cluster_report clusters;
 } sinew_cloth_report;
 
 /* Builds the asset. Degenerate faces (repeated vertex, zero area) and unreferenced

@@ -16,6 +16,11 @@ typedef struct sinew_pbd {
     sinew_colour_rec *colours;          /* the asset's colour ranges */
     uint32_t element_colour_count;
     sinew_element_colour_rec *element_colours;
+    /* Clustered sweeps (cpass_count 0: none, a dispatch per colour): the
+     * asset's passes, and per pass the constraints and particles it moves. */
+    uint32_t cpass_count;
+    sinew_range_rec *cpasses;
+    uint32_t *cpass_items, *cpass_particles;
     /* HPBD hierarchy (level_count 0: none); nodes and links as on the device. */
     uint32_t level_count, hdistance_count, link_count;
     sinew_level_rec *levels;

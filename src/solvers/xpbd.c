@@ -1,8 +1,10 @@
 /* The position-based family's operations (solver.h), and XPBD's sweeps:
  * docs/math.md sections 1-2, Macklin, Müller and Chentanez 2016 (XPBD).
  * Constraints are projected colour by colour (Gauss-Seidel, forward,
- * symmetric or alternating) or all at once with a per-particle gather
- * (Jacobi); GPBD's element updates (gpbd.c) run before them, HPBD's
+ * symmetric or alternating), pass by pass where the asset has clustered
+ * sweeps (docs/colouring.md: a pass is one dispatch of clusters that run
+ * their own colours in shared memory), or all at once with a per-particle
+ * gather (Jacobi); GPBD's element updates (gpbd.c) run before them, HPBD's
  * hierarchy (hpbd.c) before the first iteration. The recording reads like
  * the algorithm: dispatch, barrier, dispatch. */
 #include "pbd.h"
@@ -38,6 +40,9 @@ static void destroy(void *state, sinew_context *ctx)
     sinew_hpbd_free(s);
     free(s->colours);
     free(s->element_colours);
+    free(s->cpasses);
+    free(s->cpass_items);
+    free(s->cpass_particles);
     free(s);
 }
 
@@ -55,6 +60,67 @@ static int copy_colours(sinew_pbd *s, const sinew_asset *a)
     if (a->element_colour_count)
         memcpy(s->element_colours, a->element_colours, sizeof *s->element_colours * a->element_colour_count);
     return 1;
+}
+
+_Static_assert(SINEW_CLUSTER_SHARED_PARTICLES == SINEW_CLUSTER_MAX_PARTICLES, "a cluster fits in shared memory");
+
+/* The Gauss-Seidel solvers sweep an asset's clusters where it has them. */
+static int uses_clusters(sinew_solver solver, const sinew_asset *a)
+{
+    return !is_jacobi(solver) && a->cpass_count > 0;
+}
+
+/* The asset's passes, kept for the recording, with what each moves. */
+static int copy_passes(sinew_pbd *s, const sinew_asset *a)
+{
+    s->cpass_count = a->cpass_count;
+    s->cpasses = malloc(sizeof *s->cpasses * ((size_t)a->cpass_count + 1));
+    s->cpass_items = calloc((size_t)a->cpass_count + 1, sizeof *s->cpass_items);
+    s->cpass_particles = calloc((size_t)a->cpass_count + 1, sizeof *s->cpass_particles);
+    if (!s->cpasses || !s->cpass_items || !s->cpass_particles)
+        return 0;
+    if (a->cpass_count)
+        memcpy(s->cpasses, a->cpasses, sizeof *s->cpasses * a->cpass_count);
+    for (uint32_t p = 0; p < a->cpass_count; p++)
+        for (uint32_t k = a->cpasses[p].begin; k < a->cpasses[p].begin + a->cpasses[p].count; k++) {
+            const sinew_cluster_rec *c = &a->clusters[k];
+            s->cpass_particles[p] += c->particle_count;
+            for (uint32_t q = c->colour_begin; q < c->colour_begin + c->colour_count; q++)
+                s->cpass_items[p] += a->ccolours[q].count;
+        }
+    return 1;
+}
+
+/* SINEW_PBD_CLUSTERS: four offsets, then the clusters, colour ranges,
+ * particles and items (shared/pbd.h), in words. */
+static uint64_t cluster_words(const sinew_asset *a)
+{
+    return a->cpass_count ? 4ull + 4ull * a->cluster_count + 2ull * a->ccolour_count + a->cparticle_count +
+                                3ull * a->citem_count
+                          : 0;
+}
+
+static sinew_result upload_clusters(sinew_pbd *s, sinew_context *ctx, const sinew_asset *a)
+{
+    uint64_t words = cluster_words(a);
+    uint32_t *w = malloc(sizeof *w * words);
+    if (!w)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    uint32_t *at = w + 4;
+    w[0] = (uint32_t)(at - w);
+    memcpy(at, a->clusters, sizeof *a->clusters * a->cluster_count);
+    at += 4ull * a->cluster_count;
+    w[1] = (uint32_t)(at - w);
+    memcpy(at, a->ccolours, sizeof *a->ccolours * a->ccolour_count);
+    at += 2ull * a->ccolour_count;
+    w[2] = (uint32_t)(at - w);
+    memcpy(at, a->cparticles, sizeof *a->cparticles * a->cparticle_count);
+    at += a->cparticle_count;
+    w[3] = (uint32_t)(at - w);
+    memcpy(at, a->citems, sizeof *a->citems * a->citem_count);
+    sinew_result r = sinew_buffer_upload(ctx, &s->own[SINEW_PBD_CLUSTERS], 0, w, 4 * words);
+    free(w);
+    return r;
 }
 
 /* Set 1 (shared/pbd.h): made only where there is something to hold. */
@@ -76,10 +142,13 @@ static sinew_result make_buffers(sinew_pbd *s, const sinew_body_view *v, const s
          "coarse constraints"},
         {SINEW_PBD_HNODE, s->level_count ? sizeof(GpuNode) * (uint64_t)n : 0, SINEW_MEMORY_DEVICE, "hierarchy nodes"},
         {SINEW_PBD_HLINK, sizeof(GpuLink) * (uint64_t)s->link_count, SINEW_MEMORY_DEVICE, "parent links"},
+        {SINEW_PBD_CLUSTERS, s->cpass_count ? 4 * cluster_words(a) : 0, SINEW_MEMORY_DEVICE, "clusters"},
     };
     sinew_result r = sinew_buffers_create(ctx, plan, sizeof plan / sizeof plan[0], s->own);
     if (r == SINEW_RESULT_OK && s->level_count)
         r = sinew_hpbd_upload(s, ctx, n);
+    if (r == SINEW_RESULT_OK && s->cpass_count)
+        r = upload_clusters(s, ctx, a);
     if (r != SINEW_RESULT_OK || !jacobi)
         return r;
     uint32_t *start, *adj;
@@ -104,7 +173,7 @@ static sinew_result create(const sinew_body_view *v, const sinew_asset *a, void 
     s->sweep_order = v->desc->sweep_order != SINEW_SWEEP_DEFAULT ? v->desc->sweep_order
                      : s->solver == SINEW_SOLVER_HPBD ? SINEW_SWEEP_ALTERNATING /* the paper's */
                                                        : SINEW_SWEEP_FORWARD;
-    if (!copy_colours(s, a))
+    if (!copy_colours(s, a) || (uses_clusters(s->solver, a) && !copy_passes(s, a)))
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     sinew_result r = s->solver == SINEW_SOLVER_HPBD ? sinew_hpbd_copy(s, a, lg) : SINEW_RESULT_OK;
     return r == SINEW_RESULT_OK ? make_buffers(s, v, a) : r;
@@ -143,12 +212,45 @@ static void record_colour(const sinew_pbd *s, const sinew_body_view *v, sinew_re
     r->bytes += (uint64_t)SINEW_BYTES_DISTANCE * col->distance_count + (uint64_t)SINEW_BYTES_BEND * col->bend_count;
 }
 
+/* One pass of clusters; mode SINEW_CLUSTER_FORWARD, _BACKWARD or
+ * _BACKWARD_AFTER. Traffic: the constraints' as in a colour, less the
+ * positions, which a cluster reads and writes once (32 B a particle). */
+static void record_pass(const sinew_pbd *s, const sinew_body_view *v, sinew_recorder *r, uint32_t p, uint32_t mode)
+{
+    const sinew_range_rec *pass = &s->cpasses[p];
+    GpuRange push = {pass->begin, pass->count, mode, 0, v->distance_count};
+    sinew_record_dispatch(r, SINEW_KERNEL_PROJECT_CLUSTERS, pass->count * SINEW_WORKGROUP_SIZE, &push, sizeof push);
+    sinew_record_barrier(r); /* the next pass reads what this one wrote */
+    r->bytes += 12ull * s->cpass_items[p] + 36ull * s->cpass_particles[p];
+}
+
+/* The clustered sweep: pass by pass as record_gauss_seidel goes colour by
+ * colour, each cluster's colours in the same direction. */
+static void record_clustered(const sinew_pbd *s, const sinew_body_view *v, sinew_recorder *r, uint32_t iteration)
+{
+    const uint32_t np = s->cpass_count;
+    if (s->sweep_order == SINEW_SWEEP_ALTERNATING && iteration % 2 == 1) {
+        for (uint32_t p = np; p-- > 0;)
+            record_pass(s, v, r, p, SINEW_CLUSTER_BACKWARD);
+        return;
+    }
+    for (uint32_t p = 0; p < np; p++)
+        record_pass(s, v, r, p, SINEW_CLUSTER_FORWARD);
+    if (s->solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL)
+        for (uint32_t p = np; p-- > 0;)
+            record_pass(s, v, r, p, p == np - 1 ? SINEW_CLUSTER_BACKWARD_AFTER : SINEW_CLUSTER_BACKWARD);
+}
+
 /* Forward over the colours; the symmetric solver then comes back, leaving out
  * the last colour, which a second projection in a row would not move. With
  * SINEW_SWEEP_ALTERNATING every second iteration runs backwards (HPBD's
  * default, the paper's: two iterations, the second in the opposite order). */
 static void record_gauss_seidel(const sinew_pbd *s, const sinew_body_view *v, sinew_recorder *r, uint32_t iteration)
 {
+    if (s->cpass_count) {
+        record_clustered(s, v, r, iteration);
+        return;
+    }
     if (s->sweep_order == SINEW_SWEEP_ALTERNATING && iteration % 2 == 1) {
         for (uint32_t c = s->colour_count; c-- > 0;)
             record_colour(s, v, r, c);

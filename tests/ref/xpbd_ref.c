@@ -327,6 +327,78 @@ static void update_element(xpbd_ref *r, uint32_t e, double h, double dx_out[4][3
 
 long long xpbd_ref_newton_iterations(const xpbd_ref *r) { return r->newton_iterations; }
 
+/* Constraint c of the combined numbering (distances, then bends), applied. */
+static void project_and_apply(xpbd_ref *r, uint32_t c, double inv_h2)
+{
+    const sinew_asset *a = r->a;
+    if (c < a->distance_count) {
+        double da[3], db[3];
+        if (!project_distance(r, c, inv_h2, da, db))
+            return;
+        for (int k = 0; k < 3; k++) {
+            r->x[3 * a->distances[c].a + k] += da[k];
+            r->x[3 * a->distances[c].b + k] += db[k];
+        }
+        return;
+    }
+    c -= a->distance_count;
+    double dp[4][3];
+    if (!project_bend(r, c, inv_h2, dp))
+        return;
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 3; k++)
+            r->x[3 * a->bends[c].v[j] + k] += dp[j][k];
+}
+
+/* Forward; the symmetric solver comes back without the last colour;
+ * alternating sweeps run odd iterations backwards. */
+static void sweep_colours(xpbd_ref *r, double inv_h2, int backwards)
+{
+    const sinew_asset *a = r->a;
+    uint32_t nc = a->colour_count;
+    uint32_t sweep = r->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && nc ? 2 * nc - 1 : nc;
+    for (uint32_t q = 0; q < sweep; q++) {
+        const sinew_colour_rec *cr = &a->colours[backwards ? nc - 1 - q : q < nc ? q : 2 * nc - 2 - q];
+        for (uint32_t c = cr->distance_begin; c < cr->distance_begin + cr->distance_count; c++)
+            project_and_apply(r, c, inv_h2);
+        for (uint32_t c = cr->bend_begin; c < cr->bend_begin + cr->bend_count; c++)
+            project_and_apply(r, a->distance_count + c, inv_h2);
+    }
+}
+
+/* One pass of clusters, each cluster's colours forward or backward, the
+ * last one left out when skip_last. */
+static void run_pass(xpbd_ref *r, uint32_t p, double inv_h2, int backwards, int skip_last)
+{
+    const sinew_asset *a = r->a;
+    for (uint32_t k = a->cpasses[p].begin; k < a->cpasses[p].begin + a->cpasses[p].count; k++) {
+        const sinew_cluster_rec *cl = &a->clusters[k];
+        uint32_t runs = cl->colour_count - (skip_last ? 1 : 0);
+        for (uint32_t q = 0; q < runs; q++) {
+            uint32_t colour = backwards ? cl->colour_count - 1 - q - (skip_last ? 1 : 0) : q;
+            const sinew_range_rec *cc = &a->ccolours[cl->colour_begin + colour];
+            for (uint32_t i = cc->begin; i < cc->begin + cc->count; i++)
+                project_and_apply(r, a->citems[i].constraint, inv_h2);
+        }
+    }
+}
+
+/* The clustered sweep (docs/colouring.md) in the kernels' order. */
+static void sweep_clusters(xpbd_ref *r, double inv_h2, int backwards)
+{
+    uint32_t np = r->a->cpass_count;
+    if (backwards) {
+        for (uint32_t p = np; p-- > 0;)
+            run_pass(r, p, inv_h2, 1, 0);
+        return;
+    }
+    for (uint32_t p = 0; p < np; p++)
+        run_pass(r, p, inv_h2, 0, 0);
+    if (r->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL)
+        for (uint32_t p = np; p-- > 0;)
+            run_pass(r, p, inv_h2, 1, p == np - 1);
+}
+
 void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
 {
     const sinew_asset *a = r->a;
@@ -357,34 +429,14 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
                     for (uint32_t e = a->element_colours[q].begin;
                          e < a->element_colours[q].begin + a->element_colours[q].count; e++)
                         update_element(r, e, h, NULL);
-                /* Forward; the symmetric solver comes back without the last
-                 * colour; alternating sweeps run odd iterations backwards. */
-                uint32_t nc = a->colour_count;
-                uint32_t sweep = r->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL && nc ? 2 * nc - 1 : nc;
                 sinew_sweep_order order = r->desc.sweep_order != SINEW_SWEEP_DEFAULT ? r->desc.sweep_order
                                           : r->desc.solver == SINEW_SOLVER_HPBD ? SINEW_SWEEP_ALTERNATING
                                                                                   : SINEW_SWEEP_FORWARD;
                 int backwards = order == SINEW_SWEEP_ALTERNATING && it % 2 == 1;
-                for (uint32_t q = 0; q < sweep; q++) {
-                    const sinew_colour_rec *cr = &a->colours[backwards ? nc - 1 - q : q < nc ? q : 2 * nc - 2 - q];
-                    for (uint32_t c = cr->distance_begin; c < cr->distance_begin + cr->distance_count; c++) {
-                        double da[3], db[3];
-                        if (!project_distance(r, c, inv_h2, da, db))
-                            continue;
-                        for (int k = 0; k < 3; k++) {
-                            r->x[3 * a->distances[c].a + k] += da[k];
-                            r->x[3 * a->distances[c].b + k] += db[k];
-                        }
-                    }
-                    for (uint32_t c = cr->bend_begin; c < cr->bend_begin + cr->bend_count; c++) {
-                        double dp[4][3];
-                        if (!project_bend(r, c, inv_h2, dp))
-                            continue;
-                        for (int j = 0; j < 4; j++)
-                            for (int k = 0; k < 3; k++)
-                                r->x[3 * a->bends[c].v[j] + k] += dp[j][k];
-                    }
-                }
+                if (a->cpass_count)
+                    sweep_clusters(r, inv_h2, backwards);
+                else
+                    sweep_colours(r, inv_h2, backwards);
             } else {
                 for (uint32_t c = 0; c < a->distance_count; c++)
                     project_distance(r, c, inv_h2, &r->delta[6 * c], &r->delta[6 * c + 3]);

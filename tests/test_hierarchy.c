@@ -120,10 +120,12 @@ static sinew_mesh two_pieces(void)
     return join(&a, &b);
 }
 
-/* A cloth of the mesh's triangles (stretch constraints only, no bending). */
+/* A cloth of the mesh's triangles (stretch constraints only, no bending),
+ * without clustered sweeps: its file is format 1.2 with a hierarchy. */
 static sinew_asset *cloth(const sinew_mesh *m, double pin_top)
 {
     sinew_cloth_options opt = sinew_cloth_options_default();
+    opt.cluster_particles = 0;
     opt.shear = 0;
     opt.bending = 0;
     opt.pin_top = pin_top;

@@ -209,11 +209,13 @@ static void on_log(void *user, sinew_log_level level, const char *id, const char
 static sinew_logger capture = {on_log, NULL, SINEW_LOG_ERROR};
 
 /* A square subdivided three times as sinew-prep --subdivide makes it: the
- * cloth of the finest level with the levels attached. */
+ * cloth of the finest level with the levels attached (no clustered sweeps:
+ * its file is format 1.4). */
 static sinew_asset *multigrid_asset_of(sinew_nested *n, uint32_t subdivisions)
 {
     sinew_mesh m = unit_square();
     sinew_cloth_options opt = sinew_cloth_options_default();
+    opt.cluster_particles = 0;
     uint32_t pins[2] = {0, 1};
     opt.pin_indices = pins;
     opt.pin_count = 2;

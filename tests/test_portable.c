@@ -13,6 +13,7 @@
 #include "gpu/limits.h"
 #include "gpu_fixture.h"
 #include "prep/hierarchy.h"
+#include "shared/pbd.h"
 #include "prep/redblack.h"
 #include "prep/soft.h"
 #include "prep/volume.h"
@@ -115,7 +116,8 @@ Test(portable, bad_limits_value_is_refused)
 }
 
 /* What each of sinew's kernels asks for, read from its SPIR-V against what
- * its GLSL says: 64 invocations; shared memory only in the reductions. */
+ * its GLSL says: 64 invocations; shared memory only in the reductions and a
+ * cluster's positions. */
 Test(portable, every_kernel_fits_the_profile)
 {
     VkPhysicalDeviceLimits profile = large_device();
@@ -139,6 +141,8 @@ Test(portable, every_kernel_fits_the_profile)
             shared = 4u * SINEW_WORKGROUP_SIZE; /* float mg_red[SINEW_WORKGROUP_SIZE] */
         else if (!strcmp(ki->name, "amg_vector") || !strcmp(ki->name, "amg_reduce"))
             shared = 4u * SINEW_WORKGROUP_SIZE; /* float amg_red[SINEW_WORKGROUP_SIZE] */
+        else if (!strcmp(ki->name, "project_clusters")) /* a cluster's positions */
+            shared = 16u * SINEW_CLUSTER_SHARED_PARTICLES;
         else if (!strcmp(ki->name, "amg_coarse")) /* the dense factor and a vector */
             shared = 4u * (SINEW_AMG_DENSE_ROWS * SINEW_AMG_DENSE_ROWS + SINEW_AMG_DENSE_ROWS);
         cr_expect_eq(info.shared_bytes, shared, "%s: %llu bytes of shared memory", ki->name,

@@ -606,7 +606,7 @@ static const hostile hostile_cases[] = {
     {"every particle pinned", FINITE, NULL},
     {"gravity 1e4 m/s^2, hanging", GUARDED, "rolled back"},
     {"contact offset 10 m", ROLLED_BACK, "rolled back"},
-    {"sphere swallowing the cloth", ROLLED_BACK, "rolled back"},
+    {"sphere swallowing the cloth", GUARDED, "rolled back"},
     {"gravity -3e38 m/s^2", ROLLED_BACK, "rolled back"},
     {"dt 1000 s in free fall", ROLLED_BACK, "rolled back"},
 };

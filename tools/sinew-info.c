@@ -49,6 +49,9 @@ static int print_asset(const char *path)
     printf("triangles:         %u\n", info.triangle_count);
     printf("constraints:       %u distance, %u bending, in %u colours\n", info.distance_count, info.bend_count,
            info.colour_count);
+    if (info.cluster_passes)
+        printf("clustered sweeps:  %u clusters in %u passes: %u dispatches a Gauss-Seidel sweep in place of %u\n",
+               info.cluster_count, info.cluster_passes, info.cluster_passes, info.colour_count);
     if (info.element_count || info.element_colour_count) {
         printf("elements:          %u: %u tetrahedra, %u membrane triangles, %u springs\n", info.element_count,
                info.tet_count, info.membrane_count, info.spring_count);

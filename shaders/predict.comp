@@ -1,21 +1,18 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// docs/math.md 1: v += h g;  x_prev = x;  x += h v.  Pinned particles (w = 0) stay.
+// The first substep's prediction (integrate.glsl) of particles [0, range.count),
+// and the clearing of the solver's per-substep state: LAMBDA[0, range.count2)
+// and ZDISP[0, range.slot_base). No thread reads what another writes.
 #include "common.glsl"
+#include "pbd.glsl"
+#include "integrate.glsl"
 
 void main()
 {
     uint i = linear_id();
-    if (i >= range.count)
+    if (i >= clear_threads())
         return;
-    vec4 x = pos[i];
-    prev[i] = x;
-    if (x.w == 0.0) {
-        vel[i] = vec4(0.0);
-        return;
-    }
-    float h = params.gravity.w;
-    vec3 v = vel[i].xyz + h * params.gravity.xyz;
-    vel[i] = vec4(v, 0.0);
-    pos[i] = vec4(x.xyz + h * v, x.w);
+    if (i < range.count)
+        predict_particle(i);
+    clear_substep(i);
 }

@@ -1,14 +1,30 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// docs/math.md 1: v = (x - x_prev) / h, then damping.
+// The last substep's velocities (integrate.glsl) of particles
+// [0, range.count); with range.first2 != 0 the health check (health.glsl) in
+// the same pass: of each particle with the velocity just computed, and of
+// elements [0, range.count2), whose positions the substep's last dispatch
+// before this one left final.
 #include "common.glsl"
+#include "pbd.glsl"
+#include "measure.glsl"
+#include "health.glsl"
+#include "integrate.glsl"
 
 void main()
 {
     uint i = linear_id();
-    if (i >= range.count)
-        return;
-    vec4 x = pos[i];
-    vec3 v = x.w == 0.0 ? vec3(0.0) : (x.xyz - prev[i].xyz) * params.inv_h * params.damping;
-    vel[i] = vec4(v, 0.0);
+    bool health = range.first2 != 0u;
+    if (health)
+        health_begin();
+    if (i < range.count) {
+        vec3 v = velocity_particle(i);
+        if (health)
+            health_particle(i, pos[i], v);
+    }
+    if (health) {
+        if (i < range.count2)
+            health_element(i);
+        health_end();
+    }
 }

@@ -300,17 +300,53 @@ sinew_result sinew_body_check_material(const sinew_body *b, uint32_t index, cons
 /* ---------------------------------------------------------------- the step */
 
 /* Device traffic the body's kernels were designed to move, in bytes. */
-#define BYTES_PREDICT 96u   /* pos, vel in; prev, vel, pos out */
-#define BYTES_VELOCITY 48u  /* pos, prev in; vel out */
+#define BYTES_PREDICT 96u          /* pos, vel in; prev, vel, pos out */
+#define BYTES_VELOCITY 48u         /* pos, prev in; vel out */
+#define BYTES_VELOCITY_PREDICT 80u /* pos, prev in; prev, vel, pos out */
 
-/* What ends every step: normals, residual, health check, host barrier. */
-static void record_step_end(sinew_body *b, sinew_recorder *r)
+/* The health check of the particles, and of the tetrahedra among the
+ * elements, in the velocity kernel (GpuRange.first2 = 1) or its own. */
+static GpuRange health_range(const sinew_body *b, uint32_t *threads)
+{
+    const uint32_t n = b->particle_count, elements = b->tet_count ? b->element_count : 0;
+    *threads = n > elements ? n : elements;
+    return (GpuRange){0, n, 1, elements};
+}
+
+/* Designed traffic of the health check: per particle position and velocity,
+ * per element the record 80 and four positions 64. */
+static uint64_t health_bytes(const sinew_body *b, int with_velocity)
+{
+    const uint64_t elements = b->tet_count ? b->element_count : 0;
+    return (with_velocity ? 0 : 32ull * b->particle_count) + 144ull * elements;
+}
+
+/* What ends every step: normals, residual, the health check unless the last
+ * substep's velocity kernel ran it (`checked`), the host barrier. Recorded
+ * dispatch by dispatch (b->unfused) each waits for the one before; fused,
+ * the health check, normals and residual read positions, velocities and
+ * elements and write STATS (by integer atomics), NORMAL and PARTIAL: none
+ * waits for another, nor for the last substep's velocities, and one barrier
+ * before the residual's reduction (which writes STATS too) orders them all. */
+static void record_step_end(sinew_body *b, sinew_recorder *r, int checked)
 {
     const uint32_t n = b->particle_count;
+    const int fused = !b->unfused;
     GpuRange particles = {0, n};
+    uint32_t health_threads;
+    GpuRange health = health_range(b, &health_threads);
+    health.first2 = 0;
+    if (b->desc.health_check && !checked && fused) {
+        sinew_record_dispatch(r, SINEW_KERNEL_HEALTH, health_threads, &health, sizeof health);
+        sinew_record_independent(r);
+        r->bytes += health_bytes(b, 0);
+    }
     if (b->normals) {
         sinew_record_dispatch(r, SINEW_KERNEL_NORMALS, n, &particles, sizeof particles);
-        sinew_record_barrier(r);
+        if (fused)
+            sinew_record_independent(r);
+        else
+            sinew_record_barrier(r);
         /* per particle: offsets 8, position 16, normal 16; per corner: pair 8, two positions 32 */
         r->bytes += 40ull * n + 3ull * 40 * b->triangle_count;
     }
@@ -324,14 +360,11 @@ static void record_step_end(sinew_body *b, sinew_recorder *r)
         sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL_REDUCE, SINEW_REDUCE_SIZE, &reduce, sizeof reduce);
         r->bytes += 48ull * b->distance_count + 144ull * b->element_count + 32ull * groups;
     }
-    if (b->desc.health_check) {
-        /* the particles, and the tetrahedra among the elements in the same dispatch */
-        const uint32_t elements = b->tet_count ? b->element_count : 0;
-        GpuRange health = {0, n, 0, elements};
+    if (b->desc.health_check && !checked && !fused) {
         if (b->desc.residual)
             sinew_record_barrier(r); /* both write STATS */
-        sinew_record_dispatch(r, SINEW_KERNEL_HEALTH, n > elements ? n : elements, &health, sizeof health);
-        r->bytes += 32ull * n + 144ull * elements; /* per element: the record 80, four positions 64 */
+        sinew_record_dispatch(r, SINEW_KERNEL_HEALTH, health_threads, &health, sizeof health);
+        r->bytes += health_bytes(b, 0);
     }
     if (b->desc.residual || b->desc.health_check)
         sinew_record_timestamp(r, SINEW_PHASE_RESIDUAL);
@@ -339,33 +372,71 @@ static void record_step_end(sinew_body *b, sinew_recorder *r)
     sinew_record_host_barrier(r); /* positions and stats are read by the host */
 }
 
-/* docs/math.md section 1: per substep the solver's reset, the prediction,
- * the solver's iterations with contacts, the velocities (or the solver's
- * own substep, record_substep); then the step's end. */
+/* docs/math.md section 1: per substep the prediction, the solver's
+ * iterations with contacts, the velocities (or the solver's own substep,
+ * record_substep); then the step's end. The prediction, the velocities and
+ * the health check work on each particle alone, so the step runs them in as
+ * few dispatches as the solver's work between them allows: the first
+ * substep's prediction clears the solver's per-substep state in the same
+ * pass (record_reset), each substep's velocities run with the next one's
+ * prediction, and the last substep's with the health check. Each particle
+ * sees the same operations in the same order as when every stage is a
+ * dispatch of its own (b->unfused), so both give the same bits. */
 static void record_stages(sinew_body *b, sinew_recorder *r)
 {
     const sinew_solver_ops *ops = sinew_body_ops(b);
-    const uint32_t n = b->particle_count;
-    GpuRange particles = {0, n};
+    const uint32_t n = b->particle_count, substeps = b->desc.substeps;
+    const int fused = !b->unfused;
+    GpuRange predict = {0, n}; /* and, fused, what the solver clears each substep */
+    if (fused && ops->record_reset)
+        ops->record_reset(b->state, &b->view, r, &predict);
+    const uint32_t cleared = predict.count2 > predict.slot_base ? predict.count2 : predict.slot_base;
+    const uint32_t predict_threads = n > cleared ? n : cleared;
+    const uint64_t clear_bytes = 4ull * predict.count2 + 16ull * predict.slot_base;
+    int predicted = 0; /* this substep's prediction ran with the velocities of the one before */
+    int checked = 0;   /* the last velocities ran the health check */
     sinew_record_timestamp(r, SINEW_PHASE_START);
-    for (uint32_t s = 0; s < b->desc.substeps; s++) {
+    for (uint32_t s = 0; s < substeps; s++) {
         if (ops->record_substep) {
             ops->record_substep(b->state, &b->view, r, s);
             sinew_record_timestamp(r, SINEW_PHASE_VELOCITY);
             continue;
         }
-        if (ops->record_reset)
-            ops->record_reset(b->state, &b->view, r);
-        sinew_record_dispatch(r, SINEW_KERNEL_PREDICT, n, &particles, sizeof particles);
-        sinew_record_barrier(r);
-        r->bytes += (uint64_t)BYTES_PREDICT * n;
+        if (!predicted) {
+            if (!fused && ops->record_reset)
+                ops->record_reset(b->state, &b->view, r, NULL);
+            sinew_record_dispatch(r, SINEW_KERNEL_PREDICT, predict_threads, &predict, sizeof predict);
+            sinew_record_barrier(r);
+            r->bytes += (uint64_t)BYTES_PREDICT * n + clear_bytes;
+        }
         ops->record_solve(b->state, &b->view, r);
-        sinew_record_dispatch(r, SINEW_KERNEL_VELOCITY, n, &particles, sizeof particles);
-        sinew_record_barrier(r);
-        r->bytes += (uint64_t)BYTES_VELOCITY * n;
+        const int last = s + 1 == substeps;
+        if (fused && !last) {
+            sinew_record_dispatch(r, SINEW_KERNEL_VELOCITY_PREDICT, predict_threads, &predict, sizeof predict);
+            sinew_record_barrier(r);
+            r->bytes += (uint64_t)BYTES_VELOCITY_PREDICT * n + clear_bytes;
+        } else if (fused && b->desc.health_check) {
+            uint32_t threads;
+            GpuRange velocity = health_range(b, &threads);
+            sinew_record_dispatch(r, SINEW_KERNEL_VELOCITY, threads, &velocity, sizeof velocity);
+            /* normals and residual read positions and write neither VEL nor
+             * STATS; the reduction, which writes STATS, follows a barrier */
+            sinew_record_independent(r);
+            r->bytes += (uint64_t)BYTES_VELOCITY * n + health_bytes(b, 1);
+            checked = 1;
+        } else {
+            GpuRange particles = {0, n};
+            sinew_record_dispatch(r, SINEW_KERNEL_VELOCITY, n, &particles, sizeof particles);
+            if (fused)
+                sinew_record_independent(r);
+            else
+                sinew_record_barrier(r);
+            r->bytes += (uint64_t)BYTES_VELOCITY * n;
+        }
+        predicted = fused && !last;
         sinew_record_timestamp(r, SINEW_PHASE_VELOCITY);
     }
-    record_step_end(b, r);
+    record_step_end(b, r, checked);
 }
 
 static sinew_result record_step(sinew_body *b)
@@ -425,6 +496,33 @@ static sinew_result record_step(sinew_body *b)
     b->barriers = rec.barriers;
     b->bytes = rec.bytes;
     b->query_count = rec.query_count;
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_body_record_unfused(sinew_body *b)
+{
+    sinew_context *ctx = b->ctx;
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    sinew_result r = sinew_body_settle(b);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    vk->vkDestroyFence(ctx->device, b->fence, NULL);
+    vk->vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &b->cmd);
+    if (b->queries)
+        vk->vkDestroyQueryPool(ctx->device, b->queries, NULL);
+    free(b->query_results);
+    free(b->query_phase);
+    b->fence = VK_NULL_HANDLE;
+    b->cmd = VK_NULL_HANDLE;
+    b->queries = VK_NULL_HANDLE;
+    b->query_results = NULL;
+    b->query_phase = NULL;
+    b->unfused = 1;
+    if ((r = record_step(b)) != SINEW_RESULT_OK)
+        return r;
+    b->stats.dispatches = b->dispatches;
+    b->stats.barriers = b->barriers;
+    b->stats.bytes = b->bytes;
     return SINEW_RESULT_OK;
 }
 

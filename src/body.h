@@ -49,6 +49,7 @@ struct sinew_body {
     uint64_t *query_results;            /* query_count timestamps */
     uint8_t *query_phase;               /* phase of the span each one ends */
     uint32_t dispatches, barriers;      /* per step, as recorded */
+    int unfused;                        /* recorded stage by stage (sinew_body_record_unfused) */
     uint64_t bytes;                     /* designed traffic per step */
 
     sinew_step_stats stats;
@@ -65,6 +66,13 @@ struct sinew_body {
  * failed health check rolls back and is kept for the next step or wait.
  * OK, or the device's loss. */
 sinew_result sinew_body_settle(sinew_body *b);
+
+/* Records the body's step again with each stage a dispatch of its own: the
+ * solver's per-substep clearing by fills before each prediction, the
+ * velocities, the next prediction and the health check each alone, every
+ * dispatch followed by a barrier. The same results to the bit, in more
+ * dispatches and barriers; for the tests that show it. */
+sinew_result sinew_body_record_unfused(sinew_body *b);
 
 /* The solver's operations. */
 static inline const sinew_solver_ops *sinew_body_ops(const sinew_body *b) { return b->solver->ops; }

@@ -1,5 +1,12 @@
 #include "gpu_fixture.h"
 
+#include "prep/hierarchy.h"
+#include "prep/mesh.h"
+#include "prep/nested.h"
+#include "prep/redblack.h"
+#include "prep/soft.h"
+#include "prep/volume.h"
+
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,4 +104,53 @@ sinew_context *gpu_make_staged_context(void)
     sinew_context *ctx = NULL;
     cr_assert_eq(sinew_context_create(&cd, &ctx), SINEW_RESULT_OK);
     return ctx;
+}
+
+/* The kind of asset a solver steps: a small cloth (with a hierarchy for HPBD,
+ * red-black for PD, nested levels for the implicit solvers) or a soft block. */
+sinew_asset *gpu_make_solver_asset(sinew_solver solver)
+{
+    sinew_asset *a = NULL;
+    const sinew_logger *lg = gpu_logger();
+    if (solver == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || solver == SINEW_SOLVER_GPBD_JACOBI) {
+        sinew_volume v;
+        const double size[3] = {0.3, 0.3, 0.3}, origin[3] = {0.0, 0.5, 0.0};
+        cr_assert_eq(sinew_volume_box(4, 4, 4, size, origin, &v), SINEW_RESULT_OK);
+        sinew_soft_options opt = sinew_soft_options_default();
+        cr_assert_eq(sinew_soft_build(&v, &opt, lg, &a, NULL), SINEW_RESULT_OK);
+        sinew_volume_free(&v);
+    } else if (solver == SINEW_SOLVER_IMPLICIT_MG || solver == SINEW_SOLVER_IMPLICIT_PCG) {
+        sinew_mesh m;
+        const double origin[3] = {0.0, 1.0, 0.0};
+        cr_assert_eq(sinew_mesh_grid(3, 3, 1.0, 1.0, SINEW_GRID_XZ, origin, &m), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_mesh_triangulate_quads(&m), SINEW_RESULT_OK);
+        sinew_cloth_options opt = sinew_cloth_options_default();
+        uint32_t pins[2] = {0, 2};
+        opt.pin_indices = pins;
+        opt.pin_count = 2;
+        cr_assert_eq(sinew_nested_cloth(&m, 2, &opt, lg, NULL, &a), SINEW_RESULT_OK);
+        sinew_mesh_free(&m);
+    } else if (solver == SINEW_SOLVER_PD_RED_BLACK || solver == SINEW_SOLVER_PD_JACOBI ||
+               solver == SINEW_SOLVER_PD_CHEBYSHEV) {
+        sinew_mesh m;
+        const double origin[3] = {0.0, 1.0, 0.0};
+        cr_assert_eq(sinew_mesh_grid(12, 12, 1.0, 1.0, SINEW_GRID_XZ, origin, &m), SINEW_RESULT_OK);
+        sinew_cloth_options opt = sinew_cloth_options_default();
+        uint32_t pins[2] = {0, 11};
+        opt.pin_indices = pins;
+        opt.pin_count = 2;
+        opt.shear = 0;
+        opt.bending = 0;
+        cr_assert_eq(sinew_cloth_build(&m, &opt, lg, &a, NULL), SINEW_RESULT_OK);
+        sinew_mesh_free(&m);
+        cr_assert_eq(sinew_redblack_asset(a, "cloth", lg, NULL), SINEW_RESULT_OK);
+    } else {
+        a = gpu_make_cloth(12, 12, 1.0, 1.0, 1);
+        if (solver == SINEW_SOLVER_HPBD) {
+            sinew_hierarchy_options o = sinew_hierarchy_options_default();
+            o.min_particles = 8;
+            cr_assert_eq(sinew_hierarchy_build(a, &o, lg, NULL), SINEW_RESULT_OK);
+        }
+    }
+    return a;
 }

@@ -34,4 +34,9 @@ sinew_asset *gpu_make_cloth(uint32_t nx, uint32_t ny, double size, double y, int
 sinew_asset *gpu_make_cloth_clustered(uint32_t nx, uint32_t ny, double size, double y, int pin_corners,
                                       uint32_t cluster_particles);
 
+/* The kind of asset `solver` steps: a small cloth (with a hierarchy for
+ * HPBD, red-black for PD, nested levels for the implicit solvers) or a soft
+ * block (GPBD). Caller destroys. */
+sinew_asset *gpu_make_solver_asset(sinew_solver solver);
+
 #endif

@@ -12,6 +12,59 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* ------------------------------------------------------------------ floors */
+
+/* A run's cost per iteration (the step over substeps x iterations, every
+ * phase included) and the two floors of its step: its dispatches at the
+ * probe's cost of a dependent dispatch, and its designed bytes at the probe's
+ * copy bandwidth. Which one is nearer its time says what bounds it. */
+typedef struct floors {
+    double iterations;             /* per step */
+    double ms, dispatches, barriers; /* per iteration */
+    double dispatch_ms, bandwidth_ms; /* per step; negative: no probe */
+} floors;
+
+static floors floors_of(const bench *b, const run *r)
+{
+    floors f;
+    f.iterations = (double)r->substeps * r->iterations;
+    f.ms = r->ms[5] >= 0 && f.iterations > 0 ? r->ms[5] / f.iterations : -1.0;
+    f.dispatches = f.iterations > 0 ? r->dispatches / f.iterations : 0.0;
+    f.barriers = f.iterations > 0 ? r->barriers / f.iterations : 0.0;
+    f.dispatch_ms = b->probe.dispatch_us > 0 ? r->dispatches * b->probe.dispatch_us * 1e-3 : -1.0;
+    f.bandwidth_ms = b->probe.copy_bytes_per_s > 0 ? r->bytes / b->probe.copy_bytes_per_s * 1e3 : -1.0;
+    return f;
+}
+
+/* The measured runs the floors table lists: the timing runs of every scene. */
+static int has_floors(const run *r)
+{
+    return !strcmp(r->impl, "sinew") && !r->diverged_step &&
+           (!strcmp(r->kind, "timing") || !strcmp(r->kind, "impact") || !strcmp(r->kind, "stretch"));
+}
+
+static void report_floors(const bench *b, bench_text *t)
+{
+    add(t, "## Dispatches, bandwidth and their floors\n\n");
+    add(t, "| scene | N | solver | substeps x iterations | GPU ms/iteration | dispatches/iteration | "
+           "barriers/iteration | GPU ms/step | dispatch floor ms/step | bandwidth floor ms/step |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < b->count; i++) {
+        const run *r = &b->runs[i];
+        if (!has_floors(r))
+            continue;
+        const floors f = floors_of(b, r);
+        add(t, "| %s | %u | %s | %u x %u | %.4f | %.1f | %.1f | %.3f | %.3f | %.3f |\n", scene_names[r->scene], r->n,
+            sinew_solver_name(r->solver), r->substeps, r->iterations, f.ms, f.dispatches, f.barriers, r->ms[5],
+            f.dispatch_ms, f.bandwidth_ms);
+    }
+    add(t, "\nPer iteration is per step over substeps x iterations, every phase of the step included. The dispatch "
+           "floor is the step's dispatches times the probe's dependent dispatch (%.2f us), the bandwidth floor its "
+           "designed bytes over the probe's copy bandwidth (%.2f GB/s). A step near the larger floor is bound by it: by "
+           "its dependent dispatches or by its memory traffic (the probe is timed as the runs are, and as noisy).\n\n",
+        b->probe.dispatch_us, b->probe.copy_bytes_per_s * 1e-9);
+}
+
 /* ------------------------------------------------------------------ bench.json */
 
 static cJSON *run_json(const bench *b, const run *r)
@@ -46,6 +99,13 @@ static cJSON *run_json(const bench *b, const run *r)
         cJSON_AddNumberToObject(o, "fraction_of_probe_bandwidth",
                                 b->probe.copy_bytes_per_s > 0 ? bps / b->probe.copy_bytes_per_s : 0.0);
         cJSON_AddNumberToObject(o, "device_memory", (double)r->device_memory);
+        const floors f = floors_of(b, r);
+        cJSON_AddNumberToObject(o, "dispatch_floor_ms_per_step", f.dispatch_ms);
+        cJSON_AddNumberToObject(o, "bandwidth_floor_ms_per_step", f.bandwidth_ms);
+        cJSON *it = cJSON_AddObjectToObject(o, "per_iteration"); /* the step over substeps x iterations */
+        cJSON_AddNumberToObject(it, "gpu_ms", f.ms);
+        cJSON_AddNumberToObject(it, "dispatches", f.dispatches);
+        cJSON_AddNumberToObject(it, "barriers", f.barriers);
     }
     cJSON_AddNumberToObject(o, "wall_ms_per_step", r->wall_ms);
     if (r->scene == SCENE_CUBE) {
@@ -333,6 +393,7 @@ static void page(const bench *b, const cJSON *peers, const bench_sizes *s, const
         report_cube(b, t);
     if (sheet)
         report_sheet(b, di, t);
+    report_floors(b, t);
 
     int peer_count = cJSON_GetArraySize(peers);
     if (peer_count) {

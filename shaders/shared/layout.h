@@ -405,7 +405,10 @@ SINEW_STRUCT(GpuStats) {
 /* Push constants of every kernel. Threads [0, count) work on records
  * [first, first + count); constraint kernels run threads [count, count + count2)
  * on bends [first2, first2 + count2). The contact kernel with first2 == 1
- * works on the particles of HNODE[first, first + count) instead. */
+ * works on the particles of HNODE[first, first + count) instead. The
+ * prediction kernels (predict, velocity_predict) clear LAMBDA[0, count2) and
+ * ZDISP[0, slot_base) beside particles [0, count); the velocity kernel with
+ * first2 != 0 runs the health check too, of elements [0, count2) as well. */
 SINEW_STRUCT(GpuRange) {
     SINEW_UINT first;
     SINEW_UINT count;

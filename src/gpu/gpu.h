@@ -17,6 +17,7 @@
     X(PREDICT, predict, GpuRange)       \
     X(COLLIDE, collide, GpuRange)       \
     X(VELOCITY, velocity, GpuRange)     \
+    X(VELOCITY_PREDICT, velocity_predict, GpuRange) \
     X(PROJECT_COLOUR, project_colour, GpuRange)     \
     X(PROJECT_CLUSTERS, project_clusters, GpuRange) \
     X(JACOBI_PROJECT, jacobi_project, GpuRange)     \
@@ -275,8 +276,9 @@ typedef struct sinew_recorder {
     VkQueryPool queries;
     uint32_t query_count, query_capacity;
     uint8_t *phase_of;
-    /* A dispatch was recorded and no barrier yet. Every kernel of a step
-     * depends on the one before it, so a second dispatch in this state is a
+    /* A dispatch was recorded and no barrier yet. A kernel of a step depends
+     * on the one before it unless the recording says otherwise
+     * (sinew_record_independent), so a second dispatch in this state is a
      * missing barrier: asserted, because the validation layer shipped with
      * Debian 12 (1.3.239) does not report dispatch-to-dispatch hazards. */
     int unsynced;
@@ -297,6 +299,10 @@ void sinew_record_dispatch(sinew_recorder *r, sinew_kernel kernel, uint32_t thre
                            const void *push, uint32_t push_size);
 /* Compute writes -> compute reads and writes: between dependent dispatches. */
 void sinew_record_barrier(sinew_recorder *r);
+/* No barrier: the next dispatch reads nothing the last one wrote and writes
+ * nothing it read or wrote, so the two may overlap. A barrier after the
+ * second orders both before what follows. */
+void sinew_record_independent(sinew_recorder *r);
 /* vkCmdFillBuffer, followed by the transfer -> compute barrier it needs. */
 void sinew_record_fill(sinew_recorder *r, sinew_buffer *buf, uint32_t value);
 /* Writes size bytes (<= 65536, a multiple of 4) of data into buf at offset. */

@@ -56,6 +56,8 @@ void sinew_record_barrier(sinew_recorder *r)
     r->unsynced = 0;
 }
 
+void sinew_record_independent(sinew_recorder *r) { r->unsynced = 0; }
+
 void sinew_record_if(sinew_recorder *r, const sinew_buffer *buf, VkDeviceSize offset)
 {
     if (r->failed || !r->ctx->conditional)

@@ -8,12 +8,14 @@
  * as the body records it (docs/architecture.md):
  *
  *     rollback copy of positions, velocities, hinge angles
- *     per substep:  record_reset      (the solver's per-substep state, e.g. lambda = 0)
- *                   predict           (the body's kernel)
+ *     per substep:  predict           (the body's kernel; it clears the solver's
+ *                                      per-substep state as well, record_reset)
  *                   record_solve      (iterations, contacts; writes the PREDICT
  *                                      timestamp when its prediction work ends)
- *                   velocities        (the body's kernel)
- *     normals, residual, health check
+ *                   velocities        (the body's kernel; with the next substep's
+ *                                      prediction, or with the health check after
+ *                                      the last substep)
+ *     normals, residual
  *
  * A solver that integrates its substeps itself (the implicit solvers) has
  * record_substep in place of the prediction, record_solve and the
@@ -73,8 +75,14 @@ typedef struct sinew_solver_ops {
     void (*bound)(void *state, const sinew_bindings *bindings);
     /* Timestamps record_solve writes per substep at most. */
     uint32_t (*timestamps)(const void *state, const sinew_body_view *v);
-    /* Before the prediction of each substep (NULL: nothing). */
-    void (*record_reset)(void *state, const sinew_body_view *v, sinew_recorder *r);
+    /* The solver's per-substep state, cleared before each substep's
+     * prediction (NULL: none). With `clear`, the push constants of the
+     * body's prediction kernels, which clear it in the same pass: the
+     * solver sets how much of its set-1 LAMBDA (clear->count2 floats) and
+     * ZDISP (clear->slot_base vec4s) they zero, once, and records nothing.
+     * Without, it records the clearing itself (called each substep; the
+     * step recorded dispatch by dispatch, sinew_body_record_unfused). */
+    void (*record_reset)(void *state, const sinew_body_view *v, sinew_recorder *r, GpuRange *clear);
     /* After it: the substep's iterations with their contacts. */
     void (*record_solve)(void *state, const sinew_body_view *v, sinew_recorder *r);
     /* In place of the prediction, record_solve and the velocities: the

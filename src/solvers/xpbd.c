@@ -193,14 +193,20 @@ static uint32_t timestamps(const void *state, const sinew_body_view *v)
     return 1 + (s->level_count > 0) + 2 * v->desc->iterations;
 }
 
-/* lambda = 0 (and GPBD's z) each substep. */
-static void record_reset(void *state, const sinew_body_view *v, sinew_recorder *r)
+/* lambda = 0 (and GPBD's z) each substep: by the prediction kernel, or
+ * filled. */
+static void record_reset(void *state, const sinew_body_view *v, sinew_recorder *r, GpuRange *clear)
 {
     sinew_pbd *s = state;
+    if (clear) {
+        clear->count2 = v->distance_count + v->bend_count;
+        clear->slot_base = 4 * v->element_count;
+        return;
+    }
     sinew_record_fill(r, &s->own[SINEW_PBD_LAMBDA], 0);
     if (v->element_count)
         sinew_record_fill(r, &s->own[SINEW_PBD_ZDISP], 0);
-    r->bytes += 4ull * (v->distance_count + v->bend_count);
+    r->bytes += 4ull * (v->distance_count + v->bend_count) + 64ull * v->element_count;
 }
 
 static void record_colour(const sinew_pbd *s, const sinew_body_view *v, sinew_recorder *r, uint32_t c)

@@ -94,6 +94,10 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
         d->sweep_order != SINEW_SWEEP_ALTERNATING)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "unknown sweep order %d",
                           (int)d->sweep_order);
+    if (d->sweep_layout != SINEW_SWEEP_LAYOUT_DEFAULT && d->sweep_layout != SINEW_SWEEP_LAYOUT_COLOURS &&
+        d->sweep_layout != SINEW_SWEEP_LAYOUT_CLUSTERS)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "unknown sweep layout %d",
+                          (int)d->sweep_layout);
     if (d->level_iterations < 1 || d->level_iterations > 100)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "level_iterations (%u) must be in 1..100",
                           d->level_iterations);

@@ -58,6 +58,15 @@ void gpu_setup(void)
                  limits ? limits : "");
 }
 
+void gpu_resolve_layout(const sinew_asset *asset, sinew_body_desc *d)
+{
+    if (d->sweep_layout != SINEW_SWEEP_LAYOUT_DEFAULT)
+        return;
+    int cpu = sinew_context_get_device_info(gpu_ctx).type == 4; /* VK_PHYSICAL_DEVICE_TYPE_CPU */
+    d->sweep_layout = sinew_asset_get_info(asset).cluster_passes && !cpu ? SINEW_SWEEP_LAYOUT_CLUSTERS
+                                                                         : SINEW_SWEEP_LAYOUT_COLOURS;
+}
+
 void gpu_teardown(void)
 {
     uint32_t messages = gpu_ctx ? sinew_context_get_validation_message_count(gpu_ctx) : 0;

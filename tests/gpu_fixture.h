@@ -29,6 +29,11 @@ sinew_context *gpu_make_staged_context(void);
 /* A cloth grid nx x ny in the XZ plane at height y, size metres, pinned at the
  * two corners of its first row. Caller destroys. */
 sinew_asset *gpu_make_cloth(uint32_t nx, uint32_t ny, double size, double y, int pin_corners);
+/* Sets d->sweep_layout DEFAULT to what the library picks for the asset on
+ * gpu_ctx's device, so that a CPU reference (tests/ref) follows the same
+ * sweep. */
+void gpu_resolve_layout(const sinew_asset *asset, sinew_body_desc *d);
+
 /* The same with clusters of at most cluster_particles particles (0: none, a
  * dispatch per colour). */
 sinew_asset *gpu_make_cloth_clustered(uint32_t nx, uint32_t ny, double size, double y, int pin_corners,

@@ -466,6 +466,8 @@ static void springs_equal_xpbd(sinew_solver xpbd_solver, sinew_solver gpbd_solve
     sinew_body *bx, *bg;
     cr_assert_eq(sinew_body_create(gpu_ctx, xa, &dx, &bx), SINEW_RESULT_OK);
     cr_assert_eq(sinew_body_create(gpu_ctx, ga, &dg, &bg), SINEW_RESULT_OK);
+    gpu_resolve_layout(xa, &dx);
+    gpu_resolve_layout(ga, &dg);
     xpbd_ref *rx = xpbd_ref_create(xa, &dx), *rg = xpbd_ref_create(ga, &dg);
     sinew_step_params p = sinew_step_params_default();
     p.ground = 0;
@@ -524,6 +526,7 @@ static void block_matches_reference(sinew_solver solver, sinew_material_model mo
     d.newton_iterations = 50;
     sinew_body *body;
     cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
+    gpu_resolve_layout(a, &d);
     xpbd_ref *ref = xpbd_ref_create(a, &d);
     sinew_step_params p = sinew_step_params_default();
     p.ground = 0;
@@ -718,6 +721,7 @@ static void membrane_matches_reference(sinew_material m, sinew_solver solver, co
     d.iterations = 2;
     sinew_body *body;
     cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
+    gpu_resolve_layout(a, &d);
     xpbd_ref *ref = xpbd_ref_create(a, &d);
     sinew_step_params p = sinew_step_params_default();
     p.ground = 0;
@@ -986,6 +990,7 @@ Test(gpbd, updates_past_the_loop_limit_are_skipped_and_counted)
         d.iterations = 1;
         sinew_body *body;
         cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
+        gpu_resolve_layout(a, &d);
         xpbd_ref *ref = xpbd_ref_create(a, &d);
         sinew_step_params p = sinew_step_params_default();
         p.ground = 0;

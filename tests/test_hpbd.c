@@ -74,6 +74,7 @@ static void compare(uint32_t rest, sinew_step_params p, uint32_t steps, double t
     d.stretch_compliance = 1e-7f;
     sinew_body *body;
     cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
+    gpu_resolve_layout(a, &d);
     xpbd_ref *ref = xpbd_ref_create(a, &d);
     for (uint32_t s = 0; s < steps; s++) {
         cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
@@ -110,6 +111,7 @@ Test(hpbd, alternating_sweeps_match_reference)
     d.sweep_order = SINEW_SWEEP_ALTERNATING;
     sinew_body *body;
     cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &body), SINEW_RESULT_OK);
+    gpu_resolve_layout(a, &d);
     xpbd_ref *ref = xpbd_ref_create(a, &d);
     d.sweep_order = SINEW_SWEEP_FORWARD;
     xpbd_ref *forward = xpbd_ref_create(a, &d);

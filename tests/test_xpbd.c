@@ -30,10 +30,13 @@ static double compare_clustered(sinew_solver solver, uint32_t steps, sinew_step_
     cr_assert(cluster_particles == 0 || asset->cpass_count > 1, "%u passes", asset->cpass_count);
     sinew_body_desc d = sinew_body_desc_default();
     d.solver = solver;
+    if (cluster_particles)
+        d.sweep_layout = SINEW_SWEEP_LAYOUT_CLUSTERS; /* lavapipe's default is a dispatch per colour */
     d.stretch_compliance = 1e-7f;
     d.jacobi_omega = 1.5f;
     sinew_body *body;
     cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    gpu_resolve_layout(asset, &d);
     xpbd_ref *ref = xpbd_ref_create(asset, &d);
     for (uint32_t s = 0; s < steps; s++) {
         cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
@@ -77,6 +80,44 @@ Test(xpbd, clustered_gauss_seidel_matches_reference)
     cr_assert_lt(err, 1e-4);
 }
 
+/* The dispatches a step records follow the layout: a pass or a colour per
+ * dispatch; the default on a CPU device (lavapipe) is a colour per dispatch;
+ * clusters are refused for an asset without them. */
+Test(xpbd, sweep_layout_dispatches)
+{
+    sinew_asset *asset = gpu_make_cloth_clustered(24, 24, 0.5, 1.0, 1, 64);
+    sinew_asset *plain = gpu_make_cloth_clustered(24, 24, 0.5, 1.0, 1, 0);
+    cr_assert_gt(asset->cpass_count, 1);
+    cr_assert_lt(asset->cpass_count, asset->colour_count);
+    uint32_t dispatches[3];
+    for (int layout = 0; layout < 3; layout++) {
+        sinew_body_desc d = sinew_body_desc_default();
+        d.sweep_layout = (sinew_sweep_layout)layout;
+        sinew_body *body;
+        cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+        sinew_step_params p = hanging_params();
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+        dispatches[layout] = sinew_body_get_stats(body).dispatches;
+        sinew_body_destroy(body);
+    }
+    sinew_body_desc d = sinew_body_desc_default();
+    cr_assert_eq(dispatches[SINEW_SWEEP_LAYOUT_COLOURS] - dispatches[SINEW_SWEEP_LAYOUT_CLUSTERS],
+                 (asset->colour_count - asset->cpass_count) * d.substeps * d.iterations);
+    int cpu = sinew_context_get_device_info(gpu_ctx).type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    cr_assert_eq(dispatches[SINEW_SWEEP_LAYOUT_DEFAULT],
+                 dispatches[cpu ? SINEW_SWEEP_LAYOUT_COLOURS : SINEW_SWEEP_LAYOUT_CLUSTERS]);
+    d.sweep_layout = SINEW_SWEEP_LAYOUT_CLUSTERS;
+    sinew_body *body = NULL;
+    gpu_log_clear();
+    cr_assert_eq(sinew_body_create(gpu_ctx, plain, &d, &body), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("needs an asset with clustered sweeps"));
+    d.sweep_layout = (sinew_sweep_layout)7;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("unknown sweep layout 7"));
+    sinew_asset_destroy(asset);
+    sinew_asset_destroy(plain);
+}
+
 Test(xpbd, symmetric_gauss_seidel_matches_reference)
 {
     double err = compare_with_reference(SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL, 60, hanging_params());
@@ -93,9 +134,11 @@ Test(xpbd, clustered_symmetric_and_alternating_match_reference)
     sinew_asset *asset = gpu_make_cloth_clustered(16, 16, 0.5, 1.0, 1, 64);
     sinew_body_desc d = sinew_body_desc_default();
     d.sweep_order = SINEW_SWEEP_ALTERNATING;
+    d.sweep_layout = SINEW_SWEEP_LAYOUT_CLUSTERS;
     d.iterations = 3;
     sinew_body *body;
     cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    gpu_resolve_layout(asset, &d);
     xpbd_ref *ref = xpbd_ref_create(asset, &d);
     sinew_step_params p = hanging_params();
     for (int s = 0; s < 40; s++) {
@@ -223,6 +266,7 @@ Test(xpbd, cloth_drapes_over_a_capsule)
     sinew_body_desc d = sinew_body_desc_default();
     sinew_body *body;
     cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    gpu_resolve_layout(asset, &d);
     xpbd_ref *ref = xpbd_ref_create(asset, &d);
     sinew_step_params p = sinew_step_params_default();
     p.ground = 0;
@@ -282,6 +326,7 @@ Test(xpbd, cloth_drapes_over_a_mesh)
     d.collider = mesh;
     sinew_body *body;
     cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    gpu_resolve_layout(asset, &d);
     xpbd_ref *ref = xpbd_ref_create(asset, &d);
     sinew_collider_destroy(mesh);
     sinew_step_params p = sinew_step_params_default();

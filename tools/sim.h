@@ -12,7 +12,7 @@ typedef struct options {
     const char *asset_path, *out_dir, *device, *checkpoint, *resume, *json, *log;
     unsigned frames, every, substeps, iterations, checkpoint_every, newton, cells, seed, level_iterations, cut_frame;
     double cut_y;
-    int cut_set, sweep;
+    int cut_set, sweep, sweep_layout;
     sinew_solver solver;
     int validation, portable, quiet, hash, scene, material, check_recovered, bdf2, help;
     double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain, max_speed;

@@ -55,6 +55,15 @@ static int parse_sweep(const char *tool, const char *opt, const char *text, void
     return k >= 0;
 }
 
+static int parse_layout(const char *tool, const char *opt, const char *text, void *value)
+{
+    static const char *const names[] = {"colours", "clusters"};
+    int k = cli_choice(tool, opt, text, names, 2);
+    if (k >= 0)
+        *(int *)value = k ? SINEW_SWEEP_LAYOUT_CLUSTERS : SINEW_SWEEP_LAYOUT_COLOURS;
+    return k >= 0;
+}
+
 static int parse_material(const char *tool, const char *opt, const char *text, void *value)
 {
     static const char *const names[] = {"nh", "snh"};
@@ -140,6 +149,10 @@ int sim_parse(int argc, char **argv, options *o)
          "colour order of Gauss-Seidel iterations: each forward, or every second one backwards (default: "
          "alternating for Hierarchical PBD, forward otherwise)",
          .parse = parse_sweep},
+        {"--sweep-layout", NULL, CLI_CUSTOM, &o->sweep_layout, "colours|clusters",
+         "Gauss-Seidel dispatches: one per colour, or one per pass of the asset's clusters (default: clusters "
+         "where the asset has them, except on a CPU device; docs/colouring.md)",
+         .parse = parse_layout},
         {"--level-iterations", NULL, CLI_UINT, &o->level_iterations, "N",
          "Hierarchical PBD: sweeps over each coarse level per substep (default 1)", .min = 1, .max = 100},
         {"--cut-y", NULL, CLI_DOUBLE, &o->cut_y, "Y",

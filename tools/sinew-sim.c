@@ -487,6 +487,7 @@ static int create_body(const options *o, sim *s)
     bd.newton_tolerance = (float)o->newton_tol;
     bd.level_iterations = o->level_iterations;
     bd.sweep_order = (sinew_sweep_order)o->sweep;
+    bd.sweep_layout = (sinew_sweep_layout)o->sweep_layout;
     bd.chebyshev_rho = (float)o->rho;
     bd.implicit.bdf2 = o->bdf2;
     bd.chebyshev_delay = o->delay;

@@ -136,6 +136,17 @@ typedef enum sinew_sweep_order {
     SINEW_SWEEP_ALTERNATING = 2, /* odd iterations backwards: two make a symmetric pair */
 } sinew_sweep_order;
 
+/* How a Gauss-Seidel sweep is dispatched (docs/colouring.md). The order of the
+ * projections differs between the two, the sweep is Gauss-Seidel in both. */
+typedef enum sinew_sweep_layout {
+    SINEW_SWEEP_LAYOUT_DEFAULT = 0,  /* CLUSTERS where the asset has them and the device is not a CPU;
+                                        COLOURS on a CPU (lavapipe), where a dispatch costs little and a
+                                        workgroup barrier much */
+    SINEW_SWEEP_LAYOUT_COLOURS = 1,  /* a dispatch and a barrier per colour */
+    SINEW_SWEEP_LAYOUT_CLUSTERS = 2, /* a dispatch and a barrier per pass of the asset's clusters (sinew-prep
+                                        --clusters); refused for an asset without them */
+} sinew_sweep_layout;
+
 typedef struct sinew_body_desc {
     uint32_t cookie;            /* set by sinew_body_desc_default; checked by create */
     sinew_solver solver;
@@ -196,6 +207,8 @@ typedef struct sinew_body_desc {
     /* HPBD: sweeps over each coarse level's constraints per substep (1..100). */
     uint32_t level_iterations;
     sinew_sweep_order sweep_order;
+    /* The Gauss-Seidel solvers (XPBD, GPBD's constraints, HPBD's finest level). */
+    sinew_sweep_layout sweep_layout;
     /* PD_CHEBYSHEV: estimated spectral radius of the Jacobi iteration, in
      * (0, 1), and the plain Jacobi iterations of each substep before the
      * acceleration starts. */

@@ -8,9 +8,10 @@
  *                 those that fall inside one
  *   then          what is left is coloured; each colour is a pass of chunks
  *
- * Each cluster's own constraints are coloured on their own (the balanced
- * colouring, colouring.c), items in a colour by constraint index: distances
- * before bends, neighbours in memory. Everything is in index order or sorted
+ * A cluster keeps the asset's colouring: it runs the asset's colours that hold
+ * any of its constraints, in the asset's order, so the first pass is the
+ * colour-by-colour sweep restricted to each tile. Items in a colour go by
+ * constraint index: distances before bends, neighbours in memory. Everything is in index order or sorted
  * with the index as the last key, so the same asset gives the same clusters.
  */
 #include "clusters.h"
@@ -53,7 +54,9 @@ typedef struct builder {
     uint32_t *members;    /* m: a cluster's constraints */
     uint32_t *inside;     /* m: a pass's constraints, in order */
     uint32_t *group_start, *group_fill; /* per group, counting sort of the constraints */
-    uint32_t *lofs, *lidx, *cbuf;       /* a cluster's local CSR and its colour order */
+    uint32_t *lofs, *lidx;              /* a cluster's local CSR */
+    uint32_t *colour_of;                /* m: each constraint's colour in the asset */
+    uint32_t *colour_rank;              /* per asset colour: 1 + its rank in the cluster, 0 if absent */
 } builder;
 
 static sinew_result out_of_memory(const builder *b)
@@ -178,7 +181,7 @@ static int u32_cmp(const void *x, const void *y)
 }
 
 /* One cluster of the constraints members[0, count) (increasing indices) and
- * their particles, its constraints coloured on their own. */
+ * their particles, in the asset's colours (one colour when colour_them is 0). */
 static sinew_result emit_cluster(builder *b, const uint32_t *members, uint32_t count, int colour_them)
 {
     sinew_cluster_rec *cl = &b->clusters[b->cluster_count];
@@ -200,19 +203,26 @@ static sinew_result emit_cluster(builder *b, const uint32_t *members, uint32_t c
             b->lidx[base + k] = b->local_of[b->indices[b->offsets[c] + k]];
         b->lofs[i + 1] = base + arity(b, c);
     }
-    sinew_colouring col = {0};
+    /* The asset's own colours, those present in order: the sweep inside a
+     * cluster is the asset's colour-by-colour sweep restricted to it. */
+    uint32_t colours = 0;
+    if (colour_them) {
+        for (uint32_t i = 0; i < count; i++)
+            b->colour_rank[b->colour_of[members[i]]] = 1;
+        for (uint32_t k = 0; k < b->a->colour_count; k++)
+            if (b->colour_rank[k])
+                b->colour_rank[k] = ++colours;
+    }
     sinew_result r = SINEW_RESULT_OK;
-    if (colour_them)
-        r = sinew_colour_constraints(count, b->lofs, b->lidx, np, SINEW_COLOURING_BALANCED, b->lg, &col);
     if (r == SINEW_RESULT_OK) {
-        uint32_t colours = colour_them ? col.colour_count : 1;
+        colours = colour_them ? colours : 1;
         *cl = (sinew_cluster_rec){b->cparticle_count, np, b->ccolour_count, colours};
         /* Items colour by colour, each in constraint order. */
         for (uint32_t q = 0; q < colours; q++) {
             sinew_range_rec *cc = &b->ccolours[b->ccolour_count++];
             cc->begin = b->citem_count;
             for (uint32_t i = 0; i < count; i++) {
-                if (colour_them && col.colour_of[i] != q)
+                if (colour_them && b->colour_rank[b->colour_of[members[i]]] - 1 != q)
                     continue;
                 uint16_t l[4] = {SINEW_CLUSTER_NO_LOCAL, SINEW_CLUSTER_NO_LOCAL, SINEW_CLUSTER_NO_LOCAL,
                                  SINEW_CLUSTER_NO_LOCAL};
@@ -228,7 +238,8 @@ static sinew_result emit_cluster(builder *b, const uint32_t *members, uint32_t c
     }
     for (uint32_t i = 0; i < np; i++)
         b->local_of[parts[i]] = NONE;
-    sinew_colouring_free(&col);
+    if (colour_them)
+        memset(b->colour_rank, 0, sizeof *b->colour_rank * b->a->colour_count);
     return r;
 }
 
@@ -407,6 +418,13 @@ static int make_csr(builder *b)
             b->indices[k++] = a->bends[c].v[j];
     }
     b->offsets[b->m] = k;
+    for (uint32_t q = 0; q < a->colour_count; q++) {
+        const sinew_colour_rec *c = &a->colours[q];
+        for (uint32_t i = c->distance_begin; i < c->distance_begin + c->distance_count; i++)
+            b->colour_of[i] = q;
+        for (uint32_t i = c->bend_begin; i < c->bend_begin + c->bend_count; i++)
+            b->colour_of[a->distance_count + i] = q;
+    }
     return 1;
 }
 
@@ -449,10 +467,13 @@ sinew_result sinew_cluster_asset(sinew_asset *a, uint32_t max_particles, const c
     b.group_fill = malloc(sizeof *b.group_fill * n1);
     b.lofs = malloc(sizeof *b.lofs * m1);
     b.lidx = malloc(sizeof *b.lidx * (size_t)(slots + 1));
+    b.colour_of = malloc(sizeof *b.colour_of * m1);
+    b.colour_rank = calloc((size_t)a->colour_count + 1, sizeof *b.colour_rank);
     sinew_result r = SINEW_RESULT_OK;
     if (!remaining || !b.passes || !b.clusters || !b.cparticles || !b.ccolours || !b.citems || !b.group_of ||
         !b.local_of || !b.order || !b.keys || !b.inc_begin || !b.inc || !b.queue || !b.pass_of || !b.members || !b.inside ||
-        !b.group_start || !b.group_fill || !b.lofs || !b.lidx || !make_csr(&b))
+        !b.group_start || !b.group_fill || !b.lofs || !b.lidx || !b.colour_of || !b.colour_rank ||
+        !make_csr(&b))
         r = out_of_memory(&b);
     if (r == SINEW_RESULT_OK) {
         memset(b.local_of, 0xFF, sizeof *b.local_of * b.n);
@@ -499,6 +520,8 @@ sinew_result sinew_cluster_asset(sinew_asset *a, uint32_t max_particles, const c
     free(b.group_fill);
     free(b.lofs);
     free(b.lidx);
+    free(b.colour_of);
+    free(b.colour_rank);
     free(b.offsets);
     free(b.indices);
     return r;

@@ -1,7 +1,7 @@
 /* Clustered Gauss-Seidel sweeps (docs/colouring.md): the distance and bending
  * constraints split into passes, each pass into clusters of at most
- * max_particles particles that share no particle, each cluster coloured on
- * its own. On the device a pass is one dispatch, a cluster one workgroup that
+ * max_particles particles that share no particle, each cluster running the
+ * asset's colours that hold its constraints. On the device a pass is one dispatch, a cluster one workgroup that
  * holds its particles in shared memory and runs its colours with workgroup
  * barriers between them; a sweep costs a dispatch per pass instead of one per
  * colour.

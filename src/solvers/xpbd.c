@@ -25,6 +25,10 @@ static sinew_result check(const sinew_context *ctx, const sinew_asset *a, const 
     sinew_result r = sinew_solver_check_fit(ctx, a, d, is_gpbd(d->solver), is_gauss_seidel(d->solver));
     if (r != SINEW_RESULT_OK)
         return r;
+    if (d->sweep_layout == SINEW_SWEEP_LAYOUT_CLUSTERS && !is_jacobi(d->solver) && a->cpass_count == 0)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "sweep_layout CLUSTERS needs an asset with clustered sweeps (sinew-prep --clusters N); "
+                          "this one has none");
     if (d->solver == SINEW_SOLVER_HPBD && a->level_count < 2)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "SINEW_SOLVER_HPBD needs an asset with a hierarchy (sinew-prep --hierarchy LEVELS); this "
@@ -64,10 +68,14 @@ static int copy_colours(sinew_pbd *s, const sinew_asset *a)
 
 _Static_assert(SINEW_CLUSTER_SHARED_PARTICLES == SINEW_CLUSTER_MAX_PARTICLES, "a cluster fits in shared memory");
 
-/* The Gauss-Seidel solvers sweep an asset's clusters where it has them. */
-static int uses_clusters(sinew_solver solver, const sinew_asset *a)
+/* The Gauss-Seidel solvers sweep an asset's clusters where it has them,
+ * unless told otherwise or on a CPU device (sinew_sweep_layout). */
+static int uses_clusters(const sinew_body_view *v, const sinew_asset *a)
 {
-    return !is_jacobi(solver) && a->cpass_count > 0;
+    const sinew_body_desc *d = v->desc;
+    if (is_jacobi(d->solver) || a->cpass_count == 0 || d->sweep_layout == SINEW_SWEEP_LAYOUT_COLOURS)
+        return 0;
+    return d->sweep_layout == SINEW_SWEEP_LAYOUT_CLUSTERS || v->ctx->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
 }
 
 /* The asset's passes, kept for the recording, with what each moves. */
@@ -173,7 +181,7 @@ static sinew_result create(const sinew_body_view *v, const sinew_asset *a, void 
     s->sweep_order = v->desc->sweep_order != SINEW_SWEEP_DEFAULT ? v->desc->sweep_order
                      : s->solver == SINEW_SOLVER_HPBD ? SINEW_SWEEP_ALTERNATING /* the paper's */
                                                        : SINEW_SWEEP_FORWARD;
-    if (!copy_colours(s, a) || (uses_clusters(s->solver, a) && !copy_passes(s, a)))
+    if (!copy_colours(s, a) || (uses_clusters(v, a) && !copy_passes(s, a)))
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     sinew_result r = s->solver == SINEW_SOLVER_HPBD ? sinew_hpbd_copy(s, a, lg) : SINEW_RESULT_OK;
     return r == SINEW_RESULT_OK ? make_buffers(s, v, a) : r;

@@ -383,6 +383,14 @@ static void run_pass(xpbd_ref *r, uint32_t p, double inv_h2, int backwards, int 
     }
 }
 
+/* Whether the body this follows sweeps its asset's clusters: the library's
+ * rule (sinew_sweep_layout) on a device that is not a CPU. Tests on a CPU
+ * device resolve the default first (gpu_resolve_layout). */
+static int sweeps_clusters(const xpbd_ref *r)
+{
+    return r->a->cpass_count && r->desc.sweep_layout != SINEW_SWEEP_LAYOUT_COLOURS;
+}
+
 /* The clustered sweep (docs/colouring.md) in the kernels' order. */
 static void sweep_clusters(xpbd_ref *r, double inv_h2, int backwards)
 {
@@ -433,7 +441,7 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
                                           : r->desc.solver == SINEW_SOLVER_HPBD ? SINEW_SWEEP_ALTERNATING
                                                                                   : SINEW_SWEEP_FORWARD;
                 int backwards = order == SINEW_SWEEP_ALTERNATING && it % 2 == 1;
-                if (a->cpass_count)
+                if (sweeps_clusters(r))
                     sweep_clusters(r, inv_h2, backwards);
                 else
                     sweep_colours(r, inv_h2, backwards);

@@ -7,6 +7,8 @@
 
 typedef struct xpbd_ref xpbd_ref;
 
+/* desc.sweep_layout DEFAULT is taken as on a GPU: the asset's clusters where
+ * it has them (a CPU device sweeps colours: resolve the layout first). */
 xpbd_ref *xpbd_ref_create(const sinew_asset *asset, const sinew_body_desc *desc);
 void xpbd_ref_destroy(xpbd_ref *r);
 void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *p);

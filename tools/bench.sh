@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerates the benchmark page of this machine's Vulkan device:
-#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|mgpbd|all] [sinew-bench options]   (default quick)
+#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|clusters|overlap|mgpbd|all] [sinew-bench options]   (default quick)
 # builds (release), runs sinew-bench and writes docs/benchmarks/<device>/
 # (README.md, bench.json, plots; the gpbd suite, the GPBD paper's cube impact,
 # in docs/benchmarks/<device>/gpbd/, the hpbd suite, the HPBD paper's figure 7,
@@ -8,7 +8,9 @@
 # paper's figures 3 and 4, in docs/benchmarks/<device>/pd/, the implicit suite, the
 # constrainable multigrid paper's table 1, in docs/benchmarks/<device>/implicit/, the
 # collider suite, a mesh collider's costs, in docs/benchmarks/<device>/collider/, the
-# mgpbd suite, the MGPBD paper's convergence against XPBD, in docs/benchmarks/<device>/mgpbd/),
+# mgpbd suite, the MGPBD paper's convergence against XPBD, in docs/benchmarks/<device>/mgpbd/, the
+# clusters suite, Gauss-Seidel colour by colour against clustered passes, in
+# docs/benchmarks/<device>/clusters/, the overlap suite in .../overlap/),
 # comparing with the previous bench.json
 # there (run to run) and including the peers' results in peers.jsonl there
 # (cloth suites), made by
@@ -39,6 +41,8 @@ out="$root/docs/benchmarks/$slug"
 [ "$suite" = implicit ] && out="$out/implicit"
 [ "$suite" = collider ] && out="$out/collider"
 [ "$suite" = mgpbd ] && out="$out/mgpbd"
+[ "$suite" = clusters ] && out="$out/clusters"
+[ "$suite" = overlap ] && out="$out/overlap"
 mkdir -p "$out"
 
 extra=""

@@ -12,7 +12,7 @@
 #       benchmark suite at GPU sizes, one after another, then the GPU tests
 #       with validation (synchronization validation included), six executables
 #       at a time, in about SECONDS (default 450) all together; the suites
-#       named (default: gpu gpbd hpbd pd implicit collider; overlap on request)
+#       named (default: clusters gpu gpbd hpbd pd implicit collider; overlap on request)
 #       or none (""); SINEW_GPU_TESTS="test_memory ..." runs only those tests. Writes
 #       OUT/gpu-check.tar.gz (default OUT: $OUT, else ./gpu-check-out) holding <device>/ as docs/benchmarks/ keeps it:
 #       tests/ (each test executable's result and log), each suite's
@@ -76,7 +76,7 @@ prepare() {
 run() {
     out="${1:-${OUT:-$root/gpu-check-out}}"
     budget="${2:-450}"
-    suites="${3:-gpu gpbd hpbd pd implicit collider}"
+    suites="${3:-clusters gpu gpbd hpbd pd implicit collider}"
     start=$(date +%s)
     left() { echo $((budget - ($(date +%s) - start))); }
     # The loader and GLVND go into / (the device machine may have neither);
@@ -151,6 +151,7 @@ run() {
         implicit) suite implicit 60 implicit ;;
         collider) suite collider 30 collider ;;
         overlap) suite overlap 40 overlap ;;
+        clusters) suite clusters 40 clusters ;;
         *) echo "gpu-check: no suite $name" >&2 ;;
         esac
     done

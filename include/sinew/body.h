@@ -24,7 +24,7 @@ extern "C" {
 typedef struct sinew_body sinew_body;
 
 typedef enum sinew_solver {
-    SINEW_SOLVER_XPBD_GAUSS_SEIDEL = 0, /* one dispatch per colour, in colour order */
+    SINEW_SOLVER_XPBD_GAUSS_SEIDEL = 0, /* colour by colour (or pass by pass: sweep_layout) */
     SINEW_SOLVER_XPBD_JACOBI = 1,       /* all constraints at once, gathered per particle */
     /* Each iteration sweeps the colours forward, then back (the last colour
      * once): about twice the dispatches of GAUSS_SEIDEL, an iteration matrix

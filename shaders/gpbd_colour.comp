@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // Gauss-Seidel GPBD, one element colour per dispatch: elements [first, +count).
 // No two elements of a colour share a particle, so the writes never race.
 // Newton iterations are summed per workgroup, then once into STATS; an
@@ -25,7 +26,7 @@ int update(uint ei)
     int nv = e.kind == SINEW_GPU_TET ? 4 : e.kind == SINEW_GPU_TRIANGLE ? 3 : 2;
     vec3 x[4], z[4], dx[4], dz[4];
     float w[4];
-    for (int j = 0; j < 4; j++) {
+    [[unroll]] for (int j = 0; j < 4; j++) {
         vec4 p = j < nv ? pos[e.v[j]] : vec4(0.0);
         x[j] = p.xyz;
         w[j] = p.w;

@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // Jacobi GPBD: every element reads the same positions and writes its vertex
 // displacements to DELTA (element e, vertex j at slot_base + 4e + j), where
 // jacobi_apply gathers them, averaged per particle and scaled by omega. Each
@@ -32,7 +33,7 @@ int update(uint ei)
     int nv = e.kind == SINEW_GPU_TET ? 4 : e.kind == SINEW_GPU_TRIANGLE ? 3 : 2;
     vec3 x[4], z[4], dx[4], dz[4];
     float w[4];
-    for (int j = 0; j < 4; j++) {
+    [[unroll]] for (int j = 0; j < 4; j++) {
         vec4 p = j < nv ? pos[e.v[j]] : vec4(0.0);
         x[j] = p.xyz;
         w[j] = p.w;

@@ -25,6 +25,8 @@
     X(HEALTH, health, GpuRange)                     \
     X(GPBD_COLOUR, gpbd_colour, GpuRange)           \
     X(GPBD_JACOBI, gpbd_jacobi, GpuRange)           \
+    X(GPBD_COLOUR_OLD, gpbd_colour_old, GpuRange)   \
+    X(GPBD_JACOBI_OLD, gpbd_jacobi_old, GpuRange)   \
     X(HPBD_PROJECT, hpbd_project, GpuRange)         \
     X(HPBD_PROLONG, hpbd_prolong, GpuRange)         \
     X(PD_LOCAL, pd_local, GpuRange)                 \

@@ -4,7 +4,15 @@
  * Newton solve itself is shaders/gpbd.glsl. */
 #include "gpbd.h"
 
+#include <stdlib.h>
+
 #include "pbd.h"
+
+/* TEMPORARY, until docs/gpbd.md records the comparison: SINEW_GPBD_OLD_KERNEL
+ * set (to anything) records the element update as it was before "The
+ * element update on GPUs" (shaders/gpbd_old.glsl), so that sinew-bench
+ * --old-kernel times both in one run. Read when a step is recorded. */
+static int old_kernel(void) { return getenv("SINEW_GPBD_OLD_KERNEL") != NULL; }
 
 /* GPBD element: record 80, material 208 (cached in practice), per vertex
  * position 16 + 16 and z 16 + 16: tetrahedra, an upper bound for the other
@@ -16,7 +24,8 @@ void sinew_gpbd_record_colours(const sinew_pbd *s, sinew_recorder *r)
     for (uint32_t c = 0; c < s->element_colour_count; c++) {
         const sinew_element_colour_rec *col = &s->element_colours[c];
         GpuRange push = {col->begin, col->count};
-        sinew_record_dispatch(r, SINEW_KERNEL_GPBD_COLOUR, col->count, &push, sizeof push);
+        sinew_record_dispatch(r, old_kernel() ? SINEW_KERNEL_GPBD_COLOUR_OLD : SINEW_KERNEL_GPBD_COLOUR, col->count,
+                              &push, sizeof push);
         sinew_record_barrier(r);
         r->bytes += sinew_gpbd_bytes(col->count);
     }
@@ -29,7 +38,8 @@ void sinew_gpbd_record_jacobi(const sinew_pbd *s, const sinew_body_view *v, sine
         return;
     GpuRange elements = {0, v->element_count};
     elements.slot_base = 2 * v->distance_count + 4 * v->bend_count;
-    sinew_record_dispatch(r, SINEW_KERNEL_GPBD_JACOBI, v->element_count, &elements, sizeof elements);
+    sinew_record_dispatch(r, old_kernel() ? SINEW_KERNEL_GPBD_JACOBI_OLD : SINEW_KERNEL_GPBD_JACOBI, v->element_count,
+                          &elements, sizeof elements);
     sinew_record_barrier(r);
     r->bytes += sinew_gpbd_bytes(v->element_count);
 }

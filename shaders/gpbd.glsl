@@ -14,6 +14,22 @@
 
 #include "sym3.glsl"
 
+// A kernel variant for bodies of one element kind and one material model
+// (gpbd_colour_tet_nh.comp and the like) defines GPBD_KIND and GPBD_MODEL:
+// the other kinds' and models' code then folds away. llvmpipe runs an
+// invocation group's every branch body, taken by any lane or not, so that
+// code would otherwise cost as if it ran.
+#ifdef GPBD_KIND
+#define GPBD_KIND_OF(k) GPBD_KIND
+#else
+#define GPBD_KIND_OF(k) (k)
+#endif
+#ifdef GPBD_MODEL
+#define GPBD_MODEL_OF(m) GPBD_MODEL
+#else
+#define GPBD_MODEL_OF(m) (m)
+#endif
+
 float fdot(mat3 a, mat3 b) { return dot(a[0], b[0]) + dot(a[1], b[1]) + dot(a[2], b[2]); }
 float fdot_abs(mat3 a, mat3 b) { return dot(abs(a[0]), abs(b[0])) + dot(abs(a[1]), abs(b[1])) + dot(abs(a[2]), abs(b[2])); }
 
@@ -70,7 +86,7 @@ Law law;
 float membrane(uint mi, vec3 E, out vec3 S, vec3 dE, out vec3 dS)
 {
     Law m = law;
-    if (m.model == SINEW_GPU_MODEL_STVK) {
+    if (GPBD_MODEL_OF(m.model) == SINEW_GPU_MODEL_STVK) {
         float tr = E.x + E.y, dtr = dE.x + dE.y;
         S = vec3(2.0 * m.mu * E.x + m.lambda * tr, 2.0 * m.mu * E.y + m.lambda * tr, 2.0 * m.mu * E.z);
         dS = vec3(2.0 * m.mu * dE.x + m.lambda * dtr, 2.0 * m.mu * dE.y + m.lambda * dtr, 2.0 * m.mu * dE.z);
@@ -89,7 +105,7 @@ float membrane(uint mi, vec3 E, out vec3 S, vec3 dE, out vec3 dS)
 vec3 membrane_dS(vec3 slope, vec3 dE)
 {
     Law m = law;
-    if (m.model == SINEW_GPU_MODEL_STVK) {
+    if (GPBD_MODEL_OF(m.model) == SINEW_GPU_MODEL_STVK) {
         float dtr = dE.x + dE.y;
         return vec3(2.0 * m.mu * dE.x + m.lambda * dtr, 2.0 * m.mu * dE.y + m.lambda * dtr, 2.0 * m.mu * dE.z);
     }
@@ -103,7 +119,7 @@ const float GPBD_INF = 3.0e38;
 // so mag * FLT_EPSILON, not the result, bounds its rounding.
 float energy(uint mi, uint kind, mat3 F, out float mag)
 {
-    if (kind == SINEW_GPU_TRIANGLE) {
+    if (GPBD_KIND_OF(kind) == SINEW_GPU_TRIANGLE) {
         vec3 S, dS;
         float psi = membrane(mi, green2(F), S, vec3(0.0), dS);
         mag = abs(psi) + (abs(S.x) + abs(S.y) + 2.0 * abs(S.z)) * (dot(F[0], F[0]) + dot(F[1], F[1]));
@@ -111,7 +127,7 @@ float energy(uint mi, uint kind, mat3 F, out float mag)
     }
     Law m = law;
     float ic = fdot(F, F), J = determinant(F);
-    if (m.model == SINEW_GPU_MODEL_NEO_HOOKEAN) {
+    if (GPBD_MODEL_OF(m.model) == SINEW_GPU_MODEL_NEO_HOOKEAN) {
         mag = 0.5 * m.mu * (ic + 3.0);
         if (!(J > 0.0))
             return GPBD_INF;
@@ -163,10 +179,18 @@ vec3 strain_grad(int k, int j)
     return k == 2 && sub.nv == 3 ? tri : k < sub.k ? tet : vec3(0.0);
 }
 
+// A tetrahedron's F = sum_j (x_j - x_0) r_j^T (r_j the rows of Dm^-1), as
+// make_sub forms it: from edges, no cancellation of large coordinates.
+mat3 tet_deformation(GpuElement e, vec3 x[4])
+{
+    mat3 F = mat3(0.0);
+    [[unroll]] for (int j = 1; j < 4; j++)
+        F += outerProduct(x[j] - x[0], e.r[j - 1].xyz);
+    return F;
+}
+
 void make_sub(GpuElement e, vec3 x[4], float W[4], vec3 z[4])
 {
-    law = Law(material[e.material].model, material[e.material].mu, material[e.material].lambda,
-              material[e.material].extra);
     sub.kind = e.kind;
     sub.mi = e.material;
     sub.V = e.measure;
@@ -184,7 +208,7 @@ void make_sub(GpuElement e, vec3 x[4], float W[4], vec3 z[4])
     sub.rest = 0.0;
     [[unroll]] for (int j = 0; j < 4; j++)
         sub.r[j] = vec3(0.0);
-    if (e.kind == SINEW_GPU_SPRING) {
+    if (GPBD_KIND_OF(e.kind) == SINEW_GPU_SPRING) {
         sub.nv = 2;
         sub.k = 1;
         vec3 d = x[0] - x[1];
@@ -195,7 +219,7 @@ void make_sub(GpuElement e, vec3 x[4], float W[4], vec3 z[4])
         sub.c[0] = dot(sub.n, z[0] - z[1]);
         return;
     }
-    bool tet = e.kind == SINEW_GPU_TET;
+    bool tet = GPBD_KIND_OF(e.kind) == SINEW_GPU_TET;
     sub.nv = tet ? 4 : 3;
     sub.k = tet ? 6 : 3;
     [[unroll]] for (int j = 1; j < 4; j++) {
@@ -241,7 +265,7 @@ mat3 deformation(float dy[6])
 // scrambled states. Ordinary dynamics never come near it.
 bool within_step_limit(mat3 F)
 {
-    if (law.model != SINEW_GPU_MODEL_STABLE_NEO_HOOKEAN)
+    if (GPBD_MODEL_OF(law.model) != SINEW_GPU_MODEL_STABLE_NEO_HOOKEAN)
         return true;
     mat3 d = F - sub.F0;
     vec3 m = max(max(abs(d[0]), abs(d[1])), abs(d[2]));
@@ -288,13 +312,13 @@ void derivatives(float dy[6], bool want_hess, out float g[6], out float H[6][6],
     noise = 0.0;
     mat3 F = deformation(dy);
     Law m = law;
-    if (sub.kind == SINEW_GPU_TRIANGLE) {
+    if (GPBD_KIND_OF(sub.kind) == SINEW_GPU_TRIANGLE) {
         vec3 E = green2(F), S, dS, Ek[6];
         membrane(sub.mi, E, S, vec3(0.0), dS);
         // E sums terms of size (|f|^2 + 1) / 2; S their multiples
         vec3 Emag = 0.5 * vec3(dot(F[0], F[0]) + 1.0, dot(F[1], F[1]) + 1.0, abs(dot(F[0], F[1])));
         vec3 Smag, S3, slope = vec3(0.0);
-        if (m.model == SINEW_GPU_MODEL_STVK) {
+        if (GPBD_MODEL_OF(m.model) == SINEW_GPU_MODEL_STVK) {
             Smag = abs(S) + 2.0 * abs(m.mu) * Emag + abs(m.lambda) * (Emag.x + Emag.y);
         } else { // tabulated: the curves' slopes times the size of E
             membrane(sub.mi, E, S3, vec3(1.0), slope);
@@ -316,7 +340,7 @@ void derivatives(float dy[6], bool want_hess, out float g[6], out float H[6][6],
     }
     float J = determinant(F), ic = fdot(F, F);
     mat3 cof = cofactor(F);
-    if (m.model == SINEW_GPU_MODEL_NEO_HOOKEAN) {
+    if (GPBD_MODEL_OF(m.model) == SINEW_GPU_MODEL_NEO_HOOKEAN) {
         float lj = log(J);
         mat3 FiT = cof * (1.0 / J);
         mat3 P = m.mu * F + (m.lambda * lj - m.mu) * FiT;
@@ -500,7 +524,7 @@ void flip(GpuElement e, inout vec3 x[4], float w[4])
 {
     mat3 V;
     vec3 ev;
-    eigen_sym3(transpose(sub.F0) * sub.F0, V, ev);
+    eigen_sym3_const(transpose(sub.F0) * sub.F0, V, ev);
     mat3 U;
     U[0] = sub.F0 * V[0];
     float n0 = length(U[0]);
@@ -547,7 +571,7 @@ void flip(GpuElement e, inout vec3 x[4], float w[4])
 // across it to restore its volume.
 bool needs_flip(uint model, float J)
 {
-    if (model == SINEW_GPU_MODEL_NEO_HOOKEAN)
+    if (GPBD_MODEL_OF(model) == SINEW_GPU_MODEL_NEO_HOOKEAN)
         return !(J > 0.0);
     return !(J >= GPBD_FLIP_FLOOR * GPBD_FLIP_FLOOR * GPBD_FLIP_FLOOR);
 }
@@ -581,14 +605,19 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
         x0[j] = x[j];
         dz[j] = vec3(0.0);
     }
-    make_sub(e, x, W, z);
-    if (e.kind == SINEW_GPU_TET && needs_flip(law.model, determinant(sub.F0))) {
-        flip(e, x, w);
-        make_sub(e, x, W, z);
+    law = Law(material[e.material].model, material[e.material].mu, material[e.material].lambda,
+              material[e.material].extra);
+    // the flip before the subspace, so that the subspace is made once: its
+    // code runs whether any lane flips or not
+    if (GPBD_KIND_OF(e.kind) == SINEW_GPU_TET) {
+        sub.F0 = tet_deformation(e, x);
+        if (needs_flip(law.model, determinant(sub.F0)))
+            flip(e, x, w);
     }
+    make_sub(e, x, W, z);
     float dy[6] = float[6](0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     int iterations = 0;
-    if (e.kind == SINEW_GPU_SPRING) {
+    if (GPBD_KIND_OF(e.kind) == SINEW_GPU_SPRING) {
         float A = sub.A[0][0], al = law.extra;
         if (sub.len > 0.0 && A > 0.0) {
             dy[0] = -(al * sub.c[0] + A * (sub.len - sub.rest)) / (A * (al + A));
@@ -599,16 +628,18 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
     } else {
         float g[6], H[6][6], p[6], trial[6];
         float noise;
-        derivatives(dy, false, g, H, noise);
+        // The Hessian, phi and its rounding at dy come with the gradient
+        // there: each Newton iteration computes them once, at the point the
+        // line search accepts, for the next (the last one's Hessian unused)
+        derivatives(dy, true, g, H, noise);
+        float mag0;
+        float phi0 = objective(dy, mag0);
         float g0 = norm6(g);
         float gn = g0;
         float tol = params.newton_tolerance;
         for (int it = 0; it < int(params.newton_iterations); it++) {
             if (gn <= max(tol * g0, noise))
                 break;
-            float mag0, mag, unused;
-            float phi0 = objective(dy, mag0);
-            derivatives(dy, true, g, H, unused);
             newton_direction(H, sub.k, g, p);
             float slope = 0.0;
             [[unroll]] for (int a = 0; a < 6; a++)
@@ -620,7 +651,7 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
                     slope -= g[a] * g[a];
                 }
             }
-            float t = 1.0;
+            float t = 1.0, phi = 0.0, mag = 0.0;
             bool accepted = false;
             for (int ls = 0; ls < 20 && !accepted; ls++) {
                 [[unroll]] for (int a = 0; a < 6; a++)
@@ -628,7 +659,7 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
                 // Armijo, up to the rounding of phi: near the optimum phi
                 // changes less than float resolves, and the Newton step is
                 // then taken on the strength of the model
-                float phi = objective(trial, mag);
+                phi = objective(trial, mag);
                 accepted = phi < GPBD_INF && phi <= phi0 + 1e-4 * t * slope + 4.0 * 1.2e-7 * (mag0 + mag);
                 if (!accepted)
                     t *= 0.5;
@@ -636,7 +667,9 @@ int gpbd_update(GpuElement e, inout vec3 x[4], float w[4], vec3 z[4], out vec3 d
             if (!accepted)
                 break;
             dy = trial;
-            derivatives(dy, false, g, H, noise);
+            phi0 = phi;
+            mag0 = mag;
+            derivatives(dy, true, g, H, noise);
             gn = norm6(g);
             iterations++;
         }

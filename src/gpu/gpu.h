@@ -25,6 +25,10 @@
     X(HEALTH, health, GpuRange)                     \
     X(GPBD_COLOUR, gpbd_colour, GpuRange)           \
     X(GPBD_JACOBI, gpbd_jacobi, GpuRange)           \
+    X(GPBD_COLOUR_TET_NH, gpbd_colour_tet_nh, GpuRange)     \
+    X(GPBD_COLOUR_TET_SNH, gpbd_colour_tet_snh, GpuRange)   \
+    X(GPBD_JACOBI_TET_NH, gpbd_jacobi_tet_nh, GpuRange)     \
+    X(GPBD_JACOBI_TET_SNH, gpbd_jacobi_tet_snh, GpuRange)   \
     X(GPBD_COLOUR_OLD, gpbd_colour_old, GpuRange)   \
     X(GPBD_JACOBI_OLD, gpbd_jacobi_old, GpuRange)   \
     X(HPBD_PROJECT, hpbd_project, GpuRange)         \

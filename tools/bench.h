@@ -33,7 +33,6 @@ typedef struct bench_args {
     int validation, no_plots, dry_run, help, out_given;
     uint32_t cubes[BENCH_MAX_CUBES], cube_count; /* --cube: GPBD cube sizes in place of the suite's */
     unsigned steps;                              /* --steps; 0: the suite's */
-    int old_kernel;                              /* TEMPORARY --old-kernel: the cubes with both element updates */
     /* The paper suites' options, their defaults replaced by those given. */
     bench_pd_options pd;
     bench_implicit_options implicit;

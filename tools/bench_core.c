@@ -348,7 +348,6 @@ static void own_sizes(const bench_args *a, const bench_sizes *sizes, bench_sizes
         else if (!own->cube_steps)
             own->cube_steps = CUBE_STEPS;
     }
-    own->cube_old_kernel = a->old_kernel;
     if (!a->dry_run)
         return;
     const bench_sizes s = *own;

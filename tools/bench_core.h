@@ -27,7 +27,6 @@ typedef struct bench_sizes {
     uint32_t sheet;                             /* HPBD figure 7 cloth of N x N particles; 0: none */
     uint32_t sheet_steps;                       /* steps of each sheet run from rest */
     uint32_t sheet_iterations_max;              /* plain Gauss-Seidel iterations tried at most */
-    int cube_old_kernel; /* TEMPORARY (--old-kernel): each cube impact also with the old element update */
 } bench_sizes;
 
 extern const bench_sizes bench_quick, bench_gpu, bench_gpbd, bench_hpbd, bench_all;

@@ -281,19 +281,6 @@ int bench_cube(bench *b, const bench_sizes *su, uint32_t n)
             if (!measure_cube(b, asset, r))
                 goto fail;
             progress(b, what);
-            if (v < 0 && su->cube_old_kernel) { /* TEMPORARY: the same impact with the old element update */
-                run *o = push_run(b);
-                if (!o)
-                    goto fail;
-                describe_cube(o, n, asset, solver, "old kernel", "impact", newton, su->cube_steps);
-                snprintf(what, sizeof what, "cube %u %s newton %u, old kernel", n, sinew_solver_name(solver), newton);
-                setenv("SINEW_GPBD_OLD_KERNEL", "1", 1);
-                int measured = measure_cube(b, asset, o);
-                unsetenv("SINEW_GPBD_OLD_KERNEL");
-                if (!measured)
-                    goto fail;
-                progress(b, what);
-            }
         }
         if (n <= su->cube_reference_max) {
             run *r = push_run(b);
@@ -320,7 +307,7 @@ size_t cube_planned(const bench_sizes *s)
 {
     size_t planned = 0;
     for (int k = 0; k < 6 && s->cube[k]; k++)
-        planned += 2 * (1 + (s->cube_old_kernel != 0) + (s->cube[k] <= s->cube_reference_max) +
+        planned += 2 * (1 + (s->cube[k] <= s->cube_reference_max) +
                         (s->cube[k] == s->cube_newton_sweep ? CUBE_NEWTON_SWEEP_COUNT - 1 : 0));
     return planned;
 }
@@ -428,34 +415,6 @@ void report_cube(const bench *b, bench_text *t)
         CUBE_NEWTON, cube_scaling_slope(b, SINEW_SOLVER_GPBD_GAUSS_SEIDEL, &points));
     add(t, "Jacobi %.2f (1 = linear).\n\n![cube scaling](cube_scaling.png)\n\n",
         cube_scaling_slope(b, SINEW_SOLVER_GPBD_JACOBI, &points));
-
-    /* TEMPORARY, with --old-kernel: the element update before and after docs/gpbd.md's "The element update
-     * on GPUs", measured in the same run. */
-    int any_old = 0;
-    for (size_t i = 0; i < b->count; i++) {
-        const run *o = &b->runs[i];
-        if (o->scene != SCENE_CUBE || strcmp(o->impl, "old kernel"))
-            continue;
-        const run *r = find_cube(b, o->n, o->solver, "sinew", "impact", o->newton);
-        if (!r || r->diverged_step || o->diverged_step)
-            continue;
-        if (!any_old)
-            add(t, "### Old and new element update (--old-kernel)\n\nThe same impact steps with the element update "
-                   "as it was before docs/gpbd.md's \"The element update on GPUs\" and as it is, in this run. "
-                   "µs per tetrahedron and GPBD iteration, mean (fastest step); Newton iterations per update as the "
-                   "GPU counted them.\n\n| N^3 | tets | solver | old µs/tet/iteration | new | old / new | old "
-                   "GPU ms/step | new | old Newton/update | new | old volume | new |\n"
-                   "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        any_old = 1;
-        double iters = (double)r->substeps * r->iterations;
-        double ons = cube_ns_per_tet_iteration(o), nns = cube_ns_per_tet_iteration(r);
-        add(t, "| %u | %u | %s | %.2f (%.2f) | %.2f (%.2f) | %.1f | %.1f | %.1f | %.3f | %.3f | %.6f | %.6f |\n",
-            r->n, r->tets, sinew_solver_name(r->solver), ons * 1e-3, o->fastest_ms[1] * 1e3 / (iters * o->tets),
-            nns * 1e-3, r->fastest_ms[1] * 1e3 / (iters * r->tets), nns > 0 ? ons / nns : 0.0, o->ms[5], r->ms[5],
-            o->newton_taken, r->newton_taken, o->volume_ratio, r->volume_ratio);
-    }
-    if (any_old)
-        add(t, "\n");
 
     int any_ref = 0;
     for (size_t i = 0; i < b->count; i++)

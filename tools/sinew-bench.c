@@ -30,7 +30,7 @@
 static const bench_suite suites[] = {
     {"quick", "the cloth scenes on lavapipe, in minutes (the default)", "", &bench_quick, NULL},
     {"gpu", "the cloth scenes at the sizes of real GPUs", "", &bench_gpu, NULL},
-    {"gpbd", "the GPBD paper's cube impact, 6^3 to 26^3 vertices", "--cube --steps --old-kernel", &bench_gpbd, NULL},
+    {"gpbd", "the GPBD paper's cube impact, 6^3 to 26^3 vertices", "--cube --steps", &bench_gpbd, NULL},
     {"hpbd",
      "the HPBD paper's figure 7: a 77 x 77 cloth, the hierarchy with 2 iterations against plain Gauss-Seidel at 2, "
      "5, 10, 20, ... iterations until as stiff",
@@ -61,7 +61,7 @@ static const bench_suite suites[] = {
      "--particle-mass --bar-cells --outer --outer-budget --xpbd-sweeps --xpbd-budget --xpbd-jacobi "
      "--pcg-iterations --pcg-tolerance --setup-interval --export-matrices",
      NULL, bench_mgpbd_suite},
-    {"all", "every scene of the others but pd, implicit, collider and mgpbd", "--cube --steps --old-kernel", &bench_all, NULL},
+    {"all", "every scene of the others but pd, implicit, collider and mgpbd", "--cube --steps", &bench_all, NULL},
 };
 #define SUITE_COUNT (sizeof suites / sizeof suites[0])
 
@@ -206,9 +206,6 @@ static int parse(int argc, char **argv, bench_args *a)
          "GPBD cube of N^3 vertices, in place of the suite's cube sizes; may repeat (e.g. --suite gpbd --cube 26: "
          "the paper's size only)",
          .parse = parse_cube},
-        {"--old-kernel", NULL, CLI_FLAG, &a->old_kernel, NULL,
-         "TEMPORARY: each cube impact also with the element update as it was before docs/gpbd.md's \"The element "
-         "update on GPUs\" (SINEW_GPBD_OLD_KERNEL), side by side"},
         {"--steps", NULL, CLI_UINT, &a->steps, "N",
          "measured impact steps per cube run (gpbd suite: 4); implicit: steps counted per run (default 10; dry "
          "run 2); collider: timed steps (default 60)",

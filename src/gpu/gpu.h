@@ -29,8 +29,6 @@
     X(GPBD_COLOUR_TET_SNH, gpbd_colour_tet_snh, GpuRange)   \
     X(GPBD_JACOBI_TET_NH, gpbd_jacobi_tet_nh, GpuRange)     \
     X(GPBD_JACOBI_TET_SNH, gpbd_jacobi_tet_snh, GpuRange)   \
-    X(GPBD_COLOUR_OLD, gpbd_colour_old, GpuRange)   \
-    X(GPBD_JACOBI_OLD, gpbd_jacobi_old, GpuRange)   \
     X(HPBD_PROJECT, hpbd_project, GpuRange)         \
     X(HPBD_PROLONG, hpbd_prolong, GpuRange)         \
     X(PD_LOCAL, pd_local, GpuRange)                 \

@@ -4,15 +4,7 @@
  * Newton solve itself is shaders/gpbd.glsl. */
 #include "gpbd.h"
 
-#include <stdlib.h>
-
 #include "pbd.h"
-
-/* TEMPORARY, until docs/gpbd.md records the comparison: SINEW_GPBD_OLD_KERNEL
- * set (to anything) records the element update as it was before "The
- * element update on GPUs" (shaders/gpbd_old.glsl), so that sinew-bench
- * --old-kernel times both in one run. Read when a step is recorded. */
-static int old_kernel(void) { return getenv("SINEW_GPBD_OLD_KERNEL") != NULL; }
 
 /* GPBD element: record 80, material 208 (cached in practice), per vertex
  * position 16 + 16 and z 16 + 16: tetrahedra, an upper bound for the other
@@ -24,8 +16,6 @@ uint64_t sinew_gpbd_bytes(uint32_t count) { return (288ull + 64ull * 4) * count;
  * their code costs as if it ran; docs/gpbd.md). */
 static sinew_kernel colour_kernel(const sinew_body_view *v)
 {
-    if (old_kernel())
-        return SINEW_KERNEL_GPBD_COLOUR_OLD;
     return v->elements == SINEW_ELEMENTS_TET_NH    ? SINEW_KERNEL_GPBD_COLOUR_TET_NH
            : v->elements == SINEW_ELEMENTS_TET_SNH ? SINEW_KERNEL_GPBD_COLOUR_TET_SNH
                                                    : SINEW_KERNEL_GPBD_COLOUR;
@@ -33,8 +23,6 @@ static sinew_kernel colour_kernel(const sinew_body_view *v)
 
 static sinew_kernel jacobi_kernel(const sinew_body_view *v)
 {
-    if (old_kernel())
-        return SINEW_KERNEL_GPBD_JACOBI_OLD;
     return v->elements == SINEW_ELEMENTS_TET_NH    ? SINEW_KERNEL_GPBD_JACOBI_TET_NH
            : v->elements == SINEW_ELEMENTS_TET_SNH ? SINEW_KERNEL_GPBD_JACOBI_TET_SNH
                                                    : SINEW_KERNEL_GPBD_JACOBI;

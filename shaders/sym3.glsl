@@ -44,6 +44,58 @@ void eigen_sym3(mat3 S, out mat3 V, out vec3 ev)
         V[2] = -V[2];
 }
 
+// One cyclic Jacobi rotation of eigen_sym3, on the pair (p, q): constants
+// wherever it is called, so that A and Q are indexed by constants only.
+void sym3_rotate(inout mat3 A, inout mat3 Q, int p, int q)
+{
+    float apq = A[q][p];
+    if (abs(apq) < 1e-30)
+        return;
+    float theta = (A[q][q] - A[p][p]) / (2.0 * apq);
+    float t = (theta >= 0.0 ? 1.0 : -1.0) / (abs(theta) + sqrt(theta * theta + 1.0));
+    float c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
+    vec3 ap = A[p], aq = A[q];
+    A[p] = c * ap - sn * aq;
+    A[q] = sn * ap + c * aq;
+    vec3 rp = vec3(A[0][p], A[1][p], A[2][p]), rq = vec3(A[0][q], A[1][q], A[2][q]);
+    vec3 np = c * rp - sn * rq, nq = sn * rp + c * rq;
+    A[0][p] = np.x; A[1][p] = np.y; A[2][p] = np.z;
+    A[0][q] = nq.x; A[1][q] = nq.y; A[2][q] = nq.z;
+    vec3 qp = Q[p], qq = Q[q];
+    Q[p] = c * qp - sn * qq;
+    Q[q] = sn * qp + c * qq;
+}
+
+void sym3_order(inout vec3 ev, inout mat3 V, int i, int j)
+{
+    if (ev[j] > ev[i]) {
+        float te = ev[i]; ev[i] = ev[j]; ev[j] = te;
+        vec3 tv = V[i]; V[i] = V[j]; V[j] = tv;
+    }
+}
+
+// eigen_sym3 with the same rotations in the same order (the same results),
+// every matrix indexed by constants: a GPU keeps them in registers, and
+// llvmpipe runs the sweeps' loop once when no invocation needs it, where
+// eigen_sym3's indexing at run time costs local memory even then.
+void eigen_sym3_const(mat3 S, out mat3 V, out vec3 ev)
+{
+    mat3 A = S;
+    mat3 Q = mat3(1.0);
+    for (int sweep = 0; sweep < 8; sweep++) {
+        sym3_rotate(A, Q, 0, 1);
+        sym3_rotate(A, Q, 0, 2);
+        sym3_rotate(A, Q, 1, 2);
+    }
+    ev = vec3(A[0][0], A[1][1], A[2][2]);
+    V = Q;
+    sym3_order(ev, V, 0, 1);
+    sym3_order(ev, V, 0, 2);
+    sym3_order(ev, V, 1, 2);
+    if (determinant(V) < 0.0)
+        V[2] = -V[2];
+}
+
 // The rotation of F's rotation-variant singular value decomposition
 // F = U S V^T (U, V proper rotations; an inverted F's smallest singular value
 // is negative): R = U V^T, the nearest rotation to F. From the eigenvectors V

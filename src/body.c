@@ -296,6 +296,24 @@ static sinew_result copy_elements(sinew_body *b, const sinew_asset *a)
     return SINEW_RESULT_OK;
 }
 
+sinew_element_set sinew_body_element_set(const sinew_body *b)
+{
+    sinew_element_set set = SINEW_ELEMENTS_MIXED;
+    for (uint32_t m = 0; m < b->material_count; m++) {
+        if (!b->material_kinds[m])
+            continue; /* used by no element */
+        const sinew_material_model model = b->materials[m].model;
+        const sinew_element_set this_one = b->material_kinds[m] != 1u << SINEW_ELEMENT_TET ? SINEW_ELEMENTS_MIXED
+                                           : model == SINEW_MATERIAL_NEO_HOOKEAN          ? SINEW_ELEMENTS_TET_NH
+                                           : model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN   ? SINEW_ELEMENTS_TET_SNH
+                                                                                          : SINEW_ELEMENTS_MIXED;
+        if (this_one == SINEW_ELEMENTS_MIXED || (set != SINEW_ELEMENTS_MIXED && set != this_one))
+            return SINEW_ELEMENTS_MIXED;
+        set = this_one;
+    }
+    return set;
+}
+
 sinew_result sinew_body_check_material(const sinew_body *b, uint32_t index, const sinew_material *m)
 {
     return check_material(b->ctx, b->material_kinds, index, m);
@@ -473,7 +491,16 @@ static sinew_result record_step(sinew_body *b)
         if (!b->query_results || !b->query_phase)
             return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     }
+    return sinew_body_record_commands(b);
+}
 
+sinew_result sinew_body_record_commands(sinew_body *b)
+{
+    sinew_context *ctx = b->ctx;
+    const struct VolkDeviceTable *vk = &ctx->vk;
+    const sinew_solver_ops *ops = sinew_body_ops(b);
+    const uint64_t per_substep = 1ull + ops->timestamps(b->state, &b->view);
+    const uint64_t wanted = 1 + (uint64_t)b->desc.substeps * per_substep + 1;
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK_TRY(ctx, vk->vkBeginCommandBuffer(b->cmd, &bi));
     if (b->queries)
@@ -612,7 +639,9 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->triangle_count = asset->triangle_count;
     b->view = (sinew_body_view){ctx, &b->desc, b->name, b->particle_count, b->distance_count, b->bend_count,
                                 asset->element_count, b->buffers, &b->saved, &b->stats};
-    if ((r = copy_elements(b, asset)) != SINEW_RESULT_OK || (r = copy_constraints(b, asset)) != SINEW_RESULT_OK ||
+    if ((r = copy_elements(b, asset)) == SINEW_RESULT_OK)
+        b->view.elements = sinew_body_element_set(b);
+    if (r != SINEW_RESULT_OK || (r = copy_constraints(b, asset)) != SINEW_RESULT_OK ||
         (r = upload_asset(b, asset)) != SINEW_RESULT_OK ||
         (r = row->ops->create(&b->view, asset, &b->state)) != SINEW_RESULT_OK ||
         (r = make_bindings(b)) != SINEW_RESULT_OK || (r = record_step(b)) != SINEW_RESULT_OK) {

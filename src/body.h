@@ -79,5 +79,9 @@ static inline const sinew_solver_ops *sinew_body_ops(const sinew_body *b) { retu
 
 /* A checked material for slot `index` of the body's table (body.c). */
 sinew_result sinew_body_check_material(const sinew_body *b, uint32_t index, const sinew_material *m);
+/* Which element update the body's elements and materials allow. */
+sinew_element_set sinew_body_element_set(const sinew_body *b);
+/* Records the step into b->cmd (allocated, and reset or never begun). */
+sinew_result sinew_body_record_commands(sinew_body *b);
 
 #endif

@@ -228,8 +228,15 @@ sinew_result sinew_body_set_material(sinew_body *b, uint32_t index, const sinew_
         return r;
     GpuMaterial g = sinew_gpbd_material(m);
     r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_MATERIAL], sizeof g * (uint64_t)index, &g, sizeof g);
-    if (r == SINEW_RESULT_OK)
-        b->materials[index] = *m;
+    if (r != SINEW_RESULT_OK)
+        return r;
+    b->materials[index] = *m;
+    const sinew_element_set elements = sinew_body_element_set(b);
+    if (elements != b->view.elements) { /* another element update kernel: the step is recorded again */
+        b->view.elements = elements;
+        VK_TRY(ctx, ctx->vk.vkResetCommandBuffer(b->cmd, 0));
+        r = sinew_body_record_commands(b);
+    }
     return r;
 }
 

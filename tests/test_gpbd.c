@@ -863,6 +863,15 @@ Test(gpbd, set_material_takes_effect)
     sinew_body_read_positions(b2, x2, 27);
     cr_log_info("bottom corner after 0.5 s: y = %.4g m at E = 1e5 Pa, %.4g m at E = 1e4 Pa", x1[1], x2[1]);
     cr_assert(x2[1] < x1[1] - 1e-3, "the softer block should sag further (%g vs %g)", x2[1], x1[1]);
+    /* another model: the body's element update kernel changes with it */
+    sinew_material snh = sinew_material_make(SINEW_MATERIAL_STABLE_NEO_HOOKEAN, 1e4f, 0.4f);
+    cr_assert_eq(sinew_body_set_material(b2, 0, &snh), SINEW_RESULT_OK);
+    for (int s = 0; s < 5; s++)
+        cr_assert_eq(sinew_body_step(b2, &p), SINEW_RESULT_OK);
+    sinew_body_read_positions(b2, x2, 27);
+    for (int i = 0; i < 3 * 27; i++)
+        cr_assert(isfinite(x2[i]));
+    cr_assert(fabsf(x2[1] - x1[1]) < 0.05f, "y = %g m", x2[1]);
     sinew_body_destroy(b1);
     sinew_body_destroy(b2);
     sinew_asset_destroy(a);
@@ -969,16 +978,17 @@ Test(gpbd, measure_error_is_the_volume_change)
     sinew_asset_destroy(a);
 }
 
-/* llvmpipe ends an invocation's loops after 65 535 iterations in all; an
- * element update that runs hundreds of Newton iterations with line searches
- * passes that. The update then checks itself (loops_intact), writes nothing
- * and is counted in the step's loops_cut, with a warning, instead of writing
- * the half-done result (one vertex of four, once the write loop too made a
- * single pass). Elsewhere no update is cut. Within a hundred iterations the
- * device still matches the reference. */
+/* llvmpipe ends an invocation's loops after 65 535 iterations in all. An
+ * update cut there checks itself (loops_intact), writes nothing and is
+ * counted in the step's loops_cut, with a warning. The element update's
+ * fixed-size loops are unrolled, so a tetrahedron's update runs a few loop
+ * passes per Newton iteration: at the largest bound (1000) and tolerance 0 no
+ * update is cut on any device, and the device matches the reference. No
+ * desc reaches the limit from a GPBD update, so this test cannot exercise the
+ * cut path itself (loops_intact and the count); it checks that it stays
+ * silent. */
 Test(gpbd, updates_past_the_loop_limit_are_skipped_and_counted)
 {
-    const int llvmpipe = strstr(gpu_ctx->props.deviceName, "llvmpipe") != NULL;
     const uint32_t bounds[2] = {100, 1000};
     for (int k = 0; k < 2; k++) {
         sinew_asset *a = make_block(2, 2, 2, 0.05, sinew_material_make(SINEW_MATERIAL_NEO_HOOKEAN, 1e5f, 0.45f), 1);
@@ -1004,11 +1014,11 @@ Test(gpbd, updates_past_the_loop_limit_are_skipped_and_counted)
         if (k == 0) {
             cr_expect_eq(st.loops_cut, 0);
             cr_expect_lt(diff, 1e-6, "%g m", diff);
-        } else if (llvmpipe) {
-            cr_expect_gt(st.loops_cut, 0, "the case this test is for did not arise");
-            cr_expect(gpu_log_contains("ran past this device's loop limit"));
         } else {
+            /* the update's fixed-size loops are unrolled: even at the largest
+             * bound a tetrahedron's update stays within llvmpipe's limit */
             cr_expect_eq(st.loops_cut, 0);
+            cr_expect_lt(diff, 1e-6, "%g m", diff);
         }
         xpbd_ref_destroy(ref);
         sinew_body_destroy(body);

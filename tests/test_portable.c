@@ -135,7 +135,7 @@ Test(portable, every_kernel_fits_the_profile)
             shared = 16u * SINEW_WORKGROUP_SIZE; /* vec4 red[SINEW_WORKGROUP_SIZE] */
         else if (!strcmp(ki->name, "health") || !strcmp(ki->name, "velocity"))
             shared = 28; /* the health check's seven uints: four for the particles, three for the tetrahedra */
-        else if (!strcmp(ki->name, "gpbd_colour") || !strcmp(ki->name, "gpbd_jacobi"))
+        else if (!strncmp(ki->name, "gpbd_colour", 11) || !strncmp(ki->name, "gpbd_jacobi", 11))
             shared = 4; /* one uint */
         else if (!strcmp(ki->name, "mg_pcg") || !strcmp(ki->name, "mg_reduce") || !strcmp(ki->name, "mg_coarse"))
             shared = 4u * SINEW_WORKGROUP_SIZE; /* float mg_red[SINEW_WORKGROUP_SIZE] */

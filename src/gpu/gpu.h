@@ -27,6 +27,10 @@
     X(HEALTH, health, GpuRange)                     \
     X(GPBD_COLOUR, gpbd_colour, GpuRange)           \
     X(GPBD_JACOBI, gpbd_jacobi, GpuRange)           \
+    X(GPBD_COLOUR_TET_NH, gpbd_colour_tet_nh, GpuRange)     \
+    X(GPBD_COLOUR_TET_SNH, gpbd_colour_tet_snh, GpuRange)   \
+    X(GPBD_JACOBI_TET_NH, gpbd_jacobi_tet_nh, GpuRange)     \
+    X(GPBD_JACOBI_TET_SNH, gpbd_jacobi_tet_snh, GpuRange)   \
     X(HPBD_PROJECT, hpbd_project, GpuRange)         \
     X(HPBD_PROLONG, hpbd_prolong, GpuRange)         \
     X(PD_LOCAL, pd_local, GpuRange)                 \

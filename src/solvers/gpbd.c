@@ -11,12 +11,30 @@
  * kinds. */
 uint64_t sinew_gpbd_bytes(uint32_t count) { return (288ull + 64ull * 4) * count; }
 
-void sinew_gpbd_record_colours(const sinew_pbd *s, sinew_recorder *r)
+/* The element update for the body's elements: the general kernel, or one
+ * with the other element kinds and material models compiled out (on llvmpipe
+ * their code costs as if it ran; docs/gpbd.md). */
+static sinew_kernel colour_kernel(const sinew_body_view *v)
 {
+    return v->elements == SINEW_ELEMENTS_TET_NH    ? SINEW_KERNEL_GPBD_COLOUR_TET_NH
+           : v->elements == SINEW_ELEMENTS_TET_SNH ? SINEW_KERNEL_GPBD_COLOUR_TET_SNH
+                                                   : SINEW_KERNEL_GPBD_COLOUR;
+}
+
+static sinew_kernel jacobi_kernel(const sinew_body_view *v)
+{
+    return v->elements == SINEW_ELEMENTS_TET_NH    ? SINEW_KERNEL_GPBD_JACOBI_TET_NH
+           : v->elements == SINEW_ELEMENTS_TET_SNH ? SINEW_KERNEL_GPBD_JACOBI_TET_SNH
+                                                   : SINEW_KERNEL_GPBD_JACOBI;
+}
+
+void sinew_gpbd_record_colours(const sinew_pbd *s, const sinew_body_view *v, sinew_recorder *r)
+{
+    const sinew_kernel kernel = colour_kernel(v);
     for (uint32_t c = 0; c < s->element_colour_count; c++) {
         const sinew_element_colour_rec *col = &s->element_colours[c];
         GpuRange push = {col->begin, col->count};
-        sinew_record_dispatch(r, SINEW_KERNEL_GPBD_COLOUR, col->count, &push, sizeof push);
+        sinew_record_dispatch(r, kernel, col->count, &push, sizeof push);
         sinew_record_barrier(r);
         r->bytes += sinew_gpbd_bytes(col->count);
     }
@@ -29,7 +47,7 @@ void sinew_gpbd_record_jacobi(const sinew_pbd *s, const sinew_body_view *v, sine
         return;
     GpuRange elements = {0, v->element_count};
     elements.slot_base = 2 * v->distance_count + 4 * v->bend_count;
-    sinew_record_dispatch(r, SINEW_KERNEL_GPBD_JACOBI, v->element_count, &elements, sizeof elements);
+    sinew_record_dispatch(r, jacobi_kernel(v), v->element_count, &elements, sizeof elements);
     sinew_record_barrier(r);
     r->bytes += sinew_gpbd_bytes(v->element_count);
 }

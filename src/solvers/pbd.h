@@ -40,7 +40,7 @@ typedef struct sinew_pbd {
 
 /* gpbd.c: one dispatch per element colour (Gauss-Seidel); all elements at
  * once into the Jacobi corrections (the caller applies them). */
-void sinew_gpbd_record_colours(const sinew_pbd *s, sinew_recorder *r);
+void sinew_gpbd_record_colours(const sinew_pbd *s, const sinew_body_view *v, sinew_recorder *r);
 void sinew_gpbd_record_jacobi(const sinew_pbd *s, const sinew_body_view *v, sinew_recorder *r);
 /* Designed traffic of `count` element updates. */
 uint64_t sinew_gpbd_bytes(uint32_t count);

@@ -35,6 +35,15 @@
 
 /* What a solver may use of its body. Filled by the body; valid for the
  * body's life (the pointers are the body's). */
+/* What a body's elements are, for the GPBD element update (gpbd.c): all
+ * tetrahedra of neo-Hookean or all of stable neo-Hookean materials get a
+ * kernel with the other kinds and models compiled out. */
+typedef enum sinew_element_set {
+    SINEW_ELEMENTS_MIXED = 0,   /* anything else, or no elements */
+    SINEW_ELEMENTS_TET_NH,
+    SINEW_ELEMENTS_TET_SNH,
+} sinew_element_set;
+
 typedef struct sinew_body_view {
     sinew_context *ctx;
     const sinew_body_desc *desc; /* checked; sweep_order resolved */
@@ -43,6 +52,7 @@ typedef struct sinew_body_view {
     sinew_buffer *buffers;       /* the body's, SINEW_BODY_BINDINGS, at their set-0 bindings */
     sinew_buffer *saved;         /* rollback copy (positions, velocities, hinge angles); no VkBuffer: none */
     sinew_step_stats *stats;     /* where a solver's own statistics go */
+    sinew_element_set elements;  /* as the materials are now: set_material may change it */
 } sinew_body_view;
 
 /* A part of a solver's state that checkpoints carry after the body's

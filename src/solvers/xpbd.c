@@ -313,7 +313,7 @@ static void record_solve(void *state, const sinew_body_view *v, sinew_recorder *
         if (is_jacobi(s->solver)) {
             record_jacobi(s, v, r);
         } else {
-            sinew_gpbd_record_colours(s, r);
+            sinew_gpbd_record_colours(s, v, r);
             record_gauss_seidel(s, v, r, it);
         }
         sinew_record_timestamp(r, SINEW_PHASE_SOLVE);

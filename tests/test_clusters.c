@@ -86,6 +86,12 @@ Test(clusters, sizes_out_of_range_refused)
         cr_assert(strstr(log_text, "the size must be"), "%s", log_text);
         cr_assert_eq(a->cpass_count, 0, "the asset is unchanged");
     }
+    /* An asset the loader would refuse is refused, not clustered. */
+    a->distances[3].b = a->particle_count;
+    log_text[0] = '\0';
+    cr_assert_eq(sinew_cluster_asset(a, 64, "broken", &quiet, NULL), SINEW_RESULT_ERROR_BAD_ASSET);
+    cr_assert(strstr(log_text, "broken"), "%s", log_text);
+    cr_assert_eq(a->cpass_count, 0);
     sinew_asset_destroy(a);
 }
 

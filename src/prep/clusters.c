@@ -305,6 +305,9 @@ static sinew_result emit_coloured_passes(builder *b, const uint32_t *remaining, 
 {
     sinew_colouring col = {0};
     sinew_result r = colour_remaining(b, remaining, count, &col);
+    if (r == SINEW_RESULT_OK && b->pass_count + (uint64_t)col.colour_count > SINEW_ASSET_MAX_COLOURS)
+        r = sinew_fail(b->lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: %u grown and %u coloured cluster passes exceed "
+                       "the limit of %u", b->name, b->pass_count, col.colour_count, SINEW_ASSET_MAX_COLOURS);
     for (uint32_t q = 0; q < col.colour_count && r == SINEW_RESULT_OK; q++) {
         sinew_range_rec *pass = &b->passes[b->pass_count++];
         pass->begin = b->cluster_count;
@@ -439,6 +442,10 @@ sinew_result sinew_cluster_asset(sinew_asset *a, uint32_t max_particles, const c
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep", "%s: clusters of %u particles: the size "
                           "must be %u to %u", name, max_particles, SINEW_CLUSTER_MIN_PARTICLES,
                           SINEW_CLUSTER_MAX_PARTICLES);
+    /* The colours the clusters keep must be the asset's valid ones. */
+    sinew_result valid = sinew_asset_validate(a, name, lg);
+    if (valid != SINEW_RESULT_OK)
+        return valid;
     builder b = {.a = a, .lg = lg, .name = name, .n = a->particle_count, .P = max_particles};
     if ((uint64_t)a->distance_count + a->bend_count > SINEW_ASSET_MAX_RECORDS)
         return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: too many constraints to cluster", name);

@@ -35,7 +35,8 @@ typedef struct sinew_cluster_report {
 /* Adds (or replaces) the asset's clustered sweeps, clusters of at most
  * max_particles (SINEW_CLUSTER_MIN_PARTICLES..SINEW_CLUSTER_MAX_PARTICLES)
  * particles. An asset without distances or bends gets none. INVALID_ARGUMENT
- * for a size out of range, OUT_OF_HOST_MEMORY, LIMIT past the asset's limits;
+ * for a size out of range, BAD_ASSET for an asset sinew_asset_validate
+ * refuses, OUT_OF_HOST_MEMORY, LIMIT past the asset's limits;
  * the asset is unchanged on failure. Deterministic. */
 sinew_result sinew_cluster_asset(sinew_asset *a, uint32_t max_particles, const char *name, const sinew_logger *lg,
                                  sinew_cluster_report *report);

@@ -524,7 +524,7 @@ void flip(GpuElement e, inout vec3 x[4], float w[4])
 {
     mat3 V;
     vec3 ev;
-    eigen_sym3_const(transpose(sub.F0) * sub.F0, V, ev);
+    eigen_sym3(transpose(sub.F0) * sub.F0, V, ev);
     mat3 U;
     U[0] = sub.F0 * V[0];
     float n0 = length(U[0]);

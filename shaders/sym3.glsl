@@ -3,48 +3,7 @@
 #ifndef SINEW_SYM3_GLSL
 #define SINEW_SYM3_GLSL
 
-// Eigenvectors (columns of V, a rotation) and eigenvalues, decreasing, of a
-// symmetric 3x3 matrix by cyclic Jacobi rotations.
-void eigen_sym3(mat3 S, out mat3 V, out vec3 ev)
-{
-    mat3 A = S;     // A[c][r]; symmetric, so rows and columns alike
-    mat3 Q = mat3(1.0);
-    for (int sweep = 0; sweep < 8; sweep++)
-        for (int p = 0; p < 2; p++)
-            for (int q = p + 1; q < 3; q++) {
-                float apq = A[q][p];
-                if (abs(apq) < 1e-30)
-                    continue;
-                float theta = (A[q][q] - A[p][p]) / (2.0 * apq);
-                float t = (theta >= 0.0 ? 1.0 : -1.0) / (abs(theta) + sqrt(theta * theta + 1.0));
-                float c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
-                for (int i = 0; i < 3; i++) {
-                    float aip = A[p][i], aiq = A[q][i];
-                    A[p][i] = c * aip - sn * aiq;
-                    A[q][i] = sn * aip + c * aiq;
-                }
-                for (int i = 0; i < 3; i++) {
-                    float api = A[i][p], aqi = A[i][q];
-                    A[i][p] = c * api - sn * aqi;
-                    A[i][q] = sn * api + c * aqi;
-                }
-                vec3 qp = Q[p], qq = Q[q];
-                Q[p] = c * qp - sn * qq;
-                Q[q] = sn * qp + c * qq;
-            }
-    ev = vec3(A[0][0], A[1][1], A[2][2]);
-    V = Q;
-    for (int i = 0; i < 2; i++)
-        for (int j = i + 1; j < 3; j++)
-            if (ev[j] > ev[i]) {
-                float te = ev[i]; ev[i] = ev[j]; ev[j] = te;
-                vec3 tv = V[i]; V[i] = V[j]; V[j] = tv;
-            }
-    if (determinant(V) < 0.0)
-        V[2] = -V[2];
-}
-
-// One cyclic Jacobi rotation of eigen_sym3, on the pair (p, q): constants
+// One cyclic Jacobi rotation of eigen_sym3 (below), on the pair (p, q): constants
 // wherever it is called, so that A and Q are indexed by constants only.
 void sym3_rotate(inout mat3 A, inout mat3 Q, int p, int q)
 {
@@ -74,11 +33,11 @@ void sym3_order(inout vec3 ev, inout mat3 V, int i, int j)
     }
 }
 
-// eigen_sym3 with the same rotations in the same order (the same results),
-// every matrix indexed by constants: a GPU keeps them in registers, and
-// llvmpipe runs the sweeps' loop once when no invocation needs it, where
-// eigen_sym3's indexing at run time costs local memory even then.
-void eigen_sym3_const(mat3 S, out mat3 V, out vec3 ev)
+// Eigenvectors (columns of V, a rotation) and eigenvalues, decreasing, of a
+// symmetric 3x3 matrix by cyclic Jacobi rotations, every matrix indexed by
+// constants: a GPU keeps them in registers, where indexing at run time would
+// cost local memory (on llvmpipe even when no invocation needs the solve).
+void eigen_sym3(mat3 S, out mat3 V, out vec3 ev)
 {
     mat3 A = S;
     mat3 Q = mat3(1.0);

@@ -1,10 +1,12 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Contacts (contacts.glsl) of all particles, or (HPBD) of those of one level
-// of the hierarchy.
+// of the hierarchy. With range.slot_base != 0 each particle first takes its
+// self-contacts' mean correction (self_collide.comp's PROJECT).
 #include "common.glsl"
 #include "pbd.glsl"
 #include "contacts.glsl"
+#include "selfcol.glsl"
 
 void main()
 {
@@ -15,5 +17,6 @@ void main()
     vec4 x = pos[i];
     if (x.w == 0.0)
         return;
-    pos[i] = vec4(resolve_contacts(x.xyz, prev[i].xyz), x.w);
+    vec3 p = range.slot_base != 0u ? x.xyz + self_correction(i) : x.xyz;
+    pos[i] = vec4(resolve_contacts(p, prev[i].xyz), x.w);
 }

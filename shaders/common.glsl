@@ -21,6 +21,8 @@ BODY(MATERIAL) readonly buffer MaterialBuf { GpuMaterial material[]; };
 BODY(MESH) readonly buffer MeshBuf { uint mesh[]; };
 BODY(NORMAL) buffer NormalBuf { vec4 normal[]; };
 BODY(SDF) readonly buffer SdfBuf { float sdf[]; };
+BODY(SELF_INDEX) buffer SelfIndexBuf { uint selfi[]; };
+BODY(SELF_REAL) buffer SelfRealBuf { vec4 selfr[]; };
 #undef BODY
 
 // The MGPBD kernels (amg_*) define SINEW_PUSH_AMG: their push constants are

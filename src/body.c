@@ -6,6 +6,7 @@
 #include <sinew/vulkan.h>
 
 #include "collider.h"
+#include "selfcol.h"
 #include "solvers/gpbd.h"
 
 #include <math.h>
@@ -38,6 +39,9 @@ sinew_body_desc sinew_body_desc_default(void)
     d.chebyshev_rho = 0.95f;
     d.chebyshev_delay = 1;
     d.normals = 1;
+    d.self_thickness = 0.005f;
+    d.self_friction = 0.3f;
+    d.self_capacity = 16;
     d.implicit = (sinew_implicit_desc){
         .stretch = 5e3f, .shear = 500.0f, .bend = 1e-4f, .damping = 0.01f, .density = 0.2f,
         .pin_stiffness = 1e5f, .contact_stiffness = 1e5f, .friction_stiffness = 0.0f,
@@ -187,6 +191,8 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_MESH, b->normals ? 4ull * (n + 1ull + 6ull * a->triangle_count) : 0, SINEW_MEMORY_DEVICE,
          "triangles around each particle"},
         {SINEW_BIND_NORMAL, b->normals ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "vertex normals"},
+        {SINEW_BIND_SELF_INDEX, 4 * b->self.index_words, SINEW_MEMORY_DEVICE, "self-collision indices"},
+        {SINEW_BIND_SELF_REAL, 16 * b->self.real_vec4s, SINEW_MEMORY_DEVICE, "self-collision boxes and corrections"},
         /* SDF: the collider's own, bound in its place */
         {0, d->rollback ? 32ull * n + 4ull * a->bend_count : 0, SINEW_MEMORY_DEVICE, "rollback copy", 0, &b->saved},
         {0, sizeof(GpuParams) + sizeof(GpuStats), SINEW_MEMORY_HOST, "step parameters (host)", 0, &b->upload},
@@ -254,6 +260,8 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     b->topology_base = b->topology_crc;
     if (r == SINEW_RESULT_OK && b->normals)
         r = upload_mesh(b, a);
+    if (r == SINEW_RESULT_OK && b->desc.self_collision)
+        r = sinew_selfcol_upload(ctx, &b->self, &b->buffers[SINEW_BIND_SELF_INDEX]);
     return r;
 }
 
@@ -612,7 +620,8 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     const sinew_solver_row *row = sinew_solver_row_of(desc->solver);
     if (asset->particle_count == 0)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "asset has no particles");
-    if ((r = row->ops->check(ctx, asset, desc)) != SINEW_RESULT_OK)
+    if ((r = row->ops->check(ctx, asset, desc)) != SINEW_RESULT_OK ||
+        (r = sinew_selfcol_check(ctx, asset, desc)) != SINEW_RESULT_OK)
         return r;
     if (desc->collider && desc->collider->ctx != ctx)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
@@ -639,6 +648,11 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->triangle_count = asset->triangle_count;
     b->view = (sinew_body_view){ctx, &b->desc, b->name, b->particle_count, b->distance_count, b->bend_count,
                                 asset->element_count, b->buffers, &b->saved, &b->stats};
+    if (desc->self_collision && (r = sinew_selfcol_plan(ctx, asset, desc, &b->self)) != SINEW_RESULT_OK) {
+        sinew_body_destroy(b);
+        return r;
+    }
+    b->view.selfcol = desc->self_collision ? &b->self : NULL;
     if ((r = copy_elements(b, asset)) == SINEW_RESULT_OK)
         b->view.elements = sinew_body_element_set(b);
     if (r != SINEW_RESULT_OK || (r = copy_constraints(b, asset)) != SINEW_RESULT_OK ||
@@ -694,6 +708,7 @@ void sinew_body_destroy(sinew_body *b)
     free(b->dist_cut);
     free(b->bend_cut);
     free(b->unpinned_w);
+    sinew_selfcol_free(&b->self);
     sinew_collider_destroy(b->collider);
     free(b);
 }
@@ -901,6 +916,16 @@ static sinew_result take_stats(sinew_body *b, int can_roll_back)
     s->linear_residual = gs.linear_residual;
     s->linear_unconverged = gs.linear_unconverged;
     s->linear_fallback_iterations = gs.linear_fallback;
+    s->self_candidates = gs.self_candidates;
+    s->self_dropped = gs.self_dropped;
+    s->self_contacts = gs.self_contacts;
+    if (gs.self_dropped && !b->warned_self_dropped) {
+        b->warned_self_dropped = 1;
+        sinew_logf(&b->ctx->logger, SINEW_LOG_WARNING, "self-collision",
+                   "body '%s': %u self-collision candidates did not fit in self_capacity (%u) in step %llu and "
+                   "were not projected; raise self_capacity or lower the speed", b->name, gs.self_dropped,
+                   b->desc.self_capacity, (unsigned long long)b->stats.step_index);
+    }
     s->ms_linear = sinew_body_ops(b)->record_substep ? s->ms_solve : 0.0; /* the implicit solvers' solve phase */
     if (gs.loops_cut && !b->warned_loops_cut) {
         b->warned_loops_cut = 1;

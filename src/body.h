@@ -8,6 +8,7 @@
 
 #include "asset/asset.h"
 #include "gpu/gpu.h"
+#include "selfcol.h"
 #include "solvers/solver.h"
 
 /* Beyond this many timestamps per step the phases are not timed. */
@@ -59,6 +60,8 @@ struct sinew_body {
     int warned_loops_cut;               /* the loop-limit warning was logged (once a body) */
     float *unpinned_w;                  /* inverse masses of particles pinned by sinew_body_set_pinned (lazy) */
     sinew_collider *collider;           /* desc.collider, retained */
+    sinew_selfcol self;                 /* desc.self_collision's surface and sizes */
+    int warned_self_dropped;            /* the dropped-candidates warning was logged (once a body) */
 };
 
 /* Finishes a pipelined step still in flight before a call reads or changes

@@ -74,6 +74,11 @@
  *   SDF       float         the mesh collider's signed distance field (m),
  *                           node (i, j, k) at i + nx (j + ny k); owned by the
  *                           collider, shared by the bodies that use it
+ *   SELF_INDEX uint         self-collision (desc.self_collision): the surface,
+ *                           the spatial hash and the candidate lists, laid out
+ *                           by its header (shared/selfcol.h)
+ *   SELF_REAL vec4          self-collision: the primitives' boxes, the
+ *                           contacts' corrections
  */
 #define SINEW_SET_BODY 0
 #define SINEW_SET_SOLVER 1
@@ -91,7 +96,9 @@
 #define SINEW_BIND_MESH 11
 #define SINEW_BIND_NORMAL 12
 #define SINEW_BIND_SDF 13
-#define SINEW_BODY_BINDINGS 14
+#define SINEW_BIND_SELF_INDEX 14
+#define SINEW_BIND_SELF_REAL 15
+#define SINEW_BODY_BINDINGS 16
 /* Set 1's size: the most buffers any solver owns. Both sets together stay
  * within the storage buffers a stage may use (32 on lavapipe; context.c
  * checks the device's limits). */
@@ -400,6 +407,13 @@ SINEW_STRUCT(GpuStats) {
     SINEW_UINT first_inverted;
     SINEW_UINT volume_error;
     SINEW_UINT pad0;
+    /* Self-collision (self_collide.comp), the step's totals: candidate pairs
+     * kept in the lists (summed over substeps), candidates that did not fit,
+     * contact projections that moved particles (summed over iterations). */
+    SINEW_UINT self_candidates;
+    SINEW_UINT self_dropped;
+    SINEW_UINT self_contacts;
+    SINEW_UINT pad1;
 } SINEW_END(GpuStats)
 
 /* Push constants of every kernel. Threads [0, count) work on records
@@ -442,7 +456,7 @@ _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
 _Static_assert(sizeof(GpuParams) == 256, "std430 layout");
 _Static_assert(sizeof(GpuElement) == 80, "std430 layout");
 _Static_assert(sizeof(GpuMaterial) == 208, "std430 layout");
-_Static_assert(sizeof(GpuStats) == 80, "std430 layout");
+_Static_assert(sizeof(GpuStats) == 96, "std430 layout");
 _Static_assert(sizeof(GpuRange) == 32, "push constants <= 128 bytes");
 _Static_assert(sizeof(GpuNode) == 16, "std430 layout");
 _Static_assert(sizeof(GpuLink) == 8, "std430 layout");

@@ -58,6 +58,7 @@
     X(AMG_COARSE, amg_coarse, GpuAmgPush)         \
     X(AMG_APPLY, amg_apply, GpuAmgPush)           \
     X(NORMALS, normals, GpuRange)                   \
+    X(SELF_COLLIDE, self_collide, GpuRange)         \
     X(COPY, copy, GpuRange)                         \
     X(EMPTY, empty, GpuRange)
 

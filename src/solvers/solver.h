@@ -53,6 +53,7 @@ typedef struct sinew_body_view {
     sinew_buffer *saved;         /* rollback copy (positions, velocities, hinge angles); no VkBuffer: none */
     sinew_step_stats *stats;     /* where a solver's own statistics go */
     sinew_element_set elements;  /* as the materials are now: set_material may change it */
+    const struct sinew_selfcol *selfcol; /* self-collision (selfcol.h), NULL: off */
 } sinew_body_view;
 
 /* A part of a solver's state that checkpoints carry after the body's

@@ -8,6 +8,7 @@
  * hierarchy (hpbd.c) before the first iteration. The recording reads like
  * the algorithm: dispatch, barrier, dispatch. */
 #include "pbd.h"
+#include "../selfcol.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -303,7 +304,9 @@ static void record_solve(void *state, const sinew_body_view *v, sinew_recorder *
 {
     const sinew_pbd *s = state;
     const uint32_t n = v->particle_count;
-    GpuRange particles = {0, n};
+    GpuRange particles = {0, n, 0, 0, 0, v->selfcol != NULL};
+    if (v->selfcol)
+        sinew_selfcol_record_build(v->selfcol, r);
     sinew_record_timestamp(r, SINEW_PHASE_PREDICT);
     if (s->level_count) {
         sinew_hpbd_record(s, v, r);
@@ -317,6 +320,8 @@ static void record_solve(void *state, const sinew_body_view *v, sinew_recorder *
             record_gauss_seidel(s, v, r, it);
         }
         sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
+        if (v->selfcol) /* the contacts' corrections, which collide adds */
+            sinew_selfcol_record_project(v->selfcol, r);
         sinew_record_dispatch(r, SINEW_KERNEL_COLLIDE, n, &particles, sizeof particles);
         sinew_record_barrier(r);
         r->bytes += (uint64_t)SINEW_BYTES_COLLIDE * n;

@@ -10,6 +10,7 @@
 #include "solvers/gpbd.h"
 #include "math/xpbd_math.h"
 #include "gpbd_ref.h"
+#include "selfcol_ref.h"
 #include "shared/layout.h"
 
 struct xpbd_ref {
@@ -27,6 +28,7 @@ struct xpbd_ref {
     double *z;                  /* 12 per element: displacement at each vertex */
     double *q;                  /* 3n: HPBD positions before the hierarchy's sweep */
     long long newton_iterations; /* summed over the last step */
+    selfcol_ref *self;          /* desc.self_collision; NULL: off */
 };
 
 xpbd_ref *xpbd_ref_create(const sinew_asset *a, const sinew_body_desc *d)
@@ -37,6 +39,7 @@ xpbd_ref *xpbd_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     r->desc = *d;
     r->a = a;
     r->n = n;
+    r->self = selfcol_ref_create(a, d);
     r->x = calloc(3 * n, sizeof(double));
     r->w = calloc(n, sizeof(double));
     r->prev = calloc(3 * n, sizeof(double));
@@ -105,7 +108,15 @@ void xpbd_ref_destroy(xpbd_ref *r)
     free(r->x); free(r->w); free(r->prev); free(r->v); free(r->alpha); free(r->lambda);
     free(r->angle); free(r->delta); free(r->adj_start); free(r->adj);
     free(r->elem); free(r->mat); free(r->z); free(r->q);
+    selfcol_ref_destroy(r->self);
     free(r);
+}
+
+void xpbd_ref_self_counts(const xpbd_ref *r, uint64_t *candidates, uint64_t *dropped, uint64_t *contacts)
+{
+    *candidates = *dropped = *contacts = 0;
+    if (r->self)
+        selfcol_ref_counts(r->self, candidates, dropped, contacts);
 }
 
 const double *xpbd_ref_position(const xpbd_ref *r, uint32_t i) { return &r->x[3 * i]; }
@@ -415,6 +426,8 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
     uint32_t m = a->distance_count + a->bend_count;
     const int jacobi = r->desc.solver == SINEW_SOLVER_XPBD_JACOBI || r->desc.solver == SINEW_SOLVER_GPBD_JACOBI;
     r->newton_iterations = 0;
+    if (r->self)
+        selfcol_ref_reset_counts(r->self);
     for (uint32_t s = 0; s < r->desc.substeps; s++) {
         memset(r->lambda, 0, m * sizeof(double));
         memset(r->z, 0, 12 * (size_t)a->element_count * sizeof(double));
@@ -429,6 +442,8 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
                 r->x[3 * i + k] += h * r->v[3 * i + k];
             }
         }
+        if (r->self)
+            selfcol_ref_build(r->self, r->prev, r->x);
         if (r->desc.solver == SINEW_SOLVER_HPBD)
             hierarchy(r, sp);
         for (uint32_t it = 0; it < r->desc.iterations; it++) {
@@ -465,6 +480,8 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
                         r->x[3 * i + q] += r->desc.jacobi_omega / (b1 - b0) * sum[q];
                 }
             }
+            if (r->self)
+                selfcol_ref_project(r->self, r->prev, r->x, r->w);
             collide(r, sp);
         }
         for (uint32_t i = 0; i < r->n; i++)

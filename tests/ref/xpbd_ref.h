@@ -20,6 +20,9 @@ void xpbd_ref_strain(const xpbd_ref *r, double *max_strain, double *rms_strain);
 double xpbd_ref_violation(const xpbd_ref *r);
 /* Newton iterations of all GPBD element updates in the last step. */
 long long xpbd_ref_newton_iterations(const xpbd_ref *r);
+/* Self-collision's counts in the last step (desc.self_collision; 0 without):
+ * as sinew_step_stats' self_candidates, self_dropped, self_contacts. */
+void xpbd_ref_self_counts(const xpbd_ref *r, uint64_t *candidates, uint64_t *dropped, uint64_t *contacts);
 /* Largest particle speed (m/s); infinity when a position or velocity is not finite. */
 double xpbd_ref_max_speed(const xpbd_ref *r);
 

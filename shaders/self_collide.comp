@@ -1,0 +1,477 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Self-collision (docs/self-collision.md): the broad phase each substep and
+// the contacts each iteration, one mode a dispatch (range.first2, the modes
+// of shared/selfcol.h); threads [0, range.count). Deterministic: integer
+// atomics only count, and every list is kept sorted, so the order in which
+// items reach a bucket never shows. The CPU reference is
+// tests/ref/selfcol_ref.c.
+#include "common.glsl"
+#include "selfcol.glsl"
+
+shared uint wg_a[SINEW_WORKGROUP_SIZE];
+shared uint wg_b[SINEW_WORKGROUP_SIZE];
+
+uint V() { return self_hdr(SINEW_SELF_V); }
+uint T() { return self_hdr(SINEW_SELF_T); }
+uint E() { return self_hdr(SINEW_SELF_E); }
+uint I() { return V() + T() + E(); }
+
+// 0 vertex, 1 triangle, 2 edge.
+uint kind_of(uint it) { return it < V() ? 0u : it < V() + T() ? 1u : 2u; }
+
+// The particles of an item (count 1, 3 or 2; unused ones repeat the first).
+uint item_particles(uint it, out uvec3 p)
+{
+    if (it < V()) {
+        uint a = selfi[self_hdr(SINEW_SELF_VERTS) + it];
+        p = uvec3(a);
+        return 1u;
+    }
+    if (it < V() + T()) {
+        uint b = self_hdr(SINEW_SELF_TRIS) + 3u * (it - V());
+        p = uvec3(selfi[b], selfi[b + 1u], selfi[b + 2u]);
+        return 3u;
+    }
+    uint b = self_hdr(SINEW_SELF_EDGES) + 2u * (it - V() - T());
+    p = uvec3(selfi[b], selfi[b + 1u], selfi[b]);
+    return 2u;
+}
+
+float cell_size() { return uintBitsToFloat(selfi[SINEW_SELF_CELL]); }
+
+ivec3 cell_of(vec3 c)
+{
+    vec3 g = clamp(floor(c / cell_size()), vec3(-1073741824.0), vec3(1073741823.0));
+    return ivec3(g);
+}
+
+uint bucket_of(ivec3 c, uint kind)
+{
+    uint h = uint(c.x) * 73856093u ^ uint(c.y) * 19349663u ^ uint(c.z) * 83492791u ^ (kind + 1u) * 2654435761u;
+    return h & (self_hdr(SINEW_SELF_H) - 1u);
+}
+
+// ---------------------------------------------------------------- geometry
+// The same operations as selfcol_ref.c, in float.
+
+// Squared distance from p to the triangle (a, b, c): the closest point by
+// its Voronoi region.
+float point_triangle_dist2(vec3 p, vec3 a, vec3 b, vec3 c)
+{
+    vec3 ab = b - a, ac = c - a, ap = p - a;
+    float d1 = dot(ab, ap), d2 = dot(ac, ap);
+    if (d1 <= 0.0 && d2 <= 0.0)
+        return dot(ap, ap);
+    vec3 bp = p - b;
+    float d3 = dot(ab, bp), d4 = dot(ac, bp);
+    if (d3 >= 0.0 && d4 <= d3)
+        return dot(bp, bp);
+    float vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+        vec3 q = a + ab * (d1 / (d1 - d3)) - p;
+        return dot(q, q);
+    }
+    vec3 cp = p - c;
+    float d5 = dot(ab, cp), d6 = dot(ac, cp);
+    if (d6 >= 0.0 && d5 <= d6)
+        return dot(cp, cp);
+    float vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+        vec3 q = a + ac * (d2 / (d2 - d6)) - p;
+        return dot(q, q);
+    }
+    float va = d3 * d6 - d5 * d4;
+    if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) {
+        vec3 q = b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))) - p;
+        return dot(q, q);
+    }
+    float den = 1.0 / (va + vb + vc);
+    vec3 q = a + ab * (vb * den) + ac * (vc * den) - p;
+    return dot(q, q);
+}
+
+// Squared distance between the segments p1-q1 and p2-q2.
+float segment_dist2(vec3 p1, vec3 q1, vec3 p2, vec3 q2)
+{
+    vec3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
+    float a = dot(d1, d1), e = dot(d2, d2), f = dot(d2, r);
+    float s = 0.0, t = 0.0;
+    if (a <= 1e-20 && e <= 1e-20) {
+        return dot(r, r);
+    }
+    if (a <= 1e-20) {
+        t = clamp(f / e, 0.0, 1.0);
+    } else {
+        float c = dot(d1, r);
+        if (e <= 1e-20) {
+            s = clamp(-c / a, 0.0, 1.0);
+        } else {
+            float b = dot(d1, d2), den = a * e - b * b;
+            s = den > 0.0 ? clamp((b * f - c * e) / den, 0.0, 1.0) : 0.0;
+            t = (b * s + f) / e;
+            if (t < 0.0) {
+                t = 0.0;
+                s = clamp(-c / a, 0.0, 1.0);
+            } else if (t > 1.0) {
+                t = 1.0;
+                s = clamp((b - c) / a, 0.0, 1.0);
+            }
+        }
+    }
+    vec3 q = p1 + d1 * s - (p2 + d2 * t);
+    return dot(q, q);
+}
+
+// ---------------------------------------------------------------- broad phase
+
+void bounds(uint k)
+{
+    if (k < self_hdr(SINEW_SELF_H))
+        selfi[self_hdr(SINEW_SELF_TABLE) + k] = 0u;
+    if (k >= I())
+        return;
+    uvec3 p;
+    uint m = item_particles(k, p);
+    vec3 lo = min(prev[p.x].xyz, pos[p.x].xyz), hi = max(prev[p.x].xyz, pos[p.x].xyz);
+    for (uint j = 1u; j < m; j++) {
+        uint q = p[j];
+        lo = min(lo, min(prev[q].xyz, pos[q].xyz));
+        hi = max(hi, max(prev[q].xyz, pos[q].xyz));
+    }
+    float th = self_thickness();
+    lo -= vec3(th);
+    hi += vec3(th);
+    selfr[2u * k] = vec4(lo, 0.0);
+    selfr[2u * k + 1u] = vec4(hi, 0.0);
+    vec3 ext = hi - lo;
+    atomicMax(selfi[SINEW_SELF_CELL], floatBitsToUint(max(ext.x, max(ext.y, ext.z))));
+}
+
+vec3 box_centre(uint k) { return 0.5 * (selfr[2u * k].xyz + selfr[2u * k + 1u].xyz); }
+
+void count_items(uint k)
+{
+    if (k >= I())
+        return;
+    uint b = bucket_of(cell_of(box_centre(k)), kind_of(k));
+    selfi[self_hdr(SINEW_SELF_BUCKET) + k] = b;
+    atomicAdd(selfi[self_hdr(SINEW_SELF_TABLE) + b], 1u);
+}
+
+// One workgroup: each thread a contiguous run of buckets; counts become ends.
+void scan(uint lane)
+{
+    uint H = self_hdr(SINEW_SELF_H), table = self_hdr(SINEW_SELF_TABLE);
+    uint run = (H + SINEW_WORKGROUP_SIZE - 1u) / SINEW_WORKGROUP_SIZE;
+    uint first = min(lane * run, H), last = min(first + run, H);
+    uint sum = 0u;
+    for (uint j = first; j < last; j++)
+        sum += selfi[table + j];
+    wg_a[lane] = sum;
+    barrier();
+    if (lane == 0u) {
+        uint acc = 0u;
+        for (uint l = 0u; l < SINEW_WORKGROUP_SIZE; l++) {
+            uint s = wg_a[l];
+            wg_a[l] = acc;
+            acc += s;
+        }
+    }
+    barrier();
+    uint acc = wg_a[lane];
+    for (uint j = first; j < last; j++) {
+        acc += selfi[table + j];
+        selfi[table + j] = acc;
+    }
+}
+
+void scatter(uint k)
+{
+    if (k >= I())
+        return;
+    uint b = selfi[self_hdr(SINEW_SELF_BUCKET) + k];
+    uint slot = atomicAdd(selfi[self_hdr(SINEW_SELF_TABLE) + b], 0xFFFFFFFFu) - 1u;
+    selfi[self_hdr(SINEW_SELF_ITEMS) + slot] = k;
+}
+
+// The kind of item an item looks for: vertices triangles, triangles
+// vertices, edges edges.
+uint wanted(uint kind) { return kind == 0u ? 1u : kind == 1u ? 0u : 2u; }
+
+bool boxes_overlap(uint a, uint b)
+{
+    vec3 alo = selfr[2u * a].xyz, ahi = selfr[2u * a + 1u].xyz;
+    vec3 blo = selfr[2u * b].xyz, bhi = selfr[2u * b + 1u].xyz;
+    return all(lessThanEqual(alo, bhi)) && all(lessThanEqual(blo, ahi));
+}
+
+// Largest motion of an item's particles over the substep's prediction.
+float motion(uvec3 p, uint m)
+{
+    float r = 0.0;
+    for (uint j = 0u; j < m; j++)
+        r = max(r, length(pos[p[j]].xyz - prev[p[j]].xyz));
+    return r;
+}
+
+// Whether items a (looking) and b (found) are a candidate pair, and on which
+// side the pair began: vertex-triangle pairs by the vertex against the
+// triangle's plane, edge pairs by a0 - b0 against ea x eb, all at PREV.
+bool candidate(uint a, uvec3 pa, uint ma, uint b, out uint side)
+{
+    side = 0u;
+    uvec3 pb;
+    uint mb = item_particles(b, pb);
+    for (uint i = 0u; i < ma; i++)
+        for (uint j = 0u; j < mb; j++)
+            if (pa[i] == pb[j])
+                return false; // neighbours in the mesh never collide
+    if (!boxes_overlap(a, b))
+        return false;
+    float reach = 2.0 * self_thickness() + motion(pa, ma) + motion(pb, mb);
+    if (ma == 2u) {
+        vec3 a0 = prev[pa.x].xyz, a1 = prev[pa.y].xyz, b0 = prev[pb.x].xyz, b1 = prev[pb.y].xyz;
+        if (segment_dist2(a0, a1, b0, b1) >= reach * reach)
+            return false;
+        side = dot(a0 - b0, cross(a1 - a0, b1 - b0)) < 0.0 ? 1u : 0u;
+        return true;
+    }
+    // a vertex and a triangle, either way round
+    uint v = ma == 1u ? pa.x : pb.x;
+    uvec3 t = ma == 1u ? pb : pa;
+    vec3 x = prev[v].xyz, t0 = prev[t.x].xyz, t1 = prev[t.y].xyz, t2 = prev[t.z].xyz;
+    if (point_triangle_dist2(x, t0, t1, t2) >= reach * reach)
+        return false;
+    side = dot(x - t0, cross(t1 - t0, t2 - t0)) < 0.0 ? 1u : 0u;
+    return true;
+}
+
+void query(uint k, out uint kept, out uint dropped)
+{
+    kept = 0u;
+    dropped = 0u;
+    if (k >= I())
+        return;
+    uint K = self_hdr(SINEW_SELF_K), H = self_hdr(SINEW_SELF_H);
+    uint table = self_hdr(SINEW_SELF_TABLE), items = self_hdr(SINEW_SELF_ITEMS);
+    uint want = wanted(kind_of(k));
+    uvec3 pk;
+    uint mk = item_particles(k, pk);
+    ivec3 c = cell_of(box_centre(k));
+    uint list[SINEW_SELF_MAX_CAPACITY];
+    uint n = 0u, found = 0u, looked = 0u;
+    bool truncated = false;
+    uint seen[27];
+    for (uint q = 0u; q < 27u && !truncated; q++) {
+        ivec3 o = ivec3(int(q % 3u) - 1, int((q / 3u) % 3u) - 1, int(q / 9u) - 1);
+        uint b = bucket_of(c + o, want);
+        seen[q] = b;
+        bool again = false;
+        for (uint j = 0u; j < q; j++)
+            again = again || seen[j] == b;
+        if (again)
+            continue; // two cells in one bucket: its items once
+        uint begin = selfi[table + b], end = b + 1u < H ? selfi[table + b + 1u] : I();
+        for (uint s = begin; s < end; s++) {
+            if (++looked > SINEW_SELF_SCAN_LIMIT) {
+                truncated = true;
+                break;
+            }
+            uint other = selfi[items + s];
+            uint side;
+            if (other == k || kind_of(other) != want || !candidate(k, pk, mk, other, side))
+                continue;
+            found++;
+            uint entry = other | (side << 31);
+            if (n == K && other >= (list[K - 1u] & 0x7FFFFFFFu))
+                continue; // past the K smallest
+            uint at = n < K ? n : K - 1u;
+            while (at > 0u && (list[at - 1u] & 0x7FFFFFFFu) > other) {
+                list[at] = list[at - 1u];
+                at--;
+            }
+            list[at] = entry;
+            n = min(n + 1u, K);
+        }
+    }
+    uint base = self_hdr(SINEW_SELF_LIST) + k * K;
+    for (uint j = 0u; j < n; j++)
+        selfi[base + j] = list[j];
+    selfi[self_hdr(SINEW_SELF_COUNT) + k] = n;
+    kept = n;
+    dropped = found - n + (truncated ? 1u : 0u);
+}
+
+// ---------------------------------------------------------------- contacts
+
+// One contact projected from the current positions: the corrections of its
+// four particles (vertex, then the triangle's corners; or a0, a1, b0, b1),
+// the constraint side * (signed distance) >= thickness pushed along the
+// normal, then Coulomb friction against the pair's relative motion since the
+// substep began. false: not active (apart, outside the triangle, edges near
+// parallel or meeting outside both).
+bool contact(uvec4 p, bool edges, uint side, out vec3 dx[4])
+{
+    dx[0] = dx[1] = dx[2] = dx[3] = vec3(0.0);
+    vec3 x[4], x0[4];
+    float w[4];
+    for (uint j = 0u; j < 4u; j++) {
+        vec4 xj = pos[p[j]];
+        x[j] = xj.xyz;
+        w[j] = xj.w;
+        x0[j] = prev[p[j]].xyz;
+    }
+    float g[4]; // the gradient's weights along n
+    vec3 n;
+    float d;
+    if (edges) {
+        vec3 ea = x[1] - x[0], eb = x[3] - x[2], r = x[0] - x[2];
+        float a = dot(ea, ea), b = dot(ea, eb), c = dot(eb, eb), dd = dot(ea, r), e = dot(eb, r);
+        float den = a * c - b * b;
+        if (!(den > 1e-6 * a * c))
+            return false; // near parallel: the vertex-triangle contacts hold them
+        float s = (b * e - c * dd) / den, t = (a * e - b * dd) / den;
+        if (s < 0.0 || s > 1.0 || t < 0.0 || t > 1.0)
+            return false;
+        n = normalize(cross(ea, eb));
+        d = dot(r, n);
+        g = float[4](1.0 - s, s, -(1.0 - t), -t);
+    } else {
+        vec3 e0 = x[2] - x[1], e1 = x[3] - x[1], r = x[0] - x[1];
+        vec3 nn = cross(e0, e1);
+        float area2 = dot(nn, nn);
+        if (!(area2 > 0.0))
+            return false;
+        n = nn * inversesqrt(area2);
+        d = dot(r, n);
+        float d00 = dot(e0, e0), d01 = dot(e0, e1), d11 = dot(e1, e1), d20 = dot(r, e0), d21 = dot(r, e1);
+        float den = d00 * d11 - d01 * d01;
+        float beta = (d11 * d20 - d01 * d21) / den, gamma = (d00 * d21 - d01 * d20) / den;
+        float alpha = 1.0 - beta - gamma;
+        if (!(alpha >= 0.0 && beta >= 0.0 && gamma >= 0.0))
+            return false;
+        g = float[4](1.0, -alpha, -beta, -gamma);
+    }
+    if (side != 0u) {
+        n = -n;
+        d = -d;
+    }
+    float C = d - self_thickness();
+    if (!(C < 0.0))
+        return false;
+    float W = 0.0;
+    for (uint j = 0u; j < 4u; j++)
+        W += w[j] * g[j] * g[j];
+    if (!(W > 0.0))
+        return false;
+    float dl = -C / W;
+    // friction: the relative motion of the two contact points since the
+    // substep began, across n, removed up to mu times the push
+    vec3 rel = vec3(0.0);
+    for (uint j = 0u; j < 4u; j++)
+        rel += g[j] * (x[j] - x0[j]);
+    vec3 tan = rel - n * dot(rel, n);
+    float lt = length(tan), limit = uintBitsToFloat(selfi[SINEW_SELF_FRICTION]) * -C;
+    vec3 slip = lt <= limit ? tan : tan * (limit / lt);
+    for (uint j = 0u; j < 4u; j++)
+        dx[j] = w[j] * g[j] * (n * dl - slip / W);
+    return true;
+}
+
+// The contacts an item owns: a vertex's correction from its triangles, a
+// triangle's corners' from its vertices, an edge's ends' from its edges.
+uint project(uint k)
+{
+    if (k >= I())
+        return 0u;
+    uint K = self_hdr(SINEW_SELF_K), base = self_hdr(SINEW_SELF_LIST) + k * K;
+    uint n = selfi[self_hdr(SINEW_SELF_COUNT) + k], kind = kind_of(k);
+    uint delta = self_hdr(SINEW_SELF_REAL_DELTA);
+    uvec3 pk;
+    item_particles(k, pk);
+    vec4 acc[3] = vec4[3](vec4(0.0), vec4(0.0), vec4(0.0));
+    uint counted = 0u;
+    for (uint j = 0u; j < n; j++) {
+        uint entry = selfi[base + j], other = entry & 0x7FFFFFFFu, side = entry >> 31;
+        uvec3 po;
+        item_particles(other, po);
+        vec3 dx[4];
+        if (kind == 0u) {
+            if (contact(uvec4(pk.x, po), false, side, dx)) {
+                acc[0] += vec4(dx[0], 1.0);
+                counted++;
+            }
+        } else if (kind == 1u) {
+            if (contact(uvec4(po.x, pk), false, side, dx))
+                for (uint c = 0u; c < 3u; c++)
+                    acc[c] += vec4(dx[c + 1u], 1.0);
+        } else if (contact(uvec4(pk.xy, po.xy), true, side, dx)) {
+            acc[0] += vec4(dx[0], 1.0);
+            acc[1] += vec4(dx[1], 1.0);
+            counted += other > k ? 1u : 0u;
+        }
+    }
+    uint Vn = V(), Tn = T();
+    if (kind == 0u) {
+        selfr[delta + k] = acc[0];
+    } else if (kind == 1u) {
+        uint t = k - Vn;
+        for (uint c = 0u; c < 3u; c++)
+            selfr[delta + Vn + 3u * t + c] = acc[c];
+    } else {
+        uint e = k - Vn - Tn;
+        selfr[delta + Vn + 3u * Tn + 2u * e] = acc[0];
+        selfr[delta + Vn + 3u * Tn + 2u * e + 1u] = acc[1];
+    }
+    return counted;
+}
+
+// Adds a and b over the workgroup into two of the body's statistics.
+void add_stats(uint a, uint b, uint which)
+{
+    uint lane = gl_LocalInvocationID.x;
+    wg_a[lane] = a;
+    wg_b[lane] = b;
+    barrier();
+    for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
+        if (lane < s) {
+            wg_a[lane] += wg_a[lane + s];
+            wg_b[lane] += wg_b[lane + s];
+        }
+        barrier();
+    }
+    if (lane == 0u) {
+        if (which == 0u) {
+            if (wg_a[0] != 0u)
+                atomicAdd(stats.self_candidates, wg_a[0]);
+            if (wg_b[0] != 0u)
+                atomicAdd(stats.self_dropped, wg_b[0]);
+        } else if (wg_a[0] != 0u) {
+            atomicAdd(stats.self_contacts, wg_a[0]);
+        }
+    }
+}
+
+void main()
+{
+    uint k = linear_id();
+    uint mode = range.first2;
+    if (mode == SINEW_SELF_BOUNDS) {
+        bounds(k);
+    } else if (mode == SINEW_SELF_COUNT_ITEMS) {
+        count_items(k);
+    } else if (mode == SINEW_SELF_SCAN) {
+        scan(gl_LocalInvocationID.x);
+    } else if (mode == SINEW_SELF_SCATTER) {
+        scatter(k);
+    } else if (mode == SINEW_SELF_QUERY) {
+        uint kept, dropped;
+        query(k, kept, dropped);
+        add_stats(kept, dropped, 0u);
+    } else {
+        if (k == 0u)
+            selfi[SINEW_SELF_CELL] = 0u; // read by nothing until the next substep's bounds
+        add_stats(project(k), 0u, 1u);
+    }
+}

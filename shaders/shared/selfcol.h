@@ -1,0 +1,70 @@
+/* Self-collision (docs/self-collision.md; src/selfcol.c, self_collide.comp):
+ * what C and GLSL share. Included by both.
+ *
+ * The surface's primitives are items of one numbering: surface vertices
+ * [0, V), triangles [V, V + T), edges [V + T, V + T + E) (I = V + T + E).
+ * SELF_INDEX (uint) starts with SINEW_SELF_HEADER words; those marked
+ * "offset" give where an array starts, in words:
+ *
+ *   VERTS     [V]      the particle of each surface vertex, ascending
+ *   TRIS      [3T]     the asset's surface triangles
+ *   EDGES     [2E]     their edges, each once (lower particle first), ascending
+ *   TABLE     [H]      the spatial hash: items per bucket, then (after the
+ *                      scan) each bucket's end in ITEMS, then (after the
+ *                      scatter) its start
+ *   ITEMS     [I]      the items, by bucket (any order within one)
+ *   BUCKET    [I]      each item's bucket this substep
+ *   COUNT     [I]      candidates kept in each item's list
+ *   LIST      [I K]    each item's candidates, ascending item numbers; bit 31
+ *                      set: the pair began the substep on the negative side
+ *                      (below the triangle's plane; for two edges, a0 - b0
+ *                      against ea x eb)
+ *   INC_START [N + 1]  each particle's correction slots in INC
+ *   INC       [V + 3T + 2E]  slots of SELF_REAL's corrections: vertex v at v,
+ *                      triangle t's corner j at V + 3t + j, edge e's end j
+ *                      at V + 3T + 2e + j
+ *
+ * SELF_REAL (vec4): each item's box, min and max (2 per item, w unused),
+ * then from REAL_DELTA the corrections of the slots above (xyz the sum over
+ * the item's active contacts, w how many).
+ */
+#ifndef SINEW_SHADER_SELFCOL_H
+#define SINEW_SHADER_SELFCOL_H
+
+#define SINEW_SELF_HEADER 24
+#define SINEW_SELF_V 0
+#define SINEW_SELF_T 1
+#define SINEW_SELF_E 2
+#define SINEW_SELF_K 3          /* candidates kept per item */
+#define SINEW_SELF_H 4          /* buckets, a power of two */
+#define SINEW_SELF_N 5          /* particles */
+#define SINEW_SELF_THICKNESS 6  /* float bits (m) */
+#define SINEW_SELF_FRICTION 7   /* float bits, Coulomb coefficient */
+#define SINEW_SELF_CELL 8       /* float bits: the substep's cell size (the largest box side), atomicMax; 0
+                                   between substeps (the projections clear it) */
+#define SINEW_SELF_VERTS 9      /* offsets */
+#define SINEW_SELF_TRIS 10
+#define SINEW_SELF_EDGES 11
+#define SINEW_SELF_TABLE 12
+#define SINEW_SELF_ITEMS 13
+#define SINEW_SELF_BUCKET 14
+#define SINEW_SELF_COUNT 15
+#define SINEW_SELF_LIST 16
+#define SINEW_SELF_INC_START 17
+#define SINEW_SELF_INC 18
+#define SINEW_SELF_REAL_DELTA 19 /* in SELF_REAL, vec4s */
+
+/* Most candidates an item keeps (desc.self_capacity), and most items one
+ * query looks at before it gives up (the rest counted as dropped). */
+#define SINEW_SELF_MAX_CAPACITY 32
+#define SINEW_SELF_SCAN_LIMIT 4096
+
+/* self_collide's modes (GpuRange.first2), one dispatch each, in order. */
+#define SINEW_SELF_BOUNDS 0u    /* boxes over the substep's motion, the cell size; the table cleared */
+#define SINEW_SELF_COUNT_ITEMS 1u /* each item's bucket; items per bucket */
+#define SINEW_SELF_SCAN 2u      /* one workgroup: buckets' ends */
+#define SINEW_SELF_SCATTER 3u   /* items into their buckets */
+#define SINEW_SELF_QUERY 4u     /* each item's candidate list */
+#define SINEW_SELF_PROJECT 5u   /* each item's contacts into its correction slots */
+
+#endif

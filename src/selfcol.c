@@ -1,0 +1,241 @@
+/* Self-collision: the surface's numbering, the buffers' layout and the
+ * recorded dispatches (selfcol.h; docs/self-collision.md). */
+#include "selfcol.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "shared/selfcol.h"
+
+static int pbd_family(sinew_solver s)
+{
+    return s == SINEW_SOLVER_XPBD_GAUSS_SEIDEL || s == SINEW_SOLVER_XPBD_JACOBI ||
+           s == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL || s == SINEW_SOLVER_GPBD_GAUSS_SEIDEL ||
+           s == SINEW_SOLVER_GPBD_JACOBI || s == SINEW_SOLVER_HPBD;
+}
+
+sinew_result sinew_selfcol_check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d)
+{
+    const sinew_logger *lg = &ctx->logger;
+    if (!d->self_collision)
+        return SINEW_RESULT_OK;
+    if (!pbd_family(d->solver))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_UNSUPPORTED, "body",
+                          "self-collision is not available with the %s solver (%s): only the position-based ones "
+                          "(xpbd-gs, xpbd-jacobi, xpbd-sgs, gpbd-gs, gpbd-jacobi, hpbd) project its contacts",
+                          sinew_solver_name(d->solver), sinew_solver_label(d->solver));
+    if (a->triangle_count == 0)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "self-collision needs surface triangles; the asset has none");
+    if (!(isfinite(d->self_thickness) && d->self_thickness > 0.0f))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "self_thickness %g is not finite and > 0 (m)", d->self_thickness);
+    if (!(isfinite(d->self_friction) && d->self_friction >= 0.0f))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "self_friction %g is not finite and >= 0",
+                          d->self_friction);
+    if (d->self_capacity < 1 || d->self_capacity > SINEW_SELF_MAX_CAPACITY)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "self_capacity %u is not in 1..%u",
+                          d->self_capacity, SINEW_SELF_MAX_CAPACITY);
+    return SINEW_RESULT_OK;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const uint32_t *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
+}
+
+int sinew_selfcol_surface(const sinew_asset *a, uint32_t **verts, uint32_t *vertex_count, uint32_t **edges,
+                          uint32_t *edge_count)
+{
+    const uint32_t n = a->particle_count, t = a->triangle_count;
+    uint8_t *on = calloc(n ? n : 1, 1);
+    uint32_t *v = malloc(sizeof *v * (n ? n : 1));
+    uint32_t *e = malloc(sizeof *e * 6 * (size_t)(t ? t : 1));
+    if (!on || !v || !e) {
+        free(on), free(v), free(e);
+        return 0;
+    }
+    for (uint32_t k = 0; k < t; k++)
+        for (int c = 0; c < 3; c++) {
+            uint32_t p = a->triangles[k].v[c], q = a->triangles[k].v[(c + 1) % 3];
+            on[p] = 1;
+            e[6 * k + 2 * c] = p < q ? p : q;
+            e[6 * k + 2 * c + 1] = p < q ? q : p;
+        }
+    uint32_t nv = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (on[i])
+            v[nv++] = i;
+    qsort(e, 3 * (size_t)t, 2 * sizeof *e, cmp_pair);
+    uint32_t ne = 0;
+    for (uint32_t k = 0; k < 3 * t; k++)
+        if (ne == 0 || e[2 * k] != e[2 * (ne - 1)] || e[2 * k + 1] != e[2 * (ne - 1) + 1]) {
+            e[2 * ne] = e[2 * k];
+            e[2 * ne + 1] = e[2 * k + 1];
+            ne++;
+        }
+    free(on);
+    *verts = v, *vertex_count = nv, *edges = e, *edge_count = ne;
+    return 1;
+}
+
+static uint32_t float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d,
+                                sinew_selfcol *s)
+{
+    const sinew_logger *lg = &ctx->logger;
+    memset(s, 0, sizeof *s);
+    uint32_t *verts = NULL, *edges = NULL, nv = 0, ne = 0;
+    if (!sinew_selfcol_surface(a, &verts, &nv, &edges, &ne))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    const uint32_t n = a->particle_count, nt = a->triangle_count, K = d->self_capacity;
+    const uint64_t items = (uint64_t)nv + nt + ne;
+    uint64_t H = 64;
+    while (H < items)
+        H *= 2;
+    const uint64_t slots = (uint64_t)nv + 3ull * nt + 2ull * ne;
+    const uint64_t list_words = items * K;
+    if (items >= (1u << 31) || list_words > UINT32_MAX / 2) {
+        free(verts), free(edges);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "body",
+                          "self-collision of %llu surface items with %u candidates each is past 2^31 words",
+                          (unsigned long long)items, K);
+    }
+    /* the fixed part first, then the per-substep arrays */
+    uint64_t at = SINEW_SELF_HEADER;
+    uint64_t o_verts = at;   at += nv;
+    uint64_t o_tris = at;    at += 3ull * nt;
+    uint64_t o_edges = at;   at += 2ull * ne;
+    uint64_t o_start = at;   at += n + 1ull;
+    uint64_t o_inc = at;     at += slots;
+    const uint64_t fixed = at;
+    uint64_t o_table = at;   at += H;
+    uint64_t o_items = at;   at += items;
+    uint64_t o_bucket = at;  at += items;
+    uint64_t o_count = at;   at += items;
+    uint64_t o_list = at;    at += list_words;
+    if (at > UINT32_MAX) {
+        free(verts), free(edges);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "body", "self-collision needs %llu words of indices",
+                          (unsigned long long)at);
+    }
+    uint32_t *img = calloc(fixed, sizeof *img);
+    uint32_t *fill = calloc(n + 1ull, sizeof *fill);
+    if (!img || !fill) {
+        free(verts), free(edges), free(img), free(fill);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    }
+    img[SINEW_SELF_V] = nv;
+    img[SINEW_SELF_T] = nt;
+    img[SINEW_SELF_E] = ne;
+    img[SINEW_SELF_K] = K;
+    img[SINEW_SELF_H] = (uint32_t)H;
+    img[SINEW_SELF_N] = n;
+    img[SINEW_SELF_THICKNESS] = float_bits(d->self_thickness);
+    img[SINEW_SELF_FRICTION] = float_bits(d->self_friction);
+    img[SINEW_SELF_CELL] = 0;
+    img[SINEW_SELF_VERTS] = (uint32_t)o_verts;
+    img[SINEW_SELF_TRIS] = (uint32_t)o_tris;
+    img[SINEW_SELF_EDGES] = (uint32_t)o_edges;
+    img[SINEW_SELF_TABLE] = (uint32_t)o_table;
+    img[SINEW_SELF_ITEMS] = (uint32_t)o_items;
+    img[SINEW_SELF_BUCKET] = (uint32_t)o_bucket;
+    img[SINEW_SELF_COUNT] = (uint32_t)o_count;
+    img[SINEW_SELF_LIST] = (uint32_t)o_list;
+    img[SINEW_SELF_INC_START] = (uint32_t)o_start;
+    img[SINEW_SELF_INC] = (uint32_t)o_inc;
+    img[SINEW_SELF_REAL_DELTA] = (uint32_t)(2 * items);
+    memcpy(img + o_verts, verts, 4ull * nv);
+    for (uint32_t k = 0; k < nt; k++)
+        memcpy(img + o_tris + 3ull * k, a->triangles[k].v, 12);
+    memcpy(img + o_edges, edges, 8ull * ne);
+    /* each particle's slots: its vertex, its triangles' corners, its edges'
+     * ends, in that order */
+    uint32_t *start = img + o_start, *inc = img + o_inc;
+    for (uint32_t k = 0; k < nv; k++)
+        start[verts[k] + 1]++;
+    for (uint32_t k = 0; k < nt; k++)
+        for (int c = 0; c < 3; c++)
+            start[a->triangles[k].v[c] + 1]++;
+    for (uint32_t k = 0; k < 2 * ne; k++)
+        start[edges[k] + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    for (uint32_t i = 0; i < n; i++)
+        fill[i] = start[i];
+    for (uint32_t k = 0; k < nv; k++)
+        inc[fill[verts[k]]++] = k;
+    for (uint32_t k = 0; k < nt; k++)
+        for (uint32_t c = 0; c < 3; c++)
+            inc[fill[a->triangles[k].v[c]]++] = nv + 3 * k + c;
+    for (uint32_t k = 0; k < ne; k++)
+        for (uint32_t j = 0; j < 2; j++)
+            inc[fill[edges[2 * k + j]]++] = nv + 3 * nt + 2 * k + j;
+    free(fill), free(verts), free(edges);
+    s->vertices = nv, s->triangles = nt, s->edges = ne;
+    s->capacity = K;
+    s->table = (uint32_t)H;
+    s->particles = n;
+    s->index_words = at;
+    s->real_vec4s = 2 * items + slots;
+    s->image = img;
+    s->image_words = fixed;
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_selfcol_upload(sinew_context *ctx, sinew_selfcol *s, sinew_buffer *index)
+{
+    sinew_result r = sinew_buffer_upload(ctx, index, 0, s->image, 4 * s->image_words);
+    free(s->image);
+    s->image = NULL;
+    return r;
+}
+
+void sinew_selfcol_free(sinew_selfcol *s)
+{
+    free(s->image);
+    s->image = NULL;
+}
+
+static void dispatch(sinew_recorder *r, uint32_t mode, uint32_t threads)
+{
+    GpuRange push = {0, threads, mode};
+    sinew_record_dispatch(r, SINEW_KERNEL_SELF_COLLIDE, threads, &push, sizeof push);
+    sinew_record_barrier(r);
+}
+
+void sinew_selfcol_record_build(const sinew_selfcol *s, sinew_recorder *r)
+{
+    const uint32_t items = s->vertices + s->triangles + s->edges;
+    dispatch(r, SINEW_SELF_BOUNDS, items > s->table ? items : s->table);
+    dispatch(r, SINEW_SELF_COUNT_ITEMS, items);
+    dispatch(r, SINEW_SELF_SCAN, SINEW_WORKGROUP_SIZE);
+    dispatch(r, SINEW_SELF_SCATTER, items);
+    dispatch(r, SINEW_SELF_QUERY, items);
+    /* as designed: bounds reads 2 positions a particle of each item and
+     * writes a box (32 B); count, scan, scatter move a few words an item and
+     * bucket; query reads the boxes and particles of the items it meets
+     * (about 27 buckets' worth, counted as 8 items) and writes its list */
+    const uint64_t particle_refs = (uint64_t)s->vertices + 3ull * s->triangles + 2ull * s->edges;
+    r->bytes += 32ull * particle_refs + 32ull * items + 4ull * s->table + 16ull * items + 12ull * s->table +
+                12ull * items + (8ull * (32 + 32) + 4ull * s->capacity) * items;
+}
+
+void sinew_selfcol_record_project(const sinew_selfcol *s, sinew_recorder *r)
+{
+    const uint32_t items = s->vertices + s->triangles + s->edges;
+    dispatch(r, SINEW_SELF_PROJECT, items);
+    /* each candidate: its entry and 4 particles' positions and PREV (128 B);
+     * each slot written once (16 B) */
+    const uint64_t slots = (uint64_t)s->vertices + 3ull * s->triangles + 2ull * s->edges;
+    r->bytes += (uint64_t)items * s->capacity / 4 * 132 + 16ull * slots;
+}

@@ -1,0 +1,65 @@
+/* Self-collision of a body's surface (docs/self-collision.md): vertex
+ * against triangle and edge against edge, as unilateral constraints with
+ * friction, from candidate lists rebuilt each substep by a spatial hash on
+ * the device. What the body and the position-based solvers call; the
+ * kernels are self_collide.comp (and collide.comp, which applies the
+ * corrections), the layout shared/selfcol.h. Internal.
+ *
+ * Per substep, after the prediction (5 dispatches, each followed by a
+ * barrier):
+ *     bounds   each item's box over PREV and the prediction, grown by the
+ *              thickness; the cell size (the largest box side); table cleared
+ *     count    each item's bucket (its box centre's cell and kind)
+ *     scan     buckets' ends (one workgroup)
+ *     scatter  items into buckets
+ *     query    each item's candidates in the 27 cells around it: the K
+ *              smallest item numbers among those whose boxes overlap and
+ *              whose distance at PREV is below 2 thickness plus both
+ *              motions; the side each began on
+ * Per iteration, after the solver's sweeps:
+ *     project  each item's contacts into its correction slots
+ *     (barrier; then the collide dispatch adds each particle's mean
+ *     correction before its collider contacts)
+ */
+#ifndef SINEW_SELFCOL_H
+#define SINEW_SELFCOL_H
+
+#include <sinew/body.h>
+
+#include "asset/asset.h"
+#include "gpu/gpu.h"
+
+typedef struct sinew_selfcol {
+    uint32_t vertices, triangles, edges; /* items: V + T + E */
+    uint32_t capacity;                   /* K */
+    uint32_t table;                      /* H, buckets */
+    uint32_t particles;
+    uint64_t index_words;                /* SELF_INDEX */
+    uint64_t real_vec4s;                 /* SELF_REAL */
+    uint32_t *image;                     /* SELF_INDEX's fixed part, until uploaded */
+    uint64_t image_words;
+} sinew_selfcol;
+
+/* Refuses what self-collision cannot take (no triangles, a solver without
+ * it, parameters out of range), naming it. OK when desc->self_collision is 0. */
+sinew_result sinew_selfcol_check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d);
+
+/* The surface, its edges and each particle's slots, and the sizes of the
+ * two buffers; refuses sizes past the device's bindings. */
+sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d,
+                                sinew_selfcol *s);
+/* Writes the fixed part into SELF_INDEX (made from the plan's sizes) and
+ * frees the host image. */
+sinew_result sinew_selfcol_upload(sinew_context *ctx, sinew_selfcol *s, sinew_buffer *index);
+void sinew_selfcol_free(sinew_selfcol *s);
+
+void sinew_selfcol_record_build(const sinew_selfcol *s, sinew_recorder *r);
+void sinew_selfcol_record_project(const sinew_selfcol *s, sinew_recorder *r);
+
+/* The surface as the kernels number it: surface vertices (particles on a
+ * triangle, ascending) and edges (each once, lower particle first,
+ * ascending), for the CPU reference. Allocates; 0 when out of memory. */
+int sinew_selfcol_surface(const sinew_asset *a, uint32_t **verts, uint32_t *vertex_count, uint32_t **edges,
+                          uint32_t *edge_count);
+
+#endif

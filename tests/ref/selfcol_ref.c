@@ -1,0 +1,455 @@
+/* CPU double-precision reference of self-collision, mirroring
+ * self_collide.comp (see selfcol_ref.h). */
+#include "selfcol_ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asset/asset.h"
+#include "selfcol.h"
+#include "shared/selfcol.h"
+
+struct selfcol_ref {
+    uint32_t V, T, E, I, K, n;
+    double thickness, friction;
+    uint32_t *verts, *edges;
+    const sinew_triangle_rec *tris;
+    double *box;          /* 6 per item: min, max */
+    uint32_t *count, *list;
+    double *delta;        /* 4 per slot: xyz, count */
+    uint32_t *inc_start, *inc;
+    uint64_t candidates, dropped, contacts;
+};
+
+static uint32_t particles_of(const selfcol_ref *s, uint32_t it, uint32_t p[3])
+{
+    if (it < s->V) {
+        p[0] = p[1] = p[2] = s->verts[it];
+        return 1;
+    }
+    if (it < s->V + s->T) {
+        memcpy(p, s->tris[it - s->V].v, 12);
+        return 3;
+    }
+    const uint32_t *e = &s->edges[2 * (it - s->V - s->T)];
+    p[0] = e[0], p[1] = e[1], p[2] = e[0];
+    return 2;
+}
+
+static uint32_t kind_of(const selfcol_ref *s, uint32_t it) { return it < s->V ? 0 : it < s->V + s->T ? 1 : 2; }
+
+selfcol_ref *selfcol_ref_create(const sinew_asset *a, const sinew_body_desc *d)
+{
+    if (!d->self_collision)
+        return NULL;
+    selfcol_ref *s = calloc(1, sizeof *s);
+    if (!s || !sinew_selfcol_surface(a, &s->verts, &s->V, &s->edges, &s->E)) {
+        free(s);
+        return NULL;
+    }
+    s->T = a->triangle_count;
+    s->tris = a->triangles;
+    s->I = s->V + s->T + s->E;
+    s->K = d->self_capacity;
+    s->n = a->particle_count;
+    s->thickness = d->self_thickness;
+    s->friction = d->self_friction;
+    uint32_t slots = s->V + 3 * s->T + 2 * s->E;
+    s->box = calloc(6 * (size_t)s->I, sizeof *s->box);
+    s->count = calloc(s->I, sizeof *s->count);
+    s->list = calloc((size_t)s->I * s->K, sizeof *s->list);
+    s->delta = calloc(4 * (size_t)slots, sizeof *s->delta);
+    s->inc_start = calloc(s->n + 1, sizeof *s->inc_start);
+    s->inc = calloc(slots, sizeof *s->inc);
+    /* each particle's slots, as selfcol.c orders them */
+    uint32_t *fill = calloc(s->n + 1, sizeof *fill);
+    for (uint32_t it = 0; it < s->I; it++) {
+        uint32_t p[3], m = particles_of(s, it, p);
+        for (uint32_t j = 0; j < m; j++)
+            s->inc_start[p[j] + 1]++;
+    }
+    for (uint32_t i = 0; i < s->n; i++)
+        s->inc_start[i + 1] += s->inc_start[i];
+    memcpy(fill, s->inc_start, 4 * (size_t)s->n);
+    for (uint32_t it = 0; it < s->I; it++) {
+        uint32_t p[3], m = particles_of(s, it, p);
+        uint32_t slot0 = it < s->V ? it : it < s->V + s->T ? s->V + 3 * (it - s->V) : s->V + 3 * s->T + 2 * (it - s->V - s->T);
+        for (uint32_t j = 0; j < m; j++)
+            s->inc[fill[p[j]]++] = slot0 + j;
+    }
+    free(fill);
+    return s;
+}
+
+void selfcol_ref_destroy(selfcol_ref *s)
+{
+    if (!s)
+        return;
+    free(s->verts), free(s->edges), free(s->box), free(s->count), free(s->list);
+    free(s->delta), free(s->inc_start), free(s->inc);
+    free(s);
+}
+
+/* ---------------------------------------------------------------- geometry */
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static void sub3(const double *a, const double *b, double *o) { o[0] = a[0] - b[0], o[1] = a[1] - b[1], o[2] = a[2] - b[2]; }
+static void cross3(const double *a, const double *b, double *o)
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+static double clamp01(double x) { return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x; }
+
+static double point_triangle_dist2(const double *p, const double *a, const double *b, const double *c)
+{
+    double ab[3], ac[3], ap[3], bp[3], cp[3], q[3];
+    sub3(b, a, ab), sub3(c, a, ac), sub3(p, a, ap);
+    double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+    if (d1 <= 0 && d2 <= 0)
+        return dot3(ap, ap);
+    sub3(p, b, bp);
+    double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
+    if (d3 >= 0 && d4 <= d3)
+        return dot3(bp, bp);
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+        double f = d1 / (d1 - d3);
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + ab[k] * f - p[k];
+        return dot3(q, q);
+    }
+    sub3(p, c, cp);
+    double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+    if (d6 >= 0 && d5 <= d6)
+        return dot3(cp, cp);
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+        double f = d2 / (d2 - d6);
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + ac[k] * f - p[k];
+        return dot3(q, q);
+    }
+    double va = d3 * d6 - d5 * d4;
+    if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
+        double f = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        for (int k = 0; k < 3; k++)
+            q[k] = b[k] + (c[k] - b[k]) * f - p[k];
+        return dot3(q, q);
+    }
+    double den = 1.0 / (va + vb + vc);
+    for (int k = 0; k < 3; k++)
+        q[k] = a[k] + ab[k] * (vb * den) + ac[k] * (vc * den) - p[k];
+    return dot3(q, q);
+}
+
+static double segment_dist2(const double *p1, const double *q1, const double *p2, const double *q2)
+{
+    double d1[3], d2[3], r[3], q[3];
+    sub3(q1, p1, d1), sub3(q2, p2, d2), sub3(p1, p2, r);
+    double a = dot3(d1, d1), e = dot3(d2, d2), f = dot3(d2, r), s = 0, t = 0;
+    if (a <= 1e-20 && e <= 1e-20)
+        return dot3(r, r);
+    if (a <= 1e-20) {
+        t = clamp01(f / e);
+    } else {
+        double c = dot3(d1, r);
+        if (e <= 1e-20) {
+            s = clamp01(-c / a);
+        } else {
+            double b = dot3(d1, d2), den = a * e - b * b;
+            s = den > 0 ? clamp01((b * f - c * e) / den) : 0;
+            t = (b * s + f) / e;
+            if (t < 0) {
+                t = 0;
+                s = clamp01(-c / a);
+            } else if (t > 1) {
+                t = 1;
+                s = clamp01((b - c) / a);
+            }
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        q[k] = p1[k] + d1[k] * s - (p2[k] + d2[k] * t);
+    return dot3(q, q);
+}
+
+/* ---------------------------------------------------------------- broad phase */
+
+static double motion(const double *prev, const double *x, const uint32_t *p, uint32_t m)
+{
+    double r = 0;
+    for (uint32_t j = 0; j < m; j++) {
+        double d[3];
+        sub3(&x[3 * p[j]], &prev[3 * p[j]], d);
+        double l = sqrt(dot3(d, d));
+        r = l > r ? l : r;
+    }
+    return r;
+}
+
+static int candidate(const selfcol_ref *s, const double *prev, const double *x, uint32_t a, uint32_t b,
+                     uint32_t *side)
+{
+    uint32_t pa[3], pb[3], ma = particles_of(s, a, pa), mb = particles_of(s, b, pb);
+    *side = 0;
+    for (uint32_t i = 0; i < ma; i++)
+        for (uint32_t j = 0; j < mb; j++)
+            if (pa[i] == pb[j])
+                return 0;
+    const double *ba = &s->box[6 * a], *bb = &s->box[6 * b];
+    for (int k = 0; k < 3; k++)
+        if (ba[k] > bb[3 + k] || bb[k] > ba[3 + k])
+            return 0;
+    double reach = 2 * s->thickness + motion(prev, x, pa, ma) + motion(prev, x, pb, mb), n[3], e0[3], e1[3], r[3];
+    if (ma == 2) {
+        const double *a0 = &prev[3 * pa[0]], *a1 = &prev[3 * pa[1]], *b0 = &prev[3 * pb[0]], *b1 = &prev[3 * pb[1]];
+        if (segment_dist2(a0, a1, b0, b1) >= reach * reach)
+            return 0;
+        sub3(a1, a0, e0), sub3(b1, b0, e1), sub3(a0, b0, r), cross3(e0, e1, n);
+        *side = dot3(r, n) < 0;
+        return 1;
+    }
+    uint32_t v = ma == 1 ? pa[0] : pb[0];
+    const uint32_t *t = ma == 1 ? pb : pa;
+    const double *xv = &prev[3 * v], *t0 = &prev[3 * t[0]], *t1 = &prev[3 * t[1]], *t2 = &prev[3 * t[2]];
+    if (point_triangle_dist2(xv, t0, t1, t2) >= reach * reach)
+        return 0;
+    sub3(t1, t0, e0), sub3(t2, t0, e1), sub3(xv, t0, r), cross3(e0, e1, n);
+    *side = dot3(r, n) < 0;
+    return 1;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* A cell and kind as one sortable key (cells within +-2^19). */
+static uint64_t cell_key(const int64_t c[3], uint32_t kind)
+{
+    return ((uint64_t)(c[0] + (1 << 19)) & 0xFFFFF) << 42 | ((uint64_t)(c[1] + (1 << 19)) & 0xFFFFF) << 22 |
+           ((uint64_t)(c[2] + (1 << 19)) & 0xFFFFF) << 2 | kind;
+}
+
+void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x)
+{
+    double cell = 0;
+    for (uint32_t it = 0; it < s->I; it++) {
+        uint32_t p[3], m = particles_of(s, it, p);
+        double *b = &s->box[6 * it];
+        for (int k = 0; k < 3; k++) {
+            b[k] = fmin(prev[3 * p[0] + k], x[3 * p[0] + k]);
+            b[3 + k] = fmax(prev[3 * p[0] + k], x[3 * p[0] + k]);
+        }
+        for (uint32_t j = 1; j < m; j++)
+            for (int k = 0; k < 3; k++) {
+                b[k] = fmin(b[k], fmin(prev[3 * p[j] + k], x[3 * p[j] + k]));
+                b[3 + k] = fmax(b[3 + k], fmax(prev[3 * p[j] + k], x[3 * p[j] + k]));
+            }
+        for (int k = 0; k < 3; k++) {
+            b[k] -= s->thickness;
+            b[3 + k] += s->thickness;
+            cell = fmax(cell, b[3 + k] - b[k]);
+        }
+    }
+    /* (cell key, item) pairs sorted: each cell's items of a kind together */
+    uint64_t *pair = malloc(sizeof *pair * 2 * (s->I ? s->I : 1));
+    for (uint32_t it = 0; it < s->I; it++) {
+        const double *b = &s->box[6 * it];
+        int64_t c[3];
+        for (int k = 0; k < 3; k++)
+            c[k] = (int64_t)floor(0.5 * (b[k] + b[3 + k]) / cell);
+        pair[2 * it] = cell_key(c, kind_of(s, it));
+        pair[2 * it + 1] = it;
+    }
+    qsort(pair, s->I, 2 * sizeof *pair, cmp_u64);
+    for (uint32_t it = 0; it < s->I; it++) {
+        uint32_t want = kind_of(s, it) == 0 ? 1 : kind_of(s, it) == 1 ? 0 : 2;
+        const double *b = &s->box[6 * it];
+        int64_t c[3];
+        for (int k = 0; k < 3; k++)
+            c[k] = (int64_t)floor(0.5 * (b[k] + b[3 + k]) / cell);
+        uint32_t *list = &s->list[(size_t)it * s->K], n = 0;
+        uint64_t found = 0;
+        for (int q = 0; q < 27; q++) {
+            int64_t o[3] = {c[0] + q % 3 - 1, c[1] + (q / 3) % 3 - 1, c[2] + q / 9 - 1};
+            uint64_t key = cell_key(o, want);
+            /* first pair with this key */
+            size_t lo = 0, hi = s->I;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (pair[2 * mid] < key)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (size_t j = lo; j < s->I && pair[2 * j] == key; j++) {
+                uint32_t other = (uint32_t)pair[2 * j + 1], side;
+                if (other == it || !candidate(s, prev, x, it, other, &side))
+                    continue;
+                found++;
+                uint32_t entry = other | side << 31;
+                if (n == s->K && other >= (list[s->K - 1] & 0x7FFFFFFFu))
+                    continue;
+                uint32_t at = n < s->K ? n : s->K - 1;
+                while (at > 0 && (list[at - 1] & 0x7FFFFFFFu) > other) {
+                    list[at] = list[at - 1];
+                    at--;
+                }
+                list[at] = entry;
+                n = n + 1 < s->K ? n + 1 : s->K;
+            }
+        }
+        s->count[it] = n;
+        s->candidates += n;
+        s->dropped += found - n;
+    }
+    free(pair);
+}
+
+/* ---------------------------------------------------------------- contacts */
+
+/* As contact() in self_collide.comp. */
+static int contact(const selfcol_ref *s, const uint32_t p[4], int edges, uint32_t side, const double *prev,
+                   const double *x, const double *w, double dx[4][3])
+{
+    memset(dx, 0, 12 * sizeof(double));
+    const double *X[4], *X0[4];
+    double W4[4], g[4], n[3], d;
+    for (int j = 0; j < 4; j++)
+        X[j] = &x[3 * p[j]], X0[j] = &prev[3 * p[j]], W4[j] = w[p[j]];
+    if (edges) {
+        double ea[3], eb[3], r[3];
+        sub3(X[1], X[0], ea), sub3(X[3], X[2], eb), sub3(X[0], X[2], r);
+        double a = dot3(ea, ea), b = dot3(ea, eb), c = dot3(eb, eb), dd = dot3(ea, r), e = dot3(eb, r);
+        double den = a * c - b * b;
+        if (!(den > 1e-6 * a * c))
+            return 0;
+        double sp = (b * e - c * dd) / den, t = (a * e - b * dd) / den;
+        if (sp < 0 || sp > 1 || t < 0 || t > 1)
+            return 0;
+        cross3(ea, eb, n);
+        double l = sqrt(dot3(n, n));
+        for (int k = 0; k < 3; k++)
+            n[k] /= l;
+        d = dot3(r, n);
+        g[0] = 1 - sp, g[1] = sp, g[2] = -(1 - t), g[3] = -t;
+    } else {
+        double e0[3], e1[3], r[3];
+        sub3(X[2], X[1], e0), sub3(X[3], X[1], e1), sub3(X[0], X[1], r);
+        cross3(e0, e1, n);
+        double area2 = dot3(n, n);
+        if (!(area2 > 0))
+            return 0;
+        double l = sqrt(area2);
+        for (int k = 0; k < 3; k++)
+            n[k] /= l;
+        d = dot3(r, n);
+        double d00 = dot3(e0, e0), d01 = dot3(e0, e1), d11 = dot3(e1, e1), d20 = dot3(r, e0), d21 = dot3(r, e1);
+        double den = d00 * d11 - d01 * d01;
+        double beta = (d11 * d20 - d01 * d21) / den, gamma = (d00 * d21 - d01 * d20) / den;
+        double alpha = 1 - beta - gamma;
+        if (!(alpha >= 0 && beta >= 0 && gamma >= 0))
+            return 0;
+        g[0] = 1, g[1] = -alpha, g[2] = -beta, g[3] = -gamma;
+    }
+    if (side) {
+        for (int k = 0; k < 3; k++)
+            n[k] = -n[k];
+        d = -d;
+    }
+    double C = d - s->thickness;
+    if (!(C < 0))
+        return 0;
+    double Wt = 0;
+    for (int j = 0; j < 4; j++)
+        Wt += W4[j] * g[j] * g[j];
+    if (!(Wt > 0))
+        return 0;
+    double dl = -C / Wt, rel[3] = {0, 0, 0};
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 3; k++)
+            rel[k] += g[j] * (X[j][k] - X0[j][k]);
+    double rn = dot3(rel, n), tan[3];
+    for (int k = 0; k < 3; k++)
+        tan[k] = rel[k] - n[k] * rn;
+    double lt = sqrt(dot3(tan, tan)), limit = s->friction * -C, f = lt <= limit ? 1.0 : limit / lt;
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 3; k++)
+            dx[j][k] = W4[j] * g[j] * (n[k] * dl - tan[k] * f / Wt);
+    return 1;
+}
+
+void selfcol_ref_project(selfcol_ref *s, const double *prev, double *x, const double *w)
+{
+    const uint32_t V = s->V, T = s->T;
+    for (uint32_t k = 0; k < s->I; k++) {
+        uint32_t pk[3], kind = kind_of(s, k);
+        particles_of(s, k, pk);
+        double acc[3][4] = {{0}};
+        for (uint32_t j = 0; j < s->count[k]; j++) {
+            uint32_t entry = s->list[(size_t)k * s->K + j], other = entry & 0x7FFFFFFFu, side = entry >> 31, po[3];
+            particles_of(s, other, po);
+            double dx[4][3];
+            if (kind == 0) {
+                uint32_t p[4] = {pk[0], po[0], po[1], po[2]};
+                if (contact(s, p, 0, side, prev, x, w, dx)) {
+                    for (int q = 0; q < 3; q++)
+                        acc[0][q] += dx[0][q];
+                    acc[0][3] += 1;
+                    s->contacts++;
+                }
+            } else if (kind == 1) {
+                uint32_t p[4] = {po[0], pk[0], pk[1], pk[2]};
+                if (contact(s, p, 0, side, prev, x, w, dx))
+                    for (int c = 0; c < 3; c++) {
+                        for (int q = 0; q < 3; q++)
+                            acc[c][q] += dx[c + 1][q];
+                        acc[c][3] += 1;
+                    }
+            } else {
+                uint32_t p[4] = {pk[0], pk[1], po[0], po[1]};
+                if (contact(s, p, 1, side, prev, x, w, dx)) {
+                    for (int c = 0; c < 2; c++) {
+                        for (int q = 0; q < 3; q++)
+                            acc[c][q] += dx[c][q];
+                        acc[c][3] += 1;
+                    }
+                    s->contacts += other > k;
+                }
+            }
+        }
+        uint32_t slot0 = kind == 0 ? k : kind == 1 ? V + 3 * (k - V) : V + 3 * T + 2 * (k - V - T);
+        uint32_t m = kind == 0 ? 1 : kind == 1 ? 3 : 2;
+        for (uint32_t c = 0; c < m; c++)
+            memcpy(&s->delta[4 * (size_t)(slot0 + c)], acc[c], sizeof acc[c]);
+    }
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (w[i] == 0.0)
+            continue;
+        double sum[4] = {0, 0, 0, 0};
+        for (uint32_t k = s->inc_start[i]; k < s->inc_start[i + 1]; k++)
+            for (int q = 0; q < 4; q++)
+                sum[q] += s->delta[4 * (size_t)s->inc[k] + q];
+        if (sum[3] > 0)
+            for (int q = 0; q < 3; q++)
+                x[3 * i + q] += sum[q] / sum[3];
+    }
+}
+
+void selfcol_ref_reset_counts(selfcol_ref *s) { s->candidates = s->dropped = s->contacts = 0; }
+
+void selfcol_ref_counts(const selfcol_ref *s, uint64_t *candidates, uint64_t *dropped, uint64_t *contacts)
+{
+    *candidates = s->candidates, *dropped = s->dropped, *contacts = s->contacts;
+}
+
+uint32_t selfcol_ref_list(const selfcol_ref *s, uint32_t k, const uint32_t **entries)
+{
+    *entries = &s->list[(size_t)k * s->K];
+    return s->count[k];
+}

@@ -278,6 +278,51 @@ Test(grid, invalid_arguments)
     cr_assert_eq(sinew_mesh_grid(4, 4, 1, INFINITY, SINEW_GRID_XZ, NULL, &m), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
 }
 
+/* Copies stacked in layers: positions moved by the step, indices and faces
+ * repeated copy after copy, and the quads of each copy split the same way. */
+Test(grid, stacked_layers)
+{
+    sinew_mesh m;
+    cr_assert_eq(sinew_mesh_grid(4, 3, 3.0, 1.0, SINEW_GRID_XZ, NULL, &m), SINEW_RESULT_OK);
+    sinew_mesh one;
+    cr_assert_eq(sinew_mesh_grid(4, 3, 3.0, 1.0, SINEW_GRID_XZ, NULL, &one), SINEW_RESULT_OK);
+    const double step[3] = {0.25, 0.5, 0.0};
+    cr_assert_eq(sinew_mesh_stack(&m, 3, step), SINEW_RESULT_OK);
+    cr_assert_eq(m.vertex_count, 36);
+    cr_assert_eq(m.face_count, 18);
+    for (uint32_t l = 0; l < 3; l++) {
+        for (uint32_t v = 0; v < 12; v++)
+            for (int k = 0; k < 3; k++)
+                cr_assert_eq(m.positions[3 * (12 * l + v) + k], one.positions[3 * v + k] + l * step[k]);
+        for (uint32_t f = 0; f < 6; f++) {
+            cr_assert_eq(face_size(&m, 6 * l + f), 4);
+            for (int k = 0; k < 4; k++)
+                cr_assert_eq(face(&m, 6 * l + f)[k], face(&one, f)[k] + 12 * l);
+        }
+    }
+    cr_assert_eq(sinew_mesh_triangulate_quads(&m), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_mesh_triangulate_quads(&one), SINEW_RESULT_OK);
+    cr_assert_eq(m.face_count, 3 * one.face_count);
+    for (uint32_t l = 0; l < 3; l++)
+        for (uint32_t f = 0; f < one.face_count; f++)
+            for (int k = 0; k < 3; k++)
+                cr_assert_eq(face(&m, one.face_count * l + f)[k], face(&one, f)[k] + 12 * l);
+
+    /* One layer is the mesh as it is; no layers, a step not finite, past the
+     * vertex limit: refused, the mesh unchanged. */
+    cr_assert_eq(sinew_mesh_stack(&one, 1, step), SINEW_RESULT_OK);
+    cr_assert_eq(one.vertex_count, 12);
+    cr_assert_eq(sinew_mesh_stack(&one, 0, step), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sinew_mesh_stack(&one, 2, (const double[3]){0, NAN, 0}), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    sinew_mesh huge = one;
+    huge.vertex_count = 1u << 25;
+    cr_assert_eq(sinew_mesh_stack(&huge, 3, step), SINEW_RESULT_ERROR_LIMIT);
+    cr_assert_eq(huge.positions, one.positions);
+    cr_assert_eq(one.vertex_count, 12);
+    sinew_mesh_free(&m);
+    sinew_mesh_free(&one);
+}
+
 Test(mesh, write_obj_round_trip)
 {
     const double origin[3] = {0.1, -0.2, 0.3};

@@ -86,6 +86,24 @@ add_test(NAME tool_prep_pin_subdivided
 set_tests_properties(tool_prep_pin_subdivided PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "--pin 20: the grid has 16 vertices .0..15.; with --subdivide pins name the input's vertices")
 
+# Stacked layers of cloth: a 3-layer 8x8 grid is 3 x 64 particles, 0.05 m
+# apart along +y (+z for --plane xy), each layer pinned at its corners, so
+# no part is warned about; a layer count or gap out of range, and layers of
+# a mesh file, are refused naming the option (exit status 2).
+add_test(NAME tool_cli_prep_layers
+  COMMAND sh -c "'${PREP}' --grid 8x8 --layers 3 --layer-gap 0.05 --pin-corners -o '${CLI_OUT}/layers.snw' && \
+'${INFO}' '${CLI_OUT}/layers.snw' && '${PREP}' --grid 8x8 --plane xy --layers 2 --layer-gap 0.25 -q -o '${CLI_OUT}/layers-xy.snw' && \
+'${INFO}' '${CLI_OUT}/layers-xy.snw'")
+set_tests_properties(tool_cli_prep_layers PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "particles: +192 \\(6 pinned\\).*bounds: +\\(-0\\.5, 1, -0\\.5\\) \\.\\. \\(0\\.5, 1\\.1, 0\\.5\\) m.*particles: +128 \\(0 pinned\\).*bounds: +\\(-0\\.5, 0\\.5, 0\\) \\.\\. \\(0\\.5, 1\\.5, 0\\.25\\) m"
+  FAIL_REGULAR_EXPRESSION "without a pin|warning")
+add_test(NAME tool_cli_prep_layers_refused
+  COMMAND sh -c "for a in '--layers 0' '--layers 65' '--layer-gap -1' '--layer-gap nan'; do \
+'${PREP}' --grid 8x8 $a -o '${CLI_OUT}/x.snw'; [ $? -eq 2 ] || exit 1; done; \
+'${PREP}' '${CMAKE_CURRENT_SOURCE_DIR}/data/fin.obj' --layers 2 -o '${CLI_OUT}/x.snw'; [ $? -eq 2 ] && echo 'all refused'")
+set_tests_properties(tool_cli_prep_layers_refused PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--layers: \"0\" is not a whole number in 1\\.\\.64.*--layers: \"65\" is not a whole number in 1\\.\\.64.*--layer-gap: \"-1\" is not a gap > 0 .m.*--layer-gap: \"nan\" is not a finite number.*--layers and --layer-gap apply to --grid only.*all refused")
+
 # Messages that name what was wrong: a coordinate that is not finite; a
 # ground height that is not a float (and none computed with --no-ground, so
 # the run goes on); a soft scene past the volume limits, with the numbers;

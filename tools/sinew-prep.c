@@ -36,11 +36,17 @@ static const char *const usage =
     "      --size WxH            grid size in m (default 1x1)\n"
     "      --plane xz|xy         grid plane (default xz: horizontal)\n"
     "      --height Y            grid height (xz) or centre (xy) in m (default 1)\n"
+    "      --layers N            N copies of the grid (1..64, default 1), each --layer-gap\n"
+    "                            above the one before (along +y for xz, +z for xy):\n"
+    "                            separate parts in one asset; vertex v of layer L (from\n"
+    "                            0) is L * NX * NY + v for --pin\n"
+    "      --layer-gap G         between layers in m, > 0 (default 0.02; --scale scales it)\n"
     "      --scale S             scale the mesh uniformly\n"
     "      --translate X,Y,Z     then move it (m)\n"
     "      --density KG_M2       areal density (default 0.2 kg/m^2)\n"
     "      --pin I,J,...         pin vertices by index (0-based, as in the file)\n"
-    "      --pin-corners         grid only: pin the two corners of the first row\n"
+    "      --pin-corners         grid only: pin the two corners of the first row (of\n"
+    "                            each layer; --pin-box and --pin-top go by position)\n"
     "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after transform);\n"
     "                            the smaller corner first\n"
     "      --pin-top F           pin vertices within fraction F of the height below the top\n"
@@ -318,7 +324,9 @@ int main(int argc, char **argv)
     if (prep_soft_wanted(argc, argv))
         return prep_soft_main(argc, argv);
     const char *t = "sinew-prep", *mesh_path = NULL, *out = NULL;
-    unsigned grid[2] = {0, 0};
+    unsigned grid[2] = {0, 0}, layers = 1;
+    double layer_gap = 0.02;
+    int layer_options = 0;
     double size[2] = {1.0, 1.0}, height = 1.0, scale = 1.0, translate[3] = {0, 0, 0}, box[6];
     int plane_xy = 0, pin_corners = 0, compare = 0, quiet = 0, triangulate = 0, quadrangulate = 0;
     uint32_t *pins = NULL, pin_count = 0;
@@ -367,6 +375,13 @@ int main(int argc, char **argv)
             if (!ok)
                 cli_error(t, "--plane: \"%s\" is not xz or xy%s", v ? v : "", "");
             plane_xy = ok && !strcmp(v, "xy");
+        } else if (!strcmp(a, "--layers")) {
+            ok = cli_uint_in(t, a, v, 1, 64, &layers);
+            layer_options = 1;
+        } else if (!strcmp(a, "--layer-gap")) {
+            ok = cli_double(t, a, v, &layer_gap) &&
+                 (layer_gap > 0 || cli_error(t, "%s: \"%s\" is not a gap > 0 (m)", a, v));
+            layer_options = 1;
         } else if (!strcmp(a, "--height")) {
             ok = cli_double(t, a, v, &height);
         } else if (!strcmp(a, "--scale")) {
@@ -503,6 +518,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: --pin-corners applies to --grid only; use --pin or --pin-box\n", t);
         goto done;
     }
+    if (layer_options && !grid[0]) {
+        fprintf(stderr, "%s: --layers and --layer-gap apply to --grid only\n", t);
+        goto done;
+    }
+    if ((uint64_t)grid[0] * grid[1] * layers > SINEW_MESH_MAX_VERTICES) {
+        fprintf(stderr, "%s: --grid %ux%u --layers %u makes %llu particles, past the limit of %u\n", t, grid[0],
+                grid[1], layers, (unsigned long long)grid[0] * grid[1] * layers, SINEW_MESH_MAX_VERTICES);
+        goto done;
+    }
     if (hierarchy_options && !levels) {
         fprintf(stderr, "%s: --hierarchy-k, --hierarchy-min and --hierarchy-rest apply with --hierarchy LEVELS\n"
                 "(try %s --help)\n", t, t);
@@ -539,11 +563,20 @@ int main(int argc, char **argv)
         double origin[3] = {0.0, height, 0.0};
         r = sinew_mesh_grid(grid[0], grid[1], size[0], size[1], plane_xy ? SINEW_GRID_XY : SINEW_GRID_XZ, origin,
                             &mesh);
-        if (pin_corners) {
+        /* Layers at the mesh stage: all that follows (triangles, colours,
+         * clusters) sees one mesh of separate parts. */
+        const double step[3] = {0.0, plane_xy ? 0.0 : layer_gap, plane_xy ? layer_gap : 0.0};
+        if (r == SINEW_RESULT_OK)
+            r = sinew_mesh_stack(&mesh, layers, step);
+        /* Every layer's corners, so that no layer is a part without a pin. */
+        for (uint32_t l = 0; pin_corners && l < layers; l++) {
             char corners[32];
-            snprintf(corners, sizeof corners, "0,%u", grid[0] - 1);
-            if (!parse_pins(corners, &pins, &pin_count))
+            uint32_t first = l * grid[0] * grid[1];
+            snprintf(corners, sizeof corners, "%u,%u", first, first + grid[0] - 1);
+            if (!parse_pins(corners, &pins, &pin_count)) {
+                sinew_mesh_free(&mesh);
                 goto done;
+            }
         }
     } else {
         r = read_mesh_isolated(mesh_path, &lg, &mesh);

@@ -1,7 +1,7 @@
 /* Mesh files and the grid generator: reading a file and choosing its reader
  * (ours for OBJ and OFF, assimp for the rest where built with it), writing OBJ,
- * a regular quad grid, quads split into triangles, and the text scanning both
- * readers share. */
+ * a regular quad grid, copies of a mesh stacked in layers, quads split into
+ * triangles, and the text scanning both readers share. */
 #include "mesh.h"
 #include "mesh_text.h"
 
@@ -280,6 +280,51 @@ sinew_result sinew_mesh_grid(uint32_t nx, uint32_t ny, double size_x, double siz
         }
     }
     out->face_offsets[fcount] = 4 * fcount;
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_mesh_stack(sinew_mesh *m, uint32_t count, const double step[3])
+{
+    SINEW_ASSERT(m && step);
+    if (count == 0 || !isfinite(step[0]) || !isfinite(step[1]) || !isfinite(step[2]))
+        return SINEW_RESULT_ERROR_INVALID_ARGUMENT;
+    for (uint32_t f = 0; f < m->face_count; f++)
+        if (m->face_offsets[f + 1] < m->face_offsets[f])
+            return SINEW_RESULT_ERROR_BAD_MESH;
+    if (count == 1)
+        return SINEW_RESULT_OK;
+    uint32_t nv = m->vertex_count, nf = m->face_count, ni = nf ? m->face_offsets[nf] : 0;
+    if ((uint64_t)nv * count > SINEW_MESH_MAX_VERTICES || (uint64_t)nf * count > SINEW_MESH_MAX_FACES ||
+        (uint64_t)ni * count > SINEW_MESH_MAX_INDICES)
+        return SINEW_RESULT_ERROR_LIMIT;
+    double *positions = malloc(sizeof *positions * 3 * (size_t)nv * count);
+    uint32_t *offsets = malloc(sizeof *offsets * ((size_t)nf * count + 1));
+    uint32_t *indices = malloc(sizeof *indices * ((size_t)ni * count + 1));
+    if (!positions || !offsets || !indices) {
+        free(positions);
+        free(offsets);
+        free(indices);
+        return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (uint32_t l = 0; l < count; l++) {
+        double *p = positions + 3 * (size_t)nv * l;
+        for (size_t i = 0; i < 3 * (size_t)nv; i++)
+            p[i] = m->positions[i] + l * step[i % 3];
+        uint32_t base = nf ? m->face_offsets[0] : 0;
+        for (uint32_t f = 0; f < nf; f++)
+            offsets[(size_t)nf * l + f] = m->face_offsets[f] - base + ni * l;
+        for (uint32_t k = 0; k < ni; k++)
+            indices[(size_t)ni * l + k] = m->face_indices[base + k] + nv * l;
+    }
+    offsets[(size_t)nf * count] = ni * count;
+    free(m->positions);
+    free(m->face_offsets);
+    free(m->face_indices);
+    m->positions = positions;
+    m->face_offsets = offsets;
+    m->face_indices = indices;
+    m->vertex_count = nv * count;
+    m->face_count = nf * count;
     return SINEW_RESULT_OK;
 }
 

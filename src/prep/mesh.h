@@ -59,6 +59,16 @@ typedef enum sinew_grid_plane { SINEW_GRID_XZ = 0, SINEW_GRID_XY = 1 } sinew_gri
 sinew_result sinew_mesh_grid(uint32_t nx, uint32_t ny, double size_x, double size_y,
                              sinew_grid_plane plane, const double origin[3], sinew_mesh *out);
 
+/* Stacks `count` copies of m into m, copy l moved by l * step (m) from m:
+ * copy l's vertex v is l * vertex_count + v, and its faces follow copy
+ * l - 1's in the same order, so m's vertex numbering and face order repeat
+ * in every copy. The copies share no vertex: each is a connected part of its
+ * own (sinew-prep --layers stacks grids so). count 1 leaves m as it is.
+ * Fails with INVALID_ARGUMENT for count 0 or a step that is not finite,
+ * LIMIT past 2^26 vertices or faces or 2^28 indices, BAD_MESH for decreasing
+ * face offsets, OUT_OF_HOST_MEMORY, leaving m unchanged. */
+sinew_result sinew_mesh_stack(sinew_mesh *m, uint32_t count, const double step[3]);
+
 /* Splits every quad of m into two triangles along one of its diagonals, the
  * diagonals alternating from quad to quad across shared edges, so that a grid
  * of sinew_mesh_grid becomes a checkerboard of diagonals rather than one of

@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 // Contacts (contacts.glsl) of all particles, or (HPBD) of those of one level
 // of the hierarchy. With range.slot_base != 0 each particle first takes its
-// self-contacts' mean correction (self_collide.comp's PROJECT).
+// self-contacts' mean correction (selfcol_kernels.glsl's PROJECT).
 #include "common.glsl"
 #include "pbd.glsl"
 #include "contacts.glsl"

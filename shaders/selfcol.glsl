@@ -1,4 +1,4 @@
-// Self-collision's geometry, shared by self_collide.comp (every mode) and
+// Self-collision's geometry, shared by the self-collision kernels and
 // collide.comp (which applies the corrections). docs/self-collision.md; the
 // CPU reference is tests/ref/selfcol_ref.c. Included after common.glsl.
 #include "shared/selfcol.h"

@@ -153,7 +153,10 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     img[SINEW_SELF_LIST] = (uint32_t)o_list;
     img[SINEW_SELF_INC_START] = (uint32_t)o_start;
     img[SINEW_SELF_INC] = (uint32_t)o_inc;
-    img[SINEW_SELF_REAL_DELTA] = (uint32_t)(2 * items);
+    const uint64_t groups = (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+    img[SINEW_SELF_REAL_PARTIAL] = (uint32_t)(3 * items);
+    img[SINEW_SELF_REAL_DELTA] = (uint32_t)(3 * items + groups);
+    img[SINEW_SELF_SUBSTEPS] = d->substeps;
     memcpy(img + o_verts, verts, 4ull * nv);
     for (uint32_t k = 0; k < nt; k++)
         memcpy(img + o_tris + 3ull * k, a->triangles[k].v, 12);
@@ -186,7 +189,7 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     s->table = (uint32_t)H;
     s->particles = n;
     s->index_words = at;
-    s->real_vec4s = 2 * items + slots;
+    s->real_vec4s = 3 * items + (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE + slots;
     s->image = img;
     s->image_words = fixed;
     return SINEW_RESULT_OK;
@@ -209,14 +212,19 @@ void sinew_selfcol_free(sinew_selfcol *s)
 static void dispatch(sinew_recorder *r, uint32_t mode, uint32_t threads)
 {
     GpuRange push = {0, threads, mode};
-    sinew_record_dispatch(r, SINEW_KERNEL_SELF_COLLIDE, threads, &push, sizeof push);
+    sinew_kernel kernel = mode == SINEW_SELF_QUERY     ? SINEW_KERNEL_SELF_QUERY
+                          : mode == SINEW_SELF_PROJECT ? SINEW_KERNEL_SELF_PROJECT
+                                                       : SINEW_KERNEL_SELF_BUILD;
+    sinew_record_dispatch(r, kernel, threads, &push, sizeof push);
     sinew_record_barrier(r);
 }
 
 void sinew_selfcol_record_build(const sinew_selfcol *s, sinew_recorder *r)
 {
     const uint32_t items = s->vertices + s->triangles + s->edges;
-    dispatch(r, SINEW_SELF_BOUNDS, items > s->table ? items : s->table);
+    dispatch(r, SINEW_SELF_SWEEP, s->particles > s->table ? s->particles : s->table);
+    dispatch(r, SINEW_SELF_COMMON_SWEEP, SINEW_WORKGROUP_SIZE);
+    dispatch(r, SINEW_SELF_BOUNDS, items);
     dispatch(r, SINEW_SELF_COUNT_ITEMS, items);
     dispatch(r, SINEW_SELF_SCAN, SINEW_WORKGROUP_SIZE);
     dispatch(r, SINEW_SELF_SCATTER, items);

@@ -1,22 +1,23 @@
 /* Self-collision of a body's surface (docs/self-collision.md): vertex
  * against triangle and edge against edge, as unilateral constraints with
- * friction, from candidate lists rebuilt each substep by a spatial hash on
- * the device. What the body and the position-based solvers call; the
- * kernels are self_collide.comp (and collide.comp, which applies the
+ * friction, from candidate lists rebuilt each step by a spatial hash on the
+ * device. What the body and the position-based solvers call; the
+ * kernels are selfcol_kernels.glsl (and collide.comp, which applies the
  * corrections), the layout shared/selfcol.h. Internal.
  *
- * Per substep, after the prediction (5 dispatches, each followed by a
- * barrier):
- *     bounds   each item's box over PREV and the prediction, grown by the
- *              thickness; the cell size (the largest box side); table cleared
+ * At the step's start, before the first prediction (5 dispatches, each
+ * followed by a barrier):
+ *     bounds   each item's box over the step: its particles now and moved
+ *              by dt v + dt^2 g, grown by the thickness; the cell size (the
+ *              largest box side); the table cleared
  *     count    each item's bucket (its box centre's cell and kind)
  *     scan     buckets' ends (one workgroup)
  *     scatter  items into buckets
  *     query    each item's candidates in the 27 cells around it: the K
  *              smallest item numbers among those whose boxes overlap and
- *              whose distance at PREV is below 2 thickness plus both
- *              motions; the side each began on
- * Per iteration, after the solver's sweeps:
+ *              which are nearer now than 2 thickness plus both sweeps; the
+ *              side each pair is on
+ * Each iteration of each substep, after the solver's sweeps:
  *     project  each item's contacts into its correction slots
  *     (barrier; then the collide dispatch adds each particle's mean
  *     correction before its collider contacts)

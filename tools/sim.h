@@ -28,6 +28,10 @@ typedef struct options {
     const char *collider;
     double collider_at[3], collider_size;
     unsigned collider_resolution;
+    int self_collision;       /* --self-collision */
+    double thickness, self_friction;
+    unsigned self_capacity;
+    int intersections;        /* --intersections: count intersecting triangle pairs at the end */
     int ground_set, no_ground, sphere_set, no_sphere, frames_set, dt_set, substeps_set, iterations_set;
     int damping_set, solver_set, youngs_set, poisson_set, gravity_set, cells_set, scale_set, turns_set, ramp_set;
 } options;

@@ -122,6 +122,9 @@ int sim_parse(int argc, char **argv, options *o)
     o->gravity = 9.81;
     o->size = 1.0;
     o->collider_resolution = 64;
+    o->thickness = bd.self_thickness;
+    o->self_friction = bd.self_friction;
+    o->self_capacity = bd.self_capacity;
     o->solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
 
     char solver_help[2048], solver_intro[512];
@@ -195,6 +198,20 @@ int sim_parse(int argc, char **argv, options *o)
          CLI_GT(0)},
         {"--collider-resolution", NULL, CLI_UINT, &o->collider_resolution, "N",
          "distance-field cells along its longest side (default 64)", .min = 2, .max = 4096},
+        {"--self-collision", NULL, CLI_FLAG, &o->self_collision, NULL,
+         "the surface collides with itself: vertices with triangles, edges with edges (position-based solvers; "
+         "docs/self-collision.md)"},
+        {"--thickness", NULL, CLI_DOUBLE, &o->thickness, "T",
+         "self-collision: distance kept between two layers in m (default 0.005; below the edge lengths)", CLI_GT(0)},
+        {"--self-friction", NULL, CLI_DOUBLE, &o->self_friction, "MU", "self-collision: friction (default 0.3)",
+         CLI_GE(0)},
+        {"--self-capacity", NULL, CLI_UINT, &o->self_capacity, "K",
+         "self-collision: candidates kept per vertex, triangle and edge, 1..32 (default 16); what does not fit is "
+         "counted in the summary",
+         .min = 1, .max = 32},
+        {"--intersections", NULL, CLI_FLAG, &o->intersections, NULL,
+         "count the pairs of surface triangles sharing no vertex that intersect after the last step (the summary "
+         "and --json)"},
         {"--check-strain", NULL, CLI_DOUBLE, &o->check_strain, "S",
          "exit with status 3 if the RMS strain of any step exceeds S (e.g. 0.05), or a position stops being finite",
          CLI_GT(0)},

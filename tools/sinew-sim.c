@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "prep/intersect.h"
 #include "prep/cloth.h"
 #include "prep/mesh.h"
 #include "scene.h"
@@ -491,6 +492,10 @@ static int create_body(const options *o, sim *s)
     bd.chebyshev_rho = (float)o->rho;
     bd.implicit.bdf2 = o->bdf2;
     bd.chebyshev_delay = o->delay;
+    bd.self_collision = o->self_collision;
+    bd.self_thickness = (float)o->thickness;
+    bd.self_friction = (float)o->self_friction;
+    bd.self_capacity = o->self_capacity;
     bd.name = s->name;
     if (s->materials) {
         bd.materials = s->materials;
@@ -638,9 +643,11 @@ typedef struct tally {
     double newton_sum, linear_ms, linear_worst;
     uint64_t linear_sum;
     uint32_t linear_unconverged;
+    uint64_t self_candidates, self_contacts, self_dropped; /* self-collision, summed over the steps */
     uint32_t health_inverted;     /* the health check's most inverted tetrahedra in a step */
     double health_volume_error;   /* and its largest |V/V0 - 1| */
     char mesh[4096], picture[4096]; /* the final mesh and picture written */
+    sinew_intersect_report crossings; /* --intersections, after the last step */
 } tally;
 
 /* Element updates per step, to turn the step's Newton iterations into a mean. */
@@ -698,6 +705,9 @@ static int after_step(const options *o, sim *s, tally *t, unsigned f, double ste
     t->linear_ms += st.ms_linear;
     t->linear_worst = st.linear_residual > t->linear_worst ? st.linear_residual : t->linear_worst;
     t->linear_unconverged += st.linear_unconverged;
+    t->self_candidates += st.self_candidates;
+    t->self_contacts += st.self_contacts;
+    t->self_dropped += st.self_dropped;
     t->worst_strain = st.max_strain > t->worst_strain ? st.max_strain : t->worst_strain;
     /* NaN compares false: a non-finite strain counts as the worst. */
     t->worst_rms = !(st.rms_strain <= t->worst_rms) ? st.rms_strain : t->worst_rms;
@@ -851,8 +861,17 @@ static int run(const options *o, sim *s, tally *t)
     if (o->video && !make_video(o))
         return 0;
     snprintf(t->mesh, sizeof t->mesh, "%s/final.obj", o->out_dir);
-    return sinew_body_read_positions(s->body, s->xyz, ai.particle_count) == SINEW_RESULT_OK &&
-           write_obj(t->mesh, s->xyz, ai.particle_count, s->tris, s->tri_count);
+    if (sinew_body_read_positions(s->body, s->xyz, ai.particle_count) != SINEW_RESULT_OK ||
+        !write_obj(t->mesh, s->xyz, ai.particle_count, s->tris, s->tri_count))
+        return 0;
+    if (o->intersections) {
+        sinew_logger lg = sinew_logger_default();
+        lg.level = SINEW_LOG_WARNING;
+        if (sinew_count_intersections(s->xyz, ai.particle_count, s->tris, s->tri_count, &lg, &t->crossings) !=
+            SINEW_RESULT_OK)
+            return 0;
+    }
+    return 1;
 }
 
 /* ------------------------------------------------------------------ the report */
@@ -894,6 +913,13 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
                "\"host_waits_per_step\": %u, \"readback_bytes_per_step\": %llu, \"device_allocations\": %u,\n  ",
             st.dispatches, st.barriers, st.submits, st.host_waits, (unsigned long long)st.readback_bytes,
             st.device_allocations);
+    if (o->self_collision)
+        fprintf(j, "\"self_collision\": {\"thickness\": %g, \"capacity\": %u, \"candidates\": %llu, "
+                   "\"contacts\": %llu, \"dropped\": %llu},\n  ",
+                o->thickness, o->self_capacity, (unsigned long long)t->self_candidates,
+                (unsigned long long)t->self_contacts, (unsigned long long)t->self_dropped);
+    if (o->intersections)
+        fprintf(j, "\"intersections\": %llu,\n  ", (unsigned long long)t->crossings.pairs);
     json_num(j, "ms_per_step_wall", wall_ms, ", ");
     json_num(j, "ms_per_step_gpu", gpu_step_ms >= 0 ? gpu_step_ms : NAN, ", ");
     json_num(j, "max_speed", t->fastest, ", ");
@@ -1030,6 +1056,18 @@ static int report(const options *o, const sim *s, const tally *t)
                "the tolerance\n",
                (double)t->linear_sum / steps, o->solver == SINEW_SOLVER_IMPLICIT_MG ? "V-cycles" : "PCG iterations",
                t->linear_ms / steps, t->linear_worst, t->linear_unconverged);
+    if (o->self_collision && steps)
+        printf("  self-collision  thickness %g m: %.0f candidate pairs and %.0f contact projections per step; %llu "
+               "candidates dropped (capacity %u)\n",
+               o->thickness, (double)t->self_candidates / steps, (double)t->self_contacts / steps,
+               (unsigned long long)t->self_dropped, o->self_capacity);
+    if (o->intersections) {
+        printf("  intersections   %llu pairs of triangles sharing no vertex intersect after the last step",
+               (unsigned long long)t->crossings.pairs);
+        if (t->crossings.pairs)
+            printf(" (the first: %u and %u)", t->crossings.first_a, t->crossings.first_b);
+        printf("\n");
+    }
     if (gpu_step_ms >= 0)
         printf("  time per step   %.3f ms GPU, %.3f ms wall\n", gpu_step_ms, wall_ms);
     else

@@ -407,7 +407,7 @@ SINEW_STRUCT(GpuStats) {
     SINEW_UINT first_inverted;
     SINEW_UINT volume_error;
     SINEW_UINT pad0;
-    /* Self-collision (self_collide.comp), the step's totals: candidate pairs
+    /* Self-collision (selfcol_kernels.glsl), the step's totals: candidate pairs
      * kept in the lists (summed over substeps), candidates that did not fit,
      * contact projections that moved particles (summed over iterations). */
     SINEW_UINT self_candidates;

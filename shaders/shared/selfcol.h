@@ -1,4 +1,4 @@
-/* Self-collision (docs/self-collision.md; src/selfcol.c, self_collide.comp):
+/* Self-collision (docs/self-collision.md; src/selfcol.c, selfcol_kernels.glsl):
  * what C and GLSL share. Included by both.
  *
  * The surface's primitives are items of one numbering: surface vertices
@@ -13,10 +13,10 @@
  *                      scan) each bucket's end in ITEMS, then (after the
  *                      scatter) its start
  *   ITEMS     [I]      the items, by bucket (any order within one)
- *   BUCKET    [I]      each item's bucket this substep
+ *   BUCKET    [I]      each item's bucket this step
  *   COUNT     [I]      candidates kept in each item's list
  *   LIST      [I K]    each item's candidates, ascending item numbers; bit 31
- *                      set: the pair began the substep on the negative side
+ *                      set: the pair began the step on the negative side
  *                      (below the triangle's plane; for two edges, a0 - b0
  *                      against ea x eb)
  *   INC_START [N + 1]  each particle's correction slots in INC
@@ -24,14 +24,19 @@
  *                      triangle t's corner j at V + 3t + j, edge e's end j
  *                      at V + 3T + 2e + j
  *
- * SELF_REAL (vec4): each item's box, min and max (2 per item, w unused),
+ * A particle's sweep is how far it may move in the step, dt v + dt^2 g (0
+ * pinned); an item's, the mean of its particles'. SELF_REAL (vec4): per
+ * item 3, its box now grown by the thickness, its spread (its particles'
+ * largest distance from its sweep) and its sweep's distance from the common
+ * one (min, w the spread; max; the sweep); then the workgroups' partial
+ * sums of the sweeps (REAL_PARTIAL),
  * then from REAL_DELTA the corrections of the slots above (xyz the sum over
  * the item's active contacts, w how many).
  */
 #ifndef SINEW_SHADER_SELFCOL_H
 #define SINEW_SHADER_SELFCOL_H
 
-#define SINEW_SELF_HEADER 24
+#define SINEW_SELF_HEADER 32
 #define SINEW_SELF_V 0
 #define SINEW_SELF_T 1
 #define SINEW_SELF_E 2
@@ -40,8 +45,8 @@
 #define SINEW_SELF_N 5          /* particles */
 #define SINEW_SELF_THICKNESS 6  /* float bits (m) */
 #define SINEW_SELF_FRICTION 7   /* float bits, Coulomb coefficient */
-#define SINEW_SELF_CELL 8       /* float bits: the substep's cell size (the largest box side), atomicMax; 0
-                                   between substeps (the projections clear it) */
+#define SINEW_SELF_CELL 8       /* float bits: the step's cell size (the largest box side), atomicMax; 0
+                                   between steps (the projections clear it) */
 #define SINEW_SELF_VERTS 9      /* offsets */
 #define SINEW_SELF_TRIS 10
 #define SINEW_SELF_EDGES 11
@@ -53,18 +58,24 @@
 #define SINEW_SELF_INC_START 17
 #define SINEW_SELF_INC 18
 #define SINEW_SELF_REAL_DELTA 19 /* in SELF_REAL, vec4s */
+#define SINEW_SELF_SUBSTEPS 20 /* the body's substeps: the step is substeps h */
+#define SINEW_SELF_REAL_PARTIAL 21 /* in SELF_REAL: each workgroup's sum of sweeps (xyz) and free particles (w) */
+#define SINEW_SELF_COMMON 24    /* 3 float bits: the free particles' mean sweep this step */
 
 /* Most candidates an item keeps (desc.self_capacity), and most items one
  * query looks at before it gives up (the rest counted as dropped). */
 #define SINEW_SELF_MAX_CAPACITY 32
 #define SINEW_SELF_SCAN_LIMIT 4096
 
-/* self_collide's modes (GpuRange.first2), one dispatch each, in order. */
-#define SINEW_SELF_BOUNDS 0u    /* boxes over the substep's motion, the cell size; the table cleared */
-#define SINEW_SELF_COUNT_ITEMS 1u /* each item's bucket; items per bucket */
-#define SINEW_SELF_SCAN 2u      /* one workgroup: buckets' ends */
-#define SINEW_SELF_SCATTER 3u   /* items into their buckets */
-#define SINEW_SELF_QUERY 4u     /* each item's candidate list */
-#define SINEW_SELF_PROJECT 5u   /* each item's contacts into its correction slots */
+/* the self-collision kernels' modes (GpuRange.first2), one dispatch each, in order:
+ * the first seven at the step's start, PROJECT each iteration. */
+#define SINEW_SELF_SWEEP 0u     /* per workgroup the sum of its particles' sweeps; the table cleared */
+#define SINEW_SELF_COMMON_SWEEP 1u /* one workgroup: the mean sweep */
+#define SINEW_SELF_BOUNDS 2u    /* each item's box, spread and sweep; the cell size */
+#define SINEW_SELF_COUNT_ITEMS 3u /* each item's bucket; items per bucket */
+#define SINEW_SELF_SCAN 4u      /* one workgroup: buckets' ends */
+#define SINEW_SELF_SCATTER 5u   /* items into their buckets */
+#define SINEW_SELF_QUERY 6u     /* each item's candidate list */
+#define SINEW_SELF_PROJECT 7u   /* each item's contacts into its correction slots */
 
 #endif

@@ -58,7 +58,9 @@
     X(AMG_COARSE, amg_coarse, GpuAmgPush)         \
     X(AMG_APPLY, amg_apply, GpuAmgPush)           \
     X(NORMALS, normals, GpuRange)                   \
-    X(SELF_COLLIDE, self_collide, GpuRange)         \
+    X(SELF_BUILD, self_build, GpuRange)             \
+    X(SELF_QUERY, self_query, GpuRange)             \
+    X(SELF_PROJECT, self_project, GpuRange)         \
     X(COPY, copy, GpuRange)                         \
     X(EMPTY, empty, GpuRange)
 

@@ -305,8 +305,6 @@ static void record_solve(void *state, const sinew_body_view *v, sinew_recorder *
     const sinew_pbd *s = state;
     const uint32_t n = v->particle_count;
     GpuRange particles = {0, n, 0, 0, 0, v->selfcol != NULL};
-    if (v->selfcol)
-        sinew_selfcol_record_build(v->selfcol, r);
     sinew_record_timestamp(r, SINEW_PHASE_PREDICT);
     if (s->level_count) {
         sinew_hpbd_record(s, v, r);

@@ -1,5 +1,5 @@
 /* CPU double-precision reference of self-collision, mirroring
- * self_collide.comp (see selfcol_ref.h). */
+ * selfcol_kernels.glsl (see selfcol_ref.h). */
 #include "selfcol_ref.h"
 
 #include <math.h>
@@ -16,6 +16,7 @@ struct selfcol_ref {
     uint32_t *verts, *edges;
     const sinew_triangle_rec *tris;
     double *box;          /* 6 per item: min, max */
+    double *mean, *spread; /* per item: its sweep (3), its spread */
     uint32_t *count, *list;
     double *delta;        /* 4 per slot: xyz, count */
     uint32_t *inc_start, *inc;
@@ -57,6 +58,8 @@ selfcol_ref *selfcol_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     s->friction = d->self_friction;
     uint32_t slots = s->V + 3 * s->T + 2 * s->E;
     s->box = calloc(6 * (size_t)s->I, sizeof *s->box);
+    s->mean = calloc(3 * (size_t)s->I + 1, sizeof *s->mean);
+    s->spread = calloc((size_t)s->I + 1, sizeof *s->spread);
     s->count = calloc(s->I, sizeof *s->count);
     s->list = calloc((size_t)s->I * s->K, sizeof *s->list);
     s->delta = calloc(4 * (size_t)slots, sizeof *s->delta);
@@ -86,7 +89,7 @@ void selfcol_ref_destroy(selfcol_ref *s)
 {
     if (!s)
         return;
-    free(s->verts), free(s->edges), free(s->box), free(s->count), free(s->list);
+    free(s->verts), free(s->edges), free(s->box), free(s->mean), free(s->spread), free(s->count), free(s->list);
     free(s->delta), free(s->inc_start), free(s->inc);
     free(s);
 }
@@ -178,20 +181,7 @@ static double segment_dist2(const double *p1, const double *q1, const double *p2
 
 /* ---------------------------------------------------------------- broad phase */
 
-static double motion(const double *prev, const double *x, const uint32_t *p, uint32_t m)
-{
-    double r = 0;
-    for (uint32_t j = 0; j < m; j++) {
-        double d[3];
-        sub3(&x[3 * p[j]], &prev[3 * p[j]], d);
-        double l = sqrt(dot3(d, d));
-        r = l > r ? l : r;
-    }
-    return r;
-}
-
-static int candidate(const selfcol_ref *s, const double *prev, const double *x, uint32_t a, uint32_t b,
-                     uint32_t *side)
+static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint32_t b, uint32_t *side)
 {
     uint32_t pa[3], pb[3], ma = particles_of(s, a, pa), mb = particles_of(s, b, pb);
     *side = 0;
@@ -203,7 +193,9 @@ static int candidate(const selfcol_ref *s, const double *prev, const double *x, 
     for (int k = 0; k < 3; k++)
         if (ba[k] > bb[3 + k] || bb[k] > ba[3 + k])
             return 0;
-    double reach = 2 * s->thickness + motion(prev, x, pa, ma) + motion(prev, x, pb, mb), n[3], e0[3], e1[3], r[3];
+    double dd[3];
+    sub3(&s->mean[3 * a], &s->mean[3 * b], dd);
+    double reach = 2 * s->thickness + s->spread[a] + s->spread[b] + sqrt(dot3(dd, dd)), n[3], e0[3], e1[3], r[3];
     if (ma == 2) {
         const double *a0 = &prev[3 * pa[0]], *a1 = &prev[3 * pa[1]], *b0 = &prev[3 * pb[0]], *b1 = &prev[3 * pb[1]];
         if (segment_dist2(a0, a1, b0, b1) >= reach * reach)
@@ -235,24 +227,44 @@ static uint64_t cell_key(const int64_t c[3], uint32_t kind)
            ((uint64_t)(c[2] + (1 << 19)) & 0xFFFFF) << 2 | kind;
 }
 
-void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x)
+void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *sweep, const double *w)
 {
+    /* the common sweep: the free particles' mean */
+    double common[3] = {0, 0, 0}, free_count = 0;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (w[i] != 0.0) {
+            for (int k = 0; k < 3; k++)
+                common[k] += sweep[3 * i + k];
+            free_count += 1;
+        }
+    for (int k = 0; k < 3 && free_count > 0; k++)
+        common[k] /= free_count;
     double cell = 0;
     for (uint32_t it = 0; it < s->I; it++) {
         uint32_t p[3], m = particles_of(s, it, p);
-        double *b = &s->box[6 * it];
+        double *mean = &s->mean[3 * it], *b = &s->box[6 * it];
         for (int k = 0; k < 3; k++) {
-            b[k] = fmin(prev[3 * p[0] + k], x[3 * p[0] + k]);
-            b[3 + k] = fmax(prev[3 * p[0] + k], x[3 * p[0] + k]);
+            mean[k] = 0;
+            for (uint32_t j = 0; j < m; j++)
+                mean[k] += sweep[3 * p[j] + k] / m;
         }
-        for (uint32_t j = 1; j < m; j++)
-            for (int k = 0; k < 3; k++) {
-                b[k] = fmin(b[k], fmin(prev[3 * p[j] + k], x[3 * p[j] + k]));
-                b[3 + k] = fmax(b[3 + k], fmax(prev[3 * p[j] + k], x[3 * p[j] + k]));
-            }
+        double spread = 0, dc[3];
+        for (uint32_t j = 0; j < m; j++) {
+            double e[3];
+            sub3(&sweep[3 * p[j]], mean, e);
+            spread = fmax(spread, sqrt(dot3(e, e)));
+        }
+        sub3(mean, common, dc);
+        s->spread[it] = spread;
+        double grow = s->thickness + spread + sqrt(dot3(dc, dc));
         for (int k = 0; k < 3; k++) {
-            b[k] -= s->thickness;
-            b[3 + k] += s->thickness;
+            b[k] = INFINITY, b[3 + k] = -INFINITY;
+            for (uint32_t j = 0; j < m; j++) {
+                b[k] = fmin(b[k], prev[3 * p[j] + k]);
+                b[3 + k] = fmax(b[3 + k], prev[3 * p[j] + k]);
+            }
+            b[k] -= grow;
+            b[3 + k] += grow;
             cell = fmax(cell, b[3 + k] - b[k]);
         }
     }
@@ -289,7 +301,7 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x)
             }
             for (size_t j = lo; j < s->I && pair[2 * j] == key; j++) {
                 uint32_t other = (uint32_t)pair[2 * j + 1], side;
-                if (other == it || !candidate(s, prev, x, it, other, &side))
+                if (other == it || !candidate(s, prev, it, other, &side))
                     continue;
                 found++;
                 uint32_t entry = other | side << 31;
@@ -313,7 +325,7 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x)
 
 /* ---------------------------------------------------------------- contacts */
 
-/* As contact() in self_collide.comp. */
+/* As contact() in selfcol_kernels.glsl. */
 static int contact(const selfcol_ref *s, const uint32_t p[4], int edges, uint32_t side, const double *prev,
                    const double *x, const double *w, double dx[4][3])
 {

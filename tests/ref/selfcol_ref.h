@@ -1,6 +1,6 @@
 /* CPU double-precision reference of self-collision (docs/self-collision.md):
  * the candidate lists each substep and the contacts each iteration, as
- * self_collide.comp and collide.comp compute them. The broad phase here is a
+ * selfcol_kernels.glsl and collide.comp compute them. The broad phase here is a
  * sorted grid, not the device's hash: both find every pair whose boxes
  * overlap, so the lists are the same sets. */
 #ifndef SINEW_SELFCOL_REF_H
@@ -14,9 +14,10 @@ typedef struct selfcol_ref selfcol_ref;
 selfcol_ref *selfcol_ref_create(const sinew_asset *asset, const sinew_body_desc *desc);
 void selfcol_ref_destroy(selfcol_ref *s);
 
-/* The substep's candidate lists from prev (its start) and x (the prediction),
- * 3 doubles per particle. */
-void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x);
+/* The step's candidate lists from the positions x at its start and each
+ * particle's sweep (dt v + dt^2 g, 0 for a pinned one), 3 doubles per
+ * particle, and the inverse masses w (0: pinned). */
+void selfcol_ref_build(selfcol_ref *s, const double *x, const double *sweep, const double *w);
 /* One iteration's contacts: each free particle (w > 0) moves by the mean
  * correction of its active contacts. */
 void selfcol_ref_project(selfcol_ref *s, const double *prev, double *x, const double *w);

@@ -1,16 +1,16 @@
-#version 450
-#extension GL_GOOGLE_include_directive : require
-// Self-collision (docs/self-collision.md): the broad phase each substep and
+// Self-collision (docs/self-collision.md): the broad phase each step and
 // the contacts each iteration, one mode a dispatch (range.first2, the modes
-// of shared/selfcol.h); threads [0, range.count). Deterministic: integer
+// of shared/selfcol.h); threads [0, range.count). The functions of every
+// mode; self_build.comp, self_query.comp and self_project.comp are the
+// kernels, each with the modes it runs: a kernel's private arrays and
+// shared memory cost every invocation on some devices, used or not. Deterministic: integer
 // atomics only count, and every list is kept sorted, so the order in which
 // items reach a bucket never shows. The CPU reference is
 // tests/ref/selfcol_ref.c.
-#include "common.glsl"
-#include "selfcol.glsl"
 
 shared uint wg_a[SINEW_WORKGROUP_SIZE];
 shared uint wg_b[SINEW_WORKGROUP_SIZE];
+shared vec4 wg_v[SINEW_WORKGROUP_SIZE];
 
 uint V() { return self_hdr(SINEW_SELF_V); }
 uint T() { return self_hdr(SINEW_SELF_T); }
@@ -125,30 +125,109 @@ float segment_dist2(vec3 p1, vec3 q1, vec3 p2, vec3 q2)
 
 // ---------------------------------------------------------------- broad phase
 
-void bounds(uint k)
+// How far particle q may move in the step: dt v + dt^2 g (twice gravity's
+// share, a margin), nothing for a pinned one. dt = substeps h.
+vec3 sweep(uint q)
+{
+    vec4 x = pos[q];
+    if (x.w == 0.0)
+        return vec3(0.0);
+    float dt = params.gravity.w * float(self_hdr(SINEW_SELF_SUBSTEPS));
+    return dt * vel[q].xyz + (dt * dt) * params.gravity.xyz;
+}
+
+// Each workgroup's sum of its free particles' sweeps (a fixed order: the
+// same bits every run); the table cleared.
+void sweep_partial(uint k)
 {
     if (k < self_hdr(SINEW_SELF_H))
         selfi[self_hdr(SINEW_SELF_TABLE) + k] = 0u;
+    uint lane = gl_LocalInvocationID.x;
+    vec4 mine = vec4(0.0);
+    if (k < self_hdr(SINEW_SELF_N) && pos[k].w != 0.0)
+        mine = vec4(sweep(k), 1.0);
+    wg_v[lane] = mine;
+    barrier();
+    for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
+        if (lane < s)
+            wg_v[lane] += wg_v[lane + s];
+        barrier();
+    }
+    uint group = k / SINEW_WORKGROUP_SIZE;
+    if (lane == 0u && group < (self_hdr(SINEW_SELF_N) + SINEW_WORKGROUP_SIZE - 1u) / SINEW_WORKGROUP_SIZE)
+        selfr[self_hdr(SINEW_SELF_REAL_PARTIAL) + group] = wg_v[0];
+}
+
+// One workgroup: the partial sums in a fixed order, their mean into the
+// header.
+void common_sweep(uint lane)
+{
+    uint groups = (self_hdr(SINEW_SELF_N) + SINEW_WORKGROUP_SIZE - 1u) / SINEW_WORKGROUP_SIZE;
+    uint partial = self_hdr(SINEW_SELF_REAL_PARTIAL);
+    vec4 sum = vec4(0.0);
+    for (uint g = lane; g < groups; g += SINEW_WORKGROUP_SIZE)
+        sum += selfr[partial + g];
+    wg_v[lane] = sum;
+    barrier();
+    for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
+        if (lane < s)
+            wg_v[lane] += wg_v[lane + s];
+        barrier();
+    }
+    if (lane == 0u) {
+        vec3 c = wg_v[0].w > 0.0 ? wg_v[0].xyz / wg_v[0].w : vec3(0.0);
+        selfi[SINEW_SELF_COMMON] = floatBitsToUint(c.x);
+        selfi[SINEW_SELF_COMMON + 1u] = floatBitsToUint(c.y);
+        selfi[SINEW_SELF_COMMON + 2u] = floatBitsToUint(c.z);
+    }
+}
+
+vec3 common_sweep_value()
+{
+    return vec3(uintBitsToFloat(selfi[SINEW_SELF_COMMON]), uintBitsToFloat(selfi[SINEW_SELF_COMMON + 1u]),
+                uintBitsToFloat(selfi[SINEW_SELF_COMMON + 2u]));
+}
+
+// Each item's box now, grown by the thickness, its spread and its sweep's
+// distance from the common one: two items can come within the thickness in
+// the step only if their boxes overlap (docs/self-collision.md).
+void bounds(uint k)
+{
+    wg_a[gl_LocalInvocationID.x] = 0u;
     if (k >= I())
         return;
     uvec3 p;
     uint m = item_particles(k, p);
-    vec3 lo = min(prev[p.x].xyz, pos[p.x].xyz), hi = max(prev[p.x].xyz, pos[p.x].xyz);
-    for (uint j = 1u; j < m; j++) {
-        uint q = p[j];
-        lo = min(lo, min(prev[q].xyz, pos[q].xyz));
-        hi = max(hi, max(prev[q].xyz, pos[q].xyz));
-    }
-    float th = self_thickness();
-    lo -= vec3(th);
-    hi += vec3(th);
-    selfr[2u * k] = vec4(lo, 0.0);
-    selfr[2u * k + 1u] = vec4(hi, 0.0);
+    vec3 d0 = sweep(p.x), d1 = sweep(p.y), d2 = sweep(p.z);
+    vec3 mean = m == 1u ? d0 : m == 2u ? 0.5 * (d0 + d1) : (d0 + d1 + d2) / 3.0;
+    float spread = max(length(d0 - mean), max(length(d1 - mean), length(d2 - mean)));
+    vec3 x0 = pos[p.x].xyz, x1 = pos[p.y].xyz, x2 = pos[p.z].xyz;
+    float grow = self_thickness() + spread + length(mean - common_sweep_value());
+    vec3 lo = min(x0, min(x1, x2)) - vec3(grow), hi = max(x0, max(x1, x2)) + vec3(grow);
+    selfr[3u * k] = vec4(lo, spread);
+    selfr[3u * k + 1u] = vec4(hi, 0.0);
+    selfr[3u * k + 2u] = vec4(mean, 0.0);
     vec3 ext = hi - lo;
-    atomicMax(selfi[SINEW_SELF_CELL], floatBitsToUint(max(ext.x, max(ext.y, ext.z))));
+    wg_a[gl_LocalInvocationID.x] = floatBitsToUint(max(ext.x, max(ext.y, ext.z)));
 }
 
-vec3 box_centre(uint k) { return 0.5 * (selfr[2u * k].xyz + selfr[2u * k + 1u].xyz); }
+// The workgroup's largest box side into the cell size: one atomic a
+// workgroup (the bits of floats >= 0 order as their values).
+void bounds_reduce()
+{
+    uint lane = gl_LocalInvocationID.x;
+    barrier();
+    for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
+        if (lane < s)
+            wg_a[lane] = max(wg_a[lane], wg_a[lane + s]);
+        barrier();
+    }
+    if (lane == 0u && wg_a[0] != 0u)
+        atomicMax(selfi[SINEW_SELF_CELL], wg_a[0]);
+}
+
+vec3 box_centre(uint k) { return 0.5 * (selfr[3u * k].xyz + selfr[3u * k + 1u].xyz); }
+ivec3 box_cell(vec3 lo, vec3 hi) { return cell_of(0.5 * (lo + hi)); }
 
 void count_items(uint k)
 {
@@ -199,39 +278,30 @@ void scatter(uint k)
 // vertices, edges edges.
 uint wanted(uint kind) { return kind == 0u ? 1u : kind == 1u ? 0u : 2u; }
 
-bool boxes_overlap(uint a, uint b)
-{
-    vec3 alo = selfr[2u * a].xyz, ahi = selfr[2u * a + 1u].xyz;
-    vec3 blo = selfr[2u * b].xyz, bhi = selfr[2u * b + 1u].xyz;
-    return all(lessThanEqual(alo, bhi)) && all(lessThanEqual(blo, ahi));
-}
-
-// Largest motion of an item's particles over the substep's prediction.
-float motion(uvec3 p, uint m)
-{
-    float r = 0.0;
-    for (uint j = 0u; j < m; j++)
-        r = max(r, length(pos[p[j]].xyz - prev[p[j]].xyz));
-    return r;
-}
-
-// Whether items a (looking) and b (found) are a candidate pair, and on which
-// side the pair began: vertex-triangle pairs by the vertex against the
-// triangle's plane, edge pairs by a0 - b0 against ea x eb, all at PREV.
-bool candidate(uint a, uvec3 pa, uint ma, uint b, out uint side)
+// Whether item a (looking; its box alo-ahi, its spread in alo.w, its sweep
+// da, its particles pa) and item b (found in cell `cell`) are a candidate
+// pair: b's own cell (so that an item is met once, though two cells share a
+// bucket), boxes overlap, no particle shared (neighbours in the mesh never
+// collide), and nearer at the step's start than twice the thickness plus
+// how far their sweeps may bring them together. side: on which side the
+// pair is, vertex-triangle pairs by the vertex against the triangle's plane,
+// edge pairs by a0 - b0 against ea x eb.
+bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cell, out uint side)
 {
     side = 0u;
+    vec4 blo = selfr[3u * b];
+    vec3 bhi = selfr[3u * b + 1u].xyz;
+    if (!(all(lessThanEqual(alo.xyz, bhi)) && all(lessThanEqual(blo.xyz, ahi))))
+        return false;
+    if (box_cell(blo.xyz, bhi) != cell)
+        return false;
     uvec3 pb;
     uint mb = item_particles(b, pb);
-    for (uint i = 0u; i < ma; i++)
-        for (uint j = 0u; j < mb; j++)
-            if (pa[i] == pb[j])
-                return false; // neighbours in the mesh never collide
-    if (!boxes_overlap(a, b))
-        return false;
-    float reach = 2.0 * self_thickness() + motion(pa, ma) + motion(pb, mb);
+    if (any(equal(pa, pb.xxx)) || any(equal(pa, pb.yyy)) || any(equal(pa, pb.zzz)))
+        return false; // (unused slots repeat the first particle)
+    float reach = 2.0 * self_thickness() + alo.w + blo.w + length(da - selfr[3u * b + 2u].xyz);
     if (ma == 2u) {
-        vec3 a0 = prev[pa.x].xyz, a1 = prev[pa.y].xyz, b0 = prev[pb.x].xyz, b1 = prev[pb.y].xyz;
+        vec3 a0 = pos[pa.x].xyz, a1 = pos[pa.y].xyz, b0 = pos[pb.x].xyz, b1 = pos[pb.y].xyz;
         if (segment_dist2(a0, a1, b0, b1) >= reach * reach)
             return false;
         side = dot(a0 - b0, cross(a1 - a0, b1 - b0)) < 0.0 ? 1u : 0u;
@@ -240,7 +310,7 @@ bool candidate(uint a, uvec3 pa, uint ma, uint b, out uint side)
     // a vertex and a triangle, either way round
     uint v = ma == 1u ? pa.x : pb.x;
     uvec3 t = ma == 1u ? pb : pa;
-    vec3 x = prev[v].xyz, t0 = prev[t.x].xyz, t1 = prev[t.y].xyz, t2 = prev[t.z].xyz;
+    vec3 x = pos[v].xyz, t0 = pos[t.x].xyz, t1 = pos[t.y].xyz, t2 = pos[t.z].xyz;
     if (point_triangle_dist2(x, t0, t1, t2) >= reach * reach)
         return false;
     side = dot(x - t0, cross(t1 - t0, t2 - t0)) < 0.0 ? 1u : 0u;
@@ -259,19 +329,14 @@ void query(uint k, out uint kept, out uint dropped)
     uvec3 pk;
     uint mk = item_particles(k, pk);
     ivec3 c = cell_of(box_centre(k));
+    vec4 alo = selfr[3u * k];
+    vec3 ahi = selfr[3u * k + 1u].xyz, da = selfr[3u * k + 2u].xyz;
     uint list[SINEW_SELF_MAX_CAPACITY];
     uint n = 0u, found = 0u, looked = 0u;
     bool truncated = false;
-    uint seen[27];
     for (uint q = 0u; q < 27u && !truncated; q++) {
         ivec3 o = ivec3(int(q % 3u) - 1, int((q / 3u) % 3u) - 1, int(q / 9u) - 1);
         uint b = bucket_of(c + o, want);
-        seen[q] = b;
-        bool again = false;
-        for (uint j = 0u; j < q; j++)
-            again = again || seen[j] == b;
-        if (again)
-            continue; // two cells in one bucket: its items once
         uint begin = selfi[table + b], end = b + 1u < H ? selfi[table + b + 1u] : I();
         for (uint s = begin; s < end; s++) {
             if (++looked > SINEW_SELF_SCAN_LIMIT) {
@@ -280,7 +345,7 @@ void query(uint k, out uint kept, out uint dropped)
             }
             uint other = selfi[items + s];
             uint side;
-            if (other == k || kind_of(other) != want || !candidate(k, pk, mk, other, side))
+            if (other == k || kind_of(other) != want || !candidate(alo, ahi, da, pk, mk, other, c + o, side))
                 continue;
             found++;
             uint entry = other | (side << 31);
@@ -305,28 +370,23 @@ void query(uint k, out uint kept, out uint dropped)
 
 // ---------------------------------------------------------------- contacts
 
-// One contact projected from the current positions: the corrections of its
+// One contact projected from the current positions: the corrections d0-d3 of its
 // four particles (vertex, then the triangle's corners; or a0, a1, b0, b1),
 // the constraint side * (signed distance) >= thickness pushed along the
 // normal, then Coulomb friction against the pair's relative motion since the
 // substep began. false: not active (apart, outside the triangle, edges near
 // parallel or meeting outside both).
-bool contact(uvec4 p, bool edges, uint side, out vec3 dx[4])
+bool contact(uvec4 p, bool edges, uint side, out vec3 d0, out vec3 d1, out vec3 d2, out vec3 d3)
 {
-    dx[0] = dx[1] = dx[2] = dx[3] = vec3(0.0);
-    vec3 x[4], x0[4];
-    float w[4];
-    for (uint j = 0u; j < 4u; j++) {
-        vec4 xj = pos[p[j]];
-        x[j] = xj.xyz;
-        w[j] = xj.w;
-        x0[j] = prev[p[j]].xyz;
-    }
-    float g[4]; // the gradient's weights along n
+    d0 = d1 = d2 = d3 = vec3(0.0);
+    vec4 y0 = pos[p.x], y1 = pos[p.y], y2 = pos[p.z], y3 = pos[p.w];
+    vec3 x0 = y0.xyz, x1 = y1.xyz, x2 = y2.xyz, x3 = y3.xyz;
+    vec4 w = vec4(y0.w, y1.w, y2.w, y3.w);
+    vec4 g; // the gradient's weights along n
     vec3 n;
     float d;
     if (edges) {
-        vec3 ea = x[1] - x[0], eb = x[3] - x[2], r = x[0] - x[2];
+        vec3 ea = x1 - x0, eb = x3 - x2, r = x0 - x2;
         float a = dot(ea, ea), b = dot(ea, eb), c = dot(eb, eb), dd = dot(ea, r), e = dot(eb, r);
         float den = a * c - b * b;
         if (!(den > 1e-6 * a * c))
@@ -336,9 +396,9 @@ bool contact(uvec4 p, bool edges, uint side, out vec3 dx[4])
             return false;
         n = normalize(cross(ea, eb));
         d = dot(r, n);
-        g = float[4](1.0 - s, s, -(1.0 - t), -t);
+        g = vec4(1.0 - s, s, -(1.0 - t), -t);
     } else {
-        vec3 e0 = x[2] - x[1], e1 = x[3] - x[1], r = x[0] - x[1];
+        vec3 e0 = x2 - x1, e1 = x3 - x1, r = x0 - x1;
         vec3 nn = cross(e0, e1);
         float area2 = dot(nn, nn);
         if (!(area2 > 0.0))
@@ -351,7 +411,7 @@ bool contact(uvec4 p, bool edges, uint side, out vec3 dx[4])
         float alpha = 1.0 - beta - gamma;
         if (!(alpha >= 0.0 && beta >= 0.0 && gamma >= 0.0))
             return false;
-        g = float[4](1.0, -alpha, -beta, -gamma);
+        g = vec4(1.0, -alpha, -beta, -gamma);
     }
     if (side != 0u) {
         n = -n;
@@ -360,22 +420,23 @@ bool contact(uvec4 p, bool edges, uint side, out vec3 dx[4])
     float C = d - self_thickness();
     if (!(C < 0.0))
         return false;
-    float W = 0.0;
-    for (uint j = 0u; j < 4u; j++)
-        W += w[j] * g[j] * g[j];
+    float W = dot(w * g, g);
     if (!(W > 0.0))
         return false;
     float dl = -C / W;
     // friction: the relative motion of the two contact points since the
     // substep began, across n, removed up to mu times the push
-    vec3 rel = vec3(0.0);
-    for (uint j = 0u; j < 4u; j++)
-        rel += g[j] * (x[j] - x0[j]);
+    vec3 rel = g.x * (x0 - prev[p.x].xyz) + g.y * (x1 - prev[p.y].xyz) + g.z * (x2 - prev[p.z].xyz)
+             + g.w * (x3 - prev[p.w].xyz);
     vec3 tan = rel - n * dot(rel, n);
     float lt = length(tan), limit = uintBitsToFloat(selfi[SINEW_SELF_FRICTION]) * -C;
     vec3 slip = lt <= limit ? tan : tan * (limit / lt);
-    for (uint j = 0u; j < 4u; j++)
-        dx[j] = w[j] * g[j] * (n * dl - slip / W);
+    vec3 step = n * dl - slip / W;
+    vec4 wg = w * g;
+    d0 = wg.x * step;
+    d1 = wg.y * step;
+    d2 = wg.z * step;
+    d3 = wg.w * step;
     return true;
 }
 
@@ -390,39 +451,42 @@ uint project(uint k)
     uint delta = self_hdr(SINEW_SELF_REAL_DELTA);
     uvec3 pk;
     item_particles(k, pk);
-    vec4 acc[3] = vec4[3](vec4(0.0), vec4(0.0), vec4(0.0));
+    vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0);
     uint counted = 0u;
     for (uint j = 0u; j < n; j++) {
         uint entry = selfi[base + j], other = entry & 0x7FFFFFFFu, side = entry >> 31;
         uvec3 po;
         item_particles(other, po);
-        vec3 dx[4];
+        vec3 d0, d1, d2, d3;
         if (kind == 0u) {
-            if (contact(uvec4(pk.x, po), false, side, dx)) {
-                acc[0] += vec4(dx[0], 1.0);
+            if (contact(uvec4(pk.x, po), false, side, d0, d1, d2, d3)) {
+                acc0 += vec4(d0, 1.0);
                 counted++;
             }
         } else if (kind == 1u) {
-            if (contact(uvec4(po.x, pk), false, side, dx))
-                for (uint c = 0u; c < 3u; c++)
-                    acc[c] += vec4(dx[c + 1u], 1.0);
-        } else if (contact(uvec4(pk.xy, po.xy), true, side, dx)) {
-            acc[0] += vec4(dx[0], 1.0);
-            acc[1] += vec4(dx[1], 1.0);
+            if (contact(uvec4(po.x, pk), false, side, d0, d1, d2, d3)) {
+                acc0 += vec4(d1, 1.0);
+                acc1 += vec4(d2, 1.0);
+                acc2 += vec4(d3, 1.0);
+            }
+        } else if (contact(uvec4(pk.xy, po.xy), true, side, d0, d1, d2, d3)) {
+            acc0 += vec4(d0, 1.0);
+            acc1 += vec4(d1, 1.0);
             counted += other > k ? 1u : 0u;
         }
     }
     uint Vn = V(), Tn = T();
     if (kind == 0u) {
-        selfr[delta + k] = acc[0];
+        selfr[delta + k] = acc0;
     } else if (kind == 1u) {
-        uint t = k - Vn;
-        for (uint c = 0u; c < 3u; c++)
-            selfr[delta + Vn + 3u * t + c] = acc[c];
+        uint t = delta + Vn + 3u * (k - Vn);
+        selfr[t] = acc0;
+        selfr[t + 1u] = acc1;
+        selfr[t + 2u] = acc2;
     } else {
-        uint e = k - Vn - Tn;
-        selfr[delta + Vn + 3u * Tn + 2u * e] = acc[0];
-        selfr[delta + Vn + 3u * Tn + 2u * e + 1u] = acc[1];
+        uint e = delta + Vn + 3u * Tn + 2u * (k - Vn - Tn);
+        selfr[e] = acc0;
+        selfr[e + 1u] = acc1;
     }
     return counted;
 }
@@ -453,25 +517,3 @@ void add_stats(uint a, uint b, uint which)
     }
 }
 
-void main()
-{
-    uint k = linear_id();
-    uint mode = range.first2;
-    if (mode == SINEW_SELF_BOUNDS) {
-        bounds(k);
-    } else if (mode == SINEW_SELF_COUNT_ITEMS) {
-        count_items(k);
-    } else if (mode == SINEW_SELF_SCAN) {
-        scan(gl_LocalInvocationID.x);
-    } else if (mode == SINEW_SELF_SCATTER) {
-        scatter(k);
-    } else if (mode == SINEW_SELF_QUERY) {
-        uint kept, dropped;
-        query(k, kept, dropped);
-        add_stats(kept, dropped, 0u);
-    } else {
-        if (k == 0u)
-            selfi[SINEW_SELF_CELL] = 0u; // read by nothing until the next substep's bounds
-        add_stats(project(k), 0u, 1u);
-    }
-}

@@ -17,12 +17,11 @@ void main()
         common_sweep(gl_LocalInvocationID.x);
     } else if (mode == SINEW_SELF_BOUNDS) {
         bounds(k);
-        bounds_reduce();
     } else if (mode == SINEW_SELF_COUNT_ITEMS) {
         count_items(k);
     } else if (mode == SINEW_SELF_SCAN) {
         scan(gl_LocalInvocationID.x);
     } else {
-        scatter(k);
+        add_stats(0u, scatter(k), 0u);
     }
 }

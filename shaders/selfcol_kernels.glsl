@@ -46,10 +46,26 @@ ivec3 cell_of(vec3 c)
     return ivec3(g);
 }
 
-uint bucket_of(ivec3 c, uint kind)
+// A cell and kind's hash: its bucket is the low bits, the whole marks the
+// bucket's entries of that cell (others share the bucket by collision).
+uint cell_hash(ivec3 c, uint kind)
 {
-    uint h = uint(c.x) * 73856093u ^ uint(c.y) * 19349663u ^ uint(c.z) * 83492791u ^ (kind + 1u) * 2654435761u;
-    return h & (self_hdr(SINEW_SELF_H) - 1u);
+    return uint(c.x) * 73856093u ^ uint(c.y) * 19349663u ^ uint(c.z) * 83492791u ^ (kind + 1u) * 2654435761u;
+}
+
+uint bucket_of(uint hash) { return hash & (self_hdr(SINEW_SELF_H) - 1u); }
+
+// The cells a box overlaps, lo .. hi inclusive, and how many: 0 past
+// SINEW_SELF_MAX_CELLS (such an item is counted as dropped).
+uint cell_range(vec3 lo, vec3 hi, out ivec3 a, out ivec3 b)
+{
+    a = cell_of(lo);
+    b = cell_of(hi);
+    ivec3 span = b - a + 1;
+    if (any(greaterThan(span, ivec3(SINEW_SELF_MAX_CELLS))))
+        return 0u;
+    uint cells = uint(span.x * span.y * span.z);
+    return cells <= SINEW_SELF_MAX_CELLS ? cells : 0u;
 }
 
 // ---------------------------------------------------------------- geometry
@@ -188,12 +204,12 @@ vec3 common_sweep_value()
                 uintBitsToFloat(selfi[SINEW_SELF_COMMON + 2u]));
 }
 
-// Each item's box now, grown by the thickness, its spread and its sweep's
-// distance from the common one: two items can come within the thickness in
-// the step only if their boxes overlap (docs/self-collision.md).
+// Each item's box over its particles now and moved by their sweeps less the
+// common one, grown by the thickness: two items moving as swept can come
+// within twice the thickness in the step only if their boxes overlap
+// (docs/self-collision.md). Its spread and sweep for the distance test.
 void bounds(uint k)
 {
-    wg_a[gl_LocalInvocationID.x] = 0u;
     if (k >= I())
         return;
     uvec3 p;
@@ -201,41 +217,30 @@ void bounds(uint k)
     vec3 d0 = sweep(p.x), d1 = sweep(p.y), d2 = sweep(p.z);
     vec3 mean = m == 1u ? d0 : m == 2u ? 0.5 * (d0 + d1) : (d0 + d1 + d2) / 3.0;
     float spread = max(length(d0 - mean), max(length(d1 - mean), length(d2 - mean)));
+    vec3 c = common_sweep_value();
     vec3 x0 = pos[p.x].xyz, x1 = pos[p.y].xyz, x2 = pos[p.z].xyz;
-    float grow = self_thickness() + spread + length(mean - common_sweep_value());
-    vec3 lo = min(x0, min(x1, x2)) - vec3(grow), hi = max(x0, max(x1, x2)) + vec3(grow);
+    vec3 y0 = x0 + (d0 - c), y1 = x1 + (d1 - c), y2 = x2 + (d2 - c);
+    float th = self_thickness();
+    vec3 lo = min(min(min(x0, y0), min(x1, y1)), min(x2, y2)) - vec3(th);
+    vec3 hi = max(max(max(x0, y0), max(x1, y1)), max(x2, y2)) + vec3(th);
     selfr[3u * k] = vec4(lo, spread);
     selfr[3u * k + 1u] = vec4(hi, 0.0);
     selfr[3u * k + 2u] = vec4(mean, 0.0);
-    vec3 ext = hi - lo;
-    wg_a[gl_LocalInvocationID.x] = floatBitsToUint(max(ext.x, max(ext.y, ext.z)));
 }
 
-// The workgroup's largest box side into the cell size: one atomic a
-// workgroup (the bits of floats >= 0 order as their values).
-void bounds_reduce()
-{
-    uint lane = gl_LocalInvocationID.x;
-    barrier();
-    for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
-        if (lane < s)
-            wg_a[lane] = max(wg_a[lane], wg_a[lane + s]);
-        barrier();
-    }
-    if (lane == 0u && wg_a[0] != 0u)
-        atomicMax(selfi[SINEW_SELF_CELL], wg_a[0]);
-}
-
-vec3 box_centre(uint k) { return 0.5 * (selfr[3u * k].xyz + selfr[3u * k + 1u].xyz); }
-ivec3 box_cell(vec3 lo, vec3 hi) { return cell_of(0.5 * (lo + hi)); }
-
+// Each item into every cell its box overlaps: the buckets' counts. An
+// item past SINEW_SELF_MAX_CELLS goes in none (its query counts it dropped).
 void count_items(uint k)
 {
     if (k >= I())
         return;
-    uint b = bucket_of(cell_of(box_centre(k)), kind_of(k));
-    selfi[self_hdr(SINEW_SELF_BUCKET) + k] = b;
-    atomicAdd(selfi[self_hdr(SINEW_SELF_TABLE) + b], 1u);
+    ivec3 a, b;
+    uint cells = cell_range(selfr[3u * k].xyz, selfr[3u * k + 1u].xyz, a, b);
+    uint table = self_hdr(SINEW_SELF_TABLE), kind = kind_of(k);
+    for (int z = a.z; z <= b.z && cells != 0u; z++)
+        for (int y = a.y; y <= b.y; y++)
+            for (int x = a.x; x <= b.x; x++)
+                atomicAdd(selfi[table + bucket_of(cell_hash(ivec3(x, y, z), kind))], 1u);
 }
 
 // One workgroup: each thread a contiguous run of buckets; counts become ends.
@@ -263,15 +268,34 @@ void scan(uint lane)
         acc += selfi[table + j];
         selfi[table + j] = acc;
     }
+    if (lane == SINEW_WORKGROUP_SIZE - 1u)
+        selfi[SINEW_SELF_TOTAL] = acc; // entries in all
 }
 
-void scatter(uint k)
+// The items into their buckets' entries (any order within a bucket), each
+// entry with its cell's hash; entries past the room (SELF_ENTRIES) are not
+// written and counted as dropped.
+uint scatter(uint k)
 {
     if (k >= I())
-        return;
-    uint b = selfi[self_hdr(SINEW_SELF_BUCKET) + k];
-    uint slot = atomicAdd(selfi[self_hdr(SINEW_SELF_TABLE) + b], 0xFFFFFFFFu) - 1u;
-    selfi[self_hdr(SINEW_SELF_ITEMS) + slot] = k;
+        return 0u;
+    ivec3 a, b;
+    uint cells = cell_range(selfr[3u * k].xyz, selfr[3u * k + 1u].xyz, a, b);
+    uint table = self_hdr(SINEW_SELF_TABLE), kind = kind_of(k), room = self_hdr(SINEW_SELF_ENTRIES);
+    uint items = self_hdr(SINEW_SELF_ITEMS), keys = self_hdr(SINEW_SELF_KEYS), lost = 0u;
+    for (int z = a.z; z <= b.z && cells != 0u; z++)
+        for (int y = a.y; y <= b.y; y++)
+            for (int x = a.x; x <= b.x; x++) {
+                uint h = cell_hash(ivec3(x, y, z), kind);
+                uint slot = atomicAdd(selfi[table + bucket_of(h)], 0xFFFFFFFFu) - 1u;
+                if (slot < room) {
+                    selfi[items + slot] = k;
+                    selfi[keys + slot] = h;
+                } else {
+                    lost++;
+                }
+            }
+    return lost;
 }
 
 // The kind of item an item looks for: vertices triangles, triangles
@@ -280,20 +304,21 @@ uint wanted(uint kind) { return kind == 0u ? 1u : kind == 1u ? 0u : 2u; }
 
 // Whether item a (looking; its box alo-ahi, its spread in alo.w, its sweep
 // da, its particles pa) and item b (found in cell `cell`) are a candidate
-// pair: b's own cell (so that an item is met once, though two cells share a
-// bucket), boxes overlap, no particle shared (neighbours in the mesh never
+// pair: boxes overlap, and `cell` holds the overlap's lowest corner (so
+// that a pair is met in one of the cells both are in), no particle shared (neighbours in the mesh never
 // collide), and nearer at the step's start than twice the thickness plus
 // how far their sweeps may bring them together. side: on which side the
 // pair is, vertex-triangle pairs by the vertex against the triangle's plane,
 // edge pairs by a0 - b0 against ea x eb.
-bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cell, out uint side)
+bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cell, out uint side, out float dist2)
 {
     side = 0u;
+    dist2 = 0.0;
     vec4 blo = selfr[3u * b];
     vec3 bhi = selfr[3u * b + 1u].xyz;
     if (!(all(lessThanEqual(alo.xyz, bhi)) && all(lessThanEqual(blo.xyz, ahi))))
         return false;
-    if (box_cell(blo.xyz, bhi) != cell)
+    if (cell_of(max(alo.xyz, blo.xyz)) != cell)
         return false;
     uvec3 pb;
     uint mb = item_particles(b, pb);
@@ -302,7 +327,8 @@ bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cel
     float reach = 2.0 * self_thickness() + alo.w + blo.w + length(da - selfr[3u * b + 2u].xyz);
     if (ma == 2u) {
         vec3 a0 = pos[pa.x].xyz, a1 = pos[pa.y].xyz, b0 = pos[pb.x].xyz, b1 = pos[pb.y].xyz;
-        if (segment_dist2(a0, a1, b0, b1) >= reach * reach)
+        dist2 = segment_dist2(a0, a1, b0, b1);
+        if (dist2 >= reach * reach)
             return false;
         side = dot(a0 - b0, cross(a1 - a0, b1 - b0)) < 0.0 ? 1u : 0u;
         return true;
@@ -311,7 +337,8 @@ bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cel
     uint v = ma == 1u ? pa.x : pb.x;
     uvec3 t = ma == 1u ? pb : pa;
     vec3 x = pos[v].xyz, t0 = pos[t.x].xyz, t1 = pos[t.y].xyz, t2 = pos[t.z].xyz;
-    if (point_triangle_dist2(x, t0, t1, t2) >= reach * reach)
+    dist2 = point_triangle_dist2(x, t0, t1, t2);
+    if (dist2 >= reach * reach)
         return false;
     side = dot(x - t0, cross(t1 - t0, t2 - t0)) < 0.0 ? 1u : 0u;
     return true;
@@ -328,35 +355,46 @@ void query(uint k, out uint kept, out uint dropped)
     uint want = wanted(kind_of(k));
     uvec3 pk;
     uint mk = item_particles(k, pk);
-    ivec3 c = cell_of(box_centre(k));
     vec4 alo = selfr[3u * k];
     vec3 ahi = selfr[3u * k + 1u].xyz, da = selfr[3u * k + 2u].xyz;
-    uint list[SINEW_SELF_MAX_CAPACITY];
+    uint list[SINEW_SELF_MAX_CAPACITY], keys[SINEW_SELF_MAX_CAPACITY];
     uint n = 0u, found = 0u, looked = 0u;
     bool truncated = false;
-    for (uint q = 0u; q < 27u && !truncated; q++) {
-        ivec3 o = ivec3(int(q % 3u) - 1, int((q / 3u) % 3u) - 1, int(q / 9u) - 1);
-        uint b = bucket_of(c + o, want);
-        uint begin = selfi[table + b], end = b + 1u < H ? selfi[table + b + 1u] : I();
+    ivec3 ca, cb;
+    uint cells = cell_range(alo.xyz, ahi, ca, cb);
+    uint room = self_hdr(SINEW_SELF_ENTRIES), hashes = self_hdr(SINEW_SELF_KEYS);
+    for (uint q = 0u; q < cells && !truncated; q++) {
+        ivec3 span = cb - ca + 1;
+        ivec3 c = ca + ivec3(int(q) % span.x, (int(q) / span.x) % span.y, int(q) / (span.x * span.y));
+        uint h = cell_hash(c, want), b = bucket_of(h);
+        uint begin = selfi[table + b], end = min(b + 1u < H ? selfi[table + b + 1u] : selfi[SINEW_SELF_TOTAL], room);
         for (uint s = begin; s < end; s++) {
+            if (selfi[hashes + s] != h)
+                continue; // another cell's entry in this bucket
             if (++looked > SINEW_SELF_SCAN_LIMIT) {
                 truncated = true;
                 break;
             }
             uint other = selfi[items + s];
             uint side;
-            if (other == k || kind_of(other) != want || !candidate(alo, ahi, da, pk, mk, other, c + o, side))
+            float dist2;
+            if (other == k || !candidate(alo, ahi, da, pk, mk, other, c, side, dist2))
                 continue;
             found++;
-            uint entry = other | (side << 31);
-            if (n == K && other >= (list[K - 1u] & 0x7FFFFFFFu))
-                continue; // past the K smallest
+            // kept nearest first, by (distance, item): the bits of floats
+            // >= 0 order as their values
+            uint key = floatBitsToUint(dist2);
+            if (n == K && (key > keys[K - 1u] || (key == keys[K - 1u] && other > (list[K - 1u] & 0x7FFFFFFFu))))
+                continue;
             uint at = n < K ? n : K - 1u;
-            while (at > 0u && (list[at - 1u] & 0x7FFFFFFFu) > other) {
+            while (at > 0u &&
+                   (keys[at - 1u] > key || (keys[at - 1u] == key && (list[at - 1u] & 0x7FFFFFFFu) > other))) {
                 list[at] = list[at - 1u];
+                keys[at] = keys[at - 1u];
                 at--;
             }
-            list[at] = entry;
+            list[at] = other | (side << 31);
+            keys[at] = key;
             n = min(n + 1u, K);
         }
     }
@@ -365,7 +403,7 @@ void query(uint k, out uint kept, out uint dropped)
         selfi[base + j] = list[j];
     selfi[self_hdr(SINEW_SELF_COUNT) + k] = n;
     kept = n;
-    dropped = found - n + (truncated ? 1u : 0u);
+    dropped = found - n + (truncated || cells == 0u ? 1u : 0u);
 }
 
 // ---------------------------------------------------------------- contacts

@@ -82,6 +82,35 @@ int sinew_selfcol_surface(const sinew_asset *a, uint32_t **verts, uint32_t *vert
     return 1;
 }
 
+static int cmp_float(const void *x, const void *y)
+{
+    float a = *(const float *)x, b = *(const float *)y;
+    return a < b ? -1 : a > b;
+}
+
+float sinew_selfcol_cell_size(const sinew_asset *a, float thickness)
+{
+    const uint32_t t = a->triangle_count;
+    float *ext = malloc(sizeof *ext * (t ? t : 1));
+    if (!ext)
+        return 0.0f;
+    for (uint32_t k = 0; k < t; k++) {
+        float lo[3], hi[3];
+        for (int c = 0; c < 3; c++) {
+            const float *x = &a->particles[a->triangles[k].v[c]].x;
+            for (int q = 0; q < 3; q++) {
+                lo[q] = c == 0 || x[q] < lo[q] ? x[q] : lo[q];
+                hi[q] = c == 0 || x[q] > hi[q] ? x[q] : hi[q];
+            }
+        }
+        ext[k] = fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2]));
+    }
+    qsort(ext, t, sizeof *ext, cmp_float);
+    float cell = t ? ext[(uint32_t)(0.9 * (t - 1))] : 0.0f;
+    free(ext);
+    return cell + 2.0f * thickness;
+}
+
 static uint32_t float_bits(float f)
 {
     uint32_t u;
@@ -100,11 +129,17 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     const uint32_t n = a->particle_count, nt = a->triangle_count, K = d->self_capacity;
     const uint64_t items = (uint64_t)nv + nt + ne;
     uint64_t H = 64;
-    while (H < items)
+    while (H < 2 * items)
         H *= 2;
+    const uint64_t room = (uint64_t)SINEW_SELF_ENTRIES_PER_ITEM * items;
+    const float cell = sinew_selfcol_cell_size(a, d->self_thickness);
+    if (!(cell > 0.0f)) {
+        free(verts), free(edges);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    }
     const uint64_t slots = (uint64_t)nv + 3ull * nt + 2ull * ne;
     const uint64_t list_words = items * K;
-    if (items >= (1u << 31) || list_words > UINT32_MAX / 2) {
+    if (items >= (1u << 27) || list_words > UINT32_MAX / 2) {
         free(verts), free(edges);
         return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "body",
                           "self-collision of %llu surface items with %u candidates each is past 2^31 words",
@@ -119,8 +154,8 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     uint64_t o_inc = at;     at += slots;
     const uint64_t fixed = at;
     uint64_t o_table = at;   at += H;
-    uint64_t o_items = at;   at += items;
-    uint64_t o_bucket = at;  at += items;
+    uint64_t o_items = at;   at += room;
+    uint64_t o_keys = at;    at += room;
     uint64_t o_count = at;   at += items;
     uint64_t o_list = at;    at += list_words;
     if (at > UINT32_MAX) {
@@ -142,13 +177,14 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     img[SINEW_SELF_N] = n;
     img[SINEW_SELF_THICKNESS] = float_bits(d->self_thickness);
     img[SINEW_SELF_FRICTION] = float_bits(d->self_friction);
-    img[SINEW_SELF_CELL] = 0;
+    img[SINEW_SELF_CELL] = float_bits(cell);
+    img[SINEW_SELF_ENTRIES] = (uint32_t)room;
     img[SINEW_SELF_VERTS] = (uint32_t)o_verts;
     img[SINEW_SELF_TRIS] = (uint32_t)o_tris;
     img[SINEW_SELF_EDGES] = (uint32_t)o_edges;
     img[SINEW_SELF_TABLE] = (uint32_t)o_table;
     img[SINEW_SELF_ITEMS] = (uint32_t)o_items;
-    img[SINEW_SELF_BUCKET] = (uint32_t)o_bucket;
+    img[SINEW_SELF_KEYS] = (uint32_t)o_keys;
     img[SINEW_SELF_COUNT] = (uint32_t)o_count;
     img[SINEW_SELF_LIST] = (uint32_t)o_list;
     img[SINEW_SELF_INC_START] = (uint32_t)o_start;

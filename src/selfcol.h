@@ -5,18 +5,21 @@
  * kernels are selfcol_kernels.glsl (and collide.comp, which applies the
  * corrections), the layout shared/selfcol.h. Internal.
  *
- * At the step's start, before the first prediction (5 dispatches, each
+ * At the step's start, before the first prediction (7 dispatches, each
  * followed by a barrier):
- *     bounds   each item's box over the step: its particles now and moved
- *              by dt v + dt^2 g, grown by the thickness; the cell size (the
- *              largest box side); the table cleared
- *     count    each item's bucket (its box centre's cell and kind)
+ *     sweep    each workgroup's sum of its particles' sweeps (dt v + dt^2 g);
+ *              the table cleared
+ *     common   one workgroup: their mean, the common sweep
+ *     bounds   each item's box over its particles now and moved by their
+ *              sweeps less the common one, grown by the thickness
+ *     count    entries per bucket: an item in every cell its box overlaps
+ *              (the cell size fixed from the rest shape)
  *     scan     buckets' ends (one workgroup)
- *     scatter  items into buckets
- *     query    each item's candidates in the 27 cells around it: the K
- *              smallest item numbers among those whose boxes overlap and
- *              which are nearer now than 2 thickness plus both sweeps; the
- *              side each pair is on
+ *     scatter  the entries into buckets
+ *     query    each item's candidates in the cells its box overlaps: the K
+ *              nearest among those whose boxes overlap and which are nearer
+ *              now than 2 thickness plus how far their sweeps may bring
+ *              them together; the side each pair is on
  * Each iteration of each substep, after the solver's sweeps:
  *     project  each item's contacts into its correction slots
  *     (barrier; then the collide dispatch adds each particle's mean
@@ -56,6 +59,11 @@ void sinew_selfcol_free(sinew_selfcol *s);
 
 void sinew_selfcol_record_build(const sinew_selfcol *s, sinew_recorder *r);
 void sinew_selfcol_record_project(const sinew_selfcol *s, sinew_recorder *r);
+
+/* The hash's cell size (m): the 90th percentile of the surface triangles'
+ * rest extents (their bounding boxes' longest side) plus twice the
+ * thickness; 0 when out of memory. */
+float sinew_selfcol_cell_size(const sinew_asset *a, float thickness);
 
 /* The surface as the kernels number it: surface vertices (particles on a
  * triangle, ascending) and edges (each once, lower particle first,

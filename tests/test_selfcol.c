@@ -114,3 +114,78 @@ Test(selfcol, matches_reference)
     sinew_body_destroy(body);
     sinew_asset_destroy(asset);
 }
+
+/* Refused, naming what is wrong, before anything is made. */
+Test(selfcol, refusals)
+{
+    sinew_asset *asset = layered_cloth(6, 0.2, 0.1, 2, 0.01, 0.0);
+    sinew_body *body = NULL;
+    sinew_body_desc d = self_desc();
+    d.self_thickness = NAN;
+    gpu_log_clear();
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("self_thickness nan"), "%s", gpu_log_text());
+    d = self_desc();
+    d.self_thickness = 0.0f;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    d = self_desc();
+    d.self_friction = -1.0f;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("self_friction -1"));
+    d = self_desc();
+    d.self_capacity = 33;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("self_capacity 33 is not in 1..32"));
+    d = self_desc();
+    d.solver = SINEW_SOLVER_PD_JACOBI;
+    d.stretch_compliance = 1e-4f;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_ERROR_UNSUPPORTED);
+    cr_assert(gpu_log_contains("self-collision is not available with the pd-jacobi solver"), "%s", gpu_log_text());
+    d.solver = SINEW_SOLVER_IMPLICIT_MG;
+    cr_assert_neq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    cr_assert_null(body);
+    gpu_log_clear();
+    sinew_asset_destroy(asset);
+}
+
+/* Capacity 1: candidates that do not fit are counted and warned about once;
+ * the run stays finite and stable, and is the same bits twice. */
+static uint64_t run_layers(uint32_t capacity, uint32_t steps, uint64_t *dropped)
+{
+    sinew_asset *asset = layered_cloth(10, 0.3, 0.05, 3, 0.012, 0.3);
+    sinew_body_desc d = self_desc();
+    d.self_capacity = capacity;
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    sinew_step_params p = sinew_step_params_default();
+    *dropped = 0;
+    for (uint32_t s = 0; s < steps; s++) {
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK, "step %u", s);
+        *dropped += sinew_body_get_stats(body).self_dropped;
+    }
+    uint64_t hash;
+    cr_assert_eq(sinew_body_state_hash(body, &hash), SINEW_RESULT_OK);
+    sinew_body_destroy(body);
+    sinew_asset_destroy(asset);
+    return hash;
+}
+
+Test(selfcol, overflow_counted_and_deterministic)
+{
+    uint64_t dropped_a, dropped_b, dropped_full;
+    gpu_log_clear();
+    uint64_t a = run_layers(1, 30, &dropped_a);
+    cr_assert_gt(dropped_a, 0, "capacity 1 should drop candidates");
+    cr_assert(gpu_log_contains("did not fit in self_capacity (1)"), "%s", gpu_log_text());
+    const char *first = strstr(gpu_log_text(), "did not fit");
+    cr_assert_null(strstr(first + 1, "did not fit"), "warned once a body");
+    gpu_log_clear();
+    uint64_t b = run_layers(1, 30, &dropped_b);
+    cr_assert_eq(a, b, "two runs: %016llx and %016llx", (unsigned long long)a, (unsigned long long)b);
+    cr_assert_eq(dropped_a, dropped_b);
+    uint64_t full = run_layers(32, 30, &dropped_full);
+    cr_log_info("dropped: %llu with capacity 1, %llu with 32", (unsigned long long)dropped_a,
+                (unsigned long long)dropped_full);
+    cr_assert_neq(full, a);
+    gpu_log_clear();
+}

@@ -232,8 +232,8 @@ typedef struct sinew_body_desc {
      * the step may bring (dt v + dt^2 g each particle; a particle moving
      * faster than its own velocity says by more than the thickness can pass
      * through); each vertex, triangle and
-     * edge keeps at most self_capacity (1..32) of them, the nearest in
-     * numbering first: what did not fit is counted
+     * edge keeps at most self_capacity (1..32) of them, the nearest
+     * first: what did not fit is counted
      * (sinew_step_stats.self_dropped) and logged once, never silently lost.
      * The position-based solvers only (XPBD, GPBD, HPBD); the others refuse
      * it. Defaults: off, 5 mm, 0.3, 16. The thickness should be below the

@@ -9,13 +9,16 @@
  *   VERTS     [V]      the particle of each surface vertex, ascending
  *   TRIS      [3T]     the asset's surface triangles
  *   EDGES     [2E]     their edges, each once (lower particle first), ascending
- *   TABLE     [H]      the spatial hash: items per bucket, then (after the
- *                      scan) each bucket's end in ITEMS, then (after the
- *                      scatter) its start
- *   ITEMS     [I]      the items, by bucket (any order within one)
- *   BUCKET    [I]      each item's bucket this step
+ *   TABLE     [H]      the spatial hash: entries per bucket, then (after the
+ *                      scan) each bucket's end, then (after the scatter) its
+ *                      start
+ *   ITEMS     [R]      the entries, by bucket (any order within one): an item
+ *                      in each cell its box overlaps
+ *   KEYS      [R]      each entry's cell hash (its bucket's low bits; the
+ *                      whole tells cells sharing a bucket apart)
  *   COUNT     [I]      candidates kept in each item's list
- *   LIST      [I K]    each item's candidates, ascending item numbers; bit 31
+ *   LIST      [I K]    each item's candidates, nearest first (by distance at
+ *                      the step's start, then item number); bit 31
  *                      set: the pair began the step on the negative side
  *                      (below the triangle's plane; for two edges, a0 - b0
  *                      against ea x eb)
@@ -25,11 +28,12 @@
  *                      at V + 3T + 2e + j
  *
  * A particle's sweep is how far it may move in the step, dt v + dt^2 g (0
- * pinned); an item's, the mean of its particles'. SELF_REAL (vec4): per
- * item 3, its box now grown by the thickness, its spread (its particles'
- * largest distance from its sweep) and its sweep's distance from the common
- * one (min, w the spread; max; the sweep); then the workgroups' partial
- * sums of the sweeps (REAL_PARTIAL),
+ * pinned); the common sweep is the free particles' mean, an item's sweep its
+ * particles' mean, its spread their largest distance from it. SELF_REAL
+ * (vec4): per item 3, its box (over its particles now and moved by their
+ * sweeps less the common one, grown by the thickness; min with w the
+ * spread, max) and its sweep; then the workgroups' partial sums of the
+ * sweeps (REAL_PARTIAL),
  * then from REAL_DELTA the corrections of the slots above (xyz the sum over
  * the item's active contacts, w how many).
  */
@@ -45,14 +49,13 @@
 #define SINEW_SELF_N 5          /* particles */
 #define SINEW_SELF_THICKNESS 6  /* float bits (m) */
 #define SINEW_SELF_FRICTION 7   /* float bits, Coulomb coefficient */
-#define SINEW_SELF_CELL 8       /* float bits: the step's cell size (the largest box side), atomicMax; 0
-                                   between steps (the projections clear it) */
+#define SINEW_SELF_CELL 8       /* float bits: the cell size (m), from the rest shape */
 #define SINEW_SELF_VERTS 9      /* offsets */
 #define SINEW_SELF_TRIS 10
 #define SINEW_SELF_EDGES 11
 #define SINEW_SELF_TABLE 12
 #define SINEW_SELF_ITEMS 13
-#define SINEW_SELF_BUCKET 14
+#define SINEW_SELF_KEYS 14
 #define SINEW_SELF_COUNT 15
 #define SINEW_SELF_LIST 16
 #define SINEW_SELF_INC_START 17
@@ -60,7 +63,15 @@
 #define SINEW_SELF_REAL_DELTA 19 /* in SELF_REAL, vec4s */
 #define SINEW_SELF_SUBSTEPS 20 /* the body's substeps: the step is substeps h */
 #define SINEW_SELF_REAL_PARTIAL 21 /* in SELF_REAL: each workgroup's sum of sweeps (xyz) and free particles (w) */
-#define SINEW_SELF_COMMON 24    /* 3 float bits: the free particles' mean sweep this step */
+#define SINEW_SELF_ENTRIES 22   /* R: room for entries (items in cells) */
+#define SINEW_SELF_TOTAL 23     /* entries this step (the scan's), room or not */
+#define SINEW_SELF_COMMON 24    /* 3 float bits: the common sweep this step */
+
+/* An item whose box overlaps more cells than this along an axis or in all
+ * goes in none and is counted as dropped; the room for entries is this
+ * many per item on average (a box at rest overlaps at most 8). */
+#define SINEW_SELF_MAX_CELLS 64
+#define SINEW_SELF_ENTRIES_PER_ITEM 8
 
 /* Most candidates an item keeps (desc.self_capacity), and most items one
  * query looks at before it gives up (the rest counted as dropped). */
@@ -71,10 +82,10 @@
  * the first seven at the step's start, PROJECT each iteration. */
 #define SINEW_SELF_SWEEP 0u     /* per workgroup the sum of its particles' sweeps; the table cleared */
 #define SINEW_SELF_COMMON_SWEEP 1u /* one workgroup: the mean sweep */
-#define SINEW_SELF_BOUNDS 2u    /* each item's box, spread and sweep; the cell size */
-#define SINEW_SELF_COUNT_ITEMS 3u /* each item's bucket; items per bucket */
+#define SINEW_SELF_BOUNDS 2u    /* each item's box, spread and sweep */
+#define SINEW_SELF_COUNT_ITEMS 3u /* entries per bucket: each item in each cell its box overlaps */
 #define SINEW_SELF_SCAN 4u      /* one workgroup: buckets' ends */
-#define SINEW_SELF_SCATTER 5u   /* items into their buckets */
+#define SINEW_SELF_SCATTER 5u   /* the entries into their buckets */
 #define SINEW_SELF_QUERY 6u     /* each item's candidate list */
 #define SINEW_SELF_PROJECT 7u   /* each item's contacts into its correction slots */
 

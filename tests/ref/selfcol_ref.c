@@ -17,6 +17,8 @@ struct selfcol_ref {
     const sinew_triangle_rec *tris;
     double *box;          /* 6 per item: min, max */
     double *mean, *spread; /* per item: its sweep (3), its spread */
+    double hash_cell;      /* the device's cell size */
+    uint8_t *too_big;      /* per item: over more cells than the device takes */
     uint32_t *count, *list;
     double *delta;        /* 4 per slot: xyz, count */
     uint32_t *inc_start, *inc;
@@ -60,6 +62,8 @@ selfcol_ref *selfcol_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     s->box = calloc(6 * (size_t)s->I, sizeof *s->box);
     s->mean = calloc(3 * (size_t)s->I + 1, sizeof *s->mean);
     s->spread = calloc((size_t)s->I + 1, sizeof *s->spread);
+    s->too_big = calloc((size_t)s->I + 1, 1);
+    s->hash_cell = sinew_selfcol_cell_size(a, d->self_thickness);
     s->count = calloc(s->I, sizeof *s->count);
     s->list = calloc((size_t)s->I * s->K, sizeof *s->list);
     s->delta = calloc(4 * (size_t)slots, sizeof *s->delta);
@@ -89,7 +93,7 @@ void selfcol_ref_destroy(selfcol_ref *s)
 {
     if (!s)
         return;
-    free(s->verts), free(s->edges), free(s->box), free(s->mean), free(s->spread), free(s->count), free(s->list);
+    free(s->verts), free(s->edges), free(s->box), free(s->mean), free(s->spread), free(s->too_big), free(s->count), free(s->list);
     free(s->delta), free(s->inc_start), free(s->inc);
     free(s);
 }
@@ -181,8 +185,9 @@ static double segment_dist2(const double *p1, const double *q1, const double *p2
 
 /* ---------------------------------------------------------------- broad phase */
 
-static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint32_t b, uint32_t *side)
+static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint32_t b, uint32_t *side, double *dist2)
 {
+    *dist2 = 0;
     uint32_t pa[3], pb[3], ma = particles_of(s, a, pa), mb = particles_of(s, b, pb);
     *side = 0;
     for (uint32_t i = 0; i < ma; i++)
@@ -198,7 +203,8 @@ static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint3
     double reach = 2 * s->thickness + s->spread[a] + s->spread[b] + sqrt(dot3(dd, dd)), n[3], e0[3], e1[3], r[3];
     if (ma == 2) {
         const double *a0 = &prev[3 * pa[0]], *a1 = &prev[3 * pa[1]], *b0 = &prev[3 * pb[0]], *b1 = &prev[3 * pb[1]];
-        if (segment_dist2(a0, a1, b0, b1) >= reach * reach)
+        *dist2 = segment_dist2(a0, a1, b0, b1);
+        if (*dist2 >= reach * reach)
             return 0;
         sub3(a1, a0, e0), sub3(b1, b0, e1), sub3(a0, b0, r), cross3(e0, e1, n);
         *side = dot3(r, n) < 0;
@@ -207,7 +213,8 @@ static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint3
     uint32_t v = ma == 1 ? pa[0] : pb[0];
     const uint32_t *t = ma == 1 ? pb : pa;
     const double *xv = &prev[3 * v], *t0 = &prev[3 * t[0]], *t1 = &prev[3 * t[1]], *t2 = &prev[3 * t[2]];
-    if (point_triangle_dist2(xv, t0, t1, t2) >= reach * reach)
+    *dist2 = point_triangle_dist2(xv, t0, t1, t2);
+    if (*dist2 >= reach * reach)
         return 0;
     sub3(t1, t0, e0), sub3(t2, t0, e1), sub3(xv, t0, r), cross3(e0, e1, n);
     *side = dot3(r, n) < 0;
@@ -248,25 +255,32 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *sweep, 
             for (uint32_t j = 0; j < m; j++)
                 mean[k] += sweep[3 * p[j] + k] / m;
         }
-        double spread = 0, dc[3];
+        double spread = 0;
         for (uint32_t j = 0; j < m; j++) {
             double e[3];
             sub3(&sweep[3 * p[j]], mean, e);
             spread = fmax(spread, sqrt(dot3(e, e)));
         }
-        sub3(mean, common, dc);
         s->spread[it] = spread;
-        double grow = s->thickness + spread + sqrt(dot3(dc, dc));
         for (int k = 0; k < 3; k++) {
             b[k] = INFINITY, b[3 + k] = -INFINITY;
             for (uint32_t j = 0; j < m; j++) {
-                b[k] = fmin(b[k], prev[3 * p[j] + k]);
-                b[3 + k] = fmax(b[3 + k], prev[3 * p[j] + k]);
+                double x0 = prev[3 * p[j] + k], x1 = x0 + (sweep[3 * p[j] + k] - common[k]);
+                b[k] = fmin(b[k], fmin(x0, x1));
+                b[3 + k] = fmax(b[3 + k], fmax(x0, x1));
             }
-            b[k] -= grow;
-            b[3 + k] += grow;
+            b[k] -= s->thickness;
+            b[3 + k] += s->thickness;
             cell = fmax(cell, b[3 + k] - b[k]);
         }
+        /* as the device: an item over more than SINEW_SELF_MAX_CELLS cells of
+         * its hash goes in none, and is dropped */
+        double cells = 1;
+        for (int k = 0; k < 3; k++) {
+            double span = floor(b[3 + k] / s->hash_cell) - floor(b[k] / s->hash_cell) + 1;
+            cells *= span > SINEW_SELF_MAX_CELLS ? 1e30 : span;
+        }
+        s->too_big[it] = cells > SINEW_SELF_MAX_CELLS;
     }
     /* (cell key, item) pairs sorted: each cell's items of a kind together */
     uint64_t *pair = malloc(sizeof *pair * 2 * (s->I ? s->I : 1));
@@ -286,8 +300,9 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *sweep, 
         for (int k = 0; k < 3; k++)
             c[k] = (int64_t)floor(0.5 * (b[k] + b[3 + k]) / cell);
         uint32_t *list = &s->list[(size_t)it * s->K], n = 0;
+        double keys[SINEW_SELF_MAX_CAPACITY];
         uint64_t found = 0;
-        for (int q = 0; q < 27; q++) {
+        for (int q = 0; q < 27 && !s->too_big[it]; q++) {
             int64_t o[3] = {c[0] + q % 3 - 1, c[1] + (q / 3) % 3 - 1, c[2] + q / 9 - 1};
             uint64_t key = cell_key(o, want);
             /* first pair with this key */
@@ -301,24 +316,28 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *sweep, 
             }
             for (size_t j = lo; j < s->I && pair[2 * j] == key; j++) {
                 uint32_t other = (uint32_t)pair[2 * j + 1], side;
-                if (other == it || !candidate(s, prev, it, other, &side))
+                double dist2;
+                if (other == it || s->too_big[other] || !candidate(s, prev, it, other, &side, &dist2))
                     continue;
                 found++;
-                uint32_t entry = other | side << 31;
-                if (n == s->K && other >= (list[s->K - 1] & 0x7FFFFFFFu))
+                /* nearest first, by (distance, item) */
+                if (n == s->K && (dist2 > keys[s->K - 1] ||
+                                  (dist2 == keys[s->K - 1] && other > (list[s->K - 1] & 0x7FFFFFFFu))))
                     continue;
                 uint32_t at = n < s->K ? n : s->K - 1;
-                while (at > 0 && (list[at - 1] & 0x7FFFFFFFu) > other) {
+                while (at > 0 && (keys[at - 1] > dist2 || (keys[at - 1] == dist2 && (list[at - 1] & 0x7FFFFFFFu) > other))) {
                     list[at] = list[at - 1];
+                    keys[at] = keys[at - 1];
                     at--;
                 }
-                list[at] = entry;
+                list[at] = other | side << 31;
+                keys[at] = dist2;
                 n = n + 1 < s->K ? n + 1 : s->K;
             }
         }
         s->count[it] = n;
         s->candidates += n;
-        s->dropped += found - n;
+        s->dropped += found - n + s->too_big[it];
     }
     free(pair);
 }

@@ -160,8 +160,11 @@ void sweep_partial(uint k)
         selfi[self_hdr(SINEW_SELF_TABLE) + k] = 0u;
     uint lane = gl_LocalInvocationID.x;
     vec4 mine = vec4(0.0);
-    if (k < self_hdr(SINEW_SELF_N) && pos[k].w != 0.0)
-        mine = vec4(sweep(k), 1.0);
+    if (k < self_hdr(SINEW_SELF_N)) {
+        selfr[self_hdr(SINEW_SELF_REAL_START) + k] = vec4(pos[k].xyz, 0.0);
+        if (pos[k].w != 0.0)
+            mine = vec4(sweep(k), 1.0);
+    }
     wg_v[lane] = mine;
     barrier();
     for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
@@ -302,14 +305,54 @@ uint scatter(uint k)
 // vertices, edges edges.
 uint wanted(uint kind) { return kind == 0u ? 1u : kind == 1u ? 0u : 2u; }
 
+// Where the lines of edges (x0, x1) and (x2, x3) come nearest: the
+// parameters (s, t) along each; false when near parallel (no such place).
+bool edge_params(vec3 x0, vec3 x1, vec3 x2, vec3 x3, out float s, out float t)
+{
+    vec3 ea = x1 - x0, eb = x3 - x2, r = x0 - x2;
+    float a = dot(ea, ea), b = dot(ea, eb), c = dot(eb, eb), dd = dot(ea, r), e = dot(eb, r);
+    float den = a * c - b * b;
+    s = t = 0.0;
+    if (!(den > 1e-6 * a * c))
+        return false;
+    s = (b * e - c * dd) / den;
+    t = (a * e - b * dd) / den;
+    return true;
+}
+
+// The barycentrics (alpha, beta, gamma) of x's projection on the triangle
+// (x1, x2, x3), and x's height above its plane along the unit normal n;
+// false for a triangle of no area.
+bool triangle_coords(vec3 x, vec3 x1, vec3 x2, vec3 x3, out vec3 bary, out vec3 n, out float h)
+{
+    vec3 e0 = x2 - x1, e1 = x3 - x1, r = x - x1;
+    vec3 nn = cross(e0, e1);
+    float area2 = dot(nn, nn);
+    bary = vec3(0.0);
+    n = vec3(0.0);
+    h = 0.0;
+    if (!(area2 > 0.0))
+        return false;
+    n = nn * inversesqrt(area2);
+    h = dot(r, n);
+    float d00 = dot(e0, e0), d01 = dot(e0, e1), d11 = dot(e1, e1), d20 = dot(r, e0), d21 = dot(r, e1);
+    float den = d00 * d11 - d01 * d01;
+    float beta = (d11 * d20 - d01 * d21) / den, gamma = (d00 * d21 - d01 * d20) / den;
+    bary = vec3(1.0 - beta - gamma, beta, gamma);
+    return true;
+}
+
 // Whether item a (looking; its box alo-ahi, its spread in alo.w, its sweep
 // da, its particles pa) and item b (found in cell `cell`) are a candidate
 // pair: boxes overlap, and `cell` holds the overlap's lowest corner (so
 // that a pair is met in one of the cells both are in), no particle shared (neighbours in the mesh never
 // collide), and nearer at the step's start than twice the thickness plus
 // how far their sweeps may bring them together. side: on which side the
-// pair is, vertex-triangle pairs by the vertex against the triangle's plane,
-// edge pairs by a0 - b0 against ea x eb.
+// pair is (SINEW_SELF_SIDE_*), vertex-triangle pairs by the vertex against
+// the triangle's plane, edge pairs by a0 - b0 against ea x eb; a pair that
+// is not face to face now (the vertex's projection outside the triangle,
+// the edges' nearest points outside either or the edges near parallel) has
+// no side worth keeping: FREE, taken at each substep's start instead.
 bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cell, out uint side, out float dist2)
 {
     side = 0u;
@@ -330,7 +373,10 @@ bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cel
         dist2 = segment_dist2(a0, a1, b0, b1);
         if (dist2 >= reach * reach)
             return false;
-        side = dot(a0 - b0, cross(a1 - a0, b1 - b0)) < 0.0 ? 1u : 0u;
+        float s, t;
+        bool facing = edge_params(a0, a1, b0, b1, s, t) && s >= 0.0 && s <= 1.0 && t >= 0.0 && t <= 1.0;
+        side = !facing ? SINEW_SELF_SIDE_FREE
+             : dot(a0 - b0, cross(a1 - a0, b1 - b0)) < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
         return true;
     }
     // a vertex and a triangle, either way round
@@ -340,7 +386,10 @@ bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cel
     dist2 = point_triangle_dist2(x, t0, t1, t2);
     if (dist2 >= reach * reach)
         return false;
-    side = dot(x - t0, cross(t1 - t0, t2 - t0)) < 0.0 ? 1u : 0u;
+    vec3 bary, n;
+    float h;
+    bool facing = triangle_coords(x, t0, t1, t2, bary, n, h) && all(greaterThanEqual(bary, vec3(0.0)));
+    side = !facing ? SINEW_SELF_SIDE_FREE : h < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     return true;
 }
 
@@ -384,16 +433,16 @@ void query(uint k, out uint kept, out uint dropped)
             // kept nearest first, by (distance, item): the bits of floats
             // >= 0 order as their values
             uint key = floatBitsToUint(dist2);
-            if (n == K && (key > keys[K - 1u] || (key == keys[K - 1u] && other > (list[K - 1u] & 0x7FFFFFFFu))))
+            if (n == K && (key > keys[K - 1u] || (key == keys[K - 1u] && other > (list[K - 1u] & SINEW_SELF_ITEM_MASK))))
                 continue;
             uint at = n < K ? n : K - 1u;
             while (at > 0u &&
-                   (keys[at - 1u] > key || (keys[at - 1u] == key && (list[at - 1u] & 0x7FFFFFFFu) > other))) {
+                   (keys[at - 1u] > key || (keys[at - 1u] == key && (list[at - 1u] & SINEW_SELF_ITEM_MASK) > other))) {
                 list[at] = list[at - 1u];
                 keys[at] = keys[at - 1u];
                 at--;
             }
-            list[at] = other | (side << 31);
+            list[at] = other | (side << SINEW_SELF_SIDE_SHIFT);
             keys[at] = key;
             n = min(n + 1u, K);
         }
@@ -423,35 +472,34 @@ bool contact(uvec4 p, bool edges, uint side, out vec3 d0, out vec3 d1, out vec3 
     vec4 g; // the gradient's weights along n
     vec3 n;
     float d;
+    // the side's reference: the step's start, or (FREE) the substep's
+    uint start = self_hdr(SINEW_SELF_REAL_START);
+    bool free_side = side == SINEW_SELF_SIDE_FREE;
+    vec3 s0 = free_side ? prev[p.x].xyz : selfr[start + p.x].xyz, s1 = free_side ? prev[p.y].xyz : selfr[start + p.y].xyz;
+    vec3 s2 = free_side ? prev[p.z].xyz : selfr[start + p.z].xyz, s3 = free_side ? prev[p.w].xyz : selfr[start + p.w].xyz;
     if (edges) {
-        vec3 ea = x1 - x0, eb = x3 - x2, r = x0 - x2;
-        float a = dot(ea, ea), b = dot(ea, eb), c = dot(eb, eb), dd = dot(ea, r), e = dot(eb, r);
-        float den = a * c - b * b;
-        if (!(den > 1e-6 * a * c))
-            return false; // near parallel: the vertex-triangle contacts hold them
-        float s = (b * e - c * dd) / den, t = (a * e - b * dd) / den;
-        if (s < 0.0 || s > 1.0 || t < 0.0 || t > 1.0)
-            return false;
-        n = normalize(cross(ea, eb));
-        d = dot(r, n);
+        float s, t;
+        if (!edge_params(x0, x1, x2, x3, s, t) || s < 0.0 || s > 1.0 || t < 0.0 || t > 1.0)
+            return false; // near parallel, or nearest outside: the vertex-triangle contacts hold them
+        // ea x eb turns through 0 when the edges pass parallel: its
+        // orientation is kept from the reference, which the side refers to
+        vec3 ns = cross(s1 - s0, s3 - s2);
+        n = normalize(cross(x1 - x0, x3 - x2));
+        if (dot(n, ns) < 0.0)
+            n = -n;
+        d = dot(x0 - x2, n);
         g = vec4(1.0 - s, s, -(1.0 - t), -t);
+        if (free_side)
+            side = dot(s0 - s2, ns) < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     } else {
-        vec3 e0 = x2 - x1, e1 = x3 - x1, r = x0 - x1;
-        vec3 nn = cross(e0, e1);
-        float area2 = dot(nn, nn);
-        if (!(area2 > 0.0))
+        vec3 bary;
+        if (!triangle_coords(x0, x1, x2, x3, bary, n, d) || !all(greaterThanEqual(bary, vec3(0.0))))
             return false;
-        n = nn * inversesqrt(area2);
-        d = dot(r, n);
-        float d00 = dot(e0, e0), d01 = dot(e0, e1), d11 = dot(e1, e1), d20 = dot(r, e0), d21 = dot(r, e1);
-        float den = d00 * d11 - d01 * d01;
-        float beta = (d11 * d20 - d01 * d21) / den, gamma = (d00 * d21 - d01 * d20) / den;
-        float alpha = 1.0 - beta - gamma;
-        if (!(alpha >= 0.0 && beta >= 0.0 && gamma >= 0.0))
-            return false;
-        g = vec4(1.0, -alpha, -beta, -gamma);
+        g = vec4(1.0, -bary);
+        if (free_side)
+            side = dot(s0 - s1, cross(s2 - s1, s3 - s1)) < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     }
-    if (side != 0u) {
+    if (side == SINEW_SELF_SIDE_BELOW) {
         n = -n;
         d = -d;
     }
@@ -492,7 +540,7 @@ uint project(uint k)
     vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0);
     uint counted = 0u;
     for (uint j = 0u; j < n; j++) {
-        uint entry = selfi[base + j], other = entry & 0x7FFFFFFFu, side = entry >> 31;
+        uint entry = selfi[base + j], other = entry & SINEW_SELF_ITEM_MASK, side = entry >> SINEW_SELF_SIDE_SHIFT;
         uvec3 po;
         item_particles(other, po);
         vec3 d0, d1, d2, d3;

@@ -191,7 +191,8 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     img[SINEW_SELF_INC] = (uint32_t)o_inc;
     const uint64_t groups = (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
     img[SINEW_SELF_REAL_PARTIAL] = (uint32_t)(3 * items);
-    img[SINEW_SELF_REAL_DELTA] = (uint32_t)(3 * items + groups);
+    img[SINEW_SELF_REAL_START] = (uint32_t)(3 * items + groups);
+    img[SINEW_SELF_REAL_DELTA] = (uint32_t)(3 * items + groups + n);
     img[SINEW_SELF_SUBSTEPS] = d->substeps;
     memcpy(img + o_verts, verts, 4ull * nv);
     for (uint32_t k = 0; k < nt; k++)
@@ -225,7 +226,7 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     s->table = (uint32_t)H;
     s->particles = n;
     s->index_words = at;
-    s->real_vec4s = 3 * items + (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE + slots;
+    s->real_vec4s = 3 * items + (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE + n + slots;
     s->image = img;
     s->image_words = fixed;
     return SINEW_RESULT_OK;

@@ -62,6 +62,7 @@ int bench_implicit_suite(const bench_args *a);
 int bench_collider_suite(const bench_args *a);
 int bench_overlap_suite(const bench_args *a);
 int bench_clusters_suite(const bench_args *a); /* bench_clusters.c */
+int bench_selfcol_suite(const bench_args *a);  /* bench_selfcol.c */
 int bench_mgpbd_suite(const bench_args *a);
 
 /* Runs a paper suite's `fn(ctx, options, out)` on a context of the device and

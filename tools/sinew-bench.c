@@ -57,6 +57,11 @@ static const bench_suite suites[] = {
      "XPBD Gauss-Seidel colour by colour against clustered passes on 64^2 and 256^2 hanging cloths: dispatches "
      "and barriers per step, time, strain at equal substeps and iterations; own README.md, CSV",
      "", NULL, bench_clusters_suite},
+    {"selfcol",
+     "self-collision's cost and effect: a vertical cloth (64^2 and 256^2) falling into folds on the ground, "
+     "without and with self-collision: time per step and its share, candidates, contacts, dropped candidates, "
+     "intersecting triangle pairs at the end; own README.md, CSV",
+     "", NULL, bench_selfcol_suite},
     {"mgpbd",
      "the MGPBD paper's convergence: one stiff 10 ms step of a squashed CGAL model at several sizes and of a "
      "twisted bar, MGPBD's dual residual against outer iterations and time beside XPBD's against sweeps; memory "
@@ -65,7 +70,7 @@ static const bench_suite suites[] = {
      "--particle-mass --bar-cells --outer --outer-budget --xpbd-sweeps --xpbd-budget --xpbd-jacobi "
      "--pcg-iterations --pcg-tolerance --setup-interval --export-matrices",
      NULL, bench_mgpbd_suite},
-    {"all", "every scene of the others but pd, implicit, collider, clusters and mgpbd", "--cube --steps", &bench_all, NULL},
+    {"all", "every scene of the others but pd, implicit, collider, clusters, selfcol and mgpbd", "--cube --steps", &bench_all, NULL},
 };
 #define SUITE_COUNT (sizeof suites / sizeof suites[0])
 

@@ -18,10 +18,10 @@
  *                      whole tells cells sharing a bucket apart)
  *   COUNT     [I]      candidates kept in each item's list
  *   LIST      [I K]    each item's candidates, nearest first (by distance at
- *                      the step's start, then item number); bit 31
- *                      set: the pair began the step on the negative side
- *                      (below the triangle's plane; for two edges, a0 - b0
- *                      against ea x eb)
+ *                      the step's start, then item number): the item in the
+ *                      low 30 bits, the pair's side above (SINEW_SELF_SIDE_*:
+ *                      the vertex against the triangle's plane; for two
+ *                      edges, a0 - b0 against ea x eb)
  *   INC_START [N + 1]  each particle's correction slots in INC
  *   INC       [V + 3T + 2E]  slots of SELF_REAL's corrections: vertex v at v,
  *                      triangle t's corner j at V + 3t + j, edge e's end j
@@ -33,7 +33,8 @@
  * (vec4): per item 3, its box (over its particles now and moved by their
  * sweeps less the common one, grown by the thickness; min with w the
  * spread, max) and its sweep; then the workgroups' partial sums of the
- * sweeps (REAL_PARTIAL),
+ * sweeps (REAL_PARTIAL), the particles' positions at the step's start
+ * (REAL_START: edge pairs keep their normal's orientation from them),
  * then from REAL_DELTA the corrections of the slots above (xyz the sum over
  * the item's active contacts, w how many).
  */
@@ -66,6 +67,15 @@
 #define SINEW_SELF_ENTRIES 22   /* R: room for entries (items in cells) */
 #define SINEW_SELF_TOTAL 23     /* entries this step (the scan's), room or not */
 #define SINEW_SELF_COMMON 24    /* 3 float bits: the common sweep this step */
+#define SINEW_SELF_REAL_START 27 /* in SELF_REAL: the particles' positions at the step's start */
+
+/* A candidate's side: kept from the step's start (the pair face to face
+ * then), or FREE (not face to face then): taken at each substep's start. */
+#define SINEW_SELF_SIDE_SHIFT 30
+#define SINEW_SELF_ITEM_MASK 0x3FFFFFFFu
+#define SINEW_SELF_SIDE_ABOVE 0u
+#define SINEW_SELF_SIDE_BELOW 1u
+#define SINEW_SELF_SIDE_FREE 2u
 
 /* An item whose box overlaps more cells than this along an axis or in all
  * goes in none and is counted as dropped; the room for entries is this

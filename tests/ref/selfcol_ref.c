@@ -18,6 +18,7 @@ struct selfcol_ref {
     double *box;          /* 6 per item: min, max */
     double *mean, *spread; /* per item: its sweep (3), its spread */
     double hash_cell;      /* the device's cell size */
+    double *start;         /* 3n: positions at the step's start */
     uint8_t *too_big;      /* per item: over more cells than the device takes */
     uint32_t *count, *list;
     double *delta;        /* 4 per slot: xyz, count */
@@ -63,6 +64,7 @@ selfcol_ref *selfcol_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     s->mean = calloc(3 * (size_t)s->I + 1, sizeof *s->mean);
     s->spread = calloc((size_t)s->I + 1, sizeof *s->spread);
     s->too_big = calloc((size_t)s->I + 1, 1);
+    s->start = calloc(3 * (size_t)s->n + 1, sizeof *s->start);
     s->hash_cell = sinew_selfcol_cell_size(a, d->self_thickness);
     s->count = calloc(s->I, sizeof *s->count);
     s->list = calloc((size_t)s->I * s->K, sizeof *s->list);
@@ -93,7 +95,7 @@ void selfcol_ref_destroy(selfcol_ref *s)
 {
     if (!s)
         return;
-    free(s->verts), free(s->edges), free(s->box), free(s->mean), free(s->spread), free(s->too_big), free(s->count), free(s->list);
+    free(s->verts), free(s->edges), free(s->box), free(s->mean), free(s->spread), free(s->too_big), free(s->start), free(s->count), free(s->list);
     free(s->delta), free(s->inc_start), free(s->inc);
     free(s);
 }
@@ -183,6 +185,45 @@ static double segment_dist2(const double *p1, const double *q1, const double *p2
     return dot3(q, q);
 }
 
+/* Where the lines of edges (x0, x1) and (x2, x3) come nearest (s, t); 0 when
+ * near parallel. As edge_params() in selfcol_kernels.glsl. */
+static int edge_params(const double *x0, const double *x1, const double *x2, const double *x3, double *sp, double *t)
+{
+    double ea[3], eb[3], r[3];
+    sub3(x1, x0, ea), sub3(x3, x2, eb), sub3(x0, x2, r);
+    double a = dot3(ea, ea), b = dot3(ea, eb), c = dot3(eb, eb), dd = dot3(ea, r), e = dot3(eb, r);
+    double den = a * c - b * b;
+    *sp = *t = 0;
+    if (!(den > 1e-6 * a * c))
+        return 0;
+    *sp = (b * e - c * dd) / den;
+    *t = (a * e - b * dd) / den;
+    return 1;
+}
+
+/* Barycentrics of x's projection on (x1, x2, x3), the unit normal, x's height
+ * along it; 0 for no area. As triangle_coords(). */
+static int triangle_coords(const double *x, const double *x1, const double *x2, const double *x3, double bary[3],
+                           double n[3], double *h)
+{
+    double e0[3], e1[3], r[3];
+    sub3(x2, x1, e0), sub3(x3, x1, e1), sub3(x, x1, r);
+    cross3(e0, e1, n);
+    double area2 = dot3(n, n);
+    if (!(area2 > 0))
+        return 0;
+    double l = sqrt(area2);
+    for (int k = 0; k < 3; k++)
+        n[k] /= l;
+    *h = dot3(r, n);
+    double d00 = dot3(e0, e0), d01 = dot3(e0, e1), d11 = dot3(e1, e1), d20 = dot3(r, e0), d21 = dot3(r, e1);
+    double den = d00 * d11 - d01 * d01;
+    bary[1] = (d11 * d20 - d01 * d21) / den;
+    bary[2] = (d00 * d21 - d01 * d20) / den;
+    bary[0] = 1 - bary[1] - bary[2];
+    return 1;
+}
+
 /* ---------------------------------------------------------------- broad phase */
 
 static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint32_t b, uint32_t *side, double *dist2)
@@ -206,8 +247,10 @@ static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint3
         *dist2 = segment_dist2(a0, a1, b0, b1);
         if (*dist2 >= reach * reach)
             return 0;
+        double sp, t;
+        int facing = edge_params(a0, a1, b0, b1, &sp, &t) && sp >= 0 && sp <= 1 && t >= 0 && t <= 1;
         sub3(a1, a0, e0), sub3(b1, b0, e1), sub3(a0, b0, r), cross3(e0, e1, n);
-        *side = dot3(r, n) < 0;
+        *side = !facing ? SINEW_SELF_SIDE_FREE : dot3(r, n) < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
         return 1;
     }
     uint32_t v = ma == 1 ? pa[0] : pb[0];
@@ -216,8 +259,10 @@ static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint3
     *dist2 = point_triangle_dist2(xv, t0, t1, t2);
     if (*dist2 >= reach * reach)
         return 0;
-    sub3(t1, t0, e0), sub3(t2, t0, e1), sub3(xv, t0, r), cross3(e0, e1, n);
-    *side = dot3(r, n) < 0;
+    double bary[3], h;
+    int facing = triangle_coords(xv, t0, t1, t2, bary, n, &h) && bary[0] >= 0 && bary[1] >= 0 && bary[2] >= 0;
+    (void)e0, (void)e1, (void)r;
+    *side = !facing ? SINEW_SELF_SIDE_FREE : h < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     return 1;
 }
 
@@ -236,6 +281,7 @@ static uint64_t cell_key(const int64_t c[3], uint32_t kind)
 
 void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *sweep, const double *w)
 {
+    memcpy(s->start, prev, 3 * sizeof(double) * s->n);
     /* the common sweep: the free particles' mean */
     double common[3] = {0, 0, 0}, free_count = 0;
     for (uint32_t i = 0; i < s->n; i++)
@@ -322,15 +368,15 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *sweep, 
                 found++;
                 /* nearest first, by (distance, item) */
                 if (n == s->K && (dist2 > keys[s->K - 1] ||
-                                  (dist2 == keys[s->K - 1] && other > (list[s->K - 1] & 0x7FFFFFFFu))))
+                                  (dist2 == keys[s->K - 1] && other > (list[s->K - 1] & SINEW_SELF_ITEM_MASK))))
                     continue;
                 uint32_t at = n < s->K ? n : s->K - 1;
-                while (at > 0 && (keys[at - 1] > dist2 || (keys[at - 1] == dist2 && (list[at - 1] & 0x7FFFFFFFu) > other))) {
+                while (at > 0 && (keys[at - 1] > dist2 || (keys[at - 1] == dist2 && (list[at - 1] & SINEW_SELF_ITEM_MASK) > other))) {
                     list[at] = list[at - 1];
                     keys[at] = keys[at - 1];
                     at--;
                 }
-                list[at] = other | side << 31;
+                list[at] = other | side << SINEW_SELF_SIDE_SHIFT;
                 keys[at] = dist2;
                 n = n + 1 < s->K ? n + 1 : s->K;
             }
@@ -353,42 +399,40 @@ static int contact(const selfcol_ref *s, const uint32_t p[4], int edges, uint32_
     double W4[4], g[4], n[3], d;
     for (int j = 0; j < 4; j++)
         X[j] = &x[3 * p[j]], X0[j] = &prev[3 * p[j]], W4[j] = w[p[j]];
+    /* the side's reference: the step's start, or (FREE) the substep's */
+    const int free_side = side == SINEW_SELF_SIDE_FREE;
+    const double *S[4];
+    for (int j = 0; j < 4; j++)
+        S[j] = free_side ? X0[j] : &s->start[3 * p[j]];
     if (edges) {
-        double ea[3], eb[3], r[3];
+        double sp, t, ea[3], eb[3], sa[3], sb[3], ns[3], r[3], rs[3];
+        if (!edge_params(X[0], X[1], X[2], X[3], &sp, &t) || sp < 0 || sp > 1 || t < 0 || t > 1)
+            return 0;
         sub3(X[1], X[0], ea), sub3(X[3], X[2], eb), sub3(X[0], X[2], r);
-        double a = dot3(ea, ea), b = dot3(ea, eb), c = dot3(eb, eb), dd = dot3(ea, r), e = dot3(eb, r);
-        double den = a * c - b * b;
-        if (!(den > 1e-6 * a * c))
-            return 0;
-        double sp = (b * e - c * dd) / den, t = (a * e - b * dd) / den;
-        if (sp < 0 || sp > 1 || t < 0 || t > 1)
-            return 0;
+        sub3(S[1], S[0], sa), sub3(S[3], S[2], sb), sub3(S[0], S[2], rs);
+        cross3(sa, sb, ns);
         cross3(ea, eb, n);
         double l = sqrt(dot3(n, n));
+        if (dot3(n, ns) < 0)
+            l = -l; /* the reference's orientation */
         for (int k = 0; k < 3; k++)
             n[k] /= l;
         d = dot3(r, n);
         g[0] = 1 - sp, g[1] = sp, g[2] = -(1 - t), g[3] = -t;
+        if (free_side)
+            side = dot3(rs, ns) < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     } else {
-        double e0[3], e1[3], r[3];
-        sub3(X[2], X[1], e0), sub3(X[3], X[1], e1), sub3(X[0], X[1], r);
-        cross3(e0, e1, n);
-        double area2 = dot3(n, n);
-        if (!(area2 > 0))
+        double bary[3];
+        if (!triangle_coords(X[0], X[1], X[2], X[3], bary, n, &d) || !(bary[0] >= 0 && bary[1] >= 0 && bary[2] >= 0))
             return 0;
-        double l = sqrt(area2);
-        for (int k = 0; k < 3; k++)
-            n[k] /= l;
-        d = dot3(r, n);
-        double d00 = dot3(e0, e0), d01 = dot3(e0, e1), d11 = dot3(e1, e1), d20 = dot3(r, e0), d21 = dot3(r, e1);
-        double den = d00 * d11 - d01 * d01;
-        double beta = (d11 * d20 - d01 * d21) / den, gamma = (d00 * d21 - d01 * d20) / den;
-        double alpha = 1 - beta - gamma;
-        if (!(alpha >= 0 && beta >= 0 && gamma >= 0))
-            return 0;
-        g[0] = 1, g[1] = -alpha, g[2] = -beta, g[3] = -gamma;
+        g[0] = 1, g[1] = -bary[0], g[2] = -bary[1], g[3] = -bary[2];
+        if (free_side) {
+            double e0[3], e1[3], r[3], ns[3];
+            sub3(S[2], S[1], e0), sub3(S[3], S[1], e1), sub3(S[0], S[1], r), cross3(e0, e1, ns);
+            side = dot3(r, ns) < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
+        }
     }
-    if (side) {
+    if (side == SINEW_SELF_SIDE_BELOW) {
         for (int k = 0; k < 3; k++)
             n[k] = -n[k];
         d = -d;
@@ -423,7 +467,7 @@ void selfcol_ref_project(selfcol_ref *s, const double *prev, double *x, const do
         particles_of(s, k, pk);
         double acc[3][4] = {{0}};
         for (uint32_t j = 0; j < s->count[k]; j++) {
-            uint32_t entry = s->list[(size_t)k * s->K + j], other = entry & 0x7FFFFFFFu, side = entry >> 31, po[3];
+            uint32_t entry = s->list[(size_t)k * s->K + j], other = entry & SINEW_SELF_ITEM_MASK, side = entry >> SINEW_SELF_SIDE_SHIFT, po[3];
             particles_of(s, other, po);
             double dx[4][3];
             if (kind == 0) {

@@ -141,15 +141,12 @@ float segment_dist2(vec3 p1, vec3 q1, vec3 p2, vec3 q2)
 
 // ---------------------------------------------------------------- broad phase
 
-// How far particle q may move in the step: dt v + dt^2 g (twice gravity's
-// share, a margin), nothing for a pinned one. dt = substeps h.
+// How far particle q moves in the substep as predicted (PREV to POS, h v +
+// h^2 g), nothing for a pinned one.
 vec3 sweep(uint q)
 {
     vec4 x = pos[q];
-    if (x.w == 0.0)
-        return vec3(0.0);
-    float dt = params.gravity.w * float(self_hdr(SINEW_SELF_SUBSTEPS));
-    return dt * vel[q].xyz + (dt * dt) * params.gravity.xyz;
+    return x.w == 0.0 ? vec3(0.0) : x.xyz - prev[q].xyz;
 }
 
 // Each workgroup's sum of its free particles' sweeps (a fixed order: the
@@ -160,11 +157,8 @@ void sweep_partial(uint k)
         selfi[self_hdr(SINEW_SELF_TABLE) + k] = 0u;
     uint lane = gl_LocalInvocationID.x;
     vec4 mine = vec4(0.0);
-    if (k < self_hdr(SINEW_SELF_N)) {
-        selfr[self_hdr(SINEW_SELF_REAL_START) + k] = vec4(pos[k].xyz, 0.0);
-        if (pos[k].w != 0.0)
-            mine = vec4(sweep(k), 1.0);
-    }
+    if (k < self_hdr(SINEW_SELF_N) && pos[k].w != 0.0)
+        mine = vec4(sweep(k), 1.0);
     wg_v[lane] = mine;
     barrier();
     for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
@@ -209,7 +203,7 @@ vec3 common_sweep_value()
 
 // Each item's box over its particles now and moved by their sweeps less the
 // common one, grown by the thickness: two items moving as swept can come
-// within twice the thickness in the step only if their boxes overlap
+// within the reach in the substep only if their boxes overlap
 // (docs/self-collision.md). Its spread and sweep for the distance test.
 void bounds(uint k)
 {
@@ -221,11 +215,11 @@ void bounds(uint k)
     vec3 mean = m == 1u ? d0 : m == 2u ? 0.5 * (d0 + d1) : (d0 + d1 + d2) / 3.0;
     float spread = max(length(d0 - mean), max(length(d1 - mean), length(d2 - mean)));
     vec3 c = common_sweep_value();
-    vec3 x0 = pos[p.x].xyz, x1 = pos[p.y].xyz, x2 = pos[p.z].xyz;
+    vec3 x0 = prev[p.x].xyz, x1 = prev[p.y].xyz, x2 = prev[p.z].xyz;
     vec3 y0 = x0 + (d0 - c), y1 = x1 + (d1 - c), y2 = x2 + (d2 - c);
-    float th = self_thickness();
-    vec3 lo = min(min(min(x0, y0), min(x1, y1)), min(x2, y2)) - vec3(th);
-    vec3 hi = max(max(max(x0, y0), max(x1, y1)), max(x2, y2)) + vec3(th);
+    float grow = 0.5 * SINEW_SELF_REACH * self_thickness();
+    vec3 lo = min(min(min(x0, y0), min(x1, y1)), min(x2, y2)) - vec3(grow);
+    vec3 hi = max(max(max(x0, y0), max(x1, y1)), max(x2, y2)) + vec3(grow);
     selfr[3u * k] = vec4(lo, spread);
     selfr[3u * k + 1u] = vec4(hi, 0.0);
     selfr[3u * k + 2u] = vec4(mean, 0.0);
@@ -346,13 +340,13 @@ bool triangle_coords(vec3 x, vec3 x1, vec3 x2, vec3 x3, out vec3 bary, out vec3 
 // da, its particles pa) and item b (found in cell `cell`) are a candidate
 // pair: boxes overlap, and `cell` holds the overlap's lowest corner (so
 // that a pair is met in one of the cells both are in), no particle shared (neighbours in the mesh never
-// collide), and nearer at the step's start than twice the thickness plus
+// collide), and nearer at the substep's start than the reach plus
 // how far their sweeps may bring them together. side: on which side the
 // pair is (SINEW_SELF_SIDE_*), vertex-triangle pairs by the vertex against
 // the triangle's plane, edge pairs by a0 - b0 against ea x eb; a pair that
 // is not face to face now (the vertex's projection outside the triangle,
 // the edges' nearest points outside either or the edges near parallel) has
-// no side worth keeping: FREE, taken at each substep's start instead.
+// no side worth keeping: FREE, the side it is on when projected.
 bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cell, out uint side, out float dist2)
 {
     side = 0u;
@@ -367,12 +361,16 @@ bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cel
     uint mb = item_particles(b, pb);
     if (any(equal(pa, pb.xxx)) || any(equal(pa, pb.yyy)) || any(equal(pa, pb.zzz)))
         return false; // (unused slots repeat the first particle)
-    float reach = 2.0 * self_thickness() + alo.w + blo.w + length(da - selfr[3u * b + 2u].xyz);
+    float th = self_thickness(), reach = SINEW_SELF_REACH * th + alo.w + blo.w + length(da - selfr[3u * b + 2u].xyz);
+    uint rest = self_hdr(SINEW_SELF_REAL_REST);
     if (ma == 2u) {
-        vec3 a0 = pos[pa.x].xyz, a1 = pos[pa.y].xyz, b0 = pos[pb.x].xyz, b1 = pos[pb.y].xyz;
+        vec3 a0 = prev[pa.x].xyz, a1 = prev[pa.y].xyz, b0 = prev[pb.x].xyz, b1 = prev[pb.y].xyz;
         dist2 = segment_dist2(a0, a1, b0, b1);
         if (dist2 >= reach * reach)
             return false;
+        if (segment_dist2(selfr[rest + pa.x].xyz, selfr[rest + pa.y].xyz, selfr[rest + pb.x].xyz,
+                          selfr[rest + pb.y].xyz) < th * th)
+            return false; // this near at rest: the rest shape, not a collision
         float s, t;
         bool facing = edge_params(a0, a1, b0, b1, s, t) && s >= 0.0 && s <= 1.0 && t >= 0.0 && t <= 1.0;
         side = !facing ? SINEW_SELF_SIDE_FREE
@@ -382,13 +380,16 @@ bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cel
     // a vertex and a triangle, either way round
     uint v = ma == 1u ? pa.x : pb.x;
     uvec3 t = ma == 1u ? pb : pa;
-    vec3 x = pos[v].xyz, t0 = pos[t.x].xyz, t1 = pos[t.y].xyz, t2 = pos[t.z].xyz;
+    vec3 x = prev[v].xyz, t0 = prev[t.x].xyz, t1 = prev[t.y].xyz, t2 = prev[t.z].xyz;
     dist2 = point_triangle_dist2(x, t0, t1, t2);
     if (dist2 >= reach * reach)
         return false;
+    if (point_triangle_dist2(selfr[rest + v].xyz, selfr[rest + t.x].xyz, selfr[rest + t.y].xyz,
+                             selfr[rest + t.z].xyz) < th * th)
+        return false;
     vec3 bary, n;
     float h;
-    bool facing = triangle_coords(x, t0, t1, t2, bary, n, h) && all(greaterThanEqual(bary, vec3(0.0)));
+    bool facing = triangle_coords(x, t0, t1, t2, bary, n, h) && all(greaterThanEqual(bary, vec3(-SINEW_SELF_BARY_SLACK)));
     side = !facing ? SINEW_SELF_SIDE_FREE : h < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     return true;
 }
@@ -472,33 +473,28 @@ bool contact(uvec4 p, bool edges, uint side, out vec3 d0, out vec3 d1, out vec3 
     vec4 g; // the gradient's weights along n
     vec3 n;
     float d;
-    // the side's reference: the step's start, or (FREE) the substep's
-    uint start = self_hdr(SINEW_SELF_REAL_START);
     bool free_side = side == SINEW_SELF_SIDE_FREE;
-    vec3 s0 = free_side ? prev[p.x].xyz : selfr[start + p.x].xyz, s1 = free_side ? prev[p.y].xyz : selfr[start + p.y].xyz;
-    vec3 s2 = free_side ? prev[p.z].xyz : selfr[start + p.z].xyz, s3 = free_side ? prev[p.w].xyz : selfr[start + p.w].xyz;
     if (edges) {
         float s, t;
         if (!edge_params(x0, x1, x2, x3, s, t) || s < 0.0 || s > 1.0 || t < 0.0 || t > 1.0)
             return false; // near parallel, or nearest outside: the vertex-triangle contacts hold them
         // ea x eb turns through 0 when the edges pass parallel: its
-        // orientation is kept from the reference, which the side refers to
-        vec3 ns = cross(s1 - s0, s3 - s2);
+        // orientation is kept from the substep's start, which the side
+        // refers to
+        vec3 ns = cross(prev[p.y].xyz - prev[p.x].xyz, prev[p.w].xyz - prev[p.z].xyz);
         n = normalize(cross(x1 - x0, x3 - x2));
         if (dot(n, ns) < 0.0)
             n = -n;
         d = dot(x0 - x2, n);
         g = vec4(1.0 - s, s, -(1.0 - t), -t);
-        if (free_side)
-            side = dot(s0 - s2, ns) < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     } else {
         vec3 bary;
-        if (!triangle_coords(x0, x1, x2, x3, bary, n, d) || !all(greaterThanEqual(bary, vec3(0.0))))
+        if (!triangle_coords(x0, x1, x2, x3, bary, n, d) || !all(greaterThanEqual(bary, vec3(-SINEW_SELF_BARY_SLACK))))
             return false;
         g = vec4(1.0, -bary);
-        if (free_side)
-            side = dot(s0 - s1, cross(s2 - s1, s3 - s1)) < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     }
+    if (free_side) // not face to face when the substep began: the side it is on now
+        side = d < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     if (side == SINEW_SELF_SIDE_BELOW) {
         n = -n;
         d = -d;

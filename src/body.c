@@ -261,7 +261,7 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     if (r == SINEW_RESULT_OK && b->normals)
         r = upload_mesh(b, a);
     if (r == SINEW_RESULT_OK && b->desc.self_collision)
-        r = sinew_selfcol_upload(ctx, &b->self, &b->buffers[SINEW_BIND_SELF_INDEX]);
+        r = sinew_selfcol_upload(ctx, &b->self, a, &b->buffers[SINEW_BIND_SELF_INDEX], &b->buffers[SINEW_BIND_SELF_REAL]);
     return r;
 }
 
@@ -426,8 +426,6 @@ static void record_stages(sinew_body *b, sinew_recorder *r)
     int predicted = 0; /* this substep's prediction ran with the velocities of the one before */
     int checked = 0;   /* the last velocities ran the health check */
     sinew_record_timestamp(r, SINEW_PHASE_START);
-    if (b->view.selfcol) /* the step's candidate pairs, from positions and velocities */
-        sinew_selfcol_record_build(b->view.selfcol, r);
     for (uint32_t s = 0; s < substeps; s++) {
         if (ops->record_substep) {
             ops->record_substep(b->state, &b->view, r, s);

@@ -108,7 +108,7 @@ float sinew_selfcol_cell_size(const sinew_asset *a, float thickness)
     qsort(ext, t, sizeof *ext, cmp_float);
     float cell = t ? ext[(uint32_t)(0.9 * (t - 1))] : 0.0f;
     free(ext);
-    return cell + 2.0f * thickness;
+    return cell + (float)SINEW_SELF_REACH * thickness;
 }
 
 static uint32_t float_bits(float f)
@@ -191,9 +191,8 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     img[SINEW_SELF_INC] = (uint32_t)o_inc;
     const uint64_t groups = (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
     img[SINEW_SELF_REAL_PARTIAL] = (uint32_t)(3 * items);
-    img[SINEW_SELF_REAL_START] = (uint32_t)(3 * items + groups);
+    img[SINEW_SELF_REAL_REST] = (uint32_t)(3 * items + groups);
     img[SINEW_SELF_REAL_DELTA] = (uint32_t)(3 * items + groups + n);
-    img[SINEW_SELF_SUBSTEPS] = d->substeps;
     memcpy(img + o_verts, verts, 4ull * nv);
     for (uint32_t k = 0; k < nt; k++)
         memcpy(img + o_tris + 3ull * k, a->triangles[k].v, 12);
@@ -226,17 +225,27 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     s->table = (uint32_t)H;
     s->particles = n;
     s->index_words = at;
-    s->real_vec4s = 3 * items + (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE + n + slots;
+    s->real_vec4s = 3 * items + groups + n + slots;
+    s->rest_offset = 3 * items + groups;
     s->image = img;
     s->image_words = fixed;
     return SINEW_RESULT_OK;
 }
 
-sinew_result sinew_selfcol_upload(sinew_context *ctx, sinew_selfcol *s, sinew_buffer *index)
+sinew_result sinew_selfcol_upload(sinew_context *ctx, sinew_selfcol *s, const sinew_asset *a, sinew_buffer *index,
+                                  sinew_buffer *real)
 {
     sinew_result r = sinew_buffer_upload(ctx, index, 0, s->image, 4 * s->image_words);
     free(s->image);
     s->image = NULL;
+    float *rest = r == SINEW_RESULT_OK ? calloc(4 * (size_t)s->particles + 4, sizeof *rest) : NULL;
+    if (r == SINEW_RESULT_OK && !rest)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    for (uint32_t i = 0; rest && i < s->particles; i++)
+        memcpy(&rest[4 * i], &a->particles[i].x, 12);
+    if (rest)
+        r = sinew_buffer_upload(ctx, real, 16 * s->rest_offset, rest, 16ull * s->particles);
+    free(rest);
     return r;
 }
 

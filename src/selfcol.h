@@ -1,16 +1,16 @@
 /* Self-collision of a body's surface (docs/self-collision.md): vertex
  * against triangle and edge against edge, as unilateral constraints with
- * friction, from candidate lists rebuilt each step by a spatial hash on the
- * device. What the body and the position-based solvers call; the
+ * friction, from candidate lists rebuilt each substep by a spatial hash on
+ * the device. What the body and the position-based solvers call; the
  * kernels are selfcol_kernels.glsl (and collide.comp, which applies the
  * corrections), the layout shared/selfcol.h. Internal.
  *
- * At the step's start, before the first prediction (7 dispatches, each
- * followed by a barrier):
- *     sweep    each workgroup's sum of its particles' sweeps (dt v + dt^2 g);
- *              the table cleared
+ * Each substep after its prediction (7 dispatches, each followed by a
+ * barrier):
+ *     sweep    each workgroup's sum of its particles' sweeps (PREV to the
+ *              prediction); the table cleared
  *     common   one workgroup: their mean, the common sweep
- *     bounds   each item's box over its particles now and moved by their
+ *     bounds   each item's box over its particles at PREV and moved by their
  *              sweeps less the common one, grown by the thickness
  *     count    entries per bucket: an item in every cell its box overlaps
  *              (the cell size fixed from the rest shape)
@@ -18,9 +18,9 @@
  *     scatter  the entries into buckets
  *     query    each item's candidates in the cells its box overlaps: the K
  *              nearest among those whose boxes overlap and which are nearer
- *              now than 2 thickness plus how far their sweeps may bring
+ *              at PREV than the reach (1.5 thicknesses) plus how far their sweeps may bring
  *              them together; the side each pair is on
- * Each iteration of each substep, after the solver's sweeps:
+ * Each iteration, after the solver's sweeps:
  *     project  each item's contacts into its correction slots
  *     (barrier; then the collide dispatch adds each particle's mean
  *     correction before its collider contacts)
@@ -40,6 +40,7 @@ typedef struct sinew_selfcol {
     uint32_t particles;
     uint64_t index_words;                /* SELF_INDEX */
     uint64_t real_vec4s;                 /* SELF_REAL */
+    uint64_t rest_offset;                /* SELF_REAL's rest positions (vec4s) */
     uint32_t *image;                     /* SELF_INDEX's fixed part, until uploaded */
     uint64_t image_words;
 } sinew_selfcol;
@@ -52,17 +53,18 @@ sinew_result sinew_selfcol_check(const sinew_context *ctx, const sinew_asset *a,
  * two buffers; refuses sizes past the device's bindings. */
 sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d,
                                 sinew_selfcol *s);
-/* Writes the fixed part into SELF_INDEX (made from the plan's sizes) and
- * frees the host image. */
-sinew_result sinew_selfcol_upload(sinew_context *ctx, sinew_selfcol *s, sinew_buffer *index);
+/* Writes the fixed part into SELF_INDEX (made from the plan's sizes), the
+ * asset's rest positions into SELF_REAL, and frees the host image. */
+sinew_result sinew_selfcol_upload(sinew_context *ctx, sinew_selfcol *s, const sinew_asset *a, sinew_buffer *index,
+                                  sinew_buffer *real);
 void sinew_selfcol_free(sinew_selfcol *s);
 
 void sinew_selfcol_record_build(const sinew_selfcol *s, sinew_recorder *r);
 void sinew_selfcol_record_project(const sinew_selfcol *s, sinew_recorder *r);
 
 /* The hash's cell size (m): the 90th percentile of the surface triangles'
- * rest extents (their bounding boxes' longest side) plus twice the
- * thickness; 0 when out of memory. */
+ * rest extents (their bounding boxes' longest side) plus the reach
+ * (SINEW_SELF_REACH thicknesses); 0 when out of memory. */
 float sinew_selfcol_cell_size(const sinew_asset *a, float thickness);
 
 /* The surface as the kernels number it: surface vertices (particles on a

@@ -184,6 +184,8 @@ int sim_parse(int argc, char **argv, options *o)
         {"--sphere", NULL, CLI_DOUBLES, o->sphere, "X,Y,Z,R", "sphere collider (default scene: one)", .count = 4,
          .given = &o->sphere_set},
         {"--no-sphere", NULL, CLI_FLAG, &o->no_sphere, NULL, "no sphere collider"},
+        {"--sphere-velocity", NULL, CLI_DOUBLES, o->sphere_velocity, "VX,VY,VZ",
+         "the sphere moves at this velocity (m/s), still within each step", .count = 3},
         {"--box", NULL, CLI_CUSTOM, o->box, "X,Y,Z,HX,HY,HZ",
          "axis-aligned box collider: centre and half extents (m)", .parse = parse_box, .given = &o->box_set},
         {"--box-velocity", NULL, CLI_DOUBLES, o->box_velocity, "VX,VY,VZ", "the box moves at this velocity (m/s)",

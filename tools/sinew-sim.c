@@ -806,9 +806,11 @@ static int run(const options *o, sim *s, tally *t)
         return 0;
     }
     t->first = (unsigned)before;
-    for (uint64_t k = 0; k < before; k++) /* as the steps before moved it, bit for bit */
-        for (int c = 0; c < 3; c++)
+    for (uint64_t k = 0; k < before; k++) /* as the steps before moved them, bit for bit */
+        for (int c = 0; c < 3; c++) {
             s->p.box_center[c] += s->p.box_velocity[c] * s->p.dt;
+            s->p.sphere_center[c] += (float)o->sphere_velocity[c] * s->p.dt;
+        }
     double last_s = 0.0, t0 = now_s();
     const int tty = isatty(fileno(stdout));
     for (unsigned f = t->first + 1; f <= t->first + o->frames; f++) {
@@ -843,8 +845,10 @@ static int run(const options *o, sim *s, tally *t)
         }
         t->steps_done = f - t->first;
         t->step_wall += step_s;
-        for (int k = 0; k < 3; k++) /* where the box is for the next step */
+        for (int k = 0; k < 3; k++) { /* where the box and the sphere are for the next step */
             s->p.box_center[k] += s->p.box_velocity[k] * s->p.dt;
+            s->p.sphere_center[k] += (float)o->sphere_velocity[k] * s->p.dt;
+        }
         if (!after_step(o, s, t, f, step_s, tty))
             return 0;
     }

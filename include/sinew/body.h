@@ -226,18 +226,16 @@ typedef struct sinew_body_desc {
     /* Self-collision of the asset's surface triangles (docs/self-collision.md):
      * each vertex against the triangles and each edge against the edges that
      * share no particle with it, kept self_thickness apart (m, the distance
-     * between the two mid-surfaces) on the side they began the step on,
-     * with Coulomb friction self_friction. Candidates come from a spatial
-     * hash rebuilt on the device at the start of each step, over the motion
-     * the step may bring (dt v + dt^2 g each particle; a particle moving
-     * faster than its own velocity says by more than the thickness can pass
-     * through); each vertex, triangle and
-     * edge keeps at most self_capacity (1..32) of them, the nearest
-     * first: what did not fit is counted
-     * (sinew_step_stats.self_dropped) and logged once, never silently lost.
-     * The position-based solvers only (XPBD, GPBD, HPBD); the others refuse
-     * it. Defaults: off, 5 mm, 0.3, 16. The thickness should be below the
-     * mesh's edge lengths: pairs nearer than it at rest push apart. */
+     * between the two mid-surfaces), with Coulomb friction self_friction. A
+     * pair face to face when a substep begins keeps the side it was on then.
+     * Candidates come from a spatial hash rebuilt on the device each
+     * substep over its predicted motion; each vertex, triangle and edge
+     * keeps at most self_capacity (1..32) of them, the nearest first: what
+     * did not fit is counted (sinew_step_stats.self_dropped) and logged
+     * once, never silently lost. The position-based solvers only (XPBD,
+     * GPBD, HPBD); the others refuse it. Defaults: off, 5 mm, 0.3, 16. The
+     * thickness should be below the mesh's edge lengths; pairs nearer than
+     * it at rest never collide. */
     int self_collision;
     float self_thickness;
     float self_friction;
@@ -435,7 +433,8 @@ typedef struct sinew_step_stats {
      * (at most implicit.fallback_iterations): its iterations in the last step. */
     uint32_t linear_fallback_iterations;
     /* Self-collision (desc.self_collision), the last step's: candidate pairs
-     * in the lists (each pair counted from both sides), candidates that did not fit in
+     * in the lists (each pair counted from both sides; summed over
+     * substeps), candidates that did not fit in
      * desc.self_capacity (0: none lost), and contact projections that moved
      * particles (summed over substeps and iterations). Zero without it. */
     uint64_t self_candidates;

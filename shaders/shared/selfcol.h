@@ -18,7 +18,7 @@
  *                      whole tells cells sharing a bucket apart)
  *   COUNT     [I]      candidates kept in each item's list
  *   LIST      [I K]    each item's candidates, nearest first (by distance at
- *                      the step's start, then item number): the item in the
+ *                      the substep's start, then item number): the item in the
  *                      low 30 bits, the pair's side above (SINEW_SELF_SIDE_*:
  *                      the vertex against the triangle's plane; for two
  *                      edges, a0 - b0 against ea x eb)
@@ -27,14 +27,14 @@
  *                      triangle t's corner j at V + 3t + j, edge e's end j
  *                      at V + 3T + 2e + j
  *
- * A particle's sweep is how far it may move in the step, dt v + dt^2 g (0
- * pinned); the common sweep is the free particles' mean, an item's sweep its
- * particles' mean, its spread their largest distance from it. SELF_REAL
- * (vec4): per item 3, its box (over its particles now and moved by their
- * sweeps less the common one, grown by the thickness; min with w the
- * spread, max) and its sweep; then the workgroups' partial sums of the
- * sweeps (REAL_PARTIAL), the particles' positions at the step's start
- * (REAL_START: edge pairs keep their normal's orientation from them),
+ * A particle's sweep is how far the substep's prediction moves it (PREV to
+ * POS, h v + h^2 g; 0 pinned); the common sweep is the free particles'
+ * mean, an item's sweep its particles' mean, its spread their largest
+ * distance from it. SELF_REAL (vec4): per item 3, its box (over its
+ * particles at PREV and moved by their sweeps less the common one, grown by
+ * half the reach (SINEW_SELF_REACH thicknesses); min with w the spread, max) and its sweep; then the
+ * workgroups' partial sums of the sweeps (REAL_PARTIAL), the rest positions
+ * (REAL_REST: pairs nearer than the thickness at rest never collide),
  * then from REAL_DELTA the corrections of the slots above (xyz the sum over
  * the item's active contacts, w how many).
  */
@@ -62,15 +62,26 @@
 #define SINEW_SELF_INC_START 17
 #define SINEW_SELF_INC 18
 #define SINEW_SELF_REAL_DELTA 19 /* in SELF_REAL, vec4s */
-#define SINEW_SELF_SUBSTEPS 20 /* the body's substeps: the step is substeps h */
 #define SINEW_SELF_REAL_PARTIAL 21 /* in SELF_REAL: each workgroup's sum of sweeps (xyz) and free particles (w) */
 #define SINEW_SELF_ENTRIES 22   /* R: room for entries (items in cells) */
 #define SINEW_SELF_TOTAL 23     /* entries this step (the scan's), room or not */
 #define SINEW_SELF_COMMON 24    /* 3 float bits: the common sweep this step */
-#define SINEW_SELF_REAL_START 27 /* in SELF_REAL: the particles' positions at the step's start */
+#define SINEW_SELF_REAL_REST 28 /* in SELF_REAL: the asset's rest positions */
 
-/* A candidate's side: kept from the step's start (the pair face to face
- * then), or FREE (not face to face then): taken at each substep's start. */
+/* Pairs nearer than this many thicknesses (plus how far their predicted
+ * motions may bring them together) when a substep begins are candidates:
+ * one thickness is the contact, the rest a margin for the solver's own
+ * motion within the substep. Each item's box is grown by half of it. */
+#define SINEW_SELF_REACH 1.5
+
+/* How far outside its triangle (in barycentric terms) a vertex's projection
+ * may fall and the vertex still be held by it: a vertex right above a vertex
+ * or an edge of the layer below (aligned layers) falls on the triangles'
+ * borders, where rounding would otherwise leave it held by none. */
+#define SINEW_SELF_BARY_SLACK 0.02
+
+/* A candidate's side: kept from the substep's start (the pair face to face
+ * then), or FREE (not face to face then): the side it is on when projected. */
 #define SINEW_SELF_SIDE_SHIFT 30
 #define SINEW_SELF_ITEM_MASK 0x3FFFFFFFu
 #define SINEW_SELF_SIDE_ABOVE 0u
@@ -89,7 +100,7 @@
 #define SINEW_SELF_SCAN_LIMIT 4096
 
 /* the self-collision kernels' modes (GpuRange.first2), one dispatch each, in order:
- * the first seven at the step's start, PROJECT each iteration. */
+ * the first seven after each substep's prediction, PROJECT each iteration. */
 #define SINEW_SELF_SWEEP 0u     /* per workgroup the sum of its particles' sweeps; the table cleared */
 #define SINEW_SELF_COMMON_SWEEP 1u /* one workgroup: the mean sweep */
 #define SINEW_SELF_BOUNDS 2u    /* each item's box, spread and sweep */

@@ -305,6 +305,8 @@ static void record_solve(void *state, const sinew_body_view *v, sinew_recorder *
     const sinew_pbd *s = state;
     const uint32_t n = v->particle_count;
     GpuRange particles = {0, n, 0, 0, 0, v->selfcol != NULL};
+    if (v->selfcol) /* the substep's candidate pairs, from PREV and the prediction */
+        sinew_selfcol_record_build(v->selfcol, r);
     sinew_record_timestamp(r, SINEW_PHASE_PREDICT);
     if (s->level_count) {
         sinew_hpbd_record(s, v, r);

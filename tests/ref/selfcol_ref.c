@@ -18,7 +18,7 @@ struct selfcol_ref {
     double *box;          /* 6 per item: min, max */
     double *mean, *spread; /* per item: its sweep (3), its spread */
     double hash_cell;      /* the device's cell size */
-    double *start;         /* 3n: positions at the step's start */
+    double *rest;          /* 3n: the asset's rest positions */
     uint8_t *too_big;      /* per item: over more cells than the device takes */
     uint32_t *count, *list;
     double *delta;        /* 4 per slot: xyz, count */
@@ -64,7 +64,10 @@ selfcol_ref *selfcol_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     s->mean = calloc(3 * (size_t)s->I + 1, sizeof *s->mean);
     s->spread = calloc((size_t)s->I + 1, sizeof *s->spread);
     s->too_big = calloc((size_t)s->I + 1, 1);
-    s->start = calloc(3 * (size_t)s->n + 1, sizeof *s->start);
+    s->rest = calloc(3 * (size_t)s->n + 1, sizeof *s->rest);
+    for (uint32_t i = 0; i < s->n; i++)
+        for (int k = 0; k < 3; k++)
+            s->rest[3 * i + k] = (&a->particles[i].x)[k];
     s->hash_cell = sinew_selfcol_cell_size(a, d->self_thickness);
     s->count = calloc(s->I, sizeof *s->count);
     s->list = calloc((size_t)s->I * s->K, sizeof *s->list);
@@ -95,7 +98,7 @@ void selfcol_ref_destroy(selfcol_ref *s)
 {
     if (!s)
         return;
-    free(s->verts), free(s->edges), free(s->box), free(s->mean), free(s->spread), free(s->too_big), free(s->start), free(s->count), free(s->list);
+    free(s->verts), free(s->edges), free(s->box), free(s->mean), free(s->spread), free(s->too_big), free(s->rest), free(s->count), free(s->list);
     free(s->delta), free(s->inc_start), free(s->inc);
     free(s);
 }
@@ -241,11 +244,14 @@ static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint3
             return 0;
     double dd[3];
     sub3(&s->mean[3 * a], &s->mean[3 * b], dd);
-    double reach = 2 * s->thickness + s->spread[a] + s->spread[b] + sqrt(dot3(dd, dd)), n[3], e0[3], e1[3], r[3];
+    double reach = SINEW_SELF_REACH * s->thickness + s->spread[a] + s->spread[b] + sqrt(dot3(dd, dd)), n[3], e0[3], e1[3], r[3];
     if (ma == 2) {
         const double *a0 = &prev[3 * pa[0]], *a1 = &prev[3 * pa[1]], *b0 = &prev[3 * pb[0]], *b1 = &prev[3 * pb[1]];
         *dist2 = segment_dist2(a0, a1, b0, b1);
         if (*dist2 >= reach * reach)
+            return 0;
+        const double *R = s->rest;
+        if (segment_dist2(&R[3 * pa[0]], &R[3 * pa[1]], &R[3 * pb[0]], &R[3 * pb[1]]) < s->thickness * s->thickness)
             return 0;
         double sp, t;
         int facing = edge_params(a0, a1, b0, b1, &sp, &t) && sp >= 0 && sp <= 1 && t >= 0 && t <= 1;
@@ -259,8 +265,11 @@ static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint3
     *dist2 = point_triangle_dist2(xv, t0, t1, t2);
     if (*dist2 >= reach * reach)
         return 0;
+    const double *R = s->rest;
+    if (point_triangle_dist2(&R[3 * v], &R[3 * t[0]], &R[3 * t[1]], &R[3 * t[2]]) < s->thickness * s->thickness)
+        return 0;
     double bary[3], h;
-    int facing = triangle_coords(xv, t0, t1, t2, bary, n, &h) && bary[0] >= 0 && bary[1] >= 0 && bary[2] >= 0;
+    int facing = triangle_coords(xv, t0, t1, t2, bary, n, &h) && bary[0] >= -SINEW_SELF_BARY_SLACK && bary[1] >= -SINEW_SELF_BARY_SLACK && bary[2] >= -SINEW_SELF_BARY_SLACK;
     (void)e0, (void)e1, (void)r;
     *side = !facing ? SINEW_SELF_SIDE_FREE : h < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     return 1;
@@ -279,9 +288,11 @@ static uint64_t cell_key(const int64_t c[3], uint32_t kind)
            ((uint64_t)(c[2] + (1 << 19)) & 0xFFFFF) << 2 | kind;
 }
 
-void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *sweep, const double *w)
+void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x, const double *w)
 {
-    memcpy(s->start, prev, 3 * sizeof(double) * s->n);
+    double *sweep = malloc(sizeof *sweep * (3 * (size_t)s->n + 1));
+    for (uint32_t i = 0; i < 3 * s->n; i++)
+        sweep[i] = w[i / 3] != 0.0 ? x[i] - prev[i] : 0.0;
     /* the common sweep: the free particles' mean */
     double common[3] = {0, 0, 0}, free_count = 0;
     for (uint32_t i = 0; i < s->n; i++)
@@ -315,8 +326,8 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *sweep, 
                 b[k] = fmin(b[k], fmin(x0, x1));
                 b[3 + k] = fmax(b[3 + k], fmax(x0, x1));
             }
-            b[k] -= s->thickness;
-            b[3 + k] += s->thickness;
+            b[k] -= 0.5 * SINEW_SELF_REACH * s->thickness;
+            b[3 + k] += 0.5 * SINEW_SELF_REACH * s->thickness;
             cell = fmax(cell, b[3 + k] - b[k]);
         }
         /* as the device: an item over more than SINEW_SELF_MAX_CELLS cells of
@@ -386,6 +397,7 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *sweep, 
         s->dropped += found - n + s->too_big[it];
     }
     free(pair);
+    free(sweep);
 }
 
 /* ---------------------------------------------------------------- contacts */
@@ -399,39 +411,31 @@ static int contact(const selfcol_ref *s, const uint32_t p[4], int edges, uint32_
     double W4[4], g[4], n[3], d;
     for (int j = 0; j < 4; j++)
         X[j] = &x[3 * p[j]], X0[j] = &prev[3 * p[j]], W4[j] = w[p[j]];
-    /* the side's reference: the step's start, or (FREE) the substep's */
     const int free_side = side == SINEW_SELF_SIDE_FREE;
-    const double *S[4];
-    for (int j = 0; j < 4; j++)
-        S[j] = free_side ? X0[j] : &s->start[3 * p[j]];
     if (edges) {
-        double sp, t, ea[3], eb[3], sa[3], sb[3], ns[3], r[3], rs[3];
+        double sp, t, ea[3], eb[3], sa[3], sb[3], ns[3], r[3];
         if (!edge_params(X[0], X[1], X[2], X[3], &sp, &t) || sp < 0 || sp > 1 || t < 0 || t > 1)
             return 0;
         sub3(X[1], X[0], ea), sub3(X[3], X[2], eb), sub3(X[0], X[2], r);
-        sub3(S[1], S[0], sa), sub3(S[3], S[2], sb), sub3(S[0], S[2], rs);
+        sub3(X0[1], X0[0], sa), sub3(X0[3], X0[2], sb);
         cross3(sa, sb, ns);
         cross3(ea, eb, n);
         double l = sqrt(dot3(n, n));
         if (dot3(n, ns) < 0)
-            l = -l; /* the reference's orientation */
+            l = -l; /* the orientation of the substep's start */
         for (int k = 0; k < 3; k++)
             n[k] /= l;
         d = dot3(r, n);
         g[0] = 1 - sp, g[1] = sp, g[2] = -(1 - t), g[3] = -t;
-        if (free_side)
-            side = dot3(rs, ns) < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     } else {
         double bary[3];
-        if (!triangle_coords(X[0], X[1], X[2], X[3], bary, n, &d) || !(bary[0] >= 0 && bary[1] >= 0 && bary[2] >= 0))
+        if (!triangle_coords(X[0], X[1], X[2], X[3], bary, n, &d) ||
+            !(bary[0] >= -SINEW_SELF_BARY_SLACK && bary[1] >= -SINEW_SELF_BARY_SLACK && bary[2] >= -SINEW_SELF_BARY_SLACK))
             return 0;
         g[0] = 1, g[1] = -bary[0], g[2] = -bary[1], g[3] = -bary[2];
-        if (free_side) {
-            double e0[3], e1[3], r[3], ns[3];
-            sub3(S[2], S[1], e0), sub3(S[3], S[1], e1), sub3(S[0], S[1], r), cross3(e0, e1, ns);
-            side = dot3(r, ns) < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
-        }
     }
+    if (free_side)
+        side = d < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     if (side == SINEW_SELF_SIDE_BELOW) {
         for (int k = 0; k < 3; k++)
             n[k] = -n[k];

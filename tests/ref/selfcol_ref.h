@@ -14,10 +14,10 @@ typedef struct selfcol_ref selfcol_ref;
 selfcol_ref *selfcol_ref_create(const sinew_asset *asset, const sinew_body_desc *desc);
 void selfcol_ref_destroy(selfcol_ref *s);
 
-/* The step's candidate lists from the positions x at its start and each
- * particle's sweep (dt v + dt^2 g, 0 for a pinned one), 3 doubles per
- * particle, and the inverse masses w (0: pinned). */
-void selfcol_ref_build(selfcol_ref *s, const double *x, const double *sweep, const double *w);
+/* The substep's candidate lists from the positions at its start (prev) and
+ * its prediction (x), 3 doubles per particle, and the inverse masses w (0:
+ * pinned). */
+void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x, const double *w);
 /* One iteration's contacts: each free particle (w > 0) moves by the mean
  * correction of its active contacts. */
 void selfcol_ref_project(selfcol_ref *s, const double *prev, double *x, const double *w);

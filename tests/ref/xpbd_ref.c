@@ -426,16 +426,8 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
     uint32_t m = a->distance_count + a->bend_count;
     const int jacobi = r->desc.solver == SINEW_SOLVER_XPBD_JACOBI || r->desc.solver == SINEW_SOLVER_GPBD_JACOBI;
     r->newton_iterations = 0;
-    if (r->self) { /* the step's candidates, over the motion it may bring, as selfcol_kernels.glsl */
+    if (r->self)
         selfcol_ref_reset_counts(r->self);
-        double *sweep = calloc(3 * (size_t)r->n + 1, sizeof *sweep);
-        float dt = (float)(h * r->desc.substeps);
-        for (uint32_t i = 0; i < r->n; i++)
-            for (int k = 0; k < 3 && r->w[i] != 0.0; k++)
-                sweep[3 * i + k] = dt * r->v[3 * i + k] + (double)dt * dt * sp->gravity[k];
-        selfcol_ref_build(r->self, r->x, sweep, r->w);
-        free(sweep);
-    }
     for (uint32_t s = 0; s < r->desc.substeps; s++) {
         memset(r->lambda, 0, m * sizeof(double));
         memset(r->z, 0, 12 * (size_t)a->element_count * sizeof(double));
@@ -450,6 +442,8 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
                 r->x[3 * i + k] += h * r->v[3 * i + k];
             }
         }
+        if (r->self) /* the substep's candidates, as the device finds them after the prediction */
+            selfcol_ref_build(r->self, r->prev, r->x, r->w);
         if (r->desc.solver == SINEW_SOLVER_HPBD)
             hierarchy(r, sp);
         for (uint32_t it = 0; it < r->desc.iterations; it++) {

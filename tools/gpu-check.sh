@@ -12,7 +12,7 @@
 #       benchmark suite at GPU sizes, one after another, then the GPU tests
 #       with validation (synchronization validation included), six executables
 #       at a time, in about SECONDS (default 450) all together; the suites
-#       named (default: clusters gpu gpbd hpbd pd implicit collider; overlap on request)
+#       named (default: clusters selfcol gpu gpbd hpbd pd implicit collider; overlap on request)
 #       or none (""); SINEW_GPU_TESTS="test_memory ..." runs only those tests. Writes
 #       OUT/gpu-check.tar.gz (default OUT: $OUT, else ./gpu-check-out) holding <device>/ as docs/benchmarks/ keeps it:
 #       tests/ (each test executable's result and log), each suite's
@@ -76,7 +76,7 @@ prepare() {
 run() {
     out="${1:-${OUT:-$root/gpu-check-out}}"
     budget="${2:-450}"
-    suites="${3:-clusters gpu gpbd hpbd pd implicit collider}"
+    suites="${3:-clusters selfcol gpu gpbd hpbd pd implicit collider}"
     start=$(date +%s)
     left() { echo $((budget - ($(date +%s) - start))); }
     # The loader and GLVND go into / (the device machine may have neither);
@@ -152,6 +152,7 @@ run() {
         collider) suite collider 30 collider ;;
         overlap) suite overlap 40 overlap ;;
         clusters) suite clusters 40 clusters ;;
+        selfcol) suite selfcol 40 selfcol ;;
         *) echo "gpu-check: no suite $name" >&2 ;;
         esac
     done

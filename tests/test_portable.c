@@ -143,6 +143,12 @@ Test(portable, every_kernel_fits_the_profile)
             shared = 4u * SINEW_WORKGROUP_SIZE; /* float amg_red[SINEW_WORKGROUP_SIZE] */
         else if (!strcmp(ki->name, "project_clusters")) /* a cluster's positions */
             shared = 16u * SINEW_CLUSTER_SHARED_PARTICLES;
+        else if (!strcmp(ki->name, "self_build")) /* two uint sums and the sweeps' vec4 sum */
+            shared = (4u + 4u + 16u) * SINEW_WORKGROUP_SIZE;
+        else if (!strcmp(ki->name, "self_query")) /* the kept and dropped candidates' sums */
+            shared = (4u + 4u) * SINEW_WORKGROUP_SIZE;
+        else if (!strcmp(ki->name, "self_project")) /* the contacts' sum (the second sum is 0 there) */
+            shared = 4u * SINEW_WORKGROUP_SIZE;
         else if (!strcmp(ki->name, "amg_coarse")) /* the dense factor and a vector */
             shared = 4u * (SINEW_AMG_DENSE_ROWS * SINEW_AMG_DENSE_ROWS + SINEW_AMG_DENSE_ROWS);
         cr_expect_eq(info.shared_bytes, shared, "%s: %llu bytes of shared memory", ki->name,

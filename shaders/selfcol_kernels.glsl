@@ -336,37 +336,17 @@ bool triangle_coords(vec3 x, vec3 x1, vec3 x2, vec3 x3, out vec3 bary, out vec3 
     return true;
 }
 
-// The side of edge (a0, a1) against edge (b0, b1) at these positions, a0 - b0
-// against ea x eb, or FREE where they are not face to face (their nearest
-// points outside either, or near parallel).
-uint edge_side(vec3 a0, vec3 a1, vec3 b0, vec3 b1)
-{
-    float s, t;
-    if (!edge_params(a0, a1, b0, b1, s, t) || s < 0.0 || s > 1.0 || t < 0.0 || t > 1.0)
-        return SINEW_SELF_SIDE_FREE;
-    return dot(a0 - b0, cross(a1 - a0, b1 - b0)) < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
-}
-
-// The side of vertex x against the triangle (t0, t1, t2), or FREE where its
-// projection falls outside the triangle.
-uint vertex_side(vec3 x, vec3 t0, vec3 t1, vec3 t2)
-{
-    vec3 bary, n;
-    float h;
-    if (!triangle_coords(x, t0, t1, t2, bary, n, h) || !all(greaterThanEqual(bary, vec3(-SINEW_SELF_BARY_SLACK))))
-        return SINEW_SELF_SIDE_FREE;
-    return h < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
-}
-
 // Whether item a (looking; its box alo-ahi, its spread in alo.w, its sweep
 // da, its particles pa) and item b (found in cell `cell`) are a candidate
 // pair: boxes overlap, and `cell` holds the overlap's lowest corner (so
 // that a pair is met in one of the cells both are in), no particle shared (neighbours in the mesh never
 // collide), and nearer at the substep's start than the reach plus
-// how far their sweeps may bring them together. side (SINEW_SELF_SIDE_*):
-// the side the pair had at the step's start if it was face to face then,
-// else at the substep's start if it was then (SUBSTEP set), else FREE (no
-// side worth keeping: the side it is on when projected).
+// how far their sweeps may bring them together. side: on which side the
+// pair is (SINEW_SELF_SIDE_*), vertex-triangle pairs by the vertex against
+// the triangle's plane, edge pairs by a0 - b0 against ea x eb; a pair that
+// is not face to face now (the vertex's projection outside the triangle,
+// the edges' nearest points outside either or the edges near parallel) has
+// no side worth keeping: FREE, the side it is on when projected.
 bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cell, out uint side, out float dist2)
 {
     side = 0u;
@@ -391,10 +371,10 @@ bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cel
         if (segment_dist2(selfr[rest + pa.x].xyz, selfr[rest + pa.y].xyz, selfr[rest + pb.x].xyz,
                           selfr[rest + pb.y].xyz) < th * th)
             return false; // this near at rest: the rest shape, not a collision
-        uint st = self_hdr(SINEW_SELF_REAL_START);
-        side = edge_side(selfr[st + pa.x].xyz, selfr[st + pa.y].xyz, selfr[st + pb.x].xyz, selfr[st + pb.y].xyz);
-        if (side == SINEW_SELF_SIDE_FREE)
-            side = edge_side(a0, a1, b0, b1) | SINEW_SELF_SIDE_SUBSTEP;
+        float s, t;
+        bool facing = edge_params(a0, a1, b0, b1, s, t) && s >= 0.0 && s <= 1.0 && t >= 0.0 && t <= 1.0;
+        side = !facing ? SINEW_SELF_SIDE_FREE
+             : dot(a0 - b0, cross(a1 - a0, b1 - b0)) < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
         return true;
     }
     // a vertex and a triangle, either way round
@@ -407,10 +387,10 @@ bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cel
     if (point_triangle_dist2(selfr[rest + v].xyz, selfr[rest + t.x].xyz, selfr[rest + t.y].xyz,
                              selfr[rest + t.z].xyz) < th * th)
         return false;
-    uint st = self_hdr(SINEW_SELF_REAL_START);
-    side = vertex_side(selfr[st + v].xyz, selfr[st + t.x].xyz, selfr[st + t.y].xyz, selfr[st + t.z].xyz);
-    if (side == SINEW_SELF_SIDE_FREE)
-        side = vertex_side(x, t0, t1, t2) | SINEW_SELF_SIDE_SUBSTEP;
+    vec3 bary, n;
+    float h;
+    bool facing = triangle_coords(x, t0, t1, t2, bary, n, h) && all(greaterThanEqual(bary, vec3(-SINEW_SELF_BARY_SLACK)));
+    side = !facing ? SINEW_SELF_SIDE_FREE : h < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     return true;
 }
 
@@ -495,16 +475,13 @@ bool contact(uvec4 p, bool edges, uint side, out vec3 d0, out vec3 d1, out vec3 
     float d;
     bool free_side = side == SINEW_SELF_SIDE_FREE;
     if (edges) {
-        // ea x eb turns through 0 when the edges pass parallel: its
-        // orientation is kept from the positions the side was taken at
-        uint st = self_hdr(SINEW_SELF_REAL_START);
-        bool at_start = (side & SINEW_SELF_SIDE_SUBSTEP) == 0u && !free_side;
-        vec3 r0 = at_start ? selfr[st + p.x].xyz : prev[p.x].xyz, r1 = at_start ? selfr[st + p.y].xyz : prev[p.y].xyz;
-        vec3 r2 = at_start ? selfr[st + p.z].xyz : prev[p.z].xyz, r3 = at_start ? selfr[st + p.w].xyz : prev[p.w].xyz;
         float s, t;
         if (!edge_params(x0, x1, x2, x3, s, t) || s < 0.0 || s > 1.0 || t < 0.0 || t > 1.0)
             return false; // near parallel, or nearest outside: the vertex-triangle contacts hold them
-        vec3 ns = cross(r1 - r0, r3 - r2);
+        // ea x eb turns through 0 when the edges pass parallel: its
+        // orientation is kept from the substep's start, which the side
+        // refers to
+        vec3 ns = cross(prev[p.y].xyz - prev[p.x].xyz, prev[p.w].xyz - prev[p.z].xyz);
         n = normalize(cross(x1 - x0, x3 - x2));
         if (dot(n, ns) < 0.0)
             n = -n;
@@ -518,7 +495,7 @@ bool contact(uvec4 p, bool edges, uint side, out vec3 d0, out vec3 d1, out vec3 
     }
     if (free_side) // not face to face when the substep began: the side it is on now
         side = d < 0.0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
-    if ((side & SINEW_SELF_SIDE_BELOW) != 0u) {
+    if (side == SINEW_SELF_SIDE_BELOW) {
         n = -n;
         d = -d;
     }

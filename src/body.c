@@ -426,11 +426,6 @@ static void record_stages(sinew_body *b, sinew_recorder *r)
     int predicted = 0; /* this substep's prediction ran with the velocities of the one before */
     int checked = 0;   /* the last velocities ran the health check */
     sinew_record_timestamp(r, SINEW_PHASE_START);
-    if (b->view.selfcol) { /* the positions self-contacts take their sides from */
-        sinew_record_copy(r, &b->buffers[SINEW_BIND_POS], 0, &b->buffers[SINEW_BIND_SELF_REAL],
-                          16 * b->view.selfcol->start_offset, 16ull * n);
-        r->bytes += 32ull * n;
-    }
     for (uint32_t s = 0; s < substeps; s++) {
         if (ops->record_substep) {
             ops->record_substep(b->state, &b->view, r, s);

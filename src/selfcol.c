@@ -139,7 +139,7 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     }
     const uint64_t slots = (uint64_t)nv + 3ull * nt + 2ull * ne;
     const uint64_t list_words = items * K;
-    if (items >= (1u << 27) || list_words > UINT32_MAX / 2) { /* items < 2^29: LIST's side bits above */
+    if (items >= (1u << 27) || list_words > UINT32_MAX / 2) {
         free(verts), free(edges);
         return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "body",
                           "self-collision of %llu surface items with %u candidates each is past 2^31 words",
@@ -192,8 +192,7 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     const uint64_t groups = (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
     img[SINEW_SELF_REAL_PARTIAL] = (uint32_t)(3 * items);
     img[SINEW_SELF_REAL_REST] = (uint32_t)(3 * items + groups);
-    img[SINEW_SELF_REAL_START] = (uint32_t)(3 * items + groups + n);
-    img[SINEW_SELF_REAL_DELTA] = (uint32_t)(3 * items + groups + 2ull * n);
+    img[SINEW_SELF_REAL_DELTA] = (uint32_t)(3 * items + groups + n);
     memcpy(img + o_verts, verts, 4ull * nv);
     for (uint32_t k = 0; k < nt; k++)
         memcpy(img + o_tris + 3ull * k, a->triangles[k].v, 12);
@@ -226,9 +225,8 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     s->table = (uint32_t)H;
     s->particles = n;
     s->index_words = at;
-    s->real_vec4s = 3 * items + groups + 2ull * n + slots;
+    s->real_vec4s = 3 * items + groups + n + slots;
     s->rest_offset = 3 * items + groups;
-    s->start_offset = 3 * items + groups + n;
     s->image = img;
     s->image_words = fixed;
     return SINEW_RESULT_OK;

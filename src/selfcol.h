@@ -41,7 +41,6 @@ typedef struct sinew_selfcol {
     uint64_t index_words;                /* SELF_INDEX */
     uint64_t real_vec4s;                 /* SELF_REAL */
     uint64_t rest_offset;                /* SELF_REAL's rest positions (vec4s) */
-    uint64_t start_offset;               /* SELF_REAL's positions at the step's start (vec4s) */
     uint32_t *image;                     /* SELF_INDEX's fixed part, until uploaded */
     uint64_t image_words;
 } sinew_selfcol;

@@ -19,7 +19,7 @@
  *   COUNT     [I]      candidates kept in each item's list
  *   LIST      [I K]    each item's candidates, nearest first (by distance at
  *                      the substep's start, then item number): the item in the
- *                      low 29 bits, the pair's side above (SINEW_SELF_SIDE_*:
+ *                      low 30 bits, the pair's side above (SINEW_SELF_SIDE_*:
  *                      the vertex against the triangle's plane; for two
  *                      edges, a0 - b0 against ea x eb)
  *   INC_START [N + 1]  each particle's correction slots in INC
@@ -34,9 +34,7 @@
  * particles at PREV and moved by their sweeps less the common one, grown by
  * half the reach (SINEW_SELF_REACH thicknesses); min with w the spread, max) and its sweep; then the
  * workgroups' partial sums of the sweeps (REAL_PARTIAL), the rest positions
- * (REAL_REST: pairs nearer than the thickness at rest never collide), the
- * positions at the step's start (REAL_START, copied there by the step's
- * first commands: the sides pairs keep through the step),
+ * (REAL_REST: pairs nearer than the thickness at rest never collide),
  * then from REAL_DELTA the corrections of the slots above (xyz the sum over
  * the item's active contacts, w how many).
  */
@@ -69,7 +67,6 @@
 #define SINEW_SELF_TOTAL 23     /* entries this step (the scan's), room or not */
 #define SINEW_SELF_COMMON 24    /* 3 float bits: the common sweep this step */
 #define SINEW_SELF_REAL_REST 28 /* in SELF_REAL: the asset's rest positions */
-#define SINEW_SELF_REAL_START 29 /* in SELF_REAL: the particles' positions at the step's start */
 
 /* Pairs nearer than this many thicknesses (plus how far their predicted
  * motions may bring them together) when a substep begins are candidates:
@@ -83,16 +80,13 @@
  * borders, where rounding would otherwise leave it held by none. */
 #define SINEW_SELF_BARY_SLACK 0.02
 
-/* A candidate's side (LIST's top bits): BELOW set when a0 - b0 (the
- * vertex) is on the negative side, taken where the pair was face to face:
- * at the step's start, or else (SUBSTEP set) at the substep's start; FREE
- * when it was neither: the side it is on when projected. */
-#define SINEW_SELF_SIDE_SHIFT 29
-#define SINEW_SELF_ITEM_MASK 0x1FFFFFFFu
+/* A candidate's side: kept from the substep's start (the pair face to face
+ * then), or FREE (not face to face then): the side it is on when projected. */
+#define SINEW_SELF_SIDE_SHIFT 30
+#define SINEW_SELF_ITEM_MASK 0x3FFFFFFFu
 #define SINEW_SELF_SIDE_ABOVE 0u
 #define SINEW_SELF_SIDE_BELOW 1u
-#define SINEW_SELF_SIDE_SUBSTEP 2u
-#define SINEW_SELF_SIDE_FREE 4u
+#define SINEW_SELF_SIDE_FREE 2u
 
 /* An item whose box overlaps more cells than this along an axis or in all
  * goes in none and is counted as dropped; the room for entries is this

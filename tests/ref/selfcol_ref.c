@@ -19,7 +19,6 @@ struct selfcol_ref {
     double *mean, *spread; /* per item: its sweep (3), its spread */
     double hash_cell;      /* the device's cell size */
     double *rest;          /* 3n: the asset's rest positions */
-    double *start;         /* 3n: positions at the step's start */
     uint8_t *too_big;      /* per item: over more cells than the device takes */
     uint32_t *count, *list;
     double *delta;        /* 4 per slot: xyz, count */
@@ -66,7 +65,6 @@ selfcol_ref *selfcol_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     s->spread = calloc((size_t)s->I + 1, sizeof *s->spread);
     s->too_big = calloc((size_t)s->I + 1, 1);
     s->rest = calloc(3 * (size_t)s->n + 1, sizeof *s->rest);
-    s->start = calloc(3 * (size_t)s->n + 1, sizeof *s->start);
     for (uint32_t i = 0; i < s->n; i++)
         for (int k = 0; k < 3; k++)
             s->rest[3 * i + k] = (&a->particles[i].x)[k];
@@ -100,7 +98,7 @@ void selfcol_ref_destroy(selfcol_ref *s)
 {
     if (!s)
         return;
-    free(s->verts), free(s->edges), free(s->box), free(s->mean), free(s->spread), free(s->too_big), free(s->rest), free(s->start), free(s->count), free(s->list);
+    free(s->verts), free(s->edges), free(s->box), free(s->mean), free(s->spread), free(s->too_big), free(s->rest), free(s->count), free(s->list);
     free(s->delta), free(s->inc_start), free(s->inc);
     free(s);
 }
@@ -229,26 +227,6 @@ static int triangle_coords(const double *x, const double *x1, const double *x2, 
     return 1;
 }
 
-/* The side of edge (a0, a1) against (b0, b1), or FREE where not face to face;
- * of a vertex against a triangle likewise. As edge_side(), vertex_side(). */
-static uint32_t edge_side(const double *a0, const double *a1, const double *b0, const double *b1)
-{
-    double sp, t, e0[3], e1[3], r[3], n[3];
-    if (!edge_params(a0, a1, b0, b1, &sp, &t) || sp < 0 || sp > 1 || t < 0 || t > 1)
-        return SINEW_SELF_SIDE_FREE;
-    sub3(a1, a0, e0), sub3(b1, b0, e1), sub3(a0, b0, r), cross3(e0, e1, n);
-    return dot3(r, n) < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
-}
-
-static uint32_t vertex_side(const double *x, const double *t0, const double *t1, const double *t2)
-{
-    double bary[3], n[3], h;
-    if (!triangle_coords(x, t0, t1, t2, bary, n, &h) ||
-        !(bary[0] >= -SINEW_SELF_BARY_SLACK && bary[1] >= -SINEW_SELF_BARY_SLACK && bary[2] >= -SINEW_SELF_BARY_SLACK))
-        return SINEW_SELF_SIDE_FREE;
-    return h < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
-}
-
 /* ---------------------------------------------------------------- broad phase */
 
 static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint32_t b, uint32_t *side, double *dist2)
@@ -275,11 +253,10 @@ static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint3
         const double *R = s->rest;
         if (segment_dist2(&R[3 * pa[0]], &R[3 * pa[1]], &R[3 * pb[0]], &R[3 * pb[1]]) < s->thickness * s->thickness)
             return 0;
-        const double *S = s->start;
-        *side = edge_side(&S[3 * pa[0]], &S[3 * pa[1]], &S[3 * pb[0]], &S[3 * pb[1]]);
-        if (*side == SINEW_SELF_SIDE_FREE)
-            *side = edge_side(a0, a1, b0, b1) | SINEW_SELF_SIDE_SUBSTEP;
-        (void)e0, (void)e1, (void)r, (void)n;
+        double sp, t;
+        int facing = edge_params(a0, a1, b0, b1, &sp, &t) && sp >= 0 && sp <= 1 && t >= 0 && t <= 1;
+        sub3(a1, a0, e0), sub3(b1, b0, e1), sub3(a0, b0, r), cross3(e0, e1, n);
+        *side = !facing ? SINEW_SELF_SIDE_FREE : dot3(r, n) < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
         return 1;
     }
     uint32_t v = ma == 1 ? pa[0] : pb[0];
@@ -291,11 +268,10 @@ static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint3
     const double *R = s->rest;
     if (point_triangle_dist2(&R[3 * v], &R[3 * t[0]], &R[3 * t[1]], &R[3 * t[2]]) < s->thickness * s->thickness)
         return 0;
-    const double *S = s->start;
-    *side = vertex_side(&S[3 * v], &S[3 * t[0]], &S[3 * t[1]], &S[3 * t[2]]);
-    if (*side == SINEW_SELF_SIDE_FREE)
-        *side = vertex_side(xv, t0, t1, t2) | SINEW_SELF_SIDE_SUBSTEP;
-    (void)e0, (void)e1, (void)r, (void)n;
+    double bary[3], h;
+    int facing = triangle_coords(xv, t0, t1, t2, bary, n, &h) && bary[0] >= -SINEW_SELF_BARY_SLACK && bary[1] >= -SINEW_SELF_BARY_SLACK && bary[2] >= -SINEW_SELF_BARY_SLACK;
+    (void)e0, (void)e1, (void)r;
+    *side = !facing ? SINEW_SELF_SIDE_FREE : h < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
     return 1;
 }
 
@@ -424,11 +400,6 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x, cons
     free(sweep);
 }
 
-void selfcol_ref_step_start(selfcol_ref *s, const double *x)
-{
-    memcpy(s->start, x, sizeof(double) * 3 * s->n);
-}
-
 /* ---------------------------------------------------------------- contacts */
 
 /* As contact() in selfcol_kernels.glsl. */
@@ -446,11 +417,7 @@ static int contact(const selfcol_ref *s, const uint32_t p[4], int edges, uint32_
         if (!edge_params(X[0], X[1], X[2], X[3], &sp, &t) || sp < 0 || sp > 1 || t < 0 || t > 1)
             return 0;
         sub3(X[1], X[0], ea), sub3(X[3], X[2], eb), sub3(X[0], X[2], r);
-        const int at_start = !free_side && !(side & SINEW_SELF_SIDE_SUBSTEP);
-        const double *R[4];
-        for (int j = 0; j < 4; j++)
-            R[j] = at_start ? &s->start[3 * p[j]] : X0[j];
-        sub3(R[1], R[0], sa), sub3(R[3], R[2], sb);
+        sub3(X0[1], X0[0], sa), sub3(X0[3], X0[2], sb);
         cross3(sa, sb, ns);
         cross3(ea, eb, n);
         double l = sqrt(dot3(n, n));
@@ -469,7 +436,7 @@ static int contact(const selfcol_ref *s, const uint32_t p[4], int edges, uint32_
     }
     if (free_side)
         side = d < 0 ? SINEW_SELF_SIDE_BELOW : SINEW_SELF_SIDE_ABOVE;
-    if (side & SINEW_SELF_SIDE_BELOW) {
+    if (side == SINEW_SELF_SIDE_BELOW) {
         for (int k = 0; k < 3; k++)
             n[k] = -n[k];
         d = -d;

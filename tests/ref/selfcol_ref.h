@@ -14,10 +14,6 @@ typedef struct selfcol_ref selfcol_ref;
 selfcol_ref *selfcol_ref_create(const sinew_asset *asset, const sinew_body_desc *desc);
 void selfcol_ref_destroy(selfcol_ref *s);
 
-/* The positions x at the step's start, which pairs face to face then take
- * their sides from. */
-void selfcol_ref_step_start(selfcol_ref *s, const double *x);
-
 /* The substep's candidate lists from the positions at its start (prev) and
  * its prediction (x), 3 doubles per particle, and the inverse masses w (0:
  * pinned). */

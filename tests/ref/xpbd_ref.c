@@ -426,10 +426,8 @@ void xpbd_ref_step(xpbd_ref *r, const sinew_step_params *sp)
     uint32_t m = a->distance_count + a->bend_count;
     const int jacobi = r->desc.solver == SINEW_SOLVER_XPBD_JACOBI || r->desc.solver == SINEW_SOLVER_GPBD_JACOBI;
     r->newton_iterations = 0;
-    if (r->self) {
+    if (r->self)
         selfcol_ref_reset_counts(r->self);
-        selfcol_ref_step_start(r->self, r->x);
-    }
     for (uint32_t s = 0; s < r->desc.substeps; s++) {
         memset(r->lambda, 0, m * sizeof(double));
         memset(r->z, 0, 12 * (size_t)a->element_count * sizeof(double));

@@ -149,6 +149,21 @@ vec3 sweep(uint q)
     return x.w == 0.0 ? vec3(0.0) : x.xyz - prev[q].xyz;
 }
 
+// v summed over the workgroup in a fixed tree order (reduce.glsl's, for
+// vec4s): the same bits every run. Every invocation calls it; all get the sum.
+vec4 workgroup_sum4(vec4 v)
+{
+    uint lane = gl_LocalInvocationID.x;
+    wg_v[lane] = v;
+    barrier();
+    for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
+        if (lane < s)
+            wg_v[lane] += wg_v[lane + s];
+        barrier();
+    }
+    return wg_v[0];
+}
+
 // Each workgroup's sum of its free particles' sweeps (a fixed order: the
 // same bits every run); the table cleared.
 void sweep_partial(uint k)
@@ -159,16 +174,10 @@ void sweep_partial(uint k)
     vec4 mine = vec4(0.0);
     if (k < self_hdr(SINEW_SELF_N) && pos[k].w != 0.0)
         mine = vec4(sweep(k), 1.0);
-    wg_v[lane] = mine;
-    barrier();
-    for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
-        if (lane < s)
-            wg_v[lane] += wg_v[lane + s];
-        barrier();
-    }
+    vec4 total = workgroup_sum4(mine);
     uint group = k / SINEW_WORKGROUP_SIZE;
     if (lane == 0u && group < (self_hdr(SINEW_SELF_N) + SINEW_WORKGROUP_SIZE - 1u) / SINEW_WORKGROUP_SIZE)
-        selfr[self_hdr(SINEW_SELF_REAL_PARTIAL) + group] = wg_v[0];
+        selfr[self_hdr(SINEW_SELF_REAL_PARTIAL) + group] = total;
 }
 
 // One workgroup: the partial sums in a fixed order, their mean into the
@@ -180,15 +189,9 @@ void common_sweep(uint lane)
     vec4 sum = vec4(0.0);
     for (uint g = lane; g < groups; g += SINEW_WORKGROUP_SIZE)
         sum += selfr[partial + g];
-    wg_v[lane] = sum;
-    barrier();
-    for (uint s = SINEW_WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
-        if (lane < s)
-            wg_v[lane] += wg_v[lane + s];
-        barrier();
-    }
+    vec4 total = workgroup_sum4(sum);
     if (lane == 0u) {
-        vec3 c = wg_v[0].w > 0.0 ? wg_v[0].xyz / wg_v[0].w : vec3(0.0);
+        vec3 c = total.w > 0.0 ? total.xyz / total.w : vec3(0.0);
         selfi[SINEW_SELF_COMMON] = floatBitsToUint(c.x);
         selfi[SINEW_SELF_COMMON + 1u] = floatBitsToUint(c.y);
         selfi[SINEW_SELF_COMMON + 2u] = floatBitsToUint(c.z);

@@ -15,27 +15,57 @@ shared vec4 wg_v[SINEW_WORKGROUP_SIZE];
 uint V() { return self_hdr(SINEW_SELF_V); }
 uint T() { return self_hdr(SINEW_SELF_T); }
 uint E() { return self_hdr(SINEW_SELF_E); }
-uint I() { return V() + T() + E(); }
+uint I() { return V() + T() + E(); } // the body's own items
+uint IA() { return I() + self_hdr(SINEW_SELF_GV) + self_hdr(SINEW_SELF_GT) + self_hdr(SINEW_SELF_GE); } // and others'
+bool own_pairs() { return self_hdr(SINEW_SELF_OWN) != 0u; }
 
 // 0 vertex, 1 triangle, 2 edge.
-uint kind_of(uint it) { return it < V() ? 0u : it < V() + T() ? 1u : 2u; }
+uint kind_of(uint it)
+{
+    if (it < I())
+        return it < V() ? 0u : it < V() + T() ? 1u : 2u;
+    uint j = it - I(), gv = self_hdr(SINEW_SELF_GV);
+    return j < gv ? 0u : j < gv + self_hdr(SINEW_SELF_GT) ? 1u : 2u;
+}
 
-// The particles of an item (count 1, 3 or 2; unused ones repeat the first).
+// The particles of an item (count 1, 3 or 2; unused ones repeat the first);
+// another body's items' particles are numbered from N.
 uint item_particles(uint it, out uvec3 p)
 {
-    if (it < V()) {
-        uint a = selfi[self_hdr(SINEW_SELF_VERTS) + it];
+    uint v = V(), t = T(), verts = SINEW_SELF_VERTS, tris = SINEW_SELF_TRIS, edges = SINEW_SELF_EDGES;
+    if (it >= I()) {
+        it -= I();
+        v = self_hdr(SINEW_SELF_GV), t = self_hdr(SINEW_SELF_GT);
+        verts = SINEW_SELF_GVERTS, tris = SINEW_SELF_GTRIS, edges = SINEW_SELF_GEDGES;
+    }
+    if (it < v) {
+        uint a = selfi[self_hdr(verts) + it];
         p = uvec3(a);
         return 1u;
     }
-    if (it < V() + T()) {
-        uint b = self_hdr(SINEW_SELF_TRIS) + 3u * (it - V());
+    if (it < v + t) {
+        uint b = self_hdr(tris) + 3u * (it - v);
         p = uvec3(selfi[b], selfi[b + 1u], selfi[b + 2u]);
         return 3u;
     }
-    uint b = self_hdr(SINEW_SELF_EDGES) + 2u * (it - V() - T());
+    uint b = self_hdr(edges) + 2u * (it - v - t);
     p = uvec3(selfi[b], selfi[b + 1u], selfi[b]);
     return 2u;
+}
+
+// A particle's position (w its inverse mass) and its position when the
+// substep began: the body's own, or another body's as copied when the step
+// began, still and unyielding (inverse mass 0).
+vec4 body_pos(uint q)
+{
+    uint n = self_hdr(SINEW_SELF_N);
+    return q < n ? pos[q] : vec4(selfr[self_hdr(SINEW_SELF_REAL_GHOST) + q - n].xyz, 0.0);
+}
+
+vec3 body_prev(uint q)
+{
+    uint n = self_hdr(SINEW_SELF_N);
+    return q < n ? prev[q].xyz : selfr[self_hdr(SINEW_SELF_REAL_GHOST) + q - n].xyz;
 }
 
 float cell_size() { return uintBitsToFloat(selfi[SINEW_SELF_CELL]); }
@@ -145,8 +175,8 @@ float segment_dist2(vec3 p1, vec3 q1, vec3 p2, vec3 q2)
 // h^2 g), nothing for a pinned one.
 vec3 sweep(uint q)
 {
-    vec4 x = pos[q];
-    return x.w == 0.0 ? vec3(0.0) : x.xyz - prev[q].xyz;
+    vec4 x = body_pos(q);
+    return x.w == 0.0 ? vec3(0.0) : x.xyz - body_prev(q);
 }
 
 // v summed over the workgroup in a fixed tree order (reduce.glsl's, for
@@ -210,7 +240,7 @@ vec3 common_sweep_value()
 // (docs/self-collision.md). Its spread and sweep for the distance test.
 void bounds(uint k)
 {
-    if (k >= I())
+    if (k >= IA())
         return;
     uvec3 p;
     uint m = item_particles(k, p);
@@ -218,7 +248,7 @@ void bounds(uint k)
     vec3 mean = m == 1u ? d0 : m == 2u ? 0.5 * (d0 + d1) : (d0 + d1 + d2) / 3.0;
     float spread = max(length(d0 - mean), max(length(d1 - mean), length(d2 - mean)));
     vec3 c = common_sweep_value();
-    vec3 x0 = prev[p.x].xyz, x1 = prev[p.y].xyz, x2 = prev[p.z].xyz;
+    vec3 x0 = body_prev(p.x), x1 = body_prev(p.y), x2 = body_prev(p.z);
     vec3 y0 = x0 + (d0 - c), y1 = x1 + (d1 - c), y2 = x2 + (d2 - c);
     float grow = 0.5 * SINEW_SELF_REACH * self_thickness();
     vec3 lo = min(min(min(x0, y0), min(x1, y1)), min(x2, y2)) - vec3(grow);
@@ -228,11 +258,15 @@ void bounds(uint k)
     selfr[3u * k + 2u] = vec4(mean, 0.0);
 }
 
+// Whether item k goes into the hash: the others' items, and the body's own
+// when its own pairs collide.
+bool hashed(uint k) { return k < IA() && (k >= I() || own_pairs()); }
+
 // Each item into every cell its box overlaps: the buckets' counts. An
 // item past SINEW_SELF_MAX_CELLS goes in none (its query counts it dropped).
 void count_items(uint k)
 {
-    if (k >= I())
+    if (!hashed(k))
         return;
     ivec3 a, b;
     uint cells = cell_range(selfr[3u * k].xyz, selfr[3u * k + 1u].xyz, a, b);
@@ -277,7 +311,7 @@ void scan(uint lane)
 // written and counted as dropped.
 uint scatter(uint k)
 {
-    if (k >= I())
+    if (!hashed(k))
         return 0u;
     ivec3 a, b;
     uint cells = cell_range(selfr[3u * k].xyz, selfr[3u * k + 1u].xyz, a, b);
@@ -366,12 +400,13 @@ bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cel
         return false; // (unused slots repeat the first particle)
     float th = self_thickness(), reach = SINEW_SELF_REACH * th + alo.w + blo.w + length(da - selfr[3u * b + 2u].xyz);
     uint rest = self_hdr(SINEW_SELF_REAL_REST);
+    bool own = b < I(); // two of the body's own items: their rest shape counts
     if (ma == 2u) {
-        vec3 a0 = prev[pa.x].xyz, a1 = prev[pa.y].xyz, b0 = prev[pb.x].xyz, b1 = prev[pb.y].xyz;
+        vec3 a0 = body_prev(pa.x), a1 = body_prev(pa.y), b0 = body_prev(pb.x), b1 = body_prev(pb.y);
         dist2 = segment_dist2(a0, a1, b0, b1);
         if (dist2 >= reach * reach)
             return false;
-        if (segment_dist2(selfr[rest + pa.x].xyz, selfr[rest + pa.y].xyz, selfr[rest + pb.x].xyz,
+        if (own && segment_dist2(selfr[rest + pa.x].xyz, selfr[rest + pa.y].xyz, selfr[rest + pb.x].xyz,
                           selfr[rest + pb.y].xyz) < th * th)
             return false; // this near at rest: the rest shape, not a collision
         float s, t;
@@ -383,11 +418,11 @@ bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cel
     // a vertex and a triangle, either way round
     uint v = ma == 1u ? pa.x : pb.x;
     uvec3 t = ma == 1u ? pb : pa;
-    vec3 x = prev[v].xyz, t0 = prev[t.x].xyz, t1 = prev[t.y].xyz, t2 = prev[t.z].xyz;
+    vec3 x = body_prev(v), t0 = body_prev(t.x), t1 = body_prev(t.y), t2 = body_prev(t.z);
     dist2 = point_triangle_dist2(x, t0, t1, t2);
     if (dist2 >= reach * reach)
         return false;
-    if (point_triangle_dist2(selfr[rest + v].xyz, selfr[rest + t.x].xyz, selfr[rest + t.y].xyz,
+    if (own && point_triangle_dist2(selfr[rest + v].xyz, selfr[rest + t.x].xyz, selfr[rest + t.y].xyz,
                              selfr[rest + t.z].xyz) < th * th)
         return false;
     vec3 bary, n;
@@ -470,7 +505,7 @@ void query(uint k, out uint kept, out uint dropped)
 bool contact(uvec4 p, bool edges, uint side, out vec3 d0, out vec3 d1, out vec3 d2, out vec3 d3)
 {
     d0 = d1 = d2 = d3 = vec3(0.0);
-    vec4 y0 = pos[p.x], y1 = pos[p.y], y2 = pos[p.z], y3 = pos[p.w];
+    vec4 y0 = body_pos(p.x), y1 = body_pos(p.y), y2 = body_pos(p.z), y3 = body_pos(p.w);
     vec3 x0 = y0.xyz, x1 = y1.xyz, x2 = y2.xyz, x3 = y3.xyz;
     vec4 w = vec4(y0.w, y1.w, y2.w, y3.w);
     vec4 g; // the gradient's weights along n
@@ -484,7 +519,7 @@ bool contact(uvec4 p, bool edges, uint side, out vec3 d0, out vec3 d1, out vec3 
         // ea x eb turns through 0 when the edges pass parallel: its
         // orientation is kept from the substep's start, which the side
         // refers to
-        vec3 ns = cross(prev[p.y].xyz - prev[p.x].xyz, prev[p.w].xyz - prev[p.z].xyz);
+        vec3 ns = cross(body_prev(p.y) - body_prev(p.x), body_prev(p.w) - body_prev(p.z));
         n = normalize(cross(x1 - x0, x3 - x2));
         if (dot(n, ns) < 0.0)
             n = -n;
@@ -511,8 +546,8 @@ bool contact(uvec4 p, bool edges, uint side, out vec3 d0, out vec3 d1, out vec3 
     float dl = -C / W;
     // friction: the relative motion of the two contact points since the
     // substep began, across n, removed up to mu times the push
-    vec3 rel = g.x * (x0 - prev[p.x].xyz) + g.y * (x1 - prev[p.y].xyz) + g.z * (x2 - prev[p.z].xyz)
-             + g.w * (x3 - prev[p.w].xyz);
+    vec3 rel = g.x * (x0 - body_prev(p.x)) + g.y * (x1 - body_prev(p.y)) + g.z * (x2 - body_prev(p.z))
+             + g.w * (x3 - body_prev(p.w));
     vec3 tan = rel - n * dot(rel, n);
     float lt = length(tan), limit = uintBitsToFloat(selfi[SINEW_SELF_FRICTION]) * -C;
     vec3 slip = lt <= limit ? tan : tan * (limit / lt);

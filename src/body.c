@@ -260,8 +260,11 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     b->topology_base = b->topology_crc;
     if (r == SINEW_RESULT_OK && b->normals)
         r = upload_mesh(b, a);
-    if (r == SINEW_RESULT_OK && b->desc.self_collision)
-        r = sinew_selfcol_upload(ctx, &b->self, a, &b->buffers[SINEW_BIND_SELF_INDEX], &b->buffers[SINEW_BIND_SELF_REAL]);
+    if (r == SINEW_RESULT_OK && b->desc.self_collision) {
+        const sinew_surface own = sinew_surface_of(a);
+        r = sinew_selfcol_upload(ctx, &b->self, &own, &b->buffers[SINEW_BIND_SELF_INDEX],
+                                 &b->buffers[SINEW_BIND_SELF_REAL]);
+    }
     return r;
 }
 
@@ -425,6 +428,16 @@ static void record_stages(sinew_body *b, sinew_recorder *r)
     const uint64_t clear_bytes = 4ull * predict.count2 + 16ull * predict.slot_base;
     int predicted = 0; /* this substep's prediction ran with the velocities of the one before */
     int checked = 0;   /* the last velocities ran the health check */
+    /* the other bodies' positions as their last steps left them, still
+     * through this one (docs/self-collision.md) */
+    uint64_t ghost = b->self.ghost_offset;
+    for (uint32_t k = 0; k < b->other_count; k++) {
+        const uint64_t count = b->others[k]->particle_count;
+        sinew_record_copy(r, &b->others[k]->buffers[SINEW_BIND_POS], 0, &b->buffers[SINEW_BIND_SELF_REAL], 16 * ghost,
+                          16 * count);
+        r->bytes += 32 * count;
+        ghost += count;
+    }
     sinew_record_timestamp(r, SINEW_PHASE_START);
     for (uint32_t s = 0; s < substeps; s++) {
         if (ops->record_substep) {
@@ -538,13 +551,11 @@ sinew_result sinew_body_record_commands(sinew_body *b)
     return SINEW_RESULT_OK;
 }
 
-sinew_result sinew_body_record_unfused(sinew_body *b)
+/* Records the step again into a new command buffer (the body settled). */
+static sinew_result rerecord(sinew_body *b)
 {
     sinew_context *ctx = b->ctx;
     const struct VolkDeviceTable *vk = &ctx->vk;
-    sinew_result r = sinew_body_settle(b);
-    if (r != SINEW_RESULT_OK)
-        return r;
     vk->vkDestroyFence(ctx->device, b->fence, NULL);
     vk->vkFreeCommandBuffers(ctx->device, ctx->command_pool, 1, &b->cmd);
     if (b->queries)
@@ -556,8 +567,16 @@ sinew_result sinew_body_record_unfused(sinew_body *b)
     b->queries = VK_NULL_HANDLE;
     b->query_results = NULL;
     b->query_phase = NULL;
+    return record_step(b);
+}
+
+sinew_result sinew_body_record_unfused(sinew_body *b)
+{
+    sinew_result r = sinew_body_settle(b);
+    if (r != SINEW_RESULT_OK)
+        return r;
     b->unfused = 1;
-    if ((r = record_step(b)) != SINEW_RESULT_OK)
+    if ((r = rerecord(b)) != SINEW_RESULT_OK)
         return r;
     b->stats.dispatches = b->dispatches;
     b->stats.barriers = b->barriers;
@@ -620,7 +639,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     const sinew_solver_row *row = sinew_solver_row_of(desc->solver);
     if (asset->particle_count == 0)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "asset has no particles");
-    if ((r = sinew_selfcol_check(ctx, asset, desc)) != SINEW_RESULT_OK ||
+    if ((r = sinew_selfcol_check(ctx, asset->triangle_count, desc, 0, NULL)) != SINEW_RESULT_OK ||
         (r = row->ops->check(ctx, asset, desc)) != SINEW_RESULT_OK)
         return r;
     if (desc->collider && desc->collider->ctx != ctx)
@@ -633,6 +652,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     sinew_body *b = calloc(1, sizeof *b);
     if (!b)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    b->refs = 1;
     b->ctx = ctx;
     b->desc = *desc;
     b->solver = row;
@@ -648,7 +668,18 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->triangle_count = asset->triangle_count;
     b->view = (sinew_body_view){ctx, &b->desc, b->name, b->particle_count, b->distance_count, b->bend_count,
                                 asset->element_count, b->buffers, &b->saved, &b->stats};
-    if (desc->self_collision && (r = sinew_selfcol_plan(ctx, asset, desc, &b->self)) != SINEW_RESULT_OK) {
+    if (asset->triangle_count) { /* the surface, for collision with other bodies */
+        b->rest = malloc(sizeof *b->rest * asset->particle_count);
+        b->surface = malloc(sizeof *b->surface * asset->triangle_count);
+        if (!b->rest || !b->surface) {
+            sinew_body_destroy(b);
+            return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+        }
+        memcpy(b->rest, asset->particles, sizeof *b->rest * asset->particle_count);
+        memcpy(b->surface, asset->triangles, sizeof *b->surface * asset->triangle_count);
+    }
+    const sinew_surface own = sinew_surface_of(asset);
+    if (desc->self_collision && (r = sinew_selfcol_plan(ctx, &own, desc, NULL, 0, &b->self)) != SINEW_RESULT_OK) {
         sinew_body_destroy(b);
         return r;
     }
@@ -676,10 +707,10 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     return SINEW_RESULT_OK;
 }
 
-void sinew_body_destroy(sinew_body *b)
+static void release_others(sinew_body *b);
+
+static void body_free(sinew_body *b)
 {
-    if (!b)
-        return;
     sinew_context *ctx = b->ctx;
     const struct VolkDeviceTable *vk = &ctx->vk;
     if (b->fence) {
@@ -710,7 +741,134 @@ void sinew_body_destroy(sinew_body *b)
     free(b->unpinned_w);
     sinew_selfcol_free(&b->self);
     sinew_collider_destroy(b->collider);
+    release_others(b);
+    free(b->rest);
+    free(b->surface);
     free(b);
+}
+
+static void body_release(sinew_body *b)
+{
+    if (--b->refs == 0)
+        body_free(b);
+}
+
+/* Drops the contact list (the body's step must not be in flight). */
+static void release_others(sinew_body *b)
+{
+    sinew_body **others = b->others;
+    const uint32_t count = b->other_count;
+    b->others = NULL;
+    b->other_count = 0;
+    for (uint32_t k = 0; k < count; k++)
+        body_release(others[k]);
+    free(others);
+}
+
+/* The application's reference goes; bodies that collide with this one keep
+ * its buffers (its last positions, still) until they drop it. */
+void sinew_body_destroy(sinew_body *b)
+{
+    if (!b)
+        return;
+    if (b->fence && !b->ctx->lost) /* its step, which may read the bodies it collides with */
+        b->ctx->vk.vkWaitForFences(b->ctx->device, 1, &b->fence, VK_TRUE, UINT64_MAX);
+    release_others(b);
+    body_release(b);
+}
+
+static sinew_surface surface_of_body(const sinew_body *b)
+{
+    return (sinew_surface){b->rest, b->particle_count, b->surface, b->triangle_count};
+}
+
+sinew_result sinew_body_set_contact_bodies(sinew_body *b, sinew_body *const *others, uint32_t count)
+{
+    SINEW_ASSERT(b && (others || count == 0));
+    sinew_context *ctx = b->ctx;
+    const sinew_logger *lg = &ctx->logger;
+    if (count > SINEW_MAX_CONTACT_BODIES)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "body '%s': %u contact bodies are more than %u", b->name, count, SINEW_MAX_CONTACT_BODIES);
+    for (uint32_t k = 0; k < count; k++) {
+        const sinew_body *o = others[k];
+        if (!o)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "body '%s': contact body %u is NULL",
+                              b->name, k);
+        if (o == b)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s' is in its own contact list (its own pairs: desc.self_collision)", b->name);
+        if (o->ctx != ctx)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s': contact body '%s' was made on another context", b->name, o->name);
+        if (!o->surface)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s': contact body '%s' has no surface triangles", b->name, o->name);
+        for (uint32_t j = 0; j < k; j++)
+            if (others[j] == o)
+                return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                                  "body '%s': contact body '%s' is listed twice", b->name, o->name);
+    }
+    sinew_result r = count ? sinew_selfcol_check(ctx, b->triangle_count, &b->desc, 1, "collision with other bodies")
+                           : SINEW_RESULT_OK;
+    if (r != SINEW_RESULT_OK)
+        return r;
+    if (ctx->lost)
+        return sinew_context_refuse_lost(ctx);
+    if ((r = sinew_body_settle(b)) != SINEW_RESULT_OK)
+        return r;
+    /* the new surfaces and buffers first: on failure nothing has changed */
+    sinew_surface own = surface_of_body(b), surfaces[SINEW_MAX_CONTACT_BODIES];
+    for (uint32_t k = 0; k < count; k++)
+        surfaces[k] = surface_of_body(others[k]);
+    sinew_body **list = count ? malloc(sizeof *list * count) : NULL;
+    if (count && !list)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    sinew_selfcol plan = {0};
+    const int on = b->desc.self_collision || count;
+    if (on && (r = sinew_selfcol_plan(ctx, &own, &b->desc, surfaces, count, &plan)) != SINEW_RESULT_OK) {
+        free(list);
+        return r;
+    }
+    sinew_buffer fresh[SINEW_BODY_BINDINGS];
+    memset(fresh, 0, sizeof fresh);
+    const sinew_buffer_plan bp[] = {
+        {SINEW_BIND_SELF_INDEX, 4 * plan.index_words, SINEW_MEMORY_DEVICE, "self-collision indices"},
+        {SINEW_BIND_SELF_REAL, 16 * plan.real_vec4s, SINEW_MEMORY_DEVICE, "self-collision boxes and corrections"},
+    };
+    r = sinew_buffers_create(ctx, bp, 2, fresh);
+    if (r == SINEW_RESULT_OK && on)
+        r = sinew_selfcol_upload(ctx, &plan, &own, &fresh[SINEW_BIND_SELF_INDEX], &fresh[SINEW_BIND_SELF_REAL]);
+    if (r != SINEW_RESULT_OK) {
+        sinew_buffer_destroy(ctx, &fresh[SINEW_BIND_SELF_INDEX]);
+        sinew_buffer_destroy(ctx, &fresh[SINEW_BIND_SELF_REAL]);
+        sinew_selfcol_free(&plan);
+        free(list);
+        return r;
+    }
+    for (int i = SINEW_BIND_SELF_INDEX; i <= SINEW_BIND_SELF_REAL; i++) {
+        sinew_buffer_destroy(ctx, &b->buffers[i]);
+        b->buffers[i] = fresh[i];
+    }
+    sinew_selfcol_free(&b->self);
+    b->self = plan;
+    b->view.selfcol = on ? &b->self : NULL;
+    /* the new list held before the old one is dropped (they may share bodies) */
+    for (uint32_t k = 0; k < count; k++) {
+        list[k] = others[k];
+        list[k]->refs++;
+    }
+    release_others(b);
+    b->others = list;
+    b->other_count = count;
+    sinew_bindings_destroy(ctx, &b->bindings);
+    if ((r = make_bindings(b)) != SINEW_RESULT_OK || (r = rerecord(b)) != SINEW_RESULT_OK)
+        return r;
+    b->stats.dispatches = b->dispatches;
+    b->stats.barriers = b->barriers;
+    b->stats.bytes = b->bytes;
+    b->stats.device_memory = device_memory(b, &b->stats.device_allocations);
+    return SINEW_RESULT_OK;
 }
 
 static sinew_result check_params(const sinew_body *b, const sinew_step_params *p)

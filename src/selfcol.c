@@ -16,19 +16,22 @@ static int pbd_family(sinew_solver s)
            s == SINEW_SOLVER_GPBD_JACOBI || s == SINEW_SOLVER_HPBD;
 }
 
-sinew_result sinew_selfcol_check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d)
+sinew_result sinew_selfcol_check(const sinew_context *ctx, uint32_t triangle_count, const sinew_body_desc *d,
+                                 int always, const char *what)
 {
     const sinew_logger *lg = &ctx->logger;
-    if (!d->self_collision)
+    if (!d->self_collision && !always)
         return SINEW_RESULT_OK;
+    if (!always)
+        what = "self-collision";
     if (!pbd_family(d->solver))
         return sinew_fail(lg, SINEW_RESULT_ERROR_UNSUPPORTED, "body",
-                          "self-collision is not available with the %s solver (%s): only the position-based ones "
+                          "%s is not available with the %s solver (%s): only the position-based ones "
                           "(xpbd-gs, xpbd-jacobi, xpbd-sgs, gpbd-gs, gpbd-jacobi, hpbd) project its contacts",
-                          sinew_solver_name(d->solver), sinew_solver_label(d->solver));
-    if (a->triangle_count == 0)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "self-collision needs surface triangles; the asset has none");
+                          what, sinew_solver_name(d->solver), sinew_solver_label(d->solver));
+    if (triangle_count == 0)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "%s needs surface triangles; the asset has none",
+                          what);
     if (!(isfinite(d->self_thickness) && d->self_thickness > 0.0f))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "self_thickness %g is not finite and > 0 (m)", d->self_thickness);
@@ -47,7 +50,7 @@ static int cmp_pair(const void *x, const void *y)
     return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
 }
 
-int sinew_selfcol_surface(const sinew_asset *a, uint32_t **verts, uint32_t *vertex_count, uint32_t **edges,
+int sinew_selfcol_surface(const sinew_surface *a, uint32_t **verts, uint32_t *vertex_count, uint32_t **edges,
                           uint32_t *edge_count)
 {
     const uint32_t n = a->particle_count, t = a->triangle_count;
@@ -88,12 +91,14 @@ static int cmp_float(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-float sinew_selfcol_cell_size(const sinew_asset *a, float thickness)
+/* The 90th percentile of a surface's triangles' extents; -1 when out of
+ * memory. */
+static float extent_p90(const sinew_surface *a)
 {
     const uint32_t t = a->triangle_count;
     float *ext = malloc(sizeof *ext * (t ? t : 1));
     if (!ext)
-        return 0.0f;
+        return -1.0f;
     for (uint32_t k = 0; k < t; k++) {
         float lo[3], hi[3];
         for (int c = 0; c < 3; c++) {
@@ -108,7 +113,18 @@ float sinew_selfcol_cell_size(const sinew_asset *a, float thickness)
     qsort(ext, t, sizeof *ext, cmp_float);
     float cell = t ? ext[(uint32_t)(0.9 * (t - 1))] : 0.0f;
     free(ext);
-    return cell + (float)SINEW_SELF_REACH * thickness;
+    return cell;
+}
+
+float sinew_selfcol_cell_size(const sinew_surface *own, const sinew_surface *others, uint32_t other_count,
+                              float thickness)
+{
+    float cell = extent_p90(own);
+    for (uint32_t k = 0; k < other_count && cell >= 0.0f; k++) {
+        float c = extent_p90(&others[k]);
+        cell = c < 0.0f ? c : fmaxf(cell, c);
+    }
+    return cell < 0.0f ? 0.0f : cell + (float)SINEW_SELF_REACH * thickness;
 }
 
 static uint32_t float_bits(float f)
@@ -118,57 +134,116 @@ static uint32_t float_bits(float f)
     return u;
 }
 
-sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d,
-                                sinew_selfcol *s)
+/* The other bodies' surfaces as one, their particles numbered from n: the
+ * vertices, triangles and edges of each body after those of the one before. */
+typedef struct ghosts {
+    uint32_t *verts, *tris, *edges;
+    uint32_t nv, nt, ne, particles;
+} ghosts;
+
+static int gather_ghosts(const sinew_surface *others, uint32_t count, uint32_t n, ghosts *g)
+{
+    memset(g, 0, sizeof *g);
+    uint64_t nv = 0, nt = 0, ne = 0, np = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        nv += others[k].particle_count;
+        nt += others[k].triangle_count;
+        ne += 3ull * others[k].triangle_count;
+        np += others[k].particle_count;
+    }
+    if (np + n >= (1u << 30) || nt >= (1u << 28))
+        return -1;
+    g->verts = malloc(4 * (nv ? nv : 1));
+    g->tris = malloc(12 * (nt ? nt : 1));
+    g->edges = malloc(8 * (ne ? ne : 1));
+    if (!g->verts || !g->tris || !g->edges)
+        return 0;
+    uint32_t base = n;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t *v = NULL, *e = NULL, cv = 0, ce = 0;
+        if (!sinew_selfcol_surface(&others[k], &v, &cv, &e, &ce))
+            return 0;
+        for (uint32_t i = 0; i < cv; i++)
+            g->verts[g->nv++] = base + v[i];
+        for (uint32_t t = 0; t < others[k].triangle_count; t++)
+            for (int c = 0; c < 3; c++)
+                g->tris[3 * g->nt + 3 * t + c] = base + others[k].triangles[t].v[c];
+        g->nt += others[k].triangle_count;
+        for (uint32_t i = 0; i < 2 * ce; i++)
+            g->edges[2 * g->ne + i] = base + e[i];
+        g->ne += ce;
+        base += others[k].particle_count;
+        free(v), free(e);
+    }
+    g->particles = base - n;
+    return 1;
+}
+
+static void free_ghosts(ghosts *g) { free(g->verts), free(g->tris), free(g->edges); }
+
+sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_surface *a, const sinew_body_desc *d,
+                                const sinew_surface *others, uint32_t other_count, sinew_selfcol *s)
 {
     const sinew_logger *lg = &ctx->logger;
     memset(s, 0, sizeof *s);
     uint32_t *verts = NULL, *edges = NULL, nv = 0, ne = 0;
-    if (!sinew_selfcol_surface(a, &verts, &nv, &edges, &ne))
+    ghosts g;
+    int got = gather_ghosts(others, other_count, a->particle_count, &g);
+    if (got < 0) {
+        free_ghosts(&g);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "body", "the other bodies' surfaces are past 2^28 triangles");
+    }
+    if (!got || !sinew_selfcol_surface(a, &verts, &nv, &edges, &ne)) {
+        free_ghosts(&g);
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    }
     const uint32_t n = a->particle_count, nt = a->triangle_count, K = d->self_capacity;
-    const uint64_t items = (uint64_t)nv + nt + ne;
+    const uint64_t own_items = (uint64_t)nv + nt + ne, other_items = (uint64_t)g.nv + g.nt + g.ne;
+    const uint64_t items = own_items + other_items;
     uint64_t H = 64;
     while (H < 2 * items)
         H *= 2;
     const uint64_t room = (uint64_t)SINEW_SELF_ENTRIES_PER_ITEM * items;
-    const float cell = sinew_selfcol_cell_size(a, d->self_thickness);
-    if (!(cell > 0.0f)) {
-        free(verts), free(edges);
-        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-    }
+    const float cell = sinew_selfcol_cell_size(a, others, other_count, d->self_thickness);
+    sinew_result r = SINEW_RESULT_OK;
     const uint64_t slots = (uint64_t)nv + 3ull * nt + 2ull * ne;
-    const uint64_t list_words = items * K;
-    if (items >= (1u << 27) || list_words > UINT32_MAX / 2) {
-        free(verts), free(edges);
-        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "body",
-                          "self-collision of %llu surface items with %u candidates each is past 2^31 words",
-                          (unsigned long long)items, K);
-    }
+    const uint64_t list_words = own_items * K;
+    if (!(cell > 0.0f))
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    else if (items >= (1u << 27) || list_words > UINT32_MAX / 2)
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "body",
+                       "collision of %llu surface items with %u candidates each is past 2^31 words",
+                       (unsigned long long)items, K);
     /* the fixed part first, then the per-substep arrays */
     uint64_t at = SINEW_SELF_HEADER;
     uint64_t o_verts = at;   at += nv;
     uint64_t o_tris = at;    at += 3ull * nt;
     uint64_t o_edges = at;   at += 2ull * ne;
+    uint64_t o_gverts = at;  at += g.nv;
+    uint64_t o_gtris = at;   at += 3ull * g.nt;
+    uint64_t o_gedges = at;  at += 2ull * g.ne;
     uint64_t o_start = at;   at += n + 1ull;
     uint64_t o_inc = at;     at += slots;
     const uint64_t fixed = at;
     uint64_t o_table = at;   at += H;
     uint64_t o_items = at;   at += room;
     uint64_t o_keys = at;    at += room;
-    uint64_t o_count = at;   at += items;
+    uint64_t o_count = at;   at += own_items;
     uint64_t o_list = at;    at += list_words;
-    if (at > UINT32_MAX) {
-        free(verts), free(edges);
-        return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "body", "self-collision needs %llu words of indices",
-                          (unsigned long long)at);
+    if (r == SINEW_RESULT_OK && at > UINT32_MAX)
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "body", "collision needs %llu words of indices",
+                       (unsigned long long)at);
+    uint32_t *img = r == SINEW_RESULT_OK ? calloc(fixed, sizeof *img) : NULL;
+    uint32_t *fill = r == SINEW_RESULT_OK ? calloc(n + 1ull, sizeof *fill) : NULL;
+    if (r == SINEW_RESULT_OK && (!img || !fill))
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    if (r != SINEW_RESULT_OK) {
+        free(verts), free(edges), free(img), free(fill), free_ghosts(&g);
+        return r;
     }
-    uint32_t *img = calloc(fixed, sizeof *img);
-    uint32_t *fill = calloc(n + 1ull, sizeof *fill);
-    if (!img || !fill) {
-        free(verts), free(edges), free(img), free(fill);
-        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-    }
+    const uint64_t groups = (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+    const uint64_t o_partial = 3 * items, o_rest = o_partial + groups, o_delta = o_rest + n;
+    const uint64_t o_ghost = o_delta + slots;
     img[SINEW_SELF_V] = nv;
     img[SINEW_SELF_T] = nt;
     img[SINEW_SELF_E] = ne;
@@ -189,14 +264,25 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     img[SINEW_SELF_LIST] = (uint32_t)o_list;
     img[SINEW_SELF_INC_START] = (uint32_t)o_start;
     img[SINEW_SELF_INC] = (uint32_t)o_inc;
-    const uint64_t groups = (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
-    img[SINEW_SELF_REAL_PARTIAL] = (uint32_t)(3 * items);
-    img[SINEW_SELF_REAL_REST] = (uint32_t)(3 * items + groups);
-    img[SINEW_SELF_REAL_DELTA] = (uint32_t)(3 * items + groups + n);
+    img[SINEW_SELF_REAL_PARTIAL] = (uint32_t)o_partial;
+    img[SINEW_SELF_REAL_REST] = (uint32_t)o_rest;
+    img[SINEW_SELF_REAL_DELTA] = (uint32_t)o_delta;
+    img[SINEW_SELF_OWN] = d->self_collision ? 1u : 0u;
+    img[SINEW_SELF_GV] = g.nv;
+    img[SINEW_SELF_GT] = g.nt;
+    img[SINEW_SELF_GE] = g.ne;
+    img[SINEW_SELF_GVERTS] = (uint32_t)o_gverts;
+    img[SINEW_SELF_GTRIS] = (uint32_t)o_gtris;
+    img[SINEW_SELF_GEDGES] = (uint32_t)o_gedges;
+    img[SINEW_SELF_REAL_GHOST] = (uint32_t)o_ghost;
+    img[SINEW_SELF_GN] = g.particles;
     memcpy(img + o_verts, verts, 4ull * nv);
     for (uint32_t k = 0; k < nt; k++)
         memcpy(img + o_tris + 3ull * k, a->triangles[k].v, 12);
     memcpy(img + o_edges, edges, 8ull * ne);
+    memcpy(img + o_gverts, g.verts, 4ull * g.nv);
+    memcpy(img + o_gtris, g.tris, 12ull * g.nt);
+    memcpy(img + o_gedges, g.edges, 8ull * g.ne);
     /* each particle's slots: its vertex, its triangles' corners, its edges'
      * ends, in that order */
     uint32_t *start = img + o_start, *inc = img + o_inc;
@@ -219,20 +305,22 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, 
     for (uint32_t k = 0; k < ne; k++)
         for (uint32_t j = 0; j < 2; j++)
             inc[fill[edges[2 * k + j]]++] = nv + 3 * nt + 2 * k + j;
-    free(fill), free(verts), free(edges);
+    free(fill), free(verts), free(edges), free_ghosts(&g);
     s->vertices = nv, s->triangles = nt, s->edges = ne;
+    s->other_items = (uint32_t)other_items;
     s->capacity = K;
     s->table = (uint32_t)H;
     s->particles = n;
     s->index_words = at;
-    s->real_vec4s = 3 * items + groups + n + slots;
-    s->rest_offset = 3 * items + groups;
+    s->ghost_offset = o_ghost;
+    s->real_vec4s = o_ghost + g.particles;
+    s->rest_offset = o_rest;
     s->image = img;
     s->image_words = fixed;
     return SINEW_RESULT_OK;
 }
 
-sinew_result sinew_selfcol_upload(sinew_context *ctx, sinew_selfcol *s, const sinew_asset *a, sinew_buffer *index,
+sinew_result sinew_selfcol_upload(sinew_context *ctx, sinew_selfcol *s, const sinew_surface *a, sinew_buffer *index,
                                   sinew_buffer *real)
 {
     sinew_result r = sinew_buffer_upload(ctx, index, 0, s->image, 4 * s->image_words);
@@ -267,21 +355,21 @@ static void dispatch(sinew_recorder *r, uint32_t mode, uint32_t threads)
 
 void sinew_selfcol_record_build(const sinew_selfcol *s, sinew_recorder *r)
 {
-    const uint32_t items = s->vertices + s->triangles + s->edges;
+    const uint32_t items = s->vertices + s->triangles + s->edges, all = items + s->other_items;
     dispatch(r, SINEW_SELF_SWEEP, s->particles > s->table ? s->particles : s->table);
     dispatch(r, SINEW_SELF_COMMON_SWEEP, SINEW_WORKGROUP_SIZE);
-    dispatch(r, SINEW_SELF_BOUNDS, items);
-    dispatch(r, SINEW_SELF_COUNT_ITEMS, items);
+    dispatch(r, SINEW_SELF_BOUNDS, all);
+    dispatch(r, SINEW_SELF_COUNT_ITEMS, all);
     dispatch(r, SINEW_SELF_SCAN, SINEW_WORKGROUP_SIZE);
-    dispatch(r, SINEW_SELF_SCATTER, items);
+    dispatch(r, SINEW_SELF_SCATTER, all);
     dispatch(r, SINEW_SELF_QUERY, items);
     /* as designed: bounds reads 2 positions a particle of each item and
      * writes a box (32 B); count, scan, scatter move a few words an item and
      * bucket; query reads the boxes and particles of the items it meets
      * (about 27 buckets' worth, counted as 8 items) and writes its list */
     const uint64_t particle_refs = (uint64_t)s->vertices + 3ull * s->triangles + 2ull * s->edges;
-    r->bytes += 32ull * particle_refs + 32ull * items + 4ull * s->table + 16ull * items + 12ull * s->table +
-                12ull * items + (8ull * (32 + 32) + 4ull * s->capacity) * items;
+    r->bytes += 32ull * particle_refs + 32ull * all + 4ull * s->table + 16ull * all + 12ull * s->table +
+                12ull * all + (8ull * (32 + 32) + 4ull * s->capacity) * items;
 }
 
 void sinew_selfcol_record_project(const sinew_selfcol *s, sinew_recorder *r)

@@ -33,8 +33,23 @@
 #include "asset/asset.h"
 #include "gpu/gpu.h"
 
+/* A surface: rest positions (x, y, z of each record) and triangles. */
+typedef struct sinew_surface {
+    const sinew_particle_rec *particles;
+    uint32_t particle_count;
+    const sinew_triangle_rec *triangles;
+    uint32_t triangle_count;
+} sinew_surface;
+
+static inline sinew_surface sinew_surface_of(const sinew_asset *a)
+{
+    return (sinew_surface){a->particles, a->particle_count, a->triangles, a->triangle_count};
+}
+
 typedef struct sinew_selfcol {
-    uint32_t vertices, triangles, edges; /* items: V + T + E */
+    uint32_t vertices, triangles, edges; /* the body's own items: V + T + E */
+    uint32_t other_items;                /* other bodies' items: GV + GT + GE */
+    uint64_t ghost_offset;               /* SELF_REAL's other bodies' positions (vec4s) */
     uint32_t capacity;                   /* K */
     uint32_t table;                      /* H, buckets */
     uint32_t particles;
@@ -46,31 +61,39 @@ typedef struct sinew_selfcol {
 } sinew_selfcol;
 
 /* Refuses what self-collision cannot take (no triangles, a solver without
- * it, parameters out of range), naming it. OK when desc->self_collision is 0. */
-sinew_result sinew_selfcol_check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d);
+ * it, parameters out of range), naming it. OK when desc->self_collision is 0
+ * and `always` is 0 (1: the checks of collision with other bodies, which
+ * uses the same desc fields, `what` naming it in messages). */
+sinew_result sinew_selfcol_check(const sinew_context *ctx, uint32_t triangle_count, const sinew_body_desc *d,
+                                 int always, const char *what);
 
-/* The surface, its edges and each particle's slots, and the sizes of the
- * two buffers; refuses sizes past the device's bindings. */
-sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d,
-                                sinew_selfcol *s);
+/* The surface, its edges and each particle's slots, the other bodies'
+ * surfaces after it (their particles numbered from own->particle_count, one
+ * body after another), and the sizes of the two buffers; the body's own
+ * pairs collide when d->self_collision is set. Refuses sizes past the
+ * device's bindings. */
+sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_surface *own, const sinew_body_desc *d,
+                                const sinew_surface *others, uint32_t other_count, sinew_selfcol *s);
 /* Writes the fixed part into SELF_INDEX (made from the plan's sizes), the
- * asset's rest positions into SELF_REAL, and frees the host image. */
-sinew_result sinew_selfcol_upload(sinew_context *ctx, sinew_selfcol *s, const sinew_asset *a, sinew_buffer *index,
-                                  sinew_buffer *real);
+ * body's rest positions into SELF_REAL, and frees the host image. */
+sinew_result sinew_selfcol_upload(sinew_context *ctx, sinew_selfcol *s, const sinew_surface *own,
+                                  sinew_buffer *index, sinew_buffer *real);
 void sinew_selfcol_free(sinew_selfcol *s);
 
 void sinew_selfcol_record_build(const sinew_selfcol *s, sinew_recorder *r);
 void sinew_selfcol_record_project(const sinew_selfcol *s, sinew_recorder *r);
 
 /* The hash's cell size (m): the 90th percentile of the surface triangles'
- * rest extents (their bounding boxes' longest side) plus the reach
- * (SINEW_SELF_REACH thicknesses); 0 when out of memory. */
-float sinew_selfcol_cell_size(const sinew_asset *a, float thickness);
+ * rest extents (their bounding boxes' longest side), the largest of the
+ * body's and the other bodies', plus the reach (SINEW_SELF_REACH
+ * thicknesses); 0 when out of memory. */
+float sinew_selfcol_cell_size(const sinew_surface *own, const sinew_surface *others, uint32_t other_count,
+                              float thickness);
 
 /* The surface as the kernels number it: surface vertices (particles on a
  * triangle, ascending) and edges (each once, lower particle first,
  * ascending), for the CPU reference. Allocates; 0 when out of memory. */
-int sinew_selfcol_surface(const sinew_asset *a, uint32_t **verts, uint32_t *vertex_count, uint32_t **edges,
+int sinew_selfcol_surface(const sinew_surface *a, uint32_t **verts, uint32_t *vertex_count, uint32_t **edges,
                           uint32_t *edge_count);
 
 #endif

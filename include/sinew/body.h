@@ -473,6 +473,29 @@ SINEW_API sinew_result sinew_body_set_material(sinew_body *body, uint32_t index,
  * into a body cut the same way. Waits for pending work. */
 SINEW_API sinew_result sinew_body_cut(sinew_body *body, const uint32_t *pairs, uint32_t pair_count, uint32_t *cut);
 
+/* ------------------------------------------------------ collision between bodies
+ * Most bodies one body's contact list may hold. */
+#define SINEW_MAX_CONTACT_BODIES 64
+
+/* Makes the body collide with the surfaces of `others` (made on the same
+ * context, with triangles; count 0: with none), replacing its list
+ * (docs/self-collision.md). Its vertices keep desc.self_thickness from their
+ * triangles and its edges from their edges, with friction
+ * desc.self_friction, through the same broad phase and candidate lists
+ * (desc.self_capacity) as self-collision, which need not be on. Each step
+ * of the body begins by copying the others' positions as their last steps
+ * left them (a copy on the device, nothing read back); through the step
+ * they stand still and do not yield. So a body yields to another only in
+ * its own step: list each body in the other's list for contact both ways,
+ * and step them one after the other. A body is kept by the lists that
+ * hold it: destroyed, it stays in them, still, until they drop it. The
+ * position-based solvers only (as self-collision). Re-records the step and
+ * remakes the body's collision buffers: a call for loading time, not every
+ * frame. Refuses (changing nothing) NULL, the body itself, a body of another
+ * context or without triangles, a body listed twice, more than
+ * SINEW_MAX_CONTACT_BODIES. Waits for pending work. */
+SINEW_API sinew_result sinew_body_set_contact_bodies(sinew_body *body, sinew_body *const *others, uint32_t count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,8 @@
  *   VERTS     [V]      the particle of each surface vertex, ascending
  *   TRIS      [3T]     the asset's surface triangles
  *   EDGES     [2E]     their edges, each once (lower particle first), ascending
+ *   GVERTS, GTRIS, GEDGES [GV, 3GT, 2GE]  the same of the other bodies'
+ *                      surfaces, their particles numbered from N (below)
  *   TABLE     [H]      the spatial hash: entries per bucket, then (after the
  *                      scan) each bucket's end, then (after the scatter) its
  *                      start
@@ -30,18 +32,20 @@
  * A particle's sweep is how far the substep's prediction moves it (PREV to
  * POS, h v + h^2 g; 0 pinned); the common sweep is the free particles'
  * mean, an item's sweep its particles' mean, its spread their largest
- * distance from it. SELF_REAL (vec4): per item 3, its box (over its
+ * distance from it. SELF_REAL (vec4): per item 3 (other bodies' items
+ * included), its box (over its
  * particles at PREV and moved by their sweeps less the common one, grown by
  * half the reach (SINEW_SELF_REACH thicknesses); min with w the spread, max) and its sweep; then the
  * workgroups' partial sums of the sweeps (REAL_PARTIAL), the rest positions
  * (REAL_REST: pairs nearer than the thickness at rest never collide),
  * then from REAL_DELTA the corrections of the slots above (xyz the sum over
- * the item's active contacts, w how many).
+ * the item's active contacts, w how many), then from REAL_GHOST the other
+ * bodies' positions (below).
  */
 #ifndef SINEW_SHADER_SELFCOL_H
 #define SINEW_SHADER_SELFCOL_H
 
-#define SINEW_SELF_HEADER 32
+#define SINEW_SELF_HEADER 48
 #define SINEW_SELF_V 0
 #define SINEW_SELF_T 1
 #define SINEW_SELF_E 2
@@ -67,6 +71,22 @@
 #define SINEW_SELF_TOTAL 23     /* entries this step (the scan's), room or not */
 #define SINEW_SELF_COMMON 24    /* 3 float bits: the common sweep this step */
 #define SINEW_SELF_REAL_REST 28 /* in SELF_REAL: the asset's rest positions */
+/* Other bodies (sinew_body_set_contact_bodies): their surfaces are items
+ * numbered after the body's own, [I, I + GV + GT + GE) (vertices, triangles,
+ * edges), over particles numbered from N: particle N + j is
+ * SELF_REAL[REAL_GHOST + j], the other bodies' positions one after another,
+ * copied from their position buffers when the step begins and still
+ * through it (inverse mass 0: they do not yield). They are in the hash and
+ * never query; the body's own items are in it only when OWN is 1. */
+#define SINEW_SELF_OWN 29       /* 1: the body's own pairs collide (desc.self_collision) */
+#define SINEW_SELF_GV 30
+#define SINEW_SELF_GT 31
+#define SINEW_SELF_GE 32
+#define SINEW_SELF_GVERTS 33    /* offsets, particles numbered from N */
+#define SINEW_SELF_GTRIS 34
+#define SINEW_SELF_GEDGES 35
+#define SINEW_SELF_REAL_GHOST 36 /* in SELF_REAL, vec4s */
+#define SINEW_SELF_GN 37        /* the other bodies' particles */
 
 /* Pairs nearer than this many thicknesses (plus how far their predicted
  * motions may bring them together) when a substep begins are candidates:

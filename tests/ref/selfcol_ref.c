@@ -48,7 +48,8 @@ selfcol_ref *selfcol_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     if (!d->self_collision)
         return NULL;
     selfcol_ref *s = calloc(1, sizeof *s);
-    if (!s || !sinew_selfcol_surface(a, &s->verts, &s->V, &s->edges, &s->E)) {
+    const sinew_surface own = sinew_surface_of(a);
+    if (!s || !sinew_selfcol_surface(&own, &s->verts, &s->V, &s->edges, &s->E)) {
         free(s);
         return NULL;
     }
@@ -68,7 +69,7 @@ selfcol_ref *selfcol_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     for (uint32_t i = 0; i < s->n; i++)
         for (int k = 0; k < 3; k++)
             s->rest[3 * i + k] = (&a->particles[i].x)[k];
-    s->hash_cell = sinew_selfcol_cell_size(a, d->self_thickness);
+    s->hash_cell = sinew_selfcol_cell_size(&own, NULL, 0, d->self_thickness);
     s->count = calloc(s->I, sizeof *s->count);
     s->list = calloc((size_t)s->I * s->K, sizeof *s->list);
     s->delta = calloc(4 * (size_t)slots, sizeof *s->delta);

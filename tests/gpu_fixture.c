@@ -8,6 +8,7 @@
 #include "prep/volume.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,4 +163,44 @@ sinew_asset *gpu_make_solver_asset(sinew_solver solver)
         }
     }
     return a;
+}
+
+/* `layers` square grids of nx x nx particles, `size` m wide, horizontal,
+ * the lowest at height y, each `gap` above the one before; the layers turned
+ * by `twist` rad each about the vertical so that their grids do not line up. */
+sinew_asset *gpu_layered_cloth(uint32_t nx, double size, double y, uint32_t layers, double gap, double twist)
+{
+    sinew_mesh one;
+    double origin[3] = {0.0, 0.0, 0.0};
+    cr_assert_eq(sinew_mesh_grid(nx, nx, size, size, SINEW_GRID_XZ, origin, &one), SINEW_RESULT_OK);
+    sinew_mesh m = {0};
+    m.vertex_count = one.vertex_count * layers;
+    m.face_count = one.face_count * layers;
+    m.positions = malloc(sizeof *m.positions * 3 * m.vertex_count);
+    m.face_offsets = malloc(sizeof *m.face_offsets * (m.face_count + 1));
+    m.face_indices = malloc(sizeof *m.face_indices * one.face_offsets[one.face_count] * layers);
+    uint32_t fi = 0;
+    m.face_offsets[0] = 0;
+    for (uint32_t l = 0; l < layers; l++) {
+        double c = cos(twist * l), s = sin(twist * l);
+        for (uint32_t v = 0; v < one.vertex_count; v++) {
+            const double *p = &one.positions[3 * v];
+            double *q = &m.positions[3 * (l * one.vertex_count + v)];
+            q[0] = c * p[0] - s * p[2];
+            q[1] = y + gap * l;
+            q[2] = s * p[0] + c * p[2];
+        }
+        for (uint32_t f = 0; f < one.face_count; f++) {
+            for (uint32_t k = one.face_offsets[f]; k < one.face_offsets[f + 1]; k++)
+                m.face_indices[fi++] = one.face_indices[k] + l * one.vertex_count;
+            m.face_offsets[l * one.face_count + f + 1] = fi;
+        }
+    }
+    sinew_mesh_free(&one);
+    sinew_cloth_options opt = sinew_cloth_options_default();
+    opt.free_parts = 1;
+    sinew_asset *asset = NULL;
+    cr_assert_eq(sinew_cloth_build(&m, &opt, gpu_logger(), &asset, NULL), SINEW_RESULT_OK);
+    sinew_mesh_free(&m);
+    return asset;
 }

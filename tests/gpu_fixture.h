@@ -44,4 +44,9 @@ sinew_asset *gpu_make_cloth_clustered(uint32_t nx, uint32_t ny, double size, dou
  * block (GPBD). Caller destroys. */
 sinew_asset *gpu_make_solver_asset(sinew_solver solver);
 
+/* `layers` square grids of nx x nx particles, `size` m wide, horizontal,
+ * the lowest at height y, each `gap` above the one before, turned by
+ * `twist` rad each about the vertical; one cloth asset (parts free). */
+sinew_asset *gpu_layered_cloth(uint32_t nx, double size, double y, uint32_t layers, double gap, double twist);
+
 #endif

@@ -13,46 +13,6 @@
 
 TestSuite(selfcol, .init = gpu_setup, .fini = gpu_teardown, .timeout = 600);
 
-/* `layers` square grids of nx x nx particles, `size` m wide, horizontal,
- * the lowest at height y, each `gap` above the one before; the layers turned
- * by `twist` rad each about the vertical so that their grids do not line up. */
-static sinew_asset *layered_cloth(uint32_t nx, double size, double y, uint32_t layers, double gap, double twist)
-{
-    sinew_mesh one;
-    double origin[3] = {0.0, 0.0, 0.0};
-    cr_assert_eq(sinew_mesh_grid(nx, nx, size, size, SINEW_GRID_XZ, origin, &one), SINEW_RESULT_OK);
-    sinew_mesh m = {0};
-    m.vertex_count = one.vertex_count * layers;
-    m.face_count = one.face_count * layers;
-    m.positions = malloc(sizeof *m.positions * 3 * m.vertex_count);
-    m.face_offsets = malloc(sizeof *m.face_offsets * (m.face_count + 1));
-    m.face_indices = malloc(sizeof *m.face_indices * one.face_offsets[one.face_count] * layers);
-    uint32_t fi = 0;
-    m.face_offsets[0] = 0;
-    for (uint32_t l = 0; l < layers; l++) {
-        double c = cos(twist * l), s = sin(twist * l);
-        for (uint32_t v = 0; v < one.vertex_count; v++) {
-            const double *p = &one.positions[3 * v];
-            double *q = &m.positions[3 * (l * one.vertex_count + v)];
-            q[0] = c * p[0] - s * p[2];
-            q[1] = y + gap * l;
-            q[2] = s * p[0] + c * p[2];
-        }
-        for (uint32_t f = 0; f < one.face_count; f++) {
-            for (uint32_t k = one.face_offsets[f]; k < one.face_offsets[f + 1]; k++)
-                m.face_indices[fi++] = one.face_indices[k] + l * one.vertex_count;
-            m.face_offsets[l * one.face_count + f + 1] = fi;
-        }
-    }
-    sinew_mesh_free(&one);
-    sinew_cloth_options opt = sinew_cloth_options_default();
-    opt.free_parts = 1;
-    sinew_asset *asset = NULL;
-    cr_assert_eq(sinew_cloth_build(&m, &opt, gpu_logger(), &asset, NULL), SINEW_RESULT_OK);
-    sinew_mesh_free(&m);
-    return asset;
-}
-
 static sinew_body_desc self_desc(void)
 {
     sinew_body_desc d = sinew_body_desc_default();
@@ -70,7 +30,7 @@ static sinew_body_desc self_desc(void)
 Test(selfcol, matches_reference)
 {
     const double size = 0.3;
-    sinew_asset *asset = layered_cloth(10, size, 0.05, 2, 0.01, 0.3);
+    sinew_asset *asset = gpu_layered_cloth(10, size, 0.05, 2, 0.01, 0.3);
     sinew_body_desc d = self_desc();
     sinew_body *body;
     cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
@@ -119,7 +79,7 @@ Test(selfcol, matches_reference)
 /* Refused, naming what is wrong, before anything is made. */
 Test(selfcol, refusals)
 {
-    sinew_asset *asset = layered_cloth(6, 0.2, 0.1, 2, 0.01, 0.0);
+    sinew_asset *asset = gpu_layered_cloth(6, 0.2, 0.1, 2, 0.01, 0.0);
     sinew_body *body = NULL;
     sinew_body_desc d = self_desc();
     d.self_thickness = NAN;
@@ -153,7 +113,7 @@ Test(selfcol, refusals)
  * the run stays finite and stable, and is the same bits twice. */
 static uint64_t run_layers(uint32_t capacity, uint32_t steps, uint64_t *dropped)
 {
-    sinew_asset *asset = layered_cloth(10, 0.3, 0.05, 3, 0.012, 0.3);
+    sinew_asset *asset = gpu_layered_cloth(10, 0.3, 0.05, 3, 0.012, 0.3);
     sinew_body_desc d = self_desc();
     d.self_capacity = capacity;
     sinew_body *body;
@@ -222,7 +182,7 @@ static uint64_t landed(const sinew_asset *asset, int self, uint32_t steps, doubl
 
 Test(selfcol, layers_land_without_intersections)
 {
-    sinew_asset *asset = layered_cloth(16, 0.4, 0.1, 3, 0.015, 0.0);
+    sinew_asset *asset = gpu_layered_cloth(16, 0.4, 0.1, 3, 0.015, 0.0);
     double gap_off, gap_on;
     uint64_t off = landed(asset, 0, 60, &gap_off);
     uint64_t on = landed(asset, 1, 60, &gap_on);
@@ -240,7 +200,7 @@ Test(selfcol, layers_land_without_intersections)
  * a checkpoint goes on bit for bit as the one it was saved from. */
 Test(selfcol, checkpoint_resumes_bit_for_bit)
 {
-    sinew_asset *asset = layered_cloth(10, 0.3, 0.05, 2, 0.01, 0.3);
+    sinew_asset *asset = gpu_layered_cloth(10, 0.3, 0.05, 2, 0.01, 0.3);
     sinew_body_desc d = self_desc();
     sinew_body *a, *b;
     cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &a), SINEW_RESULT_OK);

@@ -12,6 +12,14 @@
 
 struct selfcol_ref {
     uint32_t V, T, E, I, K, n;
+    /* other bodies' items after the body's own: GV + GT + GE = GI, over G
+     * particles numbered from n (as on the device); own: the body's own
+     * pairs collide */
+    uint32_t GV, GT, GE, GI, G;
+    uint32_t *gverts, *gtris, *gedges;
+    int own;
+    double *P, *X, *W;     /* (n + G): prev, positions and inverse masses, the others' after the body's */
+    double *ghost;         /* 3G: the others' positions (selfcol_ref_set_others) */
     double thickness, friction;
     uint32_t *verts, *edges;
     const sinew_triangle_rec *tris;
@@ -28,6 +36,20 @@ struct selfcol_ref {
 
 static uint32_t particles_of(const selfcol_ref *s, uint32_t it, uint32_t p[3])
 {
+    if (it >= s->I) {
+        it -= s->I;
+        if (it < s->GV) {
+            p[0] = p[1] = p[2] = s->gverts[it];
+            return 1;
+        }
+        if (it < s->GV + s->GT) {
+            memcpy(p, &s->gtris[3 * (it - s->GV)], 12);
+            return 3;
+        }
+        const uint32_t *e = &s->gedges[2 * (it - s->GV - s->GT)];
+        p[0] = e[0], p[1] = e[1], p[2] = e[0];
+        return 2;
+    }
     if (it < s->V) {
         p[0] = p[1] = p[2] = s->verts[it];
         return 1;
@@ -41,11 +63,22 @@ static uint32_t particles_of(const selfcol_ref *s, uint32_t it, uint32_t p[3])
     return 2;
 }
 
-static uint32_t kind_of(const selfcol_ref *s, uint32_t it) { return it < s->V ? 0 : it < s->V + s->T ? 1 : 2; }
+static uint32_t kind_of(const selfcol_ref *s, uint32_t it)
+{
+    if (it >= s->I)
+        return it - s->I < s->GV ? 0 : it - s->I < s->GV + s->GT ? 1 : 2;
+    return it < s->V ? 0 : it < s->V + s->T ? 1 : 2;
+}
 
 selfcol_ref *selfcol_ref_create(const sinew_asset *a, const sinew_body_desc *d)
 {
-    if (!d->self_collision)
+    return selfcol_ref_create_with(a, d, NULL, 0);
+}
+
+selfcol_ref *selfcol_ref_create_with(const sinew_asset *a, const sinew_body_desc *d, const sinew_asset *const *others,
+                                     uint32_t count)
+{
+    if (!d->self_collision && count == 0)
         return NULL;
     selfcol_ref *s = calloc(1, sizeof *s);
     const sinew_surface own = sinew_surface_of(a);
@@ -53,6 +86,34 @@ selfcol_ref *selfcol_ref_create(const sinew_asset *a, const sinew_body_desc *d)
         free(s);
         return NULL;
     }
+    s->own = d->self_collision;
+    /* the others' surfaces, numbered as selfcol.c numbers them */
+    sinew_surface surf[SINEW_MAX_CONTACT_BODIES];
+    uint32_t gv = 0, gt = 0, ge = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        surf[k] = sinew_surface_of(others[k]);
+        gv += others[k]->particle_count, gt += others[k]->triangle_count, ge += 3 * others[k]->triangle_count;
+    }
+    s->gverts = calloc(gv + 1, 4), s->gtris = calloc(3 * (size_t)gt + 1, 4), s->gedges = calloc(2 * (size_t)ge + 1, 4);
+    uint32_t base = a->particle_count;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t *v, *e, cv, ce;
+        if (!sinew_selfcol_surface(&surf[k], &v, &cv, &e, &ce))
+            abort();
+        for (uint32_t i = 0; i < cv; i++)
+            s->gverts[s->GV++] = base + v[i];
+        for (uint32_t t = 0; t < surf[k].triangle_count; t++)
+            for (int c = 0; c < 3; c++)
+                s->gtris[3 * (s->GT + t) + c] = base + surf[k].triangles[t].v[c];
+        s->GT += surf[k].triangle_count;
+        for (uint32_t i = 0; i < 2 * ce; i++)
+            s->gedges[2 * s->GE + i] = base + e[i];
+        s->GE += ce;
+        base += surf[k].particle_count;
+        free(v), free(e);
+    }
+    s->G = base - a->particle_count;
+    s->GI = s->GV + s->GT + s->GE;
     s->T = a->triangle_count;
     s->tris = a->triangles;
     s->I = s->V + s->T + s->E;
@@ -61,15 +122,20 @@ selfcol_ref *selfcol_ref_create(const sinew_asset *a, const sinew_body_desc *d)
     s->thickness = d->self_thickness;
     s->friction = d->self_friction;
     uint32_t slots = s->V + 3 * s->T + 2 * s->E;
-    s->box = calloc(6 * (size_t)s->I, sizeof *s->box);
-    s->mean = calloc(3 * (size_t)s->I + 1, sizeof *s->mean);
-    s->spread = calloc((size_t)s->I + 1, sizeof *s->spread);
-    s->too_big = calloc((size_t)s->I + 1, 1);
+    const size_t all = (size_t)s->I + s->GI, np = (size_t)s->n + s->G;
+    s->box = calloc(6 * all, sizeof *s->box);
+    s->mean = calloc(3 * all + 1, sizeof *s->mean);
+    s->spread = calloc(all + 1, sizeof *s->spread);
+    s->too_big = calloc(all + 1, 1);
+    s->P = calloc(3 * np, sizeof *s->P);
+    s->X = calloc(3 * np, sizeof *s->X);
+    s->W = calloc(np, sizeof *s->W);
+    s->ghost = calloc(3 * (size_t)s->G + 1, sizeof *s->ghost);
     s->rest = calloc(3 * (size_t)s->n + 1, sizeof *s->rest);
     for (uint32_t i = 0; i < s->n; i++)
         for (int k = 0; k < 3; k++)
             s->rest[3 * i + k] = (&a->particles[i].x)[k];
-    s->hash_cell = sinew_selfcol_cell_size(&own, NULL, 0, d->self_thickness);
+    s->hash_cell = sinew_selfcol_cell_size(&own, surf, count, d->self_thickness);
     s->count = calloc(s->I, sizeof *s->count);
     s->list = calloc((size_t)s->I * s->K, sizeof *s->list);
     s->delta = calloc(4 * (size_t)slots, sizeof *s->delta);
@@ -101,7 +167,26 @@ void selfcol_ref_destroy(selfcol_ref *s)
         return;
     free(s->verts), free(s->edges), free(s->box), free(s->mean), free(s->spread), free(s->too_big), free(s->rest), free(s->count), free(s->list);
     free(s->delta), free(s->inc_start), free(s->inc);
+    free(s->gverts), free(s->gtris), free(s->gedges), free(s->P), free(s->X), free(s->W), free(s->ghost);
     free(s);
+}
+
+void selfcol_ref_set_others(selfcol_ref *s, const double *xyz)
+{
+    memcpy(s->ghost, xyz, 3 * (size_t)s->G * sizeof *xyz);
+}
+
+/* The body's prev, x and w and the others' still positions (inverse mass
+ * 0) as one set of particles. */
+static void combine(selfcol_ref *s, const double *prev, const double *x, const double *w)
+{
+    const size_t n = s->n;
+    memcpy(s->P, prev, 3 * n * sizeof *prev);
+    memcpy(s->X, x, 3 * n * sizeof *x);
+    memcpy(s->W, w, n * sizeof *w);
+    memcpy(s->P + 3 * n, s->ghost, 3 * (size_t)s->G * sizeof *s->ghost);
+    memcpy(s->X + 3 * n, s->ghost, 3 * (size_t)s->G * sizeof *s->ghost);
+    memset(s->W + n, 0, (size_t)s->G * sizeof *s->W);
 }
 
 /* ---------------------------------------------------------------- geometry */
@@ -252,7 +337,7 @@ static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint3
         if (*dist2 >= reach * reach)
             return 0;
         const double *R = s->rest;
-        if (segment_dist2(&R[3 * pa[0]], &R[3 * pa[1]], &R[3 * pb[0]], &R[3 * pb[1]]) < s->thickness * s->thickness)
+        if (b < s->I && segment_dist2(&R[3 * pa[0]], &R[3 * pa[1]], &R[3 * pb[0]], &R[3 * pb[1]]) < s->thickness * s->thickness)
             return 0;
         double sp, t;
         int facing = edge_params(a0, a1, b0, b1, &sp, &t) && sp >= 0 && sp <= 1 && t >= 0 && t <= 1;
@@ -267,7 +352,7 @@ static int candidate(const selfcol_ref *s, const double *prev, uint32_t a, uint3
     if (*dist2 >= reach * reach)
         return 0;
     const double *R = s->rest;
-    if (point_triangle_dist2(&R[3 * v], &R[3 * t[0]], &R[3 * t[1]], &R[3 * t[2]]) < s->thickness * s->thickness)
+    if (b < s->I && point_triangle_dist2(&R[3 * v], &R[3 * t[0]], &R[3 * t[1]], &R[3 * t[2]]) < s->thickness * s->thickness)
         return 0;
     double bary[3], h;
     int facing = triangle_coords(xv, t0, t1, t2, bary, n, &h) && bary[0] >= -SINEW_SELF_BARY_SLACK && bary[1] >= -SINEW_SELF_BARY_SLACK && bary[2] >= -SINEW_SELF_BARY_SLACK;
@@ -289,10 +374,13 @@ static uint64_t cell_key(const int64_t c[3], uint32_t kind)
            ((uint64_t)(c[2] + (1 << 19)) & 0xFFFFF) << 2 | kind;
 }
 
-void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x, const double *w)
+void selfcol_ref_build(selfcol_ref *s, const double *prev_own, const double *x_own, const double *w_own)
 {
-    double *sweep = malloc(sizeof *sweep * (3 * (size_t)s->n + 1));
-    for (uint32_t i = 0; i < 3 * s->n; i++)
+    combine(s, prev_own, x_own, w_own);
+    const double *prev = s->P, *x = s->X, *w = s->W;
+    const uint32_t all = s->I + s->GI;
+    double *sweep = malloc(sizeof *sweep * (3 * ((size_t)s->n + s->G) + 1));
+    for (uint32_t i = 0; i < 3 * (s->n + s->G); i++)
         sweep[i] = w[i / 3] != 0.0 ? x[i] - prev[i] : 0.0;
     /* the common sweep: the free particles' mean */
     double common[3] = {0, 0, 0}, free_count = 0;
@@ -305,7 +393,7 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x, cons
     for (int k = 0; k < 3 && free_count > 0; k++)
         common[k] /= free_count;
     double cell = 0;
-    for (uint32_t it = 0; it < s->I; it++) {
+    for (uint32_t it = 0; it < all; it++) {
         uint32_t p[3], m = particles_of(s, it, p);
         double *mean = &s->mean[3 * it], *b = &s->box[6 * it];
         for (int k = 0; k < 3; k++) {
@@ -340,17 +428,20 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x, cons
         }
         s->too_big[it] = cells > SINEW_SELF_MAX_CELLS;
     }
-    /* (cell key, item) pairs sorted: each cell's items of a kind together */
-    uint64_t *pair = malloc(sizeof *pair * 2 * (s->I ? s->I : 1));
-    for (uint32_t it = 0; it < s->I; it++) {
+    /* (cell key, item) pairs sorted: each cell's items of a kind together;
+     * the others' items, and the body's own when its own pairs collide */
+    uint64_t *pair = malloc(sizeof *pair * 2 * (all ? all : 1));
+    uint32_t hashed = 0;
+    for (uint32_t it = s->own ? 0 : s->I; it < all; it++) {
         const double *b = &s->box[6 * it];
         int64_t c[3];
         for (int k = 0; k < 3; k++)
             c[k] = (int64_t)floor(0.5 * (b[k] + b[3 + k]) / cell);
-        pair[2 * it] = cell_key(c, kind_of(s, it));
-        pair[2 * it + 1] = it;
+        pair[2 * hashed] = cell_key(c, kind_of(s, it));
+        pair[2 * hashed + 1] = it;
+        hashed++;
     }
-    qsort(pair, s->I, 2 * sizeof *pair, cmp_u64);
+    qsort(pair, hashed, 2 * sizeof *pair, cmp_u64);
     for (uint32_t it = 0; it < s->I; it++) {
         uint32_t want = kind_of(s, it) == 0 ? 1 : kind_of(s, it) == 1 ? 0 : 2;
         const double *b = &s->box[6 * it];
@@ -364,7 +455,7 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x, cons
             int64_t o[3] = {c[0] + q % 3 - 1, c[1] + (q / 3) % 3 - 1, c[2] + q / 9 - 1};
             uint64_t key = cell_key(o, want);
             /* first pair with this key */
-            size_t lo = 0, hi = s->I;
+            size_t lo = 0, hi = hashed;
             while (lo < hi) {
                 size_t mid = (lo + hi) / 2;
                 if (pair[2 * mid] < key)
@@ -372,7 +463,7 @@ void selfcol_ref_build(selfcol_ref *s, const double *prev, const double *x, cons
                 else
                     hi = mid;
             }
-            for (size_t j = lo; j < s->I && pair[2 * j] == key; j++) {
+            for (size_t j = lo; j < hashed && pair[2 * j] == key; j++) {
                 uint32_t other = (uint32_t)pair[2 * j + 1], side;
                 double dist2;
                 if (other == it || s->too_big[other] || !candidate(s, prev, it, other, &side, &dist2))
@@ -464,8 +555,10 @@ static int contact(const selfcol_ref *s, const uint32_t p[4], int edges, uint32_
     return 1;
 }
 
-void selfcol_ref_project(selfcol_ref *s, const double *prev, double *x, const double *w)
+void selfcol_ref_project(selfcol_ref *s, const double *prev_own, double *x, const double *w_own)
 {
+    combine(s, prev_own, x, w_own);
+    const double *prev = s->P, *X = s->X, *w = s->W;
     const uint32_t V = s->V, T = s->T;
     for (uint32_t k = 0; k < s->I; k++) {
         uint32_t pk[3], kind = kind_of(s, k);
@@ -477,7 +570,7 @@ void selfcol_ref_project(selfcol_ref *s, const double *prev, double *x, const do
             double dx[4][3];
             if (kind == 0) {
                 uint32_t p[4] = {pk[0], po[0], po[1], po[2]};
-                if (contact(s, p, 0, side, prev, x, w, dx)) {
+                if (contact(s, p, 0, side, prev, X, w, dx)) {
                     for (int q = 0; q < 3; q++)
                         acc[0][q] += dx[0][q];
                     acc[0][3] += 1;
@@ -485,7 +578,7 @@ void selfcol_ref_project(selfcol_ref *s, const double *prev, double *x, const do
                 }
             } else if (kind == 1) {
                 uint32_t p[4] = {po[0], pk[0], pk[1], pk[2]};
-                if (contact(s, p, 0, side, prev, x, w, dx))
+                if (contact(s, p, 0, side, prev, X, w, dx))
                     for (int c = 0; c < 3; c++) {
                         for (int q = 0; q < 3; q++)
                             acc[c][q] += dx[c + 1][q];
@@ -493,7 +586,7 @@ void selfcol_ref_project(selfcol_ref *s, const double *prev, double *x, const do
                     }
             } else {
                 uint32_t p[4] = {pk[0], pk[1], po[0], po[1]};
-                if (contact(s, p, 1, side, prev, x, w, dx)) {
+                if (contact(s, p, 1, side, prev, X, w, dx)) {
                     for (int c = 0; c < 2; c++) {
                         for (int q = 0; q < 3; q++)
                             acc[c][q] += dx[c][q];

@@ -12,6 +12,13 @@ typedef struct selfcol_ref selfcol_ref;
 
 /* NULL when desc->self_collision is 0 (or out of memory). */
 selfcol_ref *selfcol_ref_create(const sinew_asset *asset, const sinew_body_desc *desc);
+/* With collision against other bodies (sinew_body_set_contact_bodies):
+ * their surfaces' items after the body's own, still positions given by
+ * selfcol_ref_set_others before each step; NULL when the body has neither. */
+selfcol_ref *selfcol_ref_create_with(const sinew_asset *asset, const sinew_body_desc *desc,
+                                     const sinew_asset *const *others, uint32_t count);
+/* The others' positions, 3 doubles per particle, one body after another. */
+void selfcol_ref_set_others(selfcol_ref *s, const double *xyz);
 void selfcol_ref_destroy(selfcol_ref *s);
 
 /* The substep's candidate lists from the positions at its start (prev) and

@@ -112,6 +112,18 @@ void xpbd_ref_destroy(xpbd_ref *r)
     free(r);
 }
 
+void xpbd_ref_set_contact_bodies(xpbd_ref *r, const sinew_asset *const *others, uint32_t count)
+{
+    selfcol_ref_destroy(r->self);
+    r->self = selfcol_ref_create_with(r->a, &r->desc, others, count);
+}
+
+void xpbd_ref_set_others(xpbd_ref *r, const double *xyz)
+{
+    if (r->self)
+        selfcol_ref_set_others(r->self, xyz);
+}
+
 void xpbd_ref_self_counts(const xpbd_ref *r, uint64_t *candidates, uint64_t *dropped, uint64_t *contacts)
 {
     *candidates = *dropped = *contacts = 0;

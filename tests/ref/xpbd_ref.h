@@ -23,6 +23,11 @@ long long xpbd_ref_newton_iterations(const xpbd_ref *r);
 /* Self-collision's counts in the last step (desc.self_collision; 0 without):
  * as sinew_step_stats' self_candidates, self_dropped, self_contacts. */
 void xpbd_ref_self_counts(const xpbd_ref *r, uint64_t *candidates, uint64_t *dropped, uint64_t *contacts);
+/* Collision with other bodies as sinew_body_set_contact_bodies makes it:
+ * their assets, then before each step their positions (3 doubles per
+ * particle, one body after another), still through the step. */
+void xpbd_ref_set_contact_bodies(xpbd_ref *r, const sinew_asset *const *others, uint32_t count);
+void xpbd_ref_set_others(xpbd_ref *r, const double *xyz);
 /* Largest particle speed (m/s); infinity when a position or velocity is not finite. */
 double xpbd_ref_max_speed(const xpbd_ref *r);
 

@@ -253,9 +253,13 @@ void bounds(uint k)
     float grow = 0.5 * SINEW_SELF_REACH * self_thickness();
     vec3 lo = min(min(min(x0, y0), min(x1, y1)), min(x2, y2)) - vec3(grow);
     vec3 hi = max(max(max(x0, y0), max(x1, y1)), max(x2, y2)) + vec3(grow);
-    selfr[3u * k] = vec4(lo, spread);
-    selfr[3u * k + 1u] = vec4(hi, 0.0);
-    selfr[3u * k + 2u] = vec4(mean, 0.0);
+    selfr[SINEW_SELF_ITEM_VEC4S * k] = vec4(lo, spread);
+    selfr[SINEW_SELF_ITEM_VEC4S * k + 1u] = vec4(hi, 0.0);
+    selfr[SINEW_SELF_ITEM_VEC4S * k + 2u] = vec4(mean, 0.0);
+    // a ball around its particles at PREV, for a cheap first distance test
+    vec3 centre = m == 1u ? x0 : m == 2u ? 0.5 * (x0 + x1) : (x0 + x1 + x2) / 3.0;
+    float radius = max(length(x0 - centre), max(length(x1 - centre), length(x2 - centre)));
+    selfr[SINEW_SELF_ITEM_VEC4S * k + 3u] = vec4(centre, radius);
 }
 
 // Whether item k goes into the hash: the others' items, and the body's own
@@ -269,7 +273,7 @@ void count_items(uint k)
     if (!hashed(k))
         return;
     ivec3 a, b;
-    uint cells = cell_range(selfr[3u * k].xyz, selfr[3u * k + 1u].xyz, a, b);
+    uint cells = cell_range(selfr[SINEW_SELF_ITEM_VEC4S * k].xyz, selfr[SINEW_SELF_ITEM_VEC4S * k + 1u].xyz, a, b);
     uint table = self_hdr(SINEW_SELF_TABLE), kind = kind_of(k);
     for (int z = a.z; z <= b.z && cells != 0u; z++)
         for (int y = a.y; y <= b.y; y++)
@@ -314,7 +318,7 @@ uint scatter(uint k)
     if (!hashed(k))
         return 0u;
     ivec3 a, b;
-    uint cells = cell_range(selfr[3u * k].xyz, selfr[3u * k + 1u].xyz, a, b);
+    uint cells = cell_range(selfr[SINEW_SELF_ITEM_VEC4S * k].xyz, selfr[SINEW_SELF_ITEM_VEC4S * k + 1u].xyz, a, b);
     uint table = self_hdr(SINEW_SELF_TABLE), kind = kind_of(k), room = self_hdr(SINEW_SELF_ENTRIES);
     uint items = self_hdr(SINEW_SELF_ITEMS), keys = self_hdr(SINEW_SELF_KEYS), lost = 0u;
     for (int z = a.z; z <= b.z && cells != 0u; z++)
@@ -373,32 +377,56 @@ bool triangle_coords(vec3 x, vec3 x1, vec3 x2, vec3 x3, out vec3 bary, out vec3 
     return true;
 }
 
-// Whether item a (looking; its box alo-ahi, its spread in alo.w, its sweep
-// da, its particles pa) and item b (found in cell `cell`) are a candidate
-// pair: boxes overlap, and `cell` holds the overlap's lowest corner (so
-// that a pair is met in one of the cells both are in), no particle shared (neighbours in the mesh never
-// collide), and nearer at the substep's start than the reach plus
-// how far their sweeps may bring them together. side: on which side the
-// pair is (SINEW_SELF_SIDE_*), vertex-triangle pairs by the vertex against
-// the triangle's plane, edge pairs by a0 - b0 against ea x eb; a pair that
-// is not face to face now (the vertex's projection outside the triangle,
-// the edges' nearest points outside either or the edges near parallel) has
-// no side worth keeping: FREE, the side it is on when projected.
-bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cell, out uint side, out float dist2)
+// The reach of items a and b (a's spread alo.w and sweep da): how near at
+// the substep's start they must be to be candidates.
+float pair_reach(vec4 alo, vec3 da, uint b)
 {
-    side = 0u;
-    dist2 = 0.0;
-    vec4 blo = selfr[3u * b];
-    vec3 bhi = selfr[3u * b + 1u].xyz;
+    return SINEW_SELF_REACH * self_thickness() + alo.w + selfr[SINEW_SELF_ITEM_VEC4S * b].w +
+           length(da - selfr[SINEW_SELF_ITEM_VEC4S * b + 2u].xyz);
+}
+
+// The cheap tests of item a (looking; its box alo-ahi, its spread in alo.w,
+// its sweep da, its ball, its particles pa) against item b (found in cell
+// `cell`): boxes overlap, `cell` holds the overlap's lowest corner (so that
+// a pair is met in one of the cells both are in), no particle shared
+// (neighbours in the mesh never collide), and their balls within the reach.
+// Only what passes them meets the exact test (candidate), a few at a time:
+// on SIMD devices every lane of a loop runs its body, taken or not.
+bool near(vec4 alo, vec3 ahi, vec3 da, vec4 aball, uvec3 pa, uint b, ivec3 cell)
+{
+    vec4 blo = selfr[SINEW_SELF_ITEM_VEC4S * b];
+    vec3 bhi = selfr[SINEW_SELF_ITEM_VEC4S * b + 1u].xyz;
     if (!(all(lessThanEqual(alo.xyz, bhi)) && all(lessThanEqual(blo.xyz, ahi))))
         return false;
     if (cell_of(max(alo.xyz, blo.xyz)) != cell)
         return false;
     uvec3 pb;
-    uint mb = item_particles(b, pb);
+    item_particles(b, pb);
     if (any(equal(pa, pb.xxx)) || any(equal(pa, pb.yyy)) || any(equal(pa, pb.zzz)))
         return false; // (unused slots repeat the first particle)
-    float th = self_thickness(), reach = SINEW_SELF_REACH * th + alo.w + blo.w + length(da - selfr[3u * b + 2u].xyz);
+    // the two balls' distance is at most the items': a pair that far apart
+    // is no candidate (a relative margin keeps the test from ruling out, by
+    // rounding, a pair the exact test would keep)
+    vec4 bball = selfr[SINEW_SELF_ITEM_VEC4S * b + 3u];
+    return length(aball.xyz - bball.xyz) - aball.w - bball.w <= pair_reach(alo, da, b) * 1.001;
+}
+
+// Whether items a and b, near(), are a candidate pair: nearer at the
+// substep's start than the reach plus how far their sweeps may bring them
+// together, and (two of the body's own) not that near at rest. side: on
+// which side the pair is (SINEW_SELF_SIDE_*), vertex-triangle pairs by the
+// vertex against the triangle's plane, edge pairs by a0 - b0 against
+// ea x eb; a pair that is not face to face now (the vertex's projection
+// outside the triangle, the edges' nearest points outside either or the
+// edges near parallel) has no side worth keeping: FREE, the side it is on
+// when projected.
+bool candidate(vec4 alo, vec3 da, uvec3 pa, uint ma, uint b, out uint side, out float dist2)
+{
+    side = 0u;
+    dist2 = 0.0;
+    uvec3 pb;
+    item_particles(b, pb);
+    float th = self_thickness(), reach = pair_reach(alo, da, b);
     uint rest = self_hdr(SINEW_SELF_REAL_REST);
     bool own = b < I(); // two of the body's own items: their rest shape counts
     if (ma == 2u) {
@@ -432,6 +460,9 @@ bool candidate(vec4 alo, vec3 ahi, vec3 da, uvec3 pa, uint ma, uint b, ivec3 cel
     return true;
 }
 
+// Items the query gathers by the cheap tests before it runs the exact one.
+#define SINEW_SELF_BATCH 16u
+
 void query(uint k, out uint kept, out uint dropped)
 {
     kept = 0u;
@@ -443,34 +474,56 @@ void query(uint k, out uint kept, out uint dropped)
     uint want = wanted(kind_of(k));
     uvec3 pk;
     uint mk = item_particles(k, pk);
-    vec4 alo = selfr[3u * k];
-    vec3 ahi = selfr[3u * k + 1u].xyz, da = selfr[3u * k + 2u].xyz;
-    uint list[SINEW_SELF_MAX_CAPACITY], keys[SINEW_SELF_MAX_CAPACITY];
+    vec4 alo = selfr[SINEW_SELF_ITEM_VEC4S * k];
+    vec3 ahi = selfr[SINEW_SELF_ITEM_VEC4S * k + 1u].xyz, da = selfr[SINEW_SELF_ITEM_VEC4S * k + 2u].xyz;
+    vec4 aball = selfr[SINEW_SELF_ITEM_VEC4S * k + 3u];
+    uint list[SINEW_SELF_MAX_CAPACITY], keys[SINEW_SELF_MAX_CAPACITY], batch[SINEW_SELF_BATCH];
     uint n = 0u, found = 0u, looked = 0u;
     bool truncated = false;
     ivec3 ca, cb;
     uint cells = cell_range(alo.xyz, ahi, ca, cb);
     uint room = self_hdr(SINEW_SELF_ENTRIES), hashes = self_hdr(SINEW_SELF_KEYS);
-    for (uint q = 0u; q < cells && !truncated; q++) {
-        ivec3 span = cb - ca + 1;
-        ivec3 c = ca + ivec3(int(q) % span.x, (int(q) / span.x) % span.y, int(q) / (span.x * span.y));
-        uint h = cell_hash(c, want), b = bucket_of(h);
-        uint begin = selfi[table + b], end = min(b + 1u < H ? selfi[table + b + 1u] : selfi[SINEW_SELF_TOTAL], room);
-        for (uint s = begin; s < end; s++) {
-            if (selfi[hashes + s] != h)
+    ivec3 span = cb - ca + 1;
+    // the cells' entries in order, q the cell, s the entry, end its bucket's end
+    uint q = 0u, s = 0u, end = 0u, h = 0u;
+    ivec3 c = ca;
+    bool open = false;
+    while (true) {
+        // gather up to a batch of items passing the cheap tests
+        uint got = 0u;
+        while (got < SINEW_SELF_BATCH && q < cells && !truncated) {
+            if (!open) {
+                c = ca + ivec3(int(q) % span.x, (int(q) / span.x) % span.y, int(q) / (span.x * span.y));
+                h = cell_hash(c, want);
+                uint b = bucket_of(h);
+                s = selfi[table + b];
+                end = min(b + 1u < H ? selfi[table + b + 1u] : selfi[SINEW_SELF_TOTAL], room);
+                open = true;
+            }
+            if (s >= end) {
+                q++;
+                open = false;
+                continue;
+            }
+            uint e = s++;
+            if (selfi[hashes + e] != h)
                 continue; // another cell's entry in this bucket
             if (++looked > SINEW_SELF_SCAN_LIMIT) {
                 truncated = true;
                 break;
             }
-            uint other = selfi[items + s];
-            uint side;
+            uint other = selfi[items + e];
+            if (other != k && near(alo, ahi, da, aball, pk, other, c))
+                batch[got++] = other;
+        }
+        // the exact test on them, each kept nearest first, by (distance,
+        // item): the bits of floats >= 0 order as their values
+        for (uint j = 0u; j < got; j++) {
+            uint other = batch[j], side;
             float dist2;
-            if (other == k || !candidate(alo, ahi, da, pk, mk, other, c, side, dist2))
+            if (!candidate(alo, da, pk, mk, other, side, dist2))
                 continue;
             found++;
-            // kept nearest first, by (distance, item): the bits of floats
-            // >= 0 order as their values
             uint key = floatBitsToUint(dist2);
             if (n == K && (key > keys[K - 1u] || (key == keys[K - 1u] && other > (list[K - 1u] & SINEW_SELF_ITEM_MASK))))
                 continue;
@@ -485,6 +538,8 @@ void query(uint k, out uint kept, out uint dropped)
             keys[at] = key;
             n = min(n + 1u, K);
         }
+        if (got < SINEW_SELF_BATCH)
+            break; // every cell scanned (or the scan cut short)
     }
     uint base = self_hdr(SINEW_SELF_LIST) + k * K;
     for (uint j = 0u; j < n; j++)

@@ -242,7 +242,7 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_surface *a
         return r;
     }
     const uint64_t groups = (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
-    const uint64_t o_partial = 3 * items, o_rest = o_partial + groups, o_delta = o_rest + n;
+    const uint64_t o_partial = SINEW_SELF_ITEM_VEC4S * items, o_rest = o_partial + groups, o_delta = o_rest + n;
     const uint64_t o_ghost = o_delta + slots;
     img[SINEW_SELF_V] = nv;
     img[SINEW_SELF_T] = nt;
@@ -364,12 +364,12 @@ void sinew_selfcol_record_build(const sinew_selfcol *s, sinew_recorder *r)
     dispatch(r, SINEW_SELF_SCATTER, all);
     dispatch(r, SINEW_SELF_QUERY, items);
     /* as designed: bounds reads 2 positions a particle of each item and
-     * writes a box (32 B); count, scan, scatter move a few words an item and
+     * writes its box, sweep and ball (64 B); count, scan, scatter move a few words an item and
      * bucket; query reads the boxes and particles of the items it meets
      * (about 27 buckets' worth, counted as 8 items) and writes its list */
     const uint64_t particle_refs = (uint64_t)s->vertices + 3ull * s->triangles + 2ull * s->edges;
-    r->bytes += 32ull * particle_refs + 32ull * all + 4ull * s->table + 16ull * all + 12ull * s->table +
-                12ull * all + (8ull * (32 + 32) + 4ull * s->capacity) * items;
+    r->bytes += 32ull * particle_refs + 64ull * all + 4ull * s->table + 16ull * all + 12ull * s->table +
+                12ull * all + (8ull * (32 + 48) + 4ull * s->capacity) * items;
 }
 
 void sinew_selfcol_record_project(const sinew_selfcol *s, sinew_recorder *r)

@@ -32,10 +32,12 @@
  * A particle's sweep is how far the substep's prediction moves it (PREV to
  * POS, h v + h^2 g; 0 pinned); the common sweep is the free particles'
  * mean, an item's sweep its particles' mean, its spread their largest
- * distance from it. SELF_REAL (vec4): per item 3 (other bodies' items
+ * distance from it. SELF_REAL (vec4): per item 4 (other bodies' items
  * included), its box (over its
  * particles at PREV and moved by their sweeps less the common one, grown by
- * half the reach (SINEW_SELF_REACH thicknesses); min with w the spread, max) and its sweep; then the
+ * half the reach (SINEW_SELF_REACH thicknesses); min with w the spread, max), its sweep, and a ball
+ * holding its particles at PREV (centre, radius: a first distance test);
+ * then the
  * workgroups' partial sums of the sweeps (REAL_PARTIAL), the rest positions
  * (REAL_REST: pairs nearer than the thickness at rest never collide),
  * then from REAL_DELTA the corrections of the slots above (xyz the sum over
@@ -46,6 +48,7 @@
 #define SINEW_SHADER_SELFCOL_H
 
 #define SINEW_SELF_HEADER 48
+#define SINEW_SELF_ITEM_VEC4S 4u /* SELF_REAL's vec4s per item */
 #define SINEW_SELF_V 0
 #define SINEW_SELF_T 1
 #define SINEW_SELF_E 2

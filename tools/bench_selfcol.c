@@ -25,36 +25,13 @@ static const config configs[] = {
     {256, 8},  /* lavapipe: the cost of the first steps only */
 };
 
-/* The cloth hangs with a few waves across it (3 cm deep, deeper at the top),
- * so that it buckles and folds as it lands rather than standing on its edge. */
+/* The cloth hangs with a few waves across it (sinew_mesh_curtain), so that
+ * it buckles and folds as it lands rather than standing on its edge. */
 static sinew_asset *hanging(uint32_t side)
 {
-    sinew_mesh m = {0};
-    m.vertex_count = side * side;
-    m.face_count = (side - 1) * (side - 1);
-    m.positions = malloc(sizeof *m.positions * 3 * m.vertex_count);
-    m.face_offsets = malloc(sizeof *m.face_offsets * (m.face_count + 1));
-    m.face_indices = malloc(sizeof *m.face_indices * 4 * m.face_count);
-    if (!m.positions || !m.face_offsets || !m.face_indices) {
-        sinew_mesh_free(&m);
+    sinew_mesh m;
+    if (sinew_mesh_curtain(side, &m) != SINEW_RESULT_OK)
         return NULL;
-    }
-    for (uint32_t j = 0; j < side; j++)
-        for (uint32_t i = 0; i < side; i++) {
-            double u = (double)i / (side - 1) - 0.5, v = (double)j / (side - 1);
-            double *q = &m.positions[3 * (j * side + i)];
-            q[0] = u;
-            q[1] = 0.05 + v;
-            q[2] = 0.03 * sin(2.0 * 3.14159265358979 * 2.5 * (u + 0.5)) * (0.3 + 0.7 * v);
-        }
-    m.face_offsets[0] = 0;
-    for (uint32_t f = 0, j = 0; j + 1 < side; j++)
-        for (uint32_t i = 0; i + 1 < side; i++, f++) {
-            uint32_t a = j * side + i;
-            uint32_t quad[4] = {a, a + 1, a + side + 1, a + side};
-            memcpy(&m.face_indices[4 * f], quad, sizeof quad);
-            m.face_offsets[f + 1] = 4 * (f + 1);
-        }
     sinew_cloth_options opt = sinew_cloth_options_default();
     opt.free_parts = 1;
     sinew_logger quiet = sinew_logger_default();

@@ -32,6 +32,7 @@ typedef struct options {
     double thickness, self_friction;
     unsigned self_capacity;
     int intersections;        /* --intersections: count intersecting triangle pairs at the end */
+    const char *with;         /* --with: a second body from this asset, each colliding with the other */
     int ground_set, no_ground, sphere_set, no_sphere, frames_set, dt_set, substeps_set, iterations_set;
     int damping_set, solver_set, youngs_set, poisson_set, gravity_set, cells_set, scale_set, turns_set, ramp_set;
 } options;

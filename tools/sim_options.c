@@ -211,6 +211,11 @@ int sim_parse(int argc, char **argv, options *o)
          "self-collision: candidates kept per vertex, triangle and edge, 1..32 (default 16); what does not fit is "
          "counted in the summary",
          .min = 1, .max = 32},
+        {"--with", NULL, CLI_STRING, &o->with, "ASSET",
+         "a second body from ASSET (placed as sinew-prep built it; GPBD Gauss-Seidel when it has tetrahedra, else "
+         "XPBD Gauss-Seidel; the same substeps, iterations, thickness, friction and capacity), each body colliding "
+         "with the other's surface, stepped after the first; drawn in the collider's colour "
+         "(docs/self-collision.md)"},
         {"--intersections", NULL, CLI_FLAG, &o->intersections, NULL,
          "count the pairs of surface triangles sharing no vertex that intersect after the last step (the summary "
          "and --json)"},
@@ -294,6 +299,11 @@ int sim_parse(int argc, char **argv, options *o)
     }
     if (o->video && (!o->every || o->no_png)) {
         cli_error(t, "--video joins the pictures of --every N: give --every and not --no-png%s%s", "", "");
+        return -1;
+    }
+    if (o->with && (o->checkpoint || o->resume)) {
+        cli_error(t, "--with: a checkpoint holds one body; %s cannot go with it%s", o->checkpoint ? "--checkpoint" : "--resume",
+                  "");
         return -1;
     }
     if (o->asset_path && o->scene != SCENE_CLOTH) {

@@ -342,6 +342,12 @@ typedef struct sim {
     uint32_t tri_count, *shown_tris; /* after a cut: the triangles that do not cross it */
     uint32_t *ends;                  /* cloth logs: each distance constraint's ends */
     double *rest_length;             /* and its rest-pose length */
+    /* --with: the second body, its positions read back and its triangles */
+    sinew_asset *with_asset;
+    sinew_body *with_body;
+    float *with_xyz;
+    const uint32_t *with_tris;
+    uint32_t with_n, with_tri_count;
 } sim;
 
 /* The asset (a file, the default cloth or a soft-body scene), the materials
@@ -449,6 +455,38 @@ static int checkpoint_step(const char *path, uint64_t *step)
     return 1;
 }
 
+/* --with: the second body, as the first but with its own asset and a
+ * solver that fits it, each in the other's contact list. */
+static int create_with(const options *o, sim *s, const sinew_body_desc *first)
+{
+    sinew_result r = sinew_asset_load(o->with, NULL, &s->with_asset);
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: --with %s: %s\n", o->with, sinew_result_string(r));
+        return 0;
+    }
+    const sinew_asset_info wi = sinew_asset_get_info(s->with_asset);
+    sinew_body_desc d = *first;
+    d.solver = wi.tet_count ? SINEW_SOLVER_GPBD_GAUSS_SEIDEL : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+    d.materials = NULL;
+    d.material_count = 0;
+    d.sweep_layout = SINEW_SWEEP_LAYOUT_DEFAULT;
+    d.name = o->with;
+    s->with_n = wi.particle_count;
+    s->with_tris = sinew_asset_get_triangles(s->with_asset, &s->with_tri_count);
+    s->with_xyz = malloc(3ull * wi.particle_count * sizeof *s->with_xyz + 1);
+    if (!s->with_xyz) {
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+        return 0;
+    }
+    if ((r = sinew_body_create(s->ctx, s->with_asset, &d, &s->with_body)) != SINEW_RESULT_OK ||
+        (r = sinew_body_set_contact_bodies(s->body, &s->with_body, 1)) != SINEW_RESULT_OK ||
+        (r = sinew_body_set_contact_bodies(s->with_body, &s->body, 1)) != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: --with %s: %s\n", o->with, sinew_result_string(r));
+        return 0;
+    }
+    return 1;
+}
+
 /* The context, the mesh collider and the body, and the host arrays the
  * measures read positions into. */
 static int create_body(const options *o, sim *s)
@@ -521,6 +559,8 @@ static int create_body(const options *o, sim *s)
         fprintf(stderr, "sinew-sim: cannot create the body: %s\n", sinew_result_string(r));
         return 0;
     }
+    if (o->with && !create_with(o, s, &bd))
+        return 0;
     if (o->checkpoint_every && !o->checkpoint) {
         fprintf(stderr, "sinew-sim: --checkpoint-every needs --checkpoint FILE\n");
         return 0;
@@ -561,6 +601,13 @@ static int open_outputs(const options *o, sim *s)
         for (int k = 0; k < 3; k++) {
             lo[k] = s->ai.bounds_min[k];
             hi[k] = s->ai.bounds_max[k];
+        }
+        if (s->with_asset) {
+            const sinew_asset_info wi = sinew_asset_get_info(s->with_asset);
+            for (int k = 0; k < 3; k++) {
+                lo[k] = fminf(lo[k], wi.bounds_min[k]);
+                hi[k] = fmaxf(hi[k], wi.bounds_max[k]);
+            }
         }
         if (s->p.ground)
             lo[1] = lo[1] < s->p.ground_height ? lo[1] : s->p.ground_height;
@@ -623,6 +670,9 @@ static int sim_free(const options *o, sim *s)
     free(s->materials);
     free(s->collider_xyz);
     free(s->collider_tris);
+    free(s->with_xyz);
+    sinew_body_destroy(s->with_body);
+    sinew_asset_destroy(s->with_asset);
     sinew_body_destroy(s->body);
     sinew_collider_destroy(s->collider);
     sinew_context_destroy(s->ctx);
@@ -631,6 +681,35 @@ static int sim_free(const options *o, sim *s)
 }
 
 /* ------------------------------------------------------------------ the run */
+
+#ifdef SINEW_HAVE_PNG
+/* A picture of the step: with --with, the second body is drawn where the
+ * mesh collider is (and with it, in its colour). */
+static int picture(sim *s, const char *path)
+{
+    if (s->with_body) {
+        const uint32_t cv = s->collider ? s->collider_vertex_count : 0, ct = s->collider ? s->collider_tri_count : 0;
+        const uint32_t nv = cv + s->with_n, nt = ct + s->with_tri_count;
+        float *xyz = malloc(sizeof *xyz * 3 * (nv + 1));
+        uint32_t *tris = malloc(sizeof *tris * 3 * (nt + 1));
+        int ok = xyz && tris && sinew_body_read_positions(s->with_body, xyz + 3 * cv, s->with_n) == SINEW_RESULT_OK;
+        if (ok) {
+            if (cv)
+                memcpy(xyz, s->collider_xyz, sizeof *xyz * 3 * cv);
+            if (ct)
+                memcpy(tris, s->collider_tris, sizeof *tris * 3 * ct);
+            for (uint32_t k = 0; k < 3 * s->with_tri_count; k++)
+                tris[3 * ct + k] = s->with_tris[k] + cv;
+            ok = render_set_collider(s->renderer, xyz, nv, tris, nt);
+        }
+        free(xyz);
+        free(tris);
+        if (!ok)
+            return 0;
+    }
+    return render_frame(s->renderer, &s->p, &s->camera, path);
+}
+#endif
 
 /* What the steps measured, for the summary. */
 typedef struct tally {
@@ -648,7 +727,39 @@ typedef struct tally {
     double health_volume_error;   /* and its largest |V/V0 - 1| */
     char mesh[4096], picture[4096]; /* the final mesh and picture written */
     sinew_intersect_report crossings; /* --intersections, after the last step */
+    char with_mesh[4096];             /* --with: the second body's final mesh */
+    uint64_t between;                 /* and with --intersections, its triangles crossing the first's */
 } tally;
+
+/* Pairs of a triangle of the first body and one of the second that
+ * intersect: those of the two meshes as one, less those within each. */
+static int crossings_between(const sim *s, uint32_t n, uint64_t *out)
+{
+    const uint32_t nw = s->with_n, t1 = s->tri_count, t2 = s->with_tri_count;
+    float *xyz = malloc(sizeof *xyz * 3 * ((size_t)n + nw));
+    uint32_t *tris = malloc(sizeof *tris * 3 * ((size_t)t1 + t2 + 1));
+    sinew_logger lg = sinew_logger_default();
+    lg.level = SINEW_LOG_WARNING;
+    sinew_intersect_report all, first, second;
+    int ok = xyz && tris;
+    if (ok) {
+        memcpy(xyz, s->xyz, sizeof *xyz * 3 * n);
+        memcpy(xyz + 3 * (size_t)n, s->with_xyz, sizeof *xyz * 3 * nw);
+        memcpy(tris, s->tris, sizeof *tris * 3 * t1);
+        for (uint32_t k = 0; k < 3 * t2; k++)
+            tris[3 * t1 + k] = s->with_tris[k] + n;
+        ok = sinew_count_intersections(xyz, n + nw, tris, t1 + t2, &lg, &all) == SINEW_RESULT_OK &&
+             sinew_count_intersections(xyz, n, tris, t1, &lg, &first) == SINEW_RESULT_OK &&
+             sinew_count_intersections(xyz, n + nw, tris + 3 * (size_t)t1, t2, &lg, &second) == SINEW_RESULT_OK;
+    }
+    if (!xyz || !tris)
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+    if (ok)
+        *out = all.pairs - first.pairs - second.pairs;
+    free(xyz);
+    free(tris);
+    return ok;
+}
 
 /* Element updates per step, to turn the step's Newton iterations into a mean. */
 static double element_updates(const options *o, const sim *s)
@@ -747,7 +858,7 @@ static int after_step(const options *o, sim *s, tally *t, unsigned f, double ste
             return 0;
 #ifdef SINEW_HAVE_PNG
         snprintf(path, sizeof path, "%s/frame_%05u.png", o->out_dir, f);
-        if (s->renderer && !render_frame(s->renderer, &s->p, &s->camera, path))
+        if (s->renderer && !picture(s, path))
             return 0;
 #endif
     }
@@ -832,6 +943,8 @@ static int run(const options *o, sim *s, tally *t)
             return 0;
         double ts = now_s();
         sinew_result r = sinew_body_step(s->body, &s->p);
+        if (r == SINEW_RESULT_OK && s->with_body && (r = sinew_body_step(s->with_body, &s->p)) != SINEW_RESULT_OK)
+            fprintf(stderr, "sinew-sim: step %u of --with %s failed\n", f, o->with);
         double step_s = now_s() - ts;
         if (r == SINEW_RESULT_ERROR_UNSTABLE) {
             fprintf(stderr, "sinew-sim: step %u was unstable (the health check failed; rolled back to the state "
@@ -858,7 +971,7 @@ static int run(const options *o, sim *s, tally *t)
 #ifdef SINEW_HAVE_PNG
     if (s->renderer) {
         snprintf(t->picture, sizeof t->picture, "%s/final.png", o->out_dir);
-        if (!render_frame(s->renderer, &s->p, &s->camera, t->picture))
+        if (!picture(s, t->picture))
             return 0;
     }
 #endif
@@ -873,6 +986,14 @@ static int run(const options *o, sim *s, tally *t)
         lg.level = SINEW_LOG_WARNING;
         if (sinew_count_intersections(s->xyz, ai.particle_count, s->tris, s->tri_count, &lg, &t->crossings) !=
             SINEW_RESULT_OK)
+            return 0;
+    }
+    if (s->with_body) {
+        snprintf(t->with_mesh, sizeof t->with_mesh, "%s/final-with.obj", o->out_dir);
+        if (sinew_body_read_positions(s->with_body, s->with_xyz, s->with_n) != SINEW_RESULT_OK ||
+            !write_obj(t->with_mesh, s->with_xyz, s->with_n, s->with_tris, s->with_tri_count))
+            return 0;
+        if (o->intersections && !crossings_between(s, ai.particle_count, &t->between))
             return 0;
     }
     return 1;
@@ -924,6 +1045,8 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
                 (unsigned long long)t->self_contacts, (unsigned long long)t->self_dropped);
     if (o->intersections)
         fprintf(j, "\"intersections\": %llu,\n  ", (unsigned long long)t->crossings.pairs);
+    if (o->with && o->intersections)
+        fprintf(j, "\"intersections_between_bodies\": %llu,\n  ", (unsigned long long)t->between);
     json_num(j, "ms_per_step_wall", wall_ms, ", ");
     json_num(j, "ms_per_step_gpu", gpu_step_ms >= 0 ? gpu_step_ms : NAN, ", ");
     json_num(j, "max_speed", t->fastest, ", ");
@@ -1060,10 +1183,10 @@ static int report(const options *o, const sim *s, const tally *t)
                "the tolerance\n",
                (double)t->linear_sum / steps, o->solver == SINEW_SOLVER_IMPLICIT_MG ? "V-cycles" : "PCG iterations",
                t->linear_ms / steps, t->linear_worst, t->linear_unconverged);
-    if (o->self_collision && steps)
-        printf("  self-collision  thickness %g m: %.0f candidate pairs and %.0f contact projections per step; %llu "
+    if ((o->self_collision || o->with) && steps)
+        printf("  %s  thickness %g m: %.0f candidate pairs and %.0f contact projections per step; %llu "
                "candidates dropped (capacity %u)\n",
-               o->thickness, (double)t->self_candidates / steps, (double)t->self_contacts / steps,
+               o->self_collision ? "self-collision" : "contacts      ", o->thickness, (double)t->self_candidates / steps, (double)t->self_contacts / steps,
                (unsigned long long)t->self_dropped, o->self_capacity);
     if (o->intersections) {
         printf("  intersections   %llu pairs of triangles sharing no vertex intersect after the last step",
@@ -1071,6 +1194,18 @@ static int report(const options *o, const sim *s, const tally *t)
         if (t->crossings.pairs)
             printf(" (the first: %u and %u)", t->crossings.first_a, t->crossings.first_b);
         printf("\n");
+        if (s->with_body)
+            printf("  between bodies  %llu pairs of a triangle of each body intersect after the last step\n",
+                   (unsigned long long)t->between);
+    }
+    if (s->with_body) {
+        sinew_step_stats ws = sinew_body_get_stats(s->with_body);
+        printf("  with            %s: %u particles (%s), its last step %llu candidate pairs and %llu contact "
+               "projections; final mesh %s\n",
+               o->with, s->with_n, sinew_solver_label(s->with_asset && sinew_asset_get_info(s->with_asset).tet_count
+                                                        ? SINEW_SOLVER_GPBD_GAUSS_SEIDEL
+                                                        : SINEW_SOLVER_XPBD_GAUSS_SEIDEL),
+               (unsigned long long)ws.self_candidates, (unsigned long long)ws.self_contacts, t->with_mesh);
     }
     if (gpu_step_ms >= 0)
         printf("  time per step   %.3f ms GPU, %.3f ms wall\n", gpu_step_ms, wall_ms);

@@ -283,6 +283,41 @@ sinew_result sinew_mesh_grid(uint32_t nx, uint32_t ny, double size_x, double siz
     return SINEW_RESULT_OK;
 }
 
+sinew_result sinew_mesh_curtain(uint32_t side, sinew_mesh *out)
+{
+    memset(out, 0, sizeof *out);
+    if (side < 2 || side > 4096)
+        return SINEW_RESULT_ERROR_INVALID_ARGUMENT;
+    sinew_mesh m = {0};
+    m.vertex_count = side * side;
+    m.face_count = (side - 1) * (side - 1);
+    m.positions = malloc(sizeof *m.positions * 3 * m.vertex_count);
+    m.face_offsets = malloc(sizeof *m.face_offsets * (m.face_count + 1));
+    m.face_indices = malloc(sizeof *m.face_indices * 4 * m.face_count);
+    if (!m.positions || !m.face_offsets || !m.face_indices) {
+        sinew_mesh_free(&m);
+        return SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (uint32_t j = 0; j < side; j++)
+        for (uint32_t i = 0; i < side; i++) {
+            double u = (double)i / (side - 1) - 0.5, v = (double)j / (side - 1);
+            double *q = &m.positions[3 * (j * side + i)];
+            q[0] = u;
+            q[1] = 0.05 + v;
+            q[2] = 0.03 * sin(2.0 * 3.14159265358979 * 2.5 * (u + 0.5)) * (0.3 + 0.7 * v);
+        }
+    m.face_offsets[0] = 0;
+    for (uint32_t f = 0, j = 0; j + 1 < side; j++)
+        for (uint32_t i = 0; i + 1 < side; i++, f++) {
+            uint32_t a = j * side + i;
+            uint32_t quad[4] = {a, a + 1, a + side + 1, a + side};
+            memcpy(&m.face_indices[4 * f], quad, sizeof quad);
+            m.face_offsets[f + 1] = 4 * (f + 1);
+        }
+    *out = m;
+    return SINEW_RESULT_OK;
+}
+
 sinew_result sinew_mesh_stack(sinew_mesh *m, uint32_t count, const double step[3])
 {
     SINEW_ASSERT(m && step);

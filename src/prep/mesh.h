@@ -59,6 +59,14 @@ typedef enum sinew_grid_plane { SINEW_GRID_XZ = 0, SINEW_GRID_XY = 1 } sinew_gri
 sinew_result sinew_mesh_grid(uint32_t nx, uint32_t ny, double size_x, double size_y,
                              sinew_grid_plane plane, const double origin[3], sinew_mesh *out);
 
+/* The folding scenes' cloth (sinew-bench --suite selfcol, the tests): a 1 m
+ * square of side x side vertices (quads) hanging in the XY plane, its lower
+ * edge 5 cm above the ground, with 2.5 waves across it along z, 3 cm deep at
+ * the top and 0.9 cm at the bottom, so that it buckles and folds as it lands
+ * rather than standing on its edge. Vertex (i, j) is j * side + i, i along
+ * x. INVALID_ARGUMENT for side < 2 or past 4096, OUT_OF_HOST_MEMORY. */
+sinew_result sinew_mesh_curtain(uint32_t side, sinew_mesh *out);
+
 /* Stacks `count` copies of m into m, copy l moved by l * step (m) from m:
  * copy l's vertex v is l * vertex_count + v, and its faces follow copy
  * l - 1's in the same order, so m's vertex numbering and face order repeat

@@ -285,3 +285,47 @@ Test(bodies, refusals_and_lifetime)
     sinew_asset_destroy(lower);
     sinew_asset_destroy(upper);
 }
+
+/* Two bodies in each other's lists keep nothing from one step to the next
+ * but what their checkpoints hold (the other's positions are copied anew
+ * each step): a pair resumed from both checkpoints goes on bit for bit. */
+Test(bodies, checkpoints_resume_bit_for_bit)
+{
+    sinew_asset *lower = gpu_layered_cloth(8, 0.3, 0.03, 1, 0.0, 0.0);
+    sinew_asset *upper = gpu_layered_cloth(8, 0.3, 0.045, 1, 0.0, 0.3);
+    sinew_body_desc d = cloth_desc();
+    sinew_body *pair[2][2]; /* [run][lower, upper] */
+    for (int run = 0; run < 2; run++) {
+        cr_assert_eq(sinew_body_create(gpu_ctx, lower, &d, &pair[run][0]), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_create(gpu_ctx, upper, &d, &pair[run][1]), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_set_contact_bodies(pair[run][0], &pair[run][1], 1), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_set_contact_bodies(pair[run][1], &pair[run][0], 1), SINEW_RESULT_OK);
+    }
+    sinew_step_params p = sinew_step_params_default();
+    for (int s = 0; s < 10; s++) /* into the contact */
+        for (int k = 0; k < 2; k++)
+            cr_assert_eq(sinew_body_step(pair[0][k], &p), SINEW_RESULT_OK);
+    for (int k = 0; k < 2; k++) {
+        size_t size = sinew_body_checkpoint_size(pair[0][k]);
+        void *cp = malloc(size);
+        cr_assert_eq(sinew_body_save_checkpoint(pair[0][k], cp, size), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_load_checkpoint(pair[1][k], cp, size), SINEW_RESULT_OK);
+        free(cp);
+    }
+    for (int s = 0; s < 10; s++)
+        for (int run = 0; run < 2; run++)
+            for (int k = 0; k < 2; k++)
+                cr_assert_eq(sinew_body_step(pair[run][k], &p), SINEW_RESULT_OK);
+    cr_assert_gt(sinew_body_get_stats(pair[0][1]).self_contacts, 0, "the sheets should be in contact");
+    for (int k = 0; k < 2; k++) {
+        uint64_t h0, h1;
+        cr_assert_eq(sinew_body_state_hash(pair[0][k], &h0), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_state_hash(pair[1][k], &h1), SINEW_RESULT_OK);
+        cr_assert_eq(h0, h1, "body %d: %016llx against %016llx", k, (unsigned long long)h0, (unsigned long long)h1);
+    }
+    for (int run = 0; run < 2; run++)
+        for (int k = 0; k < 2; k++)
+            sinew_body_destroy(pair[run][k]);
+    sinew_asset_destroy(lower);
+    sinew_asset_destroy(upper);
+}

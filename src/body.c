@@ -862,8 +862,11 @@ sinew_result sinew_body_set_contact_bodies(sinew_body *b, sinew_body *const *oth
     b->others = list;
     b->other_count = count;
     sinew_bindings_destroy(ctx, &b->bindings);
-    if ((r = make_bindings(b)) != SINEW_RESULT_OK || (r = rerecord(b)) != SINEW_RESULT_OK)
+    if ((r = make_bindings(b)) != SINEW_RESULT_OK || (r = rerecord(b)) != SINEW_RESULT_OK) {
+        b->unrecorded = r;
         return r;
+    }
+    b->unrecorded = SINEW_RESULT_OK;
     b->stats.dispatches = b->dispatches;
     b->stats.barriers = b->barriers;
     b->stats.bytes = b->bytes;
@@ -1157,6 +1160,14 @@ sinew_result sinew_body_wait(sinew_body *b)
     return r;
 }
 
+/* A body whose step could not be recorded again takes no step. */
+static sinew_result refuse_unrecorded(const sinew_body *b)
+{
+    return sinew_fail(&b->ctx->logger, b->unrecorded, "body",
+                      "body '%s' has no recorded step: setting its contact list failed (%s); set it again or destroy "
+                      "the body", b->name, sinew_result_string(b->unrecorded));
+}
+
 sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
 {
     SINEW_ASSERT(b && p);
@@ -1164,6 +1175,8 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     sinew_result r = check_params(b, p);
     if (r != SINEW_RESULT_OK)
         return r;
+    if (b->unrecorded)
+        return refuse_unrecorded(b);
     const sinew_counters before = ctx->counters;
     if ((r = sinew_body_wait(b)) != SINEW_RESULT_OK) { /* pipelined: the step before failed */
         count_step(b, &before);
@@ -1189,6 +1202,8 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
     sinew_result r = check_params(b, p);
     if (r != SINEW_RESULT_OK)
         return r;
+    if (b->unrecorded)
+        return refuse_unrecorded(b);
     if (ctx->lost)
         return sinew_context_refuse_lost(ctx);
     if ((r = sinew_body_settle(b)) != SINEW_RESULT_OK)

@@ -68,6 +68,8 @@ struct sinew_body {
     uint32_t other_count;               /* sinew_body_set_contact_bodies */
     uint32_t refs;                      /* 1 for the application until it destroys the body, 1 for each
                                            body that collides with it */
+    sinew_result unrecorded;            /* not OK: re-recording the step failed (sinew_body_set_contact_bodies);
+                                           steps are refused until a call succeeds */
 };
 
 /* Finishes a pipelined step still in flight before a call reads or changes

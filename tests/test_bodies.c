@@ -261,6 +261,10 @@ Test(bodies, refusals_and_lifetime)
     cr_assert_eq(sinew_body_set_contact_bodies(c, &a, 1), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
     cr_assert(gpu_log_contains("self_thickness -1"), "%s", gpu_log_text());
     sinew_body_destroy(c);
+    /* out of device memory for the new buffers: refused, the body as it was */
+    sinew_context_set_device_memory_limit(gpu_ctx, sinew_context_get_device_memory(gpu_ctx) + 1024);
+    cr_assert_eq(sinew_body_set_contact_bodies(b, &a, 1), SINEW_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+    sinew_context_set_device_memory_limit(gpu_ctx, 0);
     cr_assert_eq(sinew_body_get_stats(b).dispatches, plain, "nothing changed");
     gpu_log_clear();
     /* b lists a; a is destroyed and stays, still, where b lands on it */

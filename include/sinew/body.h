@@ -493,7 +493,9 @@ SINEW_API sinew_result sinew_body_cut(sinew_body *body, const uint32_t *pairs, u
  * remakes the body's collision buffers: a call for loading time, not every
  * frame. Refuses (changing nothing) NULL, the body itself, a body of another
  * context or without triangles, a body listed twice, more than
- * SINEW_MAX_CONTACT_BODIES. Waits for pending work. */
+ * SINEW_MAX_CONTACT_BODIES. Waits for pending work. Should re-recording fail
+ * (out of memory), the call returns that error and the body takes no step
+ * (refused, naming why) until a later call succeeds. */
 SINEW_API sinew_result sinew_body_set_contact_bodies(sinew_body *body, sinew_body *const *others, uint32_t count);
 
 #ifdef __cplusplus

@@ -168,7 +168,8 @@ sinew_asset *gpu_make_solver_asset(sinew_solver solver)
 /* `layers` square grids of nx x nx particles, `size` m wide, horizontal,
  * the lowest at height y, each `gap` above the one before; the layers turned
  * by `twist` rad each about the vertical so that their grids do not line up. */
-sinew_asset *gpu_layered_cloth(uint32_t nx, double size, double y, uint32_t layers, double gap, double twist)
+static sinew_asset *turned_layers(uint32_t nx, double size, double y, uint32_t layers, double gap, double twist,
+                                  double turn)
 {
     sinew_mesh one;
     double origin[3] = {0.0, 0.0, 0.0};
@@ -182,7 +183,7 @@ sinew_asset *gpu_layered_cloth(uint32_t nx, double size, double y, uint32_t laye
     uint32_t fi = 0;
     m.face_offsets[0] = 0;
     for (uint32_t l = 0; l < layers; l++) {
-        double c = cos(twist * l), s = sin(twist * l);
+        double c = cos(turn + twist * l), s = sin(turn + twist * l);
         for (uint32_t v = 0; v < one.vertex_count; v++) {
             const double *p = &one.positions[3 * v];
             double *q = &m.positions[3 * (l * one.vertex_count + v)];
@@ -203,4 +204,14 @@ sinew_asset *gpu_layered_cloth(uint32_t nx, double size, double y, uint32_t laye
     cr_assert_eq(sinew_cloth_build(&m, &opt, gpu_logger(), &asset, NULL), SINEW_RESULT_OK);
     sinew_mesh_free(&m);
     return asset;
+}
+
+sinew_asset *gpu_layered_cloth(uint32_t nx, double size, double y, uint32_t layers, double gap, double twist)
+{
+    return turned_layers(nx, size, y, layers, gap, twist, 0.0);
+}
+
+sinew_asset *gpu_turned_cloth(uint32_t nx, double size, double y, double turn)
+{
+    return turned_layers(nx, size, y, 1, 0.0, 0.0, turn);
 }

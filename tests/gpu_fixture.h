@@ -48,5 +48,7 @@ sinew_asset *gpu_make_solver_asset(sinew_solver solver);
  * the lowest at height y, each `gap` above the one before, turned by
  * `twist` rad each about the vertical; one cloth asset (parts free). */
 sinew_asset *gpu_layered_cloth(uint32_t nx, double size, double y, uint32_t layers, double gap, double twist);
+/* One such grid turned by `turn` rad about the vertical. */
+sinew_asset *gpu_turned_cloth(uint32_t nx, double size, double y, double turn);
 
 #endif

@@ -10,7 +10,8 @@
 
 typedef struct selfcol_ref selfcol_ref;
 
-/* NULL when desc->self_collision is 0 (or out of memory). */
+/* NULL when desc->self_collision is 0 (or out of memory); with other bodies,
+ * selfcol_ref_create_with below. */
 selfcol_ref *selfcol_ref_create(const sinew_asset *asset, const sinew_body_desc *desc);
 /* With collision against other bodies (sinew_body_set_contact_bodies):
  * their surfaces' items after the body's own, still positions given by
@@ -35,7 +36,7 @@ void selfcol_ref_reset_counts(selfcol_ref *s);
 void selfcol_ref_counts(const selfcol_ref *s, uint64_t *candidates, uint64_t *dropped, uint64_t *contacts);
 
 /* Candidate list of item k (surface vertices, triangles, edges numbered as
- * on the device): count, and entries (item | side << 31). */
+ * on the device): count, and entries (item | side << SINEW_SELF_SIDE_SHIFT). */
 uint32_t selfcol_ref_list(const selfcol_ref *s, uint32_t k, const uint32_t **entries);
 
 #endif

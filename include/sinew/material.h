@@ -26,8 +26,11 @@ typedef enum sinew_material_model {
      * the log barrier: infinite energy at zero volume, undefined inverted. */
     SINEW_MATERIAL_NEO_HOOKEAN = 1,
     /* Tetrahedra: stable neo-Hookean (Smith, de Goes, Kim 2018),
-     * Psi = mu/2 (I_C - 3) + lambda/2 (J - a)^2 - mu/2 log(I_C + 1),
-     * a = 1 + 3 mu / (4 lambda): defined inverted, stress-free at rest. */
+     * Psi = mu'/2 (I_C - 3) + lambda'/2 (J - a)^2 - mu'/2 log(I_C + 1),
+     * a = 1 + 3 mu' / (4 lambda'): defined inverted, stress-free at rest.
+     * Its paper's reparameterisation mu' = 4/3 mu, lambda' = lambda + 5/6 mu
+     * of the Lame parameters of E and nu makes its small-strain response
+     * that of E and nu, as neo-Hookean's is. */
     SINEW_MATERIAL_STABLE_NEO_HOOKEAN = 2,
     /* Triangles: St. Venant-Kirchhoff membrane of the Green strain E (2x2),
      * Psi = thickness (mu E:E + lambda2/2 tr(E)^2), plane stress

@@ -112,13 +112,9 @@ sinew_result sinew_material_check(const sinew_material *m, const char *where, co
                        model_names[m->model]);
         if (!(m->poisson_ratio >= 0.0f && m->poisson_ratio < 0.5f))
             return bad(logger, where, "poisson_ratio %g is not in [0, 0.5)", (double)m->poisson_ratio);
-        /* Stable neo-Hookean's rest offset a = 1 + 3 mu / (4 lambda) needs a volume term. */
-        if (m->model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN && !(m->poisson_ratio > 0.0f))
-            return bad(logger, where, "poisson_ratio %g: stable neo-Hookean needs a ratio > 0",
-                       (double)m->poisson_ratio);
         double nu = m->poisson_ratio, E = m->youngs_modulus;
         double lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
-        if (!(lambda < 1e30)) /* the kernels hold it as a float */
+        if (!(lambda + E < 1e30)) /* the kernels hold lambda and mu (stable neo-Hookean: up to E) as floats */
             return bad(logger, where, "youngs_modulus %g and poisson_ratio %g give a Lame lambda of %g, too large",
                        E, nu, lambda);
     }

@@ -63,14 +63,21 @@ GpuMaterial sinew_gpbd_material(const sinew_material *m)
         g.extra = m->compliance;
         break;
     case SINEW_MATERIAL_NEO_HOOKEAN:
-    case SINEW_MATERIAL_STABLE_NEO_HOOKEAN: {
-        const double lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
         g.mu = (float)mu;
-        g.lambda = (float)lambda;
-        /* a = 1 + 3 mu / (4 lambda) keeps the rest state stress-free; without
-         * a volume term (nu = 0) a plays no part. */
-        g.extra = m->model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN && lambda > 0.0
-                      ? (float)(1.0 + 3.0 * mu / (4.0 * lambda)) : 1.0f;
+        g.lambda = (float)(E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)));
+        g.extra = 1.0f;
+        break;
+    case SINEW_MATERIAL_STABLE_NEO_HOOKEAN: {
+        /* Smith et al.'s reparameterisation (docs/math.md 3): the energy's
+         * small-strain Lame parameters are 3/4 mu' and lambda' - 5/8 mu', so
+         * mu' = 4/3 mu and lambda' = lambda + 5/6 mu give E and nu their
+         * meaning; a = 1 + 3 mu' / (4 lambda') keeps the rest state
+         * stress-free (lambda' > 0 for every nu in [0, 0.5)). */
+        const double lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+        const double mu_snh = 4.0 / 3.0 * mu, lambda_snh = lambda + 5.0 / 6.0 * mu;
+        g.mu = (float)mu_snh;
+        g.lambda = (float)lambda_snh;
+        g.extra = (float)(1.0 + 3.0 * mu_snh / (4.0 * lambda_snh));
         break;
     }
     case SINEW_MATERIAL_STVK:

@@ -3,7 +3,9 @@
 // One workgroup folds the residual partials into STATS: max and RMS strain of
 // the distance constraints, max and RMS measure error of the elements.
 // range.first = number of partials, range.count = constraints, range.count2 =
-// elements.
+// elements. range.first2 > 0: first2 partials of the solver's residual
+// follow (sums of squares in x, counts in y; solver.h, record_residual):
+// its RMS is the step's residual.
 #include "common.glsl"
 
 shared vec4 red[SINEW_WORKGROUP_SIZE];
@@ -22,12 +24,28 @@ void main()
                           red[t].w + red[t + s].w);
         barrier();
     }
+    vec4 strain = red[0];
+    if (range.first2 > 0u) { // uniform: every invocation takes this branch or none
+        vec2 s = vec2(0.0);
+        for (uint g = t; g < range.first2; g += SINEW_WORKGROUP_SIZE)
+            s += partial[range.first + g].xy;
+        barrier();
+        red[t] = vec4(s, 0.0, 0.0);
+        barrier();
+        for (uint h = SINEW_WORKGROUP_SIZE / 2; h > 0u; h >>= 1) {
+            if (t < h)
+                red[t].xy += red[t + h].xy;
+            barrier();
+        }
+        if (t == 0u)
+            stats.residual = red[0].y > 0.0 ? sqrt(red[0].x / red[0].y) : 0.0;
+    }
     if (t == 0u) {
-        stats.max_strain = red[0].x;
-        stats.rms_strain = range.count > 0u ? sqrt(red[0].y / float(range.count)) : 0.0;
+        stats.max_strain = strain.x;
+        stats.rms_strain = range.count > 0u ? sqrt(strain.y / float(range.count)) : 0.0;
         stats.count = range.count;
-        stats.max_measure_error = red[0].z;
-        stats.rms_measure_error = range.count2 > 0u ? sqrt(red[0].w / float(range.count2)) : 0.0;
+        stats.max_measure_error = strain.z;
+        stats.rms_measure_error = range.count2 > 0u ? sqrt(strain.w / float(range.count2)) : 0.0;
         stats.element_count = range.count2;
     }
 }

@@ -166,6 +166,17 @@ static sinew_result upload_mesh(sinew_body *b, const sinew_asset *a)
 }
 
 
+/* Workgroups of a solver's residual at most (solver.h, record_residual):
+ * one thread per constraint, element or particle. PARTIAL holds the strain
+ * partials, then the solver's. */
+static uint64_t solver_residual_groups(const sinew_asset *a)
+{
+    uint64_t items = (uint64_t)a->distance_count + a->bend_count;
+    items = items > a->element_count ? items : a->element_count;
+    items = items > a->particle_count ? items : a->particle_count;
+    return (items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+}
+
 /* The body's buffers (set 0, shared/layout.h): sized from the asset alone,
  * created only where there is something to hold (the rest bind the
  * context's empty buffer), then filled from the asset. */
@@ -181,8 +192,9 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_VEL, 16ull * n, SINEW_MEMORY_DEVICE, "velocities"},
         {SINEW_BIND_PARAMS, sizeof(GpuParams), SINEW_MEMORY_DEVICE, "step parameters"},
         {SINEW_BIND_STATS, sizeof(GpuStats), SINEW_MEMORY_DEVICE, "step statistics"},
-        {SINEW_BIND_PARTIAL, 16ull * ((items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE), SINEW_MEMORY_DEVICE,
-         "residual partials"},
+        {SINEW_BIND_PARTIAL,
+         16ull * ((items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE + solver_residual_groups(a)),
+         SINEW_MEMORY_DEVICE, "residual partials"},
         {SINEW_BIND_DIST, sizeof(GpuDistance) * (uint64_t)a->distance_count, SINEW_MEMORY_DEVICE, "distance constraints"},
         {SINEW_BIND_BEND, sizeof(GpuBend) * (uint64_t)a->bend_count, SINEW_MEMORY_DEVICE, "bending constraints"},
         {SINEW_BIND_ANGLE, 4ull * a->bend_count, SINEW_MEMORY_DEVICE, "hinge angles"},
@@ -389,6 +401,13 @@ static void record_step_end(sinew_body *b, sinew_recorder *r, int checked)
         GpuRange residual = {0, b->distance_count, 0, b->element_count};
         GpuRange reduce = {groups, b->distance_count, 0, b->element_count};
         sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL, items, &residual, sizeof residual);
+        /* the solver's residual at the end, beside it: both read positions
+         * and write their own parts of PARTIAL */
+        const sinew_solver_ops *ops = sinew_body_ops(b);
+        if (ops->record_residual) {
+            sinew_record_independent(r);
+            reduce.first2 = ops->record_residual(b->state, &b->view, r, groups);
+        }
         sinew_record_barrier(r);
         sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL_REDUCE, SINEW_REDUCE_SIZE, &reduce, sizeof reduce);
         r->bytes += 48ull * b->distance_count + 144ull * b->element_count + 32ull * groups;
@@ -1060,6 +1079,7 @@ static GpuStats fresh_stats(void)
     GpuStats gs = {0};
     gs.first_bad = UINT32_MAX;
     gs.first_inverted = UINT32_MAX;
+    gs.residual = -1.0f;
     return gs;
 }
 
@@ -1073,6 +1093,8 @@ static sinew_result take_stats(sinew_body *b, int can_roll_back)
     sinew_step_stats *s = &b->stats;
     s->newton_iterations = gs.newton;
     s->loops_cut = gs.loops_cut;
+    /* the implicit solvers' system is the substep's linear one */
+    s->residual = sinew_body_ops(b)->record_substep && b->desc.residual ? (float)gs.linear_residual : gs.residual;
     s->linear_iterations = gs.linear_iterations;
     s->linear_residual = gs.linear_residual;
     s->linear_unconverged = gs.linear_unconverged;

@@ -199,7 +199,8 @@ Test(pd_gpu, chebyshev_matches_reference) { against_reference(SINEW_SOLVER_PD_CH
 
 /* One step from a network stretched by 40 %, no gravity: the spring error
  * after k iterations falls with k, and red-black Gauss-Seidel beats Jacobi
- * at equal iterations (Pall et al., figure 3). */
+ * at equal iterations (Pall et al., figure 3). The step's residual
+ * (docs/math.md 9) falls with them too, within (0, 1). */
 Test(pd_gpu, error_falls_with_iterations)
 {
     sinew_asset *a = quad_cloth(16, 16, 0.5, 0);
@@ -207,6 +208,7 @@ Test(pd_gpu, error_falls_with_iterations)
     const sinew_solver solvers[] = {SINEW_SOLVER_PD_RED_BLACK, SINEW_SOLVER_PD_JACOBI, SINEW_SOLVER_PD_CHEBYSHEV};
     const uint32_t iterations[] = {1, 4, 16, 64};
     double error[3][4];
+    float residual[3][4];
     sinew_step_params p = free_params();
     p.gravity[1] = 0.0f;
     for (int s = 0; s < 3; s++)
@@ -218,13 +220,21 @@ Test(pd_gpu, error_falls_with_iterations)
             cr_assert_eq(sinew_body_write_positions(body, x, a->particle_count), SINEW_RESULT_OK);
             cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
             error[s][k] = spring_error(body, a);
+            residual[s][k] = sinew_body_get_stats(body).residual;
             sinew_body_destroy(body);
         }
     for (int s = 0; s < 3; s++) {
         cr_log_info("solver %d: error after 1/4/16/64 iterations %.4g %.4g %.4g %.4g m^2", (int)solvers[s],
                     error[s][0], error[s][1], error[s][2], error[s][3]);
-        for (int k = 1; k < 4; k++)
+        cr_log_info("solver %d: residual after 1/4/16/64 iterations %.4g %.4g %.4g %.4g", (int)solvers[s],
+                    residual[s][0], residual[s][1], residual[s][2], residual[s][3]);
+        for (int k = 1; k < 4; k++) {
             cr_expect_lt(error[s][k], error[s][k - 1], "solver %d: more iterations, less error", (int)solvers[s]);
+            cr_expect_lt(residual[s][k], residual[s][k - 1], "solver %d: more iterations, lower residual",
+                         (int)solvers[s]);
+        }
+        for (int k = 0; k < 4; k++)
+            cr_expect(residual[s][k] > 0.0f && residual[s][k] < 1.0f, "residual %g", residual[s][k]);
     }
     for (int k = 1; k < 4; k++)
         cr_expect_lt(error[0][k], error[1][k], "red-black ahead of Jacobi at %u iterations", iterations[k]);

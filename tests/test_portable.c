@@ -133,6 +133,9 @@ Test(portable, every_kernel_fits_the_profile)
         uint64_t shared = 0;
         if (!strcmp(ki->name, "residual") || !strcmp(ki->name, "residual_reduce"))
             shared = 16u * SINEW_WORKGROUP_SIZE; /* vec4 red[SINEW_WORKGROUP_SIZE] */
+        else if (!strcmp(ki->name, "pbd_residual") || !strcmp(ki->name, "gpbd_residual") ||
+                 !strcmp(ki->name, "pd_residual"))
+            shared = 8u * SINEW_WORKGROUP_SIZE; /* vec2 red[SINEW_WORKGROUP_SIZE] */
         else if (!strcmp(ki->name, "health") || !strcmp(ki->name, "velocity"))
             shared = 28; /* the health check's seven uints: four for the particles, three for the tetrahedra */
         else if (!strncmp(ki->name, "gpbd_colour", 11) || !strncmp(ki->name, "gpbd_jacobi", 11))

@@ -37,6 +37,17 @@ set_tests_properties(tool_prep_nonmanifold PROPERTIES LABELS cpu
 add_test(NAME tool_sim_bad_option COMMAND sh -c "'${SIM}' --frames many; test $? -eq 2")
 set_tests_properties(tool_sim_bad_option PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "--frames: \"many\" is not a whole number")
+# The solver's residual (docs/math.md 9) in the summary, the log and the JSON;
+# --check-residual fails a run whose iterations leave more than it allows
+# (status 3) and passes one within it. Validation on.
+add_test(NAME tool_sim_check_residual
+  COMMAND sh -c "'${SIM}' --frames 10 --iterations 1 --check-residual 1e-4 --validation --log '${OUT}/residual.csv' \
+--json '${OUT}/residual.json' -o '${OUT}/residual'; test $? -eq 3 && head -1 '${OUT}/residual.csv' | grep -q ',residual$' && \
+grep -q '\"worst_residual\": [0-9]' '${OUT}/residual.json' && \
+'${SIM}' --frames 10 --iterations 1 --check-residual 0.5 --validation -o '${OUT}/residual-ok'")
+set_tests_properties(tool_sim_check_residual PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "check +FAILED: residual reached [0-9.e-]+, above 0.0001.*check +passed: residual at most"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 add_test(NAME tool_sim_bad_value COMMAND sh -c "'${SIM}' --check-strain -1; test $? -eq 2")
 set_tests_properties(tool_sim_bad_value PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "--check-strain must be > 0")

@@ -16,6 +16,7 @@ typedef struct options {
     sinew_solver solver;
     int validation, portable, quiet, hash, scene, material, check_recovered, bdf2, help;
     double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain, max_speed;
+    double check_residual;
     double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size, rho, box[6], box_velocity[3], sphere_velocity[3];
     unsigned delay;
     unsigned max_inverted;    /* health check: tetrahedra a step may leave inverted (UINT32_MAX: no bound) */

@@ -222,6 +222,10 @@ int sim_parse(int argc, char **argv, options *o)
         {"--check-strain", NULL, CLI_DOUBLE, &o->check_strain, "S",
          "exit with status 3 if the RMS strain of any step exceeds S (e.g. 0.05), or a position stops being finite",
          CLI_GT(0)},
+        {"--check-residual", NULL, CLI_DOUBLE, &o->check_residual, "R",
+         "exit with status 3 if the solver's residual (the summary's) exceeds R in any step, e.g. 1e-3: a body "
+         "resting where too few iterations leave it; XPBD and HPBD solvers",
+         CLI_GT(0)},
         {"--max-speed", NULL, CLI_DOUBLE, &o->max_speed, "V",
          "health check: a step leaving a particle non-finite or faster than V m/s fails, is rolled back and ends "
          "the run as unstable (exit status 3) (default 500)",

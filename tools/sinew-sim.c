@@ -642,8 +642,9 @@ static int open_outputs(const options *o, sim *s)
     }
     if (s->log)
         fprintf(s->log, s->soft ? "step,wall_ms,gpu_ms,max_volume_error,rms_volume_error,total_volume_error,"
-                                  "inverted_tets,max_green_strain,max_speed,newton_mean\n"
-                                : "step,wall_ms,gpu_ms,max_strain,rms_strain,max_speed,max_stretch,mean_stretch\n");
+                                  "inverted_tets,max_green_strain,max_speed,newton_mean,residual\n"
+                                : "step,wall_ms,gpu_ms,max_strain,rms_strain,max_speed,max_stretch,mean_stretch,"
+                                  "residual\n");
     return 1;
 }
 
@@ -720,6 +721,7 @@ typedef struct tally {
     unsigned gpu_steps, steps_done, unstable_step;
     double gpu_ms, step_wall, worst_strain, worst_rms, fastest, wall;
     double newton_sum, linear_ms, linear_worst;
+    double residual, worst_residual; /* the solver's residual: last step, largest (negative: not measured) */
     uint64_t linear_sum;
     uint32_t linear_unconverged;
     uint64_t self_candidates, self_contacts, self_dropped; /* self-collision, summed over the steps */
@@ -819,6 +821,10 @@ static int after_step(const options *o, sim *s, tally *t, unsigned f, double ste
     t->self_candidates += st.self_candidates;
     t->self_contacts += st.self_contacts;
     t->self_dropped += st.self_dropped;
+    t->residual = st.residual;
+    /* NaN compares false: a non-finite residual counts as the worst */
+    if (!(st.residual <= t->worst_residual))
+        t->worst_residual = st.residual;
     t->worst_strain = st.max_strain > t->worst_strain ? st.max_strain : t->worst_strain;
     /* NaN compares false: a non-finite strain counts as the worst. */
     t->worst_rms = !(st.rms_strain <= t->worst_rms) ? st.rms_strain : t->worst_rms;
@@ -839,16 +845,16 @@ static int after_step(const options *o, sim *s, tally *t, unsigned f, double ste
     }
     const double updates = element_updates(o, s);
     if (s->log && s->soft)
-        fprintf(s->log, "%u,%.4f,%.4f,%.6g,%.6g,%.6g,%u,%.6g,%.6g,%.4g\n", f, 1e3 * step_s, st.ms_total,
+        fprintf(s->log, "%u,%.4f,%.4f,%.6g,%.6g,%.6g,%u,%.6g,%.6g,%.4g,%.6g\n", f, 1e3 * step_s, st.ms_total,
                 t->last.max_error, t->last.rms_error, t->last.total_error, t->last.inverted, t->last.max_green,
-                st.max_speed, updates > 0 ? st.newton_iterations / updates : 0.0);
+                st.max_speed, updates > 0 ? st.newton_iterations / updates : 0.0, st.residual);
     else if (s->log) {
         double most = 0.0, mean = 0.0;
         if (sinew_body_read_positions(s->body, s->xyz, n) != SINEW_RESULT_OK)
             return 0;
         cloth_stretch(s->xyz, s->ends, s->rest_length, s->ai.distance_count, &most, &mean);
-        fprintf(s->log, "%u,%.4f,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g\n", f, 1e3 * step_s, st.ms_total, st.max_strain,
-                st.rms_strain, st.max_speed, most, mean);
+        fprintf(s->log, "%u,%.4f,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", f, 1e3 * step_s, st.ms_total,
+                st.max_strain, st.rms_strain, st.max_speed, most, mean, st.residual);
     }
     if (o->every && f % o->every == 0) {
         char path[4096];
@@ -1050,6 +1056,9 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
     json_num(j, "ms_per_step_wall", wall_ms, ", ");
     json_num(j, "ms_per_step_gpu", gpu_step_ms >= 0 ? gpu_step_ms : NAN, ", ");
     json_num(j, "max_speed", t->fastest, ", ");
+    json_num(j, "residual", t->residual >= 0 ? t->residual : NAN, ", ");
+    json_num(j, "worst_residual", t->worst_residual >= 0 || isnan(t->worst_residual) ? t->worst_residual : NAN,
+             ", ");
     if (ai.element_count) {
         json_num(j, "newton_mean", newton_mean, ", ");
         json_num(j, "newton_last_step", newton_last, ", ");
@@ -1244,6 +1253,10 @@ static int report(const options *o, const sim *s, const tally *t)
                "constraint, short edges included)\n",
                100.0 * st.max_strain, 100.0 * t->worst_strain, 100.0 * st.rms_strain);
     }
+    if (t->residual >= 0 || isnan(t->worst_residual))
+        printf("  residual        %.3g last step, %.3g worst step (RMS of the solver's system at the end of each "
+               "step's iterations: strain and radians; 0 solved exactly)\n",
+               t->residual, t->worst_residual);
     printf("  device memory   %.2f MiB body, %.2f MiB context\n", st.device_memory / 1048576.0,
            sinew_context_get_device_memory(s->ctx) / 1048576.0);
     printf("  run time        %.1f s\n", t->wall);
@@ -1267,6 +1280,17 @@ static int report(const options *o, const sim *s, const tally *t)
     } else if (o->check_strain > 0) {
         printf("  check           passed: RMS strain at most %.3g (limit %.3g)\n", t->worst_rms, o->check_strain);
     }
+    if (o->check_residual > 0 && !(t->worst_residual >= 0 || isnan(t->worst_residual))) {
+        printf("  check           FAILED: --check-residual, but this solver measures no residual (docs/math.md 9)\n");
+        status = 3;
+    } else if (o->check_residual > 0 && !(t->worst_residual <= o->check_residual)) {
+        printf("  check           FAILED: residual reached %.3g, above %.3g (more iterations or substeps)\n",
+               t->worst_residual, o->check_residual);
+        status = 3;
+    } else if (o->check_residual > 0) {
+        printf("  check           passed: residual at most %.3g (limit %.3g)\n", t->worst_residual,
+               o->check_residual);
+    }
     if (o->check_recovered && !(s->soft && !t->unstable_step && shape_recovered(&t->last))) {
         printf("  check           FAILED: not recovered at the last step\n");
         status = 3;
@@ -1288,7 +1312,8 @@ int main(int argc, char **argv)
         return 2;
     sim s;
     memset(&s, 0, sizeof s);
-    tally t = {.worst_step = -1, .worst_inverted_step = -1, .recovered_step = -1};
+    tally t = {.worst_step = -1, .worst_inverted_step = -1, .recovered_step = -1, .residual = -1.0,
+               .worst_residual = -1.0};
     int status = build(&o, &s) && run(&o, &s, &t) ? report(&o, &s, &t) : 1;
     fflush(stdout); /* before any exit-time report a sanitizer may end the process with */
     if (!sim_free(&o, &s))

@@ -367,6 +367,25 @@ typedef struct sinew_step_stats {
      * elements; negative otherwise. An inverted tetrahedron counts > 1. */
     float max_measure_error;
     float rms_measure_error;
+    /* How far the last step's solve got (docs/math.md 9), when
+     * desc.residual was set (negative otherwise); 0 when solved exactly. A
+     * body resting in the wrong place (too few iterations for its
+     * stiffness) shows here although nothing moves. The position-based
+     * solvers: the RMS over the solver's items, at the end of the last
+     * substep, of the change one more local solve would make, as a strain
+     * (or an angle in radians):
+     *   XPBD, HPBD  each constraint's projection, w/(w + alpha~) times the
+     *               compliant residual C + alpha~ lambda (over the rest
+     *               length for distances)
+     *   GPBD        each element's Newton step in strain space (Green strain;
+     *               springs: the length change over the rest length); a body
+     *               with elements reports its elements only
+     *   PD          each particle's global step, with its neighbours held,
+     *               over its springs' mean rest length.
+     * The implicit solvers: their linear solve's relative residual
+     * (linear_residual). Contacts move particles after the solve, so a body
+     * pressed on a collider keeps a residual there. */
+    float residual;
     /* Milliseconds of GPU time in each phase of the last step, summed over
      * substeps and iterations, when desc.timestamps was set (and the queue has
      * timestamps); negative otherwise. ms_residual covers the residual and

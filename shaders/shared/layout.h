@@ -406,7 +406,10 @@ SINEW_STRUCT(GpuStats) {
     SINEW_UINT inverted;
     SINEW_UINT first_inverted;
     SINEW_UINT volume_error;
-    SINEW_UINT pad0;
+    /* The solver's residual (docs/math.md 9): the RMS residual of its system
+     * at the end of the last substep; negative when the solver has none or
+     * desc.residual is off. */
+    float residual;
     /* Self-collision (selfcol_kernels.glsl), the step's totals: candidate pairs
      * kept in the lists (summed over substeps), candidates that did not fit,
      * contact projections that moved particles (summed over iterations). */

@@ -24,6 +24,9 @@
     X(JACOBI_APPLY, jacobi_apply, GpuRange)         \
     X(RESIDUAL, residual, GpuRange)                 \
     X(RESIDUAL_REDUCE, residual_reduce, GpuRange)   \
+    X(PBD_RESIDUAL, pbd_residual, GpuRange)         \
+    X(GPBD_RESIDUAL, gpbd_residual, GpuRange)       \
+    X(PD_RESIDUAL, pd_residual, GpuRange)           \
     X(HEALTH, health, GpuRange)                     \
     X(GPBD_COLOUR, gpbd_colour, GpuRange)           \
     X(GPBD_JACOBI, gpbd_jacobi, GpuRange)           \

@@ -219,6 +219,18 @@ static void record_solve(void *state, const sinew_body_view *v, sinew_recorder *
     }
 }
 
+/* docs/math.md 9: the relative gradient of the substep's energy, per
+ * particle. */
+static uint32_t record_residual(void *state, const sinew_body_view *v, sinew_recorder *r, uint32_t first)
+{
+    (void)state;
+    const uint32_t n = v->particle_count;
+    GpuRange push = {first, n};
+    sinew_record_dispatch(r, SINEW_KERNEL_PD_RESIDUAL, n, &push, sizeof push);
+    r->bytes += 48ull * n + 2ull * (4 + 16 + 16) * v->distance_count; /* pos, q, adjacency; springs from both ends */
+    return (n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+}
+
 const sinew_solver_ops sinew_pd_ops = {
     .check = check,
     .create = create,
@@ -226,4 +238,5 @@ const sinew_solver_ops sinew_pd_ops = {
     .buffers = buffers,
     .timestamps = timestamps,
     .record_solve = record_solve,
+    .record_residual = record_residual,
 };

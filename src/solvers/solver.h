@@ -94,6 +94,14 @@ typedef struct sinew_solver_ops {
      * Without, it records the clearing itself (called each substep; the
      * step recorded dispatch by dispatch, sinew_body_record_unfused). */
     void (*record_reset)(void *state, const sinew_body_view *v, sinew_recorder *r, GpuRange *clear);
+    /* The residual of the solver's own system at the step's end (docs/math.md
+     * 9; NULL: none): records the dispatch writing, per workgroup, the sum
+     * of the squared residuals (each made dimensionless) and their number
+     * into PARTIAL[first + group].xy. Records no barrier. Returns the
+     * workgroups written (0: nothing recorded, no residual to offer), at
+     * most one per SINEW_WORKGROUP_SIZE distance and bending constraints,
+     * elements or particles. */
+    uint32_t (*record_residual)(void *state, const sinew_body_view *v, sinew_recorder *r, uint32_t first);
     /* After it: the substep's iterations with their contacts. */
     void (*record_solve)(void *state, const sinew_body_view *v, sinew_recorder *r);
     /* In place of the prediction, record_solve and the velocities: the

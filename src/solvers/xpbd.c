@@ -329,6 +329,28 @@ static void record_solve(void *state, const sinew_body_view *v, sinew_recorder *
     }
 }
 
+/* docs/math.md 9: GPBD's elements' relative residual (the body's XPBD
+ * constraints left out), or the compliant constraint residual C + alpha~
+ * lambda of the distances (over their rest lengths) and bends. */
+static uint32_t record_residual(void *state, const sinew_body_view *v, sinew_recorder *r, uint32_t first)
+{
+    (void)state;
+    const uint32_t d = v->distance_count, b = v->bend_count, e = v->element_count;
+    if (e) {
+        GpuRange push = {first, e};
+        sinew_record_dispatch(r, SINEW_KERNEL_GPBD_RESIDUAL, e, &push, sizeof push);
+        r->bytes += sinew_gpbd_bytes(e);
+        return (e + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+    }
+    if (!(d + b))
+        return 0;
+    GpuRange push = {first, d, 0, b, d};
+    sinew_record_dispatch(r, SINEW_KERNEL_PBD_RESIDUAL, d + b, &push, sizeof push);
+    /* distance 16 + two positions 32 + lambda 4; bend 32 + four positions 64 + angle and lambda 8 */
+    r->bytes += 52ull * d + 104ull * b;
+    return (d + b + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+}
+
 static sinew_result cut(void *state, const sinew_body_view *v, const uint32_t *pairs, uint32_t pair_count)
 {
     sinew_pbd *s = state;
@@ -343,5 +365,6 @@ const sinew_solver_ops sinew_pbd_ops = {
     .timestamps = timestamps,
     .record_reset = record_reset,
     .record_solve = record_solve,
+    .record_residual = record_residual,
     .cut = cut,
 };

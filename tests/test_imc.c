@@ -366,16 +366,19 @@ Test(imc, soft_constraint_error_falls_as_one_over_k_c, .timeout = 300)
     }
 }
 
-/* What docs/implicit.md reports does not hold: the hierarchy carried down to
- * the input's two triangles (7 levels at 4225 particles) loses the bounded
- * factor, and Galerkin coarse operators do not bring it back. */
-Test(imc, full_depth_hierarchy_loses_the_bound, .timeout = 600)
+/* What docs/implicit.md reports of depth: the hierarchy carried down to the
+ * input's two triangles (7 levels at 4225 particles) converges more slowly
+ * per V-cycle than the same cloth on 3 levels, with rediscretised and with
+ * Galerkin coarse operators: a cloth hanging in folds is not represented by
+ * a mesh of a few triangles. */
+Test(imc, full_depth_hierarchy_converges_slower, .timeout = 600)
 {
-    double factor[2];
-    for (int galerkin = 0; galerkin < 2; galerkin++) {
+    double factor[3];
+    const char *what[3] = {"3 levels, rediscretised", "7 levels, rediscretised", "7 levels, Galerkin"};
+    for (int k = 0; k < 3; k++) {
         sinew_nested n = square(6, 1.0);
-        imc_ref *r = imc_ref_create(&n, 0, &cloth);
-        imc_ref_set_galerkin(r, galerkin);
+        imc_ref *r = imc_ref_create(&n, k == 0 ? 4 : 0, &cloth);
+        imc_ref_set_galerkin(r, k == 2);
         pin_corners(r, &n, 1.0, 1e4);
         const uint32_t m = 3 * imc_ref_particle_count(r);
         const double h = 1.0 / 60.0, g[3] = {0, -9.81, 0};
@@ -389,13 +392,149 @@ Test(imc, full_depth_hierarchy_loses_the_bound, .timeout = 600)
             if (step < 10)
                 imc_ref_advance(r, dx, h);
         }
-        factor[galerkin] = pow(st.residual / st.residual0, 1.0 / st.iterations);
-        printf("4225 particles, %u levels, %s coarse operators: %u V-cycles, factor %.3f\n",
-               imc_ref_level_count(r), galerkin ? "Galerkin" : "rediscretised", st.iterations, factor[galerkin]);
+        factor[k] = pow(st.residual / st.residual0, 1.0 / st.iterations);
+        printf("4225 particles, %s coarse operators: %u V-cycles, factor %.3f\n", what[k], st.iterations, factor[k]);
         free(dx);
         imc_ref_destroy(r);
         sinew_nested_free(&n);
     }
-    cr_expect_gt(factor[0], 0.45);
-    cr_expect_gt(factor[1], 0.45);
+    cr_expect_gt(factor[1], factor[0] + 0.05, "7 levels %.3f, 3 levels %.3f", factor[1], factor[0]);
+    cr_expect_gt(factor[2], factor[0] + 0.05, "Galerkin, 7 levels %.3f, 3 levels %.3f", factor[2], factor[0]);
+}
+
+/* A copy of n whose every level lists its triangles in another order, each
+ * triangle starting at another corner (winding kept). Only the triangle
+ * arrays are the copy's own: free them with free_shuffled. */
+static sinew_nested shuffled(const sinew_nested *n, uint64_t seed)
+{
+    sinew_nested s = *n;
+    for (uint32_t l = 0; l < n->level_count; l++) {
+        const uint32_t t = n->levels[l].triangle_count;
+        uint32_t *order = malloc(sizeof *order * t), *tri = malloc(3 * sizeof *tri * t);
+        for (uint32_t k = 0; k < t; k++)
+            order[k] = k;
+        for (uint32_t k = t; k-- > 1;) {
+            uint32_t j = (uint32_t)((lcg(&seed) + 1.0) / 2.0 * (k + 1)) % (k + 1), x = order[k];
+            order[k] = order[j], order[j] = x;
+        }
+        for (uint32_t k = 0; k < t; k++)
+            for (int c = 0; c < 3; c++)
+                tri[3 * k + c] = n->levels[l].triangles[3 * order[k] + (c + k) % 3];
+        s.levels[l].triangles = tri;
+        free(order);
+    }
+    return s;
+}
+
+static void free_shuffled(sinew_nested *s)
+{
+    for (uint32_t l = 0; l < s->level_count; l++)
+        free(s->levels[l].triangles);
+}
+
+/* A cloth's static equilibrium, held along two opposite edges: backward-Euler
+ * steps of 10 s from rest, velocities dropped, until a step moves nothing (a
+ * damped Newton iteration on the energy). */
+static double *equilibrium(const sinew_nested *n, double *most)
+{
+    imc_ref *r = imc_ref_create(n, 0, &cloth);
+    const uint32_t m = 3 * imc_ref_particle_count(r);
+    double D[9];
+    imc_ref_point_constraint(1e6, D);
+    const double h = 3.0, g[3] = {0, -9.81, 0};
+    double *dx = calloc(m, sizeof *dx), *x0 = malloc(sizeof *x0 * m);
+    memcpy(x0, imc_ref_positions(r), sizeof *x0 * m);
+    imc_stats st;
+    double moved = INFINITY;
+    int step = 0;
+    for (; step < 2000 && moved > 1e-13; step++) {
+        const double *x = imc_ref_positions(r);
+        for (uint32_t i = 0; i < m / 3; i++) /* a hammock: held at its rest along x = -0.5 and 0.5 */
+            if (fabs(fabs(n->positions[3 * i]) - 0.5) < 1e-9) {
+                double back[3] = {x0[3 * i] - x[3 * i], x0[3 * i + 1] - x[3 * i + 1], x0[3 * i + 2] - x[3 * i + 2]};
+                imc_ref_set_constraint(r, i, D, back);
+            }
+        memset(imc_ref_velocities(r), 0, sizeof(double) * m);
+        imc_ref_assemble(r, h, g);
+        memset(dx, 0, sizeof *dx * m);
+        imc_ref_solve_pcg(r, dx, 1e-12, 100000, &st);
+        imc_ref_advance(r, dx, h);
+        moved = 0.0;
+        for (uint32_t i = 0; i < m; i++)
+            moved = fmax(moved, fabs(dx[i]));
+    }
+    printf("equilibrium after %d steps (the last moved %.2g m)\n", step, moved);
+    cr_assert_leq(moved, 1e-13, "no equilibrium: the last step moved %g m", moved);
+    double *x = malloc(sizeof *x * m);
+    memcpy(x, imc_ref_positions(r), sizeof *x * m);
+    *most = 0.0;
+    for (uint32_t i = 0; i < m; i++)
+        *most = fmax(*most, fabs(x[i] - x0[i]));
+    free(x0);
+    free(dx);
+    imc_ref_destroy(r);
+    return x;
+}
+
+/* The material frame (warp: world x projected on each triangle) does not
+ * depend on how the triangles are numbered: a cloth held along two edges,
+ * its triangles listed in another order and each started at another corner,
+ * comes to the same equilibrium within 1e-6 of its largest displacement. */
+Test(imc, equilibrium_does_not_depend_on_triangle_numbering, .timeout = 300)
+{
+    sinew_nested n = square(3, 1.0);
+    sinew_nested s = shuffled(&n, 7);
+    double most, most_s;
+    double *x = equilibrium(&n, &most), *y = equilibrium(&s, &most_s);
+    double diff = 0.0;
+    for (uint32_t i = 0; i < 3 * n.levels[n.level_count - 1].vertex_count; i++)
+        diff = fmax(diff, fabs(x[i] - y[i]));
+    printf("triangles renumbered: equilibria %.3g m apart; largest displacement %.4g m\n", diff, most);
+    cr_expect_gt(most, 1e-3);
+    cr_expect_leq(diff, 1e-6 * most, "%g m apart, displacement %g m", diff, most);
+    free(x);
+    free(y);
+    free_shuffled(&s);
+    sinew_nested_free(&n);
+}
+
+/* A vertical curtain's first step, the hardest for the hierarchy: a 1 m
+ * square in the XY plane pinned at its two top corners, one step of 1/60 s
+ * from rest, solved to 1e-6 on 3 levels at 1 089 and 4 225 particles. The
+ * rate per V-cycle is measured and bounded (docs/implicit.md). */
+Test(imc, vertical_curtain_first_step, .timeout = 300)
+{
+    for (uint32_t s = 5; s <= 6; s++) {
+        sinew_mesh mesh;
+        double origin[3] = {0, 1, 0};
+        cr_assert_eq(sinew_mesh_grid(2, 2, 1.0, 1.0, SINEW_GRID_XY, origin, &mesh), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_mesh_triangulate_quads(&mesh), SINEW_RESULT_OK);
+        sinew_nested n;
+        cr_assert_eq(sinew_nested_subdivide(&mesh, s, NULL, &n), SINEW_RESULT_OK);
+        sinew_mesh_free(&mesh);
+        imc_ref *r = imc_ref_create(&n, s - 2, &cloth);
+        double D[9], zero[3] = {0, 0, 0}, top = -INFINITY;
+        const uint32_t count = imc_ref_particle_count(r);
+        for (uint32_t i = 0; i < count; i++)
+            top = fmax(top, n.positions[3 * i + 1]);
+        imc_ref_point_constraint(1e4, D);
+        for (uint32_t i = 0; i < count; i++)
+            if (n.positions[3 * i + 1] > top - 1e-9 && fabs(fabs(n.positions[3 * i]) - 0.5) < 1e-9)
+                imc_ref_set_constraint(r, i, D, zero);
+        const double g[3] = {0, -9.81, 0};
+        imc_ref_assemble(r, 1.0 / 60.0, g);
+        double *dx = calloc(3 * count, sizeof *dx), *cg = calloc(3 * count, sizeof *cg);
+        imc_stats st, pst;
+        imc_ref_solve_mg(r, dx, 1e-6, 100, 5, 10, &st);
+        imc_ref_solve_pcg(r, cg, 1e-6, 100000, &pst);
+        double factor = pow(st.residual / st.residual0, 1.0 / st.iterations);
+        printf("vertical curtain, %u particles, 3 levels: %u V-cycles, factor %.3f per cycle; block-Jacobi PCG %u "
+               "iterations\n", count, st.iterations, factor, pst.iterations);
+        cr_expect_leq(st.residual, 1e-6 * st.residual0);
+        cr_expect_lt(factor, 0.7, "%.3f per V-cycle", factor);
+        free(dx);
+        free(cg);
+        imc_ref_destroy(r);
+        sinew_nested_free(&n);
+    }
 }

@@ -189,15 +189,32 @@ static void rest_of_triangle(const sinew_asset *a, const uint32_t *v, float *out
     sinew_v3_sub(X[1], X[0], e1);
     sinew_v3_sub(X[2], X[0], e2);
     sinew_v3_cross(e1, e2, nrm);
-    double du1 = sqrt(sinew_v3_dot(e1, e1)), ln = sqrt(sinew_v3_dot(nrm, nrm));
+    const double ln = sqrt(sinew_v3_dot(nrm, nrm));
     for (int d = 0; d < 3; d++)
-        u[d] = e1[d] / du1;
+        nrm[d] /= ln;
+    /* The material frame (docs/math.md 5): u, the warp, is world x projected
+     * on the triangle's plane, or world z where x is within 0.1 rad of the
+     * normal; v = n x u the weft. One projection for every triangle, so the
+     * energy does not depend on how the triangles are numbered. */
+    static const double axes[2][3] = {{1.0, 0.0, 0.0}, {0.0, 0.0, 1.0}};
+    double lu = 0.0;
+    for (int k = 0; k < 2 && !(lu >= 0.1); k++) {
+        const double along = sinew_v3_dot(axes[k], nrm);
+        for (int d = 0; d < 3; d++)
+            u[d] = axes[k][d] - along * nrm[d];
+        lu = sqrt(sinew_v3_dot(u, u));
+    }
+    for (int d = 0; d < 3; d++)
+        u[d] /= lu;
     sinew_v3_cross(nrm, u, w);
-    double du2 = sinew_v3_dot(e2, u), dv2 = sinew_v3_dot(e2, w) / ln, det = du1 * dv2;
-    out[0] = (float)(dv2 / det);
-    out[1] = (float)(-du2 / det);
-    out[2] = 0.0f;
-    out[3] = (float)(du1 / det);
+    /* Dm: the edges' coordinates in (u, w); out: Dm^-1 row-major */
+    const double m00 = sinew_v3_dot(e1, u), m01 = sinew_v3_dot(e2, u), m10 = sinew_v3_dot(e1, w),
+                 m11 = sinew_v3_dot(e2, w);
+    const double det = m00 * m11 - m01 * m10;
+    out[0] = (float)(m11 / det);
+    out[1] = (float)(-m01 / det);
+    out[2] = (float)(-m10 / det);
+    out[3] = (float)(m00 / det);
     out[4] = (float)(0.5 * ln); /* rest area */
 }
 

@@ -148,17 +148,29 @@ static void setup_level(imc_ref *r, level *L, uint32_t nested_level)
         sinew_v3_sub(b, a, e1);
         sinew_v3_sub(c, a, e2);
         sinew_v3_cross(e1, e2, nrm);
-        double du1 = sqrt(dot(e1, e1, 3)), ln = sqrt(dot(nrm, nrm, 3));
+        double ln = sqrt(dot(nrm, nrm, 3));
+        /* warp: x projected on the plane; z where x lies within 0.1 rad of
+         * the normal (|projection| < 0.1) */
+        double xn = nrm[0] / ln, ux[3] = {1.0 - xn * nrm[0] / ln, -xn * nrm[1] / ln, -xn * nrm[2] / ln};
+        if (dot(ux, ux, 3) >= 0.01) {
+            memcpy(u, ux, sizeof u);
+        } else {
+            double zn = nrm[2] / ln;
+            u[0] = -zn * nrm[0] / ln, u[1] = -zn * nrm[1] / ln, u[2] = 1.0 - zn * nrm[2] / ln;
+        }
+        double lu = sqrt(dot(u, u, 3));
         for (int d = 0; d < 3; d++)
-            u[d] = e1[d] / du1;
+            u[d] /= lu;
         sinew_v3_cross(nrm, u, v);
         for (int d = 0; d < 3; d++)
             v[d] /= ln;
-        double du2 = dot(e2, u, 3), dv2 = dot(e2, v, 3), det = du1 * dv2;
-        L->bm[4 * k + 0] = dv2 / det;
-        L->bm[4 * k + 1] = -du2 / det;
-        L->bm[4 * k + 2] = 0.0;
-        L->bm[4 * k + 3] = du1 / det;
+        /* Bm = [e1 e2] in (u, v); Bm^-1 row-major */
+        double m00 = dot(e1, u, 3), m01 = dot(e2, u, 3), m10 = dot(e1, v, 3), m11 = dot(e2, v, 3);
+        double det = m00 * m11 - m01 * m10;
+        L->bm[4 * k + 0] = m11 / det;
+        L->bm[4 * k + 1] = -m01 / det;
+        L->bm[4 * k + 2] = -m10 / det;
+        L->bm[4 * k + 3] = m00 / det;
         L->area[k] = 0.5 * ln;
         for (int c3 = 0; c3 < 3; c3++)
             L->mass[L->tri[3 * k + c3]] += r->mat.density * L->area[k] / 3.0;

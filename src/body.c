@@ -85,6 +85,9 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
     if (!(isfinite(d->max_speed) && d->max_speed > 0.0f))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "max_speed %g is not finite and > 0",
                           d->max_speed);
+    if (!(isfinite(d->origin[0]) && isfinite(d->origin[1]) && isfinite(d->origin[2])))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "origin (%g, %g, %g) is not finite",
+                          d->origin[0], d->origin[1], d->origin[2]);
     if (!(d->max_volume_error >= 0.0f))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "max_volume_error %g is not >= 0 (INFINITY: no bound)", d->max_volume_error);
@@ -1190,6 +1193,44 @@ static sinew_result refuse_unrecorded(const sinew_body *b)
                       "the body", b->name, sinew_result_string(b->unrecorded));
 }
 
+/* The bodies a body collides with hand it their positions as they are:
+ * their frames must be its own. */
+static sinew_result check_origins(const sinew_body *b)
+{
+    for (uint32_t k = 0; k < b->other_count; k++) {
+        const double *o = b->others[k]->desc.origin, *m = b->desc.origin;
+        if (o[0] != m[0] || o[1] != m[1] || o[2] != m[2])
+            return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s' (origin %.17g, %.17g, %.17g) collides with body '%s' (origin %.17g, %.17g, "
+                              "%.17g): bodies in contact must share an origin; shift them together", b->name, m[0],
+                              m[1], m[2], b->others[k]->name, o[0], o[1], o[2]);
+    }
+    return SINEW_RESULT_OK;
+}
+
+void sinew_body_get_origin(const sinew_body *b, double origin[3])
+{
+    SINEW_ASSERT(b && origin);
+    memcpy(origin, b->desc.origin, sizeof b->desc.origin);
+}
+
+sinew_result sinew_body_shift_origin(sinew_body *b, const double by[3])
+{
+    SINEW_ASSERT(b && by);
+    for (int k = 0; k < 3; k++)
+        if (!(fabs(by[k]) <= 1e9))
+            return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s': origin shift (%g, %g, %g) is not finite or beyond 1e9 m; nothing was changed",
+                              b->name, by[0], by[1], by[2]);
+    const float f[3] = {(float)by[0], (float)by[1], (float)by[2]};
+    sinew_result r = sinew_body_translate_state(b, f);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    for (int k = 0; k < 3; k++)
+        b->desc.origin[k] += (double)f[k];
+    return SINEW_RESULT_OK;
+}
+
 sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
 {
     SINEW_ASSERT(b && p);
@@ -1199,6 +1240,8 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
         return r;
     if (b->unrecorded)
         return refuse_unrecorded(b);
+    if ((r = check_origins(b)) != SINEW_RESULT_OK)
+        return r;
     const sinew_counters before = ctx->counters;
     if ((r = sinew_body_wait(b)) != SINEW_RESULT_OK) { /* pipelined: the step before failed */
         count_step(b, &before);
@@ -1226,6 +1269,8 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
         return r;
     if (b->unrecorded)
         return refuse_unrecorded(b);
+    if ((r = check_origins(b)) != SINEW_RESULT_OK)
+        return r;
     if (ctx->lost)
         return sinew_context_refuse_lost(ctx);
     if ((r = sinew_body_settle(b)) != SINEW_RESULT_OK)

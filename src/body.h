@@ -77,6 +77,9 @@ struct sinew_body {
  * failed health check rolls back and is kept for the next step or wait.
  * OK, or the device's loss. */
 sinew_result sinew_body_settle(sinew_body *b);
+/* Every position the body's state holds, less `by` (checkpoint.c;
+ * sinew_body_shift_origin). */
+sinew_result sinew_body_translate_state(sinew_body *b, const float by[3]);
 
 /* Records the body's step again with each stage a dispatch of its own: the
  * solver's per-substep clearing by fills before each prediction, the

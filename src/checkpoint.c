@@ -116,6 +116,36 @@ static sinew_result download_state(sinew_body *b, float *state)
     return r;
 }
 
+/* sinew_body_shift_origin's work: every position the state holds (the
+ * particles', the pins' anchors, the step before's positions) less `by`. */
+sinew_result sinew_body_translate_state(sinew_body *b, const float by[3])
+{
+    sinew_result r = sinew_body_settle(b); /* a pipelined step still running ends first */
+    if (r != SINEW_RESULT_OK)
+        return r;
+    const uint64_t n = b->particle_count;
+    sinew_state_part parts[SINEW_STATE_MAX_PARTS];
+    const uint32_t count = parts_of(b, parts);
+    float *x = malloc(16 * n);
+    if (!x)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    /* the positions, then each part holding positions: its first n vec4s */
+    for (int32_t i = -1; i < (int32_t)count && r == SINEW_RESULT_OK; i++) {
+        sinew_buffer *buf = i < 0 ? &b->buffers[SINEW_BIND_POS] : parts[i].buffer;
+        if (i >= 0 && !(parts[i].present &&
+                        (parts[i].flag == SINEW_STATE_ANCHORS || parts[i].flag == SINEW_STATE_HISTORY)))
+            continue;
+        r = sinew_buffer_download(b->ctx, buf, 0, x, 16 * n);
+        for (uint64_t j = 0; j < n && r == SINEW_RESULT_OK; j++)
+            for (int k = 0; k < 3; k++)
+                x[4 * j + k] -= by[k];
+        if (r == SINEW_RESULT_OK)
+            r = sinew_buffer_upload(b->ctx, buf, 0, x, 16 * n);
+    }
+    free(x);
+    return r;
+}
+
 sinew_result sinew_body_save_checkpoint(sinew_body *b, void *dst, size_t size)
 {
     SINEW_ASSERT(b && dst);

@@ -156,7 +156,8 @@ typedef struct sinew_body_desc {
     float shear_compliance;     /* m/N */
     float bend_compliance;      /* 1/(N m), 0 = rigid hinge */
     float jacobi_omega;         /* over-relaxation of the Jacobi average, 1..2 */
-    int residual;               /* compute max/RMS strain after each step (costs two dispatches) */
+    int residual;               /* measure the strain and the solver's residual after each step
+                                   (costs three dispatches) */
     int timestamps;             /* time the phases of each step with GPU timestamps */
     /* Names the body in messages; copied at creation (up to 63 bytes). NULL: "body". */
     const char *name;
@@ -240,6 +241,15 @@ typedef struct sinew_body_desc {
     float self_thickness;
     float self_friction;
     uint32_t self_capacity;
+    /* Where the body's frame sits in the world (m): every position the body
+     * takes or gives (the asset's, sinew_body_write_positions,
+     * _read_positions, _move_pinned, the step parameters' ground and
+     * colliders) is relative to it, and the device holds only those small
+     * numbers, so a body 10 km from the world's origin is as precise as one
+     * at it (a float resolves about 1 mm at 10 km). An engine keeps a body's
+     * origin near the body (sinew_body_shift_origin as it travels) and draws
+     * it translated by the origin. Default (0, 0, 0). */
+    double origin[3];
 } sinew_body_desc;
 
 SINEW_API sinew_body_desc sinew_body_desc_default(void);
@@ -320,6 +330,21 @@ SINEW_API sinew_result sinew_body_read_velocities(sinew_body *body, float *xyz, 
 /* Overwrites positions (and zeroes velocities); 3 floats per particle. Each
  * bending hinge's continuous angle restarts from the new pose. */
 SINEW_API sinew_result sinew_body_write_positions(sinew_body *body, const float *xyz, uint32_t count);
+
+/* The body's origin in the world (desc.origin, moved by
+ * sinew_body_shift_origin), m. */
+SINEW_API void sinew_body_get_origin(const sinew_body *body, double origin[3]);
+
+/* Moves the body's frame by `by` (m) without moving the body: its positions
+ * relative to the frame (the particles' and the pins' anchors) go down by
+ * `by`, so that a body that has travelled far from its origin gets small
+ * coordinates again; step parameters given after are relative to the new
+ * origin. `by` is rounded to float, and the origin moves by exactly what the
+ * positions moved. Bodies in each other's contact lists step only while
+ * they share an origin: shift them together. Costs a readback and an upload
+ * of the positions (as a checkpoint does): for now and then, not every step.
+ * Refuses a shift that is not finite or beyond 1e9 m, changing nothing. */
+SINEW_API sinew_result sinew_body_shift_origin(sinew_body *body, const double by[3]);
 
 /* Moves pinned particles (inverse mass 0), e.g. to follow an animated
  * attachment: particle indices[k] goes to xyz[3k .. 3k+2]. Refuses (changing

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerates the benchmark page of this machine's Vulkan device:
-#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|clusters|selfcol|overlap|mgpbd|all] [sinew-bench options]   (default quick)
+#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|clusters|selfcol|overlap|accuracy|mgpbd|all] [sinew-bench options]   (default quick)
 # builds (release), runs sinew-bench and writes docs/benchmarks/<device>/
 # (README.md, bench.json, plots; the gpbd suite, the GPBD paper's cube impact,
 # in docs/benchmarks/<device>/gpbd/, the hpbd suite, the HPBD paper's figure 7,
@@ -11,7 +11,8 @@
 # mgpbd suite, the MGPBD paper's convergence against XPBD, in docs/benchmarks/<device>/mgpbd/, the
 # clusters suite, Gauss-Seidel colour by colour against clustered passes, in
 # docs/benchmarks/<device>/clusters/, the selfcol suite, self-collision's cost and
-# effect, in .../selfcol/, the overlap suite in .../overlap/),
+# effect, in .../selfcol/, the overlap suite in .../overlap/, the accuracy suite,
+# where bodies come to rest against their exact equilibrium, in .../accuracy/),
 # comparing with the previous bench.json
 # there (run to run) and including the peers' results in peers.jsonl there
 # (cloth suites), made by
@@ -45,6 +46,7 @@ out="$root/docs/benchmarks/$slug"
 [ "$suite" = clusters ] && out="$out/clusters"
 [ "$suite" = selfcol ] && out="$out/selfcol"
 [ "$suite" = overlap ] && out="$out/overlap"
+[ "$suite" = accuracy ] && out="$out/accuracy"
 mkdir -p "$out"
 
 extra=""

@@ -62,6 +62,11 @@ static const bench_suite suites[] = {
      "without and with self-collision: time per step and its share, candidates, contacts, dropped candidates, "
      "intersecting triangle pairs at the end; own README.md, CSV",
      "", NULL, bench_selfcol_suite},
+    {"accuracy",
+     "where bodies come to rest: a neo-Hookean cantilever of 99, 525 and 3321 vertices with GPBD at several "
+     "substeps and iterations against its exact static equilibrium (the CPU double reference): sag and field "
+     "error, residual, cost per step; own README.md, CSV, plot",
+     "", NULL, bench_accuracy_suite},
     {"mgpbd",
      "the MGPBD paper's convergence: one stiff 10 ms step of a squashed CGAL model at several sizes and of a "
      "twisted bar, MGPBD's dual residual against outer iterations and time beside XPBD's against sweeps; memory "

@@ -1,0 +1,313 @@
+/* sinew-bench --suite accuracy: where a body comes to rest against where it
+ * should (docs/accuracy.md). A neo-Hookean cantilever (1 x 0.2 x 0.2 m,
+ * E 10 MPa, nu 0.3, 1000 kg/m^3, clamped at x = 0) on meshes of 99, 525 and
+ * 3 321 vertices hangs under gravity with GPBD at several substeps and
+ * iterations until it is at rest; its resting shape is compared with the
+ * exact static equilibrium of the same mesh, masses and material (the CPU
+ * double reference tests/ref/fem_ref.c, solved to 1e-8 of the load): the tip's
+ * sag relative to the exact one, the whole displacement field's error, the
+ * solver's residual (sinew_step_stats.residual) and the cost per step, side
+ * by side in one run. Writes accuracy.csv, accuracy.dat, accuracy.gp (and
+ * its plot) and README.md. */
+#include <sinew/sinew.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asset/asset.h"
+#include "bench.h"
+#include "prep/soft.h"
+#include "prep/volume.h"
+#include "ref/fem_ref.h"
+#include "solvers/gpbd.h"
+
+typedef struct mesh { uint32_t nx, nyz; } mesh;
+static const mesh meshes[] = {{11, 3}, {21, 5}, {41, 9}}; /* 99, 525, 3 321 vertices */
+
+typedef struct config {
+    sinew_solver solver;
+    uint32_t substeps, iterations;
+    int largest; /* also on the largest mesh (lavapipe: the cheaper ones only) */
+} config;
+
+/* 8 x 4 Gauss-Seidel is the default cost; 16 x 2 and 32 x 1 cost the same
+ * (32 element sweeps a step); the rest spend more. */
+static const config configs[] = {
+    {SINEW_SOLVER_GPBD_GAUSS_SEIDEL, 8, 4, 1},  {SINEW_SOLVER_GPBD_GAUSS_SEIDEL, 16, 2, 1},
+    {SINEW_SOLVER_GPBD_GAUSS_SEIDEL, 32, 1, 1}, {SINEW_SOLVER_GPBD_GAUSS_SEIDEL, 8, 16, 1},
+    {SINEW_SOLVER_GPBD_GAUSS_SEIDEL, 64, 1, 1}, {SINEW_SOLVER_GPBD_GAUSS_SEIDEL, 8, 64, 0},
+    {SINEW_SOLVER_GPBD_JACOBI, 8, 4, 1},        {SINEW_SOLVER_GPBD_JACOBI, 8, 64, 0},
+};
+#define CONFIGS (sizeof configs / sizeof configs[0])
+
+static const double E = 1e7, NU = 0.3, LENGTH = 1.0, SIDE = 0.2;
+
+static sinew_asset *cantilever(const mesh *m, const sinew_logger *lg)
+{
+    sinew_volume v;
+    const double size[3] = {LENGTH, SIDE, SIDE}, centre[3] = {LENGTH / 2, 1.0, 0.0};
+    if (sinew_volume_box(m->nx, m->nyz, m->nyz, size, centre, &v) != SINEW_RESULT_OK)
+        return NULL;
+    sinew_soft_options o = sinew_soft_options_default();
+    o.youngs_modulus = E;
+    o.poisson_ratio = NU;
+    o.density = 1000.0;
+    o.pin_box = 1;
+    const double lo[3] = {-1.0, 0.0, -1.0}, hi[3] = {1e-6, 2.0, 1.0};
+    memcpy(o.box_min, lo, sizeof lo);
+    memcpy(o.box_max, hi, sizeof hi);
+    sinew_asset *a = NULL;
+    sinew_soft_build(&v, &o, lg, &a, NULL);
+    sinew_volume_free(&v);
+    return a;
+}
+
+/* The exact static displacement of the asset's body (3 per particle). */
+static double *exact(const sinew_asset *a, const double g[3], fem_ref_stats *st)
+{
+    const uint32_t n = a->particle_count;
+    double *rest = malloc(sizeof *rest * 3 * n), *force = calloc(3 * n, sizeof *force), *x = malloc(sizeof *x * 3 * n);
+    unsigned char *pinned = calloc(n, 1);
+    uint32_t *tets = malloc(sizeof *tets * 4 * a->element_count);
+    if (!rest || !force || !x || !pinned || !tets) {
+        free(rest), free(force), free(x), free(pinned), free(tets);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const sinew_particle_rec *p = &a->particles[i];
+        rest[3 * i] = p->x, rest[3 * i + 1] = p->y, rest[3 * i + 2] = p->z;
+        pinned[i] = p->w == 0.0f;
+        for (int k = 0; k < 3; k++)
+            force[3 * i + k] = pinned[i] ? 0.0 : g[k] / p->w;
+    }
+    for (uint32_t e = 0; e < a->element_count; e++)
+        memcpy(&tets[4 * e], a->elements[e].v, sizeof a->elements[e].v);
+    GpuMaterial gm = sinew_gpbd_material(&a->materials[0]);
+    fem_ref_material m = fem_ref_material_device(&gm);
+    fem_ref_problem p = {n, rest, a->element_count, tets, &m, NULL, force, pinned};
+    memcpy(x, rest, sizeof *x * 3 * n);
+    int ok = fem_ref_solve(&p, 1e-8, 100, x, st) == 1;
+    for (uint32_t k = 0; k < 3 * n; k++)
+        x[k] -= rest[k];
+    free(rest), free(force), free(pinned), free(tets);
+    if (!ok) {
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+/* The mean vertical displacement of the free end's vertices (x = LENGTH). */
+static double tip_sag(const sinew_asset *a, const double *u)
+{
+    double s = 0.0;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < a->particle_count; i++)
+        if (a->particles[i].x > LENGTH - 1e-6) {
+            s += -u[3 * i + 1];
+            count++;
+        }
+    return count ? s / count : 0.0;
+}
+
+typedef struct result {
+    double sag, sag_error, field_error, residual, ms_gpu, ms_wall;
+    uint32_t steps;
+    int rested, stable;
+} result;
+
+static int run(sinew_context *ctx, const sinew_asset *a, const config *c, const double *ref, uint32_t max_steps,
+               result *out)
+{
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = c->solver;
+    d.substeps = c->substeps;
+    d.iterations = c->iterations;
+    d.timestamps = 1;
+    sinew_body *b = NULL;
+    if (sinew_body_create(ctx, a, &d, &b) != SINEW_RESULT_OK)
+        return 0;
+    sinew_step_params p = sinew_step_params_default();
+    p.ground = 0;
+    p.damping = 10.0f;
+    const uint32_t n = a->particle_count;
+    float *xyz = malloc(sizeof *xyz * 3 * n);
+    double *u = malloc(sizeof *u * 3 * n);
+    sinew_result r = SINEW_RESULT_OK;
+    double gpu = 0.0, last = INFINITY;
+    uint32_t s = 0;
+    const double t0 = bench_now_s();
+    out->rested = 0;
+    /* at rest: the tip moved less than 1e-4 of its sag (and 1 um) over the
+     * last 10 steps; float positions near 1 m jitter by about 1e-7 m */
+    for (; s < max_steps && r == SINEW_RESULT_OK && !out->rested; s++) {
+        r = sinew_body_step(b, &p);
+        gpu += sinew_body_get_stats(b).ms_total;
+        if (r == SINEW_RESULT_OK && (s + 1) % 10 == 0) {
+            r = sinew_body_read_positions(b, xyz, n);
+            for (uint32_t i = 0; i < n; i++)
+                for (int k = 0; k < 3; k++)
+                    u[3 * i + k] = (double)xyz[3 * i + k] - (&a->particles[i].x)[k];
+            double sag = tip_sag(a, u);
+            out->rested = fabs(sag - last) < fmax(1e-4 * fabs(sag), 1e-6);
+            last = sag;
+        }
+    }
+    out->ms_wall = 1e3 * (bench_now_s() - t0) / s;
+    out->ms_gpu = gpu / s;
+    out->steps = s;
+    out->stable = r == SINEW_RESULT_OK;
+    out->residual = sinew_body_get_stats(b).residual;
+    if (sinew_body_read_positions(b, xyz, n) != SINEW_RESULT_OK)
+        out->stable = 0;
+    double du = 0.0, dr = 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            u[3 * i + k] = (double)xyz[3 * i + k] - (&a->particles[i].x)[k];
+            du += (u[3 * i + k] - ref[3 * i + k]) * (u[3 * i + k] - ref[3 * i + k]);
+            dr += ref[3 * i + k] * ref[3 * i + k];
+        }
+    out->sag = tip_sag(a, u);
+    out->sag_error = out->sag / tip_sag(a, ref) - 1.0;
+    out->field_error = sqrt(du / dr);
+    free(xyz);
+    free(u);
+    sinew_body_destroy(b);
+    return 1;
+}
+
+static const char *solver_label(sinew_solver s) { return s == SINEW_SOLVER_GPBD_JACOBI ? "Jacobi" : "Gauss-Seidel"; }
+
+typedef struct options { int dry, plots; } options;
+
+static int run_accuracy(sinew_context *ctx, const void *opt, const char *out)
+{
+    const options *o = opt;
+    const int dry = o->dry;
+    uint32_t vertices[sizeof meshes / sizeof meshes[0]], mesh_runs = 0;
+    char path[1024];
+    FILE *f[3];
+    const char *names[3] = {"accuracy.csv", "accuracy.dat", "README.md"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", out, names[k]);
+        f[k] = fopen(path, "w");
+    }
+    FILE *csv = f[0], *dat = f[1], *md = f[2];
+    if (!csv || !dat || !md) {
+        fprintf(stderr, "sinew-bench: cannot write into %s\n", out);
+        for (int k = 0; k < 3; k++)
+            if (f[k])
+                fclose(f[k]);
+        return 0;
+    }
+    sinew_logger quiet = sinew_logger_default();
+    quiet.level = SINEW_LOG_ERROR;
+    const double g[3] = {0.0, -9.81, 0.0};
+    const char *device = sinew_context_get_device_info(ctx).name;
+    fprintf(csv, "vertices,tets,solver,substeps,iterations,sweeps_per_step,steps,rested,exact_sag_m,sag_m,sag_error,"
+                 "field_error,residual,ms_gpu_per_step,ms_wall_per_step,stable\n");
+    fprintf(md, "# sinew-bench: accuracy suite on %s\n\n", device);
+    fprintf(md, "A neo-Hookean cantilever, %g x %g x %g m, E %g Pa, nu %g, 1000 kg/m^3, clamped at x = 0, hangs "
+                "under gravity (dt 1/60 s, damping 10/s, no ground) until its tip moves less than 1e-4 of its sag "
+                "in 10 steps (or 400 steps); its resting shape against the exact static equilibrium of the same mesh, "
+                "lumped masses and material (tests/ref/fem_ref.c, Newton to 1e-8 of the load): the tip's sag "
+                "relative to the exact sag, the displacement field's relative error |u - u*| / |u*|, the "
+                "solver's residual after the last step (docs/math.md section 9), and the cost per step (GPU "
+                "timestamps; wall clock beside it), all in one run. Sweeps per step = substeps x iterations: 8 x 4, "
+                "16 x 2 and 32 x 1 cost the same.\n\n",
+            LENGTH, SIDE, SIDE, E, NU);
+    int ok = 1;
+    for (size_t mi = 0; mi < sizeof meshes / sizeof meshes[0] && ok; mi++) {
+        mesh m = meshes[mi];
+        if (dry && mi > 0)
+            break;
+        sinew_asset *a = cantilever(&m, &quiet);
+        fem_ref_stats fst = {0};
+        double *ref = a ? exact(a, g, &fst) : NULL;
+        if (!ref) {
+            fprintf(stderr, "sinew-bench: accuracy: the %u-vertex cantilever or its static solve failed\n",
+                    a ? a->particle_count : 0);
+            sinew_asset_destroy(a);
+            ok = 0;
+            break;
+        }
+        const double sag0 = tip_sag(a, ref);
+        vertices[mesh_runs++] = a->particle_count;
+        const int largest = mi + 1 == sizeof meshes / sizeof meshes[0];
+        fprintf(md, "## %u vertices, %u tetrahedra\n\nExact tip sag %.4f mm (static solve: %d Newton steps, "
+                    "net force %.1e of %.1e N).\n\n",
+                a->particle_count, a->element_count, 1e3 * sag0, fst.newton_iterations, fst.gradient,
+                fst.gradient0);
+        fprintf(md, "| solver | substeps x iterations | sweeps / step | steps | at rest | tip sag mm | sag error | "
+                    "field error | residual | GPU ms / step | wall ms / step |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|---|\n");
+        fprintf(dat, "# %u vertices, Gauss-Seidel: sweeps substeps iterations sag_error residual\n",
+                a->particle_count);
+        for (size_t ci = 0; ci < CONFIGS && ok; ci++) {
+            const config *c = &configs[ci];
+            if (largest && !c->largest)
+                continue;
+            result res = {0};
+            ok = run(ctx, a, c, ref, dry ? 3 : 400, &res);
+            if (!ok)
+                break;
+            const uint32_t sweeps = c->substeps * c->iterations;
+            fprintf(csv, "%u,%u,%s,%u,%u,%u,%u,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%d\n", a->particle_count,
+                    a->element_count, solver_label(c->solver), c->substeps, c->iterations, sweeps, res.steps,
+                    res.rested, sag0, res.sag, res.sag_error, res.field_error, res.residual, res.ms_gpu, res.ms_wall,
+                    res.stable);
+            fprintf(md, "| %s | %u x %u | %u | %u | %s | %.4f | %+.1f %% | %.3g | %.3g | %.1f | %.1f |\n",
+                    solver_label(c->solver), c->substeps, c->iterations, sweeps, res.steps,
+                    res.stable ? (res.rested ? "yes" : "no") : "UNSTABLE", 1e3 * res.sag, 100.0 * res.sag_error,
+                    res.field_error, res.residual, res.ms_gpu, res.ms_wall);
+            if (c->solver == SINEW_SOLVER_GPBD_GAUSS_SEIDEL)
+                fprintf(dat, "%u %u %u %.6g %.6g\n", sweeps, c->substeps, c->iterations, res.sag_error,
+                        res.residual);
+            fprintf(stderr, "sinew-bench: accuracy %5u vertices %-12s %2u x %2u: sag %+7.1f %%, field %.3g, residual "
+                    "%.3g, %.1f ms GPU a step, %u steps%s\n", a->particle_count, solver_label(c->solver),
+                    c->substeps, c->iterations, 100.0 * res.sag_error, res.field_error, res.residual, res.ms_gpu,
+                    res.steps, res.rested ? "" : " (not at rest)");
+        }
+        fprintf(md, "\n");
+        fprintf(dat, "\n\n");
+        free(ref);
+        sinew_asset_destroy(a);
+    }
+    fprintf(md, "![sag error against sweeps per step](accuracy.png)\n");
+    fclose(csv);
+    fclose(dat);
+    fclose(md);
+    snprintf(path, sizeof path, "%s/accuracy.gp", out);
+    FILE *gp = fopen(path, "w");
+    if (!gp)
+        return 0;
+    fprintf(gp, "set terminal pngcairo size 900,550\nset output 'accuracy.png'\n"
+                "set title 'GPBD Gauss-Seidel cantilever at rest, %s'\n"
+                "set logscale xy\nset grid\nset xlabel 'element sweeps per step (substeps x iterations)'\n"
+                "set ylabel '|tip sag / exact sag - 1|'\nset key outside right\nplot ",
+            device);
+    for (uint32_t k = 0; k < mesh_runs; k++)
+        fprintf(gp, "%s'accuracy.dat' index %u using 1:($2 == 8 ? abs($4) : 1/0) with points pt 7 ps 1.6 lc %u "
+                    "title '%u vertices, 8 x k', '' index %u using 1:($3 == 1 ? abs($4) : 1/0) with points pt 5 "
+                    "ps 1.6 lc %u title '%u vertices, k x 1'",
+                k ? ", " : "", k, k + 1, vertices[k], k, k + 1, vertices[k]);
+    fprintf(gp, "\n");
+    fclose(gp);
+    if (o->plots && ok) {
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot accuracy.gp 2>/dev/null", out);
+        if (system(cmd) != 0)
+            fprintf(stderr, "sinew-bench: gnuplot failed on %s/accuracy.gp (is gnuplot installed?)\n", out);
+    }
+    return ok;
+}
+
+int bench_accuracy_suite(const bench_args *a)
+{
+    static options o;
+    o.dry = a->dry_run;
+    o.plots = !a->no_plots;
+    return bench_on_device(a, "accuracy", run_accuracy, &o);
+}

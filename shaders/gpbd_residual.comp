@@ -10,7 +10,7 @@
 // Each workgroup writes, in a fixed tree order, the sum of |p|^2 and the
 // number of elements to partial[first + group].xy. Elements whose energy is
 // not finite (inverted neo-Hookean ones, which the health check counts) and
-// springs with both ends pinned are left out.
+// elements whose vertices are all pinned are left out.
 #include "common.glsl"
 #include "pbd.glsl"
 #include "gpbd.glsl"
@@ -31,6 +31,8 @@ vec2 element_residual(uint ei)
         W[j] = h * h * p.w;
         z[j] = j < nv ? zdisp[4u * ei + uint(j)].xyz : vec3(0.0);
     }
+    if (W[0] + W[1] + W[2] + W[3] == 0.0)
+        return vec2(0.0); // every vertex pinned: it cannot move
     law = Law(material[e.material].model, material[e.material].mu, material[e.material].lambda,
               material[e.material].extra);
     make_sub(e, x, W, z);

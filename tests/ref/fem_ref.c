@@ -215,20 +215,26 @@ static int tangent_pattern(const fem_ref_problem *p, tangent *K)
 {
     const uint32_t n = p->vertex_count;
     uint32_t *count = calloc(n + 1, sizeof *count);
-    uint32_t *all = malloc(16 * sizeof *all * (p->tet_count ? p->tet_count : 1));
     K->begin = calloc(n + 1, sizeof *K->begin);
-    if (!count || !all || !K->begin) {
-        free(count), free(all);
+    if (!count || !K->begin) {
+        free(count);
         return -1;
     }
     for (uint32_t e = 0; e < p->tet_count; e++)
         for (int a = 0; a < 4; a++)
             count[p->tets[4 * e + a]] += 4;
     uint32_t *start = calloc(n + 1, sizeof *start);
+    if (!start) {
+        free(count);
+        return -1;
+    }
     for (uint32_t i = 0; i < n; i++)
         start[i + 1] = start[i] + count[i] + 1;
-    free(all);
-    all = malloc((start[n] ? start[n] : 1) * sizeof *all);
+    uint32_t *all = malloc((start[n] ? start[n] : 1) * sizeof *all);
+    if (!all) {
+        free(count), free(start);
+        return -1;
+    }
     memset(count, 0, (n + 1) * sizeof *count);
     for (uint32_t i = 0; i < n; i++)
         all[start[i] + count[i]++] = i; /* the diagonal, also of vertices in no tetrahedron */

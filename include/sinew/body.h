@@ -157,7 +157,8 @@ typedef struct sinew_body_desc {
     float bend_compliance;      /* 1/(N m), 0 = rigid hinge */
     float jacobi_omega;         /* over-relaxation of the Jacobi average, 1..2 */
     int residual;               /* measure the strain and the solver's residual after each step
-                                   (costs three dispatches) */
+                                   (three small dispatches at the step's end; two for the
+                                   implicit solvers) */
     int timestamps;             /* time the phases of each step with GPU timestamps */
     /* Names the body in messages; copied at creation (up to 63 bytes). NULL: "body". */
     const char *name;

@@ -12,10 +12,9 @@
 // not finite (inverted neo-Hookean ones, which the health check counts) and
 // elements whose vertices are all pinned are left out.
 #include "common.glsl"
+#include "reduce.glsl"
 #include "pbd.glsl"
 #include "gpbd.glsl"
-
-shared vec2 red[SINEW_WORKGROUP_SIZE];
 
 vec2 element_residual(uint ei)
 {
@@ -60,15 +59,9 @@ void main()
 {
     uint ei = linear_id();
     uint t = gl_LocalInvocationID.x;
-    red[t] = ei < range.count ? element_residual(ei) : vec2(0.0);
-    barrier();
-    for (uint s = SINEW_WORKGROUP_SIZE / 2; s > 0u; s >>= 1) {
-        if (t < s)
-            red[t] += red[t + s];
-        barrier();
-    }
+    vec2 sum = workgroup_sum2(ei < range.count ? element_residual(ei) : vec2(0.0));
     if (t == 0u) {
         uint g = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-        partial[range.first + g] = vec4(red[0], 0.0, 0.0);
+        partial[range.first + g] = vec4(sum, 0.0, 0.0);
     }
 }

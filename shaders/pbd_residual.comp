@@ -9,10 +9,9 @@
 // their number, in a fixed tree order, to partial[first + group].xy.
 // Constraints that cannot move (all ends pinned, or cut) are left out.
 #include "common.glsl"
+#include "reduce.glsl"
 #include "pbd.glsl"
 #include "constraints.glsl"
-
-shared vec2 red[SINEW_WORKGROUP_SIZE];
 
 void main()
 {
@@ -45,15 +44,9 @@ void main()
             counted = 1.0;
         }
     }
-    red[t] = vec2(r * r, counted);
-    barrier();
-    for (uint s = SINEW_WORKGROUP_SIZE / 2; s > 0u; s >>= 1) {
-        if (t < s)
-            red[t] += red[t + s];
-        barrier();
-    }
+    vec2 sum = workgroup_sum2(vec2(r * r, counted));
     if (t == 0u) {
         uint g = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-        partial[range.first + g] = vec4(red[0], 0.0, 0.0);
+        partial[range.first + g] = vec4(sum, 0.0, 0.0);
     }
 }

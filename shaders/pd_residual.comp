@@ -15,9 +15,8 @@
 // group].xy. Contacts move particles after the solve, so a body pressed on a
 // collider keeps a residual there.
 #include "common.glsl"
+#include "reduce.glsl"
 #include "pd.glsl"
-
-shared vec2 red[SINEW_WORKGROUP_SIZE];
 
 vec2 particle_residual(uint i)
 {
@@ -49,15 +48,9 @@ void main()
 {
     uint i = linear_id();
     uint t = gl_LocalInvocationID.x;
-    red[t] = i < range.count ? particle_residual(i) : vec2(0.0);
-    barrier();
-    for (uint s = SINEW_WORKGROUP_SIZE / 2; s > 0u; s >>= 1) {
-        if (t < s)
-            red[t] += red[t + s];
-        barrier();
-    }
+    vec2 sum = workgroup_sum2(i < range.count ? particle_residual(i) : vec2(0.0));
     if (t == 0u) {
         uint g = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-        partial[range.first + g] = vec4(red[0], 0.0, 0.0);
+        partial[range.first + g] = vec4(sum, 0.0, 0.0);
     }
 }

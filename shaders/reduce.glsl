@@ -17,4 +17,19 @@ float workgroup_sum(float v)
     }
     return wg_red[0];
 }
+
+// The same for two sums at once (a sum and a count, say).
+shared vec2 wg_red2[SINEW_WORKGROUP_SIZE];
+vec2 workgroup_sum2(vec2 v)
+{
+    uint lid = gl_LocalInvocationID.x;
+    wg_red2[lid] = v;
+    barrier();
+    for (uint h = SINEW_WORKGROUP_SIZE / 2u; h > 0u; h >>= 1u) {
+        if (lid < h)
+            wg_red2[lid] += wg_red2[lid + h];
+        barrier();
+    }
+    return wg_red2[0];
+}
 #endif

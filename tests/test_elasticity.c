@@ -177,28 +177,13 @@ static sinew_asset *beam_asset(sinew_material_model model, double E, double nu)
  * Returns the displacement from rest. */
 static double *asset_rest_displacement(const sinew_asset *a, const sinew_body_desc *d)
 {
-    const uint32_t n = a->particle_count;
-    double *rest = malloc(3 * sizeof *rest * n), *force = calloc(3 * n, sizeof *force), *x = malloc(3 * sizeof *x * n);
-    unsigned char *pinned = calloc(n, 1);
-    uint32_t *tets = malloc(4 * sizeof *tets * a->element_count);
-    for (uint32_t i = 0; i < n; i++) {
-        const sinew_particle_rec *p = &a->particles[i];
-        rest[3 * i] = p->x, rest[3 * i + 1] = p->y, rest[3 * i + 2] = p->z;
-        pinned[i] = p->w == 0.0f;
-        force[3 * i + 1] = pinned[i] ? 0.0 : -9.81 / p->w;
-    }
-    for (uint32_t e = 0; e < a->element_count; e++)
-        memcpy(&tets[4 * e], a->elements[e].v, sizeof a->elements[e].v);
     GpuMaterial g = sinew_gpbd_material(d->materials ? &d->materials[0] : &a->materials[0]);
     fem_ref_material m = fem_ref_material_device(&g);
-    fem_ref_problem p = {n, rest, a->element_count, tets, &m, NULL, force, pinned};
-    memcpy(x, rest, 3 * sizeof *x * n);
+    const double gravity[3] = {0.0, -9.81, 0.0};
+    double *u = malloc(3 * sizeof *u * a->particle_count);
     fem_ref_stats st;
-    cr_assert_eq(fem_ref_solve(&p, 1e-8, 50, x, &st), 1);
-    for (uint32_t k = 0; k < 3 * n; k++)
-        x[k] -= rest[k];
-    free(rest), free(force), free(pinned), free(tets);
-    return x;
+    cr_assert_eq(fem_ref_asset_displacement(a, &m, gravity, 1e-8, 50, u, &st), 1);
+    return u;
 }
 
 /* The beam as a GPBD body after `steps` steps of 8 substeps x iterations:

@@ -7,6 +7,7 @@
 #include "asset/asset.h"
 #include "collider.h"
 #include "gpu_fixture.h"
+#include "math/xpbd_math.h"
 #include "ref/xpbd_ref.h"
 #include "shapes.h"
 
@@ -231,6 +232,63 @@ Test(xpbd, violation_falls_with_iterations)
             prev = rms;
         }
     }
+    sinew_asset_destroy(asset);
+}
+
+/* pbd_residual against the host in double: with every compliance 0 the
+ * residual of a constraint is its violation alone (C / L for a distance, the
+ * hinge's angle less its rest angle), so the step's residual is their RMS
+ * over the constraints that can move, computed here from the positions read
+ * back. */
+Test(xpbd, solver_residual_matches_the_host)
+{
+    sinew_asset *asset = gpu_make_cloth(12, 12, 0.5, 1.0, 1);
+    sinew_body_desc d = sinew_body_desc_default();
+    d.stretch_compliance = d.shear_compliance = d.bend_compliance = 0.0f;
+    sinew_body *body;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &body), SINEW_RESULT_OK);
+    sinew_step_params p = hanging_params();
+    for (int s = 0; s < 5; s++)
+        cr_assert_eq(sinew_body_step(body, &p), SINEW_RESULT_OK);
+    const uint32_t n = asset->particle_count;
+    float *x = malloc(3 * sizeof *x * n);
+    cr_assert_eq(sinew_body_read_positions(body, x, n), SINEW_RESULT_OK);
+    double sum = 0.0;
+    uint32_t counted = 0;
+    for (uint32_t c = 0; c < asset->distance_count; c++) {
+        const sinew_distance_rec *dr = &asset->distances[c];
+        if (dr->a == dr->b || asset->particles[dr->a].w + asset->particles[dr->b].w == 0.0f)
+            continue;
+        double e[3];
+        for (int k = 0; k < 3; k++)
+            e[k] = (double)x[3 * dr->a + k] - x[3 * dr->b + k];
+        double r = (sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) - dr->rest) / dr->rest;
+        sum += r * r;
+        counted++;
+    }
+    for (uint32_t c = 0; c < asset->bend_count; c++) {
+        const sinew_bend_rec *b = &asset->bends[c];
+        double q[4][3], w = 0.0;
+        for (int j = 0; j < 4; j++) {
+            w += asset->particles[b->v[j]].w;
+            for (int k = 0; k < 3; k++)
+                q[j][k] = x[3 * b->v[j] + k];
+        }
+        int good = 0;
+        double theta = sinew_dihedral_angle(q[0], q[1], q[2], q[3], &good);
+        if (w == 0.0f || !good)
+            continue;
+        double r = theta - b->rest_angle;
+        sum += r * r;
+        counted++;
+    }
+    const double host = sqrt(sum / counted);
+    const float gpu = sinew_body_get_stats(body).residual;
+    cr_log_info("residual: GPU %.6g, host %.6g over %u constraints", gpu, host, counted);
+    cr_assert_gt(host, 1e-5, "the hanging cloth should violate its constraints");
+    cr_assert(fabs(gpu - host) <= 1e-3 * host, "GPU %g, host %g", gpu, host);
+    free(x);
+    sinew_body_destroy(body);
     sinew_asset_destroy(asset);
 }
 

@@ -67,36 +67,13 @@ static sinew_asset *cantilever(const mesh *m, const sinew_logger *lg)
 /* The exact static displacement of the asset's body (3 per particle). */
 static double *exact(const sinew_asset *a, const double g[3], fem_ref_stats *st)
 {
-    const uint32_t n = a->particle_count;
-    double *rest = malloc(sizeof *rest * 3 * n), *force = calloc(3 * n, sizeof *force), *x = malloc(sizeof *x * 3 * n);
-    unsigned char *pinned = calloc(n, 1);
-    uint32_t *tets = malloc(sizeof *tets * 4 * a->element_count);
-    if (!rest || !force || !x || !pinned || !tets) {
-        free(rest), free(force), free(x), free(pinned), free(tets);
-        return NULL;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const sinew_particle_rec *p = &a->particles[i];
-        rest[3 * i] = p->x, rest[3 * i + 1] = p->y, rest[3 * i + 2] = p->z;
-        pinned[i] = p->w == 0.0f;
-        for (int k = 0; k < 3; k++)
-            force[3 * i + k] = pinned[i] ? 0.0 : g[k] / p->w;
-    }
-    for (uint32_t e = 0; e < a->element_count; e++)
-        memcpy(&tets[4 * e], a->elements[e].v, sizeof a->elements[e].v);
     GpuMaterial gm = sinew_gpbd_material(&a->materials[0]);
     fem_ref_material m = fem_ref_material_device(&gm);
-    fem_ref_problem p = {n, rest, a->element_count, tets, &m, NULL, force, pinned};
-    memcpy(x, rest, sizeof *x * 3 * n);
-    int ok = fem_ref_solve(&p, 1e-8, 100, x, st) == 1;
-    for (uint32_t k = 0; k < 3 * n; k++)
-        x[k] -= rest[k];
-    free(rest), free(force), free(pinned), free(tets);
-    if (!ok) {
-        free(x);
-        return NULL;
-    }
-    return x;
+    double *u = malloc(sizeof *u * 3 * a->particle_count);
+    if (u && fem_ref_asset_displacement(a, &m, g, 1e-8, 100, u, st) == 1)
+        return u;
+    free(u);
+    return NULL;
 }
 
 /* The mean vertical displacement of the free end's vertices (x = LENGTH). */

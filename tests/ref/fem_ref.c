@@ -3,6 +3,8 @@
  * stress, block-Jacobi PCG, backtracking line search (fem_ref.h). */
 #include "ref/fem_ref.h"
 
+#include "asset/asset.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,5 +470,38 @@ done:
         *stats = st;
     free(K.begin), free(K.cols), free(K.blocks);
     free(el), free(f), free(ft), free(s), free(xt), free(work);
+    return result;
+}
+
+int fem_ref_asset_displacement(const sinew_asset *a, const fem_ref_material *m, const double g[3], double tolerance,
+                               int max_newton, double *u, fem_ref_stats *stats)
+{
+    const uint32_t n = a->particle_count;
+    double *rest = malloc(sizeof *rest * 3 * n), *force = calloc(3 * (size_t)n, sizeof *force);
+    unsigned char *pinned = calloc(n, 1);
+    uint32_t *tets = malloc(sizeof *tets * 4 * (a->element_count ? a->element_count : 1));
+    int result = -1;
+    if (rest && force && pinned && tets) {
+        result = 0;
+        for (uint32_t e = 0; e < a->element_count && result == 0; e++) {
+            result = a->elements[e].kind == SINEW_ELEMENT_TET ? 0 : -1;
+            memcpy(&tets[4 * e], a->elements[e].v, sizeof a->elements[e].v);
+        }
+    }
+    if (result == 0) {
+        for (uint32_t i = 0; i < n; i++) {
+            const sinew_particle_rec *p = &a->particles[i];
+            rest[3 * i] = p->x, rest[3 * i + 1] = p->y, rest[3 * i + 2] = p->z;
+            pinned[i] = p->w == 0.0f;
+            for (int k = 0; k < 3; k++)
+                force[3 * i + k] = pinned[i] ? 0.0 : g[k] / p->w;
+        }
+        fem_ref_problem p = {n, rest, a->element_count, tets, m, NULL, force, pinned};
+        memcpy(u, rest, sizeof *u * 3 * n);
+        result = fem_ref_solve(&p, tolerance, max_newton, u, stats);
+        for (uint32_t k = 0; k < 3 * n; k++)
+            u[k] -= rest[k];
+    }
+    free(rest), free(force), free(pinned), free(tets);
     return result;
 }

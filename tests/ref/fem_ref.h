@@ -60,6 +60,15 @@ typedef struct fem_ref_stats {
  * rest shape with a tetrahedron of no volume or negative orientation. */
 int fem_ref_solve(const fem_ref_problem *p, double tolerance, int max_newton, double *x, fem_ref_stats *stats);
 
+/* The static displacement (3 per particle, into u) of a body made of an
+ * asset's tetrahedra (one material, `m`), its pins (inverse mass 0) held,
+ * loaded by gravity g (m/s^2) on its particles' masses: fem_ref_solve from
+ * the rest shape to `tolerance`. Returns fem_ref_solve's result (-1 also
+ * when out of memory or the asset has elements other than tetrahedra). */
+struct sinew_asset;
+int fem_ref_asset_displacement(const struct sinew_asset *a, const fem_ref_material *m, const double g[3],
+                               double tolerance, int max_newton, double *u, fem_ref_stats *stats);
+
 /* Total elastic energy plus potential of the forces at x (+inf where a
  * neo-Hookean tetrahedron is inverted), and the net force on each vertex
  * (-gradient; pinned vertices included) into force_out when not NULL. */

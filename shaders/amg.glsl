@@ -85,4 +85,10 @@ float amg_diag(uint m, uint i)
 }
 
 float amg_scalar(uint k) { return amg_r(amg_head(SINEW_AMG_SCALARS) + k); }
+void amg_set_scalar(uint k, float v) { amg_set(amg_head(SINEW_AMG_SCALARS) + k, v); }
+
+// Whether the dispatch has work: its gate (pc.gate, a scalar) is 0 or open.
+// The gate is one value for the whole dispatch, so a closed one returns every
+// invocation of every workgroup alike.
+bool amg_open() { return pc.gate == 0u || amg_scalar(pc.gate) > 0.0; }
 

@@ -16,6 +16,8 @@
 
 void main()
 {
+    if (!amg_open())
+        return;
     uint p = linear_id();
     if (p >= pc.count)
         return;

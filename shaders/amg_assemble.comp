@@ -21,6 +21,8 @@ vec3 grad_at(uint c, uint slot)
 
 void main()
 {
+    if (!amg_open())
+        return;
     uint i = linear_id();
     if (i >= pc.count)
         return;

@@ -17,6 +17,8 @@ shared float v[SINEW_AMG_DENSE_ROWS];
 
 void main()
 {
+    if (!amg_open())
+        return;
     const uint N = SINEW_AMG_DENSE_ROWS;
     uint i = gl_LocalInvocationID.x, n = pc.count, f = amg_head(SINEW_AMG_FACTOR);
     if (pc.mode == SINEW_AMG_COARSE_FACTOR) {

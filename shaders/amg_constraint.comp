@@ -24,6 +24,8 @@
 
 void main()
 {
+    if (!amg_open())
+        return;
     uint k = linear_id();
     if (k >= pc.count)
         return;

@@ -21,6 +21,8 @@
 
 void main()
 {
+    if (!amg_open())
+        return;
     uint e = linear_id();
     if (e >= pc.count)
         return;

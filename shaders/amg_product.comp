@@ -30,6 +30,8 @@ void flag()
 
 void main()
 {
+    if (!amg_open())
+        return;
     uint id = linear_id();
     if (id >= pc.count)
         return;

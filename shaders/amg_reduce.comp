@@ -8,6 +8,8 @@
 
 void main()
 {
+    if (!amg_open())
+        return;
     uint lid = gl_LocalInvocationID.x, part = amg_head(SINEW_AMG_PARTIAL);
     float s = 0.0;
     for (uint k = lid; k < pc.groups; k += SINEW_WORKGROUP_SIZE)

@@ -10,6 +10,8 @@
 
 void main()
 {
+    if (!amg_open())
+        return;
     uint i = linear_id();
     if (i >= pc.count)
         return;

@@ -13,15 +13,66 @@
 //   COPY            y = x
 //   AXPY            y += a x
 //   ZERO            y = 0
+//   DOT_DINV        partial sums of x . D^-1 y
+//   POWER           x = D^-1 y / sqrt(S_POWER): the power iteration's next
+//                   vector, D-normalised (x^T D x = 1 when S_POWER is
+//                   y^T D^-1 y)
+// and, one invocation each, the decisions the host took between submits
+// before (shared/layout.h has each mode's rule):
+//   SET, RHO, CG_CHECK, LS_BEGIN, LS_CHECK, LS_FAIL
 // rz is scalar SINEW_AMG_S_RZ + pc.slot, rz_new SINEW_AMG_S_RZ + 1 - pc.slot
 // (PCG's iterations alternate). The smoothers' coefficients come from the
-// host (Chebyshev: Saad's recurrence with Jacobi preconditioning).
+// host for rho = 1 (Chebyshev: Saad's recurrence with Jacobi
+// preconditioning); a smoother's pc.slot names its level's rho, which
+// divides a (c for CHEB_NEXT), so that rho can change on the device.
 #define SINEW_PUSH_AMG
 #include "common.glsl"
 #include "amg.glsl"
 
+// The one-invocation modes (shared/layout.h).
+void decide(uint mode)
+{
+    if (mode == SINEW_AMG_VEC_SET) {
+        amg_set_scalar(pc.slot, pc.a);
+    } else if (mode == SINEW_AMG_VEC_RHO) {
+        float rq = amg_scalar(SINEW_AMG_S_POWER + 1u), rho = pc.a * rq;
+        if (rq > 0.0 && !isinf(rho) && rho > amg_scalar(pc.slot))
+            amg_set_scalar(pc.slot, rho);
+    } else if (mode == SINEW_AMG_VEC_CG_CHECK) {
+        float rr = amg_scalar(SINEW_AMG_S_RR), bb = amg_scalar(SINEW_AMG_S_BB);
+        amg_set_scalar(SINEW_AMG_S_CG_ITERATIONS, amg_scalar(SINEW_AMG_S_CG_ITERATIONS) + pc.b);
+        amg_set_scalar(SINEW_AMG_S_RR_END, rr);
+        uint h = uint(amg_scalar(SINEW_AMG_S_HISTORY_COUNT));
+        if (h < SINEW_AMG_HISTORY) {
+            amg_set_scalar(SINEW_AMG_S_HISTORY + h, bb > 0.0 ? sqrt(rr / bb) : 0.0);
+            amg_set_scalar(SINEW_AMG_S_HISTORY_COUNT, float(h + 1u));
+        }
+        if (rr <= pc.a * bb || !(rr == rr) || amg_scalar(SINEW_AMG_S_INDEFINITE) != 0.0)
+            amg_set_scalar(SINEW_AMG_S_CG_OPEN, 0.0);
+    } else if (mode == SINEW_AMG_VEC_LS_BEGIN) {
+        float rr = amg_scalar(SINEW_AMG_S_RR_END);
+        bool redo = pc.a != 0.0 && amg_scalar(SINEW_AMG_S_INDEFINITE) != 0.0;
+        amg_set_scalar(SINEW_AMG_S_LS_OPEN, redo || !(rr == rr) ? 0.0 : 1.0);
+        amg_set_scalar(SINEW_AMG_S_STEP, 0.0);
+        amg_set_scalar(SINEW_AMG_S_AFTER, sqrt(amg_scalar(SINEW_AMG_S_BB0)));
+    } else if (mode == SINEW_AMG_VEC_LS_CHECK) {
+        float bb = amg_scalar(SINEW_AMG_S_BB);
+        amg_set_scalar(SINEW_AMG_S_AFTER, sqrt(bb));
+        if (pc.b < 0.0 || bb < pc.b * pc.b * amg_scalar(pc.slot)) {
+            amg_set_scalar(SINEW_AMG_S_STEP, pc.a);
+            amg_set_scalar(SINEW_AMG_S_LS_OPEN, 0.0);
+        }
+    } else if (mode == SINEW_AMG_VEC_LS_FAIL) {
+        amg_set_scalar(SINEW_AMG_S_STEP, 0.0);
+        amg_set_scalar(SINEW_AMG_S_AFTER, sqrt(amg_scalar(pc.slot)));
+        amg_set_scalar(SINEW_AMG_S_LS_OPEN, 0.0);
+    }
+}
+
 void main()
 {
+    if (!amg_open())
+        return;
     uint i = linear_id();
     bool live = i < pc.count;
     uint mode = pc.mode;
@@ -32,18 +83,33 @@ void main()
             amg_set(amg_head(SINEW_AMG_PARTIAL) + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x, s);
         return;
     }
+    if (mode == SINEW_AMG_VEC_DOT_DINV) {
+        float v = live ? amg_r(pc.x + i) * amg_r(pc.y + i) / amg_diag(pc.matrix, i) : 0.0;
+        float s = workgroup_sum(v);
+        if (gl_LocalInvocationID.x == 0u)
+            amg_set(amg_head(SINEW_AMG_PARTIAL) + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x, s);
+        return;
+    }
     if (!live)
         return;
-    if (mode == SINEW_AMG_VEC_CHEB_FIRST) {
-        float d = pc.a * amg_r(pc.y + i) / amg_diag(pc.matrix, i);
+    if (mode >= SINEW_AMG_VEC_SET) {
+        decide(mode);
+        return;
+    }
+    // A smoother's coefficient over its level's rho (pc.slot); 0: none.
+    float unit = pc.slot != 0u && mode <= SINEW_AMG_VEC_JACOBI ? 1.0 / amg_scalar(pc.slot) : 1.0;
+    if (mode == SINEW_AMG_VEC_POWER) {
+        amg_set(pc.x + i, amg_r(pc.y + i) / amg_diag(pc.matrix, i) * inversesqrt(amg_scalar(SINEW_AMG_S_POWER)));
+    } else if (mode == SINEW_AMG_VEC_CHEB_FIRST) {
+        float d = pc.a * unit * amg_r(pc.y + i) / amg_diag(pc.matrix, i);
         amg_set(pc.w + i, d);
         amg_set(pc.x + i, pc.b != 0.0 ? amg_r(pc.x + i) + d : d);
     } else if (mode == SINEW_AMG_VEC_CHEB_NEXT) {
-        float d = pc.a * amg_r(pc.w + i) + pc.c * amg_r(pc.y + i) / amg_diag(pc.matrix, i);
+        float d = pc.a * amg_r(pc.w + i) + pc.c * unit * amg_r(pc.y + i) / amg_diag(pc.matrix, i);
         amg_set(pc.w + i, d);
         amg_add(pc.x + i, d);
     } else if (mode == SINEW_AMG_VEC_JACOBI) {
-        float d = pc.a * amg_r(pc.y + i) / amg_diag(pc.matrix, i);
+        float d = pc.a * unit * amg_r(pc.y + i) / amg_diag(pc.matrix, i);
         amg_set(pc.x + i, pc.b != 0.0 ? amg_r(pc.x + i) + d : d);
     } else if (mode == SINEW_AMG_VEC_PCG_UPDATE) {
         float rz = amg_scalar(SINEW_AMG_S_RZ + pc.slot), pq = amg_scalar(SINEW_AMG_S_PQ);

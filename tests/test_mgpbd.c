@@ -553,6 +553,130 @@ Test(mgpbd, lazy_galerkin_of_a_nearly_singular_system)
     sinew_asset_destroy(a);
 }
 
+/* A lower bound of the largest eigenvalue of D^-1 A close to it: the
+ * Rayleigh quotient of 3000 power iterations on the symmetric D^-1/2 A
+ * D^-1/2 in double (it only rises towards the eigenvalue). */
+static double top_eigenvalue(const sinew_csr *A)
+{
+    const uint32_t n = A->rows;
+    double *v = malloc(sizeof *v * n), *w = malloc(sizeof *w * n), *d = malloc(sizeof *d * n), rq = 0.0;
+    cr_assert(v && w && d);
+    for (uint32_t i = 0; i < n; i++) {
+        d[i] = 0.0;
+        for (uint32_t e = A->row[i]; e < A->row[i + 1]; e++)
+            if (A->col[e] == i)
+                d[i] = 1.0 / sqrt(A->val[e]);
+        v[i] = 1.0 + 0.37 * sin(1.7 * i);
+    }
+    for (int k = 0; k < 3000; k++) {
+        double norm = 0.0, next = 0.0;
+        for (uint32_t i = 0; i < n; i++)
+            norm += v[i] * v[i];
+        for (uint32_t i = 0; i < n; i++) {
+            double s = 0.0;
+            for (uint32_t e = A->row[i]; e < A->row[i + 1]; e++)
+                s += A->val[e] * d[A->col[e]] * v[A->col[e]];
+            w[i] = d[i] * s;
+            next += w[i] * v[i];
+        }
+        next /= norm;
+        double scale = 0.0;
+        for (uint32_t i = 0; i < n; i++)
+            scale += w[i] * w[i];
+        scale = 1.0 / sqrt(scale);
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = w[i] * scale;
+        if (k > 100 && fabs(next - rq) <= 1e-12 * next)
+            break;
+        rq = next;
+    }
+    free(v);
+    free(w);
+    free(d);
+    return rq;
+}
+
+/* A lazy outer iteration is one command buffer and SINEW_AMG_S_REPORT
+ * scalars read back; the smoothers' rho, estimated on the device, stays at
+ * or above the largest eigenvalue of each level's D^-1 A as the operators
+ * change (a flattened box springing back up), and CG takes about as many
+ * iterations as with the host's Lanczos estimates read back and computed
+ * the old way. */
+Test(mgpbd, lazy_iterations_are_one_submit_and_keep_rho_above_the_spectrum)
+{
+    sinew_asset *a = flat_box();
+    double *x = squashed(a, 0.05, 1e-5);
+    float *xf = to_float(x, 3 * (size_t)a->particle_count);
+    const sinew_mgpbd_rho ways[3] = {SINEW_MGPBD_RHO_DEVICE, SINEW_MGPBD_RHO_HOST, SINEW_MGPBD_RHO_KEEP};
+    const char *names[3] = {"device", "host", "kept from the setup"};
+    uint32_t cg[3];
+    double final[3];
+    for (int w = 0; w < 3; w++) {
+        sinew_mgpbd_desc d = stiff_desc();
+        d.rho = ways[w];
+        d.pcg_iterations = 30;
+        sinew_mgpbd *s = NULL;
+        cr_assert_eq(sinew_mgpbd_create(gpu_ctx, a, &d, &s), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_mgpbd_set_state(s, xf, NULL), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_mgpbd_begin_step(s, 0.0f, NULL), SINEW_RESULT_OK);
+        cg[w] = 0;
+        double b0 = 0.0;
+        uint32_t breakdowns = 0;
+        for (int k = 0; k < 6; k++) {
+            sinew_mgpbd_counters c0 = sinew_mgpbd_get_counters(s);
+            sinew_mgpbd_iteration it;
+            cr_assert_eq(sinew_mgpbd_iterate(s, H, &it), SINEW_RESULT_OK, "iteration %d", k);
+            sinew_mgpbd_counters c1 = sinew_mgpbd_get_counters(s);
+            b0 = k == 0 ? it.dual_residual : b0;
+            final[w] = it.dual_after / b0;
+            cg[w] += it.pcg_iterations;
+            breakdowns += it.indefinite != 0;
+            cr_expect_eq(it.setup, k == 0 || it.indefinite, "iteration %d", k);
+            if (ways[w] == SINEW_MGPBD_RHO_DEVICE && k > 0 && !it.setup) {
+                cr_expect_eq(c1.submits - c0.submits, 1, "iteration %d: %llu submits", k,
+                             (unsigned long long)(c1.submits - c0.submits));
+                cr_expect_eq(c1.readback_bytes - c0.readback_bytes, 4 * SINEW_AMG_S_REPORT,
+                             "iteration %d: %llu bytes read back", k,
+                             (unsigned long long)(c1.readback_bytes - c0.readback_bytes));
+                cr_expect_eq(c1.upload_bytes, c0.upload_bytes, "iteration %d uploads", k);
+            }
+            if (k == 5 && w == 0) {
+                printf("mgpbd lazy iteration, rho on the device: %llu submit, %llu bytes read back\n",
+                       (unsigned long long)(c1.submits - c0.submits),
+                       (unsigned long long)(c1.readback_bytes - c0.readback_bytes));
+            }
+        }
+        if (ways[w] == SINEW_MGPBD_RHO_DEVICE) {
+            /* rho against the operators' spectra now (a level solved exactly has none to keep) */
+            const sinew_amg *H0 = sinew_mgpbd_amg(s);
+            double rho[SINEW_AMG_MAX_LEVELS];
+            cr_assert_eq(sinew_mgpbd_read_rho(s, rho), SINEW_RESULT_OK);
+            for (uint32_t l = 0; l < H0->levels; l++) {
+                if (l + 1 == H0->levels && H0->coarse_factor)
+                    break;
+                sinew_csr Al;
+                cr_assert_eq(sinew_mgpbd_read_matrix(s, l, &Al), SINEW_RESULT_OK);
+                double top = top_eigenvalue(&Al);
+                printf("  level %u (%u rows): rho %.5g, largest eigenvalue of D^-1 A >= %.5g (%.3f of it)\n", l,
+                       Al.rows, rho[l], top, rho[l] / top);
+                cr_expect_geq(rho[l], top, "level %u: rho %.6g below the largest eigenvalue (>= %.6g)", l, rho[l], top);
+                cr_expect_leq(rho[l], 1.5 * top, "level %u: rho %.6g far above %.6g", l, rho[l], top);
+                sinew_csr_free(&Al);
+            }
+        }
+        printf("mgpbd flattened box, 6 outer iterations, rho %s: %u CG iterations to 1e-3, |b| %.3e of the first, %u "
+               "breakdowns\n", names[w], cg[w], final[w], breakdowns);
+        if (ways[w] != SINEW_MGPBD_RHO_KEEP)
+            cr_expect_eq(breakdowns, 0, "rho %s", names[w]);
+        sinew_mgpbd_destroy(s);
+    }
+    cr_expect_leq(cg[0], cg[1] + cg[1] / 5, "device %u, host %u", cg[0], cg[1]);
+    cr_expect_lt(final[0], 0.5);
+    free(x);
+    free(xf);
+    sinew_asset_destroy(a);
+}
+
 Test(mgpbd, amg_preconditioned_cg_takes_far_fewer_iterations)
 {
     uint32_t it[3];

@@ -72,6 +72,8 @@ bench_mgpbd_options bench_mgpbd_options_default(void)
     o.xpbd_budget_s = 300.0;
     o.pcg_tolerance = -1.0;
     o.setup_interval = -1;
+    o.smoothed = -1;
+    o.near_kernel = -1;
     o.plots = 1;
     return o;
 }
@@ -273,6 +275,34 @@ static void host_solves(const sinew_csr *A, const float *bf, run *rn)
         h->done = h->iterations != SINEW_PCG_OUT_OF_MEMORY;
         sinew_amg_free(&amg);
     }
+    for (int v = 0; v < 4; v++) { /* UA / SA, without and with the near kernel */
+        sinew_amg_options vo = sinew_amg_options_default();
+        vo.smooth = v >= 2;
+        vo.candidate_sweeps = (v & 1) ? 2 : 0;
+        host_rec *h = &rn->variant[v];
+        memset(x, 0, sizeof *x * m);
+        t0 = sinew_host_ms();
+        if (sinew_amg_setup(A, &vo, &amg, NULL) != SINEW_RESULT_OK)
+            continue;
+        h->setup_ms = sinew_host_ms() - t0;
+        sinew_amg_cycle cyc = sinew_amg_cycle_default();
+        sinew_amg_preconditioner pre = {&amg, &cyc};
+        double rel = NAN;
+        t0 = sinew_host_ms();
+        h->iterations = sinew_pcg(A, b, x, sinew_amg_precondition, &pre, HOST_TOL, HOST_MAXITER, NULL, 0, &rel);
+        h->solve_ms = sinew_host_ms() - t0;
+        h->converged = rel <= HOST_TOL;
+        h->final_relative = true_relative(A, b, x);
+        h->operator_complexity = sinew_amg_operator_complexity(&amg);
+        h->grid_complexity = sinew_amg_grid_complexity(&amg);
+        h->levels = amg.levels;
+        for (uint32_t l = 0; l < amg.levels; l++) {
+            h->level_rows[l] = amg.L[l].A.rows;
+            h->level_nnz[l] = amg.L[l].A.row[amg.L[l].A.rows];
+        }
+        h->done = h->iterations != SINEW_PCG_OUT_OF_MEMORY;
+        sinew_amg_free(&amg);
+    }
     memset(x, 0, sizeof *x * m);
     host_rec *j = &rn->jacobi;
     double rel = NAN;
@@ -399,11 +429,54 @@ sinew_mgpbd_desc solver_desc(const bench_mgpbd_options *o)
         d.setup_interval = (uint32_t)o->setup_interval;
     d.lambda_full = o->lambda_full;
     if (o->keep_rho)
-        d.refresh_rho = 0;
+        d.rho = SINEW_MGPBD_RHO_KEEP;
+    else if (o->host_rho)
+        d.rho = SINEW_MGPBD_RHO_HOST;
     if (o->cheby_upper > 0)
         d.cycle.cheby_upper = o->cheby_upper;
     d.coarse = o->coarse_gram ? SINEW_MGPBD_COARSE_GRAM : SINEW_MGPBD_COARSE_PRODUCT;
+    if (o->smoothed >= 0)
+        d.amg.smooth = o->smoothed;
+    if (o->near_kernel >= 0)
+        d.amg.candidate_sweeps = (uint32_t)o->near_kernel;
     return d;
+}
+
+/* compare_old: the scene's first outer iterations again the way lazy
+ * iterations ran before (smoothed aggregation, every level's operator read
+ * back for the host's rho), timed. */
+static void run_old(sinew_context *ctx, const bench_mgpbd_options *o, const sinew_asset *a, const float *x0, run *rn)
+{
+    const float g[3] = {0.0f, 0.0f, 0.0f};
+    sinew_mgpbd_desc d = solver_desc(o);
+    d.amg.smooth = 1;
+    d.rho = SINEW_MGPBD_RHO_HOST;
+    sinew_mgpbd *s = NULL;
+    if (sinew_mgpbd_create(ctx, a, &d, &s) != SINEW_RESULT_OK)
+        return;
+    if (sinew_mgpbd_set_state(s, x0, NULL) == SINEW_RESULT_OK && sinew_mgpbd_begin_step(s, 0.0f, g) == SINEW_RESULT_OK) {
+        double lazy = 0.0;
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < o->compare_old; k++) {
+            sinew_mgpbd_iteration it;
+            if (sinew_mgpbd_iterate(s, STEP_H, &it) != SINEW_RESULT_OK)
+                break;
+            if (k == 0)
+                rn->old_first_ms = it.ms;
+            else if (!it.setup) {
+                lazy += it.ms;
+                rn->old_pcg += it.pcg_iterations;
+                n++;
+            }
+            rn->old_count = k + 1;
+        }
+        rn->old_lazy_ms = n ? lazy / n : 0.0;
+        if (n)
+            rn->old_pcg /= n;
+        fprintf(stderr, "sinew-bench: mgpbd %s   old lazy path (SA, rho on the host): first iteration %.0f ms, lazy "
+                        "%.0f ms (%u of them, %u CG each)\n", rn->name, rn->old_first_ms, rn->old_lazy_ms, n, rn->old_pcg);
+    }
+    sinew_mgpbd_destroy(s);
 }
 
 static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sinew_asset *a, const float *x0,
@@ -430,9 +503,22 @@ static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sin
     double cum = 0.0;
     const uint32_t outer = o->outer < MAX_OUTER ? o->outer : MAX_OUTER;
     rn->mg_count = 0;
+    uint32_t lazy_n = 0;
+    double lazy_ms = 0.0;
     for (uint32_t k = 0; k < outer; k++) {
         sinew_mgpbd_iteration it;
+        const sinew_mgpbd_counters c0 = sinew_mgpbd_get_counters(s);
         r = sinew_mgpbd_iterate(s, STEP_H, &it);
+        const sinew_mgpbd_counters c1 = sinew_mgpbd_get_counters(s);
+        if (r == SINEW_RESULT_OK && !it.setup) {
+            rn->lazy_submits = c1.submits - c0.submits;
+            rn->lazy_readback = c1.readback_bytes - c0.readback_bytes;
+            if (k < 1 + o->compare_old && lazy_n < o->compare_old) { /* the iterations the old path also ran */
+                lazy_ms += it.ms;
+                rn->new_pcg += it.pcg_iterations;
+                lazy_n++;
+            }
+        }
         if (r != SINEW_RESULT_OK) {
             sinew_mgpbd_destroy(s);
             return fail(rn, "sinew_mgpbd_iterate", r);
@@ -490,6 +576,16 @@ static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sin
     fprintf(stderr, "sinew-bench: mgpbd %-16s MGPBD %3u outer iterations (%u CG), %.3e of |b_0| in %.1f s%s\n",
             rn->name, rn->mg_count, rn->mg_pcg_total, rn->mg[rn->mg_count].rel, cum / 1000.0,
             rn->mg_reach ? "" : " (1e-2 not reached)");
+    rn->new_lazy_ms = lazy_n ? lazy_ms / lazy_n : 0.0;
+    if (lazy_n)
+        rn->new_pcg /= lazy_n;
+    if (o->compare_old) {
+        fprintf(stderr, "sinew-bench: mgpbd %s   defaults: first iteration %.0f ms, lazy %.0f ms (%u of them, %u CG "
+                        "each; %llu submit and %llu bytes read back each)\n",
+                rn->name, rn->mg_count ? rn->mg[0].ms : 0.0, rn->new_lazy_ms, lazy_n, rn->new_pcg,
+                (unsigned long long)rn->lazy_submits, (unsigned long long)rn->lazy_readback);
+        run_old(ctx, o, a, x0, rn);
+    }
 
     /* XPBD from the same start */
     if ((r = sinew_mgpbd_set_state(s, x0, NULL)) != SINEW_RESULT_OK ||

@@ -36,8 +36,14 @@ typedef struct bench_mgpbd_options {
     int setup_interval;        /* frames between AMG setups; negative: the default; 0: every outer iteration */
     int lambda_full;           /* the paper's code's line search (sinew_mgpbd_desc.lambda_full) */
     double cheby_upper;        /* > 0: sinew_amg_cycle.cheby_upper */
-    int coarse_gram;
-    int keep_rho;              /* sinew_mgpbd_desc.refresh_rho = 0 */           /* lazy coarse operators in the Gram form (sinew_mgpbd_desc.coarse) */
+    int coarse_gram;           /* lazy coarse operators in the Gram form (sinew_mgpbd_desc.coarse) */
+    int keep_rho;              /* sinew_mgpbd_desc.rho = SINEW_MGPBD_RHO_KEEP */
+    int host_rho;              /* ... SINEW_MGPBD_RHO_HOST (the default: DEVICE) */
+    int smoothed;              /* sinew_amg_options.smooth: 0 unsmoothed, 1 smoothed aggregation; negative: default */
+    int near_kernel;           /* sinew_amg_options.candidate_sweeps; negative: the default */
+    uint32_t compare_old;      /* > 0: each scene's MGPBD run again for this many outer iterations the way
+                                * lazy iterations ran before rho moved to the device (smoothed aggregation,
+                                * rho on the host), timed beside the defaults */
     const char *export_dir;    /* NULL, or where NAME.mtx, NAME.b.mtx and sinew-amg.jsonl go */
     int dry_run;               /* tiny sizes, to check a set-up in seconds */
     int plots;                 /* call gnuplot */

@@ -77,6 +77,18 @@ static cJSON *run_json(const run *rn)
         cJSON_AddItemToArray(lr, cJSON_CreateNumber(rn->level_rows[l]));
     cJSON_AddNumberToObject(mg, "operator_complexity", rn->operator_complexity);
     cJSON_AddNumberToObject(mg, "grid_complexity", rn->grid_complexity);
+    cJSON_AddNumberToObject(mg, "lazy_submits", (double)rn->lazy_submits);
+    cJSON_AddNumberToObject(mg, "lazy_readback_bytes", (double)rn->lazy_readback);
+    if (rn->old_count) {
+        cJSON *old = cJSON_AddObjectToObject(o, "old_lazy_path");
+        cJSON_AddStringToObject(old, "settings", "smoothed aggregation, rho on the host (every level read back)");
+        cJSON_AddNumberToObject(old, "outer_iterations", rn->old_count);
+        cJSON_AddNumberToObject(old, "ms_first_iteration", rn->old_first_ms);
+        cJSON_AddNumberToObject(old, "ms_per_lazy_iteration", rn->old_lazy_ms);
+        cJSON_AddNumberToObject(old, "pcg_per_lazy_iteration", rn->old_pcg);
+        cJSON_AddNumberToObject(old, "defaults_ms_per_lazy_iteration", rn->new_lazy_ms);
+        cJSON_AddNumberToObject(old, "defaults_pcg_per_lazy_iteration", rn->new_pcg);
+    }
     cJSON *its = cJSON_AddArrayToObject(mg, "iterations");
     for (uint32_t k = 0; k <= rn->mg_count; k++) {
         const outer_rec *e = &rn->mg[k];
@@ -139,7 +151,7 @@ static cJSON *settings_json(const bench_mgpbd_options *o)
     cJSON_AddNumberToObject(s, "line_search", d.line_search);
     cJSON_AddBoolToObject(s, "lambda_full", d.lambda_full);
     cJSON_AddStringToObject(s, "coarse", d.coarse == SINEW_MGPBD_COARSE_GRAM ? "gram" : "product");
-    cJSON_AddBoolToObject(s, "refresh_rho", d.refresh_rho);
+    cJSON_AddStringToObject(s, "rho", d.rho == SINEW_MGPBD_RHO_DEVICE ? "device" : d.rho == SINEW_MGPBD_RHO_HOST ? "host" : "keep");
     cJSON_AddStringToObject(s, "smoother", d.cycle.smoother == SINEW_AMG_CHEBYSHEV ? "chebyshev" : "jacobi");
     cJSON_AddNumberToObject(s, "smoother_sweeps", d.cycle.sweeps);
     cJSON_AddNumberToObject(s, "cheby_lower", d.cycle.cheby_lower);
@@ -345,6 +357,49 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
                         h->converged ? "" : " (not converged)", h->setup_ms, h->solve_ms, h->operator_complexity,
                         h->grid_complexity, h->levels, h->final_relative);
             }
+    }
+    if (any_host) {
+        static const char *vn[4] = {"UA", "UA + near kernel", "SA", "SA + near kernel"};
+        fprintf(md, "\nThe same first systems with unsmoothed (UA) and smoothed (SA) aggregation, without and with the "
+                    "near kernel (2 symmetric Gauss-Seidel sweeps on A x = 0), CG to 1e-6 in double on the host:\n\n"
+                    "| matrix | hierarchy | CG iterations | op cx | rows per level | nonzeros per row per level | "
+                    "setup ms |\n|---|---|---|---|---|---|---|\n");
+        for (uint32_t r = 0; r < count; r++)
+            for (int v = 0; v < 4; v++) {
+                const host_rec *h = &runs[r].variant[v];
+                if (!h->done)
+                    continue;
+                fprintf(md, "| %s | %s | %u%s | %.3f | ", runs[r].name, vn[v], h->iterations,
+                        h->converged ? "" : " (not converged)", h->operator_complexity);
+                for (uint32_t l = 0; l < h->levels; l++)
+                    fprintf(md, "%s%u", l ? " / " : "", h->level_rows[l]);
+                fprintf(md, " | ");
+                for (uint32_t l = 0; l < h->levels; l++)
+                    fprintf(md, "%s%.0f", l ? " / " : "", h->level_rows[l] ? (double)h->level_nnz[l] / h->level_rows[l] : 0.0);
+                fprintf(md, " | %.0f |\n", h->setup_ms);
+            }
+    }
+    int any_old = 0;
+    for (uint32_t r = 0; r < count; r++)
+        any_old |= runs[r].old_count > 0;
+    if (any_old) {
+        fprintf(md, "\nLazy outer iterations, this tree's defaults beside the way they ran before (smoothed aggregation, "
+                    "every level's operator read back for Lanczos on the host), from the same start in the same run "
+                    "(`--compare-old`); ms of host wall time an outer iteration:\n\n"
+                    "| run | first (setup), defaults | lazy, defaults | CG each | first (setup), old | lazy, old | CG each "
+                    "| lazy old / new | lazy / first, defaults | submits and bytes read back a lazy iteration |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|\n");
+        for (uint32_t r = 0; r < count; r++) {
+            const run *rn = &runs[r];
+            if (!rn->old_count)
+                continue;
+            const double first = rn->mg_count ? rn->mg[0].ms : 0.0;
+            fprintf(md, "| %s | %.0f | %.0f | %u | %.0f | %.0f | %u | %.1fx | %.2f | %llu, %llu |\n", rn->name, first,
+                    rn->new_lazy_ms, rn->new_pcg, rn->old_first_ms, rn->old_lazy_ms, rn->old_pcg,
+                    rn->new_lazy_ms > 0 ? rn->old_lazy_ms / rn->new_lazy_ms : 0.0,
+                    first > 0 ? rn->new_lazy_ms / first : 0.0, (unsigned long long)rn->lazy_submits,
+                    (unsigned long long)rn->lazy_readback);
+        }
     }
     for (uint32_t r = 0; r < count; r++)
         if (!strcmp(runs[r].scene, "model")) {

@@ -40,7 +40,7 @@ typedef struct sweep_rec {
 
 typedef struct host_rec {
     int done;
-    uint32_t iterations, levels, level_rows[SINEW_AMG_MAX_LEVELS];
+    uint32_t iterations, levels, level_rows[SINEW_AMG_MAX_LEVELS], level_nnz[SINEW_AMG_MAX_LEVELS];
     int converged;
     double setup_ms, solve_ms, operator_complexity, grid_complexity, final_relative;
 } host_rec;
@@ -64,6 +64,12 @@ typedef struct run {
     uint32_t xp_count;
     double xp_ms_per_sweep;
     host_rec amg, jacobi;
+    host_rec variant[4];  /* the first system on the host: UA, UA + near kernel, SA, SA + near kernel */
+    /* compare_old: the old lazy path's first (setup) and mean lazy iteration */
+    uint32_t old_count;
+    double old_first_ms, old_lazy_ms, new_lazy_ms;
+    uint32_t old_pcg, new_pcg;
+    uint64_t lazy_submits, lazy_readback; /* per lazy iteration of the default run */
     int ok;
     char failure[256];
 } run;

@@ -71,7 +71,7 @@ static const bench_suite suites[] = {
      "the MGPBD paper's convergence: one stiff 10 ms step of a squashed CGAL model at several sizes and of a "
      "twisted bar, MGPBD's dual residual against outer iterations and time beside XPBD's against sweeps; memory "
      "per tet; own README.md, bench.json, plots",
-     "--tets --model --quality --lambda-full --cheby-upper --keep-rho --coarse-gram --lattice --squash "
+     "--tets --model --quality --lambda-full --cheby-upper --keep-rho --host-rho --aggregation --near-kernel --compare-old --coarse-gram --lattice --squash "
      "--particle-mass --bar-cells --outer --outer-budget --xpbd-sweeps --xpbd-budget --xpbd-jacobi "
      "--pcg-iterations --pcg-tolerance --setup-interval --export-matrices",
      NULL, bench_mgpbd_suite},
@@ -257,7 +257,18 @@ static int parse(int argc, char **argv, bench_args *a)
          "1.1)",
          CLI_IN_OC(0.1, 10)},
         {"--keep-rho", NULL, CLI_FLAG, &mg->keep_rho, NULL,
-         "mgpbd: lazy iterations keep the setup's rho(D^-1 A) (refresh_rho 0)"},
+         "mgpbd: lazy iterations keep the setup's rho(D^-1 A) (sinew_mgpbd_desc.rho KEEP)"},
+        {"--host-rho", NULL, CLI_FLAG, &mg->host_rho, NULL,
+         "mgpbd: lazy iterations read every level's operator back and estimate rho(D^-1 A) on the host (rho HOST; "
+         "the default estimates it on the device)"},
+        {"--aggregation", NULL, CLI_UINT, &mg->smoothed, "K",
+         "mgpbd: 0 unsmoothed aggregation (the paper's), 1 smoothed (default: sinew_amg_options_default's)", .max = 1},
+        {"--near-kernel", NULL, CLI_UINT, &mg->near_kernel, "N",
+         "mgpbd: symmetric Gauss-Seidel sweeps on A x = 0 for the near-kernel vector (0: the constant; default: "
+         "sinew_amg_options_default's)", .max = 100},
+        {"--compare-old", NULL, CLI_UINT, &mg->compare_old, "N",
+         "mgpbd: run each scene's first N outer iterations again the way lazy iterations ran before rho moved to "
+         "the device (smoothed aggregation, rho on the host) and time both", .max = 1000},
         {"--coarse-gram", NULL, CLI_FLAG, &mg->coarse_gram, NULL,
          "mgpbd: lazy coarse operators in the Gram form X W X^T (default: the products R (A P))"},
         {"--lattice", NULL, CLI_FLAG, &mg->lattice, NULL,

@@ -144,8 +144,11 @@
 #define SINEW_AMG_M_VAL 4      /* REAL [nnz] */
 #define SINEW_AMG_M_DIAG 5     /* [rows] each row's diagonal entry (square matrices; NONE: none) */
 #define SINEW_AMG_M_NNZ 6
-/* Scalars (AMG_REAL[scalars + k]): PCG's r.z by iteration parity, p.q, and dot
- * products the host reads. */
+/* Scalars (AMG_REAL[scalars + k]): PCG's r.z by iteration parity, p.q, dot
+ * products, the gates and the decisions the device takes within an outer
+ * iteration (docs/mgpbd.md, "One submit an outer iteration"), each level's
+ * smoother rho, and CG's history. The host reads the first
+ * SINEW_AMG_S_REPORT of them once an outer iteration. */
 #define SINEW_AMG_S_RZ 0
 #define SINEW_AMG_S_PQ 2
 #define SINEW_AMG_S_BB 3
@@ -154,7 +157,21 @@
 #define SINEW_AMG_S_INDEFINITE 6 /* a coarse operator came out with a diagonal <= 0 (amg_product), or CG
                                   * met rz < 0 or p.Ap <= 0 (amg_vector): not positive definite */
 #define SINEW_AMG_S_COARSE_DIAGONAL 7 /* raised with INDEFINITE by amg_product and amg_gram alone */
-#define SINEW_AMG_SCALAR_COUNT 8
+#define SINEW_AMG_S_CG_OPEN 8    /* gate: CG goes on (> 0) */
+#define SINEW_AMG_S_LS_OPEN 9    /* gate: the line search has not accepted a step yet (> 0) */
+#define SINEW_AMG_S_CG_ITERATIONS 10 /* CG iterations done by the solve */
+#define SINEW_AMG_S_BB0 11       /* |b|^2 at the outer iteration's start */
+#define SINEW_AMG_S_RR_END 12    /* |r|^2 where CG stopped */
+#define SINEW_AMG_S_STEP 13      /* the line search's t (0: no step) */
+#define SINEW_AMG_S_AFTER 14     /* |b| after the step */
+#define SINEW_AMG_S_TARGET 15    /* the line search's |b| to beat */
+#define SINEW_AMG_S_HISTORY_COUNT 16 /* batches written into S_HISTORY */
+#define SINEW_AMG_S_REPORT 17    /* the scalars above: what the host reads */
+#define SINEW_AMG_S_RHO 20       /* [SINEW_AMG_MAX_LEVELS]: each level's rho(D^-1 A), safety included */
+#define SINEW_AMG_S_POWER 32     /* the power iteration's |y|^2_{D^-1} and y.e */
+#define SINEW_AMG_S_HISTORY 36   /* [SINEW_AMG_HISTORY]: CG's |r| / |b| after each batch */
+#define SINEW_AMG_HISTORY 256
+#define SINEW_AMG_SCALAR_COUNT (SINEW_AMG_S_HISTORY + SINEW_AMG_HISTORY)
 /* Largest coarsest level solved exactly (one workgroup, its factor in shared memory). */
 #define SINEW_AMG_DENSE_ROWS 64
 /* The longest row of a Gram factor X_l that amg_gram merges (its loops,
@@ -178,6 +195,16 @@
 #define SINEW_AMG_VEC_COPY 6       /* y = x */
 #define SINEW_AMG_VEC_AXPY 7       /* y += a x */
 #define SINEW_AMG_VEC_ZERO 8       /* y = 0 */
+#define SINEW_AMG_VEC_DOT_DINV 9   /* partial sums of x . D^-1 y */
+#define SINEW_AMG_VEC_POWER 10     /* x = D^-1 y / sqrt(scalar S_POWER) (the power iteration's next vector) */
+/* One invocation: the device's decisions (the gate of each is pc.gate). */
+#define SINEW_AMG_VEC_SET 11       /* scalar pc.slot = a */
+#define SINEW_AMG_VEC_RHO 12       /* scalar pc.slot (a level's rho) = max(itself, a S_POWER + 1) when finite, > 0 */
+#define SINEW_AMG_VEC_CG_CHECK 13  /* after a batch of b iterations: count them; history; close CG's gate at
+                                      rr <= a bb, at NaN or when INDEFINITE is raised */
+#define SINEW_AMG_VEC_LS_BEGIN 14  /* LS_OPEN = 1, unless a (lazy) and INDEFINITE: the solve is redone */
+#define SINEW_AMG_VEC_LS_CHECK 15  /* the trial t = a: |b| < b scalar pc.slot accepts it (STEP, AFTER, gate closed) */
+#define SINEW_AMG_VEC_LS_FAIL 16   /* no trial accepted: STEP 0, AFTER = scalar pc.slot, gate closed */
 #define SINEW_AMG_CONS_EVAL 0      /* C, gradients, b = -C - alpha~ lambda into y */
 #define SINEW_AMG_CONS_XPBD 1      /* XPBD's projection of constraints [first, first + count) */
 #define SINEW_AMG_CONS_JACOBI 2    /* XPBD's dlambda of every constraint at once into y; lambda += dlambda */
@@ -450,10 +477,11 @@ SINEW_STRUCT(GpuAmgPush) {
     SINEW_UINT index_shift;    /* AMG_INDEX's chunks hold 2^index_shift words */
     SINEW_UINT real_shift;     /* AMG_REAL's 2^real_shift */
     float a, b, c, d;          /* coefficients */
+    SINEW_UINT gate;           /* 0, or the scalar whose value > 0 lets the dispatch work */
 } SINEW_END(GpuAmgPush)
 
 #if defined(__STDC_VERSION__) || defined(__cplusplus)
-_Static_assert(sizeof(GpuAmgPush) == 64, "push constants <= 128 bytes");
+_Static_assert(sizeof(GpuAmgPush) == 68, "push constants <= 128 bytes");
 _Static_assert(sizeof(GpuDistance) == 16, "std430 layout");
 _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
 _Static_assert(sizeof(GpuParams) == 256, "std430 layout");

@@ -37,6 +37,22 @@ typedef enum sinew_mgpbd_coarse {
     SINEW_MGPBD_COARSE_GRAM = 1,
 } sinew_mgpbd_coarse;
 
+/* Where a lazy outer iteration takes the smoothers' rho(D^-1 A) of each
+ * level (docs/mgpbd.md, "The smoothers' rho"). A setup estimates it on the
+ * host (Lanczos); as A changes between setups, its top eigenvalue can pass
+ * the Chebyshev interval's end, which makes the V-cycle indefinite. */
+typedef enum sinew_mgpbd_rho {
+    SINEW_MGPBD_RHO_KEEP = 0,   /* the setup's, stale between setups */
+    SINEW_MGPBD_RHO_HOST = 1,   /* every level's operator read back and Lanczos on the host (a wait and the
+                                   operators' bytes an iteration; for comparison) */
+    SINEW_MGPBD_RHO_DEVICE = 2, /* power iteration on the device, warm-started from the last iteration's
+                                   vector, SINEW_MGPBD_POWER_STEPS steps a level; rho never falls below the
+                                   setup's within a setup interval (default) */
+} sinew_mgpbd_rho;
+
+/* The device's power iteration: steps per level and lazy iteration. */
+#define SINEW_MGPBD_POWER_STEPS 4
+
 typedef struct sinew_mgpbd_desc {
     /* Constraints taken from the asset. */
     int distances;                /* its distance constraints */
@@ -49,8 +65,7 @@ typedef struct sinew_mgpbd_desc {
     sinew_mgpbd_precond precond;
     uint32_t setup_interval;      /* frames between AMG setups (lazy setup; the paper's 20); 0: every outer iteration */
     sinew_mgpbd_coarse coarse;    /* the lazy iterations' coarse operators (default PRODUCT) */
-    int refresh_rho;              /* lazy iterations estimate every level's rho(D^-1 A) anew on the host, from
-                                     the device's operators (default 1; 0: setup's, which goes stale) */
+    sinew_mgpbd_rho rho;          /* where lazy iterations take each level's rho(D^-1 A) (default DEVICE) */
     uint32_t pcg_iterations;      /* most CG iterations per outer iteration */
     double pcg_tolerance;         /* stop CG at |r| <= tol |b| (checked every pcg_batch iterations); 0: run them all */
     uint32_t pcg_batch;
@@ -108,6 +123,20 @@ uint32_t sinew_mgpbd_real_chunks(const sinew_mgpbd *s);
 /* Bytes of device memory the solver holds now. */
 uint64_t sinew_mgpbd_device_bytes(const sinew_mgpbd *s);
 
+/* What the solver has asked of the device since its creation: command
+ * buffers submitted (each waited for), bytes read back to the host, bytes
+ * written from it. */
+typedef struct sinew_mgpbd_counters {
+    uint64_t submits;
+    uint64_t readback_bytes;
+    uint64_t upload_bytes;
+} sinew_mgpbd_counters;
+sinew_mgpbd_counters sinew_mgpbd_get_counters(const sinew_mgpbd *s);
+/* Each level's rho(D^-1 A) as the smoothers use it now (safety included;
+ * the device's values after a lazy iteration with SINEW_MGPBD_RHO_DEVICE):
+ * levels entries into rho. */
+sinew_result sinew_mgpbd_read_rho(sinew_mgpbd *s, double *rho);
+
 /* Positions (3n floats), velocities (3n, or NULL: zero). Inverse masses stay the asset's. */
 sinew_result sinew_mgpbd_set_state(sinew_mgpbd *s, const float *x, const float *v);
 sinew_result sinew_mgpbd_read_state(sinew_mgpbd *s, float *x, float *v);
@@ -125,7 +154,7 @@ typedef struct sinew_mgpbd_iteration {
     int coarse_diagonal;    /* the first solve's flag came from a lazy coarse operator's diagonal <= 0,
                              * not from CG's rz or p.Ap */
     double step;            /* the line search's t (1: the whole step) */
-    double dual_after;      /* |b| after the step (NaN without the line search) */
+    double dual_after;      /* |b| after the step */
     int line_search_failed; /* no step of the line search made |b| fall: none was taken */
     double ms;              /* host wall time of the iteration (setup included) */
 } sinew_mgpbd_iteration;
@@ -194,7 +223,7 @@ typedef struct sinew_mgpbd_solve_stats {
     double residual0, residual;  /* |b|, |b - A x| (the recursive residual) */
     int indefinite;              /* CG stopped: SINEW_AMG_S_INDEFINITE was raised */
     int coarse_diagonal;         /* ... by a lazy coarse operator's diagonal <= 0 (else by CG itself) */
-    double history[256];         /* relative residual after every pcg_batch iterations */
+    double history[256];         /* relative residual after each of the first 256 batches of pcg_batch iterations */
     uint32_t history_count;
     double ms;
 } sinew_mgpbd_solve_stats;

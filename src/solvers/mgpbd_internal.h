@@ -16,6 +16,7 @@ typedef struct level_gpu {
     uint32_t a_mode, x_mode, ap_mode; /* amg_product's way (product_mode) for the products making A, X, AP */
     uint32_t a_val;         /* where A's values start in AMG_REAL */
     uint32_t x, f, r, d;    /* vectors in AMG_REAL (level 0: r and d only; x and f are the caller's) */
+    uint32_t e;             /* the power iteration's vector (kept from one lazy iteration to the next) */
     double rho;
 } level_gpu;
 
@@ -38,7 +39,8 @@ struct sinew_mgpbd {
     uint64_t index_capacity, real_capacity; /* words, floats */
     uint32_t chunk_shift;          /* each image's chunks hold 2^chunk_shift words */
     uint32_t a0, a0_val, x0_rec;
-    uint32_t vb, vx, vr, vz, vp, vq, vsr, vsd, vl;  /* the finest level's vectors (vl: lambda at a line search's base) */
+    uint32_t vb, vx, vr, vz, vp, vq, vsr, vsd, vl, ve;  /* the finest level's vectors (vl: lambda at a line
+                                                        search's base; ve: the power iteration's) */
     uint32_t partial, scalars, groups, lambda;
     colour_range *colours;
     uint32_t colour_count;
@@ -48,6 +50,8 @@ struct sinew_mgpbd {
     uint64_t frame, setup_frame;
     uint32_t step_iteration;
     int have_setup;
+    uint32_t gate;                 /* the scalar gating the dispatches being recorded (0: none) */
+    sinew_mgpbd_counters counters;
 };
 
 /* OUT_OF_HOST_MEMORY, logged. */
@@ -66,5 +70,10 @@ sinew_result sinew_mgpbd_upload_hierarchy(sinew_mgpbd *s);
  * AMG_INDEX (real 0) or AMG_REAL (real 1), at word offset at, chunk by chunk. */
 sinew_result sinew_mgpbd_upload(sinew_mgpbd *s, int real, uint64_t at, const void *data, uint64_t count);
 sinew_result sinew_mgpbd_download(sinew_mgpbd *s, int real, uint64_t at, void *data, uint64_t count);
+/* (mgpbd_layout.c) Submits r's commands and waits for them, counted. */
+sinew_result sinew_mgpbd_submit(sinew_mgpbd *s, sinew_recorder *r);
+/* (mgpbd_layout.c) Entry i of the power iteration's deterministic start
+ * vector, in [-1, 1). */
+float sinew_mgpbd_power_start(uint32_t i);
 
 #endif

@@ -218,6 +218,10 @@ static sinew_result image_io(sinew_mgpbd *s, int real, uint64_t at, void *data, 
                                   : sinew_buffer_upload(s->ctx, chunk(s, real, c), 4 * o, p, 4 * n);
         if (r != SINEW_RESULT_OK)
             return r;
+        if (download)
+            s->counters.readback_bytes += 4 * n;
+        else
+            s->counters.upload_bytes += 4 * n;
         at += n;
         p += 4 * n;
         count -= n;
@@ -233,6 +237,37 @@ sinew_result sinew_mgpbd_upload(sinew_mgpbd *s, int real, uint64_t at, const voi
 sinew_result sinew_mgpbd_download(sinew_mgpbd *s, int real, uint64_t at, void *data, uint64_t count)
 {
     return image_io(s, real, at, data, count, 1);
+}
+
+sinew_result sinew_mgpbd_submit(sinew_mgpbd *s, sinew_recorder *r)
+{
+    s->counters.submits++;
+    return sinew_workspace_submit(r, &s->ws);
+}
+
+float sinew_mgpbd_power_start(uint32_t i)
+{
+    uint32_t x = i + 0x9e3779b9u; /* an integer hash (lowbias32) */
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return (float)((double)x / 2147483648.0 - 1.0);
+}
+
+/* Appends the power iteration's start vector of rows entries. */
+static uint32_t put_power_start(sinew_image *real, uint32_t rows)
+{
+    const uint32_t at = sinew_image_reserve(real, rows);
+    float chunk[256];
+    for (uint32_t i = 0; i < rows; i += 256) {
+        uint32_t n = rows - i < 256 ? rows - i : 256;
+        for (uint32_t k = 0; k < n; k++)
+            chunk[k] = sinew_mgpbd_power_start(i + k);
+        sinew_image_write(real, at + i, chunk, n);
+    }
+    return at;
 }
 
 /* ---------------------------------------------------------------- the images */
@@ -355,6 +390,7 @@ sinew_result sinew_mgpbd_upload_hierarchy(sinew_mgpbd *s)
             G->a_val = s->a0_val;
             G->r = s->vsr;
             G->d = s->vsd;
+            G->e = s->ve;
             if (g > 0) {
                 G->X = s->x0_rec;
                 G->x_nnz = s->x0.row[s->x0.rows];
@@ -366,6 +402,7 @@ sinew_result sinew_mgpbd_upload_hierarchy(sinew_mgpbd *s)
             G->f = G->x + L->A.rows;
             G->r = G->x + 2 * L->A.rows;
             G->d = G->x + 3 * L->A.rows;
+            G->e = put_power_start(&real, L->A.rows);
             if (l <= g) { /* values written on the device (record_galerkin) */
                 G->x_nnz = X[l].row[X[l].rows];
                 G->X = put_matrix(&index, &X[l], sinew_image_reserve(&real, G->x_nnz), 0);
@@ -404,6 +441,11 @@ sinew_result sinew_mgpbd_upload_hierarchy(sinew_mgpbd *s)
         r = sinew_mgpbd_upload(s, 0, index.base, index.bytes, index.count);
     if (r == SINEW_RESULT_OK)
         r = sinew_mgpbd_upload(s, 1, real.base, real.bytes, real.count);
+    float rho[SINEW_AMG_MAX_LEVELS]; /* the setup's estimates, where the device's start */
+    for (uint32_t l = 0; l < H->levels; l++)
+        rho[l] = (float)H->L[l].rho;
+    if (r == SINEW_RESULT_OK)
+        r = sinew_mgpbd_upload(s, 1, s->scalars + SINEW_AMG_S_RHO, rho, H->levels);
     sinew_image_free(&index);
     sinew_image_free(&real);
     return r;
@@ -481,6 +523,7 @@ static void lay_out_static(sinew_mgpbd *s, const uint32_t *cons, const uint32_t 
     uint32_t *vecs[9] = {&s->vb, &s->vx, &s->vr, &s->vz, &s->vp, &s->vq, &s->vsr, &s->vsd, &s->vl};
     for (int k = 0; k < 9; k++)
         *vecs[k] = sinew_image_reserve(real, m);
+    s->ve = put_power_start(real, m);
     s->partial = header[SINEW_AMG_PARTIAL] = sinew_image_reserve(real, s->groups);
     s->scalars = header[SINEW_AMG_SCALARS] = sinew_image_reserve(real, SINEW_AMG_SCALAR_COUNT);
     header[SINEW_AMG_FACTOR] = sinew_image_reserve(real, SINEW_AMG_DENSE_ROWS * SINEW_AMG_DENSE_ROWS);
@@ -526,6 +569,7 @@ sinew_result sinew_mgpbd_lay_out(sinew_mgpbd *s, const uint32_t *cons, const uin
     s->L[0].nnz = s->pattern.row[m];
     s->L[0].r = s->vsr;
     s->L[0].d = s->vsd;
+    s->L[0].e = s->ve;
 
     /* Positions, the start of the step, velocities; the saved positions and
      * corrections of amg_apply. */

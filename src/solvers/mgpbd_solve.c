@@ -1,22 +1,31 @@
 /* MGPBD on the GPU (Li et al. 2025; MATH.md 6; docs/mgpbd.md): the
  * recording of the outer loop, constraints and gradients, the dual system's
  * assembly, CG preconditioned by a V-cycle, the positions' update; and the
- * host's operations on the linear solve alone. Data flow of one outer
- * iteration:
+ * host's operations on the linear solve alone. One outer iteration is one
+ * command buffer, submitted once, and SINEW_AMG_S_REPORT scalars read back:
  *
- *   amg_constraint: C, grad C, b = -C - alpha~ lambda      (one submit; |b| read)
+ *   amg_constraint: C, grad C, b = -C - alpha~ lambda; |b|^2
  *   amg_assemble:   A = G M^-1 G^T + alpha~ in its fixed pattern
- *   lazy setup due? A downloaded, sinew_amg_setup on the host, P, R and the
- *                   coarse operators uploaded
- *   else            GRAM (default): amg_product X_{l+1} = R_l X_l, amg_gram
- *                   A_{l+1} = X_{l+1} W X_{l+1}^T, level by level (X_0's
- *                   values written by amg_assemble);
- *                   PRODUCT: amg_product A_l P_l, then R_l (A_l P_l)
+ *   setup due?      (submit) A downloaded, sinew_amg_setup on the host, P, R,
+ *                   the coarse operators and each level's rho uploaded
+ *   else            PRODUCT (default): amg_product A_l P_l, then R_l (A_l P_l);
+ *                   GRAM: amg_product X_{l+1} = R_l X_l, amg_gram
+ *                   A_{l+1} = X_{l+1} W X_{l+1}^T, level by level;
+ *                   each level's rho by the power iteration (record_rho)
  *   amg_coarse:     the coarsest operator's Cholesky factor
  *   CG:             amg_spmv, amg_vector, amg_reduce; the V-cycle's smoothers,
- *                   restriction, prolongation and coarse solve
- *   amg_apply:      x += omega M^-1 G^T dlambda; lambda += dlambda
- */
+ *                   restriction, prolongation and coarse solve; every
+ *                   pcg_batch iterations |r|^2 and a decision on the device
+ *                   (CG_CHECK) that closes CG's gate
+ *   line search:    amg_apply x = base + t omega M^-1 G^T dlambda, lambda =
+ *                   base + t dlambda, b and |b|^2, LS_CHECK, for t = 1, 1/2, ...
+ *                   behind the gate the first accepted trial closes
+ *   (submit; the host reads |b|, CG's count and residual, the flags, t and
+ *   |b| after the step)
+ *
+ * Dispatches behind a closed gate find it closed and return: the command
+ * buffer holds every iteration the limits allow, and the work stops where
+ * the device decides. */
 #include "mgpbd_internal.h"
 
 #include <math.h>
@@ -32,6 +41,7 @@ static GpuAmgPush push_of(const sinew_mgpbd *s, uint32_t count, uint32_t mode)
     p.count = count;
     p.mode = mode;
     p.index_shift = p.real_shift = s->chunk_shift;
+    p.gate = s->gate;
     return p;
 }
 #define push(count, mode) push_of(s, (count), (mode))
@@ -77,12 +87,14 @@ static void smooth(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
 {
     const level_gpu *L = &s->L[l];
     const sinew_amg_cycle *c = &s->desc.cycle;
+    const uint32_t rho = SINEW_AMG_S_RHO + l; /* the coefficients are for rho = 1; the kernel divides by it */
     if (c->smoother == SINEW_AMG_JACOBI) {
         for (uint32_t k = 0; k < c->sweeps; k++) {
             GpuAmgPush p = push(L->rows, SINEW_AMG_VEC_JACOBI);
             p.matrix = L->A;
             p.x = x;
-            p.a = (float)(c->jacobi_weight / L->rho);
+            p.a = (float)c->jacobi_weight;
+            p.slot = rho;
             if (zero && k == 0) {
                 p.y = f;
             } else {
@@ -94,8 +106,9 @@ static void smooth(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
         }
         return;
     }
-    /* Chebyshev (amg.h): the coefficients are the host's, from rho. */
-    const double lo = c->cheby_lower * L->rho, hi = c->cheby_upper * L->rho;
+    /* Chebyshev (amg.h) on [lower, upper] rho: sigma does not depend on rho,
+     * 1 / theta and 2 / delta scale as 1 / rho. */
+    const double lo = c->cheby_lower, hi = c->cheby_upper;
     const double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta;
     double rho_old = 1.0 / sigma;
     GpuAmgPush p = push(L->rows, SINEW_AMG_VEC_CHEB_FIRST);
@@ -103,6 +116,7 @@ static void smooth(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
     p.x = x;
     p.w = L->d;
     p.a = (float)(1.0 / theta);
+    p.slot = rho;
     if (zero) {
         p.y = f;
     } else {
@@ -124,6 +138,7 @@ static void smooth(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
         q.w = L->d;
         q.a = (float)(rho_new * rho_old);
         q.c = (float)(2.0 * rho_new / delta);
+        q.slot = rho;
         run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &q);
         rho_old = rho_new;
     }
@@ -171,11 +186,48 @@ static void precondition(sinew_mgpbd *s, sinew_recorder *r, uint32_t rv, uint32_
     }
 }
 
-/* CG's start from x = 0 for A x = vb: r = b, z = M^-1 r, p = z, rz, |b|^2. */
+/* Work behind scalar `gate`: skipped by the device where it can
+ * (conditional rendering on the gate, 0.0 or 1.0: a float 0 is the zero
+ * word), else by the kernels, which check it too. A section holds no
+ * decision that opens its own gate (the predicate may be read once, at its
+ * start) and sections do not nest. */
+static void begin_gated(sinew_mgpbd *s, sinew_recorder *r, uint32_t gate)
+{
+    const uint64_t word = (uint64_t)s->scalars + gate, per = 1ull << s->chunk_shift;
+    s->gate = gate;
+    sinew_record_if(r, &s->own[SINEW_AMG_BIND_REAL + (uint32_t)(word / per)], 4 * (word % per));
+}
+
+static void end_gated(sinew_mgpbd *s, sinew_recorder *r)
+{
+    sinew_record_end_if(r);
+    s->gate = 0;
+}
+
+/* sinew_mgpbd_solve's iterations a submit. */
+#define SOLVE_PIECE 50u
+
+/* A single-invocation decision (amg_vector's one-invocation modes). */
+static void decide(sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t slot, float a, float b)
+{
+    GpuAmgPush p = push(1, mode);
+    p.slot = slot;
+    p.a = a;
+    p.b = b;
+    run(r, SINEW_KERNEL_AMG_VECTOR, 1, &p);
+}
+
+/* CG's start from x = 0 for A x = vb: r = b, z = M^-1 r, p = z, rz, |b|^2;
+ * the gate opened, the counts zeroed. */
 static void record_pcg_start(sinew_mgpbd *s, sinew_recorder *r, int lazy)
 {
+    s->gate = 0;
     if (!lazy) /* a lazy solve keeps record_galerkin's flag */
         vec(s, r, SINEW_AMG_VEC_ZERO, 2, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f); /* and COARSE_DIAGONAL */
+    vec(s, r, SINEW_AMG_VEC_ZERO, 1, 0, s->scalars + SINEW_AMG_S_CG_ITERATIONS, 0.0f);
+    vec(s, r, SINEW_AMG_VEC_ZERO, 1, 0, s->scalars + SINEW_AMG_S_HISTORY_COUNT, 0.0f);
+    decide(s, r, SINEW_AMG_VEC_SET, SINEW_AMG_S_CG_OPEN, 1.0f, 0.0f);
+    begin_gated(s, r, SINEW_AMG_S_CG_OPEN);
     if (s->dense_rows && s->desc.precond == SINEW_MGPBD_PRECOND_AMG) {
         GpuAmgPush p = push(s->dense_rows, SINEW_AMG_COARSE_FACTOR);
         p.matrix = s->L[s->levels - 1].A;
@@ -187,6 +239,7 @@ static void record_pcg_start(sinew_mgpbd *s, sinew_recorder *r, int lazy)
     precondition(s, r, s->vr, s->vz);
     vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vz, s->vp, 0.0f);
     dot(s, r, s->m, s->vr, s->vz, SINEW_AMG_S_RZ);
+    end_gated(s, r);
 }
 
 static void record_pcg_iteration(sinew_mgpbd *s, sinew_recorder *r, uint32_t k)
@@ -210,57 +263,63 @@ static void record_pcg_iteration(sinew_mgpbd *s, sinew_recorder *r, uint32_t k)
     run(r, SINEW_KERNEL_AMG_VECTOR, m, &p);
 }
 
-static sinew_result read_scalars(sinew_mgpbd *s, float out[SINEW_AMG_SCALAR_COUNT])
+/* Records CG on A0 x = vb, every iteration behind the gate S_CG_OPEN:
+ * batches of `batch` iterations (all of them at once with tol 0), each
+ * followed by |r|^2 and amg_vector's CG_CHECK, which counts the batch,
+ * writes the history and closes the gate at |r| <= tol |b|, at NaN or when
+ * SINEW_AMG_S_INDEFINITE is raised (a coarse operator with a diagonal <= 0,
+ * or a broken-down iteration, after which CG makes no progress). lazy: the
+ * coarse operators were just recomputed by record_galerkin, whose flag CG
+ * keeps. Nothing is submitted: the host learns the outcome from the
+ * scalars when the command buffer is done. */
+/* Iterations [k0, k1) of record_pcg's (batches counted from 0). */
+static void record_pcg_iterations(sinew_mgpbd *s, sinew_recorder *r, double tol, uint32_t k0, uint32_t k1,
+                                  uint32_t max_iterations, uint32_t batch)
 {
-    return sinew_mgpbd_download(s, 1, s->scalars, out, SINEW_AMG_SCALAR_COUNT);
-}
-
-/* Runs CG on A0 x = vb (its start recorded into the open recorder r, which
- * this submits): max_iterations, stopping at |r| <= tol |b| checked every
- * batch, or when a batch ends with SINEW_AMG_S_INDEFINITE raised
- * (st->indefinite): a coarse operator with a diagonal <= 0 or a broken-down
- * iteration, after which CG makes no progress. lazy: the coarse operators
- * were just recomputed by record_galerkin, whose flag CG keeps; the caller
- * sets up afresh. */
-static sinew_result run_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint32_t max_iterations, uint32_t batch,
-                            int lazy, sinew_mgpbd_solve_stats *st)
-{
-    record_pcg_start(s, r, lazy);
-    uint32_t k = 0;
-    float sc[SINEW_AMG_SCALAR_COUNT] = {0};
-    sinew_result res = SINEW_RESULT_OK;
-    st->history_count = 0;
-    st->indefinite = st->coarse_diagonal = 0;
-    double rel = 1.0;
-    for (;;) {
-        uint32_t until = tol > 0.0 ? k + batch : max_iterations;
-        if (until > max_iterations)
-            until = max_iterations;
+    if (!(tol > 0.0))
+        batch = max_iterations;
+    for (uint32_t k = k0; k < k1;) {
+        uint32_t until = k + batch < max_iterations ? k + batch : max_iterations, done = until - k;
+        begin_gated(s, r, SINEW_AMG_S_CG_OPEN); /* a batch and its check */
         for (; k < until; k++)
             record_pcg_iteration(s, r, k);
         dot(s, r, s->m, s->vr, s->vr, SINEW_AMG_S_RR);
-        res = sinew_workspace_submit(r, &s->ws);
-        if (res == SINEW_RESULT_OK)
-            res = read_scalars(s, sc);
-        if (res != SINEW_RESULT_OK)
-            break;
-        st->residual0 = sqrt((double)sc[SINEW_AMG_S_BB]);
-        st->residual = sqrt((double)sc[SINEW_AMG_S_RR]);
-        st->indefinite = sc[SINEW_AMG_S_INDEFINITE] != 0.0f;
-        st->coarse_diagonal = sc[SINEW_AMG_S_COARSE_DIAGONAL] != 0.0f;
-        if (st->indefinite)
-            break;
-        rel = st->residual0 > 0.0 ? st->residual / st->residual0 : 0.0;
-        if (st->history_count < sizeof st->history / sizeof st->history[0])
-            st->history[st->history_count++] = rel;
-        if (!(rel == rel) || k >= max_iterations || rel <= tol || st->residual0 == 0.0)
-            break;
-        sinew_workspace_begin(r, s->ctx, &s->ws);
+        decide(s, r, SINEW_AMG_VEC_CG_CHECK, 0, (float)(tol * tol), (float)done);
+        end_gated(s, r);
     }
-    st->iterations = k;
-    if (res == SINEW_RESULT_OK && !(rel == rel))
-        res = sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "mgpbd", "CG produced NaN");
-    return res;
+}
+
+static void record_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint32_t max_iterations, uint32_t batch,
+                       int lazy)
+{
+    record_pcg_start(s, r, lazy);
+    record_pcg_iterations(s, r, tol, 0, max_iterations, max_iterations, batch);
+}
+
+static sinew_result read_scalars(sinew_mgpbd *s, float *out, uint32_t count)
+{
+    return sinew_mgpbd_download(s, 1, s->scalars, out, count);
+}
+
+static sinew_result read_scalars_at(sinew_mgpbd *s, uint32_t first, float *out, uint32_t count)
+{
+    return sinew_mgpbd_download(s, 1, s->scalars + first, out, count);
+}
+
+/* CG's outcome from the scalars read back. */
+static sinew_result pcg_outcome(sinew_mgpbd *s, const float *sc, sinew_mgpbd_solve_stats *st)
+{
+    st->iterations = (uint32_t)sc[SINEW_AMG_S_CG_ITERATIONS];
+    st->residual0 = sqrt((double)sc[SINEW_AMG_S_BB]);
+    st->residual = sqrt((double)sc[SINEW_AMG_S_RR_END]);
+    st->indefinite = sc[SINEW_AMG_S_INDEFINITE] != 0.0f;
+    st->coarse_diagonal = sc[SINEW_AMG_S_COARSE_DIAGONAL] != 0.0f;
+    uint32_t h = (uint32_t)sc[SINEW_AMG_S_HISTORY_COUNT];
+    st->history_count = h < SINEW_AMG_HISTORY ? h : SINEW_AMG_HISTORY;
+    const double rel = st->residual0 > 0.0 ? st->residual / st->residual0 : 0.0;
+    if (!(rel == rel))
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "mgpbd", "CG produced NaN");
+    return SINEW_RESULT_OK;
 }
 
 /* The coarse operators from the finest by the fixed P. GRAM: X_{l+1} =
@@ -297,12 +356,49 @@ static void record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
     }
 }
 
-/* Lazy iterations: every level's operator as the device now holds it into
- * the host's hierarchy, and the smoothers' rho(D^-1 A) estimated anew from
- * it. A kept from setup, rho goes stale as A changes, and a Chebyshev
- * interval below the new largest eigenvalue makes the V-cycle indefinite.
- * With a diagonal <= 0 nothing changes (the device's flag sets up afresh). */
-static sinew_result refresh_rho(sinew_mgpbd *s)
+/* SINEW_MGPBD_RHO_DEVICE: each level's rho(D^-1 A) by the power iteration
+ * on the device, from the vector the last lazy iteration left (a level's
+ * top eigenvector moves little from one outer iteration to the next):
+ *     y = A e; e = D^-1 y / |y|_{D^-1}   (SINEW_MGPBD_POWER_STEPS times)
+ *     y = A e; rho = max(rho, SINEW_AMG_RHO_SAFETY e^T y)
+ * e^T A e with e^T D e = 1 is a Rayleigh quotient of D^-1 A, never above its
+ * largest eigenvalue; rho is kept from the setup's Lanczos estimate upward
+ * within a setup interval, so an estimate from a poor start vector cannot
+ * lower it. A level solved exactly needs none. */
+static void record_rho(sinew_mgpbd *s, sinew_recorder *r)
+{
+    for (uint32_t l = 0; l < s->levels; l++) {
+        const level_gpu *L = &s->L[l];
+        if (l + 1 == s->levels && s->dense_rows)
+            break;
+        for (uint32_t k = 0; k < SINEW_MGPBD_POWER_STEPS; k++) {
+            spmv(s, r, SINEW_AMG_SPMV_SET, L->A, L->rows, L->e, L->r, 0);
+            GpuAmgPush p = push(L->rows, SINEW_AMG_VEC_DOT_DINV);
+            p.matrix = L->A;
+            p.x = p.y = L->r;
+            run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
+            GpuAmgPush q = push(SINEW_WORKGROUP_SIZE, 0);
+            q.groups = (L->rows + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
+            q.slot = SINEW_AMG_S_POWER;
+            run(r, SINEW_KERNEL_AMG_REDUCE, SINEW_WORKGROUP_SIZE, &q);
+            p = push(L->rows, SINEW_AMG_VEC_POWER);
+            p.matrix = L->A;
+            p.x = L->e;
+            p.y = L->r;
+            run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
+        }
+        spmv(s, r, SINEW_AMG_SPMV_SET, L->A, L->rows, L->e, L->r, 0);
+        dot(s, r, L->rows, L->e, L->r, SINEW_AMG_S_POWER + 1);
+        decide(s, r, SINEW_AMG_VEC_RHO, SINEW_AMG_S_RHO + l, (float)SINEW_AMG_RHO_SAFETY, 0.0f);
+    }
+}
+
+/* SINEW_MGPBD_RHO_HOST: every level's operator as the device now holds it
+ * into the host's hierarchy, rho(D^-1 A) estimated anew from it by Lanczos
+ * and written to the device's scalars. Reads every operator back: the way
+ * lazy iterations kept rho before the device did (for comparison). With a
+ * diagonal <= 0 nothing changes (the device's flag sets up afresh). */
+static sinew_result refresh_rho_host(sinew_mgpbd *s)
 {
     float *v = s->readback;
     for (uint32_t l = 0; l < s->levels; l++) {
@@ -319,9 +415,10 @@ static sinew_result refresh_rho(sinew_mgpbd *s)
             A->val[e] = v[e];
     }
     sinew_amg_refresh(&s->amg);
+    float rho[SINEW_AMG_MAX_LEVELS];
     for (uint32_t l = 0; l < s->levels; l++)
-        s->L[l].rho = s->amg.L[l].rho;
-    return SINEW_RESULT_OK;
+        rho[l] = (float)(s->L[l].rho = s->amg.L[l].rho);
+    return sinew_mgpbd_upload(s, 1, s->scalars + SINEW_AMG_S_RHO, rho, s->levels);
 }
 
 /* ---------------------------------------------------------------- host operations */
@@ -357,10 +454,10 @@ sinew_result sinew_mgpbd_galerkin(sinew_mgpbd *s)
     sinew_recorder rec;
     sinew_workspace_begin(&rec, s->ctx, &s->ws);
     record_galerkin(s, &rec);
-    sinew_result r = sinew_workspace_submit(&rec, &s->ws);
-    float sc[SINEW_AMG_SCALAR_COUNT];
+    sinew_result r = sinew_mgpbd_submit(s, &rec);
+    float sc[SINEW_AMG_S_REPORT];
     if (r == SINEW_RESULT_OK)
-        r = read_scalars(s, sc);
+        r = read_scalars(s, sc, SINEW_AMG_S_REPORT);
     if (r == SINEW_RESULT_OK && sc[SINEW_AMG_S_INDEFINITE] != 0.0f)
         r = sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "mgpbd",
                        "a coarse operator recomputed by the kept prolongators has a diagonal <= 0: set up afresh");
@@ -390,7 +487,7 @@ sinew_result sinew_mgpbd_spmv(sinew_mgpbd *s, uint32_t level, int which, const f
     sinew_recorder rec;
     sinew_workspace_begin(&rec, s->ctx, &s->ws);
     spmv(s, &rec, SINEW_AMG_SPMV_SET, matrix, rows, s->vp, s->vq, 0);
-    r = sinew_workspace_submit(&rec, &s->ws);
+    r = sinew_mgpbd_submit(s, &rec);
     return r == SINEW_RESULT_OK ? download_vector(s, s->vq, y, rows) : r;
 }
 
@@ -408,7 +505,7 @@ sinew_result sinew_mgpbd_vcycle(sinew_mgpbd *s, const float *rv, float *z)
         run(&rec, SINEW_KERNEL_AMG_COARSE, SINEW_WORKGROUP_SIZE, &p);
     }
     vcycle(s, &rec, 0, s->vz, s->vr);
-    r = sinew_workspace_submit(&rec, &s->ws);
+    r = sinew_mgpbd_submit(s, &rec);
     return r == SINEW_RESULT_OK ? download_vector(s, s->vz, z, s->m) : r;
 }
 
@@ -423,11 +520,44 @@ sinew_result sinew_mgpbd_solve(sinew_mgpbd *s, const float *b, float *x, double 
     sinew_result r = upload_vector(s, s->vb, b, s->m);
     if (r != SINEW_RESULT_OK)
         return r;
+    /* A diagnostic solve may ask thousands of iterations and stop early:
+     * submitted in pieces of whole batches, the gate read between them, so
+     * that few iterations are recorded past the end. */
+    const uint32_t batch = tol > 0.0 ? s->desc.pcg_batch : max_iterations;
+    const uint32_t piece = batch * (SOLVE_PIECE / batch > 0 ? SOLVE_PIECE / batch : 1);
     sinew_recorder rec;
     sinew_workspace_begin(&rec, s->ctx, &s->ws);
-    r = run_pcg(s, &rec, tol, max_iterations, s->desc.pcg_batch, 0, st);
+    record_pcg_start(s, &rec, 0);
+    float sc[SINEW_AMG_SCALAR_COUNT];
+    for (uint32_t k = 0; r == SINEW_RESULT_OK && k < max_iterations; k += piece) {
+        if (k > 0)
+            sinew_workspace_begin(&rec, s->ctx, &s->ws);
+        record_pcg_iterations(s, &rec, tol, k, k + piece < max_iterations ? k + piece : max_iterations,
+                              max_iterations, batch);
+        r = sinew_mgpbd_submit(s, &rec);
+        float open = 0.0f;
+        if (r == SINEW_RESULT_OK)
+            r = read_scalars_at(s, SINEW_AMG_S_CG_OPEN, &open, 1);
+        if (!(open > 0.0f))
+            break;
+    }
+    if (r == SINEW_RESULT_OK)
+        r = read_scalars(s, sc, SINEW_AMG_SCALAR_COUNT);
+    if (r == SINEW_RESULT_OK)
+        r = pcg_outcome(s, sc, st);
+    for (uint32_t k = 0; k < st->history_count; k++)
+        st->history[k] = sc[SINEW_AMG_S_HISTORY + k];
     st->ms = sinew_host_ms() - t0;
     return r == SINEW_RESULT_OK && x ? download_vector(s, s->vx, x, s->m) : r;
+}
+
+sinew_result sinew_mgpbd_read_rho(sinew_mgpbd *s, double *rho)
+{
+    float v[SINEW_AMG_MAX_LEVELS];
+    sinew_result r = s->levels ? read_scalars_at(s, SINEW_AMG_S_RHO, v, s->levels) : SINEW_RESULT_OK;
+    for (uint32_t l = 0; r == SINEW_RESULT_OK && l < s->levels; l++)
+        rho[l] = v[l];
+    return r;
 }
 
 /* ---------------------------------------------------------------- the outer loop */
@@ -460,7 +590,7 @@ sinew_result sinew_mgpbd_begin_step(sinew_mgpbd *s, float h, const float gravity
     }
     s->frame++;
     s->step_iteration = 0;
-    return sinew_workspace_submit(&rec, &s->ws);
+    return sinew_mgpbd_submit(s, &rec);
 }
 
 sinew_result sinew_mgpbd_end_step(sinew_mgpbd *s, float h)
@@ -473,29 +603,29 @@ sinew_result sinew_mgpbd_end_step(sinew_mgpbd *s, float h)
     GpuAmgPush p = push(s->n, 2);
     p.a = h;
     run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
-    return sinew_workspace_submit(&rec, &s->ws);
+    return sinew_mgpbd_submit(s, &rec);
 }
 
-/* C, gradients and b = -C - alpha~ lambda into vb, and |b|^2. */
-static void record_eval(sinew_mgpbd *s, sinew_recorder *r, float h)
+/* C, gradients and b = -C - alpha~ lambda into vb, and |b|^2 into scalar slot. */
+static void record_eval(sinew_mgpbd *s, sinew_recorder *r, float h, uint32_t slot)
 {
     GpuAmgPush p = push(s->m, SINEW_AMG_CONS_EVAL);
     p.y = s->vb;
     p.a = 1.0f / (h * h);
     run(r, SINEW_KERNEL_AMG_CONSTRAINT, s->m, &p);
-    dot(s, r, s->m, s->vb, s->vb, SINEW_AMG_S_BB);
+    dot(s, r, s->m, s->vb, s->vb, slot);
 }
 
 /* Records b's evaluation into the open recorder, submits it and reads |b|. */
 static sinew_result submit_eval(sinew_mgpbd *s, sinew_recorder *r, float h, double *norm)
 {
-    record_eval(s, r, h);
-    float sc[SINEW_AMG_SCALAR_COUNT];
-    sinew_result res = sinew_workspace_submit(r, &s->ws);
+    record_eval(s, r, h, SINEW_AMG_S_BB);
+    float bb = NAN;
+    sinew_result res = sinew_mgpbd_submit(s, r);
     if (res == SINEW_RESULT_OK)
-        res = read_scalars(s, sc);
+        res = read_scalars_at(s, SINEW_AMG_S_BB, &bb, 1);
     if (res == SINEW_RESULT_OK)
-        *norm = sqrt((double)sc[SINEW_AMG_S_BB]);
+        *norm = sqrt((double)bb);
     return res;
 }
 
@@ -517,11 +647,11 @@ sinew_result sinew_mgpbd_assemble(sinew_mgpbd *s, float h)
         return r;
     sinew_recorder rec;
     sinew_workspace_begin(&rec, s->ctx, &s->ws);
-    record_eval(s, &rec, h);
+    record_eval(s, &rec, h, SINEW_AMG_S_BB);
     GpuAmgPush p = push(s->m, 0);
     p.a = 1.0f / (h * h);
     run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
-    return sinew_workspace_submit(&rec, &s->ws);
+    return sinew_mgpbd_submit(s, &rec);
 }
 
 sinew_result sinew_mgpbd_read_rhs(sinew_mgpbd *s, float *b) { return download_vector(s, s->vb, b, s->m); }
@@ -540,7 +670,7 @@ sinew_result sinew_mgpbd_xpbd(sinew_mgpbd *s, float h, uint32_t sweeps)
             p.a = 1.0f / (h * h);
             run(&rec, SINEW_KERNEL_AMG_CONSTRAINT, p.count, &p);
         }
-    return sinew_workspace_submit(&rec, &s->ws);
+    return sinew_mgpbd_submit(s, &rec);
 }
 
 sinew_result sinew_mgpbd_xpbd_jacobi(sinew_mgpbd *s, float h, uint32_t sweeps, float omega)
@@ -563,9 +693,85 @@ sinew_result sinew_mgpbd_xpbd_jacobi(sinew_mgpbd *s, float h, uint32_t sweeps, f
         p.a = omega;
         run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
     }
-    return sinew_workspace_submit(&rec, &s->ws);
+    return sinew_mgpbd_submit(s, &rec);
 }
 
+/* Records the step from CG's dlambda (vx) with the line search behind the
+ * gate S_LS_OPEN, which amg_vector's LS_BEGIN opens unless CG produced NaN
+ * or (lazy) found the V-cycle indefinite, when the host sets up afresh and
+ * records the solve again. Each trial t = 1, 1/2, ... (line_search + 1 of
+ * them) moves x and lambda from the base by t, evaluates b and LS_CHECK
+ * accepts it when |b| falls (closing the gate); when none does, LS_FAIL
+ * restores the base. Without a line search the whole step is taken and |b|
+ * after it evaluated. STEP and AFTER say what happened. */
+static void record_line_search(sinew_mgpbd *s, sinew_recorder *r, float h, int lazy)
+{
+    const sinew_mgpbd_desc *d = &s->desc;
+    s->gate = 0;
+    decide(s, r, SINEW_AMG_VEC_LS_BEGIN, 0, lazy ? 1.0f : 0.0f, 0.0f);
+    begin_gated(s, r, SINEW_AMG_S_LS_OPEN);
+    GpuAmgPush p;
+    if (d->line_search == 0) {
+        p = push(s->n, 0);
+        p.x = s->vx;
+        p.a = (float)d->omega;
+        run(r, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+        vec(s, r, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, 1.0f);
+        record_eval(s, r, h, SINEW_AMG_S_BB);
+        decide(s, r, SINEW_AMG_VEC_LS_CHECK, SINEW_AMG_S_BB0, 1.0f, -1.0f);
+        end_gated(s, r);
+        return;
+    }
+    /* The base: lambda in vl (lambda_full: lambda + dlambda for good, and the
+     * target |b| there at the old positions). */
+    const uint32_t target = d->lambda_full ? SINEW_AMG_S_TARGET : SINEW_AMG_S_BB0;
+    vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->lambda, s->vl, 0.0f);
+    if (d->lambda_full) {
+        vec(s, r, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->vl, 1.0f);
+        vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
+        record_eval(s, r, h, SINEW_AMG_S_TARGET);
+    }
+    double t = 1.0;
+    for (uint32_t k = 0; k <= d->line_search; k++, t *= 0.5) {
+        p = push(s->n, k == 0 ? 3 : 4);
+        p.x = s->vx;
+        p.a = (float)(t * d->omega);
+        run(r, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+        vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
+        if (!d->lambda_full)
+            vec(s, r, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, (float)t);
+        record_eval(s, r, h, SINEW_AMG_S_BB);
+        decide(s, r, SINEW_AMG_VEC_LS_CHECK, target, (float)t, d->lambda_full ? 1.0f : (float)(1.0 - 1e-4 * t));
+        end_gated(s, r); /* a trial's check may close the gate: the next trial's section reads it anew */
+        begin_gated(s, r, SINEW_AMG_S_LS_OPEN);
+    }
+    p = push(s->n, 4); /* no trial accepted: back to the base */
+    run(r, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+    vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
+    decide(s, r, SINEW_AMG_VEC_LS_FAIL, target, 0.0f, 0.0f);
+    end_gated(s, r);
+}
+
+/* Records CG and the line search, submits them and reads what happened. */
+static sinew_result solve_and_step(sinew_mgpbd *s, sinew_recorder *rec, float h, int lazy, sinew_mgpbd_solve_stats *st,
+                                   float sc[SINEW_AMG_S_REPORT])
+{
+    const sinew_mgpbd_desc *d = &s->desc;
+    record_pcg(s, rec, d->pcg_tolerance, d->pcg_iterations, d->pcg_batch, lazy);
+    record_line_search(s, rec, h, lazy);
+    sinew_result r = sinew_mgpbd_submit(s, rec);
+    if (r == SINEW_RESULT_OK)
+        r = read_scalars(s, sc, SINEW_AMG_S_REPORT);
+    if (r == SINEW_RESULT_OK)
+        r = pcg_outcome(s, sc, st);
+    return r;
+}
+
+/* One outer iteration: one command buffer, submitted once, and
+ * SINEW_AMG_S_REPORT scalars read back (docs/mgpbd.md, "One submit an outer
+ * iteration"); a setup adds a submit before the solve (the host needs A),
+ * SINEW_MGPBD_RHO_HOST one after the coarse operators, and a lazy solve
+ * found indefinite a fresh setup and a second. */
 sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration *it)
 {
     memset(it, 0, sizeof *it);
@@ -575,37 +781,42 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
         return r;
     const double t0 = sinew_host_ms();
     const sinew_mgpbd_desc *d = &s->desc;
-    int setup = d->precond == SINEW_MGPBD_PRECOND_AMG &&
-                (!s->have_setup || d->setup_interval == 0 ||
-                 (s->step_iteration == 0 && s->frame - s->setup_frame >= d->setup_interval));
+    const int amg = d->precond == SINEW_MGPBD_PRECOND_AMG;
+    int setup = amg && (!s->have_setup || d->setup_interval == 0 ||
+                        (s->step_iteration == 0 && s->frame - s->setup_frame >= d->setup_interval));
     sinew_recorder rec;
+    s->gate = 0;
     sinew_workspace_begin(&rec, s->ctx, &s->ws);
-    record_eval(s, &rec, h);
+    record_eval(s, &rec, h, SINEW_AMG_S_BB0);
     GpuAmgPush p = push(s->m, 0);
     p.a = 1.0f / (h * h);
     run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
     if (setup) { /* the host needs A: submit, set up, go on in a new command buffer */
-        r = sinew_workspace_submit(&rec, &s->ws);
+        r = sinew_mgpbd_submit(s, &rec);
         if (r == SINEW_RESULT_OK)
             r = sinew_mgpbd_setup(s);
         if (r != SINEW_RESULT_OK)
             return r;
         it->setup = 1;
         sinew_workspace_begin(&rec, s->ctx, &s->ws);
-    } else if (d->precond == SINEW_MGPBD_PRECOND_AMG) {
+    } else if (amg) {
         record_galerkin(s, &rec);
-        if (d->refresh_rho) { /* the smoothers' coefficients need rho before CG is recorded */
-            r = sinew_workspace_submit(&rec, &s->ws);
+        if (d->rho == SINEW_MGPBD_RHO_DEVICE) {
+            record_rho(s, &rec);
+        } else if (d->rho == SINEW_MGPBD_RHO_HOST) { /* the smoothers need rho before CG runs */
+            r = sinew_mgpbd_submit(s, &rec);
             if (r == SINEW_RESULT_OK)
-                r = refresh_rho(s);
+                r = refresh_rho_host(s);
             if (r != SINEW_RESULT_OK)
                 return r;
             sinew_workspace_begin(&rec, s->ctx, &s->ws);
         }
     }
+    const int lazy = !setup && amg;
     sinew_mgpbd_solve_stats st;
-    const int lazy = !setup && d->precond == SINEW_MGPBD_PRECOND_AMG;
-    r = run_pcg(s, &rec, d->pcg_tolerance, d->pcg_iterations, d->pcg_batch, lazy, &st);
+    memset(&st, 0, sizeof st);
+    float sc[SINEW_AMG_S_REPORT];
+    r = solve_and_step(s, &rec, h, lazy, &st, sc);
     uint32_t wasted = 0;
     if (r == SINEW_RESULT_OK && st.indefinite)
         it->indefinite = 1;
@@ -616,66 +827,18 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
         r = sinew_mgpbd_setup(s);
         if (r == SINEW_RESULT_OK) {
             sinew_workspace_begin(&rec, s->ctx, &s->ws);
-            r = run_pcg(s, &rec, d->pcg_tolerance, d->pcg_iterations, d->pcg_batch, 0, &st);
+            r = solve_and_step(s, &rec, h, 0, &st, sc);
             it->indefinite = st.indefinite ? 2 : 1;
         }
     }
     if (r != SINEW_RESULT_OK)
         return r;
-    it->dual_residual = st.residual0;
+    it->dual_residual = sqrt((double)sc[SINEW_AMG_S_BB0]);
     it->pcg_iterations = wasted + st.iterations;
     it->pcg_relative = st.residual0 > 0.0 ? st.residual / st.residual0 : 0.0;
-    sinew_workspace_begin(&rec, s->ctx, &s->ws);
-    it->step = 1.0;
-    it->dual_after = NAN;
-    if (d->line_search == 0) {
-        p = push(s->n, 0);
-        p.x = s->vx;
-        p.a = (float)d->omega;
-        run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
-        vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, 1.0f);
-        r = sinew_workspace_submit(&rec, &s->ws);
-    } else { /* backtracking: halve the step while |b| does not fall */
-        vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->lambda, s->vl, 0.0f);
-        double t = 1.0, target = it->dual_residual;
-        if (d->lambda_full) { /* lambda += dlambda for good; the target is |b| there at the old positions */
-            vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->vl, 1.0f);
-            vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
-            r = submit_eval(s, &rec, h, &target);
-            if (r != SINEW_RESULT_OK)
-                return r;
-            sinew_workspace_begin(&rec, s->ctx, &s->ws);
-        }
-        for (uint32_t k = 0;; k++) {
-            if (k > 0)
-                sinew_workspace_begin(&rec, s->ctx, &s->ws);
-            p = push(s->n, k == 0 ? 3 : 4);
-            p.x = s->vx;
-            p.a = (float)(t * d->omega);
-            run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
-            vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
-            if (!d->lambda_full)
-                vec(s, &rec, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, (float)t);
-            r = submit_eval(s, &rec, h, &it->dual_after);
-            if (r != SINEW_RESULT_OK)
-                break;
-            it->step = t;
-            if (it->dual_after < (d->lambda_full ? target : (1.0 - 1e-4 * t) * it->dual_residual))
-                break;
-            if (k >= d->line_search) { /* no step made |b| fall: take none */
-                sinew_workspace_begin(&rec, s->ctx, &s->ws);
-                p = push(s->n, 4);
-                run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
-                vec(s, &rec, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
-                r = sinew_workspace_submit(&rec, &s->ws);
-                it->step = 0.0;
-                it->dual_after = d->lambda_full ? target : it->dual_residual;
-                it->line_search_failed = 1;
-                break;
-            }
-            t *= 0.5;
-        }
-    }
+    it->step = sc[SINEW_AMG_S_STEP];
+    it->dual_after = sc[SINEW_AMG_S_AFTER];
+    it->line_search_failed = d->line_search > 0 && it->step == 0.0;
     s->step_iteration++;
     it->ms = sinew_host_ms() - t0;
     return r;
@@ -698,8 +861,6 @@ sinew_result sinew_mgpbd_solve_step(sinew_mgpbd *s, float h, const float gravity
         if (st->iterations == 0)
             st->residual0 = it.dual_residual;
         double after = it.dual_after;
-        if (!(after == after)) /* no line search: |b| after the step costs one more evaluation */
-            r = sinew_mgpbd_dual_residual(s, h, &after);
         double rel = st->residual0 > 0.0 ? after / st->residual0 : 0.0;
         if (st->iterations < sizeof st->relative / sizeof st->relative[0])
             st->relative[st->iterations] = rel;

@@ -794,6 +794,10 @@ Test(mgpbd, lambda_full_line_search)
     for (int full = 0; full < 2; full++) {
         sinew_mgpbd_desc d = stiff_desc();
         d.lambda_full = full;
+        /* smoothed aggregation and the host's rho: the solver under which
+         * this box's steps get halved (with the defaults none is) */
+        d.amg.smooth = 1;
+        d.rho = SINEW_MGPBD_RHO_HOST;
         sinew_mgpbd *s = NULL;
         cr_assert_eq(sinew_mgpbd_create(gpu_ctx, a, &d, &s), SINEW_RESULT_OK);
         cr_assert_eq(sinew_mgpbd_set_state(s, xf, NULL), SINEW_RESULT_OK);

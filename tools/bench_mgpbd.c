@@ -513,6 +513,8 @@ static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sin
         if (r == SINEW_RESULT_OK && !it.setup) {
             rn->lazy_submits = c1.submits - c0.submits;
             rn->lazy_readback = c1.readback_bytes - c0.readback_bytes;
+            rn->lazy_dispatches = c1.dispatches - c0.dispatches;
+            rn->lazy_barriers = c1.barriers - c0.barriers;
             if (k < 1 + o->compare_old && lazy_n < o->compare_old) { /* the iterations the old path also ran */
                 lazy_ms += it.ms;
                 rn->new_pcg += it.pcg_iterations;
@@ -541,8 +543,10 @@ static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sin
             const sinew_amg *h = sinew_mgpbd_amg(s);
             rn->device_bytes = sinew_mgpbd_device_bytes(s);
             rn->levels = h->levels;
-            for (uint32_t l = 0; l < h->levels; l++)
+            for (uint32_t l = 0; l < h->levels; l++) {
                 rn->level_rows[l] = h->L[l].A.rows;
+                rn->level_nnz[l] = h->L[l].A.row[h->L[l].A.rows];
+            }
             rn->operator_complexity = sinew_amg_operator_complexity(h);
             rn->grid_complexity = sinew_amg_grid_complexity(h);
             rn->setup_ms = h->setup_ms;
@@ -576,14 +580,22 @@ static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sin
     fprintf(stderr, "sinew-bench: mgpbd %-16s MGPBD %3u outer iterations (%u CG), %.3e of |b_0| in %.1f s%s\n",
             rn->name, rn->mg_count, rn->mg_pcg_total, rn->mg[rn->mg_count].rel, cum / 1000.0,
             rn->mg_reach ? "" : " (1e-2 not reached)");
+    /* one more lazy iteration, part by part, where the MGPBD loop left the state */
+    rn->profiled = sinew_mgpbd_profile_iteration(s, STEP_H, &rn->profile) == SINEW_RESULT_OK;
+    if (rn->profiled)
+        fprintf(stderr, "sinew-bench: mgpbd %s   a lazy iteration part by part: assembly %.0f ms, products %.0f ms, "
+                        "rho %.0f ms, CG (%u iterations) %.0f ms, line search %.0f ms\n",
+                rn->name, rn->profile.assemble_ms, rn->profile.products_ms, rn->profile.rho_ms,
+                d.pcg_iterations, rn->profile.cg_ms, rn->profile.line_search_ms);
     rn->new_lazy_ms = lazy_n ? lazy_ms / lazy_n : 0.0;
     if (lazy_n)
         rn->new_pcg /= lazy_n;
     if (o->compare_old) {
         fprintf(stderr, "sinew-bench: mgpbd %s   defaults: first iteration %.0f ms, lazy %.0f ms (%u of them, %u CG "
-                        "each; %llu submit and %llu bytes read back each)\n",
+                        "each; %llu submit, %llu bytes read back, %llu dispatches and %llu barriers recorded each)\n",
                 rn->name, rn->mg_count ? rn->mg[0].ms : 0.0, rn->new_lazy_ms, lazy_n, rn->new_pcg,
-                (unsigned long long)rn->lazy_submits, (unsigned long long)rn->lazy_readback);
+                (unsigned long long)rn->lazy_submits, (unsigned long long)rn->lazy_readback,
+                (unsigned long long)rn->lazy_dispatches, (unsigned long long)rn->lazy_barriers);
         run_old(ctx, o, a, x0, rn);
     }
 

@@ -75,10 +75,26 @@ static cJSON *run_json(const run *rn)
     cJSON *lr = cJSON_AddArrayToObject(mg, "level_rows");
     for (uint32_t l = 0; l < rn->levels; l++)
         cJSON_AddItemToArray(lr, cJSON_CreateNumber(rn->level_rows[l]));
+    cJSON *ln = cJSON_AddArrayToObject(mg, "level_nonzeros");
+    for (uint32_t l = 0; l < rn->levels; l++)
+        cJSON_AddItemToArray(ln, cJSON_CreateNumber(rn->level_nnz[l]));
     cJSON_AddNumberToObject(mg, "operator_complexity", rn->operator_complexity);
     cJSON_AddNumberToObject(mg, "grid_complexity", rn->grid_complexity);
     cJSON_AddNumberToObject(mg, "lazy_submits", (double)rn->lazy_submits);
     cJSON_AddNumberToObject(mg, "lazy_readback_bytes", (double)rn->lazy_readback);
+    cJSON_AddNumberToObject(mg, "lazy_dispatches_recorded", (double)rn->lazy_dispatches);
+    cJSON_AddNumberToObject(mg, "lazy_barriers_recorded", (double)rn->lazy_barriers);
+    if (rn->profiled) {
+        cJSON *pr = cJSON_AddObjectToObject(mg, "lazy_iteration_parts_ms");
+        cJSON_AddNumberToObject(pr, "assembly", rn->profile.assemble_ms);
+        cJSON_AddNumberToObject(pr, "products", rn->profile.products_ms);
+        cJSON_AddNumberToObject(pr, "rho", rn->profile.rho_ms);
+        cJSON_AddNumberToObject(pr, "cg", rn->profile.cg_ms);
+        cJSON_AddNumberToObject(pr, "line_search", rn->profile.line_search_ms);
+        cJSON *pd = cJSON_AddArrayToObject(mg, "lazy_iteration_parts_dispatches");
+        for (int k = 0; k < 5; k++)
+            cJSON_AddItemToArray(pd, cJSON_CreateNumber(rn->profile.dispatches[k]));
+    }
     if (rn->old_count) {
         cJSON *old = cJSON_AddObjectToObject(o, "old_lazy_path");
         cJSON_AddStringToObject(old, "settings", "smoothed aggregation, rho on the host (every level read back)");
@@ -275,10 +291,14 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
         snprintf(xpbd, sizeof xpbd, "Jacobi sweeps, weight %g (the paper's code)", o->xpbd_jacobi);
     else
         snprintf(xpbd, sizeof xpbd, "Gauss-Seidel sweeps colour by colour");
-    fprintf(md, "- MGPBD: CG of at most %u iterations to %.0e an outer iteration, one V-cycle, the hierarchy %s "
-                "(coarse operators between setups %s); %s; at most %u outer iterations, stopping at %.0e of |b_0|%s; XPBD: %s, at most %u%s\n\n",
-            d.pcg_iterations, d.pcg_tolerance, every,
+    fprintf(md, "- MGPBD: CG of at most %u iterations to %.0e an outer iteration, one V-cycle of %s aggregation "
+                "(near kernel from %u Gauss-Seidel sweeps), the hierarchy %s (coarse operators between setups %s, each "
+                "level's rho %s); %s; at most %u outer iterations, stopping at %.0e of |b_0|%s; XPBD: %s, at most %u%s\n\n",
+            d.pcg_iterations, d.pcg_tolerance, d.amg.smooth ? "smoothed" : "unsmoothed", d.amg.candidate_sweeps, every,
             d.coarse == SINEW_MGPBD_COARSE_GRAM ? "in the Gram form X W X^T" : "as products R (A P)",
+            d.rho == SINEW_MGPBD_RHO_DEVICE ? "by the power iteration on the device"
+            : d.rho == SINEW_MGPBD_RHO_HOST ? "by Lanczos on the host, every operator read back"
+                                            : "kept from the setup",
             d.lambda_full ? "lambda takes all of each dlambda, the line search halves the positions' step only (the "
                             "paper's code)"
                           : "the line search halves the step of lambda and the positions alike",
@@ -328,8 +348,8 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
                 per > 0 ? GPU_BYTES / per : 0.0);
     }
     fprintf(md, "\nThe hierarchy of the first setup and the CG iterations per outer iteration:\n\n"
-                "| run | rows per level | operator / grid complexity | setup ms (host) | CG iterations (all outer "
-                "iterations) | CG per outer iteration |\n|---|---|---|---|---|---|\n");
+                "| run | rows per level | nonzeros per row per level | operator / grid complexity | setup ms (host) | "
+                "CG iterations (all outer iterations) | CG per outer iteration |\n|---|---|---|---|---|---|---|\n");
     for (uint32_t r = 0; r < count; r++) {
         const run *rn = &runs[r];
         if (!rn->ok)
@@ -337,6 +357,9 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
         fprintf(md, "| %s | ", rn->name);
         for (uint32_t l = 0; l < rn->levels; l++)
             fprintf(md, "%s%u", l ? " / " : "", rn->level_rows[l]);
+        fprintf(md, " | ");
+        for (uint32_t l = 0; l < rn->levels; l++)
+            fprintf(md, "%s%.1f", l ? " / " : "", rn->level_rows[l] ? (double)rn->level_nnz[l] / rn->level_rows[l] : 0.0);
         fprintf(md, " | %.3f / %.3f | %.0f | %u | %.1f |\n", rn->operator_complexity, rn->grid_complexity,
                 rn->setup_ms, rn->mg_pcg_total, rn->mg_count ? (double)rn->mg_pcg_total / rn->mg_count : 0.0);
     }
@@ -387,18 +410,38 @@ static void write_readme(FILE *md, const bench_mgpbd_options *o, const run *runs
                     "every level's operator read back for Lanczos on the host), from the same start in the same run "
                     "(`--compare-old`); ms of host wall time an outer iteration:\n\n"
                     "| run | first (setup), defaults | lazy, defaults | CG each | first (setup), old | lazy, old | CG each "
-                    "| lazy old / new | lazy / first, defaults | submits and bytes read back a lazy iteration |\n"
-                    "|---|---|---|---|---|---|---|---|---|---|\n");
+                    "| lazy old / new | lazy / first, defaults | submits, bytes read back, dispatches recorded a lazy "
+                    "iteration |\n|---|---|---|---|---|---|---|---|---|---|\n");
         for (uint32_t r = 0; r < count; r++) {
             const run *rn = &runs[r];
             if (!rn->old_count)
                 continue;
             const double first = rn->mg_count ? rn->mg[0].ms : 0.0;
-            fprintf(md, "| %s | %.0f | %.0f | %u | %.0f | %.0f | %u | %.1fx | %.2f | %llu, %llu |\n", rn->name, first,
+            fprintf(md, "| %s | %.0f | %.0f | %u | %.0f | %.0f | %u | %.1fx | %.2f | %llu, %llu, %llu |\n", rn->name, first,
                     rn->new_lazy_ms, rn->new_pcg, rn->old_first_ms, rn->old_lazy_ms, rn->old_pcg,
                     rn->new_lazy_ms > 0 ? rn->old_lazy_ms / rn->new_lazy_ms : 0.0,
                     first > 0 ? rn->new_lazy_ms / first : 0.0, (unsigned long long)rn->lazy_submits,
-                    (unsigned long long)rn->lazy_readback);
+                    (unsigned long long)rn->lazy_readback, (unsigned long long)rn->lazy_dispatches);
+        }
+    }
+    int any_profile = 0;
+    for (uint32_t r = 0; r < count; r++)
+        any_profile |= runs[r].profiled;
+    if (any_profile) {
+        fprintf(md, "\nOne more lazy outer iteration after the run, part by part (`sinew_mgpbd_profile_iteration`: each "
+                    "part its own submit, host wall ms; CG runs all its iterations), and the dispatches each records:\n\n"
+                    "| run | assembly | coarse products | rho (power iteration) | CG | line search |\n"
+                    "|---|---|---|---|---|---|\n");
+        for (uint32_t r = 0; r < count; r++) {
+            const run *rn = &runs[r];
+            if (!rn->profiled)
+                continue;
+            const double *v[5] = {&rn->profile.assemble_ms, &rn->profile.products_ms, &rn->profile.rho_ms,
+                                  &rn->profile.cg_ms, &rn->profile.line_search_ms};
+            fprintf(md, "| %s |", rn->name);
+            for (int k = 0; k < 5; k++)
+                fprintf(md, " %.0f (%u) |", *v[k], rn->profile.dispatches[k]);
+            fprintf(md, "\n");
         }
     }
     for (uint32_t r = 0; r < count; r++)

@@ -57,7 +57,7 @@ typedef struct run {
     uint32_t mg_reach;   /* iterations to |b| <= TARGET |b_0| (0: not reached) */
     double mg_reach_ms;
     uint32_t mg_pcg_total, setups;
-    uint32_t levels, level_rows[SINEW_AMG_MAX_LEVELS];
+    uint32_t levels, level_rows[SINEW_AMG_MAX_LEVELS], level_nnz[SINEW_AMG_MAX_LEVELS];
     double operator_complexity, grid_complexity, setup_ms;
     uint64_t device_bytes;
     sweep_rec xp[MAX_SAMPLES];
@@ -69,7 +69,9 @@ typedef struct run {
     uint32_t old_count;
     double old_first_ms, old_lazy_ms, new_lazy_ms;
     uint32_t old_pcg, new_pcg;
-    uint64_t lazy_submits, lazy_readback; /* per lazy iteration of the default run */
+    sinew_mgpbd_profile profile; /* one more lazy iteration, part by part (profiled 1) */
+    int profiled;
+    uint64_t lazy_submits, lazy_readback, lazy_dispatches, lazy_barriers; /* per lazy iteration of the default run */
     int ok;
     char failure[256];
 } run;

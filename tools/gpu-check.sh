@@ -12,7 +12,7 @@
 #       benchmark suite at GPU sizes, one after another, then the GPU tests
 #       with validation (synchronization validation included), six executables
 #       at a time, in about SECONDS (default 450) all together; the suites
-#       named (default: clusters selfcol gpu gpbd hpbd pd implicit collider; overlap on request)
+#       named (default: clusters selfcol gpu gpbd hpbd pd implicit collider mgpbd; overlap on request)
 #       or none (""); SINEW_GPU_TESTS="test_memory ..." runs only those tests. Writes
 #       OUT/gpu-check.tar.gz (default OUT: $OUT, else ./gpu-check-out) holding <device>/ as docs/benchmarks/ keeps it:
 #       tests/ (each test executable's result and log), each suite's
@@ -76,7 +76,7 @@ prepare() {
 run() {
     out="${1:-${OUT:-$root/gpu-check-out}}"
     budget="${2:-450}"
-    suites="${3:-clusters selfcol gpu gpbd hpbd pd implicit collider}"
+    suites="${3:-clusters selfcol gpu gpbd hpbd pd implicit collider mgpbd}"
     start=$(date +%s)
     left() { echo $((budget - ($(date +%s) - start))); }
     # The loader and GLVND go into / (the device machine may have neither);
@@ -153,6 +153,11 @@ run() {
         overlap) suite overlap 40 overlap ;;
         clusters) suite clusters 40 clusters ;;
         selfcol) suite selfcol 40 selfcol ;;
+        # MGPBD at 102K tetrahedra: a lazy outer iteration part by part, beside
+        # the old lazy path (--compare-old) and Jacobi XPBD's sweeps
+        mgpbd) suite mgpbd 90 mgpbd --model bunny00.off --lattice --squash 0 --particle-mass 1 --xpbd-jacobi 0.1 \
+            --tets 100000 --bar-cells 0 --outer 6 --outer-budget 0 --xpbd-sweeps 10000 --xpbd-budget 10 \
+            --compare-old 3 ;;
         *) echo "gpu-check: no suite $name" >&2 ;;
         esac
     done

@@ -46,8 +46,9 @@ typedef enum sinew_mgpbd_rho {
     SINEW_MGPBD_RHO_HOST = 1,   /* every level's operator read back and Lanczos on the host (a wait and the
                                    operators' bytes an iteration; for comparison) */
     SINEW_MGPBD_RHO_DEVICE = 2, /* power iteration on the device, warm-started from the last iteration's
-                                   vector, SINEW_MGPBD_POWER_STEPS steps a level; rho never falls below the
-                                   setup's within a setup interval (default) */
+                                   vector, SINEW_MGPBD_POWER_STEPS steps a level (four times as many in the
+                                   first lazy iteration after a setup); rho never falls below the setup's
+                                   within a setup interval (default) */
 } sinew_mgpbd_rho;
 
 /* The device's power iteration: steps per level and lazy iteration. */
@@ -124,10 +125,13 @@ uint32_t sinew_mgpbd_real_chunks(const sinew_mgpbd *s);
 uint64_t sinew_mgpbd_device_bytes(const sinew_mgpbd *s);
 
 /* What the solver has asked of the device since its creation: command
- * buffers submitted (each waited for), bytes read back to the host, bytes
- * written from it. */
+ * buffers submitted (each waited for), the dispatches and barriers recorded
+ * in them (dispatches behind a closed gate included: conditional rendering
+ * skips them on the device), bytes read back to the host, bytes written
+ * from it. */
 typedef struct sinew_mgpbd_counters {
     uint64_t submits;
+    uint64_t dispatches, barriers;
     uint64_t readback_bytes;
     uint64_t upload_bytes;
 } sinew_mgpbd_counters;
@@ -231,5 +235,22 @@ typedef struct sinew_mgpbd_solve_stats {
  * |b| (checked every pcg_batch iterations) or max_iterations. */
 sinew_result sinew_mgpbd_solve(sinew_mgpbd *s, const float *b, float *x, double tolerance, uint32_t max_iterations,
                                sinew_mgpbd_solve_stats *stats);
+
+/* Where a lazy outer iteration's time goes: the iteration's parts, each
+ * submitted on its own and waited for (host wall time of each submit, which
+ * adds a submit's and a wait's overhead to each part). CG runs all of
+ * desc.pcg_iterations (its gate kept open); the line search as the
+ * iteration does it. Moves the state on like sinew_mgpbd_iterate; needs a
+ * hierarchy (INVALID_ARGUMENT before the first setup, or without the AMG
+ * preconditioner). */
+typedef struct sinew_mgpbd_profile {
+    double assemble_ms;   /* C, gradients, b and A */
+    double products_ms;   /* the coarse operators from the kept prolongators */
+    double rho_ms;        /* each level's rho by the power iteration */
+    double cg_ms;         /* CG with one V-cycle a iteration */
+    double line_search_ms;
+    uint32_t dispatches[5]; /* recorded by each part, in the order above */
+} sinew_mgpbd_profile;
+sinew_result sinew_mgpbd_profile_iteration(sinew_mgpbd *s, float h, sinew_mgpbd_profile *out);
 
 #endif

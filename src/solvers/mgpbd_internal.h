@@ -51,6 +51,7 @@ struct sinew_mgpbd {
     uint32_t step_iteration;
     int have_setup;
     uint32_t gate;                 /* the scalar gating the dispatches being recorded (0: none) */
+    int power_warm;                /* the power iteration's vectors have served a lazy iteration since the setup */
     sinew_mgpbd_counters counters;
 };
 

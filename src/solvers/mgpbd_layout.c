@@ -242,6 +242,8 @@ sinew_result sinew_mgpbd_download(sinew_mgpbd *s, int real, uint64_t at, void *d
 sinew_result sinew_mgpbd_submit(sinew_mgpbd *s, sinew_recorder *r)
 {
     s->counters.submits++;
+    s->counters.dispatches += r->dispatches;
+    s->counters.barriers += r->barriers;
     return sinew_workspace_submit(r, &s->ws);
 }
 

@@ -364,14 +364,20 @@ static void record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
  * e^T A e with e^T D e = 1 is a Rayleigh quotient of D^-1 A, never above its
  * largest eigenvalue; rho is kept from the setup's Lanczos estimate upward
  * within a setup interval, so an estimate from a poor start vector cannot
- * lower it. A level solved exactly needs none. */
+ * lower it. A level solved exactly needs none. The first lazy iteration
+ * after a setup takes four times the steps (the coarse levels' vectors are
+ * new then). */
 static void record_rho(sinew_mgpbd *s, sinew_recorder *r)
 {
+    /* The first lazy iteration after a setup starts the coarse levels from
+     * the fixed start vector: four times the steps there. */
+    const uint32_t steps = SINEW_MGPBD_POWER_STEPS * (s->power_warm ? 1 : 4);
+    s->power_warm = 1;
     for (uint32_t l = 0; l < s->levels; l++) {
         const level_gpu *L = &s->L[l];
         if (l + 1 == s->levels && s->dense_rows)
             break;
-        for (uint32_t k = 0; k < SINEW_MGPBD_POWER_STEPS; k++) {
+        for (uint32_t k = 0; k < steps; k++) {
             spmv(s, r, SINEW_AMG_SPMV_SET, L->A, L->rows, L->e, L->r, 0);
             GpuAmgPush p = push(L->rows, SINEW_AMG_VEC_DOT_DINV);
             p.matrix = L->A;
@@ -441,6 +447,7 @@ sinew_result sinew_mgpbd_setup(sinew_mgpbd *s)
     r = sinew_mgpbd_upload_hierarchy(s);
     s->have_setup = r == SINEW_RESULT_OK;
     s->setup_frame = s->frame;
+    s->power_warm = 0;
     if (r != SINEW_RESULT_OK) {
         sinew_amg_free(&s->amg);
         s->levels = 0;
@@ -887,5 +894,42 @@ sinew_result sinew_mgpbd_solve_step(sinew_mgpbd *s, float h, const float gravity
     if (r == SINEW_RESULT_OK)
         r = sinew_mgpbd_end_step(s, h);
     st->ms = sinew_host_ms() - t0;
+    return r;
+}
+
+sinew_result sinew_mgpbd_profile_iteration(sinew_mgpbd *s, float h, sinew_mgpbd_profile *out)
+{
+    memset(out, 0, sizeof *out);
+    sinew_result r = check_h(s, h);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    if (s->desc.precond != SINEW_MGPBD_PRECOND_AMG || !s->have_setup)
+        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
+                          "profiling a lazy iteration needs the AMG hierarchy set up");
+    double *ms[5] = {&out->assemble_ms, &out->products_ms, &out->rho_ms, &out->cg_ms, &out->line_search_ms};
+    s->gate = 0;
+    for (int part = 0; part < 5 && r == SINEW_RESULT_OK; part++) {
+        sinew_recorder rec;
+        sinew_workspace_begin(&rec, s->ctx, &s->ws);
+        if (part == 0) {
+            record_eval(s, &rec, h, SINEW_AMG_S_BB0);
+            GpuAmgPush p = push(s->m, 0);
+            p.a = 1.0f / (h * h);
+            run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
+        } else if (part == 1) {
+            record_galerkin(s, &rec);
+        } else if (part == 2) {
+            record_rho(s, &rec);
+        } else if (part == 3) {
+            record_pcg(s, &rec, 0.0, s->desc.pcg_iterations, s->desc.pcg_iterations, 1);
+        } else {
+            record_line_search(s, &rec, h, 1);
+        }
+        out->dispatches[part] = rec.dispatches;
+        const double t0 = sinew_host_ms();
+        r = sinew_mgpbd_submit(s, &rec);
+        *ms[part] = sinew_host_ms() - t0;
+    }
+    s->step_iteration++;
     return r;
 }

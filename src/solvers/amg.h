@@ -1,6 +1,7 @@
 /* Algebraic multigrid for MGPBD's constraint-space system, host side, in double
- * precision, on the sparse matrices of math/csr.h: the smoothed-aggregation
- * setup (Vanek, Mandel & Brezina 1996) the runtime redoes every few frames,
+ * precision, on the sparse matrices of math/csr.h: the aggregation setup,
+ * smoothed (Vanek, Mandel & Brezina 1996) or unsmoothed (options.smooth),
+ * the runtime redoes every few frames,
  * and the CPU reference of the V-cycle and of preconditioned CG that the GPU
  * kernels are tested against.
  *

@@ -1,5 +1,5 @@
 /* MGPBD on the GPU (Li et al. 2025, "MGPBD: a multigrid accelerated global
- * XPBD solver"; MATH.md 6; docs/mgpbd.md): the solver's lifetime. The desc
+ * XPBD solver"; docs/math.md 6; docs/mgpbd.md): the solver's lifetime. The desc
  * and its checks, the constraints taken from an asset (distances and
  * tetrahedra, their rest data and colours, each particle's constraints) or
  * a system given as a matrix, and the particles' state. The images' layout

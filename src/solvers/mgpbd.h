@@ -1,10 +1,11 @@
 /* MGPBD: global XPBD solved by algebraic-multigrid-preconditioned CG on the
- * GPU (Li et al. 2025; MATH.md 6; docs/mgpbd.md). Each outer iteration
+ * GPU (Li et al. 2025; docs/math.md 6; docs/mgpbd.md). Each outer iteration
  * linearises every constraint at once and solves the dual system
  *
  *     (G M^-1 G^T + alpha~) dlambda = -C - alpha~ lambda
  *
- * by CG preconditioned with one V-cycle of a smoothed-aggregation hierarchy
+ * by CG preconditioned with one V-cycle of an aggregation hierarchy
+ * (unsmoothed with the near kernel by default, as the paper builds it)
  * (src/solvers/amg.h), set up on the host every setup_interval frames and
  * whose coarse operators are recomputed on the device in between (lazy
  * setup). Internal: the solver the benchmarks and tests drive, on its own

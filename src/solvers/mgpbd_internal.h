@@ -34,7 +34,7 @@ struct sinew_mgpbd {
     sinew_csr x0;                  /* GRAM: X_0's pattern (val zero); else empty */
     int gram;                      /* coarse operators in the Gram form */
     uint32_t gram_levels;          /* levels 1..gram_levels are recomputed in the Gram form, the rest as products */
-    float *readback;               /* refresh_rho: room for the largest level's values (set up with the hierarchy) */
+    float *readback;               /* refresh_rho_host (rho HOST): room for the largest level's values (set up with the hierarchy) */
     uint32_t static_words, static_floats;  /* where the hierarchy's part starts */
     uint64_t index_capacity, real_capacity; /* words, floats */
     uint32_t chunk_shift;          /* each image's chunks hold 2^chunk_shift words */

@@ -431,7 +431,7 @@ sinew_result sinew_mgpbd_upload_hierarchy(sinew_mgpbd *s)
         r = sinew_image_check(&real, &s->ctx->logger, "mgpbd", "MGPBD values");
     if (r == SINEW_RESULT_OK)
         r = reserve(s, sinew_image_next(&index), sinew_image_next(&real));
-    uint64_t most = 0; /* refresh_rho's read-back buffer */
+    uint64_t most = 0; /* refresh_rho_host's read-back buffer */
     for (uint32_t l = 0; l < H->levels; l++)
         most = H->L[l].A.row[H->L[l].A.rows] > most ? H->L[l].A.row[H->L[l].A.rows] : most;
     float *readback = r == SINEW_RESULT_OK ? realloc(s->readback, sizeof *readback * (most + 1)) : NULL;

@@ -1,4 +1,4 @@
-/* MGPBD on the GPU (Li et al. 2025; MATH.md 6; docs/mgpbd.md): the
+/* MGPBD on the GPU (Li et al. 2025; docs/math.md 6; docs/mgpbd.md): the
  * recording of the outer loop, constraints and gradients, the dual system's
  * assembly, CG preconditioned by a V-cycle, the positions' update; and the
  * host's operations on the linear solve alone. One outer iteration is one

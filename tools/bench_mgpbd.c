@@ -241,7 +241,37 @@ static double true_relative(const sinew_csr *A, const double *b, const double *x
     return bb > 0.0 ? sqrt(rr / bb) : 0.0;
 }
 
-/* Our AMG (defaults) and Jacobi as CG preconditioners on A x = b in double. */
+/* CG with one V-cycle of the hierarchy o builds, from x = 0, into h. */
+static void host_amg(const sinew_csr *A, const double *b, double *x, const sinew_amg_options *o, host_rec *h)
+{
+    memset(x, 0, sizeof *x * A->rows);
+    sinew_amg amg;
+    double t0 = sinew_host_ms();
+    if (sinew_amg_setup(A, o, &amg, NULL) != SINEW_RESULT_OK)
+        return;
+    h->setup_ms = sinew_host_ms() - t0;
+    sinew_amg_cycle cyc = sinew_amg_cycle_default();
+    sinew_amg_preconditioner pre = {&amg, &cyc};
+    double rel = NAN;
+    t0 = sinew_host_ms();
+    h->iterations = sinew_pcg(A, b, x, sinew_amg_precondition, &pre, HOST_TOL, HOST_MAXITER, NULL, 0, &rel);
+    h->solve_ms = sinew_host_ms() - t0;
+    h->converged = rel <= HOST_TOL;
+    h->final_relative = true_relative(A, b, x);
+    h->operator_complexity = sinew_amg_operator_complexity(&amg);
+    h->grid_complexity = sinew_amg_grid_complexity(&amg);
+    h->levels = amg.levels;
+    for (uint32_t l = 0; l < amg.levels; l++) {
+        h->level_rows[l] = amg.L[l].A.rows;
+        h->level_nnz[l] = amg.L[l].A.row[amg.L[l].A.rows];
+    }
+    h->done = h->iterations != SINEW_PCG_OUT_OF_MEMORY;
+    sinew_amg_free(&amg);
+}
+
+/* Our AMG (UA and SA, without and with the near kernel; the library's
+ * defaults are SA with it) and Jacobi as CG preconditioners on A x = b in
+ * double. */
 static void host_solves(const sinew_csr *A, const float *bf, run *rn)
 {
     const uint32_t m = A->rows;
@@ -253,60 +283,20 @@ static void host_solves(const sinew_csr *A, const float *bf, run *rn)
     }
     for (uint32_t i = 0; i < m; i++)
         b[i] = bf[i];
-    sinew_amg amg;
-    double t0 = sinew_host_ms();
-    sinew_amg_options ao = sinew_amg_options_default();
-    if (sinew_amg_setup(A, &ao, &amg, NULL) == SINEW_RESULT_OK) {
-        host_rec *h = &rn->amg;
-        h->setup_ms = sinew_host_ms() - t0;
-        sinew_amg_cycle cyc = sinew_amg_cycle_default();
-        sinew_amg_preconditioner pre = {&amg, &cyc};
-        double rel = NAN;
-        t0 = sinew_host_ms();
-        h->iterations = sinew_pcg(A, b, x, sinew_amg_precondition, &pre, HOST_TOL, HOST_MAXITER, NULL, 0, &rel);
-        h->solve_ms = sinew_host_ms() - t0;
-        h->converged = rel <= HOST_TOL;
-        h->final_relative = true_relative(A, b, x);
-        h->operator_complexity = sinew_amg_operator_complexity(&amg);
-        h->grid_complexity = sinew_amg_grid_complexity(&amg);
-        h->levels = amg.levels;
-        for (uint32_t l = 0; l < amg.levels; l++)
-            h->level_rows[l] = amg.L[l].A.rows;
-        h->done = h->iterations != SINEW_PCG_OUT_OF_MEMORY;
-        sinew_amg_free(&amg);
-    }
-    for (int v = 0; v < 4; v++) { /* UA / SA, without and with the near kernel */
+    for (int v = 0; v < 4; v++) {
         sinew_amg_options vo = sinew_amg_options_default();
         vo.smooth = v >= 2;
         vo.candidate_sweeps = (v & 1) ? 2 : 0;
-        host_rec *h = &rn->variant[v];
-        memset(x, 0, sizeof *x * m);
-        t0 = sinew_host_ms();
-        if (sinew_amg_setup(A, &vo, &amg, NULL) != SINEW_RESULT_OK)
-            continue;
-        h->setup_ms = sinew_host_ms() - t0;
-        sinew_amg_cycle cyc = sinew_amg_cycle_default();
-        sinew_amg_preconditioner pre = {&amg, &cyc};
-        double rel = NAN;
-        t0 = sinew_host_ms();
-        h->iterations = sinew_pcg(A, b, x, sinew_amg_precondition, &pre, HOST_TOL, HOST_MAXITER, NULL, 0, &rel);
-        h->solve_ms = sinew_host_ms() - t0;
-        h->converged = rel <= HOST_TOL;
-        h->final_relative = true_relative(A, b, x);
-        h->operator_complexity = sinew_amg_operator_complexity(&amg);
-        h->grid_complexity = sinew_amg_grid_complexity(&amg);
-        h->levels = amg.levels;
-        for (uint32_t l = 0; l < amg.levels; l++) {
-            h->level_rows[l] = amg.L[l].A.rows;
-            h->level_nnz[l] = amg.L[l].A.row[amg.L[l].A.rows];
-        }
-        h->done = h->iterations != SINEW_PCG_OUT_OF_MEMORY;
-        sinew_amg_free(&amg);
+        host_amg(A, b, x, &vo, &rn->variant[v]);
     }
+    const sinew_amg_options lib = sinew_amg_options_default();
+    rn->amg = rn->variant[(lib.smooth ? 2 : 0) + (lib.candidate_sweeps ? 1 : 0)];
+    if (lib.candidate_sweeps != 0 && lib.candidate_sweeps != 2) /* not among the four */
+        host_amg(A, b, x, &lib, &rn->amg);
     memset(x, 0, sizeof *x * m);
     host_rec *j = &rn->jacobi;
     double rel = NAN;
-    t0 = sinew_host_ms();
+    const double t0 = sinew_host_ms();
     j->iterations = sinew_pcg(A, b, x, sinew_jacobi_precondition, (void *)A, HOST_TOL, HOST_MAXITER, NULL, 0, &rel);
     j->solve_ms = sinew_host_ms() - t0;
     j->converged = rel <= HOST_TOL;

@@ -99,7 +99,11 @@ void main()
     // A smoother's coefficient over its level's rho (pc.slot); 0: none.
     float unit = pc.slot != 0u && mode <= SINEW_AMG_VEC_JACOBI ? 1.0 / amg_scalar(pc.slot) : 1.0;
     if (mode == SINEW_AMG_VEC_POWER) {
-        amg_set(pc.x + i, amg_r(pc.y + i) / amg_diag(pc.matrix, i) * inversesqrt(amg_scalar(SINEW_AMG_S_POWER)));
+        // A norm of 0 or not finite (an operator gone non-finite) keeps the
+        // vector, so that a later A can resume from it.
+        float norm2 = amg_scalar(SINEW_AMG_S_POWER);
+        if (norm2 > 0.0 && !isinf(norm2))
+            amg_set(pc.x + i, amg_r(pc.y + i) / amg_diag(pc.matrix, i) * inversesqrt(norm2));
     } else if (mode == SINEW_AMG_VEC_CHEB_FIRST) {
         float d = pc.a * unit * amg_r(pc.y + i) / amg_diag(pc.matrix, i);
         amg_set(pc.w + i, d);

@@ -73,8 +73,5 @@ sinew_result sinew_mgpbd_upload(sinew_mgpbd *s, int real, uint64_t at, const voi
 sinew_result sinew_mgpbd_download(sinew_mgpbd *s, int real, uint64_t at, void *data, uint64_t count);
 /* (mgpbd_layout.c) Submits r's commands and waits for them, counted. */
 sinew_result sinew_mgpbd_submit(sinew_mgpbd *s, sinew_recorder *r);
-/* (mgpbd_layout.c) Entry i of the power iteration's deterministic start
- * vector, in [-1, 1). */
-float sinew_mgpbd_power_start(uint32_t i);
 
 #endif

@@ -247,7 +247,8 @@ sinew_result sinew_mgpbd_submit(sinew_mgpbd *s, sinew_recorder *r)
     return sinew_workspace_submit(r, &s->ws);
 }
 
-float sinew_mgpbd_power_start(uint32_t i)
+/* Entry i of the power iteration's deterministic start vector, in [-1, 1). */
+static float power_start(uint32_t i)
 {
     uint32_t x = i + 0x9e3779b9u; /* an integer hash (lowbias32) */
     x ^= x >> 16;
@@ -266,7 +267,7 @@ static uint32_t put_power_start(sinew_image *real, uint32_t rows)
     for (uint32_t i = 0; i < rows; i += 256) {
         uint32_t n = rows - i < 256 ? rows - i : 256;
         for (uint32_t k = 0; k < n; k++)
-            chunk[k] = sinew_mgpbd_power_start(i + k);
+            chunk[k] = power_start(i + k);
         sinew_image_write(real, at + i, chunk, n);
     }
     return at;

@@ -17,7 +17,6 @@ typedef struct level_gpu {
     uint32_t a_val;         /* where A's values start in AMG_REAL */
     uint32_t x, f, r, d;    /* vectors in AMG_REAL (level 0: r and d only; x and f are the caller's) */
     uint32_t e;             /* the power iteration's vector (kept from one lazy iteration to the next) */
-    double rho;
 } level_gpu;
 
 typedef struct colour_range { uint32_t first, count; } colour_range;

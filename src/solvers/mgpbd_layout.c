@@ -378,7 +378,6 @@ sinew_result sinew_mgpbd_upload_hierarchy(sinew_mgpbd *s)
         level_gpu *G = &s->L[l];
         G->rows = L->A.rows;
         G->nnz = L->A.row[L->A.rows];
-        G->rho = L->rho;
         G->X = G->AP = SINEW_AMG_NONE;
         G->x_nnz = G->ap_nnz = 0;
         G->a_mode = G->x_mode = G->ap_mode = 0;

@@ -423,7 +423,7 @@ static sinew_result refresh_rho_host(sinew_mgpbd *s)
     sinew_amg_refresh(&s->amg);
     float rho[SINEW_AMG_MAX_LEVELS];
     for (uint32_t l = 0; l < s->levels; l++)
-        rho[l] = (float)(s->L[l].rho = s->amg.L[l].rho);
+        rho[l] = (float)s->amg.L[l].rho;
     return sinew_mgpbd_upload(s, 1, s->scalars + SINEW_AMG_S_RHO, rho, s->levels);
 }
 

@@ -48,6 +48,8 @@ sinew_body_desc sinew_body_desc_default(void)
         .pre_smooth = 5, .post_smooth = 10, .coarse_iterations = 40, /* the paper's 5 and 10 */
         .tolerance = 1e-4f, .max_cycles = 20, .max_pcg_iterations = 1000,
         .fallback_iterations = 200};
+    d.mgpbd_cg_iterations = 20;
+    d.mgpbd_setup_interval = 20;
     return d;
 }
 
@@ -1231,6 +1233,24 @@ sinew_result sinew_body_shift_origin(sinew_body *b, const double by[3])
     return SINEW_RESULT_OK;
 }
 
+/* The solver's host work between steps (solver.h, before_step), with the
+ * step before finished; the step recorded again when it asks. */
+static sinew_result solver_before_step(sinew_body *b, const sinew_step_params *p, int can_rerecord)
+{
+    const sinew_solver_ops *ops = sinew_body_ops(b);
+    if (!ops->before_step)
+        return SINEW_RESULT_OK;
+    int again = 0;
+    sinew_result r = ops->before_step(b->state, &b->view, p, &again);
+    if (r == SINEW_RESULT_OK && again && can_rerecord) {
+        r = rerecord(b);
+        b->stats.dispatches = b->dispatches;
+        b->stats.barriers = b->barriers;
+        b->stats.bytes = b->bytes;
+    }
+    return r;
+}
+
 sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
 {
     SINEW_ASSERT(b && p);
@@ -1244,6 +1264,10 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
         return r;
     const sinew_counters before = ctx->counters;
     if ((r = sinew_body_wait(b)) != SINEW_RESULT_OK) { /* pipelined: the step before failed */
+        count_step(b, &before);
+        return r;
+    }
+    if ((r = solver_before_step(b, p, 1)) != SINEW_RESULT_OK) {
         count_step(b, &before);
         return r;
     }
@@ -1274,6 +1298,8 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
     if (ctx->lost)
         return sinew_context_refuse_lost(ctx);
     if ((r = sinew_body_settle(b)) != SINEW_RESULT_OK)
+        return r;
+    if ((r = solver_before_step(b, p, 0)) != SINEW_RESULT_OK)
         return r;
     const struct VolkDeviceTable *vk = &ctx->vk;
     const int graphics = (ctx->queue_flags & VK_QUEUE_GRAPHICS_BIT) != 0;

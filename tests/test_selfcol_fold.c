@@ -1,10 +1,12 @@
-/* The folding cloth of sinew-bench --suite selfcol as a test: a 64 x 64
+/* The folding cloth of sinew-bench --suite selfcol as a test: a 40 x 40
  * cloth hanging with waves across it falls and folds onto the ground
- * (lavapipe, validation on). After 150 steps, with self-collision no two
- * triangles sharing no vertex intersect; without it they do (the count is
- * logged for contrast). Minutes on lavapipe: a test of its own, which the
- * sanitizer run leaves out (the small scenes of test_selfcol run the same
- * host code there). */
+ * (validation on). After 150 steps, with self-collision no two triangles
+ * sharing no vertex intersect; without it they do (14 pairs on lavapipe;
+ * the counts are logged). SINEW_FOLD_SIZE and SINEW_FOLD_CAPACITY change
+ * the cloth's side and self_capacity (tools/gpu-check.sh runs the 64 x 64
+ * cloth of the benchmark too). Minutes on lavapipe (3.5 at 40 x 40, over 10
+ * at 64 x 64): a test of its own, which the sanitizer run leaves out (the
+ * small scenes of test_selfcol run the same host code there). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
@@ -12,15 +14,22 @@
 #include "prep/intersect.h"
 #include "prep/mesh.h"
 
-TestSuite(selfcol_fold, .init = gpu_setup, .fini = gpu_teardown, .timeout = 1800);
+static uint32_t env_uint(const char *name, uint32_t fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? (uint32_t)strtoul(v, NULL, 10) : fallback;
+}
 
-static uint64_t fold(const sinew_asset *a, int self, uint64_t *dropped)
+TestSuite(selfcol_fold, .init = gpu_setup, .fini = gpu_teardown, .timeout = 900);
+
+static uint64_t fold(const sinew_asset *a, uint32_t side, int self, uint64_t *dropped)
 {
     sinew_body_desc d = sinew_body_desc_default();
     d.substeps = 8;
     d.iterations = 4;
     d.self_collision = self;
-    d.self_thickness = (float)(1.0 / 63.0 / 3.0); /* a third of the edge, as the benchmark */
+    d.self_thickness = (float)(1.0 / (side - 1) / 3.0); /* a third of the edge, as the benchmark */
+    d.self_capacity = env_uint("SINEW_FOLD_CAPACITY", d.self_capacity);
     sinew_body *b;
     cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK);
     sinew_step_params p = sinew_step_params_default();
@@ -41,23 +50,24 @@ static uint64_t fold(const sinew_asset *a, int self, uint64_t *dropped)
     return rep.pairs;
 }
 
-Test(selfcol_fold, cloth_64_folds_without_intersections)
+Test(selfcol_fold, cloth_folds_without_intersections)
 {
+    const uint32_t side = env_uint("SINEW_FOLD_SIZE", 40);
     sinew_mesh m;
-    cr_assert_eq(sinew_mesh_curtain(64, &m), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_mesh_curtain(side, &m), SINEW_RESULT_OK);
     sinew_cloth_options opt = sinew_cloth_options_default();
     opt.free_parts = 1; /* nothing pinned: it falls */
     sinew_asset *a = NULL;
     cr_assert_eq(sinew_cloth_build(&m, &opt, gpu_logger(), &a, NULL), SINEW_RESULT_OK);
     sinew_mesh_free(&m);
     uint64_t dropped_off, dropped_on;
-    uint64_t off = fold(a, 0, &dropped_off);
-    uint64_t on = fold(a, 1, &dropped_on);
-    cr_log_info("64 x 64 cloth folded on the ground after 150 steps: %llu intersecting triangle pairs without "
-                "self-collision, %llu with it (%llu candidates dropped over the run)", (unsigned long long)off,
-                (unsigned long long)on, (unsigned long long)dropped_on);
-    cr_assert_gt(off, 100, "without self-collision the folds should pass through each other");
-    cr_assert_eq(on, 0);
+    uint64_t off = fold(a, side, 0, &dropped_off);
+    uint64_t on = fold(a, side, 1, &dropped_on);
+    cr_log_warn("%u x %u cloth folded on the ground after 150 steps: %llu intersecting triangle pairs without "
+                "self-collision, %llu with it (%llu candidates dropped over the run)", side, side,
+                (unsigned long long)off, (unsigned long long)on, (unsigned long long)dropped_on);
+    cr_assert_gt(off, 5, "without self-collision the folds should pass through each other");
+    cr_assert_eq(on, 0, "%llu intersecting pairs with self-collision", (unsigned long long)on);
     gpu_log_clear(); /* the capacity warning in the folds is expected */
     sinew_asset_destroy(a);
 }

@@ -54,6 +54,10 @@ cd "$build"
 # The portable-limits runs of the GPU tests (test_portable and the _portable
 # reruns) drive the same host code as the tests themselves, and the Vulkan 1.1
 # shader compiles run no host code of ours, and the 64 x 64 folding cloth
-# (minutes on lavapipe) the same host code as test_selfcol's small scenes:
-# all are left to the release run.
-ctest --output-on-failure -j "$jobs" -E '_portable$|^test_portable$|^shader_vulkan1[.]1_|^test_selfcol_fold$' "$@"
+# (minutes on lavapipe) the same host code as test_selfcol's small scenes,
+# and so do the three sinew-sim scenes of self-collision and two bodies
+# (minutes each, their host code that of the shorter tool tests and
+# test_selfcol): all are left to the release run.
+ctest --output-on-failure -j "$jobs" \
+    -E '_portable$|^test_portable$|^shader_vulkan1[.]1_|^test_selfcol_fold$|^tool_selfcol_layers_sphere$|^tool_selfcol_cgal_horizons$|^tool_sim_with_soft_block$' \
+    "$@"

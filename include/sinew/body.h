@@ -82,6 +82,25 @@ typedef enum sinew_solver {
      * cut. */
     SINEW_SOLVER_IMPLICIT_MG = 9,
     SINEW_SOLVER_IMPLICIT_PCG = 10,
+    /* MGPBD (Li et al. 2025; docs/mgpbd.md): global XPBD. Each substep, after
+     * the prediction, `iterations` outer iterations each linearise every
+     * distance constraint and every tetrahedron (as-rigid-as-possible,
+     * C = |F - R|, shear modulus from its material) at once and solve the
+     * dual system (G M^-1 G^T + alpha~) dlambda = -C - alpha~ lambda by CG
+     * (mgpbd_cg_iterations, to 1e-3) preconditioned with one V-cycle of an
+     * aggregation hierarchy, then take the step with a backtracking line
+     * search on the dual residual; contacts after the solve. Every decision
+     * inside a step is taken on the device: a step is one submit. The
+     * hierarchy is set up on the host at creation (from the rest shape
+     * uniformly dilated by 1 %, where every constraint has a gradient) and
+     * again every mgpbd_setup_interval steps from the body's state, by a
+     * submit, a read-back of the operator and a re-recording before the
+     * step; between setups the coarse operators are recomputed on the
+     * device each outer iteration. Distance compliances below 1e-9 m/N
+     * (inextensible included) are taken as 1e-9, since the dual system
+     * must stay positive definite. Assets with bending hinges or elements
+     * other than tetrahedra are refused; it cannot be cut. */
+    SINEW_SOLVER_MGPBD = 11,
 } sinew_solver;
 
 /* A solver's name as every tool spells it ("xpbd-gs", "hpbd", "implicit-mg",
@@ -222,6 +241,11 @@ typedef struct sinew_body_desc {
     int normals;
     /* IMPLICIT_MG and IMPLICIT_PCG. */
     sinew_implicit_desc implicit;
+    /* MGPBD: CG iterations per outer iteration (1..1000; it stops early at
+     * 1e-3 of the right-hand side), and the steps between the hierarchy's
+     * host setups (>= 1; the paper's 20). */
+    uint32_t mgpbd_cg_iterations;
+    uint32_t mgpbd_setup_interval;
     /* A triangle-mesh collider made on the same context (sinew/collider.h),
      * or NULL. The body keeps it alive; step params place it. */
     sinew_collider *collider;

@@ -167,6 +167,7 @@
 #define SINEW_AMG_S_TARGET 15    /* the line search's |b| to beat */
 #define SINEW_AMG_S_HISTORY_COUNT 16 /* batches written into S_HISTORY */
 #define SINEW_AMG_S_REPORT 17    /* the scalars above: what the host reads */
+#define SINEW_AMG_S_FIRST 18     /* |b|^2 at the first outer iteration of a body's substep (the residual's base) */
 #define SINEW_AMG_S_RHO 20       /* [SINEW_AMG_MAX_LEVELS]: each level's rho(D^-1 A), safety included */
 #define SINEW_AMG_S_POWER 32     /* the power iteration's |y|^2_{D^-1} and y.e */
 #define SINEW_AMG_S_HISTORY 36   /* [SINEW_AMG_HISTORY]: CG's |r| / |b| after each batch */

@@ -18,14 +18,13 @@
  * the coarse space must represent (the MGPBD paper's observation that the
  * near kernel of A improves the coarse space).
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "amg.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/log.h"
 
 #define NONE UINT32_MAX
@@ -133,12 +132,7 @@ static sinew_result check_input(const sinew_csr *A, const sinew_logger *lg)
 
 /* ------------------------------------------------------------ setup steps */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+static double now_ms(void) { return sinew_host_ms(); }
 
 /* A fixed pseudo-random value in [-1, 1) for index i (splitmix64), so the
  * Lanczos iteration starts the same way every time and on every machine. */

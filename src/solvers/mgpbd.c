@@ -181,7 +181,7 @@ sinew_result sinew_mgpbd_create(sinew_context *ctx, const sinew_asset *a, const 
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
                           "the asset has no %s for MGPBD", desc->tets && desc->distances ? "distance constraints or tetrahedra"
                                                             : desc->tets ? "tetrahedra" : "distance constraints");
-    if (d && !(desc->distance_compliance > 0.0 && isfinite(desc->distance_compliance)))
+    if (d && !desc->distance_compliances && !(desc->distance_compliance > 0.0 && isfinite(desc->distance_compliance)))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
                           "distance_compliance is %g; MGPBD's dual system needs it > 0 and finite",
                           desc->distance_compliance);
@@ -213,7 +213,13 @@ sinew_result sinew_mgpbd_create(sinew_context *ctx, const sinew_asset *a, const 
         uint32_t v[4] = {D->a, D->b, SINEW_AMG_NONE, SINEW_AMG_NONE};
         memcpy(&cons[4 * c], v, sizeof v);
         rest[12 * c] = D->rest;
-        rest[12 * c + 1] = (float)desc->distance_compliance;
+        rest[12 * c + 1] = desc->distance_compliances ? desc->distance_compliances[c] : (float)desc->distance_compliance;
+        if (!(rest[12 * c + 1] > 0.0f && isfinite(rest[12 * c + 1]))) {
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
+                           "distance constraint %u has compliance %g; MGPBD's dual system needs it > 0 and finite", c,
+                           (double)rest[12 * c + 1]);
+            goto done;
+        }
     }
     if (d)
         for (uint32_t k = 0; k < a->colour_count; k++)

@@ -60,6 +60,9 @@ typedef struct sinew_mgpbd_desc {
     int distances;                /* its distance constraints */
     int tets;                     /* its tetrahedra, as-rigid-as-possible: C = |F - R|_F */
     double distance_compliance;   /* m/N (> 0: the dual system must stay positive definite) */
+    /* Each distance constraint's compliance (m/N, > 0; the asset's order),
+     * borrowed for sinew_mgpbd_create only; NULL: distance_compliance for all. */
+    const float *distance_compliances;
     double shear_modulus;         /* Pa; 0: each tetrahedron's material's (mu = E / (2 (1 + nu))) */
     /* The solve. */
     sinew_amg_options amg;
@@ -203,6 +206,34 @@ typedef struct sinew_mgpbd_step_stats {
  * iterations until |b| <= desc.tolerance |b_0|, desc.time_budget_ms has
  * passed or desc.max_iterations, then v = (x - prev) / h. */
 sinew_result sinew_mgpbd_solve_step(sinew_mgpbd *s, float h, const float gravity[3], sinew_mgpbd_step_stats *st);
+
+/* ------------------------------------------------------------ inside a body's step */
+
+/* The solver's positions (n vec4s: xyz and the inverse mass), which a body
+ * copies its own into before record_substep and back after. */
+sinew_buffer *sinew_mgpbd_positions(sinew_mgpbd *s);
+/* Sets the hierarchy up afresh from the operator at positions `pos` (n vec4s
+ * on the device, e.g. a body's, copied in) and step size h: one submit and
+ * the finest operator read back. */
+sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, float h);
+/* Records into r (an open recorder of the caller's command buffer, whose
+ * sets it binds: the caller binds its own again after) one substep's solve
+ * with step size h on the solver's positions: lambda = 0, then `iterations`
+ * outer iterations as the lazy ones of sinew_mgpbd_iterate (assembly, the
+ * coarse operators from the kept prolongators, rho, CG and the line search),
+ * nothing decided on the host. Needs a hierarchy (sinew_mgpbd_setup_from);
+ * recorded again after each setup, which replaces the buffers it names. */
+void sinew_mgpbd_record_substep(sinew_mgpbd *s, sinew_recorder *r, float h, uint32_t iterations);
+/* Records into r (binding the solver's sets) the evaluation of |b| at the
+ * solver's positions and multipliers, and copies |b|^2 there and at the
+ * first outer iteration of the last substep recorded into two floats of
+ * dst at offset: a body's residual partial (their ratio's root is the
+ * relative dual residual). */
+void sinew_mgpbd_record_residual(sinew_mgpbd *s, sinew_recorder *r, float h, sinew_buffer *dst, VkDeviceSize offset);
+/* After such steps: the dual residual |b| when the last outer iteration
+ * began and after its step, and whether CG found the V-cycle indefinite in
+ * it (the hierarchy wants a setup). Reads SINEW_AMG_S_REPORT scalars. */
+sinew_result sinew_mgpbd_read_outcome(sinew_mgpbd *s, double *before, double *after, int *indefinite);
 
 /* ------------------------------------------------------------ the linear solve alone */
 

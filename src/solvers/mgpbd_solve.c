@@ -897,6 +897,85 @@ sinew_result sinew_mgpbd_solve_step(sinew_mgpbd *s, float h, const float gravity
     return r;
 }
 
+/* ---------------------------------------------------------------- inside a body's step */
+
+sinew_buffer *sinew_mgpbd_positions(sinew_mgpbd *s) { return &s->body[SINEW_BIND_POS]; }
+
+sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, float h)
+{
+    sinew_result r = check_h(s, h);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_recorder rec;
+    s->gate = 0;
+    sinew_workspace_begin(&rec, s->ctx, &s->ws);
+    sinew_record_copy(&rec, pos, 0, &s->body[SINEW_BIND_POS], 0, 16ull * s->n);
+    record_eval(s, &rec, h, SINEW_AMG_S_BB);
+    GpuAmgPush p = push(s->m, 0);
+    p.a = 1.0f / (h * h);
+    run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
+    r = sinew_mgpbd_submit(s, &rec);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_mgpbd_setup(s);
+    return r;
+}
+
+void sinew_mgpbd_record_substep(sinew_mgpbd *s, sinew_recorder *r, float h, uint32_t iterations)
+{
+    const sinew_mgpbd_desc *d = &s->desc;
+    const int amg = d->precond == SINEW_MGPBD_PRECOND_AMG;
+    SINEW_ASSERT(h > 0.0f && (s->have_setup || !amg));
+    sinew_bindings_bind(s->ctx, r->cmd, &s->ws.own);
+    s->gate = 0;
+    vec(s, r, SINEW_AMG_VEC_ZERO, s->m, 0, s->lambda, 0.0f);
+    for (uint32_t k = 0; k < iterations; k++) {
+        s->gate = 0;
+        record_eval(s, r, h, SINEW_AMG_S_BB0);
+        if (k == 0)
+            vec(s, r, SINEW_AMG_VEC_COPY, 1, s->scalars + SINEW_AMG_S_BB0, s->scalars + SINEW_AMG_S_FIRST, 0.0f);
+        GpuAmgPush p = push(s->m, 0);
+        p.a = 1.0f / (h * h);
+        run(r, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
+        if (amg) {
+            record_galerkin(s, r);
+            if (d->rho == SINEW_MGPBD_RHO_DEVICE)
+                record_rho(s, r);
+        }
+        record_pcg(s, r, d->pcg_tolerance, d->pcg_iterations, d->pcg_batch, amg);
+        record_line_search(s, r, h, amg);
+    }
+    s->gate = 0;
+}
+
+/* A scalar's word into dst at offset (chunked images: the scalars may
+ * straddle two storage buffers). */
+static void copy_scalar(sinew_mgpbd *s, sinew_recorder *r, uint32_t slot, sinew_buffer *dst, VkDeviceSize offset)
+{
+    const uint64_t word = (uint64_t)s->scalars + slot, per = 1ull << s->chunk_shift;
+    sinew_record_copy(r, &s->own[SINEW_AMG_BIND_REAL + (uint32_t)(word / per)], 4 * (word % per), dst, offset, 4);
+}
+
+void sinew_mgpbd_record_residual(sinew_mgpbd *s, sinew_recorder *r, float h, sinew_buffer *dst, VkDeviceSize offset)
+{
+    sinew_bindings_bind(s->ctx, r->cmd, &s->ws.own);
+    s->gate = 0;
+    record_eval(s, r, h, SINEW_AMG_S_BB);
+    copy_scalar(s, r, SINEW_AMG_S_BB, dst, offset);
+    copy_scalar(s, r, SINEW_AMG_S_FIRST, dst, offset + 4);
+}
+
+sinew_result sinew_mgpbd_read_outcome(sinew_mgpbd *s, double *before, double *after, int *indefinite)
+{
+    float sc[SINEW_AMG_S_REPORT];
+    sinew_result r = read_scalars(s, sc, SINEW_AMG_S_REPORT);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    *before = sqrt((double)sc[SINEW_AMG_S_BB0]);
+    *after = sc[SINEW_AMG_S_AFTER];
+    *indefinite = sc[SINEW_AMG_S_INDEFINITE] != 0.0f;
+    return SINEW_RESULT_OK;
+}
+
 sinew_result sinew_mgpbd_profile_iteration(sinew_mgpbd *s, float h, sinew_mgpbd_profile *out)
 {
     memset(out, 0, sizeof *out);

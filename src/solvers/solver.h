@@ -123,6 +123,12 @@ typedef struct sinew_solver_ops {
      * (0). NULL: nothing to follow. */
     sinew_result (*moved)(void *state, const sinew_body_view *v, uint32_t first, uint32_t count,
                           const float *xyzw, int teleport);
+    /* Before each step is submitted (sinew_body_step) or recorded
+     * (sinew_body_record_step), with its parameters, the step before
+     * finished: host work between steps (MGPBD's hierarchy setups). Sets
+     * *rerecord when the body's recorded step no longer fits (buffers or
+     * constants recorded in it changed). NULL: nothing. */
+    sinew_result (*before_step)(void *state, const sinew_body_view *v, const sinew_step_params *p, int *rerecord);
     /* The step was rolled back (NULL: nothing to follow). */
     void (*rolled_back)(void *state);
     /* Checkpoints: the solver's parts (NULL: none), and what a loaded
@@ -158,5 +164,6 @@ int sinew_distance_incidence(uint32_t n, uint32_t count, const GpuDistance *d, u
 extern const sinew_solver_ops sinew_pbd_ops;      /* pbd.c: XPBD, GPBD, HPBD */
 extern const sinew_solver_ops sinew_pd_ops;       /* pd.c */
 extern const sinew_solver_ops sinew_implicit_ops; /* implicit.c */
+extern const sinew_solver_ops sinew_mgpbd_ops;    /* mgpbd_body.c */
 
 #endif

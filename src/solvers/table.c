@@ -17,6 +17,7 @@ static const sinew_solver_row rows[] = {
     {SINEW_SOLVER_PD_CHEBYSHEV, "pd-chebyshev", "PD Chebyshev", &sinew_pd_ops},
     {SINEW_SOLVER_IMPLICIT_MG, "implicit-mg", "implicit, constrainable multigrid", &sinew_implicit_ops},
     {SINEW_SOLVER_IMPLICIT_PCG, "implicit-pcg", "implicit, modified PCG", &sinew_implicit_ops},
+    {SINEW_SOLVER_MGPBD, "mgpbd", "MGPBD, multigrid-preconditioned global XPBD", &sinew_mgpbd_ops},
 };
 #define ROW_COUNT (sizeof rows / sizeof rows[0])
 
@@ -46,8 +47,8 @@ sinew_result sinew_solver_check_fit(const sinew_context *ctx, const sinew_asset 
     const sinew_logger *lg = &ctx->logger;
     if (a->element_count && !elements)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "the asset has %u finite elements, which only the GPBD solvers simulate "
-                          "(SINEW_SOLVER_GPBD_GAUSS_SEIDEL or SINEW_SOLVER_GPBD_JACOBI)", a->element_count);
+                          "the asset has %u finite elements, which only the GPBD solvers and MGPBD simulate "
+                          "(SINEW_SOLVER_GPBD_GAUSS_SEIDEL, SINEW_SOLVER_GPBD_JACOBI or SINEW_SOLVER_MGPBD)", a->element_count);
     if (d->sweep_order == SINEW_SWEEP_ALTERNATING && !gauss_seidel)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "alternating sweeps need a Gauss-Seidel solver (XPBD_GAUSS_SEIDEL, GPBD_GAUSS_SEIDEL or "

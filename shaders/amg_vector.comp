@@ -19,7 +19,7 @@
 //                   y^T D^-1 y)
 // and, one invocation each, the decisions the host took between submits
 // before (shared/layout.h has each mode's rule):
-//   SET, RHO, CG_CHECK, LS_BEGIN, LS_CHECK, LS_FAIL
+//   SET, RHO, CG_CHECK, LS_BEGIN, LS_CHECK, LS_FAIL, FALLBACK
 // rz is scalar SINEW_AMG_S_RZ + pc.slot, rz_new SINEW_AMG_S_RZ + 1 - pc.slot
 // (PCG's iterations alternate). The smoothers' coefficients come from the
 // host for rho = 1 (Chebyshev: Saad's recurrence with Jacobi
@@ -47,7 +47,13 @@ void decide(uint mode)
             amg_set_scalar(SINEW_AMG_S_HISTORY + h, bb > 0.0 ? sqrt(rr / bb) : 0.0);
             amg_set_scalar(SINEW_AMG_S_HISTORY_COUNT, float(h + 1u));
         }
-        if (rr <= pc.a * bb || !(rr == rr) || amg_scalar(SINEW_AMG_S_INDEFINITE) != 0.0)
+        // CG at its tolerance: a breakdown of its own (rz < 0 or p.Ap <= 0
+        // at round-off, once r is tiny) is no sign of an indefinite
+        // V-cycle; a coarse operator's diagonal <= 0 still is
+        bool converged = rr <= pc.a * bb;
+        if (converged && amg_scalar(SINEW_AMG_S_COARSE_DIAGONAL) == 0.0)
+            amg_set_scalar(SINEW_AMG_S_INDEFINITE, 0.0);
+        if (converged || !(rr == rr) || amg_scalar(SINEW_AMG_S_INDEFINITE) != 0.0)
             amg_set_scalar(SINEW_AMG_S_CG_OPEN, 0.0);
     } else if (mode == SINEW_AMG_VEC_LS_BEGIN) {
         float rr = amg_scalar(SINEW_AMG_S_RR_END);
@@ -61,6 +67,14 @@ void decide(uint mode)
         if (pc.b < 0.0 || bb < pc.b * pc.b * amg_scalar(pc.slot)) {
             amg_set_scalar(SINEW_AMG_S_STEP, pc.a);
             amg_set_scalar(SINEW_AMG_S_LS_OPEN, 0.0);
+        }
+    } else if (mode == SINEW_AMG_VEC_FALLBACK) {
+        bool redo = amg_scalar(SINEW_AMG_S_INDEFINITE) != 0.0;
+        amg_set_scalar(SINEW_AMG_S_CG_OPEN, redo ? 1.0 : 0.0);
+        if (redo) {
+            amg_set_scalar(SINEW_AMG_S_INDEFINITE, 0.0);
+            amg_set_scalar(SINEW_AMG_S_COARSE_DIAGONAL, 0.0);
+            amg_set_scalar(SINEW_AMG_S_FALLBACKS, amg_scalar(SINEW_AMG_S_FALLBACKS) + 1.0);
         }
     } else if (mode == SINEW_AMG_VEC_LS_FAIL) {
         amg_set_scalar(SINEW_AMG_S_STEP, 0.0);
@@ -117,7 +131,7 @@ void main()
         amg_set(pc.x + i, pc.b != 0.0 ? amg_r(pc.x + i) + d : d);
     } else if (mode == SINEW_AMG_VEC_PCG_UPDATE) {
         float rz = amg_scalar(SINEW_AMG_S_RZ + pc.slot), pq = amg_scalar(SINEW_AMG_S_PQ);
-        float alpha = pq > 0.0 ? rz / pq : 0.0;
+        float alpha = rz > 0.0 && pq > 0.0 ? rz / pq : 0.0;
         if (i == 0u && (rz < 0.0 || (rz > 0.0 && !(pq > 0.0)))) // A or the V-cycle is not positive definite
             amg_set(amg_head(SINEW_AMG_SCALARS) + SINEW_AMG_S_INDEFINITE, 1.0);
         amg_add(pc.x + i, alpha * amg_r(pc.z + i));

@@ -54,12 +54,12 @@ sinew_result sinew_body_cut(sinew_body *b, const uint32_t *pairs, uint32_t pair_
     const uint32_t n = b->particle_count;
     if (cut)
         *cut = 0;
-    if (b->element_count)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_UNSUPPORTED, "body", "%s: a body with finite elements (GPBD) cannot "
-                          "be cut", b->name);
     const sinew_solver_ops *ops = sinew_body_ops(b);
     if (ops->uncuttable)
         return sinew_fail(lg, SINEW_RESULT_ERROR_UNSUPPORTED, "body", "%s: %s", b->name, ops->uncuttable);
+    if (b->element_count)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_UNSUPPORTED, "body", "%s: a body with finite elements (GPBD) cannot "
+                          "be cut", b->name);
     for (uint32_t k = 0; k < pair_count; k++)
         if (pairs[2 * k] >= n || pairs[2 * k + 1] >= n)
             return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "%s: cut pair %u (%u, %u): particle "

@@ -213,15 +213,18 @@ sinew_result sinew_mgpbd_solve_step(sinew_mgpbd *s, float h, const float gravity
  * copies its own into before record_substep and back after. */
 sinew_buffer *sinew_mgpbd_positions(sinew_mgpbd *s);
 /* Sets the hierarchy up afresh from the operator at positions `pos` (n vec4s
- * on the device, e.g. a body's, copied in) and step size h: one submit and
- * the finest operator read back. */
+ * on the device, e.g. a body's, copied in; or the solver's own, as
+ * sinew_mgpbd_set_state left them) and step size h: one submit and the
+ * finest operator read back. */
 sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, float h);
 /* Records into r (an open recorder of the caller's command buffer, whose
  * sets it binds: the caller binds its own again after) one substep's solve
  * with step size h on the solver's positions: lambda = 0, then `iterations`
  * outer iterations as the lazy ones of sinew_mgpbd_iterate (assembly, the
  * coarse operators from the kept prolongators, rho, CG and the line search),
- * nothing decided on the host. Needs a hierarchy (sinew_mgpbd_setup_from);
+ * nothing decided on the host: where sinew_mgpbd_iterate would set up afresh
+ * (CG found the V-cycle indefinite), CG runs again with the Jacobi
+ * preconditioner (skipped by the device otherwise). Needs a hierarchy (sinew_mgpbd_setup_from);
  * recorded again after each setup, which replaces the buffers it names. */
 void sinew_mgpbd_record_substep(sinew_mgpbd *s, sinew_recorder *r, float h, uint32_t iterations);
 /* Records into r (binding the solver's sets) the evaluation of |b| at the
@@ -230,10 +233,10 @@ void sinew_mgpbd_record_substep(sinew_mgpbd *s, sinew_recorder *r, float h, uint
  * dst at offset: a body's residual partial (their ratio's root is the
  * relative dual residual). */
 void sinew_mgpbd_record_residual(sinew_mgpbd *s, sinew_recorder *r, float h, sinew_buffer *dst, VkDeviceSize offset);
-/* After such steps: the dual residual |b| when the last outer iteration
- * began and after its step, and whether CG found the V-cycle indefinite in
- * it (the hierarchy wants a setup). Reads SINEW_AMG_S_REPORT scalars. */
-sinew_result sinew_mgpbd_read_outcome(sinew_mgpbd *s, double *before, double *after, int *indefinite);
+/* CG solves of body steps redone with the Jacobi preconditioner because the
+ * kept hierarchy's V-cycle was found indefinite (a setup leaves the count;
+ * the solver's life), read back. */
+sinew_result sinew_mgpbd_read_fallbacks(sinew_mgpbd *s, uint32_t *fallbacks);
 
 /* ------------------------------------------------------------ the linear solve alone */
 

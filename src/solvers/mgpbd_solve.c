@@ -909,7 +909,8 @@ sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, flo
     sinew_recorder rec;
     s->gate = 0;
     sinew_workspace_begin(&rec, s->ctx, &s->ws);
-    sinew_record_copy(&rec, pos, 0, &s->body[SINEW_BIND_POS], 0, 16ull * s->n);
+    if (pos != &s->body[SINEW_BIND_POS])
+        sinew_record_copy(&rec, pos, 0, &s->body[SINEW_BIND_POS], 0, 16ull * s->n);
     record_eval(s, &rec, h, SINEW_AMG_S_BB);
     GpuAmgPush p = push(s->m, 0);
     p.a = 1.0f / (h * h);
@@ -918,6 +919,29 @@ sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, flo
     if (r == SINEW_RESULT_OK)
         r = sinew_mgpbd_setup(s);
     return r;
+}
+
+/* A body's step cannot set up afresh when CG finds the lazily kept
+ * hierarchy indefinite (the host is not there): CG again from x = 0 with the
+ * Jacobi preconditioner, behind CG's gate, which amg_vector's FALLBACK opens
+ * only then. Never skipped when the device has no conditional rendering
+ * (each kernel then checks the gate and returns). */
+static void record_fallback(sinew_mgpbd *s, sinew_recorder *r)
+{
+    const sinew_mgpbd_desc *d = &s->desc;
+    const sinew_mgpbd_precond keep = s->desc.precond;
+    s->gate = 0;
+    decide(s, r, SINEW_AMG_VEC_FALLBACK, 0, 0.0f, 0.0f);
+    s->desc.precond = SINEW_MGPBD_PRECOND_JACOBI;
+    begin_gated(s, r, SINEW_AMG_S_CG_OPEN);
+    vec(s, r, SINEW_AMG_VEC_ZERO, s->m, 0, s->vx, 0.0f);
+    vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vb, s->vr, 0.0f);
+    precondition(s, r, s->vr, s->vz);
+    vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vz, s->vp, 0.0f);
+    dot(s, r, s->m, s->vr, s->vz, SINEW_AMG_S_RZ);
+    end_gated(s, r);
+    record_pcg_iterations(s, r, d->pcg_tolerance, 0, d->pcg_iterations, d->pcg_iterations, d->pcg_batch);
+    s->desc.precond = keep;
 }
 
 void sinew_mgpbd_record_substep(sinew_mgpbd *s, sinew_recorder *r, float h, uint32_t iterations)
@@ -942,6 +966,8 @@ void sinew_mgpbd_record_substep(sinew_mgpbd *s, sinew_recorder *r, float h, uint
                 record_rho(s, r);
         }
         record_pcg(s, r, d->pcg_tolerance, d->pcg_iterations, d->pcg_batch, amg);
+        if (amg)
+            record_fallback(s, r);
         record_line_search(s, r, h, amg);
     }
     s->gate = 0;
@@ -964,16 +990,12 @@ void sinew_mgpbd_record_residual(sinew_mgpbd *s, sinew_recorder *r, float h, sin
     copy_scalar(s, r, SINEW_AMG_S_FIRST, dst, offset + 4);
 }
 
-sinew_result sinew_mgpbd_read_outcome(sinew_mgpbd *s, double *before, double *after, int *indefinite)
+sinew_result sinew_mgpbd_read_fallbacks(sinew_mgpbd *s, uint32_t *fallbacks)
 {
-    float sc[SINEW_AMG_S_REPORT];
-    sinew_result r = read_scalars(s, sc, SINEW_AMG_S_REPORT);
-    if (r != SINEW_RESULT_OK)
-        return r;
-    *before = sqrt((double)sc[SINEW_AMG_S_BB0]);
-    *after = sc[SINEW_AMG_S_AFTER];
-    *indefinite = sc[SINEW_AMG_S_INDEFINITE] != 0.0f;
-    return SINEW_RESULT_OK;
+    float f = 0.0f;
+    sinew_result r = read_scalars_at(s, SINEW_AMG_S_FALLBACKS, &f, 1);
+    *fallbacks = (uint32_t)f;
+    return r;
 }
 
 sinew_result sinew_mgpbd_profile_iteration(sinew_mgpbd *s, float h, sinew_mgpbd_profile *out)

@@ -648,6 +648,8 @@ static uint64_t device_memory(const sinew_body *b, uint32_t *allocations)
             first = held[j]->block != held[i]->block;
         *allocations += (uint32_t)first;
     }
+    if (b->state && sinew_body_ops(b)->memory)
+        bytes += sinew_body_ops(b)->memory(b->state, allocations);
     return bytes;
 }
 
@@ -1247,6 +1249,7 @@ static sinew_result solver_before_step(sinew_body *b, const sinew_step_params *p
         b->stats.dispatches = b->dispatches;
         b->stats.barriers = b->barriers;
         b->stats.bytes = b->bytes;
+        b->stats.device_memory = device_memory(b, &b->stats.device_allocations);
     }
     return r;
 }

@@ -254,6 +254,28 @@ set_tests_properties(tool_cgal_soft_sphere_lands PROPERTIES LABELS gpu SKIP_RETU
   PASS_REGULAR_EXPRESSION "stable: every step passed.*inverted tets +0 last step"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
 
+# MGPBD as a body's solver (sinew-sim --solver mgpbd), validation on: CGAL's
+# sphere tetrahedralised by TetGen falls onto the ground, every step healthy,
+# the dual residual in --log's residual column; a cloth of distance
+# constraints (no bending) pinned at two corners hangs.
+add_test(NAME tool_sim_mgpbd_sphere_lands
+  COMMAND sh -c "d=\${SINEW_CGAL_DATA:-}/meshes; [ -f \"$d/sphere.off\" ] && command -v tetgen >/dev/null || exit 77; \
+'${PREP}' \"$d/sphere.off\" --tetrahedralise --max-volume 0.005 --scale 0.3 --translate 0,0.35,0 \
+  -o '${OUT}/mgpbd-sphere.snw' && \
+'${SIM}' '${OUT}/mgpbd-sphere.snw' --solver mgpbd --frames 30 --substeps 4 --iterations 2 --setup-interval 10 \
+  --log '${OUT}/mgpbd-sphere.csv' --validation -o '${OUT}/mgpbd-sphere' && \
+  head -n 1 '${OUT}/mgpbd-sphere.csv' | grep -q 'residual' && test $(wc -l < '${OUT}/mgpbd-sphere.csv') -eq 31")
+set_tests_properties(tool_sim_mgpbd_sphere_lands PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "stable: every step passed.*inverted tets +0 last step.*residual +[0-9.e-]+ last step"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
+add_test(NAME tool_sim_mgpbd_cloth_hangs
+  COMMAND sh -c "'${PREP}' --grid 12x12 --no-bending --pin-corners -q -o '${OUT}/mgpbd-cloth.snw' && \
+'${SIM}' '${OUT}/mgpbd-cloth.snw' --solver mgpbd --frames 20 --substeps 2 --iterations 2 --validation \
+  --check-strain 0.05 -o '${OUT}/mgpbd-cloth'")
+set_tests_properties(tool_sim_mgpbd_cloth_hangs PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "check +passed"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
+
 # The GPU benchmark suite's every scene, solver and sweep on tiny sizes, with
 # validation on: the suite is ready for a real GPU.
 if(TARGET sinew-bench)

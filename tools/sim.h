@@ -11,6 +11,7 @@ enum { MATERIAL_UNSET = -1 };
 typedef struct options {
     const char *asset_path, *out_dir, *device, *checkpoint, *resume, *json, *log;
     unsigned frames, every, substeps, iterations, checkpoint_every, newton, cells, seed, level_iterations, cut_frame;
+    unsigned cg_iterations, setup_interval; /* MGPBD */
     double cut_y;
     int cut_set, sweep, sweep_layout;
     sinew_solver solver;

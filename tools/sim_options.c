@@ -109,6 +109,8 @@ int sim_parse(int argc, char **argv, options *o)
     o->max_inverted = bd.max_inverted;
     o->max_volume_error = bd.max_volume_error;
     o->newton = bd.newton_iterations;
+    o->cg_iterations = bd.mgpbd_cg_iterations;
+    o->setup_interval = bd.mgpbd_setup_interval;
     o->newton_tol = bd.newton_tolerance;
     o->level_iterations = bd.level_iterations;
     o->picture[0] = 960;
@@ -163,6 +165,10 @@ int sim_parse(int argc, char **argv, options *o)
          .given = &o->cut_set},
         {"--cut-frame", NULL, CLI_UINT, &o->cut_frame, "F", "... before step F (default 1)", .min = 1,
          .max = 10000000},
+        {"--cg-iterations", NULL, CLI_UINT, &o->cg_iterations, "N",
+         "MGPBD: at most N CG iterations per outer iteration (default 20)", .min = 1, .max = 1000},
+        {"--setup-interval", NULL, CLI_UINT, &o->setup_interval, "N",
+         "MGPBD: steps between the multigrid hierarchy's host setups (default 20)", .min = 1, .max = 1000000},
         {"--newton", NULL, CLI_UINT, &o->newton, "N",
          "GPBD: at most N Newton iterations per element update (default 20)", .min = 1, .max = 1000},
         {"--newton-tol", NULL, CLI_DOUBLE, &o->newton_tol, "T",

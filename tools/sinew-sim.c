@@ -524,6 +524,8 @@ static int create_body(const options *o, sim *s)
     bd.max_volume_error = (float)o->max_volume_error;
     bd.newton_iterations = o->newton;
     bd.newton_tolerance = (float)o->newton_tol;
+    bd.mgpbd_cg_iterations = o->cg_iterations;
+    bd.mgpbd_setup_interval = o->setup_interval;
     bd.level_iterations = o->level_iterations;
     bd.sweep_order = (sinew_sweep_order)o->sweep;
     bd.sweep_layout = (sinew_sweep_layout)o->sweep_layout;
@@ -1173,12 +1175,20 @@ static int report(const options *o, const sim *s, const tally *t)
         printf("\n  material        %s, E %g Pa, nu %g, %g kg/m^3\n",
                mat0.model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN ? "stable neo-Hookean" : "neo-Hookean",
                (double)mat0.youngs_modulus, (double)mat0.poisson_ratio, (double)mat0.density);
-        printf("  solver          %s, %u substeps x %u iterations, Newton <= %u (tolerance %g), %u dispatches per step\n",
-               sinew_solver_label(o->solver), o->substeps, o->iterations, o->newton, o->newton_tol, st.dispatches);
+        if (o->solver == SINEW_SOLVER_MGPBD)
+            printf("  solver          %s, %u substeps x %u outer iterations, CG <= %u, a hierarchy setup every %u "
+                   "steps, %u dispatches per step\n",
+                   sinew_solver_label(o->solver), o->substeps, o->iterations, o->cg_iterations, o->setup_interval,
+                   st.dispatches);
+        else
+            printf("  solver          %s, %u substeps x %u iterations, Newton <= %u (tolerance %g), %u dispatches "
+                   "per step\n",
+                   sinew_solver_label(o->solver), o->substeps, o->iterations, o->newton, o->newton_tol, st.dispatches);
         printf("  steps           %u of %.4g s (%u asked), gravity %g m/s^2, %s\n", steps, o->dt, o->frames,
                o->gravity, s->p.ground ? "ground" : "no ground");
-        printf("  Newton          %.2f iterations per element update on average, %.2f in the last step "
-               "(bound %u)\n", newton_mean, newton_last, o->newton);
+        if (o->solver != SINEW_SOLVER_MGPBD)
+            printf("  Newton          %.2f iterations per element update on average, %.2f in the last step "
+                   "(bound %u)\n", newton_mean, newton_last, o->newton);
         soft_stability(o, t, &st);
     } else {
         printf("  solver          %s, %u substeps x %u iterations, %u dispatches per step\n",
@@ -1253,7 +1263,11 @@ static int report(const options *o, const sim *s, const tally *t)
                "constraint, short edges included)\n",
                100.0 * st.max_strain, 100.0 * t->worst_strain, 100.0 * st.rms_strain);
     }
-    if (t->residual >= 0 || isnan(t->worst_residual))
+    if ((t->residual >= 0 || isnan(t->worst_residual)) && o->solver == SINEW_SOLVER_MGPBD)
+        printf("  residual        %.3g last step, %.3g worst step (the dual residual |b| after the last outer "
+               "iteration over its value at the first, in the step's last substep)\n",
+               t->residual, t->worst_residual);
+    else if (t->residual >= 0 || isnan(t->worst_residual))
         printf("  residual        %.3g last step, %.3g worst step (RMS of the solver's system at the end of each "
                "step's iterations: strain and radians; 0 solved exactly)\n",
                t->residual, t->worst_residual);

@@ -65,6 +65,23 @@ uint64_t sinew_mgpbd_device_bytes(const sinew_mgpbd *s)
     return b;
 }
 
+uint32_t sinew_mgpbd_allocations(const sinew_mgpbd *s)
+{
+    const sinew_buffer *held[SINEW_BODY_BINDINGS + SINEW_AMG_BINDINGS];
+    uint32_t count = 0, allocations = 0;
+    for (int i = 0; i < SINEW_BODY_BINDINGS; i++)
+        held[count++] = &s->body[i];
+    for (int i = 0; i < SINEW_AMG_BINDINGS; i++)
+        held[count++] = &s->own[i];
+    for (uint32_t i = 0; i < count; i++) {
+        int first = held[i]->block != NULL;
+        for (uint32_t j = 0; j < i && first; j++)
+            first = held[j]->block != held[i]->block;
+        allocations += (uint32_t)first;
+    }
+    return allocations;
+}
+
 void sinew_mgpbd_destroy(sinew_mgpbd *s)
 {
     if (!s)

@@ -127,6 +127,8 @@ const sinew_amg *sinew_mgpbd_amg(const sinew_mgpbd *s);
 uint32_t sinew_mgpbd_real_chunks(const sinew_mgpbd *s);
 /* Bytes of device memory the solver holds now. */
 uint64_t sinew_mgpbd_device_bytes(const sinew_mgpbd *s);
+/* Memory allocations its buffers are bound into. */
+uint32_t sinew_mgpbd_allocations(const sinew_mgpbd *s);
 
 /* What the solver has asked of the device since its creation: command
  * buffers submitted (each waited for), the dispatches and barriers recorded

@@ -137,6 +137,13 @@ static const sinew_buffer *buffers(const void *state, uint32_t *count)
     return NULL;
 }
 
+static uint64_t memory(const void *state, uint32_t *allocations)
+{
+    const body_mgpbd *s = state;
+    *allocations += sinew_mgpbd_allocations(s->mg);
+    return sinew_mgpbd_device_bytes(s->mg);
+}
+
 static void bound(void *state, const sinew_bindings *bindings) { ((body_mgpbd *)state)->bindings = bindings; }
 
 /* Per substep: the prediction's end, the solve's, the contacts'. */
@@ -199,6 +206,7 @@ const sinew_solver_ops sinew_mgpbd_ops = {
     .create = create,
     .destroy = destroy,
     .buffers = buffers,
+    .memory = memory,
     .bound = bound,
     .timestamps = timestamps,
     .record_solve = record_solve,

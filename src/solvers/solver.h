@@ -82,6 +82,9 @@ typedef struct sinew_solver_ops {
     void (*destroy)(void *state, sinew_context *ctx);
     /* The solver's set-1 buffers (owned by the solver), *count of them. */
     const sinew_buffer *(*buffers)(const void *state, uint32_t *count);
+    /* Device memory the solver holds outside its set-1 buffers (bytes; its
+     * allocations added to *allocations). NULL: none. */
+    uint64_t (*memory)(const void *state, uint32_t *allocations);
     /* The body's descriptor sets are made (NULL: the solver needs no note). */
     void (*bound)(void *state, const sinew_bindings *bindings);
     /* Timestamps record_solve writes per substep at most. */

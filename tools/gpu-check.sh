@@ -2,17 +2,18 @@
 # sinew on a real GPU in one command (docs/benchmarks/README.md, "On a GPU machine").
 #
 #   tools/gpu-check.sh prepare
-#       here, on Debian 12: builds build-gpu/ (release, no debug information)
-#       and downloads into .gl/ the Debian packages the binaries need on a
+#       here, on Debian 12: builds build-gpu/ (release, no debug information),
+#       packs what travels into gpu-carry.tar.xz (the executables stripped,
+#       with .gl/) and downloads into .gl/ the Debian packages the binaries need on a
 #       machine that has an NVIDIA driver and nothing else (the Vulkan loader,
 #       the validation layers, Criterion and the libraries the tools link),
 #       with CGAL's models and TetGen for the tests that read them.
 #   tools/gpu-check.sh run [OUT] [SECONDS] ["SUITE ..."]
-#       there, in the repository root, with build-gpu and .gl carried: every
+#       there, in the repository root, gpu-carry.tar.xz carried and unpacked: every
 #       benchmark suite at GPU sizes, one after another, then the GPU tests
 #       with validation (synchronization validation included), six executables
 #       at a time, in about SECONDS (default 450) all together; the suites
-#       named (default: clusters selfcol gpu gpbd hpbd pd implicit collider mgpbd; overlap on request)
+#       named (default: clusters selfcol gpu gpbd hpbd pd implicit collider mgpbd; overlap and stiff on request)
 #       or none (""); SINEW_GPU_TESTS="test_memory ..." runs only those tests. Writes
 #       OUT/gpu-check.tar.gz (default OUT: $OUT, else ./gpu-check-out) holding <device>/ as docs/benchmarks/ keeps it:
 #       tests/ (each test executable's result and log), each suite's
@@ -58,19 +59,34 @@ prepare() {
     (cd "$build" && ctest -N -L gpu | sed -n 's/^ *Test *#[0-9]*: *//p' | grep -v '^test_.\+_portable$' >gpu-check-tests)
     # The CGAL models the GPU tests and the collider suite read (the whole
     # archive is too large to travel).
-    if [ ! -f "$build/cgal-data/meshes/elephant.off" ]; then
+    if [ ! -f "$build/cgal-data/meshes/open_cube.off" ]; then
         tmp=$(mktemp -d)
         (cd "$tmp" && apt-get download libcgal-demo >/dev/null && dpkg -x libcgal-demo_*.deb x &&
             tar xzf x/usr/share/doc/libcgal-dev/data.tar.gz data/meshes)
         mkdir -p "$build/cgal-data/meshes"
-        for m in elephant mask_cone torus_quad bunny00 armadillo ellipsoid cube_quad cube; do
+        for m in elephant mask_cone torus_quad bunny00 armadillo ellipsoid cube_quad cube sphere 3torus cow bones elk \
+            elephant-with-holes pig blob open_cube; do
             cp "$tmp/data/meshes/$m.off" "$build/cgal-data/meshes/"
         done
         rm -rf "$tmp"
     fi
-    # Object files stay here: only executables and data travel.
-    du -sh "$gl" "$build"
-    echo "carry: build-gpu and .gl (the object files under build-gpu/*/CMakeFiles can be deleted to make room)"
+    # Only executables and data travel, stripped, in one xz archive (a
+    # device call carries 64 MiB at most): object files, static libraries
+    # and the CPU tests' executables stay out.
+    carry="$build-carry"
+    rm -rf "$carry"
+    mkdir -p "$carry"
+    (cd "$build" && find . -path ./CMakeFiles -prune -o -path '*/CMakeFiles' -prune -o -type f \
+        ! -name '*.o' ! -name '*.a' -print | while read -r f; do
+        case "$f" in ./tests/test_*) grep -qx "$(basename "$f")" gpu-check-tests || continue ;; esac
+        mkdir -p "$carry/$(dirname "$f")" && cp "$f" "$carry/$f"
+    done)
+    find "$carry" -type f -perm -u+x | while read -r f; do strip "$f" 2>/dev/null || true; done
+    (cd "$root" && rm -rf build-gpu.carry && mv "$carry" build-gpu.carry &&
+        tar cJf gpu-carry.tar.xz --transform 's,^build-gpu.carry,build-gpu,' build-gpu.carry .gl && rm -rf build-gpu.carry)
+    grep -qx '/gpu-carry.tar.xz' .git/info/exclude 2>/dev/null || echo /gpu-carry.tar.xz >>.git/info/exclude
+    du -sh "$root/gpu-carry.tar.xz"
+    echo "carry: gpu-carry.tar.xz; there: tar xJf gpu-carry.tar.xz && tools/gpu-check.sh run"
 }
 
 run() {
@@ -158,6 +174,9 @@ run() {
         mgpbd) suite mgpbd 90 mgpbd --model bunny00.off --lattice --squash 0 --particle-mass 1 --xpbd-jacobi 0.1 \
             --tets 100000 --bar-cells 0 --outer 6 --outer-budget 0 --xpbd-sweeps 10000 --xpbd-budget 10 \
             --compare-old 3 ;;
+        # the stiff cantilever at 103 680 tetrahedra: MGPBD against XPBD at
+        # equal wall time a step, 10, 20 and 30 ms steps, with pictures
+        stiff) suite stiff 240 stiff --bar-cells 12 ;;
         *) echo "gpu-check: no suite $name" >&2 ;;
         esac
     done
@@ -184,6 +203,11 @@ run() {
         t=$(basename "$f" .txt)
         if grep -q 'Assertion [Ff]ailed' "$f"; then echo "$t: assertion failed" >>"$res/tests/results.txt"; fi
     done
+    # The folding cloth test at the benchmark's 64 x 64 too (5 s on a GPU).
+    if [ "$(left)" -gt 20 ] && [ -x "$build/tests/test_selfcol_fold" ]; then
+        (cd "$build/tests" && SINEW_FOLD_SIZE=64 timeout "$(left)" ./test_selfcol_fold --jobs 1 --full-stats --verbose \
+            >"$res/tests/test_selfcol_fold_64.txt" 2>&1; echo "test_selfcol_fold (64 x 64): exit $?" >>"$res/tests/results.txt")
+    fi
     sort "$res/tests/results.txt" -o "$res/tests/results.txt" || true
     cat "$res/tests/results.txt" | tee -a "$res/run.txt"
     grep -h '^\[====\] Synthesis' "$res"/tests/test_*.txt | tee -a "$res/run.txt" || true

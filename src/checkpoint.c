@@ -197,6 +197,8 @@ sinew_result sinew_body_save_checkpoint(sinew_body *b, void *dst, size_t size)
     sinew_put_u32(p + H_PAYLOAD_SIZE, (uint32_t)(4 * floats));
     sinew_put_u32(p + H_PAYLOAD_CRC, sinew_crc32(0, payload, 4 * floats));
     sinew_put_u32(p + H_CRC, sinew_crc32(0, p, H_CRC));
+    if (sinew_body_ops(b)->state_saved)
+        sinew_body_ops(b)->state_saved(b->state);
     return SINEW_RESULT_OK;
 }
 

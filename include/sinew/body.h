@@ -98,8 +98,10 @@ typedef enum sinew_solver {
      * step; between setups the coarse operators are recomputed on the
      * device each outer iteration. Distance compliances below 1e-9 m/N
      * (inextensible included) are taken as 1e-9, since the dual system
-     * must stay positive definite. Assets with bending hinges or elements
-     * other than tetrahedra are refused; it cannot be cut. */
+     * must stay positive definite. Saving or loading a checkpoint makes the
+     * next step set the hierarchy up afresh (a resumed body then steps bit
+     * for bit as the one that saved it). Assets with bending hinges or
+     * elements other than tetrahedra are refused; it cannot be cut. */
     SINEW_SOLVER_MGPBD = 11,
 } sinew_solver;
 

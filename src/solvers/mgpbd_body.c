@@ -37,6 +37,7 @@ typedef struct body_mgpbd {
     const sinew_bindings *bindings; /* the body's sets, bound again after the solver's */
     float h;                        /* the substep size recorded (the solver's kernels take it as a constant) */
     uint32_t since_setup;           /* steps since the hierarchy was set up */
+    int setup_due;                  /* set up before the next step whatever since_setup says */
 } body_mgpbd;
 
 static sinew_result check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d)
@@ -192,13 +193,31 @@ static sinew_result before_step(void *state, const sinew_body_view *v, const sin
         s->h = h;
         *rerecord = 1;
     }
-    if (s->since_setup >= v->desc->mgpbd_setup_interval) {
+    if (s->setup_due || s->since_setup >= v->desc->mgpbd_setup_interval) {
         r = sinew_mgpbd_setup_from(s->mg, &v->buffers[SINEW_BIND_POS], h);
         s->since_setup = 0;
+        s->setup_due = 0;
         *rerecord = 1;
     }
     s->since_setup++;
     return r;
+}
+
+/* A checkpoint was saved or loaded: the next step sets the hierarchy up
+ * afresh from the positions it holds, in the body that saved it and in one
+ * resumed from it alike, so that the two step the same (a setup starts
+ * everything the solver carries from step to step afresh: the hierarchy,
+ * each level's rho and power vector). */
+static void state_saved(void *state)
+{
+    body_mgpbd *s = state;
+    s->setup_due = 1;
+}
+
+static void state_loaded(void *state, uint32_t flags)
+{
+    (void)flags;
+    state_saved(state);
 }
 
 const sinew_solver_ops sinew_mgpbd_ops = {
@@ -212,5 +231,7 @@ const sinew_solver_ops sinew_mgpbd_ops = {
     .record_solve = record_solve,
     .record_residual = record_residual,
     .before_step = before_step,
+    .state_loaded = state_loaded,
+    .state_saved = state_saved,
     .uncuttable = "a body of MGPBD cannot be cut (its hierarchy is built from its constraints)",
 };

@@ -448,6 +448,19 @@ sinew_result sinew_mgpbd_upload_hierarchy(sinew_mgpbd *s)
         rho[l] = (float)H->L[l].rho;
     if (r == SINEW_RESULT_OK)
         r = sinew_mgpbd_upload(s, 1, s->scalars + SINEW_AMG_S_RHO, rho, H->levels);
+    /* The finest level's power vector (in the static part) starts afresh
+     * too: after a setup nothing depends on the iterations before it, so a
+     * body resumed from a checkpoint (which sets up afresh) steps as the one
+     * that saved it. */
+    if (r == SINEW_RESULT_OK) {
+        sinew_image e;
+        sinew_image_init(&e, 4, 0);
+        put_power_start(&e, s->m);
+        r = sinew_image_check(&e, &s->ctx->logger, "mgpbd", "the power iteration's start");
+        if (r == SINEW_RESULT_OK)
+            r = sinew_mgpbd_upload(s, 1, s->ve, e.bytes, s->m);
+        sinew_image_free(&e);
+    }
     sinew_image_free(&index);
     sinew_image_free(&real);
     return r;

@@ -138,6 +138,8 @@ typedef struct sinew_solver_ops {
      * checkpoint held (flags). */
     uint32_t (*state_parts)(void *state, const sinew_body_view *v, sinew_state_part parts[SINEW_STATE_MAX_PARTS]);
     void (*state_loaded)(void *state, uint32_t flags);
+    /* A checkpoint of the body was saved (NULL: nothing to note). */
+    void (*state_saved)(void *state);
 } sinew_solver_ops;
 
 typedef struct sinew_solver_row {

@@ -349,6 +349,15 @@ grep -c '\"peer\":\"sinew-amg\"' \"$d/mtx/sinew-amg.jsonl\"; echo mgpbd-fields-p
   set_tests_properties(tool_bench_mgpbd_dry_run PROPERTIES LABELS gpu TIMEOUT 300
     PASS_REGULAR_EXPRESSION "mgpbd bar-240 +MGPBD [0-9.e+-]+ after [0-9]+ outer iterations.*XPBD [0-9.]+ after 50 sweeps.*MatrixMarket matrix coordinate real.*mgpbd-fields-present"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|lacks|cannot")
+  # The stiff suite on a 240-tetrahedron bar, a few steps at each time step,
+  # validation on: every solver's row in the CSV, each stable.
+  add_test(NAME tool_bench_stiff_dry_run
+    COMMAND sh -c "set -e; d='${OUT}/bench-stiff'; rm -rf \"$d\"; \
+'$<TARGET_FILE:sinew-bench>' --suite stiff --dry-run --validation -o \"$d\"; \
+test \"$(awk -F, 'NR > 1 && $6 == 1' \"$d/stiff.csv\" | wc -l)\" -eq 12 && echo stiff-rows-stable")
+  set_tests_properties(tool_bench_stiff_dry_run PROPERTIES LABELS gpu TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "stiff-rows-stable"
+    FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|CRASHED|cannot")
 endif()
 
 # Checkpoint and resume: 20 steps, save, 20 more from the checkpoint in a new

@@ -176,7 +176,7 @@ run() {
             --compare-old 3 ;;
         # the stiff cantilever at 103 680 tetrahedra: MGPBD against XPBD at
         # equal wall time a step, 10, 20 and 30 ms steps, with pictures
-        stiff) suite stiff 240 stiff --bar-cells 12 ;;
+        stiff) suite stiff 300 stiff --bar-cells 12 ;;
         *) echo "gpu-check: no suite $name" >&2 ;;
         esac
     done

@@ -122,7 +122,7 @@ sinew_asset *gpu_make_solver_asset(sinew_solver solver)
 {
     sinew_asset *a = NULL;
     const sinew_logger *lg = gpu_logger();
-    if (solver == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || solver == SINEW_SOLVER_GPBD_JACOBI) {
+    if (solver == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || solver == SINEW_SOLVER_GPBD_JACOBI || solver == SINEW_SOLVER_MGPBD) {
         sinew_volume v;
         const double size[3] = {0.3, 0.3, 0.3}, origin[3] = {0.0, 0.5, 0.0};
         cr_assert_eq(sinew_volume_box(4, 4, 4, size, origin, &v), SINEW_RESULT_OK);

@@ -41,7 +41,7 @@ sinew_asset *gpu_make_cloth_clustered(uint32_t nx, uint32_t ny, double size, dou
 
 /* The kind of asset `solver` steps: a small cloth (with a hierarchy for
  * HPBD, red-black for PD, nested levels for the implicit solvers) or a soft
- * block (GPBD). Caller destroys. */
+ * block (GPBD, MGPBD). Caller destroys. */
 sinew_asset *gpu_make_solver_asset(sinew_solver solver);
 
 /* `layers` square grids of nx x nx particles, `size` m wide, horizontal,

@@ -91,7 +91,10 @@ Test(memory, a_step_is_one_submit_and_one_wait)
                          st->host_waits);
             cr_expect_leq(st->readback_bytes, 256, "%s (%s memory): %llu bytes read back a step",
                           sinew_solver_name(solver), model, (unsigned long long)st->readback_bytes);
-            cr_expect_leq(st->device_allocations, 8, "%s (%s memory): the body is in %u allocations",
+            /* MGPBD: its own particles' buffers and its two images' chunks,
+             * made apart since each setup makes the hierarchy's anew */
+            const uint32_t most = solver == SINEW_SOLVER_MGPBD ? 12 : 8;
+            cr_expect_leq(st->device_allocations, most, "%s (%s memory): the body is in %u allocations",
                           sinew_solver_name(solver), model, st->device_allocations);
             cr_expect_geq(st->device_allocations, 1);
         }

@@ -217,7 +217,9 @@ sinew_buffer *sinew_mgpbd_positions(sinew_mgpbd *s);
 /* Sets the hierarchy up afresh from the operator at positions `pos` (n vec4s
  * on the device, e.g. a body's, copied in; or the solver's own, as
  * sinew_mgpbd_set_state left them) and step size h: one submit and the
- * finest operator read back. */
+ * finest operator read back. The lazy iterations after it take
+ * SINEW_MGPBD_POWER_STEPS power steps a level from the first on (the
+ * setups of sinew_mgpbd_iterate give their first four times as many). */
 sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, float h);
 /* Records into r (an open recorder of the caller's command buffer, whose
  * sets it binds: the caller binds its own again after) one substep's solve

@@ -918,6 +918,11 @@ sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, flo
     r = sinew_mgpbd_submit(s, &rec);
     if (r == SINEW_RESULT_OK)
         r = sinew_mgpbd_setup(s);
+    /* Every outer iteration recorded from now on takes the power iteration's
+     * usual steps, the first after the setup too: a body records its step
+     * again without a setup (sinew_body_record_unfused), and what it records
+     * must not depend on when. */
+    s->power_warm = 1;
     return r;
 }
 

@@ -29,7 +29,7 @@ Test(solvers, names_round_trip_and_are_unique)
         cr_assert((row->ops->record_solve != NULL) != (row->ops->record_substep != NULL),
                   "%s records its solve or its whole substep, one of them", name);
     }
-    cr_assert_eq(count, SINEW_SOLVER_IMPLICIT_PCG + 1, "every enum value has a row");
+    cr_assert_eq(count, SINEW_SOLVER_MGPBD + 1, "every enum value has a row");
     cr_assert_null(sinew_solver_name((sinew_solver)count));
     cr_assert_null(sinew_solver_label((sinew_solver)-1));
 }

@@ -2,9 +2,10 @@
  * cloth hanging with waves across it falls and folds onto the ground
  * (validation on). After 150 steps, with self-collision no two triangles
  * sharing no vertex intersect; without it they do (14 pairs on lavapipe;
- * the counts are logged). SINEW_FOLD_SIZE and SINEW_FOLD_CAPACITY change
- * the cloth's side and self_capacity (tools/gpu-check.sh runs the 64 x 64
- * cloth of the benchmark too). Minutes on lavapipe (3.5 at 40 x 40, over 10
+ * the counts are logged). SINEW_FOLD_SIZE, SINEW_FOLD_CAPACITY and
+ * SINEW_FOLD_LAYOUT change the cloth's side, self_capacity and sweep layout
+ * (2: clustered passes, what a GPU takes by default; tools/gpu-check.sh
+ * runs the 64 x 64 cloth of the benchmark too). Minutes on lavapipe (3.5 at 40 x 40, over 10
  * at 64 x 64): a test of its own, which the sanitizer run leaves out (the
  * small scenes of test_selfcol run the same host code there). */
 #include <criterion/criterion.h>
@@ -30,6 +31,8 @@ static uint64_t fold(const sinew_asset *a, uint32_t side, int self, uint64_t *dr
     d.self_collision = self;
     d.self_thickness = (float)(1.0 / (side - 1) / 3.0); /* a third of the edge, as the benchmark */
     d.self_capacity = env_uint("SINEW_FOLD_CAPACITY", d.self_capacity);
+    /* the layout a GPU takes by default (clustered passes) on any device */
+    d.sweep_layout = (sinew_sweep_layout)env_uint("SINEW_FOLD_LAYOUT", SINEW_SWEEP_LAYOUT_DEFAULT);
     sinew_body *b;
     cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK);
     sinew_step_params p = sinew_step_params_default();

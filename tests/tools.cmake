@@ -204,7 +204,7 @@ l='${OUT}/viewer-drive.log'; xvfb-run -a -s '-screen 0 1280x1024x24' \
 awk -F'[(,)]' '/holding particle/ { y0 = $3 } /let go of particle/ { y1 = $3 } \
   END { if (y1 - y0 > 0.1) print \"lifted by\", y1 - y0, \"m\"; else print \"not lifted\" }' \"$l\"")
   set_tests_properties(tool_viewer_mouse_and_keys PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77 TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "holding particle.*let go of particle.*paused.*one step.*running.*solver XPBD symmetric Gauss-Seidel.*orbited to yaw.*lifted by"
+    PASS_REGULAR_EXPRESSION "holding particle.*let go of particle.*paused.*one step.*running.*solver XPBD symmetric Gauss-Seidel.*orbited to yaw.*solver XPBD Jacobi.*lifted by"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|validation messages|not lifted")
   # The same with a soft body (a 6 x 6 x 6 block of tetrahedra standing on its
   # pinned bottom, so that the cursor finds it however slow the frames),
@@ -219,7 +219,7 @@ xvfb-run -a -s '-screen 0 1280x1024x24' \
 awk -F'[(,)]' '/holding particle/ { y0 = $3 } /let go of particle/ { y1 = $3 } \
   END { if (y1 - y0 > 0.1) print \"lifted by\", y1 - y0, \"m\"; else print \"not lifted\" }' \"$l\"")
   set_tests_properties(tool_viewer_soft_body PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77 TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "holding particle.*let go of particle.*paused.*one step.*running.*solver GPBD Jacobi.*orbited to yaw.*lifted by"
+    PASS_REGULAR_EXPRESSION "holding particle.*let go of particle.*paused.*one step.*running.*solver GPBD Jacobi.*orbited to yaw.*solver MGPBD.*lifted by"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|validation messages|not lifted|cannot create the body")
 endif()
 

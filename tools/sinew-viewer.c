@@ -9,7 +9,7 @@
  *   left mouse drag    pull a particle (held where the mouse puts it)
  *   space              pause / run  N        one step
  *   1 2 3              XPBD Gauss-Seidel, symmetric Gauss-Seidel, Jacobi
- *                      (finite elements: 1 2 GPBD Gauss-Seidel, Jacobi)
+ *                      (finite elements: 1 2 3 GPBD Gauss-Seidel, Jacobi, MGPBD)
  *   Q, Esc             quit
  *
  * A soft body is drawn by its boundary triangles, which the asset carries
@@ -44,15 +44,17 @@ static const char *const usage =
     "default scene (a 64 x 64 cloth pinned at two corners falling onto a sphere\n"
     "and the ground). Right drag orbits, the wheel zooms, left drag pulls a\n"
     "particle, space pauses, N steps once, 1/2/3 switch between XPBD\n"
-    "Gauss-Seidel, symmetric Gauss-Seidel and Jacobi (finite elements: 1/2\n"
-    "between GPBD Gauss-Seidel and Jacobi), Q quits.\n"
+    "Gauss-Seidel, symmetric Gauss-Seidel and Jacobi (finite elements: 1/2/3\n"
+    "between GPBD Gauss-Seidel, Jacobi and MGPBD, tetrahedra only), Q quits.\n"
     "\n";
 
 /* The solvers keys 1, 2 and 3 switch to: for cloth and spring networks, and
- * for finite elements (soft bodies, membranes), which only GPBD simulates. */
+ * for finite elements (soft bodies, membranes), which GPBD simulates (and
+ * MGPBD, tetrahedra only). */
 static const sinew_solver key_solvers[3] = {SINEW_SOLVER_XPBD_GAUSS_SEIDEL, SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL,
                                             SINEW_SOLVER_XPBD_JACOBI};
-static const sinew_solver key_solvers_elements[2] = {SINEW_SOLVER_GPBD_GAUSS_SEIDEL, SINEW_SOLVER_GPBD_JACOBI};
+static const sinew_solver key_solvers_elements[3] = {SINEW_SOLVER_GPBD_GAUSS_SEIDEL, SINEW_SOLVER_GPBD_JACOBI,
+                                                     SINEW_SOLVER_MGPBD};
 
 typedef struct viewer {
     GLFWwindow *window;
@@ -78,7 +80,8 @@ typedef struct viewer {
     double mouse[2];
     int orbiting;
     int held;          /* particle pulled with the mouse, -1: none */
-    int elements;      /* the asset has finite elements: GPBD solvers only */
+    int elements;      /* the asset has finite elements: GPBD solvers (and MGPBD for tetrahedra) only */
+    int membrane;      /* ... of other kinds than tetrahedra: GPBD only */
     const char *screenshot; /* the window's last image goes there */
     int bgra;          /* the window's images hold blue first */
     float held_depth;  /* its depth along the view direction */
@@ -391,8 +394,8 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     }
     else if (key >= GLFW_KEY_1 && key <= GLFW_KEY_3) {
         const int k = key - GLFW_KEY_1;
-        if (v->elements && k >= 2) {
-            printf("sinew-viewer: finite elements: 1 and 2 switch between the GPBD solvers\n");
+        if (v->elements && k >= 2 && v->membrane) {
+            printf("sinew-viewer: membrane elements: 1 and 2 switch between the GPBD solvers\n");
             return;
         }
         uint32_t n = sinew_body_get_particle_count(v->body);
@@ -472,6 +475,7 @@ int main(int argc, char **argv)
     v.asset = asset;
     sinew_asset_info ai = sinew_asset_get_info(asset);
     v.elements = ai.element_count > 0;
+    v.membrane = ai.membrane_count + ai.spring_count > 0;
     if (!solver_set)
         v.solver = scene_solver(&ai, v.solver);
     sinew_vulkan_device lent = {vkGetInstanceProcAddr, v.instance, v.physical, v.device, v.family, 0};

@@ -4,7 +4,8 @@
 # (the default scene, or ASSET: a soft body too).
 # Presses the left button on the middle of the cloth and drags up 120 pixels
 # slowly, lets go, pauses, steps once, resumes, switches to the second solver,
-# orbits with the right button, quits with q. Events go through the XTEST extension
+# orbits with the right button, switches to the third (MGPBD for a soft body),
+# quits with q. Events go through the XTEST extension
 # (xdotool), as a real mouse and keyboard's would. The viewer's own lines in
 # LOG say what it did; the test reads them.
 set -eu
@@ -48,6 +49,8 @@ xdotool mousemove --window "$wid" 360 200
 sleep 1.5
 xdotool mouseup 3
 sleep 1
+xdotool key 3
+sleep 1.5
 xdotool key q
 timeout 60 sh -c "while kill -0 $pid 2> /dev/null; do sleep 0.2; done"
 wait $pid

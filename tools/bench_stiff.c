@@ -197,21 +197,11 @@ static int run_one(sinew_context *ctx, const sinew_asset *a, const float *x0, in
     }
     float *x = malloc(sizeof *x * 3 * (size_t)n);
     int ok = x != NULL;
-    if (ok && (solver == MGPBD || solver == MGPBD_CONVERGED)) {
-        /* the first hierarchy as a body's (src/solvers/mgpbd_body.c): from
-         * the rest shape dilated by 1 % about its centre, where every
-         * constraint has a gradient (at rest, and in the prediction's rigid
-         * fall of all but the pinned end, F = R and A is diagonal) */
-        double c[3] = {0, 0, 0};
-        for (uint32_t i = 0; i < n; i++)
-            for (int k = 0; k < 3; k++)
-                c[k] += x0[3 * i + k] / n;
-        for (uint32_t i = 0; i < n; i++)
-            for (int k = 0; k < 3; k++)
-                x[3 * i + k] = (float)(c[k] + 1.01 * (x0[3 * i + k] - c[k]));
-        ok = sinew_mgpbd_set_state(s, x, NULL) == SINEW_RESULT_OK &&
-             sinew_mgpbd_setup_from(s, sinew_mgpbd_positions(s), h) == SINEW_RESULT_OK;
-    }
+    /* the first hierarchy as a body's (at the rest shape dilated by 1 %:
+     * at rest, and in the prediction's rigid fall of all but the pinned end,
+     * F = R and A is diagonal) */
+    if (ok && (solver == MGPBD || solver == MGPBD_CONVERGED))
+        ok = sinew_mgpbd_setup_at_rest(s, a, h) == SINEW_RESULT_OK;
     ok = ok && sinew_mgpbd_set_state(s, x0, NULL) == SINEW_RESULT_OK;
     const double y_rest = tip_y(a, x0);
     double ms = 0.0, sag_sum = 0.0, res_sum = 0.0;
@@ -343,13 +333,6 @@ static int run_stiff(sinew_context *ctx, const void *options, const char *out)
     int ok = 1;
     for (int k = 0; k < 3 && ok; k++) {
         ok = run_one(ctx, a, x0, MGPBD, dts[k], o->seconds, o->outer, 0.0, out, &runs[k][MGPBD]);
-        if (getenv("STIFF_MGPBD_ONLY")) {
-            const stiff_run *r = &runs[k][MGPBD];
-            fprintf(stderr, "stiff %2.0f ms mgpbd: %.2f ms a step, sag max %.4g mean %.4g, volume max %.3g rms %.3g, "
-                            "stretch %.3g, |b| %.3g\n", r->dt * 1e3, r->ms_step, r->sag_max, r->sag_mean, r->volume_max,
-                    r->volume_rms, r->stretch_max, r->residual_mean);
-            continue;
-        }
         for (int sv = XPBD_GS; sv < SOLVERS && ok; sv++)
             ok = run_one(ctx, a, x0, sv, dts[k], o->seconds, o->outer, runs[k][MGPBD].ms_step, out, &runs[k][sv]);
         for (int sv = 0; sv < SOLVERS && ok; sv++) {

@@ -319,6 +319,39 @@ sinew_result sinew_mgpbd_set_state(sinew_mgpbd *s, const float *x, const float *
     return r;
 }
 
+sinew_result sinew_mgpbd_setup_at_rest(sinew_mgpbd *s, const sinew_asset *a, float h)
+{
+    const uint32_t n = a->particle_count;
+    SINEW_ASSERT(n == s->n);
+    float *x = malloc(sizeof *x * (3 * (size_t)n + 1));
+    if (!x)
+        return sinew_mgpbd_oom(s);
+    double c[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < n; i++) {
+        c[0] += a->particles[i].x / n;
+        c[1] += a->particles[i].y / n;
+        c[2] += a->particles[i].z / n;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const double scale = pass ? 1.0 : 1.01;
+        for (uint32_t i = 0; i < n; i++) {
+            const sinew_particle_rec *p = &a->particles[i];
+            x[3 * i] = (float)(c[0] + scale * (p->x - c[0]));
+            x[3 * i + 1] = (float)(c[1] + scale * (p->y - c[1]));
+            x[3 * i + 2] = (float)(c[2] + scale * (p->z - c[2]));
+        }
+        sinew_result r = sinew_mgpbd_set_state(s, x, NULL);
+        if (r == SINEW_RESULT_OK && !pass)
+            r = sinew_mgpbd_setup_from(s, &s->body[SINEW_BIND_POS], h);
+        if (r != SINEW_RESULT_OK) {
+            free(x);
+            return r;
+        }
+    }
+    free(x);
+    return SINEW_RESULT_OK;
+}
+
 sinew_result sinew_mgpbd_read_state(sinew_mgpbd *s, float *x, float *v)
 {
     float *buf = malloc(sizeof *buf * 4 * ((size_t)s->n + 1));

@@ -221,6 +221,12 @@ sinew_buffer *sinew_mgpbd_positions(sinew_mgpbd *s);
  * SINEW_MGPBD_POWER_STEPS power steps a level from the first on (the
  * setups of sinew_mgpbd_iterate give their first four times as many). */
 sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, float h);
+/* The first hierarchy of a body: set up (as sinew_mgpbd_setup_from) at the
+ * asset's rest shape dilated by 1 % about its centre, where every
+ * constraint has a gradient (at rest an as-rigid-as-possible constraint has
+ * F = R and none, and A is alpha~ alone, which aggregates nothing); the
+ * solver's positions are left at the rest shape, its velocities zero. */
+sinew_result sinew_mgpbd_setup_at_rest(sinew_mgpbd *s, const sinew_asset *asset, float h);
 /* Records into r (an open recorder of the caller's command buffer, whose
  * sets it binds: the caller binds its own again after) one substep's solve
  * with step size h on the solver's positions: lambda = 0, then `iterations`

@@ -74,35 +74,6 @@ static void destroy(void *state, sinew_context *ctx)
     free(s);
 }
 
-/* The first hierarchy: the operator at the rest shape dilated by 1 % about
- * its centre (F - R = 0.01 I in every tetrahedron, every distance stretched),
- * where every constraint has a gradient. */
-static sinew_result first_setup(body_mgpbd *s, const sinew_body_view *v, const sinew_asset *a)
-{
-    const uint32_t n = a->particle_count;
-    float *x = malloc(sizeof *x * (3 * (size_t)n + 1));
-    if (!x)
-        return sinew_fail(&v->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-    double c[3] = {0, 0, 0};
-    for (uint32_t i = 0; i < n; i++) {
-        const sinew_particle_rec *p = &a->particles[i];
-        c[0] += p->x / n;
-        c[1] += p->y / n;
-        c[2] += p->z / n;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const sinew_particle_rec *p = &a->particles[i];
-        x[3 * i] = (float)(c[0] + 1.01 * (p->x - c[0]));
-        x[3 * i + 1] = (float)(c[1] + 1.01 * (p->y - c[1]));
-        x[3 * i + 2] = (float)(c[2] + 1.01 * (p->z - c[2]));
-    }
-    sinew_result r = sinew_mgpbd_set_state(s->mg, x, NULL);
-    free(x);
-    if (r == SINEW_RESULT_OK)
-        r = sinew_mgpbd_setup_from(s->mg, sinew_mgpbd_positions(s->mg), s->h);
-    return r;
-}
-
 static sinew_result create(const sinew_body_view *v, const sinew_asset *a, void **state)
 {
     const sinew_body_desc *d = v->desc;
@@ -127,7 +98,7 @@ static sinew_result create(const sinew_body_view *v, const sinew_asset *a, void 
     /* a step of the default parameters until the first step says otherwise */
     s->h = sinew_step_params_default().dt / (float)d->substeps;
     if (r == SINEW_RESULT_OK)
-        r = first_setup(s, v, a);
+        r = sinew_mgpbd_setup_at_rest(s->mg, a, s->h);
     return r;
 }
 

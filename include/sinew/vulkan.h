@@ -66,7 +66,13 @@ SINEW_API sinew_vulkan_device sinew_context_get_vulkan(const sinew_context *ctx)
  * in sinew_body_step; sinew_body_collect_stats reads their results once the
  * application knows the step has completed. Not recorded: the rollback copy
  * and timestamps. The body's own step (sinew_body_step) and recorded steps
- * must not be in flight at the same time. The command buffer is left with
+ * must not be in flight at the same time. A body of SINEW_SOLVER_MGPBD
+ * embeds its multigrid hierarchy in what it records: every
+ * mgpbd_setup_interval calls (and after a checkpoint is saved or loaded)
+ * this call first sets the hierarchy up afresh (a submit of its own, a wait
+ * and a read-back), which must not overlap a recorded step in flight, and
+ * command buffers recorded before such a call must not be submitted after
+ * it. The command buffer is left with
  * sinew's compute pipeline, descriptor set 0 and push constants bound: bind
  * your own compute state again after it. Refuses non-finite parameters as
  * sinew_body_step does, recording nothing. */

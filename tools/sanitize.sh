@@ -51,13 +51,20 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 SINEW_CGAL_DATA=$(cgal_data)
 export SINEW_CGAL_DATA
 cd "$build"
-# The portable-limits runs of the GPU tests (test_portable and the _portable
-# reruns) drive the same host code as the tests themselves, and the Vulkan 1.1
-# shader compiles run no host code of ours, and the 64 x 64 folding cloth
-# (minutes on lavapipe) the same host code as test_selfcol's small scenes,
-# and so do the three sinew-sim scenes of self-collision and two bodies
-# (minutes each, their host code that of the shorter tool tests and
-# test_selfcol): all are left to the release run.
-ctest --output-on-failure -j "$jobs" \
-    -E '_portable$|^test_portable$|^shader_vulkan1[.]1_|^test_selfcol_fold$|^tool_selfcol_layers_sphere$|^tool_selfcol_cgal_horizons$|^tool_sim_with_soft_block$' \
-    "$@"
+# What runs here: every CPU test, the tool tests (the tools' host code: CLI,
+# readers, prep, checkpoints) but for four sinew-sim and sinew-bench scenes
+# of minutes each, and the GPU tests that drive the runtime's host code
+# without long scenes: test_memory and test_fusion step every solver in
+# both memory models and both recordings, test_reliability and test_health
+# the refusals, rollbacks and checkpoints, the others one area each. Left to
+# the release run: the GPU tests whose minutes go to lavapipe's arithmetic
+# on scenes (their host code is the same recording the tests above drive),
+# the portable-limits reruns (the same host code as the tests they repeat)
+# and the Vulkan 1.1 shader compiles (no host code of ours).
+gpu_here='test_context|test_memory|test_fusion|test_reliability|test_health|test_engine|test_engine_asset|test_bodies|test_real_solids|test_mgpbd_body|test_hpbd|test_pd_gpu|test_imc_gpu'
+scenes='tool_selfcol_layers_sphere|tool_selfcol_cgal_horizons|tool_sim_with_soft_block|tool_bench_stiff_dry_run'
+# ctest takes one -R and one -E: the CPU label by name (ctest -N -L cpu),
+# the tools, and the GPU tests above.
+cpu=$(ctest -N -L cpu | sed -n 's/^ *Test *#[0-9]*: *//p' | grep -v '^shader_vulkan1[.]1_' | paste -sd'|' -)
+ctest --output-on-failure -j "$jobs" -R "^(${cpu}|tool_.*|readme_commands|package_.*|${gpu_here})\$" \
+    -E "^(${scenes})\$|_portable\$" "$@"

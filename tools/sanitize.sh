@@ -1,12 +1,13 @@
 #!/bin/sh
 # The sanitizer build, for CI (docs/sanitizers.md): configures and builds the
 # asan preset (AddressSanitizer, UndefinedBehaviorSanitizer, LeakSanitizer) in
-# build-asan/, then runs the test suite there, but the portable-limits runs and
-# the shader compiles (below), with the options and suppressions of
+# build-asan/, then runs there the tests that drive sinew's host code without
+# long scenes (below), with the options and suppressions of
 # tests/sanitizer/. Exits non-zero on any failure, a sanitizer
 # report included.
 #   tools/sanitize.sh                  the whole sanitizer run
-#   tools/sanitize.sh -R test_mesh     extra arguments go to ctest
+#   tools/sanitize.sh -R test_mesh     extra arguments go to ctest (a -R
+#                                      replaces the selection)
 # Needs the packages tools/run.sh installs (tools/run.sh build).
 set -eu
 

@@ -5,7 +5,10 @@
  *     body POS -> the solver's positions         (a copy)
  *     lambda = 0; `iterations` outer iterations  (sinew_mgpbd_record_substep:
  *                                                 assembly, coarse products,
- *                                                 rho, CG, line search)
+ *                                                 rho, CG, CG again with the
+ *                                                 Jacobi preconditioner where
+ *                                                 the V-cycle was found
+ *                                                 indefinite, line search)
  *     the solver's positions -> body POS         (a copy)
  *     contacts                                   (the body's collide kernel)
  *
@@ -18,7 +21,6 @@
  * is made at creation from the rest shape dilated by 1 % about its centre:
  * at rest every as-rigid-as-possible constraint has F = R and no gradient,
  * so the operator there is diagonal and aggregates nothing. */
-#include <math.h>
 #include <stdlib.h>
 
 #include "mgpbd.h"

@@ -74,7 +74,6 @@ void decide(uint mode)
         if (redo) {
             amg_set_scalar(SINEW_AMG_S_INDEFINITE, 0.0);
             amg_set_scalar(SINEW_AMG_S_COARSE_DIAGONAL, 0.0);
-            amg_set_scalar(SINEW_AMG_S_FALLBACKS, amg_scalar(SINEW_AMG_S_FALLBACKS) + 1.0);
         }
     } else if (mode == SINEW_AMG_VEC_LS_FAIL) {
         amg_set_scalar(SINEW_AMG_S_STEP, 0.0);

@@ -168,7 +168,6 @@
 #define SINEW_AMG_S_HISTORY_COUNT 16 /* batches written into S_HISTORY */
 #define SINEW_AMG_S_REPORT 17    /* the scalars above: what the host reads */
 #define SINEW_AMG_S_FIRST 18     /* |b|^2 at the first outer iteration of a body's substep (the residual's base) */
-#define SINEW_AMG_S_FALLBACKS 19 /* body steps: CG solves redone with the Jacobi preconditioner (VEC_FALLBACK) */
 #define SINEW_AMG_S_RHO 20       /* [SINEW_AMG_MAX_LEVELS]: each level's rho(D^-1 A), safety included */
 #define SINEW_AMG_S_POWER 32     /* the power iteration's |y|^2_{D^-1} and y.e */
 #define SINEW_AMG_S_HISTORY 36   /* [SINEW_AMG_HISTORY]: CG's |r| / |b| after each batch */
@@ -208,7 +207,7 @@
 #define SINEW_AMG_VEC_LS_BEGIN 14  /* LS_OPEN = 1, unless a (lazy) and INDEFINITE: the solve is redone */
 #define SINEW_AMG_VEC_LS_CHECK 15  /* the trial t = a: |b| < b scalar pc.slot accepts it (STEP, AFTER, gate closed) */
 #define SINEW_AMG_VEC_LS_FAIL 16   /* no trial accepted: STEP 0, AFTER = scalar pc.slot, gate closed */
-#define SINEW_AMG_VEC_FALLBACK 17  /* CG_OPEN = 1 and INDEFINITE lowered when it was raised (FALLBACKS counted),
+#define SINEW_AMG_VEC_FALLBACK 17  /* CG_OPEN = 1 and INDEFINITE lowered when it was raised,
                                       else CG_OPEN = 0: CG again with the Jacobi preconditioner */
 #define SINEW_AMG_CONS_EVAL 0      /* C, gradients, b = -C - alpha~ lambda into y */
 #define SINEW_AMG_CONS_XPBD 1      /* XPBD's projection of constraints [first, first + count) */

@@ -243,10 +243,6 @@ void sinew_mgpbd_record_substep(sinew_mgpbd *s, sinew_recorder *r, float h, uint
  * dst at offset: a body's residual partial (their ratio's root is the
  * relative dual residual). */
 void sinew_mgpbd_record_residual(sinew_mgpbd *s, sinew_recorder *r, float h, sinew_buffer *dst, VkDeviceSize offset);
-/* CG solves of body steps redone with the Jacobi preconditioner because the
- * kept hierarchy's V-cycle was found indefinite (a setup leaves the count;
- * the solver's life), read back. */
-sinew_result sinew_mgpbd_read_fallbacks(sinew_mgpbd *s, uint32_t *fallbacks);
 
 /* ------------------------------------------------------------ the linear solve alone */
 

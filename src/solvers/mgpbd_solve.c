@@ -995,14 +995,6 @@ void sinew_mgpbd_record_residual(sinew_mgpbd *s, sinew_recorder *r, float h, sin
     copy_scalar(s, r, SINEW_AMG_S_FIRST, dst, offset + 4);
 }
 
-sinew_result sinew_mgpbd_read_fallbacks(sinew_mgpbd *s, uint32_t *fallbacks)
-{
-    float f = 0.0f;
-    sinew_result r = read_scalars_at(s, SINEW_AMG_S_FALLBACKS, &f, 1);
-    *fallbacks = (uint32_t)f;
-    return r;
-}
-
 sinew_result sinew_mgpbd_profile_iteration(sinew_mgpbd *s, float h, sinew_mgpbd_profile *out)
 {
     memset(out, 0, sizeof *out);

@@ -200,14 +200,14 @@ static void take_step(const mgpbd_ref *r, const double (*g)[4][3], const double 
     }
 }
 
-double mgpbd_ref_iterate(const mgpbd_ref *r, double *x, double *lambda, double h, double omega)
+double mgpbd_ref_solve(const mgpbd_ref *r, const double *x, const double *lambda, double h, double *dl)
 {
     const uint32_t m = r->m;
-    double *A = malloc(sizeof *A * m * m), *b = malloc(sizeof *b * m), (*g)[4][3] = malloc(sizeof *g * m);
-    mgpbd_ref_system(r, x, lambda, h, A, b);
+    double *A = malloc(sizeof *A * m * m);
+    mgpbd_ref_system(r, x, lambda, h, A, dl);
     double bb = 0.0;
     for (uint32_t i = 0; i < m; i++)
-        bb += b[i] * b[i];
+        bb += dl[i] * dl[i];
     for (uint32_t j = 0; j < m; j++) { /* Cholesky in place (lower) */
         double s = A[(size_t)j * m + j];
         for (uint32_t k = 0; k < j; k++)
@@ -222,24 +222,42 @@ double mgpbd_ref_iterate(const mgpbd_ref *r, double *x, double *lambda, double h
         }
     }
     for (uint32_t i = 0; i < m; i++) { /* L y = b */
-        double s = b[i];
+        double s = dl[i];
         for (uint32_t k = 0; k < i; k++)
-            s -= A[(size_t)i * m + k] * b[k];
-        b[i] = s / A[(size_t)i * m + i];
+            s -= A[(size_t)i * m + k] * dl[k];
+        dl[i] = s / A[(size_t)i * m + i];
     }
     for (uint32_t i = m; i-- > 0;) { /* L^T dl = y */
-        double s = b[i];
+        double s = dl[i];
         for (uint32_t k = i + 1; k < m; k++)
-            s -= A[(size_t)k * m + i] * b[k];
-        b[i] = s / A[(size_t)i * m + i];
+            s -= A[(size_t)k * m + i] * dl[k];
+        dl[i] = s / A[(size_t)i * m + i];
     }
-    for (uint32_t c = 0; c < m; c++) /* gradients at the iteration's start */
-        mgpbd_ref_constraint(r, c, x, g[c]);
-    take_step(r, (const double(*)[4][3])g, b, omega, x, lambda);
     free(A);
-    free(b);
-    free(g);
     return sqrt(bb);
+}
+
+void mgpbd_ref_step(const mgpbd_ref *r, double *x, double *lambda, const double *dl, double omega, double t)
+{
+    const uint32_t m = r->m;
+    double(*g)[4][3] = malloc(sizeof *g * ((size_t)m + 1));
+    double *tdl = malloc(sizeof *tdl * ((size_t)m + 1));
+    for (uint32_t c = 0; c < m; c++) { /* gradients at the iteration's start */
+        mgpbd_ref_constraint(r, c, x, g[c]);
+        tdl[c] = t * dl[c];
+    }
+    take_step(r, (const double(*)[4][3])g, tdl, omega, x, lambda);
+    free(tdl);
+    free(g);
+}
+
+double mgpbd_ref_iterate(const mgpbd_ref *r, double *x, double *lambda, double h, double omega)
+{
+    double *dl = malloc(sizeof *dl * ((size_t)r->m + 1));
+    const double b = mgpbd_ref_solve(r, x, lambda, h, dl);
+    mgpbd_ref_step(r, x, lambda, dl, omega, 1.0);
+    free(dl);
+    return b;
 }
 
 void mgpbd_ref_xpbd_jacobi(const mgpbd_ref *r, double *x, double *lambda, double h, double omega)

@@ -34,6 +34,14 @@ double mgpbd_ref_constraint(const mgpbd_ref *r, uint32_t c, const double *x, dou
 /* A (m x m, row major; NULL: not made) and b at x, lambda, step h. */
 void mgpbd_ref_system(const mgpbd_ref *r, const double *x, const double *lambda, double h, double *A, double *b);
 
+/* The outer iteration's system at x, lambda solved exactly (dense
+ * Cholesky): dl (m) = A^-1 b. Returns |b|. */
+double mgpbd_ref_solve(const mgpbd_ref *r, const double *x, const double *lambda, double h, double *dl);
+
+/* The step t dl from x, lambda: x += t omega M^-1 G^T dl (G at x), lambda +=
+ * t dl. */
+void mgpbd_ref_step(const mgpbd_ref *r, double *x, double *lambda, const double *dl, double omega, double t);
+
 /* One outer iteration solved exactly (dense Cholesky): x += omega M^-1 G^T dl,
  * lambda += dl. Returns |b| at its start. */
 double mgpbd_ref_iterate(const mgpbd_ref *r, double *x, double *lambda, double h, double omega);

@@ -23,6 +23,7 @@ typedef struct bench_mgpbd_options {
     double squash;             /* the model starts at this fraction of its height (0: flat, as the paper's code) */
     double particle_mass;      /* kg of every free particle; 0: the asset's (density 1000 kg/m^3) */
     double twist_deg;          /* the bar's free end starts turned by this much */
+    double shear;              /* stiff: the cantilever's shear modulus (Pa); 0: 10 MPa */
     uint32_t outer;            /* most MGPBD outer iterations per run */
     double stop;               /* MGPBD stops at |b_k| <= stop |b_0| */
     double outer_budget_s;     /* ... or when its iterations have taken this much wall time (0: none) */

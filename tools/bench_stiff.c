@@ -29,7 +29,8 @@
 
 #define BAR_WIDTH 0.1  /* m, the square cross-section's side */
 #define BAR_LENGTH 1.0 /* m, along z; pinned at z = 0 */
-#define SHEAR 1e7      /* Pa */
+#define SHEAR 1e7      /* Pa, the default */
+#define DENSITY 1000.0 /* kg/m^3, sinew_soft_options' default */
 #define JACOBI_OMEGA 0.1 /* the paper's code's weight */
 
 enum { MGPBD, XPBD_GS, XPBD_JACOBI, MGPBD_CONVERGED, SOLVERS };
@@ -171,7 +172,7 @@ static void picture(sinew_context *ctx, const sinew_asset *a, const float *x, co
 #endif
 
 static int run_one(sinew_context *ctx, const sinew_asset *a, const float *x0, int solver, double dt, double seconds,
-                   uint32_t outer, double match_ms, const char *out, stiff_run *rn)
+                   uint32_t outer, double shear, double match_ms, const char *out, stiff_run *rn)
 {
     memset(rn, 0, sizeof *rn);
     rn->solver = solver;
@@ -181,7 +182,7 @@ static int run_one(sinew_context *ctx, const sinew_asset *a, const float *x0, in
     const uint32_t n = a->particle_count;
     sinew_mgpbd_desc md = sinew_mgpbd_desc_default();
     md.distances = 0;
-    md.shear_modulus = SHEAR;
+    md.shear_modulus = shear;
     if (solver == MGPBD_CONVERGED) {
         md.tolerance = 1e-3;
         md.max_iterations = 4 * outer;
@@ -292,7 +293,7 @@ static int run_one(sinew_context *ctx, const sinew_asset *a, const float *x0, in
 
 typedef struct stiff_options {
     uint32_t cells, outer;
-    double seconds;
+    double seconds, shear;
 } stiff_options;
 
 static int run_stiff(sinew_context *ctx, const void *options, const char *out)
@@ -332,9 +333,9 @@ static int run_stiff(sinew_context *ctx, const void *options, const char *out)
                  "residual_last,residual_mean\n");
     int ok = 1;
     for (int k = 0; k < 3 && ok; k++) {
-        ok = run_one(ctx, a, x0, MGPBD, dts[k], o->seconds, o->outer, 0.0, out, &runs[k][MGPBD]);
+        ok = run_one(ctx, a, x0, MGPBD, dts[k], o->seconds, o->outer, o->shear, 0.0, out, &runs[k][MGPBD]);
         for (int sv = XPBD_GS; sv < SOLVERS && ok; sv++)
-            ok = run_one(ctx, a, x0, sv, dts[k], o->seconds, o->outer, runs[k][MGPBD].ms_step, out, &runs[k][sv]);
+            ok = run_one(ctx, a, x0, sv, dts[k], o->seconds, o->outer, o->shear, runs[k][MGPBD].ms_step, out, &runs[k][sv]);
         for (int sv = 0; sv < SOLVERS && ok; sv++) {
             const stiff_run *r = &runs[k][sv];
             fprintf(csv, "%.0f,%s,%u,%u,%.3f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", r->dt * 1e3, solver_names[sv],
@@ -359,8 +360,15 @@ static int run_stiff(sinew_context *ctx, const void *options, const char *out)
                 "residual at each step's end over its value after the prediction, mean over the steps. Host wall "
                 "time (each outer iteration one submit and a wait; XPBD's sweeps one submit). Made by `sinew-bench "
                 "--suite stiff --bar-cells %u`.\n\n",
-            BAR_LENGTH, BAR_WIDTH, a->element_count, n, SHEAR, o->seconds, o->outer, JACOBI_OMEGA, 4 * o->outer,
+            BAR_LENGTH, BAR_WIDTH, a->element_count, n, o->shear, o->seconds, o->outer, JACOBI_OMEGA, 4 * o->outer,
             o->cells);
+    const double L = BAR_WIDTH / o->cells;
+    fprintf(md, "The element's stiffness over its inertia, kappa = h^2 mu / (rho L^2) with L = %g m the lattice's "
+                "cube: %.3g, %.3g and %.3g at 10, 20 and 30 ms. MGPBD's outer iteration (Gauss-Newton on the dual "
+                "system) converges where kappa is small and stalls where it is large, whatever the linear solver "
+                "(docs/mgpbd.md, \"Where the global step converges\").\n\n",
+            L, dts[0] * dts[0] * o->shear / (DENSITY * L * L), dts[1] * dts[1] * o->shear / (DENSITY * L * L),
+            dts[2] * dts[2] * o->shear / (DENSITY * L * L));
     fprintf(md, "| time step | solver | iterations or sweeps a step | ms a step | stable | largest sag (m) | mean sag, second "
                 "half (m) | max volume error | max edge stretch | mean end |b| / start |b| | picture |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -381,13 +389,16 @@ static int run_stiff(sinew_context *ctx, const void *options, const char *out)
     return ok;
 }
 
-/* sinew-bench --suite stiff [--bar-cells C] [--outer K] [--steps S]: C cells
+/* sinew-bench --suite stiff [--bar-cells C] [--outer K] [--steps S] [--shear PA]: C cells
  * across the bar (10 C along it, 60 C^3 tetrahedra; default 4, 12 for the
  * paper's 100K), K MGPBD outer iterations a step (default 4), S steps of 10
- * ms simulated (default 60: 0.6 s). A dry run: C 2, 0.03 s. */
+ * ms simulated (default 60: 0.6 s), shear modulus PA (default 10 MPa). A dry
+ * run: C 2, 0.03 s. */
 int bench_stiff_suite(const bench_args *a)
 {
-    stiff_options o = {4, 4, 0.6};
+    stiff_options o = {4, 4, 0.6, SHEAR};
+    if (a->mgpbd.shear > 0.0)
+        o.shear = a->mgpbd.shear;
     if (a->mgpbd.bar_cells && a->mgpbd.bar_cells != bench_mgpbd_options_default().bar_cells)
         o.cells = a->mgpbd.bar_cells;
     if (a->mgpbd.outer != bench_mgpbd_options_default().outer)

@@ -286,6 +286,8 @@ static int parse(int argc, char **argv, bench_args *a)
          CLI_IN_CO(0, 1e12)},
         {"--bar-cells", NULL, CLI_UINT, &mg->bar_cells, "N",
          "mgpbd: cells across the twisted bar, 5 N along it (default 8; 0: no bar)", .max = 200},
+        {"--shear", NULL, CLI_DOUBLE, &mg->shear, "PA",
+         "stiff: the cantilever's shear modulus in Pa (default 1e7, the poster's muscle)", CLI_IN_OC(0, 1e12)},
         {"--outer", NULL, CLI_UINT, &mg->outer, "N", "mgpbd: most MGPBD outer iterations a run (default 100)",
          .min = 1, .max = 1000},
         {"--outer-budget", NULL, CLI_DOUBLE, &mg->outer_budget_s, "S",

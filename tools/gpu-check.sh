@@ -32,14 +32,14 @@ cmd="${1:-}"
 
 # The packages the test executables and tools link beyond libc (ldd on
 # build-gpu/tests/test_gpbd and build-gpu/tools/sinew-bench on Debian 12), the
-# loader, the validation layers and TetGen.
+# loader, the validation layers and TetGen (with its library, libtet1.5).
 # The loader and GLVND go into / there (the NVIDIA driver's Vulkan library
 # needs GLVND's dispatch library); the rest under /tmp/gl.
 root_packages="libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2"
 packages="vulkan-validationlayers libcjson1 libassimp5 libdraco7 libminizip1 libpng16-16
 libcriterion3 libgit2-1.5 libnanomsg5 libffi8 libmbedtls14 libmbedx509-1 libmbedcrypto7 libhttp-parser2.9
 libssh2-1 libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0 libkeyutils1 libssl3 libpcre2-8-0
-libcom-err2 tetgen"
+libcom-err2 tetgen libtet1.5"
 
 prepare() {
     cd "$root"

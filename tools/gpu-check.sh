@@ -92,7 +92,7 @@ prepare() {
 run() {
     out="${1:-${OUT:-$root/gpu-check-out}}"
     budget="${2:-450}"
-    suites="${3:-clusters selfcol gpu gpbd hpbd pd implicit collider mgpbd}"
+    suites="${3-clusters selfcol gpu gpbd hpbd pd implicit collider mgpbd}"
     start=$(date +%s)
     left() { echo $((budget - ($(date +%s) - start))); }
     # The loader and GLVND go into / (the device machine may have neither);

@@ -6,7 +6,8 @@
 #   tools/run.sh test                      runs the whole test suite: the release
 #                                          build's tests, the same tests under
 #                                          ASan + UBSan + LSan (tools/sanitize.sh),
-#                                          a short fuzz run (tools/fuzz.sh 20) and
+#                                          a short fuzz run (tools/fuzz.sh 10, two
+#                                          processes a target) and
 #                                          the runtime library cross-built for
 #                                          Windows and aarch64 (tools/cross.sh)
 #   tools/run.sh test-release [ctest options]   only the release build's tests
@@ -99,8 +100,8 @@ test)
     (cd "$build" && ctest --output-on-failure -j "$(nproc)")
     echo "== sanitizer build (address, undefined behaviour, leaks): the test suite"
     "$root/tools/sanitize.sh"
-    echo "== fuzzing: 20 s per target"
-    "$root/tools/fuzz.sh" 20
+    echo "== fuzzing: 10 s per target in two processes"
+    SINEW_FUZZ_FORK=2 "$root/tools/fuzz.sh" 10
     echo "== cross builds: the runtime library for Windows x86-64 and aarch64 Linux"
     "$root/tools/cross.sh"
     echo "== all stages passed"

@@ -52,18 +52,23 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 SINEW_CGAL_DATA=$(cgal_data)
 export SINEW_CGAL_DATA
 cd "$build"
-# What runs here: every CPU test, the tool tests (the tools' host code: CLI,
-# readers, prep, checkpoints) but for four sinew-sim and sinew-bench scenes
-# of minutes each, and the GPU tests that drive the runtime's host code
-# without long scenes: test_memory and test_fusion step every solver in
-# both memory models and both recordings, test_reliability and test_health
-# the refusals, rollbacks and checkpoints, the others one area each. Left to
-# the release run: the GPU tests whose minutes go to lavapipe's arithmetic
-# on scenes (their host code is the same recording the tests above drive),
-# the portable-limits reruns (the same host code as the tests they repeat)
-# and the Vulkan 1.1 shader compiles (no host code of ours).
-gpu_here='test_context|test_memory|test_fusion|test_reliability|test_health|test_engine|test_engine_asset|test_bodies|test_real_solids|test_mgpbd_body|test_hpbd|test_pd_gpu|test_imc_gpu'
-scenes='tool_selfcol_layers_sphere|tool_selfcol_cgal_horizons|tool_sim_with_soft_block|tool_bench_stiff_dry_run'
+# What runs here: every CPU test but test_imc (minutes of the implicit
+# cloth's CPU reference, test code; the hierarchy code of prep it starts
+# from runs in test_nested and test_hierarchy), the tool tests (the tools'
+# host code: CLI, readers, prep, checkpoints) but for seven sinew-sim and
+# sinew-bench scenes whose time goes to lavapipe, and the GPU tests that
+# drive the runtime's host code without long scenes: test_memory and
+# test_fusion step every solver in both memory models and both recordings,
+# test_reliability and test_health the refusals, rollbacks and checkpoints,
+# test_bodies bodies that see each other, test_mgpbd_body MGPBD's host
+# setups and checkpoints, test_context and test_engine the context and a
+# lent device. Left to the release run: the GPU tests whose minutes go to
+# lavapipe's arithmetic on scenes (their host code is the same recording
+# the tests above drive), the portable-limits reruns (the same host code as
+# the tests they repeat) and the Vulkan 1.1 shader compiles (no host code
+# of ours).
+gpu_here='test_context|test_memory|test_fusion|test_reliability|test_health|test_engine|test_engine_asset|test_bodies|test_mgpbd_body'
+scenes='tool_selfcol_layers_sphere|tool_selfcol_cgal_horizons|tool_sim_with_soft_block|tool_bench_stiff_dry_run|tool_sim_mgpbd_sphere_lands|tool_bench_gpu_dry_run|tool_sim_implicit|test_imc'
 # ctest takes one -R and one -E: the CPU label by name (ctest -N -L cpu),
 # the tools, and the GPU tests above.
 cpu=$(ctest -N -L cpu | sed -n 's/^ *Test *#[0-9]*: *//p' | grep -v '^shader_vulkan1[.]1_' | paste -sd'|' -)

@@ -41,12 +41,22 @@ void amg_add(uint k, float v) { amg_set(k, amg_r(k) + v); }
 uint amg_head(uint field) { return amg_i(field); }
 uint amg_mat(uint m, uint field) { return amg_i(m + field); }
 
-// Row i of matrix m times vector x, added in the row's column order.
+// Row i of matrix m times vector x, added in the row's column order. Where
+// the row's columns and values and all of x lie in the first chunks (every
+// matrix below 2^shift words, which is all of them on most devices), the
+// loop reads the arrays directly, without a chunk test per word.
 float amg_row_dot(uint m, uint i, uint x)
 {
     uint rows = amg_mat(m, SINEW_AMG_M_ROW), cols = amg_mat(m, SINEW_AMG_M_COL), vals = amg_mat(m, SINEW_AMG_M_VAL);
+    uint begin = amg_i(rows + i), end = amg_i(rows + i + 1u);
     float s = 0.0;
-    for (uint e = amg_i(rows + i); e < amg_i(rows + i + 1u); e++)
+    if (cols + end <= (1u << pc.index_shift) && vals + end <= (1u << pc.real_shift) &&
+        x + amg_mat(m, SINEW_AMG_M_COLS) <= (1u << pc.real_shift)) {
+        for (uint e = begin; e < end; e++)
+            s += amg_real0[vals + e] * amg_real0[x + amg_index0[cols + e]];
+        return s;
+    }
+    for (uint e = begin; e < end; e++)
         s += amg_r(vals + e) * amg_r(x + amg_i(cols + e));
     return s;
 }

@@ -155,8 +155,8 @@ Test(mgpbd_body, a_step_is_the_solver_it_wraps)
  * within twice the solver's. Where it does not, the two are the same step
  * as with one, to the prediction's rounding carried through three outer
  * iterations of CG: within 1e-3 of the step (on the H200 2.7e-7 m apart,
- * past the one-iteration bound of 1e-4 of it). Either way below the one-iteration
- * step's residual. */
+ * past the one-iteration bound of 1e-4 of it). Either way below the
+ * one-iteration step's residual. */
 Test(mgpbd_body, a_stale_hierarchy_falls_back_inside_the_step)
 {
     twin one = step_twice(1), three = step_twice(3);

@@ -335,7 +335,8 @@ static int run_stiff(sinew_context *ctx, const void *options, const char *out)
     for (int k = 0; k < 3 && ok; k++) {
         ok = run_one(ctx, a, x0, MGPBD, dts[k], o->seconds, o->outer, o->shear, 0.0, out, &runs[k][MGPBD]);
         for (int sv = XPBD_GS; sv < SOLVERS && ok; sv++)
-            ok = run_one(ctx, a, x0, sv, dts[k], o->seconds, o->outer, o->shear, runs[k][MGPBD].ms_step, out, &runs[k][sv]);
+            ok = run_one(ctx, a, x0, sv, dts[k], o->seconds, o->outer, o->shear, runs[k][MGPBD].ms_step, out,
+                         &runs[k][sv]);
         for (int sv = 0; sv < SOLVERS && ok; sv++) {
             const stiff_run *r = &runs[k][sv];
             fprintf(csv, "%.0f,%s,%u,%u,%.3f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", r->dt * 1e3, solver_names[sv],

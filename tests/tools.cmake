@@ -189,7 +189,7 @@ if(TARGET sinew-viewer)
 xvfb-run -a -s '-screen 0 1280x1024x24' '$<TARGET_FILE:sinew-viewer>' --frames 30 --size 480x360 --validation \
   --screenshot \"$d\" && \
 test \"$(head -c 8 \"$d\" | od -An -tx1 | tr -d ' \\n')\" = 89504e470d0a1a0a && echo window-png-ok")
-  set_tests_properties(tool_viewer_under_xvfb PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77 TIMEOUT 300
+  set_tests_properties(tool_viewer_under_xvfb PROPERTIES LABELS gpu RESOURCE_LOCK xserver SKIP_RETURN_CODE 77 TIMEOUT 300
     PASS_REGULAR_EXPRESSION "the window after 30 frames: .*window-png-ok"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|validation messages")
   # The same window driven by a mouse and keyboard (xdotool through XTEST,
@@ -203,7 +203,7 @@ l='${OUT}/viewer-drive.log'; xvfb-run -a -s '-screen 0 1280x1024x24' \
   sh '${CMAKE_CURRENT_SOURCE_DIR}/viewer/drive.sh' '$<TARGET_FILE:sinew-viewer>' \"$l\"; cat \"$l\"; \
 awk -F'[(,)]' '/holding particle/ { y0 = $3 } /let go of particle/ { y1 = $3 } \
   END { if (y1 - y0 > 0.1) print \"lifted by\", y1 - y0, \"m\"; else print \"not lifted\" }' \"$l\"")
-  set_tests_properties(tool_viewer_mouse_and_keys PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77 TIMEOUT 300
+  set_tests_properties(tool_viewer_mouse_and_keys PROPERTIES LABELS gpu RESOURCE_LOCK xserver SKIP_RETURN_CODE 77 TIMEOUT 300
     PASS_REGULAR_EXPRESSION "holding particle.*let go of particle.*paused.*one step.*running.*solver XPBD symmetric Gauss-Seidel.*orbited to yaw.*solver XPBD Jacobi.*lifted by"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|validation messages|not lifted")
   # The same with a soft body (a 6 x 6 x 6 block of tetrahedra standing on its
@@ -218,7 +218,7 @@ xvfb-run -a -s '-screen 0 1280x1024x24' \
   sh '${CMAKE_CURRENT_SOURCE_DIR}/viewer/drive.sh' '$<TARGET_FILE:sinew-viewer>' \"$l\" \"$a\"; cat \"$l\"; \
 awk -F'[(,)]' '/holding particle/ { y0 = $3 } /let go of particle/ { y1 = $3 } \
   END { if (y1 - y0 > 0.1) print \"lifted by\", y1 - y0, \"m\"; else print \"not lifted\" }' \"$l\"")
-  set_tests_properties(tool_viewer_soft_body PROPERTIES LABELS gpu RUN_SERIAL ON SKIP_RETURN_CODE 77 TIMEOUT 300
+  set_tests_properties(tool_viewer_soft_body PROPERTIES LABELS gpu RESOURCE_LOCK xserver SKIP_RETURN_CODE 77 TIMEOUT 300
     PASS_REGULAR_EXPRESSION "holding particle.*let go of particle.*paused.*one step.*running.*solver GPBD Jacobi.*orbited to yaw.*solver MGPBD.*lifted by"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|validation messages|not lifted|cannot create the body")
 endif()

@@ -56,10 +56,12 @@ cd "$build"
 # cloth's CPU reference, test code; the hierarchy code of prep it starts
 # from runs in test_nested and test_hierarchy), the tool tests (the tools'
 # host code: CLI, readers, prep, checkpoints) but for seven sinew-sim and
-# sinew-bench scenes whose time goes to lavapipe, and the GPU tests that
+# sinew-bench scenes whose time goes to lavapipe (and readme_commands: the
+# same tools' commands again, not selected below), and the GPU tests that
 # drive the runtime's host code without long scenes: test_memory and
 # test_fusion step every solver in both memory models and both recordings,
-# test_reliability and test_health the refusals, rollbacks and checkpoints,
+# test_reliability (without its soak: tests/CMakeLists.txt) and test_health
+# the refusals, rollbacks and checkpoints,
 # test_bodies bodies that see each other, test_mgpbd_body MGPBD's host
 # setups and checkpoints, test_context and test_engine the context and a
 # lent device. Left to the release run: the GPU tests whose minutes go to
@@ -72,5 +74,5 @@ scenes='tool_selfcol_layers_sphere|tool_selfcol_cgal_horizons|tool_sim_with_soft
 # ctest takes one -R and one -E: the CPU label by name (ctest -N -L cpu),
 # the tools, and the GPU tests above.
 cpu=$(ctest -N -L cpu | sed -n 's/^ *Test *#[0-9]*: *//p' | grep -v '^shader_vulkan1[.]1_' | paste -sd'|' -)
-ctest --output-on-failure -j "$jobs" -R "^(${cpu}|tool_.*|readme_commands|package_.*|${gpu_here})\$" \
+ctest --output-on-failure -j "$jobs" -R "^(${cpu}|tool_.*|package_.*|${gpu_here})\$" \
     -E "^(${scenes})\$|_portable\$" "$@"

@@ -403,6 +403,37 @@ Test(render_asset, sinew_sim_obj_is_the_render_mesh)
     }
 }
 
+/* ------------------------------------------------------------ the OBJ reader */
+
+Test(render_asset, obj_corners_become_render_vertices)
+{
+    sinew_logger lg = sinew_logger_default();
+    lg.level = SINEW_LOG_ERROR;
+    sinew_mesh m;
+    cr_assert_eq(sinew_mesh_read(SINEW_TEST_DATA_DIR "/textured_quads.obj", &lg, &m), SINEW_RESULT_OK);
+    cr_assert_eq(m.vertex_count, 6);
+    cr_assert_eq(m.render_vertex_count, 8, "the seam's two vertices twice");
+    cr_assert_eq(m.render_triangle_count, 4);
+    const uint32_t on[8] = {0, 3, 4, 1, 1, 4, 5, 2}; /* first use: f 1/1 4/3 5/4 2/2, then 2/5 5/7 6/8 3/6 */
+    const float u[8] = {0, 0, 1, 1, 0, 0, 1, 1};
+    for (uint32_t i = 0; i < 8; i++) {
+        cr_assert_eq(m.render_vertex[i], on[i], "render vertex %u", i);
+        cr_assert_eq(m.render_uv[2 * i], u[i], "render vertex %u", i);
+        cr_assert_eq(m.render_normal[3 * i + 1], 1.0f);
+    }
+    sinew_mesh_free(&m);
+    /* no vt or vn: no render mesh, as before */
+    const char plain[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    cr_assert_eq(sinew_mesh_read_obj_memory(plain, sizeof plain - 1, "plain.obj", &lg, &m), SINEW_RESULT_OK);
+    cr_assert_eq(m.render_vertex_count, 0);
+    sinew_mesh_free(&m);
+    /* a vt index past the file's */
+    const char bad[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/1 2/2 3/1\n";
+    cr_assert_eq(sinew_mesh_read_obj_memory(bad, sizeof bad - 1, "bad.obj", capture_logger(SINEW_LOG_ERROR), &m),
+                 SINEW_RESULT_ERROR_BAD_MESH);
+    cr_assert(strstr(cap.text, "bad.obj:5: texture coordinate index 2 out of range (file has 1)"), "%s", cap.text);
+}
+
 /* ------------------------------------------------------------ malformed sections */
 
 Test(render_asset, malformed_render_section_is_refused)

@@ -100,7 +100,7 @@ static uint32_t read_written_obj(const char *path, float *xyz, float *uv, uint32
     return nv;
 }
 
-/* ------------------------------------------------------------ helpers */
+/* ------------------------------------------------------------ building and comparing */
 
 static sinew_asset *cloth_of(const sinew_mesh *m, const char *name, const sinew_logger *lg)
 {

@@ -50,6 +50,7 @@ sinew_body_desc sinew_body_desc_default(void)
         .fallback_iterations = 200};
     d.mgpbd_cg_iterations = 20;
     d.mgpbd_setup_interval = 20;
+    d.render_mesh = 1;
     return d;
 }
 
@@ -171,6 +172,52 @@ static sinew_result upload_mesh(sinew_body *b, const sinew_asset *a)
 }
 
 
+/* RENDER (shared/layout.h): the map as the kernel reads it, the output as
+ * the rest pose gives it (so that the buffer is drawable before the first
+ * step), the indices. */
+static sinew_result upload_render(sinew_body *b, const sinew_asset *a)
+{
+    const uint32_t r = b->render_vertex_count;
+    const uint64_t size = 96ull * r + 4ull * b->render_index_count;
+    uint8_t *bytes = malloc(size);
+    if (!bytes)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+    GpuRenderVertex *map = (GpuRenderVertex *)bytes;
+    float *out = (float *)(bytes + 64ull * r);
+    for (uint32_t i = 0; i < r; i++) {
+        const sinew_render_vertex_rec *v = &a->rvertices[i];
+        const int tet = (v->mode & SINEW_RENDER_NORMAL_MASK) == SINEW_RENDER_NORMAL_TET;
+        GpuRenderVertex g = {{v->particle[0], v->particle[1], v->particle[2], v->particle[3]},
+                             {v->weight[0], v->weight[1], v->weight[2], v->weight[3]},
+                             {v->normal[0], v->normal[1], v->normal[2], tet ? 1.0f : 0.0f},
+                             {v->uv[0], v->uv[1], 0.0f, 0.0f}};
+        if (tet) { /* Dm^T n, Dm's columns the rest edges from particle[0] */
+            const sinew_particle_rec *x0 = &a->particles[v->particle[0]];
+            for (int c = 0; c < 3; c++) {
+                const sinew_particle_rec *xc = &a->particles[v->particle[c + 1]];
+                g.normal[c] = (float)(((double)xc->x - x0->x) * v->normal[0] + ((double)xc->y - x0->y) * v->normal[1] +
+                                      ((double)xc->z - x0->z) * v->normal[2]);
+            }
+        }
+        map[i] = g;
+        float *o = out + SINEW_RENDER_OUTPUT_FLOATS * (size_t)i;
+        double p[3] = {0, 0, 0};
+        for (int k = 0; k < 4; k++) {
+            const sinew_particle_rec *q = &a->particles[v->particle[k]];
+            p[0] += (double)v->weight[k] * q->x;
+            p[1] += (double)v->weight[k] * q->y;
+            p[2] += (double)v->weight[k] * q->z;
+        }
+        const float rest[8] = {(float)p[0], (float)p[1], (float)p[2], v->normal[0], v->normal[1], v->normal[2],
+                               v->uv[0], v->uv[1]};
+        memcpy(o, rest, sizeof rest);
+    }
+    memcpy(bytes + 96ull * r, a->rtriangles, 4ull * b->render_index_count);
+    sinew_result res = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_RENDER], 0, bytes, size);
+    free(bytes);
+    return res;
+}
+
 /* Workgroups of a solver's residual at most (solver.h, record_residual):
  * one thread per constraint, element or particle. PARTIAL holds the strain
  * partials, then the solver's. */
@@ -210,6 +257,8 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_NORMAL, b->normals ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "vertex normals"},
         {SINEW_BIND_SELF_INDEX, 4 * b->self.index_words, SINEW_MEMORY_DEVICE, "self-collision indices"},
         {SINEW_BIND_SELF_REAL, 16 * b->self.real_vec4s, SINEW_MEMORY_DEVICE, "self-collision boxes and corrections"},
+        {SINEW_BIND_RENDER, 96ull * b->render_vertex_count + 4ull * b->render_index_count, SINEW_MEMORY_DEVICE,
+         "render mesh"},
         /* SDF: the collider's own, bound in its place */
         {0, d->rollback ? 32ull * n + 4ull * a->bend_count : 0, SINEW_MEMORY_DEVICE, "rollback copy", 0, &b->saved},
         {0, sizeof(GpuParams) + sizeof(GpuStats), SINEW_MEMORY_HOST, "step parameters (host)", 0, &b->upload},
@@ -277,6 +326,8 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     b->topology_base = b->topology_crc;
     if (r == SINEW_RESULT_OK && b->normals)
         r = upload_mesh(b, a);
+    if (r == SINEW_RESULT_OK && b->render_vertex_count)
+        r = upload_render(b, a);
     if (r == SINEW_RESULT_OK && b->desc.self_collision) {
         const sinew_surface own = sinew_surface_of(a);
         r = sinew_selfcol_upload(ctx, &b->self, &own, &b->buffers[SINEW_BIND_SELF_INDEX],
@@ -422,6 +473,15 @@ static void record_step_end(sinew_body *b, sinew_recorder *r, int checked)
             sinew_record_barrier(r); /* both write STATS */
         sinew_record_dispatch(r, SINEW_KERNEL_HEALTH, health_threads, &health, sizeof health);
         r->bytes += health_bytes(b, 0);
+    }
+    if (b->render_vertex_count) {
+        /* after the positions' last writer and the normals */
+        sinew_record_barrier(r);
+        GpuRange render = {4u * b->render_vertex_count, b->render_vertex_count};
+        sinew_record_dispatch(r, SINEW_KERNEL_RENDER, b->render_vertex_count, &render, sizeof render);
+        /* per render vertex: map 64, output 32; cloth: one position and one
+         * normal 32, solids: four positions 64 (what render.comp reads) */
+        r->bytes += b->render_bytes;
     }
     if (b->desc.residual || b->desc.health_check)
         sinew_record_timestamp(r, SINEW_PHASE_RESIDUAL);
@@ -690,7 +750,25 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->particle_count = asset->particle_count;
     b->distance_count = asset->distance_count;
     b->bend_count = asset->bend_count;
-    b->normals = desc->normals && asset->triangle_count > 0;
+    b->render_vertex_count = desc->render_mesh ? asset->rvertex_count : 0;
+    b->render_index_count = desc->render_mesh ? 3 * asset->rtriangle_count : 0;
+    int particle_normals = 0;
+    for (uint32_t i = 0; i < b->render_vertex_count; i++) {
+        const sinew_render_vertex_rec *v = &asset->rvertices[i];
+        int tet = (v->mode & SINEW_RENDER_NORMAL_MASK) == SINEW_RENDER_NORMAL_TET;
+        particle_normals |= !tet;
+        for (int k = 0; k < 4 && !tet; k++)
+            b->render_bytes += v->weight[k] != 0.0f ? 32u : 0u;
+        b->render_bytes += tet ? 64u : 0u;
+    }
+    b->render_bytes += 96ull * b->render_vertex_count;
+    b->normals = (desc->normals || particle_normals) && asset->triangle_count > 0;
+    if (particle_normals && asset->triangle_count == 0) {
+        sinew_body_destroy(b);
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "the asset's render mesh takes its normals from the particles' but the asset has no "
+                          "triangles to make them from (desc.render_mesh = 0 goes without it)");
+    }
     b->triangle_count = asset->triangle_count;
     b->view = (sinew_body_view){ctx, &b->desc, b->name, b->particle_count, b->distance_count, b->bend_count,
                                 asset->element_count, b->buffers, &b->saved, &b->stats};

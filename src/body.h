@@ -36,6 +36,9 @@ struct sinew_body {
     uint32_t topology_base;             /* topology_crc before any cut */
     uint32_t cut_count;                 /* distance constraints cut so far */
     int normals;                        /* vertex normals computed after each step (MESH, NORMAL) */
+    uint32_t render_vertex_count;       /* render mesh (RENDER; 0: none): vertices and indices */
+    uint32_t render_index_count;
+    uint64_t render_bytes;              /* what the render kernel reads and writes a step */
 
     sinew_buffer buffers[SINEW_BODY_BINDINGS];
     sinew_buffer saved;                 /* rollback: positions, velocities, hinge angles at the step's start */

@@ -14,9 +14,33 @@
 sinew_vulkan_buffers sinew_body_get_vulkan_buffers(const sinew_body *b)
 {
     SINEW_ASSERT(b);
-    return (sinew_vulkan_buffers){b->buffers[SINEW_BIND_POS].buffer, 16ull * b->particle_count,
-                                  b->normals ? b->buffers[SINEW_BIND_NORMAL].buffer : VK_NULL_HANDLE,
-                                  b->normals ? 16ull * b->particle_count : 0};
+    sinew_vulkan_buffers v = {b->buffers[SINEW_BIND_POS].buffer, 16ull * b->particle_count,
+                              b->normals ? b->buffers[SINEW_BIND_NORMAL].buffer : VK_NULL_HANDLE,
+                              b->normals ? 16ull * b->particle_count : 0};
+    if (b->render_vertex_count) { /* RENDER: map, output, indices (shared/layout.h) */
+        v.render_vertices = v.render_indices = b->buffers[SINEW_BIND_RENDER].buffer;
+        v.render_vertices_offset = 64ull * b->render_vertex_count;
+        v.render_vertex_count = b->render_vertex_count;
+        v.render_indices_offset = 96ull * b->render_vertex_count;
+        v.render_index_count = b->render_index_count;
+    }
+    return v;
+}
+
+sinew_result sinew_body_read_render_vertices(sinew_body *b, float *out, uint32_t count)
+{
+    SINEW_ASSERT(b && (out || count == 0));
+    if (!b->render_vertex_count)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_UNSUPPORTED, "body",
+                          "body '%s' has no render mesh (desc.render_mesh = 0, or an asset without one)", b->name);
+    if (count != b->render_vertex_count)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "count %u does not match the body's %u render vertices", count, b->render_vertex_count);
+    sinew_result settled = sinew_body_settle(b);
+    if (settled != SINEW_RESULT_OK)
+        return settled;
+    return sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_RENDER], 64ull * count, out,
+                                 4ull * SINEW_RENDER_OUTPUT_FLOATS * count);
 }
 
 static sinew_result check_count(const sinew_body *b, uint32_t count)

@@ -617,3 +617,21 @@ add_test(NAME tool_sim_with_soft_block
 set_tests_properties(tool_sim_with_soft_block PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "intersections +0 pairs.*between bodies +0 pairs.*check +passed.*--with: a checkpoint holds one body"
   FAIL_REGULAR_EXPRESSION "sinew error|Validation|Sanitizer|FAILED|UNSTABLE")
+
+# The render mesh (docs/render-mesh.md): a textured tube with a UV seam
+# through sinew-prep (it keeps 225 render vertices over 216 particles) and
+# sinew-sim, whose OBJ is the render mesh (test_render_mesh compares it with
+# the source) and whose picture draws a checker on its UVs; validation on.
+add_test(NAME tool_render_mesh_sim
+  COMMAND sh -c "'${PREP}' '${CMAKE_SOURCE_DIR}/data/textured_tube.obj' --pin-top 0.05 -o '${OUT}/render_tube.snw' && \
+'${SIM}' '${OUT}/render_tube.snw' --frames 10 --png --validation -o '${OUT}/render_tube' && \
+grep -c '^f [0-9]*/[0-9]*/[0-9]* ' '${OUT}/render_tube/final.obj'")
+set_tests_properties(tool_render_mesh_sim PROPERTIES LABELS gpu FIXTURES_SETUP render_tube_obj
+  PASS_REGULAR_EXPRESSION "render mesh of 225 vertices, 384 triangles, with UVs.*final mesh.*\n384\n"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+if(SINEW_HAVE_ASSIMP)
+  add_test(NAME tool_render_mesh_prep_gltf
+    COMMAND ${PREP} ${CMAKE_SOURCE_DIR}/data/textured_tube.gltf --pin-top 0.05 -o ${OUT}/render_tube_gltf.snw)
+  set_tests_properties(tool_render_mesh_prep_gltf PROPERTIES LABELS cpu
+    PASS_REGULAR_EXPRESSION "render mesh of 102 vertices, 160 triangles, with UVs.*wrote")
+endif()

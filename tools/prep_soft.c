@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mesh_pipe.h"
 #include "prep/soft.h"
 
 static const char *const tool = "sinew-prep";
@@ -125,7 +126,8 @@ static void send_shipment(int fd, const char *path, int volume, const sinew_logg
         else
             ok = cli_write_all(fd, m.positions, sizeof(double) * 3 * m.vertex_count) &&
                  cli_write_all(fd, m.face_offsets, sizeof(uint32_t) * (m.face_count + 1ull)) &&
-                 cli_write_all(fd, m.face_indices, sizeof(uint32_t) * (size_t)head[3]);
+                 cli_write_all(fd, m.face_indices, sizeof(uint32_t) * (size_t)head[3]) &&
+                 mesh_pipe_send_render(fd, &m);
     }
     sinew_mesh_free(&m);
     sinew_volume_free(&v);
@@ -178,6 +180,8 @@ static sinew_result read_isolated(const char *path, int volume, const sinew_logg
             *vol = (sinew_volume){head[1], positions, head[2], a, regions};
         else
             *mesh = (sinew_mesh){head[1], positions, head[2] ? head[2] - 1 : 0, a, b};
+        if (got && !volume)
+            got = mesh_pipe_receive_render(fd[0], mesh, path, lg);
         r = got ? SINEW_RESULT_OK : SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     } else if (got) {
         r = head[0] < SINEW_RESULT_COUNT ? (sinew_result)head[0] : SINEW_RESULT_ERROR_BAD_MESH;
@@ -459,9 +463,12 @@ static void interrupted(int sig)
     sinew_prep_interrupted = 1;
 }
 
-static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sinew_volume *v)
+/* The volume, and the surface it was made from (zeroed for a box or a volume
+ * file): its render mesh is embedded in the tetrahedra. */
+static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sinew_volume *v, sinew_mesh *surface)
 {
     memset(v, 0, sizeof *v);
+    memset(surface, 0, sizeof *surface);
     if (s->box_given) {
         double origin[3] = {0.0, s->height, 0.0};
         sinew_result r = sinew_volume_box(s->box[0], s->box[1], s->box[2], s->box_size, origin, v);
@@ -493,7 +500,10 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
     }
-    sinew_mesh_free(&m);
+    if (r == SINEW_RESULT_OK)
+        *surface = m;
+    else
+        sinew_mesh_free(&m);
     return r;
 }
 
@@ -608,12 +618,14 @@ int prep_soft_main(int argc, char **argv)
     const char *what = s.input ? s.input : "box";
 
     sinew_volume v;
-    sinew_result r = make_volume(&s, &lg, &v);
+    sinew_mesh surface;
+    sinew_result r = make_volume(&s, &lg, &v, &surface);
     if (r == SINEW_RESULT_OK)
         r = report_pieces(&s, &lg, &v);
     if (r != SINEW_RESULT_OK) {
         fprintf(stderr, "%s: %s: %s\n", tool, what, sinew_result_string(r));
         sinew_volume_free(&v);
+        sinew_mesh_free(&surface);
         free(s.pins);
         free(s.regions);
         return sinew_prep_interrupted ? 130 : 1;
@@ -621,6 +633,10 @@ int prep_soft_main(int argc, char **argv)
     for (uint32_t i = 0; i < v.vertex_count; i++)
         for (int k = 0; k < 3; k++)
             v.positions[3 * (size_t)i + k] = v.positions[3 * (size_t)i + k] * s.scale + s.translate[k];
+    for (uint32_t i = 0; i < surface.vertex_count; i++)
+        for (int k = 0; k < 3; k++)
+            surface.positions[3 * (size_t)i + k] = surface.positions[3 * (size_t)i + k] * s.scale + s.translate[k];
+    s.opt.render_source = surface.render_vertex_count ? &surface : NULL;
     char source[512];
     snprintf(source, sizeof source, "%s", what);
     s.opt.source_name = source;
@@ -637,6 +653,7 @@ int prep_soft_main(int argc, char **argv)
     r = materials ? sinew_soft_build_with_regions(&v, &s.opt, &lg, &asset, &rep, &regions, &region_count)
                   : SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     sinew_volume_free(&v);
+    sinew_mesh_free(&surface);
     if (r == SINEW_RESULT_OK)
         r = sinew_asset_write(asset, s.out, &lg);
     if (r == SINEW_RESULT_OK && !s.quiet)

@@ -57,6 +57,7 @@ struct render {
     VkFramebuffer framebuffer;
     VkPipelineLayout layout;
     VkPipeline pipeline;
+    VkPipeline textured;                /* the body's render mesh (docs/render-mesh.md): 32-byte vertices */
     VkCommandPool pool;
     VkCommandBuffer cmd;
     VkFence fence;
@@ -291,15 +292,28 @@ static int make_pipeline(render *r)
         {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0, VK_SHADER_STAGE_FRAGMENT_BIT, modules[1], "main",
          NULL},
     };
+    /* vec4 positions and normals in two buffers; the uv (location 2) only
+     * the textured mode reads, fed from the normals there. */
     VkVertexInputBindingDescription bindings[2] = {{0, 16, VK_VERTEX_INPUT_RATE_VERTEX},
                                                    {1, 16, VK_VERTEX_INPUT_RATE_VERTEX}};
-    VkVertexInputAttributeDescription attributes[2] = {{0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0},
-                                                       {1, 1, VK_FORMAT_R32G32B32A32_SFLOAT, 0}};
+    VkVertexInputAttributeDescription attributes[3] = {{0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0},
+                                                       {1, 1, VK_FORMAT_R32G32B32A32_SFLOAT, 0},
+                                                       {2, 1, VK_FORMAT_R32G32_SFLOAT, 0}};
     VkPipelineVertexInputStateCreateInfo input = {VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
     input.vertexBindingDescriptionCount = 2;
     input.pVertexBindingDescriptions = bindings;
-    input.vertexAttributeDescriptionCount = 2;
+    input.vertexAttributeDescriptionCount = 3;
     input.pVertexAttributeDescriptions = attributes;
+    /* The render mesh: position xyz, normal xyz, uv in one 32-byte vertex. */
+    VkVertexInputBindingDescription interleaved = {0, 32, VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputAttributeDescription fields[3] = {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
+                                                   {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 12},
+                                                   {2, 0, VK_FORMAT_R32G32_SFLOAT, 24}};
+    VkPipelineVertexInputStateCreateInfo input_textured = {VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    input_textured.vertexBindingDescriptionCount = 1;
+    input_textured.pVertexBindingDescriptions = &interleaved;
+    input_textured.vertexAttributeDescriptionCount = 3;
+    input_textured.pVertexAttributeDescriptions = fields;
     VkPipelineInputAssemblyStateCreateInfo assembly = {VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
     assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
     VkViewport viewport = {0, 0, (float)r->width, (float)r->height, 0, 1};
@@ -337,6 +351,10 @@ static int make_pipeline(render *r)
     gi.layout = r->layout;
     gi.renderPass = r->pass;
     VkResult vr = r->vk.vkCreateGraphicsPipelines(r->device, VK_NULL_HANDLE, 1, &gi, NULL, &r->pipeline);
+    if (vr == VK_SUCCESS) {
+        gi.pVertexInputState = &input_textured;
+        vr = r->vk.vkCreateGraphicsPipelines(r->device, VK_NULL_HANDLE, 1, &gi, NULL, &r->textured);
+    }
     r->vk.vkDestroyShaderModule(r->device, modules[0], NULL);
     r->vk.vkDestroyShaderModule(r->device, modules[1], NULL);
     TRY(vr);
@@ -473,6 +491,8 @@ void render_destroy(render *r)
         buffer_destroy(r, &r->body_indices);
         if (r->pipeline)
             r->vk.vkDestroyPipeline(r->device, r->pipeline, NULL);
+        if (r->textured)
+            r->vk.vkDestroyPipeline(r->device, r->textured, NULL);
         if (r->layout)
             r->vk.vkDestroyPipelineLayout(r->device, r->layout, NULL);
         if (r->framebuffer)
@@ -634,8 +654,19 @@ static int record_scene(render *r, const sinew_step_params *p, const render_came
         draw(r, &pc, r->collider.positions.buffer, r->collider.normals.buffer, r->collider.indices.buffer,
              r->collider.index_count);
     }
-    place(&pc, 0, 0, 0, 1, 1, 1, 0.93f, 0.78f, 0.32f, 0);
-    draw(r, &pc, r->body_buffers.positions, r->body_buffers.normals, r->body_indices.buffer, r->body_index_count);
+    const sinew_vulkan_buffers *bb = &r->body_buffers;
+    if (bb->render_vertices) { /* the artist's mesh, a checker texture on its UVs */
+        place(&pc, 0, 0, 0, 1, 1, 1, 0.93f, 0.78f, 0.32f, 3);
+        r->vk.vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->textured);
+        r->vk.vkCmdPushConstants(r->cmd, r->layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                                 sizeof pc, &pc);
+        r->vk.vkCmdBindVertexBuffers(r->cmd, 0, 1, &bb->render_vertices, &bb->render_vertices_offset);
+        r->vk.vkCmdBindIndexBuffer(r->cmd, bb->render_indices, bb->render_indices_offset, VK_INDEX_TYPE_UINT32);
+        r->vk.vkCmdDrawIndexed(r->cmd, bb->render_index_count, 1, 0, 0, 0);
+    } else {
+        place(&pc, 0, 0, 0, 1, 1, 1, 0.93f, 0.78f, 0.32f, 0);
+        draw(r, &pc, bb->positions, bb->normals, r->body_indices.buffer, r->body_index_count);
+    }
     r->vk.vkCmdEndRenderPass(r->cmd);
     return 1;
 }

@@ -79,6 +79,11 @@ static int print_asset(const char *path)
     }
     if (asset->red_count || asset->black_count)
         printf("red-black:         %u red, %u black particles\n", asset->red_count, asset->black_count);
+    sinew_render_info render = sinew_asset_get_render_info(asset);
+    if (render.vertex_count)
+        printf("render mesh:       %u vertices, %u indices (%u triangles), %s, %s\n", render.vertex_count,
+               render.index_count, render.index_count / 3, render.has_uvs ? "with UVs" : "without UVs",
+               render.embedded ? "embedded in the tetrahedra" : "on the particles");
     if (info.material_count) {
         printf("materials:         %u\n", info.material_count);
         for (uint32_t i = 0; i < info.material_count; ++i) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mesh_pipe.h"
 #include "prep/cloth.h"
 #include "prep/fabric.h"
 #include "prep/hierarchy.h"
@@ -252,7 +253,8 @@ static void send_mesh(int fd, const char *path, const sinew_logger *lg)
     if (ok && r == SINEW_RESULT_OK)
         ok = cli_write_all(fd, m.positions, 3 * sizeof *m.positions * m.vertex_count) &&
              cli_write_all(fd, m.face_offsets, sizeof *m.face_offsets * (m.face_count + 1ull)) &&
-             cli_write_all(fd, m.face_indices, sizeof *m.face_indices * (size_t)head[3]);
+             cli_write_all(fd, m.face_indices, sizeof *m.face_indices * (size_t)head[3]) &&
+             mesh_pipe_send_render(fd, &m);
     sinew_mesh_free(&m);
     fflush(stderr);
     _exit(ok ? 0 : 1);
@@ -298,7 +300,8 @@ static sinew_result read_mesh_isolated(const char *path, const sinew_logger *lg,
         got = out->positions && out->face_offsets && out->face_indices &&
               cli_read_all(fd[0], out->positions, 3 * sizeof *out->positions * head[1]) &&
               cli_read_all(fd[0], out->face_offsets, sizeof *out->face_offsets * ((size_t)head[2] + 1)) &&
-              cli_read_all(fd[0], out->face_indices, sizeof *out->face_indices * (size_t)head[3]);
+              cli_read_all(fd[0], out->face_indices, sizeof *out->face_indices * (size_t)head[3]) &&
+              mesh_pipe_receive_render(fd[0], out, path, lg);
         r = got ? SINEW_RESULT_OK : SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     } else if (got) {
         r = head[0] < SINEW_RESULT_COUNT ? (sinew_result)head[0] : SINEW_RESULT_ERROR_BAD_MESH;
@@ -622,9 +625,24 @@ int main(int argc, char **argv)
         r = quads ? sinew_mesh_triangulate_quads(&mesh) : SINEW_RESULT_OK;
         if (r == SINEW_RESULT_OK)
             r = sinew_nested_subdivide(&mesh, subdivide, &lg, &nested);
+        /* The finest mesh numbers the input's vertices first: the render
+         * mesh stays on them. */
+        sinew_mesh render = mesh;
+        mesh.render_vertex = mesh.render_triangles = NULL;
+        mesh.render_uv = mesh.render_normal = NULL;
         sinew_mesh_free(&mesh);
         if (r == SINEW_RESULT_OK)
             r = sinew_nested_finest_mesh(&nested, &mesh);
+        if (r == SINEW_RESULT_OK) {
+            mesh.render_vertex_count = render.render_vertex_count;
+            mesh.render_vertex = render.render_vertex;
+            mesh.render_uv = render.render_uv;
+            mesh.render_normal = render.render_normal;
+            mesh.render_triangle_count = render.render_triangle_count;
+            mesh.render_triangles = render.render_triangles;
+        } else {
+            sinew_mesh_free_render(&render);
+        }
         if (r != SINEW_RESULT_OK) {
             fprintf(stderr, "%s: %s: subdivision: %s\n", t, mesh_path ? mesh_path : "grid", sinew_result_string(r));
             sinew_nested_free(&nested);

@@ -48,6 +48,31 @@ static int write_obj(const char *path, const float *xyz, uint32_t n, const uint3
     return ok;
 }
 
+/* The render mesh (docs/render-mesh.md) as OBJ: 8 floats per render vertex
+ * (position, normal, uv), faces v/vt/vn over the render indices. */
+static int write_render_obj(const char *path, const float *v, uint32_t n, const uint32_t *idx, uint32_t count)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    fprintf(f, "# sinew-sim: the asset's render mesh\n");
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "v %.6g %.6g %.6g\n", v[8 * i], v[8 * i + 1], v[8 * i + 2]);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "vt %.9g %.9g\n", v[8 * i + 6], v[8 * i + 7]);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "vn %.6g %.6g %.6g\n", v[8 * i + 3], v[8 * i + 4], v[8 * i + 5]);
+    for (uint32_t i = 0; i + 2 < count; i += 3)
+        fprintf(f, "f %u/%u/%u %u/%u/%u %u/%u/%u\n", idx[i] + 1, idx[i] + 1, idx[i] + 1, idx[i + 1] + 1,
+                idx[i + 1] + 1, idx[i + 1] + 1, idx[i + 2] + 1, idx[i + 2] + 1, idx[i + 2] + 1);
+    int ok = fclose(f) == 0;
+    if (!ok)
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, strerror(errno));
+    return ok;
+}
+
 /* Joins the --every pictures into o->video with ffmpeg (check_outputs found it). */
 static int make_video(const options *o)
 {
@@ -348,6 +373,9 @@ typedef struct sim {
     float *with_xyz;
     const uint32_t *with_tris;
     uint32_t with_n, with_tri_count;
+    /* The asset's render mesh (0 vertices: none): what the OBJ files hold */
+    uint32_t render_count, render_index_count, *render_indices;
+    float *render_out;
 } sim;
 
 /* The asset (a file, the default cloth or a soft-body scene), the materials
@@ -650,7 +678,39 @@ static int open_outputs(const options *o, sim *s)
     return 1;
 }
 
-static int build(options *o, sim *s) { return load_scene(o, s) && create_body(o, s) && open_outputs(o, s); }
+/* The asset's render mesh, when it has one: the OBJ files are written from it. */
+static int load_render_mesh(sim *s)
+{
+    sinew_render_info ri = sinew_asset_get_render_info(s->asset);
+    if (!ri.vertex_count)
+        return 1;
+    s->render_indices = malloc(sizeof *s->render_indices * ri.index_count);
+    s->render_out = malloc(sizeof *s->render_out * 8 * (size_t)ri.vertex_count);
+    if (!s->render_indices || !s->render_out) {
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+        return 0;
+    }
+    sinew_asset_get_render_indices(s->asset, s->render_indices);
+    s->render_count = ri.vertex_count;
+    s->render_index_count = ri.index_count;
+    return 1;
+}
+
+/* The body as OBJ: its render mesh where it has one, else its particles and
+ * the triangles shown. */
+static int write_body_obj(sim *s, const char *path)
+{
+    if (s->render_count)
+        return sinew_body_read_render_vertices(s->body, s->render_out, s->render_count) == SINEW_RESULT_OK &&
+               write_render_obj(path, s->render_out, s->render_count, s->render_indices, s->render_index_count);
+    return sinew_body_read_positions(s->body, s->xyz, s->ai.particle_count) == SINEW_RESULT_OK &&
+           write_obj(path, s->xyz, s->ai.particle_count, s->tris, s->tri_count);
+}
+
+static int build(options *o, sim *s)
+{
+    return load_scene(o, s) && create_body(o, s) && load_render_mesh(s) && open_outputs(o, s);
+}
 
 static int sim_free(const options *o, sim *s)
 {
@@ -861,8 +921,7 @@ static int after_step(const options *o, sim *s, tally *t, unsigned f, double ste
     if (o->every && f % o->every == 0) {
         char path[4096];
         snprintf(path, sizeof path, "%s/frame_%05u.obj", o->out_dir, f);
-        if (sinew_body_read_positions(s->body, s->xyz, n) != SINEW_RESULT_OK ||
-            !write_obj(path, s->xyz, n, s->tris, s->tri_count))
+        if (!write_body_obj(s, path))
             return 0;
 #ifdef SINEW_HAVE_PNG
         snprintf(path, sizeof path, "%s/frame_%05u.png", o->out_dir, f);
@@ -986,8 +1045,7 @@ static int run(const options *o, sim *s, tally *t)
     if (o->video && !make_video(o))
         return 0;
     snprintf(t->mesh, sizeof t->mesh, "%s/final.obj", o->out_dir);
-    if (sinew_body_read_positions(s->body, s->xyz, ai.particle_count) != SINEW_RESULT_OK ||
-        !write_obj(t->mesh, s->xyz, ai.particle_count, s->tris, s->tri_count))
+    if (!write_body_obj(s, t->mesh) || sinew_body_read_positions(s->body, s->xyz, ai.particle_count) != SINEW_RESULT_OK)
         return 0;
     if (o->intersections) {
         sinew_logger lg = sinew_logger_default();

@@ -78,6 +78,37 @@ SINEW_API void sinew_asset_get_distances(const sinew_asset *asset, uint32_t *pai
 /* Material `index` of the asset's table (elements name theirs by index). */
 SINEW_API sinew_result sinew_asset_get_material(const sinew_asset *asset, uint32_t index, sinew_material *out);
 
+/* The render mesh (docs/render-mesh.md): the source model's own vertices
+ * (split at UV and normal seams, as an engine's importer makes them) and
+ * index buffer, each render vertex tied to up to 4 particles by weights.
+ * Present when the mesh the asset was built from had texture coordinates or
+ * split vertices (sinew-prep keeps them). */
+typedef struct sinew_render_info {
+    uint32_t vertex_count;      /* render vertices; 0: the asset has no render mesh */
+    uint32_t index_count;       /* 3 per triangle */
+    int has_uvs;                /* the source gave texture coordinates */
+    int embedded;               /* the vertices are embedded in tetrahedra (soft solids): their
+                                   normals follow the tetrahedra's deformation */
+} sinew_render_info;
+
+SINEW_API sinew_render_info sinew_asset_get_render_info(const sinew_asset *asset);
+
+/* The texture coordinates (u, v: 2 floats per render vertex, room for
+ * 2 * vertex_count; (0, 0) where the source gave none). */
+SINEW_API void sinew_asset_get_render_uvs(const sinew_asset *asset, float *uv);
+
+/* The index buffer: triangles over render vertices (room for index_count). */
+SINEW_API void sinew_asset_get_render_indices(const sinew_asset *asset, uint32_t *indices);
+
+/* Each render vertex's 4 particles and 4 weights (room for 4 * vertex_count
+ * each; either may be NULL): its position is sum weights[k] *
+ * position[particles[k]], weights in [0, 1] summing to 1. */
+SINEW_API void sinew_asset_get_render_map(const sinew_asset *asset, uint32_t *particles, float *weights);
+
+/* The rest normals (3 floats per render vertex, unit) and the rest positions
+ * the map gives (3 floats per render vertex); either may be NULL. */
+SINEW_API void sinew_asset_get_render_rest(const sinew_asset *asset, float *positions, float *normals);
+
 #ifdef __cplusplus
 }
 #endif

@@ -277,6 +277,15 @@ typedef struct sinew_body_desc {
      * origin near the body (sinew_body_shift_origin as it travels) and draws
      * it translated by the origin. Default (0, 0, 0). */
     double origin[3];
+    /* Render mesh (docs/render-mesh.md): for an asset with one
+     * (sinew_asset_get_render_info), write the artist's vertices (position,
+     * normal, UV; 32 bytes each) into a device buffer at the end of every
+     * step (one dispatch), for an engine to draw with the asset's index
+     * buffer: sinew_body_read_render_vertices, or the buffers of
+     * sinew/vulkan.h. A cloth's render normals come from its particle
+     * normals, computed then whatever desc.normals says. Ignored for an
+     * asset without a render mesh. Default 1. */
+    int render_mesh;
 } sinew_body_desc;
 
 SINEW_API sinew_body_desc sinew_body_desc_default(void);
@@ -350,6 +359,16 @@ SINEW_API sinew_result sinew_body_read_positions(sinew_body *body, float *xyz, u
  * triangle). ERROR_UNSUPPORTED when the body computes none (desc.normals = 0
  * or no triangles). Waits for pending work. */
 SINEW_API sinew_result sinew_body_read_normals(sinew_body *body, float *xyz, uint32_t count);
+
+/* Copies the render vertices of the last step (docs/render-mesh.md): 8
+ * floats per render vertex (position xyz in the body's frame, unit normal
+ * xyz, uv), count = the asset's render vertex count. The buffer is written
+ * at the end of each step (and at creation, from the rest pose); positions
+ * written or pins moved since show at the next step's end.
+ * ERROR_UNSUPPORTED when the body has no render mesh (desc.render_mesh = 0
+ * or none in the asset), INVALID_ARGUMENT for another count. Waits for
+ * pending work. */
+SINEW_API sinew_result sinew_body_read_render_vertices(sinew_body *body, float *out, uint32_t count);
 
 /* Copies current velocities (m/s), same layout. */
 SINEW_API sinew_result sinew_body_read_velocities(sinew_body *body, float *xyz, uint32_t count);

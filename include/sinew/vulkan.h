@@ -87,13 +87,24 @@ SINEW_API sinew_result sinew_body_collect_stats(sinew_body *body);
 /* The device buffers a renderer may read, one vec4 per particle, 16 bytes
  * apart, created with vertex-buffer and storage-buffer usage: positions
  * (x, y, z, inverse mass) and unit vertex normals (x, y, z, 0; see
- * desc.normals). Valid until the body is destroyed; the application reads
+ * desc.normals); and the render mesh's vertices and indices where the body
+ * has one. Valid until the body is destroyed; the application reads
  * them only after a step's "after" barrier and before the next step. */
 typedef struct sinew_vulkan_buffers {
     VkBuffer positions;
     VkDeviceSize positions_size; /* bytes: 16 per particle */
     VkBuffer normals;            /* VK_NULL_HANDLE when the body computes none */
     VkDeviceSize normals_size;
+    /* The render mesh (docs/render-mesh.md; desc.render_mesh): the artist's
+     * vertices, rewritten at the end of every step, and their index buffer.
+     * Both lie in one buffer, with vertex-, index- and storage-buffer usage;
+     * bind them at these offsets. */
+    VkBuffer render_vertices;            /* VK_NULL_HANDLE: no render mesh */
+    VkDeviceSize render_vertices_offset; /* bytes; 32 bytes per vertex: position xyz, normal xyz, uv */
+    uint32_t render_vertex_count;
+    VkBuffer render_indices;             /* uint32 triangle list, VK_INDEX_TYPE_UINT32 */
+    VkDeviceSize render_indices_offset;
+    uint32_t render_index_count;         /* indices (3 per triangle) */
 } sinew_vulkan_buffers;
 
 SINEW_API sinew_vulkan_buffers sinew_body_get_vulkan_buffers(const sinew_body *body);

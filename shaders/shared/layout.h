@@ -79,6 +79,14 @@
  *                           by its header (shared/selfcol.h)
  *   SELF_REAL vec4          self-collision: the primitives' boxes, the
  *                           contacts' corrections
+ *   RENDER    vec4          render mesh (docs/render-mesh.md; desc.render_mesh),
+ *                           r render vertices, i indices, one buffer:
+ *                             [0, 4r)    GpuRenderVertex per render vertex
+ *                             [4r, 6r)   output, 2 vec4 (32 B) per render
+ *                                        vertex: (x, y, z, nx), (ny, nz, u, v)
+ *                             then       i uint32 indices (vec4 6r on)
+ *                           the output and the indices are the engine's
+ *                           vertex and index buffers (sinew/vulkan.h)
  */
 #define SINEW_SET_BODY 0
 #define SINEW_SET_SOLVER 1
@@ -98,7 +106,9 @@
 #define SINEW_BIND_SDF 13
 #define SINEW_BIND_SELF_INDEX 14
 #define SINEW_BIND_SELF_REAL 15
-#define SINEW_BODY_BINDINGS 16
+/* Render mesh (docs/render-mesh.md). */
+#define SINEW_BIND_RENDER 18
+#define SINEW_BODY_BINDINGS 19
 /* Set 1's size: the most buffers any solver owns. Both sets together stay
  * within the storage buffers a stage may use (32 on lavapipe; context.c
  * checks the device's limits). */
@@ -484,7 +494,22 @@ SINEW_STRUCT(GpuAmgPush) {
     SINEW_UINT gate;           /* 0, or the scalar whose value > 0 lets the dispatch work */
 } SINEW_END(GpuAmgPush)
 
+/* One render vertex on the device: the asset's record (src/asset/asset.h)
+ * with its normal prepared for the kernel. normal: PARTICLES mode, the unit
+ * rest normal (used where the particles' normals cancel); TET mode, Dm^T n,
+ * the rest normal n through the tetrahedron's rest edges, so that the
+ * current normal is Ds^-T (Dm^T n) = F^-T n (Ds the current edges). */
+SINEW_STRUCT(GpuRenderVertex) {
+    SINEW_UVEC4(particle);
+    SINEW_VEC4(weight);
+    SINEW_VEC4(normal);         /* xyz; w = mode (0 PARTICLES, 1 TET) */
+    SINEW_VEC4(uv);             /* xy; zw 0 */
+} SINEW_END(GpuRenderVertex)
+/* Floats of one render vertex in the output: position, normal, uv. */
+#define SINEW_RENDER_OUTPUT_FLOATS 8
+
 #if defined(__STDC_VERSION__) || defined(__cplusplus)
+_Static_assert(sizeof(GpuRenderVertex) == 64, "std430 layout");
 _Static_assert(sizeof(GpuAmgPush) == 68, "push constants <= 128 bytes");
 _Static_assert(sizeof(GpuDistance) == 16, "std430 layout");
 _Static_assert(sizeof(GpuBend) == 32, "std430 layout");

@@ -97,6 +97,8 @@ void sinew_asset_destroy(sinew_asset *asset)
     free(asset->ccolours);
     free(asset->citems);
     free(asset->meta);
+    free(asset->rvertices);
+    free(asset->rtriangles);
     free(asset);
 }
 
@@ -612,7 +614,7 @@ sinew_result sinew_asset_validate(const sinew_asset *a, const char *name, const 
         (r = validate_element_independence(a, name, lg)) || (r = validate_materials(a, name, lg)) ||
         (r = sinew_asset_validate_hierarchy(a, name, lg)) || (r = sinew_asset_validate_red_black(a, name, lg)) ||
         (r = sinew_asset_validate_multigrid(a, name, lg)) || (r = sinew_asset_validate_clusters(a, name, lg)) ||
-        (r = validate_meta(a, name, lg)))
+        (r = validate_meta(a, name, lg)) || (r = sinew_asset_validate_render(a, name, lg)))
         return r;
     return SINEW_RESULT_OK;
 }

@@ -49,6 +49,16 @@
  * local particle twice in one cluster colour. A sweep runs the passes in
  * order, each one dispatch; a cluster runs its colours in order.
  *
+ * Render mesh (format 1.6; docs/render-mesh.md), both present or both empty:
+ *   rvertices  [r]  { particle[4], weight[4], normal xyz, mode,
+ *                     u, v, 0, 0 }                                  64 B
+ *   rtriangles [i]  { v0, v1, v2 } over rvertices                   12 B
+ * A render vertex sits at sum weight[k] * particle[k]: weights in [0, 1]
+ * summing to 1, unused slots weight 0 (their particle any valid index).
+ * mode's low byte says how its normal is made (SINEW_RENDER_NORMAL_*), bit
+ * SINEW_RENDER_HAS_UV that u, v came from the source; normal is the unit
+ * rest normal.
+ *
  * distances and bends are sorted by colour: colour k owns
  * distances[distance_begin, +distance_count) and bends[bend_begin, +bend_count),
  * the ranges follow each other without gaps, and no particle appears twice among
@@ -171,6 +181,26 @@ _Static_assert(sizeof(sinew_parents_rec) == 8, "file layout");
 _Static_assert(sizeof(sinew_cluster_rec) == 16, "file layout");
 _Static_assert(sizeof(sinew_citem_rec) == 12, "file layout");
 
+/* How a render vertex's normal is made (mode & SINEW_RENDER_NORMAL_MASK). */
+enum sinew_render_normal {
+    SINEW_RENDER_NORMAL_PARTICLES = 0, /* the weighted particle vertex normals (cloth) */
+    SINEW_RENDER_NORMAL_TET = 1,       /* the rest normal by the tetrahedron's F^-T (soft solids) */
+    SINEW_RENDER_NORMAL_COUNT
+};
+#define SINEW_RENDER_NORMAL_MASK 0xFFu
+#define SINEW_RENDER_HAS_UV 0x100u
+typedef struct sinew_render_vertex_rec {
+    uint32_t particle[4];
+    float weight[4];
+    float normal[3];
+    uint32_t mode;
+    float uv[2];
+    uint32_t reserved[2];
+} sinew_render_vertex_rec;
+_Static_assert(sizeof(sinew_render_vertex_rec) == 64, "file layout");
+/* Weights of a render vertex sum to 1 within this. */
+#define SINEW_RENDER_WEIGHT_TOLERANCE 1e-4
+
 /* Limits the loader enforces so that sizes stay far from overflow and within
  * 32-bit indices on the device. */
 #define SINEW_ASSET_MAX_PARTICLES (1u << 26)
@@ -224,6 +254,10 @@ struct sinew_asset {
     sinew_range_rec *ccolours;
     sinew_citem_rec *citems;
     char *meta; /* NUL-terminated "key=value\n" text, may be NULL */
+    /* Render mesh; rvertex_count == 0: none. */
+    uint32_t rvertex_count, rtriangle_count;
+    sinew_render_vertex_rec *rvertices;
+    sinew_triangle_rec *rtriangles;
 };
 
 /* Allocates an empty asset with arrays of the given sizes (zeroed). NULL on OOM. */
@@ -254,6 +288,13 @@ int sinew_asset_alloc_multigrid(sinew_asset *a, uint32_t levels, uint32_t triang
  * had; all zero removes them. 0 on OOM (the asset is unchanged then). */
 int sinew_asset_alloc_clusters(sinew_asset *a, uint32_t passes, uint32_t clusters, uint32_t particles,
                                uint32_t colours, uint32_t items);
+
+/* Gives the asset render mesh arrays of these sizes (zeroed), replacing any
+ * it had; both zero removes them. 0 on OOM (the asset is unchanged then). */
+int sinew_asset_alloc_render(sinew_asset *a, uint32_t vertices, uint32_t triangles);
+
+/* The render mesh's checks (part of sinew_asset_validate; src/asset/render.c). */
+sinew_result sinew_asset_validate_render(const sinew_asset *a, const char *name, const sinew_logger *lg);
 
 /* The bending hinges of t triangles (3 indices each): every edge exactly two
  * of them share, as 4 indices (p0, p1) the edge as the first triangle runs it,

@@ -1,6 +1,6 @@
 /* The v1 asset file (format 1.0, 1.1 with finite elements, 1.2 with a
  * hierarchy, 1.3 with a red-black partition, 1.4 with multigrid levels, 1.5
- * with clustered sweeps):
+ * with clustered sweeps, 1.6 with a render mesh):
  * serialisation,
  * atomic writing, and a loader that treats every byte as untrusted.
  * docs/asset-format.md is the reference; the loader's checks follow its
@@ -35,6 +35,7 @@
 #define FORMAT_MINOR_RED_BLACK 3u /* 1.3 added PRED, PBLK */
 #define FORMAT_MINOR_MULTIGRID 4u /* 1.4 added MLEV, MTRI, MPAR, MCOL, MVTX */
 #define FORMAT_MINOR_CLUSTERS 5u /* 1.5 added CPAS, CLUS, CPRT, CCOL, CITM */
+#define FORMAT_MINOR_RENDER 6u /* 1.6 added RVTX, RIDX */
 #define SECTION_VERSION 1u /* of every section this version defines */
 #define HEADER_SIZE 32u
 #define ENTRY_SIZE 32u
@@ -57,7 +58,7 @@ enum {
     SEC_PART, SEC_TRIS, SEC_DIST, SEC_BEND, SEC_COLR, SEC_ELEM, SEC_ECOL, SEC_MATL,
     SEC_HLEV, SEC_HNOD, SEC_HLNK, SEC_HDST, SEC_HCOL, SEC_PRED, SEC_PBLK,
     SEC_MLEV, SEC_MTRI, SEC_MPAR, SEC_MCOL, SEC_MVTX, SEC_CPAS, SEC_CLUS, SEC_CPRT, SEC_CCOL, SEC_CITM,
-    SEC_META, SEC_COUNT
+    SEC_RVTX, SEC_RIDX, SEC_META, SEC_COUNT
 };
 
 static const struct section_kind {
@@ -91,6 +92,8 @@ static const struct section_kind {
     [SEC_CPRT] = {"CPRT", sizeof(uint32_t), SINEW_ASSET_MAX_RECORDS, "cluster particles"},
     [SEC_CCOL] = {"CCOL", sizeof(sinew_range_rec), SINEW_ASSET_MAX_RECORDS, "cluster colours"},
     [SEC_CITM] = {"CITM", sizeof(sinew_citem_rec), SINEW_ASSET_MAX_RECORDS, "cluster items"},
+    [SEC_RVTX] = {"RVTX", sizeof(sinew_render_vertex_rec), SINEW_ASSET_MAX_RECORDS, "render vertices"},
+    [SEC_RIDX] = {"RIDX", sizeof(sinew_triangle_rec), SINEW_ASSET_MAX_RECORDS, "render triangles"},
     [SEC_META] = {"META", 1, MAX_META_BYTES, "bytes of text"},
 };
 
@@ -238,21 +241,25 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         [SEC_CPRT] = {a->cparticle_count, a->cparticles},
         [SEC_CCOL] = {a->ccolour_count, a->ccolours},
         [SEC_CITM] = {a->citem_count, a->citems},
+        [SEC_RVTX] = {a->rvertex_count, a->rvertices},
+        [SEC_RIDX] = {a->rtriangle_count, a->rtriangles},
         [SEC_META] = {(uint32_t)meta_len, a->meta},
     };
     /* The oldest version that holds the asset: 1.0 without finite elements or
      * a hierarchy, so that files of cloth alone stay what they were; 1.1 with
      * elements, and then all three of its sections; 1.2 with a hierarchy, and
      * then its five; 1.3 with a red-black partition; 1.4 with multigrid
-     * levels; 1.5 with clustered sweeps. The sections of the older versions are written with a newer
+     * levels; 1.5 with clustered sweeps; 1.6 with a render mesh. The sections of the older versions are written with a newer
      * one's too, empty or not. META only when there is text, so that NULL and "" stay distinct
      * through a round trip. */
-    int has_clusters = a->cpass_count > 0;
+    int has_render = a->rvertex_count > 0;
+    int has_clusters = a->cpass_count > 0 || has_render;
     int has_multigrid = a->mlevel_count > 0 || has_clusters;
     int has_red_black = a->red_count || a->black_count || has_multigrid;
     int has_hierarchy = a->level_count > 0 || has_red_black;
     int has_elements = a->element_count || a->element_colour_count || a->material_count || has_hierarchy;
-    uint32_t minor = has_clusters    ? FORMAT_MINOR_CLUSTERS
+    uint32_t minor = has_render      ? FORMAT_MINOR_RENDER
+                     : has_clusters  ? FORMAT_MINOR_CLUSTERS
                      : has_multigrid ? FORMAT_MINOR_MULTIGRID
                      : has_red_black ? FORMAT_MINOR_RED_BLACK
                      : has_hierarchy ? FORMAT_MINOR_HIERARCHY
@@ -266,9 +273,10 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         int is_red_black_section = i == SEC_PRED || i == SEC_PBLK;
         int is_multigrid_section = i >= SEC_MLEV && i <= SEC_MVTX;
         int is_cluster_section = i >= SEC_CPAS && i <= SEC_CITM;
+        int is_render_section = i == SEC_RVTX || i == SEC_RIDX;
         if ((is_element_section && !has_elements) || (is_hierarchy_section && !has_hierarchy) ||
             (is_red_black_section && !has_red_black) || (is_multigrid_section && !has_multigrid) ||
-            (is_cluster_section && !has_clusters) ||
+            (is_cluster_section && !has_clusters) || (is_render_section && !has_render) ||
             (i == SEC_META && !a->meta))
             continue;
         order[section_count++] = i;
@@ -502,6 +510,8 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
     if (ok && (count[SEC_CPAS] || count[SEC_CLUS] || count[SEC_CPRT] || count[SEC_CCOL] || count[SEC_CITM]))
         ok = sinew_asset_alloc_clusters(a, count[SEC_CPAS], count[SEC_CLUS], count[SEC_CPRT], count[SEC_CCOL],
                                         count[SEC_CITM]);
+    if (ok && (count[SEC_RVTX] || count[SEC_RIDX]))
+        ok = sinew_asset_alloc_render(a, count[SEC_RVTX], count[SEC_RIDX]);
     if (ok && known[SEC_META])
         ok = (a->meta = malloc((size_t)count[SEC_META] + 1)) != NULL;
     if (!ok) {
@@ -512,7 +522,8 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
                               a->elements, a->element_colours, a->materials, a->levels, a->nodes,
                               a->links, a->hdistances, a->hcolours, a->reds, a->blacks,
                               a->mlevels, a->mtriangles, a->parents, a->mcolours, a->mvertices,
-                              a->cpasses, a->clusters, a->cparticles, a->ccolours, a->citems};
+                              a->cpasses, a->clusters, a->cparticles, a->ccolours, a->citems,
+                              a->rvertices, a->rtriangles};
     for (int i = 0; i < SEC_META; ++i)
         if (count[i])
             get_words(arrays[i], p + known[i]->offset, (size_t)known[i]->size / 4);
@@ -575,6 +586,9 @@ sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char 
     if (a->level_count)
         sinew_logf(lg, SINEW_LOG_INFO, "asset", "%s: hierarchy of %u levels, %u coarse constraints", name,
                    a->level_count, a->hdistance_count);
+    if (a->rvertex_count)
+        sinew_logf(lg, SINEW_LOG_INFO, "asset", "%s: render mesh of %u vertices, %u triangles", name,
+                   a->rvertex_count, a->rtriangle_count);
     *out = a;
     return SINEW_RESULT_OK;
 }

@@ -389,6 +389,7 @@ static sinew_result create_set(sinew_context *ctx, const sinew_buffer_plan *plan
         bi.size = b->size;
         bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
+                   VK_BUFFER_USAGE_INDEX_BUFFER_BIT |
                    (ctx->conditional ? VK_BUFFER_USAGE_CONDITIONAL_RENDERING_BIT_EXT : 0);
         bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
         VkResult vr = vk->vkCreateBuffer(ctx->device, &bi, NULL, &b->buffer);

@@ -61,6 +61,7 @@
     X(AMG_COARSE, amg_coarse, GpuAmgPush)         \
     X(AMG_APPLY, amg_apply, GpuAmgPush)           \
     X(NORMALS, normals, GpuRange)                   \
+    X(RENDER, render, GpuRange)                     \
     X(SELF_BUILD, self_build, GpuRange)             \
     X(SELF_QUERY, self_query, GpuRange)             \
     X(SELF_PROJECT, self_project, GpuRange)         \

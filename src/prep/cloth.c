@@ -14,7 +14,9 @@
  *      conflict, and the element dual graph is coloured like the constraints.
  *      Elements replace the stretch and shear distances unless kept;
  *   6. colour distances and bends together and lay them out colour by colour,
- *      as the asset format requires (src/asset/asset.h); elements likewise.
+ *      as the asset format requires (src/asset/asset.h); elements likewise;
+ *   7. the source's render mesh, where the mesh has one: each render vertex
+ *      tied to the particle its vertex became (docs/render-mesh.md).
  *
  * Geometry is computed in double from the mesh and rounded to float once.
  */
@@ -864,6 +866,59 @@ static sinew_result lay_out(cloth_builder *b, sinew_asset **out)
     return SINEW_RESULT_OK;
 }
 
+/* Render vertex -> the particle of its mesh vertex, weight 1; a vertex only
+ * dropped faces used has no particle, and takes the nearest one. Normals:
+ * the source's, or the render triangles' at rest where it gave none. */
+static sinew_result add_render_mesh(cloth_builder *b, sinew_asset *a)
+{
+    const sinew_mesh *m = b->mesh;
+    if (m->render_vertex_count == 0)
+        return SINEW_RESULT_OK;
+    float *face_normals = sinew_mesh_render_face_normals(m);
+    if (!face_normals || !sinew_asset_alloc_render(a, m->render_vertex_count, m->render_triangle_count)) {
+        free(face_normals);
+        return out_of_memory(b);
+    }
+    uint32_t orphans = 0;
+    for (uint32_t i = 0; i < m->render_vertex_count; i++) {
+        uint32_t v = m->render_vertex[i], p = v < m->vertex_count ? b->remap[v] : NONE;
+        if (p == NONE) {
+            const double *x = m->positions + 3 * (size_t)(v < m->vertex_count ? v : 0);
+            double best = INFINITY;
+            for (uint32_t q = 0; q < b->n; q++) {
+                double d[3];
+                sinew_v3_sub(position(b, q), x, d);
+                if (sinew_v3_dot(d, d) < best) {
+                    best = sinew_v3_dot(d, d);
+                    p = q;
+                }
+            }
+            orphans++;
+        }
+        sinew_render_vertex_rec *r = &a->rvertices[i];
+        *r = (sinew_render_vertex_rec){{p, p, p, p}, {1.0f, 0.0f, 0.0f, 0.0f}, {0, 0, 0},
+                                       SINEW_RENDER_NORMAL_PARTICLES, {0, 0}, {0, 0}};
+        const float *n = m->render_normal ? m->render_normal + 3 * (size_t)i : NULL;
+        double len = n ? sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]) : 0.0;
+        for (int k = 0; k < 3; k++)
+            r->normal[k] = len > 0.0 ? (float)(n[k] / len) : face_normals[3 * (size_t)i + k];
+        if (m->render_uv) {
+            r->mode |= SINEW_RENDER_HAS_UV;
+            r->uv[0] = m->render_uv[2 * (size_t)i];
+            r->uv[1] = m->render_uv[2 * (size_t)i + 1];
+        }
+    }
+    memcpy(a->rtriangles, m->render_triangles, sizeof(uint32_t) * 3 * (size_t)m->render_triangle_count);
+    free(face_normals);
+    if (orphans)
+        sinew_logf(b->lg, SINEW_LOG_WARNING, "prep",
+                   "%s: %u render vertices lie only on dropped faces: each follows its nearest particle", b->name,
+                   orphans);
+    sinew_logf(b->lg, SINEW_LOG_INFO, "prep", "%s: render mesh of %u vertices, %u triangles%s", b->name,
+               m->render_vertex_count, m->render_triangle_count, m->render_uv ? ", with UVs" : "");
+    return SINEW_RESULT_OK;
+}
+
 static void summarise(cloth_builder *b)
 {
     sinew_cloth_report *rep = &b->rep;
@@ -904,6 +959,11 @@ static sinew_result build(cloth_builder *b, sinew_asset **out)
     if ((b->opt->bending && (r = add_bending(b))) || (r = make_elements(b)) || (r = colour(b)) ||
         (r = colour_elements(b)) || (r = lay_out(b, out)))
         return r;
+    if ((r = add_render_mesh(b, *out)) != SINEW_RESULT_OK) {
+        sinew_asset_destroy(*out);
+        *out = NULL;
+        return r;
+    }
     if (b->opt->cluster_particles &&
         (r = sinew_cluster_asset(*out, b->opt->cluster_particles, b->name, b->lg, &b->rep.clusters)) != SINEW_RESULT_OK) {
         sinew_asset_destroy(*out);

@@ -21,10 +21,108 @@ void sinew_mesh_free(sinew_mesh *m)
 {
     if (!m)
         return;
+    sinew_mesh_free_render(m);
     free(m->positions);
     free(m->face_offsets);
     free(m->face_indices);
     memset(m, 0, sizeof *m);
+}
+
+void sinew_mesh_free_render(sinew_mesh *m)
+{
+    free(m->render_vertex);
+    free(m->render_uv);
+    free(m->render_normal);
+    free(m->render_triangles);
+    m->render_vertex_count = m->render_triangle_count = 0;
+    m->render_vertex = m->render_triangles = NULL;
+    m->render_uv = m->render_normal = NULL;
+}
+
+sinew_result sinew_mesh_render_finish(sinew_mesh *m, const char *name, const sinew_logger *lg)
+{
+    const uint32_t r = m->render_vertex_count;
+    if (r == 0 || m->render_triangle_count == 0) {
+        sinew_mesh_free_render(m);
+        return SINEW_RESULT_OK;
+    }
+    const char *problem = NULL;
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < r && !problem; i++) {
+        at = i;
+        if (m->render_vertex[i] >= m->vertex_count)
+            problem = "sits on a vertex out of range";
+        for (int k = 0; k < 2 && m->render_uv && !problem; k++)
+            if (!isfinite(m->render_uv[2 * (size_t)i + k]))
+                problem = "has a non-finite texture coordinate";
+        for (int k = 0; k < 3 && m->render_normal && !problem; k++)
+            if (!isfinite(m->render_normal[3 * (size_t)i + k]))
+                problem = "has a non-finite normal";
+    }
+    if (problem) {
+        sinew_mesh_free_render(m);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: render vertex %u %s", name, at, problem);
+    }
+    for (uint64_t k = 0; k < 3ull * m->render_triangle_count; k++)
+        if (m->render_triangles[k] >= r) {
+            uint32_t bad = m->render_triangles[k];
+            sinew_mesh_free_render(m);
+            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                              "%s: render triangle %llu names render vertex %u of %u", name,
+                              (unsigned long long)(k / 3), bad, r);
+        }
+    if (m->render_uv)
+        return SINEW_RESULT_OK;
+    /* Without UVs the render mesh matters only where it splits a vertex. */
+    uint8_t *seen = calloc((size_t)m->vertex_count + 1, 1);
+    if (!seen) {
+        sinew_mesh_free_render(m);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", name);
+    }
+    int split = 0;
+    for (uint32_t i = 0; i < r && !split; i++) {
+        split = seen[m->render_vertex[i]];
+        seen[m->render_vertex[i]] = 1;
+    }
+    free(seen);
+    if (!split)
+        sinew_mesh_free_render(m);
+    return SINEW_RESULT_OK;
+}
+
+float *sinew_mesh_render_face_normals(const sinew_mesh *m)
+{
+    const uint32_t r = m->render_vertex_count;
+    double *sum = calloc(3 * (size_t)r + 1, sizeof *sum);
+    float *out = malloc(sizeof *out * (3 * (size_t)r + 1));
+    if (!sum || !out) {
+        free(sum);
+        free(out);
+        return NULL;
+    }
+    for (uint32_t t = 0; t < m->render_triangle_count; t++) {
+        const uint32_t *v = m->render_triangles + 3 * (size_t)t;
+        const double *p[3];
+        for (int c = 0; c < 3; c++)
+            p[c] = m->positions + 3 * (size_t)m->render_vertex[v[c]];
+        double e1[3], e2[3];
+        for (int k = 0; k < 3; k++) {
+            e1[k] = p[1][k] - p[0][k];
+            e2[k] = p[2][k] - p[0][k];
+        }
+        double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++)
+                sum[3 * (size_t)v[c] + k] += n[k];
+    }
+    for (uint32_t i = 0; i < r; i++) {
+        double *n = sum + 3 * (size_t)i;
+        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int k = 0; k < 3; k++)
+            out[3 * (size_t)i + k] = len > 0.0 ? (float)(n[k] / len) : (float)(k == 2);
+    }
+    free(sum);
+    return out;
 }
 
 /* ------------------------------------------------------------ text scanning */
@@ -360,6 +458,7 @@ sinew_result sinew_mesh_stack(sinew_mesh *m, uint32_t count, const double step[3
     m->face_indices = indices;
     m->vertex_count = nv * count;
     m->face_count = nf * count;
+    sinew_mesh_free_render(m); /* the copies would share one source's render vertices */
     return SINEW_RESULT_OK;
 }
 

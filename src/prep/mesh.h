@@ -16,12 +16,40 @@ typedef struct sinew_mesh {
     uint32_t face_count;
     uint32_t *face_offsets; /* face_count + 1 entries */
     uint32_t *face_indices; /* face_offsets[face_count] entries */
+    /* The source's render mesh (docs/render-mesh.md), as an engine's importer
+     * would see it: a vertex wherever the source splits one at a UV or normal
+     * seam. Kept by the OBJ reader (a distinct v/vt/vn triple is a render
+     * vertex) and the assimp one (its vertices before welding) when the source
+     * has texture coordinates or splits a vertex; otherwise all 0 and NULL.
+     * Mesh operations that keep the vertex numbering keep it; it travels to
+     * the asset through sinew_cloth_build and sinew_soft_build. */
+    uint32_t render_vertex_count;
+    uint32_t *render_vertex;        /* the mesh vertex each render vertex sits on */
+    float *render_uv;               /* 2 per render vertex (u, v), or NULL: no UVs */
+    float *render_normal;           /* 3 per render vertex, or NULL: no normals */
+    uint32_t render_triangle_count;
+    uint32_t *render_triangles;     /* 3 per triangle, over render vertices; polygons fanned */
 } sinew_mesh;
 
 void sinew_mesh_free(sinew_mesh *m);
 
-/* Reads OBJ (v and f records; f accepts v, v/t, v/t/n, v//n and negative
- * indices; other records ignored) or OFF (OFF, COFF, NOFF headers; comments)
+/* Frees m's render mesh alone (the fields above), leaving the rest. */
+void sinew_mesh_free_render(sinew_mesh *m);
+
+/* Ends a reader's render mesh: dropped (freed) when it has no UVs and each
+ * render vertex sits on a vertex of its own (nothing an engine would draw
+ * differently from the welded surface); otherwise checked (indices in range,
+ * finite values). BAD_MESH naming the problem, leaving the render mesh
+ * freed. */
+sinew_result sinew_mesh_render_finish(sinew_mesh *m, const char *name, const sinew_logger *lg);
+
+/* Rest vertex normals of the render mesh from its triangles (area-weighted,
+ * unit; (0, 0, 1) where no triangle gives one): 3 floats per render vertex,
+ * malloc'd (the caller frees). NULL on OOM. */
+float *sinew_mesh_render_face_normals(const sinew_mesh *m);
+
+/* Reads OBJ (v, vt, vn and f records; f accepts v, v/t, v/t/n, v//n and
+ * negative indices; other records ignored; the render mesh kept as above) or OFF (OFF, COFF, NOFF headers; comments)
  * with sinew's own readers, and any other extension (PLY, STL, glTF, ...)
  * through sinew_mesh_read_assimp. .obj and .off are case-insensitive; a file
  * without an extension is OFF or OBJ by content. Errors name the file, line
@@ -71,7 +99,8 @@ sinew_result sinew_mesh_curtain(uint32_t side, sinew_mesh *out);
  * copy l's vertex v is l * vertex_count + v, and its faces follow copy
  * l - 1's in the same order, so m's vertex numbering and face order repeat
  * in every copy. The copies share no vertex: each is a connected part of its
- * own (sinew-prep --layers stacks grids so). count 1 leaves m as it is.
+ * own (sinew-prep --layers stacks grids so). count 1 leaves m as it is;
+ * count > 1 drops its render mesh.
  * Fails with INVALID_ARGUMENT for count 0 or a step that is not finite,
  * LIMIT past 2^26 vertices or faces or 2^28 indices, BAD_MESH for decreasing
  * face offsets, OUT_OF_HOST_MEMORY, leaving m unchanged. */

@@ -13,6 +13,8 @@
  * would arrive torn into patches. So vertices at identical positions (bit for
  * bit, but -0.0 == +0.0) are welded here, by sorting, keeping the order of
  * first occurrences. A surface cut open along coincident vertices is closed.
+ * The vertices before the weld are the render mesh (mesh.h): UVs and normals
+ * kept, polygons fanned.
  *
  * assimp 5.2 is not safe for untrusted input. On PLY, found by fuzzing: a
  * binary file shorter than its header says crashes it, one without end_header
@@ -540,6 +542,8 @@ static int weld(sinew_mesh *m, uint32_t *merged)
     }
     for (uint32_t i = 0; i < m->face_offsets[m->face_count]; i++)
         m->face_indices[i] = remap[m->face_indices[i]];
+    for (uint32_t i = 0; i < m->render_vertex_count; i++)
+        m->render_vertex[i] = remap[m->render_vertex[i]];
     m->vertex_count = kept;
     *merged = n - kept;
     free(keys);
@@ -589,6 +593,20 @@ static sinew_result gather(const struct aiScene *scene, const char *path, const 
     out->face_indices = malloc(sizeof(uint32_t) * indices);
     if (!out->positions || !out->face_offsets || !out->face_indices)
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", path);
+    /* The render mesh: assimp's vertices as they are, before the weld. */
+    int has_uv = 0, has_n = 0;
+    for (unsigned i = 0; i < scene->mNumMeshes; i++) {
+        has_uv |= scene->mMeshes[i]->mTextureCoords[0] != NULL;
+        has_n |= scene->mMeshes[i]->mNormals != NULL;
+    }
+    out->render_vertex = malloc(sizeof(uint32_t) * (vertices + 1));
+    out->render_uv = has_uv ? calloc(2 * vertices + 1, sizeof(float)) : NULL;
+    out->render_normal = has_n ? calloc(3 * vertices + 1, sizeof(float)) : NULL;
+    out->render_triangles = malloc(sizeof(uint32_t) * 3 * (indices - 2 * faces + 1));
+    if (!out->render_vertex || (has_uv && !out->render_uv) || (has_n && !out->render_normal) ||
+        !out->render_triangles)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", path);
+    uint32_t t = 0;
 
     uint32_t v = 0, f = 0, k = 0;
     out->face_offsets[0] = 0;
@@ -608,6 +626,16 @@ static sinew_result gather(const struct aiScene *scene, const char *path, const 
             if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]))
                 return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
                                   "%s: vertex %u of mesh %u has a non-finite coordinate", path, j, i);
+            out->render_vertex[v] = v;
+            if (am->mTextureCoords[0]) {
+                out->render_uv[2 * (size_t)v] = am->mTextureCoords[0][j].x;
+                out->render_uv[2 * (size_t)v + 1] = am->mTextureCoords[0][j].y;
+            }
+            if (am->mNormals) {
+                out->render_normal[3 * (size_t)v] = am->mNormals[j].x;
+                out->render_normal[3 * (size_t)v + 1] = am->mNormals[j].y;
+                out->render_normal[3 * (size_t)v + 2] = am->mNormals[j].z;
+            }
         }
         for (unsigned fi = 0; fi < am->mNumFaces; fi++) {
             const struct aiFace *af = &am->mFaces[fi];
@@ -620,11 +648,18 @@ static sinew_result gather(const struct aiScene *scene, const char *path, const 
                                       fi, i, af->mIndices[c], am->mNumVertices);
                 out->face_indices[k++] = base + af->mIndices[c];
             }
+            for (unsigned c = 1; c + 1 < af->mNumIndices; c++, t++) {
+                out->render_triangles[3 * (size_t)t] = base + af->mIndices[0];
+                out->render_triangles[3 * (size_t)t + 1] = base + af->mIndices[c];
+                out->render_triangles[3 * (size_t)t + 2] = base + af->mIndices[c + 1];
+            }
             out->face_offsets[++f] = k;
         }
     }
     out->vertex_count = v;
     out->face_count = f;
+    out->render_vertex_count = v;
+    out->render_triangle_count = t;
     return SINEW_RESULT_OK;
 }
 
@@ -665,6 +700,8 @@ sinew_result sinew_mesh_read_assimp(const char *path, const sinew_logger *lg, si
     uint32_t merged = 0;
     if (r == SINEW_RESULT_OK && !weld(out, &merged))
         r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", path);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_mesh_render_finish(out, path, lg);
     if (r != SINEW_RESULT_OK) {
         sinew_mesh_free(out);
         return r;

@@ -1,10 +1,12 @@
 /* Wavefront OBJ reader, safe for untrusted input (see mesh_text.h).
  *
- * Reads `v x y z [w]` and `f` records with a, a/t, a/t/n and a//n vertices and
- * negative (relative) indices; texture coordinates, normals, groups, materials
+ * Reads `v x y z [w]`, `vt u v [w]`, `vn x y z` and `f` records with a, a/t,
+ * a/t/n and a//n vertices and negative (relative) indices; groups, materials
  * and smoothing groups are ignored, `l` polylines and unknown records skipped
  * with a debug message. Positive indices may refer to vertices defined later in
  * the file, as most exporters' readers allow; they are checked at the end.
+ * Each distinct (v, vt, vn) corner becomes a render vertex, as an engine's
+ * importer makes them (mesh.h, docs/render-mesh.md).
  */
 #include "mesh.h"
 #include "mesh_text.h"
@@ -25,7 +27,16 @@ typedef struct obj_reader {
     uint32_t index_count;
     int64_t max_index;          /* largest positive index seen, and its line */
     uint64_t max_index_line;
+    /* Texture coordinates and normals, and each face corner's (NONE: none). */
+    float *uv, *nrm;
+    uint32_t uv_count, nrm_count;
+    size_t uv_cap, nrm_cap, corner_cap;
+    uint32_t *corner_t, *corner_n;
+    int64_t max_t, max_n;       /* largest positive vt and vn indices seen, and their lines */
+    uint64_t max_t_line, max_n_line;
 } obj_reader;
+
+#define NONE UINT32_MAX
 
 static int token_is(sinew_token tok, const char *s)
 {
@@ -72,20 +83,87 @@ static sinew_result read_vertex(obj_reader *r)
     return SINEW_RESULT_OK;
 }
 
-/* The vertex part of a, a/t, a/t/n or a//n; t and n may only be integers. */
-static int face_vertex_index(sinew_token tok, int64_t *index)
+/* vt u [v [w]] (2 floats kept) or vn x y z (3). */
+static sinew_result read_attribute(obj_reader *r, int normal)
 {
-    const char *slash = memchr(tok.s, '/', tok.len);
-    size_t head = slash ? (size_t)(slash - tok.s) : tok.len;
-    int slashes = 0;
-    for (size_t i = head; i < tok.len; i++) {
-        char c = tok.s[i];
-        slashes += c == '/';
-        if (c != '/' && c != '-' && c != '+' && (c < '0' || c > '9'))
-            return 0;
+    uint32_t *count = normal ? &r->nrm_count : &r->uv_count;
+    float **arr = normal ? &r->nrm : &r->uv;
+    const int width = normal ? 3 : 2;
+    if (*count == SINEW_MESH_MAX_VERTICES)
+        return sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s:%" PRIu64 ": more than %u %s", r->name,
+                          r->t.line_no, SINEW_MESH_MAX_VERTICES, normal ? "normals" : "texture coordinates");
+    if (!sinew_grow((void **)arr, normal ? &r->nrm_cap : &r->uv_cap, (size_t)width * (*count + 1), sizeof(float)))
+        return out_of_memory(r);
+    float *p = *arr + (size_t)width * *count;
+    for (int k = 0; k < width; k++) {
+        sinew_token tok;
+        if (!sinew_text_token(&r->t, &tok)) {
+            if (!normal && k == 1) { /* "vt u": v is 0 */
+                p[1] = 0.0f;
+                break;
+            }
+            return sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s:%" PRIu64 ": %s has %d values, needs %s",
+                              r->name, r->t.line_no, normal ? "vn" : "vt", k, normal ? "3" : "1 or more");
+        }
+        double x;
+        int ok = sinew_text_double(&r->t, tok, &x);
+        if (ok < 0)
+            return out_of_memory(r);
+        if (!ok)
+            return bad(r, "malformed number", tok);
+        if (!isfinite(x) || fabs(x) > 3e38)
+            return bad(r, normal ? "non-finite normal" : "non-finite texture coordinate", tok);
+        p[k] = (float)x;
     }
-    sinew_token vtok = {tok.s, head};
-    return slashes <= 2 && sinew_token_int(vtok, index);
+    (*count)++;
+    return SINEW_RESULT_OK;
+}
+
+/* The parts of a, a/t, a/t/n or a//n: t and n 0 when absent (OBJ counts
+ * from 1, so 0 is never an index). */
+static int face_vertex_index(sinew_token tok, int64_t *index, int64_t *t, int64_t *n)
+{
+    *t = *n = 0;
+    size_t start[3] = {0, 0, 0}, len[3] = {0, 0, 0};
+    int part = 0;
+    for (size_t i = 0; i < tok.len; i++) {
+        char c = tok.s[i];
+        if (c == '/') {
+            if (++part > 2)
+                return 0;
+            start[part] = i + 1;
+            continue;
+        }
+        if (c != '-' && c != '+' && (c < '0' || c > '9'))
+            return 0;
+        len[part]++;
+    }
+    sinew_token vtok = {tok.s, len[0]};
+    if (!sinew_token_int(vtok, index))
+        return 0;
+    if (len[1] && !sinew_token_int((sinew_token){tok.s + start[1], len[1]}, t))
+        return 0;
+    if (len[2] && !sinew_token_int((sinew_token){tok.s + start[2], len[2]}, n))
+        return 0;
+    /* An empty part ("a/", "a//") is an absent one, as before; 0 is no index. */
+    return (*t != 0 || !len[1]) && (*n != 0 || !len[2]);
+}
+
+/* A corner's vt or vn index (count of them so far) resolved to 0-based, or
+ * NONE for 0 (absent); -1 when out of range. */
+static int64_t resolve(int64_t a, uint32_t count, int64_t *max, uint64_t *max_line, uint64_t line)
+{
+    if (a == 0)
+        return NONE;
+    if (a > 0) {
+        if (a > *max) {
+            *max = a;
+            *max_line = line;
+        }
+        return a - 1 < SINEW_MESH_MAX_VERTICES ? a - 1 : -1;
+    }
+    int64_t i = (int64_t)count + a;
+    return i >= 0 ? i : -1;
 }
 
 static sinew_result read_face(obj_reader *r)
@@ -99,9 +177,13 @@ static sinew_result read_face(obj_reader *r)
     uint32_t first = r->index_count;
     sinew_token tok;
     while (sinew_text_token(&r->t, &tok)) {
-        int64_t a;
-        if (!face_vertex_index(tok, &a))
+        int64_t a, at, an;
+        if (!face_vertex_index(tok, &a, &at, &an))
             return bad(r, "malformed face vertex", tok);
+        int64_t ti = resolve(at, r->uv_count, &r->max_t, &r->max_t_line, r->t.line_no);
+        int64_t ni = resolve(an, r->nrm_count, &r->max_n, &r->max_n_line, r->t.line_no);
+        if (ti < 0 || ni < 0)
+            return bad(r, ti < 0 ? "texture coordinate index out of range" : "normal index out of range", tok);
         int64_t index;
         if (a > 0) {
             index = a - 1;
@@ -121,8 +203,13 @@ static sinew_result read_face(obj_reader *r)
             return sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
                               "%s:%" PRIu64 ": more than %u face indices", r->name, r->t.line_no,
                               SINEW_MESH_MAX_INDICES);
-        if (!sinew_grow((void **)&m->face_indices, &r->idx_cap, (size_t)r->index_count + 1, sizeof(uint32_t)))
+        size_t corner_cap = r->corner_cap;
+        if (!sinew_grow((void **)&m->face_indices, &r->idx_cap, (size_t)r->index_count + 1, sizeof(uint32_t)) ||
+            !sinew_grow((void **)&r->corner_t, &r->corner_cap, (size_t)r->index_count + 1, sizeof(uint32_t)) ||
+            !sinew_grow((void **)&r->corner_n, &corner_cap, (size_t)r->index_count + 1, sizeof(uint32_t)))
             return out_of_memory(r);
+        r->corner_t[r->index_count] = (uint32_t)ti;
+        r->corner_n[r->index_count] = (uint32_t)ni;
         m->face_indices[r->index_count++] = (uint32_t)index;
     }
     uint32_t k = r->index_count - first;
@@ -136,7 +223,7 @@ static sinew_result read_face(obj_reader *r)
 
 static sinew_result read_records(obj_reader *r)
 {
-    static const char *const ignored[] = {"vt", "vn", "vp", "o", "g", "s", "usemtl", "mtllib"};
+    static const char *const ignored[] = {"vp", "o", "g", "s", "usemtl", "mtllib"};
     uint64_t skipped = 0, first_skipped = 0;
     while (sinew_text_next_line(&r->t)) {
         sinew_token kw;
@@ -147,6 +234,10 @@ static sinew_result read_records(obj_reader *r)
             res = read_vertex(r);
         else if (token_is(kw, "f"))
             res = read_face(r);
+        else if (token_is(kw, "vt"))
+            res = read_attribute(r, 0);
+        else if (token_is(kw, "vn"))
+            res = read_attribute(r, 1);
         else {
             int known = 0;
             for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
@@ -169,7 +260,99 @@ static sinew_result read_records(obj_reader *r)
         return sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
                           "%s:%" PRIu64 ": vertex index %" PRId64 " out of range (file has %u vertices)", r->name,
                           r->max_index_line, r->max_index, m->vertex_count);
+    if (r->max_t > (int64_t)r->uv_count || r->max_n > (int64_t)r->nrm_count) {
+        int t = r->max_t > (int64_t)r->uv_count;
+        return sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                          "%s:%" PRIu64 ": %s index %" PRId64 " out of range (file has %u)", r->name,
+                          t ? r->max_t_line : r->max_n_line, t ? "texture coordinate" : "normal",
+                          t ? r->max_t : r->max_n, t ? r->uv_count : r->nrm_count);
+    }
     return SINEW_RESULT_OK;
+}
+
+/* Corner key -> render vertex, open addressing; keys are (v, t, n). */
+typedef struct corner_map {
+    uint32_t *key;   /* 3 per slot; key[0] == NONE: empty */
+    uint32_t *value;
+    size_t mask;
+} corner_map;
+
+static uint32_t *corner_slot(corner_map *c, const uint32_t k[3])
+{
+    uint64_t h = (uint64_t)k[0] * 0x9e3779b97f4a7c15ull ^ ((uint64_t)k[1] << 21) * 0xbf58476d1ce4e5b9ull ^
+                 ((uint64_t)k[2] << 42 | k[2]) * 0x94d049bb133111ebull;
+    h ^= h >> 29;
+    size_t i = (size_t)h & c->mask;
+    while (c->key[3 * i] != NONE && memcmp(c->key + 3 * i, k, 12) != 0)
+        i = (i + 1) & c->mask;
+    if (c->key[3 * i] == NONE) {
+        memcpy(c->key + 3 * i, k, 12);
+        c->value[i] = NONE;
+    }
+    return &c->value[i];
+}
+
+/* The render mesh (mesh.h): one render vertex per distinct corner, in order
+ * of first use; each face fanned from its first corner. */
+static sinew_result make_render_mesh(obj_reader *r)
+{
+    sinew_mesh *m = r->m;
+    const uint32_t corners = r->index_count;
+    int has_uv = 0, has_n = 0;
+    for (uint32_t k = 0; k < corners; k++) {
+        has_uv |= r->corner_t[k] != NONE;
+        has_n |= r->corner_n[k] != NONE;
+    }
+    if (!has_uv && !has_n)
+        return SINEW_RESULT_OK;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)corners)
+        cap *= 2;
+    corner_map c = {malloc(12 * cap), malloc(4 * cap), cap - 1};
+    uint32_t *rv = malloc(sizeof *rv * corners);
+    m->render_vertex = malloc(sizeof(uint32_t) * corners);
+    m->render_uv = has_uv ? malloc(sizeof(float) * 2 * corners) : NULL;
+    m->render_normal = has_n ? malloc(sizeof(float) * 3 * corners) : NULL;
+    m->render_triangles = malloc(sizeof(uint32_t) * 3 * ((size_t)corners - 2 * (size_t)m->face_count + 1));
+    sinew_result res = SINEW_RESULT_OK;
+    if (!c.key || !c.value || !rv || !m->render_vertex || (has_uv && !m->render_uv) ||
+        (has_n && !m->render_normal) || !m->render_triangles)
+        res = out_of_memory(r);
+    for (size_t i = 0; i <= c.mask && res == SINEW_RESULT_OK; i++)
+        c.key[3 * i] = NONE;
+    uint32_t count = 0;
+    for (uint32_t k = 0; k < corners && res == SINEW_RESULT_OK; k++) {
+        const uint32_t key[3] = {m->face_indices[k], r->corner_t[k], r->corner_n[k]};
+        uint32_t *slot = corner_slot(&c, key);
+        if (*slot == NONE) {
+            *slot = count;
+            m->render_vertex[count] = key[0];
+            if (has_uv) {
+                /* A corner without vt in a file with UVs gets (0, 0). */
+                m->render_uv[2 * (size_t)count] = key[1] != NONE ? r->uv[2 * (size_t)key[1]] : 0.0f;
+                m->render_uv[2 * (size_t)count + 1] = key[1] != NONE ? r->uv[2 * (size_t)key[1] + 1] : 0.0f;
+            }
+            for (int d = 0; d < 3 && has_n; d++)
+                m->render_normal[3 * (size_t)count + d] = key[2] != NONE ? r->nrm[3 * (size_t)key[2] + d] : 0.0f;
+            count++;
+        }
+        rv[k] = *slot;
+    }
+    uint32_t t = 0;
+    for (uint32_t f = 0; f < m->face_count && res == SINEW_RESULT_OK; f++)
+        for (uint32_t k = m->face_offsets[f] + 1; k + 1 < m->face_offsets[f + 1]; k++, t++) {
+            m->render_triangles[3 * (size_t)t] = rv[m->face_offsets[f]];
+            m->render_triangles[3 * (size_t)t + 1] = rv[k];
+            m->render_triangles[3 * (size_t)t + 2] = rv[k + 1];
+        }
+    m->render_vertex_count = count;
+    m->render_triangle_count = t;
+    free(c.key);
+    free(c.value);
+    free(rv);
+    if (res == SINEW_RESULT_OK)
+        res = sinew_mesh_render_finish(m, r->name, r->lg);
+    return res;
 }
 
 sinew_result sinew_mesh_read_obj_memory(const char *text, size_t size, const char *name,
@@ -180,7 +363,13 @@ sinew_result sinew_mesh_read_obj_memory(const char *text, size_t size, const cha
     obj_reader r = {.name = name ? name : "<memory>", .lg = lg, .m = out};
     sinew_text_init(&r.t, text, size);
     sinew_result res = read_records(&r);
+    if (res == SINEW_RESULT_OK)
+        res = make_render_mesh(&r);
     sinew_text_free(&r.t);
+    free(r.uv);
+    free(r.nrm);
+    free(r.corner_t);
+    free(r.corner_n);
     if (res != SINEW_RESULT_OK)
         sinew_mesh_free(out);
     return res;

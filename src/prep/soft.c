@@ -15,6 +15,8 @@
  */
 #include "soft.h"
 
+#include "embed.h"
+
 #include "core/log.h"
 
 #include <float.h>
@@ -638,6 +640,11 @@ static sinew_result build(soft_builder *b, sinew_asset **out)
     if ((r = build_elements(b)) || (r = apply_pins(b)) || (r = colour(b)) || (r = boundary(b)) ||
         (r = lay_out(b, out)))
         return r;
+    if (b->opt->render_source && (r = sinew_render_embed(*out, b->opt->render_source, b->name, b->lg))) {
+        sinew_asset_destroy(*out);
+        *out = NULL;
+        return r;
+    }
     b->rep.region_count = b->regions ? b->material_count : 0;
     summarise(b);
     return SINEW_RESULT_OK;

@@ -8,6 +8,7 @@
 
 #include "../asset/asset.h"
 #include "colouring.h"
+#include "mesh.h"
 #include "volume.h"
 
 /* The material of one region of the mesh (sinew_volume.regions). */
@@ -48,6 +49,11 @@ typedef struct sinew_soft_options {
     double pin_bottom;           /* > 0: pin vertices within this fraction of the
                                     height above the lowest y */
     const char *source_name;     /* recorded in the asset's META section */
+    /* Render mesh (docs/render-mesh.md): a surface whose render vertices are
+     * embedded in the tetrahedra (sinew_render_embed), usually the surface the
+     * volume was made from; NULL, or one without a render mesh: none.
+     * Borrowed for the call. */
+    const sinew_mesh *render_source;
 } sinew_soft_options;
 
 /* Neo-Hookean, E = 1 MPa, nu = 0.45, 1000 kg/m^3, balanced colouring, no pins. */

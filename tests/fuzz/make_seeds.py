@@ -16,7 +16,8 @@ Debian's CGAL demo models there) and SINEW_PREP to build/tools/sinew-prep.
               unknown section, and no META; hierarchy.asset (format 1.2, a
               particle hierarchy); red_black.asset (format 1.3, a red-black
               partition); clusters.asset (format 1.5, clustered sweeps
-              of several passes); and elements.asset, a format 1.1
+              of several passes); render.asset (format 1.6, a render
+              mesh with a UV seam); and elements.asset, a format 1.1
               asset of finite elements written here from the format's
               specification
 
@@ -328,7 +329,8 @@ def main():
                 ("hierarchy", None, ["--grid", "7x7", "--triangulate", "--no-shear", "--pin-corners",
                                      "--hierarchy", "3", "--hierarchy-min", "4"]),
                 ("red_black", None, ["--grid", "5x4", "--no-shear", "--pin-corners", "--red-black"]),
-                ("clusters", None, ["--grid", "6x5", "--pin-corners", "--clusters", "16"])]
+                ("clusters", None, ["--grid", "6x5", "--pin-corners", "--clusters", "16"]),
+                ("render", os.path.join(DATA, "textured_quads.obj"), ["--pin", "0,1"])]
         for name, src, extra in jobs:
             out = os.path.join(tmp, name + ".snw")
             subprocess.run([prep] + ([src] if src else []) + ["-o", out, "-q"] + extra, check=True)

@@ -1,7 +1,9 @@
 #version 450
 // Lambert shading under a key light and a sky fill, gamma 2.2: two-sided for
-// cloth, one-sided for solids in their own plain colour; only the ground is a
-// 0.25 m checkerboard, fading with distance.
+// cloth, one-sided for solids in their own plain colour; the ground is a
+// 0.25 m checkerboard, fading with distance, and a render mesh (colour.w 3)
+// a checker of 8 x 8 cells on its UVs, the cells along u = 0 tinted, so a
+// seam whose UVs were lost shows as a smear.
 layout(push_constant) uniform Push {
     mat4 view_projection;
     vec4 offset;
@@ -11,6 +13,7 @@ layout(push_constant) uniform Push {
 
 layout(location = 0) in vec3 world;
 layout(location = 1) in vec3 world_normal;
+layout(location = 2) in vec2 texcoord;
 layout(location = 0) out vec4 out_colour;
 
 void main()
@@ -23,8 +26,14 @@ void main()
         base = ((cell.x + cell.y) & 1) == 0 ? vec3(0.72) : vec3(0.58);
         base = mix(base, vec3(0.8, 0.85, 0.9), clamp(length(world.xz) / 12.0, 0.0, 1.0));
     }
+    if (push.colour.w > 2.5) { // a render mesh: its UVs
+        ivec2 cell = ivec2(floor(texcoord * 8.0));
+        base = ((cell.x + cell.y) & 1) == 0 ? push.colour.rgb : vec3(0.25, 0.35, 0.7);
+        if (cell.x == 0)
+            base = mix(base, vec3(0.8, 0.2, 0.2), 0.5);
+    }
     // cloth (w 0) is lit on both sides; solids (w 2) on their outside only
-    float diffuse = push.colour.w > 1.5 ? max(dot(n, key), 0.0) : abs(dot(n, key));
+    float diffuse = push.colour.w > 1.5 && push.colour.w < 2.5 ? max(dot(n, key), 0.0) : abs(dot(n, key));
     float light = 0.25 + 0.15 * (0.5 + 0.5 * n.y) + 0.7 * diffuse;
     out_colour = vec4(pow(base * light, vec3(1.0 / 2.2)), 1.0);
 }

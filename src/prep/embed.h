@@ -1,0 +1,18 @@
+/* A surface's render mesh embedded in an asset's tetrahedra (embed.c,
+ * docs/render-mesh.md). */
+#ifndef SINEW_PREP_EMBED_H
+#define SINEW_PREP_EMBED_H
+
+#include "../asset/asset.h"
+#include "mesh.h"
+
+/* Gives a the render mesh of m (nothing when m has none): each render
+ * vertex's position (its mesh vertex's) tied to the tetrahedron of a that
+ * contains it, or the nearest one (clamped barycentrics), by its barycentric
+ * weights; normal mode SINEW_RENDER_NORMAL_TET, the rest normal m's (or its
+ * render triangles' where m gives none), the UVs m's. Replaces any render
+ * mesh a had. INVALID_ARGUMENT when a has no tetrahedra, OUT_OF_HOST_MEMORY;
+ * a is unchanged on failure. */
+sinew_result sinew_render_embed(sinew_asset *a, const sinew_mesh *m, const char *name, const sinew_logger *lg);
+
+#endif

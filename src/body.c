@@ -50,7 +50,6 @@ sinew_body_desc sinew_body_desc_default(void)
         .fallback_iterations = 200};
     d.mgpbd_cg_iterations = 20;
     d.mgpbd_setup_interval = 20;
-    d.max_shapes = 16;
     return d;
 }
 
@@ -512,20 +511,17 @@ static void record_step_end(sinew_body *b, sinew_recorder *r, int checked)
 }
 
 /* The collider list's poses at the end of substep s (shapes.comp), for a
- * body with a list: beside the dispatch that follows when `beside` (it
- * reads and writes other records), else followed by a barrier. Per shape
- * the record in (80 bytes) and out (128). */
-static void record_shapes(sinew_body *b, sinew_recorder *r, uint32_t s, int beside)
+ * body with a list, and the barrier the kernels after it need (they read
+ * SHAPES, which it writes). Per shape the record in (80 bytes) and out
+ * (128). */
+static void record_shapes(sinew_body *b, sinew_recorder *r, uint32_t s)
 {
     const uint32_t count = b->desc.max_shapes;
     if (!count)
         return;
     GpuRange push = {s, count};
     sinew_record_dispatch(r, SINEW_KERNEL_SHAPES, count, &push, sizeof push);
-    if (beside)
-        sinew_record_independent(r);
-    else
-        sinew_record_barrier(r);
+    sinew_record_barrier(r);
     r->bytes += 208ull * count;
 }
 
@@ -583,7 +579,7 @@ static void record_stages(sinew_body *b, sinew_recorder *r)
     sinew_record_timestamp(r, SINEW_PHASE_START);
     for (uint32_t s = 0; s < substeps; s++) {
         if (ops->record_substep) {
-            record_shapes(b, r, s, 0);
+            record_shapes(b, r, s);
             ops->record_substep(b->state, &b->view, r, s);
             sinew_record_timestamp(r, SINEW_PHASE_VELOCITY);
             continue;
@@ -591,7 +587,7 @@ static void record_stages(sinew_body *b, sinew_recorder *r)
         if (!predicted) {
             if (!fused && ops->record_reset)
                 ops->record_reset(b->state, &b->view, r, NULL);
-            record_shapes(b, r, s, 1);
+            record_shapes(b, r, s);
             record_wind(b, r, 0);
             sinew_record_dispatch(r, SINEW_KERNEL_PREDICT, predict_threads, &predict, sizeof predict);
             sinew_record_barrier(r);
@@ -600,7 +596,7 @@ static void record_stages(sinew_body *b, sinew_recorder *r)
         ops->record_solve(b->state, &b->view, r);
         const int last = s + 1 == substeps;
         if (fused && !last) {
-            record_shapes(b, r, s + 1, 1);
+            record_shapes(b, r, s + 1);
             record_wind(b, r, 1);
             sinew_record_dispatch(r, SINEW_KERNEL_VELOCITY_PREDICT, predict_threads, &predict, sizeof predict);
             sinew_record_barrier(r);

@@ -278,9 +278,10 @@ typedef struct sinew_body_desc {
      * it translated by the origin. Default (0, 0, 0). */
     double origin[3];
     /* The collider list (docs/colliders.md): at most this many shapes a
-     * step (sinew_step_params.shapes), 0..256; default 16. Each step copies
-     * max_shapes records of 128 bytes to the device and, with max_shapes >
-     * 0, each substep runs one small dispatch placing them. */
+     * step (sinew_step_params.shapes), 0..256; default 0: no list, and no
+     * cost. With max_shapes > 0 each step copies max_shapes records of 128
+     * bytes to the device and each substep runs one small dispatch (and a
+     * barrier) placing them. */
     uint32_t max_shapes;
     /* Mesh colliders (sinew/collider.h, made on the same context) that
      * shapes of kind SINEW_SHAPE_MESH name by index; their fields are

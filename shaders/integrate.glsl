@@ -4,7 +4,8 @@
 // the position-based solvers' per-substep state that rides along with the
 // prediction. Include after common.glsl and pbd.glsl.
 
-// v += h g;  x_prev = x;  x += h v.  Pinned particles (w = 0) stay.
+// v += h g (+ the wind's change, wind.comp);  x_prev = x;  x += h v.  Pinned
+// particles (w = 0) stay.
 void predict_particle(uint i)
 {
     vec4 x = pos[i];
@@ -15,6 +16,8 @@ void predict_particle(uint i)
     }
     float h = params.gravity.w;
     vec3 v = vel[i].xyz + h * params.gravity.xyz;
+    if (params.aero.z != 0.0) // the wind's velocity change (wind.comp)
+        v += shape_data[params.shapes.w + i].xyz;
     vel[i] = vec4(v, 0.0);
     pos[i] = vec4(x.xyz + h * v, x.w);
 }

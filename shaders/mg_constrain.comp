@@ -7,11 +7,13 @@
 //                            (the anchor is PREV, moved by move_pinned)
 //   in contact               sliding constraint D = k_c n n^T + k_f (I - n n^T)
 // A particle is in contact when its position moved on at its velocity,
-// p = x + h v, lies within contact_offset of the ground, the sphere, the
-// capsule, the mesh collider or the box (the nearest of them); n is that
-// collider's outward normal at p and the target puts the particle back at
-// contact_offset along n, linearised at p (phi(x + dx) ~ phi(p) + n.(dx - h v)),
-// and carries it along the tangent with the mesh's or the box's motion. Writes D, TARGET and FILTER.
+// p = x + h v, lies within contact_offset of the ground (along its normal),
+// the sphere, the capsule, the mesh collider, the box or a shape of the
+// collider list (the nearest of them, at its pose at the substep's end); n is
+// that collider's outward normal at p and the target puts the particle back
+// at contact_offset along n, linearised at p (phi(x + dx) ~ phi(p) + n.(dx -
+// h v)), and carries it along the tangent with the mesh's, the box's or the
+// shape's motion (at p). Writes D, TARGET and FILTER.
 #include "common.glsl"
 #include "contacts.glsl"
 #include "mg.glsl"
@@ -54,9 +56,10 @@ void main()
         vec3 p = x + h * v;
         float off = params.contact_offset, phi = off, dist;
         vec3 n = vec3(0.0), nc, motion = vec3(0.0);
-        if (p.y - params.ground < phi) {
-            phi = p.y - params.ground;
-            n = vec3(0.0, 1.0, 0.0);
+        dist = dot(params.ground_normal.xyz, p) - params.ground;
+        if (dist < phi) {
+            phi = dist;
+            n = params.ground_normal.xyz;
         }
         if (params.sphere.w >= 0.0) {
             vec3 r = p - params.sphere.xyz;
@@ -90,6 +93,14 @@ void main()
                 phi = dist;
                 n = nc;
                 motion = params.box_motion.xyz;
+            }
+        }
+        for (uint s = 0u; s < params.shapes.x; s++) {
+            dist = shape_distance(s, p, nc);
+            if (dist < phi) {
+                phi = dist;
+                n = nc;
+                motion = h * shape_point_velocity(s, p);
             }
         }
         if (n != vec3(0.0)) {

@@ -64,8 +64,26 @@ sinew_step_params sinew_step_params_default(void)
     p.friction = 0.3f;
     p.contact_offset = 0.005f;
     p.collider_rotation[3] = 1.0f;
+    p.ground_normal[1] = 1.0f;
+    p.air_density = 1.2f; /* kg/m^3, air at sea level and 20 C */
     return p;
 }
+
+sinew_shape sinew_shape_default(sinew_shape_kind kind)
+{
+    sinew_shape s = {0};
+    s.kind = kind;
+    s.rotation[3] = 1.0f;
+    return s;
+}
+
+_Static_assert(SINEW_SHAPE_SPHERE == SINEW_GPU_SHAPE_SPHERE && SINEW_SHAPE_CAPSULE == SINEW_GPU_SHAPE_CAPSULE &&
+                   SINEW_SHAPE_BOX == SINEW_GPU_SHAPE_BOX && SINEW_SHAPE_MESH == SINEW_GPU_SHAPE_MESH,
+               "shape kinds as the kernels number them");
+
+/* Most shapes a body's list may hold (a step's records stay within one
+ * vkCmdUpdateBuffer's 65536 bytes). */
+#define MAX_SHAPES 256u
 
 static int finite_nonneg(float x) { return isfinite(x) && x >= 0.0f; }
 
@@ -111,6 +129,22 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
     if (d->level_iterations < 1 || d->level_iterations > 100)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "level_iterations (%u) must be in 1..100",
                           d->level_iterations);
+    if (d->max_shapes > MAX_SHAPES)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "max_shapes (%u) must be in 0..%u",
+                          d->max_shapes, MAX_SHAPES);
+    if (!finite_nonneg(d->drag) || !finite_nonneg(d->lift))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "drag (%g) and lift (%g) must be finite and >= 0", d->drag, d->lift);
+    if (d->mesh_count && !d->meshes)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "mesh_count is %u but meshes is NULL",
+                          d->mesh_count);
+    for (uint32_t m = 0; m < d->mesh_count; m++) {
+        if (!d->meshes[m])
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "meshes[%u] is NULL", m);
+        if (d->meshes[m]->ctx != ctx)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "meshes[%u] '%s' was made on another context",
+                              m, d->meshes[m]->name);
+    }
     if (!(d->chebyshev_rho > 0.0f && d->chebyshev_rho < 1.0f) || d->chebyshev_delay > 1000)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "chebyshev_rho (%g) must be in (0, 1) and chebyshev_delay (%u) in 0..1000", d->chebyshev_rho,
@@ -229,6 +263,49 @@ static uint64_t solver_residual_groups(const sinew_asset *a)
     return (items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
 }
 
+/* SHAPES (shared/layout.h): where the current records, the mesh headers,
+ * the meshes' values and the wind's velocity changes start (vec4 indices),
+ * and its vec4s in all. */
+static uint64_t plan_shapes(sinew_body *b)
+{
+    const sinew_body_desc *d = &b->desc;
+    uint64_t values = 0; /* floats */
+    for (uint32_t m = 0; m < d->mesh_count; m++) {
+        const uint32_t *dims = d->meshes[m]->sdf.dims;
+        values += (uint64_t)dims[0] * dims[1] * dims[2];
+    }
+    const uint64_t current = (uint64_t)SINEW_SHAPE_VEC4S * d->max_shapes;
+    const uint64_t meshes = 2 * current, first_value = meshes + 2ull * d->mesh_count;
+    const uint64_t wind = first_value + (values + 3) / 4;
+    b->shapes_current = (uint32_t)current;
+    b->shapes_meshes = (uint32_t)meshes;
+    b->shapes_values = (uint32_t)first_value;
+    b->shapes_wind = (uint32_t)wind;
+    return wind + (b->wind ? b->particle_count : 0);
+}
+
+/* The mesh colliders' headers and values into SHAPES. */
+static sinew_result upload_shape_meshes(sinew_body *b)
+{
+    const sinew_body_desc *d = &b->desc;
+    sinew_result r = SINEW_RESULT_OK;
+    uint64_t value = 0; /* float index from shapes_values */
+    for (uint32_t m = 0; m < d->mesh_count && r == SINEW_RESULT_OK; m++) {
+        const sinew_sdf *sdf = &d->meshes[m]->sdf;
+        const uint64_t count = (uint64_t)sdf->dims[0] * sdf->dims[1] * sdf->dims[2];
+        const uint32_t first = (uint32_t)(4ull * b->shapes_values + value);
+        float header[8] = {(float)sdf->origin[0], (float)sdf->origin[1], (float)sdf->origin[2], (float)sdf->cell};
+        const uint32_t words[4] = {sdf->dims[0], sdf->dims[1], sdf->dims[2], first};
+        memcpy(&header[4], words, sizeof words);
+        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_SHAPES], 16ull * (b->shapes_meshes + 2ull * m), header,
+                                sizeof header);
+        if (r == SINEW_RESULT_OK)
+            r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_SHAPES], 4ull * first, sdf->phi, 4 * count);
+        value += count;
+    }
+    return r;
+}
+
 /* The body's buffers (set 0, shared/layout.h): sized from the asset alone,
  * created only where there is something to hold (the rest bind the
  * context's empty buffer), then filled from the asset. */
@@ -252,16 +329,18 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_ANGLE, 4ull * a->bend_count, SINEW_MEMORY_DEVICE, "hinge angles"},
         {SINEW_BIND_ELEM, sizeof(GpuElement) * (uint64_t)a->element_count, SINEW_MEMORY_DEVICE, "elements"},
         {SINEW_BIND_MATERIAL, sizeof(GpuMaterial) * (uint64_t)b->material_count, SINEW_MEMORY_DEVICE, "materials"},
-        {SINEW_BIND_MESH, b->normals ? 4ull * (n + 1ull + 6ull * a->triangle_count) : 0, SINEW_MEMORY_DEVICE,
+        {SINEW_BIND_MESH, b->normals || b->wind ? 4ull * (n + 1ull + 6ull * a->triangle_count) : 0, SINEW_MEMORY_DEVICE,
          "triangles around each particle"},
         {SINEW_BIND_NORMAL, b->normals ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "vertex normals"},
         {SINEW_BIND_SELF_INDEX, 4 * b->self.index_words, SINEW_MEMORY_DEVICE, "self-collision indices"},
         {SINEW_BIND_SELF_REAL, 16 * b->self.real_vec4s, SINEW_MEMORY_DEVICE, "self-collision boxes and corrections"},
         {SINEW_BIND_RENDER, 96ull * b->render_vertex_count + 4ull * b->render_index_count, SINEW_MEMORY_DEVICE,
          "render mesh"},
+        {SINEW_BIND_SHAPES, 16 * plan_shapes(b), SINEW_MEMORY_DEVICE, "collider list, mesh colliders and wind"},
         /* SDF: the collider's own, bound in its place */
         {0, d->rollback ? 32ull * n + 4ull * a->bend_count : 0, SINEW_MEMORY_DEVICE, "rollback copy", 0, &b->saved},
-        {0, sizeof(GpuParams) + sizeof(GpuStats), SINEW_MEMORY_HOST, "step parameters (host)", 0, &b->upload},
+        {0, sizeof(GpuParams) + sizeof(GpuStats) + sizeof(GpuShape) * (uint64_t)d->max_shapes, SINEW_MEMORY_HOST,
+         "step parameters (host)", 0, &b->upload},
         {0, sizeof(GpuStats), SINEW_MEMORY_READBACK, "step statistics (host)", 0, &b->readback},
     };
     sinew_result r = sinew_buffers_create(ctx, plan, sizeof plan / sizeof plan[0], b->buffers);
@@ -269,7 +348,7 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         return r;
     size_t scratch_size = 16;
     for (int i = 0; i < SINEW_BODY_BINDINGS; i++)
-        if (b->buffers[i].size > scratch_size)
+        if (i != SINEW_BIND_SHAPES && b->buffers[i].size > scratch_size) /* SHAPES: uploaded from the colliders */
             scratch_size = (size_t)b->buffers[i].size;
     void *scratch = calloc(1, scratch_size);
     if (!scratch)
@@ -324,10 +403,12 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     if (a->element_count)
         b->topology_crc = sinew_crc32(b->topology_crc, a->elements, sizeof *a->elements * a->element_count);
     b->topology_base = b->topology_crc;
-    if (r == SINEW_RESULT_OK && b->normals)
+    if (r == SINEW_RESULT_OK && (b->normals || b->wind))
         r = upload_mesh(b, a);
     if (r == SINEW_RESULT_OK && b->render_vertex_count)
         r = upload_render(b, a);
+    if (r == SINEW_RESULT_OK)
+        r = upload_shape_meshes(b);
     if (r == SINEW_RESULT_OK && b->desc.self_collision) {
         const sinew_surface own = sinew_surface_of(a);
         r = sinew_selfcol_upload(ctx, &b->self, &own, &b->buffers[SINEW_BIND_SELF_INDEX],
@@ -489,6 +570,39 @@ static void record_step_end(sinew_body *b, sinew_recorder *r, int checked)
     sinew_record_host_barrier(r); /* positions and stats are read by the host */
 }
 
+/* The collider list's poses at the end of substep s (shapes.comp), for a
+ * body with a list, and the barrier the kernels after it need (they read
+ * SHAPES, which it writes). Per shape the record in (80 bytes) and out
+ * (128). */
+static void record_shapes(sinew_body *b, sinew_recorder *r, uint32_t s)
+{
+    const uint32_t count = b->desc.max_shapes;
+    if (!count)
+        return;
+    GpuRange push = {s, count};
+    sinew_record_dispatch(r, SINEW_KERNEL_SHAPES, count, &push, sizeof push);
+    sinew_record_barrier(r);
+    r->bytes += 208ull * count;
+}
+
+/* The wind's velocity changes (wind.comp), for a body with wind, followed by
+ * the barrier the prediction needs: velocities from VEL, or (`from_positions`)
+ * from the positions the velocity kernel is about to turn into them. Per
+ * particle its position, velocity (or two positions) and offsets in, its
+ * change out, 72 bytes; per corner of a triangle a pair of indices and two
+ * positions and velocities, 104 bytes; the prediction reads the change, 16
+ * per particle. */
+static void record_wind(sinew_body *b, sinew_recorder *r, int from_positions)
+{
+    if (!b->wind)
+        return;
+    const uint32_t n = b->particle_count;
+    GpuRange push = {0, n, from_positions ? 1u : 0u};
+    sinew_record_dispatch(r, SINEW_KERNEL_WIND, n, &push, sizeof push);
+    sinew_record_barrier(r);
+    r->bytes += 88ull * n + 312ull * b->triangle_count;
+}
+
 /* docs/math.md section 1: per substep the prediction, the solver's
  * iterations with contacts, the velocities (or the solver's own substep,
  * record_substep); then the step's end. The prediction, the velocities and
@@ -525,6 +639,7 @@ static void record_stages(sinew_body *b, sinew_recorder *r)
     sinew_record_timestamp(r, SINEW_PHASE_START);
     for (uint32_t s = 0; s < substeps; s++) {
         if (ops->record_substep) {
+            record_shapes(b, r, s);
             ops->record_substep(b->state, &b->view, r, s);
             sinew_record_timestamp(r, SINEW_PHASE_VELOCITY);
             continue;
@@ -532,6 +647,8 @@ static void record_stages(sinew_body *b, sinew_recorder *r)
         if (!predicted) {
             if (!fused && ops->record_reset)
                 ops->record_reset(b->state, &b->view, r, NULL);
+            record_shapes(b, r, s);
+            record_wind(b, r, 0);
             sinew_record_dispatch(r, SINEW_KERNEL_PREDICT, predict_threads, &predict, sizeof predict);
             sinew_record_barrier(r);
             r->bytes += (uint64_t)BYTES_PREDICT * n + clear_bytes;
@@ -539,6 +656,8 @@ static void record_stages(sinew_body *b, sinew_recorder *r)
         ops->record_solve(b->state, &b->view, r);
         const int last = s + 1 == substeps;
         if (fused && !last) {
+            record_shapes(b, r, s + 1);
+            record_wind(b, r, 1);
             sinew_record_dispatch(r, SINEW_KERNEL_VELOCITY_PREDICT, predict_threads, &predict, sizeof predict);
             sinew_record_barrier(r);
             r->bytes += (uint64_t)BYTES_VELOCITY_PREDICT * n + clear_bytes;
@@ -619,6 +738,9 @@ sinew_result sinew_body_record_commands(sinew_body *b)
     /* the step's parameters and fresh statistics, as the host wrote them */
     sinew_record_copy(&rec, &b->upload, 0, &b->buffers[SINEW_BIND_PARAMS], 0, sizeof(GpuParams));
     sinew_record_copy(&rec, &b->upload, sizeof(GpuParams), &b->buffers[SINEW_BIND_STATS], 0, sizeof(GpuStats));
+    if (b->desc.max_shapes) /* the collider list as the step starts */
+        sinew_record_copy(&rec, &b->upload, sizeof(GpuParams) + sizeof(GpuStats), &b->buffers[SINEW_BIND_SHAPES], 0,
+                          sizeof(GpuShape) * (uint64_t)b->desc.max_shapes);
     if (b->desc.rollback) {
         const uint64_t bends = b->bend_count;
         sinew_record_copy(&rec, &b->buffers[SINEW_BIND_POS], 0, &b->saved, 0, 16 * n);
@@ -731,6 +853,10 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     if (desc->collider && desc->collider->ctx != ctx)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "desc.collider '%s' was made on another context", desc->collider->name);
+    if ((desc->drag > 0.0f || desc->lift > 0.0f) && row->ops->record_substep)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "wind (drag %g, lift %g) is not supported by the %s solver; set drag and lift to 0",
+                          desc->drag, desc->lift, sinew_solver_name(desc->solver));
     if (desc->materials && desc->material_count != asset->material_count)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "desc gives %u materials; the asset's table has %u", desc->material_count,
@@ -770,6 +896,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
                           "triangles to make them from (desc.render_mesh = 0 goes without it)");
     }
     b->triangle_count = asset->triangle_count;
+    b->wind = (desc->drag > 0.0f || desc->lift > 0.0f) && asset->triangle_count > 0;
     b->view = (sinew_body_view){ctx, &b->desc, b->name, b->particle_count, b->distance_count, b->bend_count,
                                 asset->element_count, b->buffers, &b->saved, &b->stats};
     if (asset->triangle_count) { /* the surface, for collision with other bodies */
@@ -797,6 +924,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         sinew_body_destroy(b);
         return r;
     }
+    b->desc.meshes = NULL; /* borrowed for the call: copied into SHAPES */
     b->stats.max_strain = b->stats.rms_strain = -1.0f;
     b->stats.max_measure_error = b->stats.rms_measure_error = -1.0f;
     b->stats.max_speed = -1.0f;
@@ -978,6 +1106,65 @@ sinew_result sinew_body_set_contact_bodies(sinew_body *b, sinew_body *const *oth
     return SINEW_RESULT_OK;
 }
 
+/* The collider list, the ground's normal and the wind. */
+static sinew_result check_new_params(const sinew_body *b, const sinew_step_params *p)
+{
+    const sinew_logger *lg = &b->ctx->logger;
+    const float *g = p->ground_normal;
+    const double g2 = (double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2];
+    if (!(g2 > 1e-12) || !isfinite(g2))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "ground_normal (%g, %g, %g) is not a direction: it must be finite and not zero", g[0], g[1],
+                          g[2]);
+    if (!(isfinite(p->wind[0]) && isfinite(p->wind[1]) && isfinite(p->wind[2])))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "wind (%g, %g, %g) is not finite", p->wind[0],
+                          p->wind[1], p->wind[2]);
+    if (!finite_nonneg(p->air_density))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "air_density %g must be finite and >= 0",
+                          p->air_density);
+    if (p->shape_count && !p->shapes)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "shape_count is %u but shapes is NULL",
+                          p->shape_count);
+    if (p->shapes && p->shape_count > b->desc.max_shapes)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "body '%s': %u shapes are more than its max_shapes (%u)", b->name, p->shape_count,
+                          b->desc.max_shapes);
+    for (uint32_t k = 0; p->shapes && k < p->shape_count; k++) {
+        const sinew_shape *s = &p->shapes[k];
+        const float v[] = {s->position[0], s->position[1], s->position[2], s->rotation[0], s->rotation[1],
+                           s->rotation[2], s->rotation[3], s->velocity[0], s->velocity[1], s->velocity[2],
+                           s->angular_velocity[0], s->angular_velocity[1], s->angular_velocity[2], s->radius,
+                           s->half_extents[0], s->half_extents[1], s->half_extents[2]};
+        const char *names[] = {"position.x", "position.y", "position.z", "rotation.x", "rotation.y", "rotation.z",
+                               "rotation.w", "velocity.x", "velocity.y", "velocity.z", "angular_velocity.x",
+                               "angular_velocity.y", "angular_velocity.z", "radius", "half_extents.x",
+                               "half_extents.y", "half_extents.z"};
+        _Static_assert(sizeof v / sizeof v[0] == sizeof names / sizeof names[0], "a name per value");
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+            if (!isfinite(v[i]))
+                return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "shapes[%u].%s is not finite", k,
+                                  names[i]);
+        if (s->kind < SINEW_SHAPE_SPHERE || s->kind > SINEW_SHAPE_MESH)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "shapes[%u].kind %d is no shape kind",
+                              k, (int)s->kind);
+        if (s->radius < 0.0f || s->half_extents[0] < 0.0f || s->half_extents[1] < 0.0f || s->half_extents[2] < 0.0f)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "shapes[%u]: radius (%g) and half_extents (%g, %g, %g) must be >= 0", k, s->radius,
+                              s->half_extents[0], s->half_extents[1], s->half_extents[2]);
+        const float *q = s->rotation;
+        const double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+        if (!(fabs(len - 1.0) <= 1e-3))
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "shapes[%u].rotation (%g, %g, %g, %g) is not a unit quaternion (length %g)", k, q[0], q[1],
+                              q[2], q[3], len);
+        if (s->kind == SINEW_SHAPE_MESH && s->mesh >= b->desc.mesh_count)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "shapes[%u].mesh %u is out of range: body '%s' has %u mesh colliders (desc.meshes)", k,
+                              s->mesh, b->name, b->desc.mesh_count);
+    }
+    return SINEW_RESULT_OK;
+}
+
 static sinew_result check_params(const sinew_body *b, const sinew_step_params *p)
 {
     const sinew_logger *lg = &b->ctx->logger;
@@ -1028,7 +1215,7 @@ static sinew_result check_params(const sinew_body *b, const sinew_step_params *p
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "collider_rotation (%g, %g, %g, %g) is not a rotation: a quaternion of length %g", q[0], q[1],
                           q[2], q[3], sqrt(q2));
-    return SINEW_RESULT_OK;
+    return check_new_params(b, p);
 }
 
 static void read_timestamps(sinew_body *b)
@@ -1129,6 +1316,21 @@ static GpuParams gpu_params(sinew_body *b, const sinew_step_params *p)
                     {p->capsule_b[0], p->capsule_b[1], p->capsule_b[2], 0.0f}};
     if (sinew_body_ops(b)->step_flags)
         gp.solver_flags = sinew_body_ops(b)->step_flags(b->state);
+    const double g[3] = {p->ground_normal[0], p->ground_normal[1], p->ground_normal[2]};
+    const double glen = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    for (int k = 0; k < 3; k++) /* (0, 1, 0) stays exact: the kernels test for it */
+        gp.ground_normal[k] = (float)(g[k] / glen);
+    gp.shapes[0] = p->shapes ? p->shape_count : 0;
+    gp.shapes[1] = b->shapes_current;
+    gp.shapes[2] = b->shapes_meshes;
+    gp.shapes[3] = b->shapes_wind;
+    gp.wind[0] = p->wind[0];
+    gp.wind[1] = p->wind[1];
+    gp.wind[2] = p->wind[2];
+    gp.wind[3] = p->air_density;
+    gp.aero[0] = b->desc.drag;
+    gp.aero[1] = b->desc.lift;
+    gp.aero[2] = b->wind ? 1.0f : 0.0f;
     if (p->collider) { /* local = R^T (x - t) */
         const sinew_sdf *s = &b->collider->sdf;
         double R[3][3], t[3];
@@ -1145,6 +1347,24 @@ static GpuParams gpu_params(sinew_body *b, const sinew_step_params *p)
         gp.sdf_origin[3] = (float)s->cell;
     }
     return gp;
+}
+
+/* The collider list as the kernels read it (shared/layout.h, GpuShape): the
+ * pose at the step's start, the quaternion normalised. */
+static void shape_records(const sinew_step_params *p, GpuShape *out)
+{
+    for (uint32_t k = 0; p->shapes && k < p->shape_count; k++) {
+        const sinew_shape *sh = &p->shapes[k];
+        const float *q = sh->rotation;
+        const double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+        GpuShape g = {{sh->position[0], sh->position[1], sh->position[2], sh->radius},
+                      {(float)(q[0] / len), (float)(q[1] / len), (float)(q[2] / len), (float)(q[3] / len)},
+                      {sh->half_extents[0], sh->half_extents[1], sh->half_extents[2], (float)sh->kind},
+                      {sh->velocity[0], sh->velocity[1], sh->velocity[2], (float)sh->mesh},
+                      {sh->angular_velocity[0], sh->angular_velocity[1], sh->angular_velocity[2], 0.0f},
+                      {{0}}};
+        out[k] = g;
+    }
 }
 
 /* The step's submits, host waits and bytes read back, from the context's
@@ -1356,6 +1576,7 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     GpuStats gs = fresh_stats();
     memcpy(b->upload.mapped, &gp, sizeof gp);
     memcpy((char *)b->upload.mapped + sizeof gp, &gs, sizeof gs);
+    shape_records(p, (GpuShape *)((char *)b->upload.mapped + sizeof gp + sizeof gs));
     if ((r = sinew_submit(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
         return r;
     b->in_flight = 1;
@@ -1398,6 +1619,11 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
     GpuStats gs = fresh_stats();
     vk->vkCmdUpdateBuffer(cmd, b->buffers[SINEW_BIND_PARAMS].buffer, 0, sizeof gp, &gp);
     vk->vkCmdUpdateBuffer(cmd, b->buffers[SINEW_BIND_STATS].buffer, 0, sizeof gs, &gs);
+    if (p->shapes && p->shape_count) { /* within 65536 bytes: MAX_SHAPES */
+        GpuShape shapes[MAX_SHAPES];
+        shape_records(p, shapes);
+        vk->vkCmdUpdateBuffer(cmd, b->buffers[SINEW_BIND_SHAPES].buffer, 0, sizeof *shapes * p->shape_count, shapes);
+    }
     VkMemoryBarrier updated = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
                                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
     vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &updated,

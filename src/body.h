@@ -71,6 +71,11 @@ struct sinew_body {
     uint32_t other_count;               /* sinew_body_set_contact_bodies */
     uint32_t refs;                      /* 1 for the application until it destroys the body, 1 for each
                                            body that collides with it */
+    /* The collider list and wind (SHAPES, shared/layout.h): vec4 indices of
+     * the current shape records, the mesh headers, the meshes' values and
+     * the wind's velocity changes; wind: the wind kernel is recorded. */
+    uint32_t shapes_current, shapes_meshes, shapes_values, shapes_wind;
+    int wind;
     sinew_result unrecorded;            /* not OK: re-recording the step failed (sinew_body_set_contact_bodies);
                                            steps are refused until a call succeeds */
 };

@@ -40,6 +40,28 @@ static inline sinew_result scene_default_cloth(uint32_t n, sinew_asset **out)
     return r;
 }
 
+/* The flag scene (sinew-sim --flag): an n x n grid, 1 m square, hanging
+ * vertically in the XY plane from y = 0.5 to 1.5 m, pinned along its pole
+ * (the edge at x = -0.5 m). */
+static inline sinew_result scene_flag_cloth(uint32_t n, sinew_asset **out)
+{
+    double origin[3] = {0.0, 1.0, 0.0};
+    sinew_mesh mesh;
+    sinew_result r = sinew_mesh_grid(n, n, 1.0, 1.0, SINEW_GRID_XY, origin, &mesh);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_cloth_options opt = sinew_cloth_options_default();
+    opt.pin_box = 1;
+    opt.box_min[0] = -1.0, opt.box_min[1] = -1e9, opt.box_min[2] = -1e9;
+    opt.box_max[0] = -0.5 + 1e-6, opt.box_max[1] = 1e9, opt.box_max[2] = 1e9;
+    opt.source_name = "flag scene";
+    sinew_logger quiet = sinew_logger_default();
+    quiet.level = SINEW_LOG_WARNING;
+    r = sinew_cloth_build(&mesh, &opt, &quiet, out, NULL);
+    sinew_mesh_free(&mesh);
+    return r;
+}
+
 /* The solver an asset needs unless one is chosen: Generalized PBD for finite
  * elements (soft solids, membranes), which XPBD bodies refuse; `cloth`
  * otherwise. */

@@ -8,6 +8,9 @@
 enum { MATERIAL_UNSET = -1 };
 
 /* The options, with the scene's settings filled in where none was given. */
+/* Most --ball options. */
+#define SIM_MAX_BALLS 16
+
 typedef struct options {
     const char *asset_path, *out_dir, *device, *checkpoint, *resume, *json, *log;
     unsigned frames, every, substeps, iterations, checkpoint_every, newton, cells, seed, level_iterations, cut_frame;
@@ -37,6 +40,12 @@ typedef struct options {
     const char *with;         /* --with: a second body from this asset, each colliding with the other */
     int ground_set, no_ground, sphere_set, no_sphere, frames_set, dt_set, substeps_set, iterations_set;
     int damping_set, solver_set, youngs_set, poisson_set, gravity_set, cells_set, scale_set, turns_set, ramp_set;
+    /* The collider list, the ground's normal and wind (docs/colliders.md, docs/wind.md). */
+    double balls[SIM_MAX_BALLS][7];   /* --ball X,Y,Z,R[,VX,VY,VZ], repeatable */
+    unsigned ball_count;
+    double ground_normal[3];          /* --ground-normal */
+    double wind[3], drag, lift, air_density; /* --wind, --drag, --lift, --air-density */
+    int flag;                         /* --flag: the flag scene */
 } options;
 
 /* Reads the options into *o, then the scene's settings where no option gave

@@ -84,6 +84,24 @@ static int parse_scene(const char *tool, const char *opt, const char *text, void
     return k >= 0;
 }
 
+/* --ball X,Y,Z,R[,VX,VY,VZ]: one more sphere of the collider list. */
+static int parse_ball(const char *tool, const char *opt, const char *text, void *value)
+{
+    options *o = value;
+    if (o->ball_count == SIM_MAX_BALLS)
+        return cli_error(tool, "%s: at most 16 balls%s", opt, "");
+    double *b = o->balls[o->ball_count];
+    memset(b, 0, sizeof o->balls[0]);
+    int values = 1;
+    for (const char *c = text; *c; c++)
+        values += *c == ',';
+    int ok = cli_doubles(tool, opt, text, values == 7 ? 7 : 4, b);
+    if (ok && !(b[3] >= 0))
+        return cli_error(tool, "%s: the radius must be >= 0%s", opt, "");
+    o->ball_count += ok;
+    return ok;
+}
+
 static int parse_box(const char *tool, const char *opt, const char *text, void *value)
 {
     double *box = value;
@@ -128,6 +146,8 @@ int sim_parse(int argc, char **argv, options *o)
     o->self_friction = bd.self_friction;
     o->self_capacity = bd.self_capacity;
     o->solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+    o->ground_normal[1] = 1.0;
+    o->air_density = 1.2;
 
     char solver_help[2048], solver_intro[512];
     snprintf(solver_intro, sizeof solver_intro,
@@ -192,6 +212,19 @@ int sim_parse(int argc, char **argv, options *o)
         {"--no-sphere", NULL, CLI_FLAG, &o->no_sphere, NULL, "no sphere collider"},
         {"--sphere-velocity", NULL, CLI_DOUBLES, o->sphere_velocity, "VX,VY,VZ",
          "the sphere moves at this velocity (m/s), still within each step", .count = 3},
+        {"--ball", NULL, CLI_CUSTOM, o, "X,Y,Z,R[,VX,VY,VZ]",
+         "a sphere of the collider list, moving at VX,VY,VZ (m/s) through each step; repeatable (up to 16)",
+         .parse = parse_ball},
+        {"--ground-normal", NULL, CLI_DOUBLES, o->ground_normal, "NX,NY,NZ",
+         "the ground plane's normal: the plane is {x : n.x = --ground} (default 0,1,0)", .count = 3},
+        {"--wind", NULL, CLI_DOUBLES, o->wind, "X,Y,Z", "wind velocity (m/s; acts with --drag or --lift)", .count = 3},
+        {"--drag", NULL, CLI_DOUBLE, &o->drag, "CD", "drag coefficient of the cloth's triangles (default 0: no wind)",
+         CLI_GE(0)},
+        {"--lift", NULL, CLI_DOUBLE, &o->lift, "CL", "lift coefficient (default 0)", CLI_GE(0)},
+        {"--air-density", NULL, CLI_DOUBLE, &o->air_density, "RHO", "kg/m^3 (default 1.2)", CLI_GE(0)},
+        {"--flag", NULL, CLI_FLAG, &o->flag, NULL,
+         "the flag scene: a 1 m square cloth hanging from its pole (pinned along one vertical edge) in wind "
+         "(default --wind 6,0,3 --drag 1 --lift 0.3, no sphere)"},
         {"--box", NULL, CLI_CUSTOM, o->box, "X,Y,Z,HX,HY,HZ",
          "axis-aligned box collider: centre and half extents (m)", .parse = parse_box, .given = &o->box_set},
         {"--box-velocity", NULL, CLI_DOUBLES, o->box_velocity, "VX,VY,VZ", "the box moves at this velocity (m/s)",

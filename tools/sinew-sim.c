@@ -352,6 +352,7 @@ typedef struct sim {
     sinew_context *ctx;
     sinew_device_info di;
     sinew_collider *collider;
+    sinew_shape balls[SIM_MAX_BALLS]; /* --ball: the collider list */
     float *collider_xyz;
     uint32_t *collider_tris, collider_tri_count, collider_vertex_count;
     sinew_body *body;
@@ -390,7 +391,8 @@ static int load_scene(options *o, sim *s)
         o->material == MATERIAL_UNSET ? SINEW_MATERIAL_NEO_HOOKEAN : (sinew_material_model)o->material;
     sinew_result r = o->asset_path ? sinew_asset_load(o->asset_path, NULL, &s->asset)
                      : o->scene == SCENE_CLOTH
-                         ? scene_default_cloth(o->cells, &s->asset)
+                         ? (o->flag ? scene_flag_cloth(o->cells_set ? o->cells : 32, &s->asset)
+                                    : scene_default_cloth(o->cells, &s->asset))
                          : soft_scene_build(o->scene, o->cells, o->size, model, o->youngs, o->poisson, &quiet_log,
                                             &s->asset, &s->pins, &s->pin_count, &rep);
     if (r != SINEW_RESULT_OK) {
@@ -422,7 +424,27 @@ static int load_scene(options *o, sim *s)
                 o->ground_set ? "given" : "a quarter of its size below it", (double)p->ground_height);
         return 0;
     }
-    if (o->sphere_set || (!o->asset_path && o->scene == SCENE_CLOTH && !o->no_sphere)) {
+    for (int k = 0; k < 3; k++) {
+        p->ground_normal[k] = (float)o->ground_normal[k];
+        p->wind[k] = (float)o->wind[k];
+    }
+    p->air_density = (float)o->air_density;
+    if (o->flag && !o->drag && !o->lift && !o->wind[0] && !o->wind[1] && !o->wind[2]) {
+        o->drag = 1.0, o->lift = 0.3; /* the flag scene's wind */
+        p->wind[0] = 6.0f, p->wind[2] = 3.0f;
+    }
+    for (unsigned k = 0; k < o->ball_count; k++) {
+        sinew_shape *b = &s->balls[k];
+        *b = sinew_shape_default(SINEW_SHAPE_SPHERE);
+        for (int j = 0; j < 3; j++) {
+            b->position[j] = (float)o->balls[k][j];
+            b->velocity[j] = (float)o->balls[k][4 + j];
+        }
+        b->radius = (float)o->balls[k][3];
+    }
+    p->shapes = o->ball_count ? s->balls : NULL;
+    p->shape_count = o->ball_count;
+    if (o->sphere_set || (!o->asset_path && o->scene == SCENE_CLOTH && !o->no_sphere && !o->flag)) {
         const double *sp = o->sphere_set ? o->sphere : scene_default_sphere;
         p->sphere = 1;
         for (int k = 0; k < 3; k++)
@@ -540,6 +562,9 @@ static int create_body(const options *o, sim *s)
     }
     sinew_body_desc bd = sinew_body_desc_default();
     bd.collider = s->collider;
+    bd.max_shapes = o->ball_count;
+    bd.drag = (float)o->drag;
+    bd.lift = (float)o->lift;
     bd.solver = o->solver;
     bd.substeps = o->substeps;
     bd.iterations = o->iterations;
@@ -1013,6 +1038,9 @@ static int run(const options *o, sim *s, tally *t)
         if (r == SINEW_RESULT_OK && s->with_body && (r = sinew_body_step(s->with_body, &s->p)) != SINEW_RESULT_OK)
             fprintf(stderr, "sinew-sim: step %u of --with %s failed\n", f, o->with);
         double step_s = now_s() - ts;
+        for (unsigned k = 0; k < o->ball_count; k++) /* the balls where the step left them */
+            for (int j = 0; j < 3; j++)
+                s->balls[k].position[j] += s->balls[k].velocity[j] * s->p.dt;
         if (r == SINEW_RESULT_ERROR_UNSTABLE) {
             fprintf(stderr, "sinew-sim: step %u was unstable (the health check failed; rolled back to the state "
                             "before it): the run ends here\n", f);

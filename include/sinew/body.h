@@ -286,6 +286,26 @@ typedef struct sinew_body_desc {
      * normals, computed then whatever desc.normals says. Ignored for an
      * asset without a render mesh. Default 1. */
     int render_mesh;
+    /* The collider list (docs/colliders.md): at most this many shapes a
+     * step (sinew_step_params.shapes), 0..256; default 0: no list, and no
+     * cost. With max_shapes > 0 each step copies max_shapes records of 128
+     * bytes to the device and each substep runs one small dispatch (and a
+     * barrier) placing them. */
+    uint32_t max_shapes;
+    /* Mesh colliders (sinew/collider.h, made on the same context) that
+     * shapes of kind SINEW_SHAPE_MESH name by index; their fields are
+     * copied into the body's device memory at creation (the colliders are
+     * borrowed for the call). NULL / 0: none. */
+    sinew_collider *const *meshes;
+    uint32_t mesh_count;
+    /* Wind (docs/wind.md): drag and lift coefficients of the surface
+     * triangles (dimensionless, >= 0; default 0 and 0: no wind, no cost).
+     * Either > 0 on a body with triangles: each substep one dispatch adds
+     * the aerodynamic force of the air (sinew_step_params.wind,
+     * air_density) to the velocities before the prediction. The implicit
+     * solvers refuse it. */
+    float drag;
+    float lift;
 } sinew_body_desc;
 
 SINEW_API sinew_body_desc sinew_body_desc_default(void);
@@ -295,7 +315,7 @@ typedef struct sinew_step_params {
     float dt;                   /* s, whole step (divided among substeps) */
     float gravity[3];           /* m/s^2 */
     float damping;              /* 1/s, velocity decay rate */
-    int ground;                 /* collide with the plane y = ground_height */
+    int ground;                 /* collide with the plane y = ground_height (ground_normal below: any plane) */
     float ground_height;        /* m */
     int sphere;                 /* collide with a sphere */
     float sphere_center[3];     /* m */
@@ -324,7 +344,52 @@ typedef struct sinew_step_params {
     float collider_velocity[3]; /* m/s */
     float friction;             /* Coulomb coefficient on contacts, >= 0 */
     float contact_offset;       /* m, particles keep this distance from colliders */
+    /* The collider list (docs/colliders.md): shape_count (<= desc.max_shapes)
+     * shapes, borrowed for the call; NULL / 0: none. Copied to the device
+     * through the step's parameters: changing them costs no re-recording,
+     * no readback, no allocation. */
+    const struct sinew_shape *shapes;
+    uint32_t shape_count;
+    /* The ground plane is {x : dot(ground_normal, x) = ground_height}:
+     * ground_normal need not be unit (normalised here) but not zero.
+     * Default (0, 1, 0). */
+    float ground_normal[3];
+    /* Wind (docs/wind.md, for bodies with desc.drag or desc.lift > 0): the
+     * air's velocity this step (m/s, uniform) and density (kg/m^3, >= 0;
+     * default 1.2, air at sea level; 0 turns the force off). */
+    float wind[3];
+    float air_density;
 } sinew_step_params;
+
+/* Kinds of shape of the collider list. */
+typedef enum sinew_shape_kind {
+    SINEW_SHAPE_SPHERE = 0,  /* radius about position */
+    SINEW_SHAPE_CAPSULE = 1, /* radius about the segment along the local y axis,
+                                half_extents[1] either side of position */
+    SINEW_SHAPE_BOX = 2,     /* half_extents along the local axes */
+    SINEW_SHAPE_MESH = 3,    /* desc.meshes[mesh], its own frame placed at position, rotation */
+} sinew_shape_kind;
+
+/* A collider of the list. Its pose is the one at the start of the step; the
+ * step moves it on at velocity and turns it at angular_velocity (about
+ * position, world axes), each substep's contacts meeting it where it is at
+ * that substep's end, so a shape moving faster than the cloth's thickness a
+ * step does not pass through it. Contacts hold what rests on it to its
+ * surface's motion v + w x r (friction): a turning drum carries cloth round.
+ * After the step it stands at position + velocity dt. */
+typedef struct sinew_shape {
+    sinew_shape_kind kind;
+    float position[3];          /* m, its centre (capsule: the segment's midpoint; mesh: its frame's origin) */
+    float rotation[4];          /* unit quaternion x y z w, its frame to the world (refused if |q| is not 1 +- 1e-3) */
+    float velocity[3];          /* m/s */
+    float angular_velocity[3];  /* rad/s, about position */
+    float radius;               /* m, sphere and capsule, >= 0 */
+    float half_extents[3];      /* m, box; capsule: [1] its segment's half length; >= 0 */
+    uint32_t mesh;              /* SINEW_SHAPE_MESH: index into desc.meshes */
+} sinew_shape;
+
+/* A shape of the kind at the origin, unturned, still, of no extent. */
+SINEW_API sinew_shape sinew_shape_default(sinew_shape_kind kind);
 
 SINEW_API sinew_step_params sinew_step_params_default(void);
 

@@ -87,6 +87,16 @@
  *                             then       i uint32 indices (vec4 6r on)
  *                           the output and the indices are the engine's
  *                           vertex and index buffers (sinew/vulkan.h)
+ *   SHAPES    vec4          the collider list (docs/colliders.md) and wind
+ *                           (docs/wind.md), at vec4 offsets in GpuParams.shapes:
+ *                           [max_shapes] GpuShape as the host wrote them
+ *                           (the pose at the step's start), [max_shapes]
+ *                           GpuShape at the end of the current substep
+ *                           (shapes.comp), 2 vec4 per mesh collider (origin
+ *                           xyz, cell; dims xyz and the first value's float
+ *                           index as uint bits), the meshes' distance
+ *                           values (floats, 4 a vec4), [n] the wind's
+ *                           velocity change of each particle (wind.comp)
  */
 #define SINEW_SET_BODY 0
 #define SINEW_SET_SOLVER 1
@@ -106,7 +116,8 @@
 #define SINEW_BIND_SDF 13
 #define SINEW_BIND_SELF_INDEX 14
 #define SINEW_BIND_SELF_REAL 15
-/* Render mesh (docs/render-mesh.md). */
+#define SINEW_BIND_SHAPES 16
+/* 17: attachments, frames and pins' targets */
 #define SINEW_BIND_RENDER 18
 #define SINEW_BODY_BINDINGS 19
 /* Set 1's size: the most buffers any solver owns. Both sets together stay
@@ -415,7 +426,33 @@ SINEW_STRUCT(GpuParams) {
     SINEW_VEC4(sdf_origin);   /* xyz node (0, 0, 0) in the collider's frame (m), w cell (m); w <= 0: none */
     SINEW_UVEC4(sdf_dims);    /* nodes along x, y, z (>= 2 each) */
     SINEW_VEC4(sdf_motion);   /* xyz how far the collider moves in one substep (m) */
+    /* Collider list, ground normal, wind (docs/colliders.md, docs/wind.md). */
+    SINEW_VEC4(ground_normal); /* xyz the ground plane's unit normal: the plane is n.x = ground; w 0 */
+    SINEW_UVEC4(shapes);      /* x shapes in the list, y vec4 index in SHAPES of the current records,
+                                 z of the mesh headers, w of the wind's velocity changes */
+    SINEW_VEC4(wind);         /* xyz wind velocity (m/s), w air density (kg/m^3) */
+    SINEW_VEC4(aero);         /* x drag, y lift coefficient (desc.drag, desc.lift); z, w 0 */
 } SINEW_END(GpuParams)
+
+/* Shape kinds of the collider list (include/sinew/body.h, sinew_shape_kind). */
+#define SINEW_GPU_SHAPE_SPHERE 0u
+#define SINEW_GPU_SHAPE_CAPSULE 1u
+#define SINEW_GPU_SHAPE_BOX 2u
+#define SINEW_GPU_SHAPE_MESH 3u
+
+/* A shape of the collider list. The host writes the pose at the step's
+ * start (axes unused); shapes.comp writes the pose at the end of each
+ * substep, axes filled. */
+SINEW_STRUCT(GpuShape) {
+    SINEW_VEC4(center);       /* xyz position (m), w radius (m; sphere, capsule) */
+    SINEW_VEC4(rotation);     /* unit quaternion x y z w, local to world */
+    SINEW_VEC4(extent);       /* xyz half extents (box; capsule: y its half length) (m), w kind (float) */
+    SINEW_VEC4(velocity);     /* xyz m/s, w mesh collider index (float) */
+    SINEW_VEC4(spin);         /* xyz angular velocity about center (rad/s), w 0 */
+    SINEW_VEC4(axes[3]);      /* the local x, y, z axes in the world (columns of the rotation) */
+} SINEW_END(GpuShape)
+/* vec4s of a GpuShape. */
+#define SINEW_SHAPE_VEC4S 8u
 
 /* Written by the residual and health kernels, read by the host after each step.
  * The host writes it afresh before each step (body.c, fresh_stats). */
@@ -513,7 +550,8 @@ _Static_assert(sizeof(GpuRenderVertex) == 64, "std430 layout");
 _Static_assert(sizeof(GpuAmgPush) == 68, "push constants <= 128 bytes");
 _Static_assert(sizeof(GpuDistance) == 16, "std430 layout");
 _Static_assert(sizeof(GpuBend) == 32, "std430 layout");
-_Static_assert(sizeof(GpuParams) == 256, "std430 layout");
+_Static_assert(sizeof(GpuParams) == 320, "std430 layout");
+_Static_assert(sizeof(GpuShape) == 16 * SINEW_SHAPE_VEC4S, "std430 layout");
 _Static_assert(sizeof(GpuElement) == 80, "std430 layout");
 _Static_assert(sizeof(GpuMaterial) == 208, "std430 layout");
 _Static_assert(sizeof(GpuStats) == 96, "std430 layout");

@@ -65,6 +65,8 @@
     X(SELF_BUILD, self_build, GpuRange)             \
     X(SELF_QUERY, self_query, GpuRange)             \
     X(SELF_PROJECT, self_project, GpuRange)         \
+    X(SHAPES, shapes, GpuRange)                     \
+    X(WIND, wind, GpuRange)                         \
     X(COPY, copy, GpuRange)                         \
     X(EMPTY, empty, GpuRange)
 

@@ -23,6 +23,7 @@ BODY(NORMAL) buffer NormalBuf { vec4 normal[]; };
 BODY(SDF) readonly buffer SdfBuf { float sdf[]; };
 BODY(SELF_INDEX) buffer SelfIndexBuf { uint selfi[]; };
 BODY(SELF_REAL) buffer SelfRealBuf { vec4 selfr[]; };
+BODY(ATTACH) buffer AttachBuf { vec4 attach[]; };
 #undef BODY
 
 // The MGPBD kernels (amg_*) define SINEW_PUSH_AMG: their push constants are

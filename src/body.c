@@ -50,6 +50,7 @@ sinew_body_desc sinew_body_desc_default(void)
         .fallback_iterations = 200};
     d.mgpbd_cg_iterations = 20;
     d.mgpbd_setup_interval = 20;
+    d.tether_scale = 1.0f;
     return d;
 }
 
@@ -171,6 +172,11 @@ static sinew_result upload_mesh(sinew_body *b, const sinew_asset *a)
 }
 
 
+/* The upload buffer: GpuParams, fresh GpuStats, then the attachments'
+ * dynamic part (frames, pins' targets; attach.h). */
+#define UPLOAD_ATTACH (sizeof(GpuParams) + sizeof(GpuStats))
+_Static_assert(UPLOAD_ATTACH % 16 == 0, "vec4 aligned");
+
 /* Workgroups of a solver's residual at most (solver.h, record_residual):
  * one thread per constraint, element or particle. PARTIAL holds the strain
  * partials, then the solver's. */
@@ -210,9 +216,11 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_NORMAL, b->normals ? 16ull * n : 0, SINEW_MEMORY_DEVICE, "vertex normals"},
         {SINEW_BIND_SELF_INDEX, 4 * b->self.index_words, SINEW_MEMORY_DEVICE, "self-collision indices"},
         {SINEW_BIND_SELF_REAL, 16 * b->self.real_vec4s, SINEW_MEMORY_DEVICE, "self-collision boxes and corrections"},
+        {SINEW_BIND_ATTACH, sinew_attach_bytes(&b->attach), SINEW_MEMORY_DEVICE, "attachments and pins"},
         /* SDF: the collider's own, bound in its place */
         {0, d->rollback ? 32ull * n + 4ull * a->bend_count : 0, SINEW_MEMORY_DEVICE, "rollback copy", 0, &b->saved},
-        {0, sizeof(GpuParams) + sizeof(GpuStats), SINEW_MEMORY_HOST, "step parameters (host)", 0, &b->upload},
+        {0, UPLOAD_ATTACH + sinew_attach_dynamic_bytes(&b->attach), SINEW_MEMORY_HOST, "step parameters (host)", 0,
+         &b->upload},
         {0, sizeof(GpuStats), SINEW_MEMORY_READBACK, "step statistics (host)", 0, &b->readback},
     };
     sinew_result r = sinew_buffers_create(ctx, plan, sizeof plan / sizeof plan[0], b->buffers);
@@ -229,6 +237,9 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     float *pos = scratch;
     for (uint32_t i = 0; i < n && r == SINEW_RESULT_OK; i++)
         memcpy(&pos[4 * i], &a->particles[i], 16);
+    sinew_attach_masses(&b->attach, pos, n); /* held particles are kinematic */
+    if (r == SINEW_RESULT_OK && b->attach.on)
+        r = sinew_attach_upload(&b->attach, ctx, &b->buffers[SINEW_BIND_ATTACH]);
     if (r == SINEW_RESULT_OK) {
         r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16ull * n);
         if (r == SINEW_RESULT_OK)
@@ -476,6 +487,7 @@ static void record_stages(sinew_body *b, sinew_recorder *r)
             sinew_record_barrier(r);
             r->bytes += (uint64_t)BYTES_PREDICT * n + clear_bytes;
         }
+        sinew_attach_record_substep(&b->attach, r, s, substeps);
         ops->record_solve(b->state, &b->view, r);
         const int last = s + 1 == substeps;
         if (fused && !last) {
@@ -559,6 +571,11 @@ sinew_result sinew_body_record_commands(sinew_body *b)
     /* the step's parameters and fresh statistics, as the host wrote them */
     sinew_record_copy(&rec, &b->upload, 0, &b->buffers[SINEW_BIND_PARAMS], 0, sizeof(GpuParams));
     sinew_record_copy(&rec, &b->upload, sizeof(GpuParams), &b->buffers[SINEW_BIND_STATS], 0, sizeof(GpuStats));
+    const uint64_t dynamic = sinew_attach_dynamic_bytes(&b->attach);
+    if (dynamic) { /* frames and pins' targets */
+        sinew_record_copy(&rec, &b->upload, UPLOAD_ATTACH, &b->buffers[SINEW_BIND_ATTACH], 0, dynamic);
+        rec.bytes += 2 * dynamic;
+    }
     if (b->desc.rollback) {
         const uint64_t bends = b->bend_count;
         sinew_record_copy(&rec, &b->buffers[SINEW_BIND_POS], 0, &b->saved, 0, 16 * n);
@@ -666,7 +683,8 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     if (asset->particle_count == 0)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "asset has no particles");
     if ((r = sinew_selfcol_check(ctx, asset->triangle_count, desc, 0, NULL)) != SINEW_RESULT_OK ||
-        (r = row->ops->check(ctx, asset, desc)) != SINEW_RESULT_OK)
+        (r = row->ops->check(ctx, asset, desc)) != SINEW_RESULT_OK ||
+        (r = sinew_attach_check(ctx, asset, desc)) != SINEW_RESULT_OK)
         return r;
     if (desc->collider && desc->collider->ctx != ctx)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
@@ -712,6 +730,12 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->view.selfcol = desc->self_collision ? &b->self : NULL;
     if ((r = copy_elements(b, asset)) == SINEW_RESULT_OK)
         b->view.elements = sinew_body_element_set(b);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_attach_plan(&b->attach, &ctx->logger, asset, desc, row->ops->record_solve != NULL);
+    b->view.attach = &b->attach;
+    b->desc.attachments = NULL; /* borrowed for the call only */
+    b->desc.frames = NULL;
+    b->desc.frame_names = NULL;
     if (r != SINEW_RESULT_OK || (r = copy_constraints(b, asset)) != SINEW_RESULT_OK ||
         (r = upload_asset(b, asset)) != SINEW_RESULT_OK ||
         (r = row->ops->create(&b->view, asset, &b->state)) != SINEW_RESULT_OK ||
@@ -765,6 +789,7 @@ static void body_free(sinew_body *b)
     free(b->dist_cut);
     free(b->bend_cut);
     free(b->unpinned_w);
+    sinew_attach_free(&b->attach);
     sinew_selfcol_free(&b->self);
     sinew_collider_destroy(b->collider);
     release_others(b);
@@ -950,7 +975,7 @@ static sinew_result check_params(const sinew_body *b, const sinew_step_params *p
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "collider_rotation (%g, %g, %g, %g) is not a rotation: a quaternion of length %g", q[0], q[1],
                           q[2], q[3], sqrt(q2));
-    return SINEW_RESULT_OK;
+    return sinew_attach_check_frames(&b->attach, lg, b->name, p->frames, p->frame_count);
 }
 
 static void read_timestamps(sinew_body *b)
@@ -1278,6 +1303,9 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     GpuStats gs = fresh_stats();
     memcpy(b->upload.mapped, &gp, sizeof gp);
     memcpy((char *)b->upload.mapped + sizeof gp, &gs, sizeof gs);
+    sinew_attach_write(&b->attach, p->frame_count ? p->frames : NULL);
+    if (sinew_attach_dynamic_bytes(&b->attach))
+        memcpy((char *)b->upload.mapped + UPLOAD_ATTACH, b->attach.staging, sinew_attach_dynamic_bytes(&b->attach));
     if ((r = sinew_submit(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
         return r;
     b->in_flight = 1;
@@ -1320,6 +1348,11 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
     GpuStats gs = fresh_stats();
     vk->vkCmdUpdateBuffer(cmd, b->buffers[SINEW_BIND_PARAMS].buffer, 0, sizeof gp, &gp);
     vk->vkCmdUpdateBuffer(cmd, b->buffers[SINEW_BIND_STATS].buffer, 0, sizeof gs, &gs);
+    sinew_attach_write(&b->attach, p->frame_count ? p->frames : NULL);
+    const uint64_t dynamic = sinew_attach_dynamic_bytes(&b->attach);
+    for (uint64_t at = 0; at < dynamic; at += 65536) /* vkCmdUpdateBuffer's limit */
+        vk->vkCmdUpdateBuffer(cmd, b->buffers[SINEW_BIND_ATTACH].buffer, at, dynamic - at < 65536 ? dynamic - at : 65536,
+                              (const char *)b->attach.staging + at);
     VkMemoryBarrier updated = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
                                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
     vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &updated,
@@ -1345,3 +1378,65 @@ sinew_result sinew_body_collect_stats(sinew_body *b)
     return take_stats(b, 0);
 }
 
+
+sinew_result sinew_body_grow_pins(sinew_body *b, uint32_t capacity)
+{
+    sinew_context *ctx = b->ctx;
+    sinew_attach *at = &b->attach;
+    sinew_result r = sinew_attach_grow(at, &ctx->logger, capacity);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    /* the new buffers first: on failure the old ones stay (with fewer slots
+     * than the host's, the extra pins held where they are by inverse mass 0) */
+    sinew_buffer fresh[SINEW_BODY_BINDINGS], upload = {0};
+    memset(fresh, 0, sizeof fresh);
+    const sinew_buffer_plan plan[] = {
+        {SINEW_BIND_ATTACH, sinew_attach_bytes(at), SINEW_MEMORY_DEVICE, "attachments and pins"},
+        {0, UPLOAD_ATTACH + sinew_attach_dynamic_bytes(at), SINEW_MEMORY_HOST, "step parameters (host)", 0, &upload},
+    };
+    r = sinew_buffers_create(ctx, plan, 2, fresh);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_attach_upload(at, ctx, &fresh[SINEW_BIND_ATTACH]);
+    if (r != SINEW_RESULT_OK) {
+        sinew_buffer_destroy(ctx, &fresh[SINEW_BIND_ATTACH]);
+        sinew_buffer_destroy(ctx, &upload);
+        return r;
+    }
+    sinew_buffer_destroy(ctx, &b->buffers[SINEW_BIND_ATTACH]);
+    sinew_buffer_destroy(ctx, &b->upload);
+    b->buffers[SINEW_BIND_ATTACH] = fresh[SINEW_BIND_ATTACH];
+    b->upload = upload;
+    sinew_bindings_destroy(ctx, &b->bindings);
+    if ((r = make_bindings(b)) != SINEW_RESULT_OK || (r = rerecord(b)) != SINEW_RESULT_OK) {
+        b->unrecorded = r;
+        return r;
+    }
+    b->stats.dispatches = b->dispatches;
+    b->stats.barriers = b->barriers;
+    b->stats.bytes = b->bytes;
+    b->stats.device_memory = device_memory(b, &b->stats.device_allocations);
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_body_sync_pins(sinew_body *b, const float *xyzw)
+{
+    sinew_attach *at = &b->attach;
+    if (!at->on)
+        return SINEW_RESULT_OK;
+    uint32_t wanted = 0;
+    for (uint32_t i = 0; i < b->particle_count; i++) {
+        const int pin = xyzw[4 * i + 3] == 0.0f && at->attached[i] == SINEW_ATTACH_NONE;
+        wanted += pin;
+        if (!pin)
+            sinew_attach_unpin(at, i);
+    }
+    sinew_result r = SINEW_RESULT_OK;
+    if (wanted > at->pin_capacity)
+        r = sinew_body_grow_pins(b, wanted + 8);
+    for (uint32_t i = 0; i < b->particle_count && r == SINEW_RESULT_OK; i++)
+        if (xyzw[4 * i + 3] == 0.0f && at->attached[i] == SINEW_ATTACH_NONE) {
+            int full;
+            sinew_attach_pin(at, i, &xyzw[4 * i], &full);
+        }
+    return r;
+}

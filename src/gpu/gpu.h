@@ -64,6 +64,8 @@
     X(SELF_BUILD, self_build, GpuRange)             \
     X(SELF_QUERY, self_query, GpuRange)             \
     X(SELF_PROJECT, self_project, GpuRange)         \
+    X(ATTACH_SUBSTEP, attach_substep, GpuRange)     \
+    X(ATTACH_PROJECT, attach_project, GpuRange)     \
     X(COPY, copy, GpuRange)                         \
     X(EMPTY, empty, GpuRange)
 

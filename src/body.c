@@ -682,9 +682,9 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     const sinew_solver_row *row = sinew_solver_row_of(desc->solver);
     if (asset->particle_count == 0)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "asset has no particles");
-    if ((r = sinew_selfcol_check(ctx, asset->triangle_count, desc, 0, NULL)) != SINEW_RESULT_OK ||
-        (r = row->ops->check(ctx, asset, desc)) != SINEW_RESULT_OK ||
-        (r = sinew_attach_check(ctx, asset, desc)) != SINEW_RESULT_OK)
+    if ((r = sinew_attach_check(ctx, asset, desc)) != SINEW_RESULT_OK ||
+        (r = sinew_selfcol_check(ctx, asset->triangle_count, desc, 0, NULL)) != SINEW_RESULT_OK ||
+        (r = row->ops->check(ctx, asset, desc)) != SINEW_RESULT_OK)
         return r;
     if (desc->collider && desc->collider->ctx != ctx)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",

@@ -1,5 +1,5 @@
 /* Attachments to moving frames, pins' targets and long-range tethers
- * (docs/attachments.md, docs/math.md 12). Attachments follow a frame's pose
+ * (docs/attachments.md, docs/math.md 11). Attachments follow a frame's pose
  * interpolated across the step's substeps; held ones (compliance 0) are
  * kinematic, compliant ones XPBD point constraints. Tethers are the long
  * range attachments of Kim, Chentanez and Müller (2012): each free particle

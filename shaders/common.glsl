@@ -25,6 +25,7 @@ BODY(SELF_INDEX) buffer SelfIndexBuf { uint selfi[]; };
 BODY(SELF_REAL) buffer SelfRealBuf { vec4 selfr[]; };
 BODY(RENDER) buffer RenderBuf { vec4 render[]; };
 BODY(SHAPES) buffer ShapesBuf { vec4 shape_data[]; };
+BODY(ATTACH) buffer AttachBuf { vec4 attach[]; };
 #undef BODY
 
 // The MGPBD kernels (amg_*) define SINEW_PUSH_AMG: their push constants are

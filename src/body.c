@@ -51,6 +51,7 @@ sinew_body_desc sinew_body_desc_default(void)
     d.mgpbd_cg_iterations = 20;
     d.mgpbd_setup_interval = 20;
     d.render_mesh = 1;
+    d.tether_scale = 1.0f;
     return d;
 }
 
@@ -251,6 +252,12 @@ static sinew_result upload_render(sinew_body *b, const sinew_asset *a)
     free(bytes);
     return res;
 }
+/* The upload buffer: GpuParams, fresh GpuStats, the collider list
+ * (max_shapes GpuShape), then the attachments' dynamic part (frames, pins'
+ * targets; attach.h). */
+#define UPLOAD_SHAPES (sizeof(GpuParams) + sizeof(GpuStats))
+#define UPLOAD_ATTACH(b) (UPLOAD_SHAPES + sizeof(GpuShape) * (uint64_t)(b)->desc.max_shapes)
+_Static_assert(UPLOAD_SHAPES % 16 == 0 && sizeof(GpuShape) % 16 == 0, "vec4 aligned");
 
 /* Workgroups of a solver's residual at most (solver.h, record_residual):
  * one thread per constraint, element or particle. PARTIAL holds the strain
@@ -337,10 +344,11 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_RENDER, 96ull * b->render_vertex_count + 4ull * b->render_index_count, SINEW_MEMORY_DEVICE,
          "render mesh"},
         {SINEW_BIND_SHAPES, 16 * plan_shapes(b), SINEW_MEMORY_DEVICE, "collider list, mesh colliders and wind"},
+        {SINEW_BIND_ATTACH, sinew_attach_bytes(&b->attach), SINEW_MEMORY_DEVICE, "attachments and pins"},
         /* SDF: the collider's own, bound in its place */
         {0, d->rollback ? 32ull * n + 4ull * a->bend_count : 0, SINEW_MEMORY_DEVICE, "rollback copy", 0, &b->saved},
-        {0, sizeof(GpuParams) + sizeof(GpuStats) + sizeof(GpuShape) * (uint64_t)d->max_shapes, SINEW_MEMORY_HOST,
-         "step parameters (host)", 0, &b->upload},
+        {0, UPLOAD_ATTACH(b) + sinew_attach_dynamic_bytes(&b->attach), SINEW_MEMORY_HOST, "step parameters (host)", 0,
+         &b->upload},
         {0, sizeof(GpuStats), SINEW_MEMORY_READBACK, "step statistics (host)", 0, &b->readback},
     };
     sinew_result r = sinew_buffers_create(ctx, plan, sizeof plan / sizeof plan[0], b->buffers);
@@ -357,6 +365,9 @@ static sinew_result upload_asset(sinew_body *b, const sinew_asset *a)
     float *pos = scratch;
     for (uint32_t i = 0; i < n && r == SINEW_RESULT_OK; i++)
         memcpy(&pos[4 * i], &a->particles[i], 16);
+    sinew_attach_masses(&b->attach, pos, n); /* held particles are kinematic */
+    if (r == SINEW_RESULT_OK && b->attach.on)
+        r = sinew_attach_upload(&b->attach, ctx, &b->buffers[SINEW_BIND_ATTACH]);
     if (r == SINEW_RESULT_OK) {
         r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16ull * n);
         if (r == SINEW_RESULT_OK)
@@ -653,6 +664,7 @@ static void record_stages(sinew_body *b, sinew_recorder *r)
             sinew_record_barrier(r);
             r->bytes += (uint64_t)BYTES_PREDICT * n + clear_bytes;
         }
+        sinew_attach_record_substep(&b->attach, r, s, substeps);
         ops->record_solve(b->state, &b->view, r);
         const int last = s + 1 == substeps;
         if (fused && !last) {
@@ -739,8 +751,13 @@ sinew_result sinew_body_record_commands(sinew_body *b)
     sinew_record_copy(&rec, &b->upload, 0, &b->buffers[SINEW_BIND_PARAMS], 0, sizeof(GpuParams));
     sinew_record_copy(&rec, &b->upload, sizeof(GpuParams), &b->buffers[SINEW_BIND_STATS], 0, sizeof(GpuStats));
     if (b->desc.max_shapes) /* the collider list as the step starts */
-        sinew_record_copy(&rec, &b->upload, sizeof(GpuParams) + sizeof(GpuStats), &b->buffers[SINEW_BIND_SHAPES], 0,
+        sinew_record_copy(&rec, &b->upload, UPLOAD_SHAPES, &b->buffers[SINEW_BIND_SHAPES], 0,
                           sizeof(GpuShape) * (uint64_t)b->desc.max_shapes);
+    const uint64_t dynamic = sinew_attach_dynamic_bytes(&b->attach);
+    if (dynamic) { /* frames and pins' targets */
+        sinew_record_copy(&rec, &b->upload, UPLOAD_ATTACH(b), &b->buffers[SINEW_BIND_ATTACH], 0, dynamic);
+        rec.bytes += 2 * dynamic;
+    }
     if (b->desc.rollback) {
         const uint64_t bends = b->bend_count;
         sinew_record_copy(&rec, &b->buffers[SINEW_BIND_POS], 0, &b->saved, 0, 16 * n);
@@ -847,7 +864,8 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     const sinew_solver_row *row = sinew_solver_row_of(desc->solver);
     if (asset->particle_count == 0)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "asset has no particles");
-    if ((r = sinew_selfcol_check(ctx, asset->triangle_count, desc, 0, NULL)) != SINEW_RESULT_OK ||
+    if ((r = sinew_attach_check(ctx, asset, desc)) != SINEW_RESULT_OK ||
+        (r = sinew_selfcol_check(ctx, asset->triangle_count, desc, 0, NULL)) != SINEW_RESULT_OK ||
         (r = row->ops->check(ctx, asset, desc)) != SINEW_RESULT_OK)
         return r;
     if (desc->collider && desc->collider->ctx != ctx)
@@ -917,6 +935,12 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->view.selfcol = desc->self_collision ? &b->self : NULL;
     if ((r = copy_elements(b, asset)) == SINEW_RESULT_OK)
         b->view.elements = sinew_body_element_set(b);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_attach_plan(&b->attach, &ctx->logger, asset, desc, row->ops->record_solve != NULL);
+    b->view.attach = &b->attach;
+    b->desc.attachments = NULL; /* borrowed for the call only */
+    b->desc.frames = NULL;
+    b->desc.frame_names = NULL;
     if (r != SINEW_RESULT_OK || (r = copy_constraints(b, asset)) != SINEW_RESULT_OK ||
         (r = upload_asset(b, asset)) != SINEW_RESULT_OK ||
         (r = row->ops->create(&b->view, asset, &b->state)) != SINEW_RESULT_OK ||
@@ -971,6 +995,7 @@ static void body_free(sinew_body *b)
     free(b->dist_cut);
     free(b->bend_cut);
     free(b->unpinned_w);
+    sinew_attach_free(&b->attach);
     sinew_selfcol_free(&b->self);
     sinew_collider_destroy(b->collider);
     release_others(b);
@@ -1215,7 +1240,10 @@ static sinew_result check_params(const sinew_body *b, const sinew_step_params *p
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "collider_rotation (%g, %g, %g, %g) is not a rotation: a quaternion of length %g", q[0], q[1],
                           q[2], q[3], sqrt(q2));
-    return check_new_params(b, p);
+    sinew_result r = check_new_params(b, p);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    return sinew_attach_check_frames(&b->attach, lg, b->name, p->frames, p->frame_count);
 }
 
 static void read_timestamps(sinew_body *b)
@@ -1577,6 +1605,9 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     memcpy(b->upload.mapped, &gp, sizeof gp);
     memcpy((char *)b->upload.mapped + sizeof gp, &gs, sizeof gs);
     shape_records(p, (GpuShape *)((char *)b->upload.mapped + sizeof gp + sizeof gs));
+    sinew_attach_write(&b->attach, p->frame_count ? p->frames : NULL);
+    if (sinew_attach_dynamic_bytes(&b->attach))
+        memcpy((char *)b->upload.mapped + UPLOAD_ATTACH(b), b->attach.staging, sinew_attach_dynamic_bytes(&b->attach));
     if ((r = sinew_submit(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
         return r;
     b->in_flight = 1;
@@ -1624,6 +1655,11 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
         shape_records(p, shapes);
         vk->vkCmdUpdateBuffer(cmd, b->buffers[SINEW_BIND_SHAPES].buffer, 0, sizeof *shapes * p->shape_count, shapes);
     }
+    sinew_attach_write(&b->attach, p->frame_count ? p->frames : NULL);
+    const uint64_t dynamic = sinew_attach_dynamic_bytes(&b->attach);
+    for (uint64_t at = 0; at < dynamic; at += 65536) /* vkCmdUpdateBuffer's limit */
+        vk->vkCmdUpdateBuffer(cmd, b->buffers[SINEW_BIND_ATTACH].buffer, at, dynamic - at < 65536 ? dynamic - at : 65536,
+                              (const char *)b->attach.staging + at);
     VkMemoryBarrier updated = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
                                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
     vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &updated,
@@ -1649,3 +1685,65 @@ sinew_result sinew_body_collect_stats(sinew_body *b)
     return take_stats(b, 0);
 }
 
+
+sinew_result sinew_body_grow_pins(sinew_body *b, uint32_t capacity)
+{
+    sinew_context *ctx = b->ctx;
+    sinew_attach *at = &b->attach;
+    sinew_result r = sinew_attach_grow(at, &ctx->logger, capacity);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    /* the new buffers first: on failure the old ones stay (with fewer slots
+     * than the host's, the extra pins held where they are by inverse mass 0) */
+    sinew_buffer fresh[SINEW_BODY_BINDINGS], upload = {0};
+    memset(fresh, 0, sizeof fresh);
+    const sinew_buffer_plan plan[] = {
+        {SINEW_BIND_ATTACH, sinew_attach_bytes(at), SINEW_MEMORY_DEVICE, "attachments and pins"},
+        {0, UPLOAD_ATTACH(b) + sinew_attach_dynamic_bytes(at), SINEW_MEMORY_HOST, "step parameters (host)", 0, &upload},
+    };
+    r = sinew_buffers_create(ctx, plan, 2, fresh);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_attach_upload(at, ctx, &fresh[SINEW_BIND_ATTACH]);
+    if (r != SINEW_RESULT_OK) {
+        sinew_buffer_destroy(ctx, &fresh[SINEW_BIND_ATTACH]);
+        sinew_buffer_destroy(ctx, &upload);
+        return r;
+    }
+    sinew_buffer_destroy(ctx, &b->buffers[SINEW_BIND_ATTACH]);
+    sinew_buffer_destroy(ctx, &b->upload);
+    b->buffers[SINEW_BIND_ATTACH] = fresh[SINEW_BIND_ATTACH];
+    b->upload = upload;
+    sinew_bindings_destroy(ctx, &b->bindings);
+    if ((r = make_bindings(b)) != SINEW_RESULT_OK || (r = rerecord(b)) != SINEW_RESULT_OK) {
+        b->unrecorded = r;
+        return r;
+    }
+    b->stats.dispatches = b->dispatches;
+    b->stats.barriers = b->barriers;
+    b->stats.bytes = b->bytes;
+    b->stats.device_memory = device_memory(b, &b->stats.device_allocations);
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_body_sync_pins(sinew_body *b, const float *xyzw)
+{
+    sinew_attach *at = &b->attach;
+    if (!at->on)
+        return SINEW_RESULT_OK;
+    uint32_t wanted = 0;
+    for (uint32_t i = 0; i < b->particle_count; i++) {
+        const int pin = xyzw[4 * i + 3] == 0.0f && at->attached[i] == SINEW_ATTACH_NONE;
+        wanted += pin;
+        if (!pin)
+            sinew_attach_unpin(at, i);
+    }
+    sinew_result r = SINEW_RESULT_OK;
+    if (wanted > at->pin_capacity)
+        r = sinew_body_grow_pins(b, wanted + 8);
+    for (uint32_t i = 0; i < b->particle_count && r == SINEW_RESULT_OK; i++)
+        if (xyzw[4 * i + 3] == 0.0f && at->attached[i] == SINEW_ATTACH_NONE) {
+            int full;
+            sinew_attach_pin(at, i, &xyzw[4 * i], &full);
+        }
+    return r;
+}

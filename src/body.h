@@ -7,6 +7,7 @@
 #include <sinew/body.h>
 
 #include "asset/asset.h"
+#include "attach.h"
 #include "gpu/gpu.h"
 #include "selfcol.h"
 #include "solvers/solver.h"
@@ -78,6 +79,7 @@ struct sinew_body {
     int wind;
     sinew_result unrecorded;            /* not OK: re-recording the step failed (sinew_body_set_contact_bodies);
                                            steps are refused until a call succeeds */
+    sinew_attach attach;                /* attachments to frames, pins' targets, tethers (attach.h) */
 };
 
 /* Finishes a pipelined step still in flight before a call reads or changes
@@ -103,6 +105,14 @@ static inline const sinew_solver_ops *sinew_body_ops(const sinew_body *b) { retu
 sinew_result sinew_body_check_material(const sinew_body *b, uint32_t index, const sinew_material *m);
 /* Which element update the body's elements and materials allow. */
 sinew_element_set sinew_body_element_set(const sinew_body *b);
+/* Gives the pins `capacity` slots: new ATTACH and upload buffers, the step
+ * recorded again (body.c). For sinew_body_set_pinned and checkpoint loads,
+ * which may pin more particles than the slots hold. */
+sinew_result sinew_body_grow_pins(sinew_body *b, uint32_t capacity);
+/* Pins every particle of inverse mass 0 in xyzw (n vec4s) that is not held
+ * by an attachment, at its position there; frees the pin slots of the
+ * others (a checkpoint loaded). */
+sinew_result sinew_body_sync_pins(sinew_body *b, const float *xyzw);
 /* Records the step into b->cmd (allocated, and reset or never begun). */
 sinew_result sinew_body_record_commands(sinew_body *b);
 

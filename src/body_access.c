@@ -64,6 +64,8 @@ static sinew_result read_vec4s(sinew_body *b, int binding, float *xyz, uint32_t 
     if (!tmp)
         return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     r = sinew_buffer_download(b->ctx, &b->buffers[binding], 0, tmp, 16ull * count);
+    if (binding == SINEW_BIND_POS) /* pins moved since the last step: where the next puts them */
+        sinew_attach_overlay(&b->attach, tmp, 4);
     for (uint32_t i = 0; r == SINEW_RESULT_OK && i < count; i++)
         memcpy(&xyz[3 * i], &tmp[4 * i], 12);
     free(tmp);
@@ -140,6 +142,11 @@ sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, tmp, 16ull * count);
     if (r == SINEW_RESULT_OK && sinew_body_ops(b)->moved) /* e.g. pins anchored where they now are */
         r = sinew_body_ops(b)->moved(b->state, &b->view, 0, count, tmp, 1);
+    for (uint32_t i = 0; r == SINEW_RESULT_OK && b->attach.on && i < count; i++)
+        if (b->attach.pin_of[i] != SINEW_ATTACH_NONE) { /* pins stay where they are written */
+            int full;
+            sinew_attach_pin(&b->attach, i, &xyz[3 * i], &full);
+        }
     if (r == SINEW_RESULT_OK) {
         memset(tmp, 0, 16ull * count);
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_VEL], 0, tmp, 16ull * count);
@@ -162,9 +169,40 @@ uint32_t sinew_body_get_particle_count(const sinew_body *b)
     return b->particle_count;
 }
 
+/* move_pinned where the step keeps the pins' targets (attach.h): checked,
+ * then kept on the host for the next step. */
+static sinew_result move_targets(sinew_body *b, const uint32_t *indices, uint32_t count, const float *xyz)
+{
+    const sinew_logger *lg = &b->ctx->logger;
+    sinew_attach *at = &b->attach;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t i = indices[k];
+        if (i >= b->particle_count)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s': particle %u of %u is out of range", b->name, i, b->particle_count);
+        if (at->attached[i] != SINEW_ATTACH_NONE)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s': particle %u is not pinned but attached to a frame: move the frame (step "
+                              "parameter frames)", b->name, i);
+        if (at->pin_of[i] == SINEW_ATTACH_NONE)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s': particle %u is not pinned; only pinned particles can be moved", b->name, i);
+        if (!isfinite(xyz[3 * k]) || !isfinite(xyz[3 * k + 1]) || !isfinite(xyz[3 * k + 2]))
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s': new position of particle %u is not finite", b->name, i);
+    }
+    for (uint32_t k = 0; k < count; k++) {
+        int full;
+        sinew_attach_pin(at, indices[k], &xyz[3 * k], &full);
+    }
+    return SINEW_RESULT_OK;
+}
+
 sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint32_t count, const float *xyz)
 {
     SINEW_ASSERT(b && (count == 0 || (indices && xyz)));
+    if (b->attach.on)
+        return move_targets(b, indices, count, xyz);
     sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
     if (settled != SINEW_RESULT_OK)
         return settled;
@@ -212,13 +250,28 @@ sinew_result sinew_body_set_pinned(sinew_body *b, uint32_t index, int pinned)
         if (!b->unpinned_w)
             return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     }
+    sinew_attach *at = &b->attach;
+    if (at->on && at->attached[index] != SINEW_ATTACH_NONE)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "body '%s': particle %u is attached to a frame; it cannot be pinned or set free", b->name,
+                          index);
     float x[4];
     sinew_result r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_POS], 16ull * index, x, 16);
     if (r != SINEW_RESULT_OK)
         return r;
+    if (at->on && at->pin_of[index] != SINEW_ATTACH_NONE) /* a move not yet stepped */
+        memcpy(x, &at->pins[4 * at->pin_of[index]], 12);
     if (pinned) {
         if (x[3] == 0.0f)
             return SINEW_RESULT_OK; /* pinned already */
+        if (at->on) { /* a target slot, the slots grown when all are taken */
+            int full;
+            sinew_attach_pin(at, index, x, &full);
+            if (full && (r = sinew_body_grow_pins(b, 2 * at->pin_capacity + 8)) != SINEW_RESULT_OK)
+                return r;
+            if (full)
+                sinew_attach_pin(at, index, x, &full);
+        }
         b->unpinned_w[index] = x[3];
         x[3] = 0.0f;
         if (sinew_body_ops(b)->moved && (r = sinew_body_ops(b)->moved(b->state, &b->view, index, 1, x, 0)) !=
@@ -233,6 +286,8 @@ sinew_result sinew_body_set_pinned(sinew_body *b, uint32_t index, int pinned)
                               "sinew_body_set_pinned can be set free", b->name, index);
         x[3] = b->unpinned_w[index];
         b->unpinned_w[index] = 0.0f;
+        if (at->on)
+            sinew_attach_unpin(at, index);
     }
     return sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 16ull * index, x, 16);
 }

@@ -9,7 +9,11 @@
  *                        flag ANCHORS (implicit solvers): then the pins'
  *                        anchors (x, y, z, inverse mass), 16 n more; flag
  *                        HISTORY (BDF2 after its first step): then the
- *                        state of the step before, 32 n more
+ *                        state of the step before, 32 n more; flag
+ *                        FRAMES (a body with frames): then each frame's
+ *                        last pose (x, y, z, 0, rotation x, y, z, w), 32 F
+ *                        more. Positions of pins moved since the last
+ *                        step are their targets.
  *
  * Every field is little-endian; floats travel as their 32-bit patterns.
  */
@@ -52,7 +56,7 @@ static uint32_t flags_of(sinew_body *b)
     uint32_t count = parts_of(b, parts), flags = 0;
     for (uint32_t i = 0; i < count; i++)
         flags |= parts[i].present ? parts[i].flag : 0u;
-    return flags;
+    return flags | (b->attach.frame_count ? SINEW_STATE_FRAMES : 0u);
 }
 
 /* Floats of state: positions and velocities as vec4s, one angle per bend,
@@ -64,7 +68,7 @@ static size_t state_floats(sinew_body *b, uint32_t flags)
     size_t floats = 8 * (size_t)b->particle_count + b->bend_count;
     for (uint32_t i = 0; i < count; i++)
         floats += flags & parts[i].flag ? (size_t)(parts[i].bytes / 4) : 0;
-    return floats;
+    return floats + (flags & SINEW_STATE_FRAMES ? 8 * (size_t)b->attach.frame_count : 0);
 }
 
 size_t sinew_body_checkpoint_size(const sinew_body *b)
@@ -113,6 +117,9 @@ static sinew_result download_state(sinew_body *b, float *state)
             r = sinew_buffer_download(b->ctx, parts[i].buffer, 0, at, parts[i].bytes);
             at += parts[i].bytes / 4;
         }
+    sinew_attach_overlay(&b->attach, state, 4); /* pins moved since the last step: at their targets */
+    if (b->attach.frame_count)
+        memcpy(at, b->attach.frames, 32ull * b->attach.frame_count);
     return r;
 }
 
@@ -143,6 +150,8 @@ sinew_result sinew_body_translate_state(sinew_body *b, const float by[3])
             r = sinew_buffer_upload(b->ctx, buf, 0, x, 16 * n);
     }
     free(x);
+    if (r == SINEW_RESULT_OK)
+        sinew_attach_translate(&b->attach, by);
     return r;
 }
 
@@ -291,6 +300,10 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
         allowed |= parts[i].flag;
         required |= parts[i].required ? parts[i].flag : 0u;
     }
+    if (b->attach.frame_count) {
+        allowed |= SINEW_STATE_FRAMES;
+        required |= SINEW_STATE_FRAMES;
+    }
     if ((flags & ~allowed) != 0 || (flags & required) != required)
         return refuse(b, "flags", flags, required);
     const size_t payload_size = 4 * state_floats(b, flags);
@@ -349,6 +362,19 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
                                parts[k].what, (unsigned long long)(i % (4 * n) / 4));
         part += parts[k].bytes / 4;
     }
+    for (uint32_t f = 0; f < b->attach.frame_count && r == SINEW_RESULT_OK; f++) {
+        const float *pose = part + 8 * f;
+        double q2 = 0.0;
+        int finite = 1;
+        for (int k = 0; k < 8; k++)
+            finite &= isfinite(pose[k]) != 0;
+        for (int k = 4; k < 8; k++)
+            q2 += (double)pose[k] * pose[k];
+        if (!finite || !(q2 > 1e-12))
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                           "body '%s': the pose of frame %u in the checkpoint is not finite or no rotation; nothing "
+                           "was changed", b->name, f);
+    }
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, state, 16 * n);
     if (r == SINEW_RESULT_OK)
@@ -363,6 +389,10 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
         }
     if (r == SINEW_RESULT_OK && sinew_body_ops(b)->state_loaded)
         sinew_body_ops(b)->state_loaded(b->state, flags);
+    if (r == SINEW_RESULT_OK && b->attach.frame_count)
+        memcpy(b->attach.frames, part, 32ull * b->attach.frame_count);
+    if (r == SINEW_RESULT_OK) /* the pins as the checkpoint has them, at their positions there */
+        r = sinew_body_sync_pins(b, state);
     /* Pins the checkpoint has and the asset not came from sinew_body_set_pinned,
      * which can set them free again. */
     for (uint64_t i = 0; i < n && r == SINEW_RESULT_OK; i++)

@@ -39,6 +39,11 @@ typedef struct options {
     int intersections;        /* --intersections: count intersecting triangle pairs at the end */
     const char *with;         /* --with: a second body from this asset, each colliding with the other */
     int ground_set, no_ground, sphere_set, no_sphere, frames_set, dt_set, substeps_set, iterations_set;
+    /* --attach-edge: the asset's particles at one end of an axis (0..5: x-, x+, y-, y+, z-, z+; -1: none)
+     * held (or pulled, attach_compliance) by a frame moving as --frame-motion says: kind 0 still, 1
+     * circle (frame_motion[0] radius m, [1] period s), 2 rotate (rad/s about y) */
+    int attach_edge, frame_kind, tethers;
+    double attach_compliance, frame_motion[2], tether_scale;
     int damping_set, solver_set, youngs_set, poisson_set, gravity_set, cells_set, scale_set, turns_set, ramp_set;
     /* The collider list, the ground's normal and wind (docs/colliders.md, docs/wind.md). */
     double balls[SIM_MAX_BALLS][7];   /* --ball X,Y,Z,R[,VX,VY,VZ], repeatable */

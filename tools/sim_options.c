@@ -1,6 +1,8 @@
 /* sinew-sim's command line: the option table (cli.h), its --help, and the
  * settings a soft-body scene brings where no option gave one. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +55,39 @@ static int parse_sweep(const char *tool, const char *opt, const char *text, void
     if (k >= 0)
         *(int *)value = k ? SINEW_SWEEP_ALTERNATING : SINEW_SWEEP_FORWARD;
     return k >= 0;
+}
+
+static int parse_edge(const char *tool, const char *opt, const char *text, void *value)
+{
+    static const char *const names[] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+    int k = cli_choice(tool, opt, text, names, 6);
+    if (k >= 0)
+        *(int *)value = k;
+    return k >= 0;
+}
+
+/* still | circle:R,T | rotate:W into kind (options.frame_kind) and the two numbers after it. */
+static int parse_motion(const char *tool, const char *opt, const char *text, void *value)
+{
+    options *o = (options *)((char *)value - offsetof(options, frame_kind));
+    double a = 0.0, b = 0.0;
+    int ok = 1;
+    if (strcmp(text, "still") == 0)
+        o->frame_kind = 0;
+    else if (sscanf(text, "circle:%lf,%lf", &a, &b) == 2 && isfinite(a) && a >= 0.0 && isfinite(b) && b > 0.0)
+        o->frame_kind = 1;
+    else if (sscanf(text, "rotate:%lf", &a) == 1 && isfinite(a))
+        o->frame_kind = 2;
+    else
+        ok = 0;
+    if (!ok) {
+        fprintf(stderr, "%s: %s takes still, circle:R,PERIOD (m, s > 0) or rotate:W (rad/s), not '%s'\n", tool, opt,
+                text);
+        return 0;
+    }
+    o->frame_motion[0] = a;
+    o->frame_motion[1] = b;
+    return 1;
 }
 
 static int parse_layout(const char *tool, const char *opt, const char *text, void *value)
@@ -131,6 +166,8 @@ int sim_parse(int argc, char **argv, options *o)
     o->setup_interval = bd.mgpbd_setup_interval;
     o->newton_tol = bd.newton_tolerance;
     o->level_iterations = bd.level_iterations;
+    o->attach_edge = -1;
+    o->tether_scale = bd.tether_scale;
     o->picture[0] = 960;
     o->picture[1] = 720;
     o->rho = bd.chebyshev_rho;
@@ -258,6 +295,20 @@ int sim_parse(int argc, char **argv, options *o)
         {"--intersections", NULL, CLI_FLAG, &o->intersections, NULL,
          "count the pairs of surface triangles sharing no vertex that intersect after the last step (the summary "
          "and --json)"},
+        {"--attach-edge", NULL, CLI_CUSTOM, &o->attach_edge, "x-|x+|y-|y+|z-|z+",
+         "attach the particles at that end of the asset (within 0.1 %% of its size) to a frame (docs/attachments.md)",
+         .parse = parse_edge},
+        {"--attach-compliance", NULL, CLI_DOUBLE, &o->attach_compliance, "C",
+         "the attachment's compliance in m/N (default 0: held exactly)", CLI_GE(0)},
+        {"--frame-motion", NULL, CLI_CUSTOM, &o->frame_kind, "still|circle:R,T|rotate:W",
+         "the frame walks a horizontal circle of radius R m once every T s facing along it, or turns about the "
+         "vertical at W rad/s (default still)",
+         .parse = parse_motion},
+        {"--tethers", NULL, CLI_FLAG, &o->tethers, NULL,
+         "long-range tethers: each free particle within its rest geodesic distance of the nearest pinned or held "
+         "particle (position-based solvers)"},
+        {"--tether-scale", NULL, CLI_DOUBLE, &o->tether_scale, "S", "tethers' slack factor, 1..100 (default 1)",
+         CLI_GE(1)},
         {"--check-strain", NULL, CLI_DOUBLE, &o->check_strain, "S",
          "exit with status 3 if the RMS strain of any step exceeds S (e.g. 0.05), or a position stops being finite",
          CLI_GT(0)},

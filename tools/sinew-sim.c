@@ -364,6 +364,8 @@ typedef struct sim {
     FILE *log;
     soft_measure measure;
     float *xyz, *rest, *pin_xyz;     /* positions read back, the rest shape, the pins' targets */
+    uint32_t *attached, attached_count; /* --attach-edge: the particles on the frame */
+    sinew_frame frame, frame0;       /* its pose now and at creation */
     const uint32_t *tris;            /* the surface drawn and written */
     uint32_t tri_count, *shown_tris; /* after a cut: the triangles that do not cross it */
     uint32_t *ends;                  /* cloth logs: each distance constraint's ends */
@@ -610,6 +612,37 @@ static int create_body(const options *o, sim *s)
         const float *a = &s->rest[3 * s->ends[2 * c]], *b = &s->rest[3 * s->ends[2 * c + 1]];
         s->rest_length[c] = sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2));
     }
+    sinew_attachment attachment = {0};
+    if (o->attach_edge >= 0) { /* the particles at that end of the asset, on a frame at their centre */
+        const int axis = o->attach_edge / 2, top = o->attach_edge % 2;
+        const float bound = top ? ai.bounds_max[axis] : ai.bounds_min[axis];
+        float extent = 0.0f;
+        for (int k = 0; k < 3; k++)
+            extent = fmaxf(extent, ai.bounds_max[k] - ai.bounds_min[k]);
+        s->attached = malloc(sizeof *s->attached * ((size_t)ai.particle_count + 1));
+        if (!s->attached) {
+            fprintf(stderr, "sinew-sim: out of host memory\n");
+            return 0;
+        }
+        double centre[3] = {0, 0, 0};
+        for (uint32_t i = 0; i < ai.particle_count; i++)
+            if (fabsf(s->rest[3 * i + axis] - bound) <= 1e-3f * extent) {
+                s->attached[s->attached_count++] = i;
+                for (int k = 0; k < 3; k++)
+                    centre[k] += s->rest[3 * i + k];
+            }
+        for (int k = 0; k < 3; k++)
+            s->frame0.position[k] = (float)(centre[k] / s->attached_count);
+        s->frame0.rotation[3] = 1.0f;
+        s->frame = s->frame0;
+        attachment = (sinew_attachment){s->attached, s->attached_count, 0, (float)o->attach_compliance};
+        bd.attachments = &attachment;
+        bd.attachment_count = 1;
+        bd.frames = &s->frame0;
+        bd.frame_count = 1;
+    }
+    bd.tethers = o->tethers;
+    bd.tether_scale = (float)o->tether_scale;
     if ((r = sinew_body_create(s->ctx, s->asset, &bd, &s->body)) != SINEW_RESULT_OK) {
         fprintf(stderr, "sinew-sim: cannot create the body: %s\n", sinew_result_string(r));
         return 0;
@@ -753,6 +786,7 @@ static int sim_free(const options *o, sim *s)
     free(s->rest_length);
     free(s->rest);
     free(s->pin_xyz);
+    free(s->attached);
     free(s->pins);
     free(s->shown_tris);
     free(s->materials);
@@ -1033,6 +1067,18 @@ static int run(const options *o, sim *s, tally *t)
         }
         if (o->cut_set && f == o->cut_frame && !cut(o, s))
             return 0;
+        if (s->attached_count) { /* the frame where it is at the end of this step */
+            const double time = f * o->dt, *m = o->frame_motion;
+            const double turn = o->frame_kind == 1 ? 6.283185307179586 * time / m[1] : o->frame_kind == 2 ? m[0] * time : 0.0;
+            const double radius = o->frame_kind == 1 ? m[0] : 0.0;
+            s->frame = s->frame0;
+            s->frame.position[0] += (float)(radius * sin(turn));
+            s->frame.position[2] += (float)(radius * (1.0 - cos(turn)));
+            s->frame.rotation[1] = (float)sin(0.5 * turn);
+            s->frame.rotation[3] = (float)cos(0.5 * turn);
+            s->p.frames = &s->frame;
+            s->p.frame_count = 1;
+        }
         double ts = now_s();
         sinew_result r = sinew_body_step(s->body, &s->p);
         if (r == SINEW_RESULT_OK && s->with_body && (r = sinew_body_step(s->with_body, &s->p)) != SINEW_RESULT_OK)

@@ -168,6 +168,28 @@ typedef enum sinew_sweep_layout {
                                         --clusters); refused for an asset without them */
 } sinew_sweep_layout;
 
+/* A rigid frame particles may follow (docs/attachments.md): a position
+ * (m, relative to the body's origin) and a rotation, a unit quaternion
+ * x y z w (normalised by the library; length 0 is refused). */
+typedef struct sinew_frame {
+    float position[3];
+    float rotation[4];
+} sinew_frame;
+
+/* Particles bound to a frame. Each particle's offset in its frame is taken
+ * at creation from its position in the asset and the frame's pose in
+ * desc.frames. compliance 0 holds the particles exactly at their targets
+ * (they become kinematic, inverse mass 0: moving pins); > 0 (m/N) pulls
+ * them there by an XPBD point constraint, projected each iteration before
+ * the contacts (position-based solvers only). The list is borrowed for the
+ * call to sinew_body_create. */
+typedef struct sinew_attachment {
+    const uint32_t *particles;
+    uint32_t count;
+    uint32_t frame;        /* index into desc.frames */
+    float compliance;      /* m/N, >= 0; 0 = held exactly */
+} sinew_attachment;
+
 typedef struct sinew_body_desc {
     uint32_t cookie;            /* set by sinew_body_desc_default; checked by create */
     sinew_solver solver;
@@ -306,6 +328,27 @@ typedef struct sinew_body_desc {
      * solvers refuse it. */
     float drag;
     float lift;
+    /* Attachments to moving frames (docs/attachments.md): `attachments`
+     * binds particles to `frames` (their poses at creation); each step's
+     * parameters may move the frames (sinew_step_params.frames), and the
+     * attached particles follow them across the substeps. No particle in
+     * two attachments. The implicit solvers take none; PD and MGPBD take
+     * held ones (compliance 0) only. frame_names (optional, frame_count
+     * strings) name the frames in messages. All borrowed for the call. */
+    const sinew_attachment *attachments;
+    uint32_t attachment_count;
+    const sinew_frame *frames;
+    uint32_t frame_count;
+    const char *const *frame_names;
+    /* Long-range tethers (Kim, Chentanez and Müller 2012): every free
+     * particle stays within tether_scale (1..100, default 1) times its
+     * rest geodesic distance (over the distance constraints) of its
+     * nearest anchor (a particle pinned or held when the body is made),
+     * a unilateral constraint projected each iteration before the contacts.
+     * Compliantly attached particles get none. Position-based solvers
+     * only. Default 0: none. */
+    int tethers;
+    float tether_scale;
 } sinew_body_desc;
 
 SINEW_API sinew_body_desc sinew_body_desc_default(void);
@@ -359,6 +402,12 @@ typedef struct sinew_step_params {
      * default 1.2, air at sea level; 0 turns the force off). */
     float wind[3];
     float air_density;
+    /* Attachments: the body's frames at the end of this step (frame_count
+     * poses, as many as desc.frame_count; 0: they stay as last set). Each
+     * frame moves from its last pose to this one across the substeps
+     * (position linearly, rotation by nlerp). Copied at the call. */
+    const sinew_frame *frames;
+    uint32_t frame_count;
 } sinew_step_params;
 
 /* Kinds of shape of the collider list. */
@@ -459,8 +508,13 @@ SINEW_API sinew_result sinew_body_shift_origin(sinew_body *body, const double by
 
 /* Moves pinned particles (inverse mass 0), e.g. to follow an animated
  * attachment: particle indices[k] goes to xyz[3k .. 3k+2]. Refuses (changing
- * nothing) an index out of range, a particle that is not pinned, or a
- * non-finite position. */
+ * nothing) an index out of range, a particle that is not pinned (or is held
+ * by an attachment: move its frame), or a non-finite position. The move is
+ * kept on the host and applied by the next step at its start (every
+ * substep puts the pin at its target): no wait, no readback, no submit, no
+ * allocation; sinew_body_read_positions and checkpoints show the pins
+ * where they were put. The implicit solvers (pins anchored in PREV) still
+ * read back and upload the positions. */
 SINEW_API sinew_result sinew_body_move_pinned(sinew_body *body, const uint32_t *indices, uint32_t count, const float *xyz);
 
 /* ---------------------------------------------------------------- checkpoints

@@ -97,6 +97,22 @@
  *                           index as uint bits), the meshes' distance
  *                           values (floats, 4 a vec4), [n] the wind's
  *                           velocity change of each particle (wind.comp)
+ *   ATTACH    vec4          attachments to frames, pins' targets and tethers
+ *                           (docs/attachments.md), in vec4s:
+ *                             [0, 4F)        per frame: position and rotation
+ *                                            (x y z w) at the step's start,
+ *                                            then at its end (from the host
+ *                                            each step)
+ *                             [4F, +P)       per pin slot: target xyz, w the
+ *                                            particle's bits (SINEW_ATTACH_NONE:
+ *                                            slot free; from the host each step)
+ *                             [.., +2A)      per attachment: offset in its
+ *                                            frame xyz, w compliance (m/N);
+ *                                            then (particle, frame) as bits
+ *                             [.., +A)       per attachment: this substep's
+ *                                            target xyz, w the multiplier
+ *                             [.., +T)       per tether: particle and anchor
+ *                                            bits, rest length (m), 0
  */
 #define SINEW_SET_BODY 0
 #define SINEW_SET_SOLVER 1
@@ -117,9 +133,13 @@
 #define SINEW_BIND_SELF_INDEX 14
 #define SINEW_BIND_SELF_REAL 15
 #define SINEW_BIND_SHAPES 16
-/* 17: attachments, frames and pins' targets */
+/* Attachments to moving frames, pins, tethers (docs/attachments.md). */
+#define SINEW_BIND_ATTACH 17
+/* Render mesh (docs/render-mesh.md). */
 #define SINEW_BIND_RENDER 18
 #define SINEW_BODY_BINDINGS 19
+/* ATTACH: a pin slot without a particle. */
+#define SINEW_ATTACH_NONE 0xFFFFFFFFu
 /* Set 1's size: the most buffers any solver owns. Both sets together stay
  * within the storage buffers a stage may use (32 on lavapipe; context.c
  * checks the device's limits). */

@@ -67,6 +67,8 @@
     X(SELF_PROJECT, self_project, GpuRange)         \
     X(SHAPES, shapes, GpuRange)                     \
     X(WIND, wind, GpuRange)                         \
+    X(ATTACH_SUBSTEP, attach_substep, GpuRange)     \
+    X(ATTACH_PROJECT, attach_project, GpuRange)     \
     X(COPY, copy, GpuRange)                         \
     X(EMPTY, empty, GpuRange)
 

@@ -54,6 +54,7 @@ typedef struct sinew_body_view {
     sinew_step_stats *stats;     /* where a solver's own statistics go */
     sinew_element_set elements;  /* as the materials are now: set_material may change it */
     const struct sinew_selfcol *selfcol; /* self-collision (selfcol.h), NULL: off */
+    const struct sinew_attach *attach;   /* attachments and tethers (attach.h) */
 } sinew_body_view;
 
 /* A part of a solver's state that checkpoints carry after the body's
@@ -70,6 +71,9 @@ typedef struct sinew_state_part {
 #define SINEW_STATE_ANCHORS 1u /* the pins' anchors (the implicit solvers) */
 #define SINEW_STATE_HISTORY 2u /* the step before (BDF2) */
 #define SINEW_STATE_MAX_PARTS 2
+/* Not a solver's: the body's frames (attachments), their last poses, 8
+ * floats each, after the solver's parts. */
+#define SINEW_STATE_FRAMES 4u
 
 typedef struct sinew_solver_ops {
     /* Accepts the asset and desc or refuses them, naming what is wrong.

@@ -8,6 +8,7 @@
  * hierarchy (hpbd.c) before the first iteration. The recording reads like
  * the algorithm: dispatch, barrier, dispatch. */
 #include "pbd.h"
+#include "../attach.h"
 #include "../selfcol.h"
 
 #include <stdlib.h>
@@ -320,6 +321,7 @@ static void record_solve(void *state, const sinew_body_view *v, sinew_recorder *
             record_gauss_seidel(s, v, r, it);
         }
         sinew_record_timestamp(r, SINEW_PHASE_SOLVE);
+        sinew_attach_record_project(v->attach, r); /* compliant attachments, tethers */
         if (v->selfcol) /* the contacts' corrections, which collide adds */
             sinew_selfcol_record_project(v->selfcol, r);
         sinew_record_dispatch(r, SINEW_KERNEL_COLLIDE, n, &particles, sizeof particles);

@@ -125,7 +125,7 @@ typedef struct sinew_prep_report {
     uint32_t multigrid_levels;   /* implicit multigrid levels, the finest included; 0: none */
     uint32_t cluster_passes;     /* clustered sweeps: dispatches per sweep; 0: none */
     uint32_t red_count, black_count; /* red-black partition; both 0: none */
-    double total_mass;           /* kg, pinned particles included */
+    double total_mass;           /* kg, of the particles not pinned (sinew_asset_info.total_mass) */
 } sinew_prep_report;
 
 /* An asset built in memory: the bytes of its file (format: docs/asset-format.md). */
@@ -235,8 +235,10 @@ SINEW_PREP_API sinew_result sinew_prep_cloth_asset(const sinew_prep_mesh *mesh,
 /* A regular grid of quads, as sinew-prep --grid makes it: nx x ny vertices
  * (2..2048 each), size_x x size_y m, centred on x = z = 0 at height y
  * (horizontal, in the xz plane) or, vertical, in the xy plane centred at
- * y = height. Vertex (i, j) is j * nx + i, i along x. pin_corners pins the
- * two ends of the first row (j = 0) besides options' own pins. */
+ * y = height. Vertex (i, j) is j * nx + i, i along x, j along z (vertical:
+ * along y, upwards). pin_corners pins the two ends of the first row (j = 0:
+ * the edge at the least z; vertical, the bottom edge) besides the options'
+ * own pins, as sinew-prep --pin-corners does. */
 typedef struct sinew_prep_grid {
     uint32_t nx, ny;
     double size_x, size_y;       /* m, > 0 */
@@ -326,11 +328,11 @@ SINEW_PREP_API sinew_result sinew_prep_soft(const sinew_prep_volume *volume, con
                                             const sinew_logger *logger, sinew_prep_output *out);
 
 /* The solid a closed surface bounds, tetrahedralised by options.mesher, then
- * sinew_prep_soft. The surface's faces may be triangles or quads; pins name
- * the tetrahedral mesh's vertices (TetGen keeps the surface's vertices first
- * and in order; the lattice does not), so pin_box and pin_bottom suit it
- * better. BAD_MESH for a surface that encloses nothing (an open sheet); IO
- * when TetGen cannot be run or was killed (then nothing falls back). */
+ * sinew_prep_soft. The surface's faces may be triangles or quads. Pins by
+ * index name the tetrahedral mesh's vertices, which the mesher numbers:
+ * pin_box and pin_bottom suit a surface better. BAD_MESH for a surface that
+ * encloses nothing (an open sheet); IO when TetGen was found but could not be
+ * run to the end (killed, interrupted), which does not fall back. */
 SINEW_PREP_API sinew_result sinew_prep_soft_from_surface(const sinew_prep_mesh *surface,
                                                          const sinew_prep_soft_options *options,
                                                          const sinew_logger *logger, sinew_prep_output *out);

@@ -1,6 +1,6 @@
 # The programs of examples/ (examples/README.md) as tests: each checks its own
 # result and exits non-zero on failure or on any validation message.
-if(SINEW_BUILD_EXAMPLES AND SINEW_INSTALL_PREP)
+if(SINEW_BUILD_EXAMPLES AND TARGET sinew_prep_shared)
   add_test(NAME example_cloth_standalone COMMAND cloth_standalone)
   add_test(NAME example_asset_at_runtime
     COMMAND asset_at_runtime ${CMAKE_CURRENT_BINARY_DIR}/out/example_disc.snw)

@@ -289,12 +289,14 @@ static void renderer_destroy(const app *a, renderer *r)
     host_buffer_destroy(a, &r->pixels);
 }
 
-/* An orthographic camera from the front, a little to the right and above,
- * looking at (0, 0.5, 0), 1.6 m across: column-major, as GLSL reads it. */
+/* An orthographic camera from the front (+z), a little to the right and
+ * above, 1.6 m across, looking at where the cloth is after a second: it swings
+ * from its pinned edge at z = -0.5 m through the vertical to the far side.
+ * Column-major, as GLSL reads it. */
 static void view_projection(float m[16])
 {
-    const float right[3] = {0.894f, 0.0f, -0.447f}, up[3] = {-0.149f, 0.943f, -0.298f}, target[3] = {0, 0.5f, 0};
-    const float half = 0.8f; /* m */
+    const float right[3] = {0.894f, 0.0f, -0.447f}, up[3] = {-0.149f, 0.943f, -0.298f};
+    const float target[3] = {0.15f, 0.75f, -0.7f}, half = 0.8f; /* m */
     memset(m, 0, 16 * sizeof *m);
     for (int k = 0; k < 3; k++) {
         m[4 * k + 0] = right[k] / half;

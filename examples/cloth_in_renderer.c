@@ -1,0 +1,458 @@
+/* cloth_in_renderer: a cloth inside an application's own Vulkan renderer.
+ *
+ * An engine owns its Vulkan instance and device. Here the application creates
+ * them (through the Vulkan loader; volk would do as well), lends them to sinew
+ * (sinew/vulkan.h), and each frame records sinew's step and its own drawing
+ * into one command buffer: the step writes the particle positions and normals
+ * on the device, and the draw reads the same buffers as vertex buffers, with
+ * the asset's triangles as index buffer. Nothing is copied to the host but the
+ * final picture, written as a PPM file. Headless: the picture is an offscreen
+ * image.
+ *
+ *     cloth_in_renderer [OUT.ppm] [--no-validation]      (default cloth.ppm)
+ *
+ * Exits 0 when every call succeeded, the cloth covers part of the picture, and
+ * the validation layer (on, with synchronization validation, unless
+ * --no-validation) reported nothing. */
+#include <sinew/prep.h>
+#include <sinew/vulkan.h>
+#include <vulkan/vulkan.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The shaders (shaders/cloth.vert, .frag), compiled to SPIR-V by the build. */
+static const uint32_t vert_spv[] = {
+#include "cloth.vert.inc"
+};
+static const uint32_t frag_spv[] = {
+#include "cloth.frag.inc"
+};
+
+#define SIZE 256  /* pixels per side of the picture */
+#define FRAMES 60 /* one sinew step a frame: one second */
+#define CHECK(call) do { VkResult vr_ = (call); if (vr_ != VK_SUCCESS) { \
+    fprintf(stderr, "cloth_in_renderer: %s failed (%d)\n", #call, (int)vr_); exit(1); } } while (0)
+
+static unsigned messages; /* the validation layer's and sinew's warnings and errors */
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                    VkDebugUtilsMessageTypeFlagsEXT type,
+                                                    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    messages++;
+    fprintf(stderr, "validation: %s\n", data->pMessage);
+    return VK_FALSE;
+}
+static void on_sinew_log(void *user, sinew_log_level level, const char *id, const char *message)
+{
+    messages += level <= SINEW_LOG_WARNING;
+    fprintf(stderr, "sinew [%s]: %s\n", id, message);
+}
+
+/* ---------------------------------------------------------------- the application's device */
+
+typedef struct app {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice physical;
+    uint32_t family; /* one queue family for graphics and compute */
+    VkDevice device;
+    VkQueue queue;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+} app;
+
+static void app_create(app *a, int validation)
+{
+    VkApplicationInfo ai = {VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "cloth_in_renderer",
+                            .apiVersion = VK_API_VERSION_1_1}; /* sinew needs 1.1 */
+    const char *layer = "VK_LAYER_KHRONOS_validation", *extension = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkDebugUtilsMessengerCreateInfoEXT mi = {VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+        .pfnUserCallback = on_validation};
+    VkValidationFeaturesEXT features = {VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT, &mi, 1, &sync};
+    VkInstanceCreateInfo ci = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, validation ? &features : NULL,
+                               .pApplicationInfo = &ai, .enabledLayerCount = validation ? 1 : 0,
+                               .ppEnabledLayerNames = &layer, .enabledExtensionCount = validation ? 1 : 0,
+                               .ppEnabledExtensionNames = &extension};
+    CHECK(vkCreateInstance(&ci, NULL, &a->instance));
+    if (validation) {
+        PFN_vkCreateDebugUtilsMessengerEXT create = (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+            a->instance, "vkCreateDebugUtilsMessengerEXT");
+        CHECK(create(a->instance, &mi, NULL, &a->messenger));
+    }
+    uint32_t count = 1;
+    VkResult vr = vkEnumeratePhysicalDevices(a->instance, &count, &a->physical);
+    if (count == 0 || (vr != VK_SUCCESS && vr != VK_INCOMPLETE)) {
+        fprintf(stderr, "cloth_in_renderer: no Vulkan device\n");
+        exit(1);
+    }
+    VkQueueFamilyProperties families[16];
+    uint32_t family_count = 16;
+    vkGetPhysicalDeviceQueueFamilyProperties(a->physical, &family_count, families);
+    a->family = UINT32_MAX;
+    for (uint32_t i = family_count; i-- > 0;)
+        if (families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT && families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+            a->family = i;
+    if (a->family == UINT32_MAX) {
+        fprintf(stderr, "cloth_in_renderer: no queue family does graphics and compute\n");
+        exit(1);
+    }
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo qi = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = a->family,
+                                  .queueCount = 1, .pQueuePriorities = &priority};
+    VkDeviceCreateInfo di = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &qi};
+    CHECK(vkCreateDevice(a->physical, &di, NULL, &a->device));
+    vkGetDeviceQueue(a->device, a->family, 0, &a->queue);
+    VkCommandPoolCreateInfo pi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, .queueFamilyIndex = a->family};
+    CHECK(vkCreateCommandPool(a->device, &pi, NULL, &a->pool));
+    VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = a->pool,
+                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    CHECK(vkAllocateCommandBuffers(a->device, &cai, &a->cmd));
+    VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    CHECK(vkCreateFence(a->device, &fi, NULL, &a->fence));
+}
+
+/* Memory the host can write and read (enough for an index buffer and the
+ * picture's copy; a real renderer would put its meshes in device-local memory). */
+typedef struct host_buffer { VkBuffer buffer; VkDeviceMemory memory; void *mapped; } host_buffer;
+
+static host_buffer host_buffer_create(const app *a, VkDeviceSize size, VkBufferUsageFlags usage)
+{
+    host_buffer h;
+    VkBufferCreateInfo bi = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size, .usage = usage};
+    CHECK(vkCreateBuffer(a->device, &bi, NULL, &h.buffer));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(a->device, h.buffer, &req);
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(a->physical, &mp);
+    VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    uint32_t type = 0;
+    while (type < mp.memoryTypeCount &&
+           !((req.memoryTypeBits >> type & 1u) && (mp.memoryTypes[type].propertyFlags & want) == want))
+        type++;
+    VkMemoryAllocateInfo mai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
+                                .memoryTypeIndex = type};
+    CHECK(vkAllocateMemory(a->device, &mai, NULL, &h.memory));
+    CHECK(vkBindBufferMemory(a->device, h.buffer, h.memory, 0));
+    CHECK(vkMapMemory(a->device, h.memory, 0, VK_WHOLE_SIZE, 0, &h.mapped));
+    return h;
+}
+
+static void host_buffer_destroy(const app *a, host_buffer *h)
+{
+    vkDestroyBuffer(a->device, h->buffer, NULL);
+    vkFreeMemory(a->device, h->memory, NULL);
+}
+
+/* ---------------------------------------------------------------- the application's renderer */
+
+/* What the draw reads: vertex streams and an index buffer. Today two streams
+ * of sinew's own (positions, normals), 16 bytes a particle, and the asset's
+ * triangles as indices. A render mesh of its own (one interleaved stream of
+ * 32-byte vertices: position xyz, normal xyz, uv) changes this struct, the
+ * two tables below and the vertex shader's inputs, nothing else:
+ *     bindings   = {{0, 32, VK_VERTEX_INPUT_RATE_VERTEX}}
+ *     attributes = {{0, 0, R32G32B32, 0}, {1, 0, R32G32B32, 12}, {2, 0, R32G32, 24}} */
+typedef struct cloth_mesh {
+    VkBuffer streams[2];
+    uint32_t stream_count;
+    VkBuffer indices; /* uint32 */
+    uint32_t index_count;
+} cloth_mesh;
+
+static const VkVertexInputBindingDescription bindings[] = {
+    {0, 16, VK_VERTEX_INPUT_RATE_VERTEX}, /* positions: x, y, z, inverse mass */
+    {1, 16, VK_VERTEX_INPUT_RATE_VERTEX}, /* normals: x, y, z, 0 */
+};
+static const VkVertexInputAttributeDescription attributes[] = {
+    {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0}, /* location 0: position */
+    {1, 1, VK_FORMAT_R32G32B32_SFLOAT, 0}, /* location 1: normal */
+};
+
+typedef struct renderer {
+    VkImage image;
+    VkDeviceMemory memory;
+    VkImageView view;
+    VkRenderPass pass;
+    VkFramebuffer framebuffer;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    host_buffer pixels; /* the picture, copied out after the last frame */
+} renderer;
+
+static VkShaderModule shader_module(const app *a, const uint32_t *code, size_t size)
+{
+    VkShaderModuleCreateInfo si = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
+    VkShaderModule m;
+    CHECK(vkCreateShaderModule(a->device, &si, NULL, &m));
+    return m;
+}
+
+static void renderer_create(const app *a, renderer *r)
+{
+    /* An offscreen colour image, as a swapchain's image would be. */
+    VkImageCreateInfo ii = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
+                            .format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {SIZE, SIZE, 1}, .mipLevels = 1,
+                            .arrayLayers = 1, .samples = VK_SAMPLE_COUNT_1_BIT,
+                            .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT};
+    CHECK(vkCreateImage(a->device, &ii, NULL, &r->image));
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(a->device, r->image, &req);
+    uint32_t type = 0;
+    while (!(req.memoryTypeBits >> type & 1u))
+        type++;
+    VkMemoryAllocateInfo mai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = type};
+    CHECK(vkAllocateMemory(a->device, &mai, NULL, &r->memory));
+    CHECK(vkBindImageMemory(a->device, r->image, r->memory, 0));
+    VkImageViewCreateInfo vi = {VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = r->image,
+                                .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = ii.format,
+                                .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+    CHECK(vkCreateImageView(a->device, &vi, NULL, &r->view));
+
+    /* One pass: clear, draw the cloth, leave the image ready to be copied. */
+    VkAttachmentDescription colour = {0, ii.format, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                      VK_ATTACHMENT_STORE_OP_STORE, VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+                                      VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+                                      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL};
+    VkAttachmentReference ref = {0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription sub = {0, VK_PIPELINE_BIND_POINT_GRAPHICS, .colorAttachmentCount = 1, .pColorAttachments = &ref};
+    VkSubpassDependency deps[2] = {
+        /* the frame before copied the image out: that read ends before this pass writes */
+        {VK_SUBPASS_EXTERNAL, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
+         VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, 0},
+        /* the picture is copied out after the pass */
+        {0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+         VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT, 0},
+    };
+    VkRenderPassCreateInfo rpi = {VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO, .attachmentCount = 1,
+                                  .pAttachments = &colour, .subpassCount = 1, .pSubpasses = &sub,
+                                  .dependencyCount = 2, .pDependencies = deps};
+    CHECK(vkCreateRenderPass(a->device, &rpi, NULL, &r->pass));
+    VkFramebufferCreateInfo fbi = {VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO, .renderPass = r->pass,
+                                   .attachmentCount = 1, .pAttachments = &r->view, .width = SIZE, .height = SIZE,
+                                   .layers = 1};
+    CHECK(vkCreateFramebuffer(a->device, &fbi, NULL, &r->framebuffer));
+
+    /* The pipeline: the view matrix as push constants, triangles from the
+     * vertex streams above, both faces drawn (no depth buffer: enough for one
+     * cloth seen from the front). */
+    VkPushConstantRange push = {VK_SHADER_STAGE_VERTEX_BIT, 0, 16 * sizeof(float)};
+    VkPipelineLayoutCreateInfo pli = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .pushConstantRangeCount = 1,
+                                      .pPushConstantRanges = &push};
+    CHECK(vkCreatePipelineLayout(a->device, &pli, NULL, &r->layout));
+    VkShaderModule vs = shader_module(a, vert_spv, sizeof vert_spv), fs = shader_module(a, frag_spv, sizeof frag_spv);
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT, .module = vs, .pName = "main"},
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT, .module = fs, .pName = "main"},
+    };
+    VkPipelineVertexInputStateCreateInfo input = {VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+        .vertexBindingDescriptionCount = sizeof bindings / sizeof *bindings, .pVertexBindingDescriptions = bindings,
+        .vertexAttributeDescriptionCount = sizeof attributes / sizeof *attributes, .pVertexAttributeDescriptions = attributes};
+    VkPipelineInputAssemblyStateCreateInfo assembly = {VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+                                                       .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
+    VkViewport viewport = {0, 0, SIZE, SIZE, 0, 1};
+    VkRect2D scissor = {{0, 0}, {SIZE, SIZE}};
+    VkPipelineViewportStateCreateInfo vps = {VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1,
+                                             .pViewports = &viewport, .scissorCount = 1, .pScissors = &scissor};
+    VkPipelineRasterizationStateCreateInfo raster = {VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE, .lineWidth = 1.0f};
+    VkPipelineMultisampleStateCreateInfo ms = {VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+                                               .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+    VkPipelineColorBlendAttachmentState blend = {.colorWriteMask = 0xf};
+    VkPipelineColorBlendStateCreateInfo cb = {VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+                                              .attachmentCount = 1, .pAttachments = &blend};
+    VkGraphicsPipelineCreateInfo gi = {VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .stageCount = 2,
+        .pStages = stages, .pVertexInputState = &input, .pInputAssemblyState = &assembly, .pViewportState = &vps,
+        .pRasterizationState = &raster, .pMultisampleState = &ms, .pColorBlendState = &cb, .layout = r->layout,
+        .renderPass = r->pass};
+    CHECK(vkCreateGraphicsPipelines(a->device, VK_NULL_HANDLE, 1, &gi, NULL, &r->pipeline));
+    vkDestroyShaderModule(a->device, vs, NULL);
+    vkDestroyShaderModule(a->device, fs, NULL);
+    r->pixels = host_buffer_create(a, 4 * SIZE * SIZE, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+}
+
+static void renderer_destroy(const app *a, renderer *r)
+{
+    vkDestroyPipeline(a->device, r->pipeline, NULL);
+    vkDestroyPipelineLayout(a->device, r->layout, NULL);
+    vkDestroyFramebuffer(a->device, r->framebuffer, NULL);
+    vkDestroyRenderPass(a->device, r->pass, NULL);
+    vkDestroyImageView(a->device, r->view, NULL);
+    vkDestroyImage(a->device, r->image, NULL);
+    vkFreeMemory(a->device, r->memory, NULL);
+    host_buffer_destroy(a, &r->pixels);
+}
+
+/* An orthographic camera from the front (+z), a little to the right and
+ * above, 1.6 m across, looking at where the cloth is after a second: it swings
+ * from its pinned edge at z = -0.5 m through the vertical to the far side.
+ * Column-major, as GLSL reads it. */
+static void view_projection(float m[16])
+{
+    const float right[3] = {0.894f, 0.0f, -0.447f}, up[3] = {-0.149f, 0.943f, -0.298f};
+    const float target[3] = {0.15f, 0.75f, -0.7f}, half = 0.8f; /* m */
+    memset(m, 0, 16 * sizeof *m);
+    for (int k = 0; k < 3; k++) {
+        m[4 * k + 0] = right[k] / half;
+        m[4 * k + 1] = -up[k] / half; /* Vulkan's clip space has y down */
+        m[12] -= right[k] * target[k] / half;
+        m[13] += up[k] * target[k] / half;
+    }
+    m[14] = 0.5f; /* depth: the middle of the range */
+    m[15] = 1.0f;
+}
+
+/* One frame's drawing, recorded after sinew's step in the same command buffer. */
+static void record_draw(const app *a, const renderer *r, const cloth_mesh *mesh, int copy_out)
+{
+    VkClearValue clear = {{{0.9f, 0.9f, 0.9f, 1.0f}}};
+    VkRenderPassBeginInfo rb = {VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = r->pass,
+                                .framebuffer = r->framebuffer, .renderArea = {{0, 0}, {SIZE, SIZE}},
+                                .clearValueCount = 1, .pClearValues = &clear};
+    float m[16];
+    view_projection(m);
+    VkDeviceSize offsets[2] = {0, 0};
+    vkCmdBeginRenderPass(a->cmd, &rb, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBindPipeline(a->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline);
+    vkCmdPushConstants(a->cmd, r->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof m, m);
+    vkCmdBindVertexBuffers(a->cmd, 0, mesh->stream_count, mesh->streams, offsets);
+    vkCmdBindIndexBuffer(a->cmd, mesh->indices, 0, VK_INDEX_TYPE_UINT32);
+    vkCmdDrawIndexed(a->cmd, mesh->index_count, 1, 0, 0, 0);
+    vkCmdEndRenderPass(a->cmd);
+    if (!copy_out)
+        return;
+    VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {SIZE, SIZE, 1}};
+    vkCmdCopyImageToBuffer(a->cmd, r->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, r->pixels.buffer, 1, &region);
+    VkMemoryBarrier host = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(a->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL, 0, NULL);
+}
+
+/* Writes the picture as a binary PPM; returns the pixels the cloth covers. */
+static unsigned write_ppm(const char *path, const uint8_t *rgba)
+{
+    unsigned covered = 0;
+    FILE *f = fopen(path, "wb");
+    if (f)
+        fprintf(f, "P6\n%d %d\n255\n", SIZE, SIZE);
+    for (int i = 0; i < SIZE * SIZE; i++) {
+        covered += rgba[4 * i + 2] > rgba[4 * i]; /* blue, not the grey background */
+        if (f)
+            fwrite(&rgba[4 * i], 1, 3, f);
+    }
+    if (!f || fclose(f) != 0) {
+        fprintf(stderr, "cloth_in_renderer: cannot write %s\n", path);
+        return 0;
+    }
+    return covered;
+}
+
+/* ---------------------------------------------------------------- the frame loop */
+
+int main(int argc, char **argv)
+{
+    const char *out = NULL;
+    int validation = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--no-validation"))
+            validation = 0;
+        else if (argv[i][0] != '-' && !out)
+            out = argv[i];
+        else {
+            fprintf(stderr, "usage: cloth_in_renderer [OUT.ppm] [--no-validation]\n");
+            return 2;
+        }
+    }
+    app a = {0};
+    app_create(&a, validation);
+
+    /* A cloth asset: a 24 x 24 grid hanging from two corners (sinew/prep.h). */
+    sinew_logger logger = sinew_logger_default();
+    logger.fn = on_sinew_log;
+    logger.level = SINEW_LOG_WARNING;
+    sinew_prep_grid grid = sinew_prep_grid_default();
+    grid.nx = grid.ny = 24;
+    sinew_prep_cloth_options options = sinew_prep_cloth_options_default();
+    sinew_asset *asset = NULL;
+    sinew_prep_output built;
+    sinew_result r = sinew_prep_cloth_grid(&grid, &options, &logger, &built);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_asset_load_memory(built.bytes, built.size, "grid", &logger, &asset);
+    sinew_prep_output_free(&built);
+
+    /* Lend the device to sinew: it creates its pipelines and buffers on it,
+     * and its validation messages arrive at the application's messenger. */
+    sinew_vulkan_device lent = {vkGetInstanceProcAddr, a.instance, a.physical, a.device, a.family, 0};
+    sinew_context_desc cd = sinew_context_desc_default();
+    cd.logger = logger;
+    sinew_context *ctx = NULL;
+    if (r == SINEW_RESULT_OK)
+        r = sinew_context_create_from_vulkan(&cd, &lent, &ctx);
+    sinew_body *body = NULL;
+    sinew_body_desc bd = sinew_body_desc_default();
+    if (r == SINEW_RESULT_OK)
+        r = sinew_body_create(ctx, asset, &bd, &body);
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "cloth_in_renderer: %s\n", sinew_result_string(r));
+        return 1;
+    }
+
+    /* The draw's inputs: sinew's buffers as vertex streams, the triangles
+     * (fixed) copied once into an index buffer of the application's. */
+    sinew_vulkan_buffers vb = sinew_body_get_vulkan_buffers(body);
+    uint32_t triangle_count = 0;
+    const uint32_t *triangles = sinew_asset_get_triangles(asset, &triangle_count);
+    host_buffer index = host_buffer_create(&a, 12ull * triangle_count, VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
+    memcpy(index.mapped, triangles, 12ull * triangle_count);
+    cloth_mesh mesh = {{vb.positions, vb.normals}, 2, index.buffer, 3 * triangle_count};
+    renderer ren;
+    renderer_create(&a, &ren);
+
+    /* Each frame: sinew's step, then the draw, in one command buffer; the
+     * step's barriers order it against the draws before and after it. */
+    sinew_step_params params = sinew_step_params_default();
+    VkCommandBufferBeginInfo begin = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    for (int frame = 0; frame < FRAMES && r == SINEW_RESULT_OK; frame++) {
+        CHECK(vkBeginCommandBuffer(a.cmd, &begin));
+        r = sinew_body_record_step(body, a.cmd, &params);
+        record_draw(&a, &ren, &mesh, frame == FRAMES - 1);
+        CHECK(vkEndCommandBuffer(a.cmd));
+        VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &a.cmd};
+        CHECK(vkQueueSubmit(a.queue, 1, &si, a.fence));
+        CHECK(vkWaitForFences(a.device, 1, &a.fence, VK_TRUE, UINT64_MAX));
+        CHECK(vkResetFences(a.device, 1, &a.fence));
+        if (r == SINEW_RESULT_OK)
+            r = sinew_body_collect_stats(body); /* the step's health check, once it has run */
+    }
+    const char *path = out ? out : "cloth.ppm";
+    unsigned covered = r == SINEW_RESULT_OK ? write_ppm(path, ren.pixels.mapped) : 0;
+    printf("cloth_in_renderer: %u particles, %u triangles, %d frames of a step and a draw; %s: %u of %d pixels "
+           "show the cloth; %u validation messages\n",
+           sinew_body_get_particle_count(body), triangle_count, FRAMES, path, covered, SIZE * SIZE, messages);
+    if (r != SINEW_RESULT_OK)
+        fprintf(stderr, "cloth_in_renderer: %s\n", sinew_result_string(r));
+
+    /* sinew goes first (it destroys only what it created), then the renderer
+     * and the device. */
+    sinew_body_destroy(body);
+    sinew_context_destroy(ctx);
+    sinew_asset_destroy(asset);
+    renderer_destroy(&a, &ren);
+    host_buffer_destroy(&a, &index);
+    vkDestroyFence(a.device, a.fence, NULL);
+    vkDestroyCommandPool(a.device, a.pool, NULL);
+    vkDestroyDevice(a.device, NULL);
+    if (a.messenger) {
+        PFN_vkDestroyDebugUtilsMessengerEXT destroy = (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+            a.instance, "vkDestroyDebugUtilsMessengerEXT");
+        destroy(a.instance, a.messenger, NULL);
+    }
+    vkDestroyInstance(a.instance, NULL);
+    return r == SINEW_RESULT_OK && covered > SIZE * SIZE / 20 && messages == 0 ? 0 : 1;
+}

@@ -573,24 +573,24 @@ set_tests_properties(tool_sim_bad_collider PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "nonexistent.off: cannot open.*bad_face.off:8: face 1 has 2 vertices")
 
 # The collider list from the command line (docs/colliders.md): a free 20 x 20
-# cloth falls onto two spheres, a capsule and a box turned 20 degrees about z
-# and spinning about y at 2 rad/s (a turntable), validation on, with pictures:
-# every particle ends outside every shape (--check-outside) and the cloth rests
-# on them (the nearest particle within 2 cm of a surface, not on the ground
-# below). Then the check fails where it must: a pinned corner held inside a
-# sphere ends the run with status 3.
+# cloth falls onto a box turned 10 degrees about z and spinning about y at
+# 2 rad/s (a turntable), draping over two spheres and a capsule beside it,
+# validation on, with pictures: every particle ends outside every shape
+# (--check-outside) and the cloth rests on them (the nearest particle within
+# 2 cm of a surface, not on the ground below). Then the check fails where it
+# must: a pinned corner held inside a sphere ends the run with status 3.
 add_test(NAME tool_sim_collider_list
   COMMAND sh -c "d='${OUT}/collider-list'; rm -rf \"$d\"; mkdir -p \"$d\" && \
 '${PREP}' --grid 20x20 --size 1x1 --height 0.6 -q -o \"$d/free.snw\" && \
-'${SIM}' \"$d/free.snw\" --sphere -0.3,0.42,0.25,0.1 --sphere 0.3,0.42,0.25,0.1 \
-  --capsule -0.3,0.35,-0.3,0.3,0.35,-0.3,0.05 --box 0,0.2,0,0.35,0.05,0.35,0,0,1,20 --spin 0,2,0 \
+'${SIM}' \"$d/free.snw\" --sphere -0.4,0.3,0.35,0.1 --sphere 0.4,0.3,0.35,0.1 \
+  --capsule -0.4,0.3,-0.4,0.4,0.3,-0.4,0.05 --box 0,0.35,0,0.3,0.05,0.3,0,0,1,10 --spin 0,2,0 \
   --ground 0 --frames 45 --substeps 8 --iterations 2 --check-outside 0.005 --json \"$d/s.json\" --png \
   --picture 320x240 --validation -o \"$d/run\" && \
 awk '/nearest_collider_distance/ { sub(/.*\"nearest_collider_distance\": /, \"\"); sub(/[,}].*/, \"\"); \
   if ($0 + 0 > -0.005 && $0 + 0 < 0.02) print \"resting on the colliders:\", $0 }' \"$d/s.json\" && \
 test -s \"$d/run/final.png\" && \
 '${PREP}' --grid 8x8 --size 1x1 --height 0.6 --pin-corners -q -o \"$d/pinned.snw\" && \
-'${SIM}' \"$d/pinned.snw\" --sphere 0.5,0.6,0.5,0.05 --check-outside 0.005 --frames 2 --no-png -o \"$d/held\"; \
+'${SIM}' \"$d/pinned.snw\" --sphere 0.5,0.6,-0.5,0.05 --check-outside 0.005 --frames 2 --no-png -o \"$d/held\"; \
 echo \"held inside: status $?\"")
 set_tests_properties(tool_sim_collider_list PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "check +passed: 0 particles deeper than 0.005 m inside.*resting on the colliders:.*check +FAILED: 1 particles deeper than 0.005 m.*held inside: status 3"

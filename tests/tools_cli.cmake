@@ -10,8 +10,9 @@ file(MAKE_DIRECTORY ${CLI_OUT} ${CLI_OUT}/outputs)
 # --resume goes on where the checkpoint left off: N + M steps in one run and N
 # steps, a checkpoint, then M resumed steps end in the same state, for scenes
 # that change with time: bar-twist's pins turn over a ramp; a cloth is cut at a
-# frame while a turned box collider moves and spins through it (the resumed run comes after the
-# cut). Each compares the state hash and the final mesh's bytes.
+# frame while a turned box collider moves and spins through it (the resumed
+# run comes after the cut). Each compares the state hash and the final mesh's
+# bytes.
 foreach(scene bar cloth)
   if(scene STREQUAL bar)
     set(args "--scene bar-twist --cells 6 --ramp 0.2")

@@ -306,7 +306,8 @@ static int check_outputs(const options *o)
     }
     char mesh[4096];
     snprintf(mesh, sizeof mesh, "%s/final.obj", o->out_dir);
-    struct { const char *what, *path; } in[2 + SIM_MAX_MESHES] = {{"the asset", o->asset_path}, {"--resume", o->resume}};
+    struct { const char *what, *path; } in[2 + SIM_MAX_MESHES] = {{"the asset", o->asset_path},
+                                                                  {"--resume", o->resume}};
     for (unsigned m = 0; m < o->mesh_count; m++)
         in[2 + m].what = "--collider", in[2 + m].path = o->meshes[m].path;
     const struct { const char *what, *path; } out[] = {

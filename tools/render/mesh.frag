@@ -12,10 +12,9 @@ layout(push_constant) uniform Push {
     vec4 rotation;
 } push;
 
-layout(location = 0) in vec3 world;
+layout(location = 0) in vec3 local;
 layout(location = 1) in vec3 world_normal;
 layout(location = 2) in vec2 texcoord;
-layout(location = 3) in vec3 local;
 layout(location = 0) out vec4 out_colour;
 
 void main()

@@ -15,10 +15,9 @@ layout(push_constant) uniform Push {
     vec4 rotation; // unit quaternion x y z w, turning the scaled position about the origin
 } push;
 
-layout(location = 0) out vec3 world;
+layout(location = 0) out vec3 local;  // the scaled position before the turn (the ground's checkerboard)
 layout(location = 1) out vec3 world_normal;
 layout(location = 2) out vec2 texcoord;
-layout(location = 3) out vec3 local;  // the scaled position before the turn (the ground's checkerboard)
 
 // v turned by the unit quaternion q.
 vec3 turn(vec4 q, vec3 v)
@@ -30,7 +29,7 @@ vec3 turn(vec4 q, vec3 v)
 void main()
 {
     local = position.xyz * push.scale.xyz;
-    world = turn(push.rotation, local) + push.offset.xyz;
+    vec3 world = turn(push.rotation, local) + push.offset.xyz;
     world_normal = turn(push.rotation, normalize(normal.xyz / push.scale.xyz));
     texcoord = uv;
     gl_Position = push.view_projection * vec4(world, 1.0);

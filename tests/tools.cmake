@@ -572,6 +572,41 @@ add_test(NAME tool_sim_bad_collider
 set_tests_properties(tool_sim_bad_collider PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "nonexistent.off: cannot open.*bad_face.off:8: face 1 has 2 vertices")
 
+# The collider list from the command line (docs/colliders.md): a free 20 x 20
+# cloth falls onto a box turned 10 degrees about z and spinning about y at
+# 2 rad/s (a turntable), draping over two spheres and a capsule beside it,
+# validation on, with pictures: every particle ends outside every shape
+# (--check-outside) and the cloth rests on them (the nearest particle within
+# 2 cm of a surface, not on the ground below). Then the check fails where it
+# must: a pinned corner held inside a sphere ends the run with status 3.
+add_test(NAME tool_sim_collider_list
+  COMMAND sh -c "d='${OUT}/collider-list'; rm -rf \"$d\"; mkdir -p \"$d\" && \
+'${PREP}' --grid 20x20 --size 1x1 --height 0.6 -q -o \"$d/free.snw\" && \
+'${SIM}' \"$d/free.snw\" --sphere -0.4,0.3,0.35,0.1 --sphere 0.4,0.3,0.35,0.1 \
+  --capsule -0.4,0.3,-0.4,0.4,0.3,-0.4,0.05 --box 0,0.35,0,0.3,0.05,0.3,0,0,1,10 --spin 0,2,0 \
+  --ground 0 --frames 45 --substeps 8 --iterations 2 --check-outside 0.005 --json \"$d/s.json\" --png \
+  --picture 320x240 --validation -o \"$d/run\" && \
+awk '/nearest_collider_distance/ { sub(/.*\"nearest_collider_distance\": /, \"\"); sub(/[,}].*/, \"\"); \
+  if ($0 + 0 > -0.005 && $0 + 0 < 0.02) print \"resting on the colliders:\", $0 }' \"$d/s.json\" && \
+test -s \"$d/run/final.png\" && \
+'${PREP}' --grid 8x8 --size 1x1 --height 0.6 --pin-corners -q -o \"$d/pinned.snw\" && \
+'${SIM}' \"$d/pinned.snw\" --sphere 0.5,0.6,-0.5,0.05 --check-outside 0.005 --frames 2 --no-png -o \"$d/held\"; \
+echo \"held inside: status $?\"")
+set_tests_properties(tool_sim_collider_list PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "check +passed: 0 particles deeper than 0.005 m inside.*resting on the colliders:.*check +FAILED: 1 particles deeper than 0.005 m.*held inside: status 3"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
+
+# Collider options that are not values are refused before anything runs
+# (status 2), each with a message naming the option and what it takes.
+add_test(NAME tool_sim_collider_options_refused
+  COMMAND sh -c "for a in '--box 0,0,0,1,1' '--box 0,0,0,1,1,1,0,nan,0,30' '--box 0,0,0,1,1,1,0,0,0,30' \
+'--capsule 0,0,0,1,1,1' '--sphere 0,0,0,-1' '--spin 0,1,0' '--sphere 0,0,0,1 --collider-at 0,0,0' \
+'--box 0,0,0,1,1,1 --velocity 1,2' '--check-outside 0.01'; do \
+'${SIM}' $a --frames 1 -o '${OUT}/refused'; s=$?; [ $s -eq 2 ] || { echo \"$a: status $s\"; exit 1; }; done; \
+[ ! -e '${OUT}/refused/final.obj' ] && echo 'all refused'")
+set_tests_properties(tool_sim_collider_options_refused PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--box: \"0,0,0,1,1\" has 5 numbers; it takes 6 or 10: X,Y,Z,HX,HY,HZ\\[,AX,AY,AZ,DEG\\].*--box: number 8 of \"0,0,0,1,1,1,0,nan,0,30\", \"nan\", is not finite.*--box: \"0,0,0,1,1,1,0,0,0,30\" turns by 30 degrees about the axis 0,0,0; the axis must not be zero.*--capsule: \"0,0,0,1,1,1\" has 6 numbers; it takes 7: AX,AY,AZ,BX,BY,BZ,R.*--sphere: the radius must be >= 0.*--spin sets the motion of the collider given before it.*none was given.*--collider-at applies to the --collider given just before it; the collider before it is not a mesh.*--velocity: \"1,2\" has 2 numbers; it takes 3: VX,VY,VZ.*--check-outside checks the colliders of the list.*all refused")
+
 # Self-collision (docs/self-collision.md). Four layers of cloth, stacked 15 mm
 # apart (sinew-prep --layers), fall onto a sphere moving through them above
 # the ground (the stress scene of the red-black paper: layers against a
@@ -582,7 +617,7 @@ set_tests_properties(tool_sim_bad_collider PROPERTIES LABELS gpu
 add_test(NAME tool_selfcol_layers_sphere
   COMMAND sh -c "'${PREP}' --grid 16x16 --size 0.4x0.4 --height 0.25 --layers 4 --layer-gap 0.015 --free-parts \
   -q -o '${OUT}/layers.snw' && '${SIM}' '${OUT}/layers.snw' --self-collision --intersections --frames 60 \
-  --sphere -0.1,0.12,0,0.08 --sphere-velocity 0.3,0,0 --ground 0 --substeps 8 --iterations 4 --check-strain 0.2 \
+  --sphere -0.1,0.12,0,0.08 --velocity 0.3,0,0 --ground 0 --substeps 8 --iterations 4 --check-strain 0.2 \
   --validation -o '${OUT}/layers'")
 set_tests_properties(tool_selfcol_layers_sphere PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "intersections +0 pairs.*check +passed"

@@ -10,14 +10,15 @@ file(MAKE_DIRECTORY ${CLI_OUT} ${CLI_OUT}/outputs)
 # --resume goes on where the checkpoint left off: N + M steps in one run and N
 # steps, a checkpoint, then M resumed steps end in the same state, for scenes
 # that change with time: bar-twist's pins turn over a ramp; a cloth is cut at a
-# frame while a box collider moves through it (the resumed run comes after the
-# cut). Each compares the state hash and the final mesh's bytes.
+# frame while a turned box collider moves and spins through it (the resumed
+# run comes after the cut). Each compares the state hash and the final mesh's
+# bytes.
 foreach(scene bar cloth)
   if(scene STREQUAL bar)
     set(args "--scene bar-twist --cells 6 --ramp 0.2")
     set(make "true")
   else()
-    set(args "\"$d/g.snw\" --no-png --box 0,0.5,0.2,0.3,0.3,0.3 --box-velocity 0,0,-1 --cut-y 1.0 --cut-frame 5")
+    set(args "\"$d/g.snw\" --no-png --box 0,0.5,0.2,0.3,0.3,0.3,0,0,1,20 --velocity 0,0,-1 --spin 0,2,0 --cut-y 1.0 --cut-frame 5")
     set(make "'${PREP}' --grid 12x12 --plane xy --pin-corners -q -o \"$d/g.snw\"")
   endif()
   add_test(NAME tool_sim_resume_${scene}

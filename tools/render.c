@@ -1,7 +1,8 @@
 /* sinew-sim's offscreen renderer (render.h). One render pass into a colour
  * and a depth image; one pipeline for everything: the body from sinew's
- * position and normal buffers with the renderer's index buffer, the ground, a
- * sphere and a box from the renderer's own meshes placed by push constants.
+ * position and normal buffers with the renderer's index buffer; the ground,
+ * the colliders (spheres, capsules, boxes, meshes) from the renderer's own
+ * meshes scaled, turned and placed by push constants.
  * The picture is copied to a host buffer and written by libpng. Vulkan is
  * called through a device table of the renderer's own. */
 #include "render.h"
@@ -29,8 +30,9 @@ typedef struct push {
     float offset[4];
     float scale[4];
     float colour[4]; /* w: 0 cloth (two-sided), 1 ground checkerboard, 2 solid */
+    float rotation[4]; /* unit quaternion x y z w: turns the scaled mesh before the offset */
 } push;
-_Static_assert(sizeof(push) == 112, "push constants <= 128 bytes");
+_Static_assert(sizeof(push) == 128, "push constants <= 128 bytes");
 
 typedef struct buffer {
     VkBuffer buffer;
@@ -65,8 +67,10 @@ struct render {
     sinew_vulkan_buffers body_buffers;
     buffer body_indices;
     uint32_t body_index_count;
-    mesh ground, sphere, box;
+    mesh ground, sphere, box, cylinder;
     mesh collider;                      /* the mesh collider's triangles, when given */
+    mesh shape_meshes[RENDER_MAX_MESHES]; /* the list's mesh colliders (render_add_mesh) */
+    uint32_t shape_mesh_count;
 };
 
 #define TRY(call)                                                                      \
@@ -185,7 +189,26 @@ static int make_meshes(render *r)
         for (int c = 0; c < 6; c++)
             bi[6 * f + c] = 4 * f + q[c];
     }
-    return mesh_create(r, bp, bn, 24, bi, 36, &r->box);
+    if (!mesh_create(r, bp, bn, 24, bi, 36, &r->box))
+        return 0;
+
+    /* An open cylinder of radius 1 from y = -1 to 1 (a capsule's side). */
+    float cp[(SLICES + 1) * 2 * 4], cn[(SLICES + 1) * 2 * 4];
+    uint32_t ci[SLICES * 6];
+    for (int i = 0; i <= SLICES; i++)
+        for (int e = 0; e < 2; e++) {
+            double ph = 2 * PI * i / SLICES;
+            float *v = &cp[4 * (2 * i + e)], *n = &cn[4 * (2 * i + e)];
+            v[0] = n[0] = (float)cos(ph);
+            v[2] = n[2] = (float)sin(ph);
+            v[1] = e ? 1.0f : -1.0f;
+            n[1] = v[3] = n[3] = 0.0f;
+        }
+    for (int i = 0; i < SLICES; i++) {
+        uint32_t a = 2 * i, q[6] = {a, a + 1, a + 2, a + 2, a + 1, a + 3};
+        memcpy(&ci[6 * i], q, sizeof q);
+    }
+    return mesh_create(r, cp, cn, 2 * (SLICES + 1), ci, 6 * SLICES, &r->cylinder);
 }
 
 static int image_create(render *r, VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect, VkImage *image,
@@ -444,14 +467,16 @@ int render_set_triangles(render *r, const uint32_t *triangles, uint32_t triangle
     return buffer_create(r, 12ull * triangle_count, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, triangles, &r->body_indices);
 }
 
-int render_set_collider(render *r, const float *xyz, uint32_t vertex_count, const uint32_t *triangles,
-                        uint32_t triangle_count)
+/* A mesh of the renderer's from triangles (3 floats per vertex), with
+ * area-weighted vertex normals. */
+static int mesh_from_triangles(render *r, const float *xyz, uint32_t vertex_count, const uint32_t *triangles,
+                               uint32_t triangle_count, mesh *out)
 {
     float *pos = calloc(4ull * vertex_count + 4, sizeof *pos), *nrm = calloc(4ull * vertex_count + 4, sizeof *nrm);
     int ok = pos && nrm;
     for (uint32_t v = 0; ok && v < vertex_count; v++)
         memcpy(&pos[4 * v], &xyz[3 * v], 3 * sizeof *pos);
-    for (uint32_t t = 0; ok && t < triangle_count; t++) { /* area-weighted vertex normals */
+    for (uint32_t t = 0; ok && t < triangle_count; t++) {
         const uint32_t *f = &triangles[3 * t];
         const float *a = &xyz[3 * f[0]], *b = &xyz[3 * f[1]], *c = &xyz[3 * f[2]];
         float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
@@ -465,16 +490,44 @@ int render_set_collider(render *r, const float *xyz, uint32_t vertex_count, cons
         for (int q = 0; q < 3 && len > 0.0f; q++)
             n[q] /= len;
     }
-    if (ok) {
-        mesh_destroy(r, &r->collider);
-        memset(&r->collider, 0, sizeof r->collider);
-        ok = mesh_create(r, pos, nrm, vertex_count, triangles, 3 * triangle_count, &r->collider);
-    } else {
+    if (ok)
+        ok = mesh_create(r, pos, nrm, vertex_count, triangles, 3 * triangle_count, out);
+    else
         fprintf(stderr, "sinew-sim: render: out of host memory\n");
-    }
     free(pos);
     free(nrm);
     return ok;
+}
+
+int render_set_collider(render *r, const float *xyz, uint32_t vertex_count, const uint32_t *triangles,
+                        uint32_t triangle_count)
+{
+    mesh m;
+    memset(&m, 0, sizeof m);
+    if (!mesh_from_triangles(r, xyz, vertex_count, triangles, triangle_count, &m)) {
+        mesh_destroy(r, &m);
+        return 0;
+    }
+    mesh_destroy(r, &r->collider);
+    r->collider = m;
+    return 1;
+}
+
+int render_add_mesh(render *r, const float *xyz, uint32_t vertex_count, const uint32_t *triangles,
+                    uint32_t triangle_count)
+{
+    if (r->shape_mesh_count == RENDER_MAX_MESHES) {
+        fprintf(stderr, "sinew-sim: render: at most %d mesh colliders\n", RENDER_MAX_MESHES);
+        return 0;
+    }
+    mesh *m = &r->shape_meshes[r->shape_mesh_count];
+    memset(m, 0, sizeof *m);
+    if (!mesh_from_triangles(r, xyz, vertex_count, triangles, triangle_count, m)) {
+        mesh_destroy(r, m);
+        return 0;
+    }
+    r->shape_mesh_count++;
+    return 1;
 }
 
 void render_destroy(render *r)
@@ -486,7 +539,10 @@ void render_destroy(render *r)
         mesh_destroy(r, &r->ground);
         mesh_destroy(r, &r->sphere);
         mesh_destroy(r, &r->box);
+        mesh_destroy(r, &r->cylinder);
         mesh_destroy(r, &r->collider);
+        for (uint32_t k = 0; k < r->shape_mesh_count; k++)
+            mesh_destroy(r, &r->shape_meshes[k]);
         buffer_destroy(r, &r->pixels);
         buffer_destroy(r, &r->body_indices);
         if (r->pipeline)
@@ -597,10 +653,70 @@ static void draw(render *r, const push *pc, VkBuffer positions, VkBuffer normals
 static void place(push *pc, float x, float y, float z, float sx, float sy, float sz, float red, float green,
                   float blue, float mode)
 {
-    const float o[4] = {x, y, z, 0}, s[4] = {sx, sy, sz, 0}, c[4] = {red, green, blue, mode};
+    const float o[4] = {x, y, z, 0}, s[4] = {sx, sy, sz, 0}, c[4] = {red, green, blue, mode}, q[4] = {0, 0, 0, 1};
     memcpy(pc->offset, o, sizeof o);
     memcpy(pc->scale, s, sizeof s);
     memcpy(pc->colour, c, sizeof c);
+    memcpy(pc->rotation, q, sizeof q);
+}
+
+/* The quaternion q normalised into the push constants (a zero one: unturned). */
+static void turn(push *pc, const float q[4])
+{
+    const float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; k++)
+        pc->rotation[k] = len > 0.0f ? q[k] / len : k == 3;
+}
+
+static void draw_mesh(render *r, const push *pc, const mesh *m)
+{
+    draw(r, pc, m->positions.buffer, m->normals.buffer, m->indices.buffer, m->index_count);
+}
+
+/* A capsule of radius rad about the segment of half length h along the local
+ * y axis of the pose (c, q): a cylinder and a sphere at each end. */
+static void draw_capsule(render *r, push *pc, const float c[3], const float q[4], float h, float rad)
+{
+    const float colour[3] = {0.7f, 0.5f, 0.75f};
+    place(pc, c[0], c[1], c[2], rad, h, rad, colour[0], colour[1], colour[2], 2);
+    turn(pc, q);
+    draw_mesh(r, pc, &r->cylinder);
+    for (int e = -1; e <= 1; e += 2) {
+        float axis[3] = {2.0f * (q[0] * q[1] - q[3] * q[2]), 1.0f - 2.0f * (q[0] * q[0] + q[2] * q[2]),
+                         2.0f * (q[1] * q[2] + q[3] * q[0])}; /* q's local y in the world (q unit) */
+        place(pc, c[0] + e * h * axis[0], c[1] + e * h * axis[1], c[2] + e * h * axis[2], rad, rad, rad, colour[0],
+              colour[1], colour[2], 2);
+        draw_mesh(r, pc, &r->sphere);
+    }
+}
+
+/* The collider list of the step (p->shapes), each where its pose says. */
+static void draw_shapes(render *r, push *pc, const sinew_step_params *p)
+{
+    for (uint32_t k = 0; p->shapes && k < p->shape_count; k++) {
+        const sinew_shape *sh = &p->shapes[k];
+        const float *c = sh->position, *he = sh->half_extents;
+        float q[4];
+        memcpy(q, sh->rotation, sizeof q);
+        const float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        for (int i = 0; i < 4 && len > 0.0f; i++)
+            q[i] /= len;
+        if (sh->kind == SINEW_SHAPE_SPHERE) {
+            place(pc, c[0], c[1], c[2], sh->radius, sh->radius, sh->radius, 0.85f, 0.45f, 0.25f, 2);
+            turn(pc, q);
+            draw_mesh(r, pc, &r->sphere);
+        } else if (sh->kind == SINEW_SHAPE_BOX) {
+            place(pc, c[0], c[1], c[2], he[0], he[1], he[2], 0.35f, 0.55f, 0.8f, 2);
+            turn(pc, q);
+            draw_mesh(r, pc, &r->box);
+        } else if (sh->kind == SINEW_SHAPE_CAPSULE) {
+            draw_capsule(r, pc, c, q, he[1], sh->radius);
+        } else if (sh->kind == SINEW_SHAPE_MESH && sh->mesh < r->shape_mesh_count) {
+            place(pc, c[0], c[1], c[2], 1, 1, 1, 0.55f, 0.7f, 0.45f, 2);
+            turn(pc, q);
+            draw_mesh(r, pc, &r->shape_meshes[sh->mesh]);
+        }
+    }
 }
 
 /* Begins r->cmd and records the scene into the colour image, which the pass
@@ -630,30 +746,53 @@ static int record_scene(render *r, const sinew_step_params *p, const render_came
     r->vk.vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline);
     push pc;
     render_view_projection(camera, (float)r->width / (float)r->height, pc.view_projection);
-    if (p->ground) {
-        place(&pc, 0, p->ground_height, 0, 30, 1, 30, 1, 1, 1, 1);
-        draw(r, &pc, r->ground.positions.buffer, r->ground.normals.buffer, r->ground.indices.buffer,
-             r->ground.index_count);
+    if (p->ground) { /* the plane {x : n.x = h}: the unit square turned from y to n, moved to h n */
+        const float *gn = p->ground_normal;
+        const float len = sqrtf(gn[0] * gn[0] + gn[1] * gn[1] + gn[2] * gn[2]);
+        const float n[3] = {len > 0.0f ? gn[0] / len : 0.0f, len > 0.0f ? gn[1] / len : 1.0f,
+                            len > 0.0f ? gn[2] / len : 0.0f};
+        const float h = p->ground_height;
+        /* the turn from y to n: (y x n, 1 + y.n) normalised; about x when n is -y */
+        const float q[4] = {n[2], 0.0f, -n[0], 1.0f + n[1]}, flip[4] = {1, 0, 0, 0};
+        place(&pc, h * n[0], h * n[1], h * n[2], 30, 1, 30, 1, 1, 1, 1);
+        turn(&pc, 1.0f + n[1] > 1e-6f ? q : flip);
+        draw_mesh(r, &pc, &r->ground);
     }
     if (p->sphere) {
-        /* a little inside the contact surface, so the cloth resting on it shows */
         float rad = p->sphere_radius;
         place(&pc, p->sphere_center[0], p->sphere_center[1], p->sphere_center[2], rad, rad, rad, 0.85f, 0.45f, 0.25f,
               2);
-        draw(r, &pc, r->sphere.positions.buffer, r->sphere.normals.buffer, r->sphere.indices.buffer,
-             r->sphere.index_count);
+        draw_mesh(r, &pc, &r->sphere);
+    }
+    if (p->capsule) { /* from a to b: its pose as the list's capsules have it */
+        const float *a = p->capsule_a, *b = p->capsule_b;
+        const float c[3] = {0.5f * (a[0] + b[0]), 0.5f * (a[1] + b[1]), 0.5f * (a[2] + b[2])};
+        float d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        const float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        float q[4] = {0, 0, 0, 1};
+        if (len > 0.0f) {
+            for (int k = 0; k < 3; k++)
+                d[k] /= len;
+            const float y_to_d[4] = {d[2], 0.0f, -d[0], 1.0f + d[1]}, flip[4] = {1, 0, 0, 0};
+            memcpy(q, 1.0f + d[1] > 1e-6f ? y_to_d : flip, sizeof q);
+            const float ql = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+            for (int k = 0; k < 4; k++)
+                q[k] /= ql;
+        }
+        draw_capsule(r, &pc, c, q, 0.5f * len, p->capsule_radius);
     }
     if (p->box) {
         place(&pc, p->box_center[0], p->box_center[1], p->box_center[2], p->box_half_extents[0],
               p->box_half_extents[1], p->box_half_extents[2], 0.35f, 0.55f, 0.8f, 2);
-        draw(r, &pc, r->box.positions.buffer, r->box.normals.buffer, r->box.indices.buffer, r->box.index_count);
+        draw_mesh(r, &pc, &r->box);
     }
-    if (p->collider && r->collider.index_count) { /* placed by translation: sinew-sim turns no collider */
+    if (p->collider && r->collider.index_count) {
         place(&pc, p->collider_position[0], p->collider_position[1], p->collider_position[2], 1, 1, 1, 0.55f, 0.7f,
               0.45f, 2);
-        draw(r, &pc, r->collider.positions.buffer, r->collider.normals.buffer, r->collider.indices.buffer,
-             r->collider.index_count);
+        turn(&pc, p->collider_rotation);
+        draw_mesh(r, &pc, &r->collider);
     }
+    draw_shapes(r, &pc, p);
     const sinew_vulkan_buffers *bb = &r->body_buffers;
     if (bb->render_vertices) { /* the artist's mesh, a checker texture on its UVs */
         place(&pc, 0, 0, 0, 1, 1, 1, 0.93f, 0.78f, 0.32f, 3);

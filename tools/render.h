@@ -30,12 +30,22 @@ void render_destroy(render *r);
 int render_set_triangles(render *r, const uint32_t *triangles, uint32_t triangle_count);
 
 /* The mesh collider's triangles (3 floats per vertex, its own frame), drawn
- * moved by the step's collider_position when p->collider (not rotated). */
+ * turned by the step's collider_rotation and moved by its collider_position
+ * when p->collider. */
 int render_set_collider(render *r, const float *xyz, uint32_t vertex_count, const uint32_t *triangles,
                         uint32_t triangle_count);
 
-/* Draws the body as the last step left it, the ground, sphere, box and mesh
- * collider of p where present, and writes an RGB PNG to path. 1 on success. */
+/* Mesh k of the collider list (the k-th added; what sinew_shape.mesh names):
+ * its triangles in its own frame, drawn at the pose of each mesh shape of the
+ * step that names it. */
+#define RENDER_MAX_MESHES 16
+int render_add_mesh(render *r, const float *xyz, uint32_t vertex_count, const uint32_t *triangles,
+                    uint32_t triangle_count);
+
+/* Draws the body as the last step left it, the ground (turned to its
+ * normal), sphere, capsule, box and mesh collider of p where present and the
+ * shapes of its collider list (p->shapes, each at its pose), and writes an
+ * RGB PNG to path. 1 on success. */
 int render_frame(render *r, const sinew_step_params *p, const render_camera *camera, const char *path);
 
 /* The same drawing blitted into target (a swapchain image of width x height,

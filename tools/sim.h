@@ -7,9 +7,19 @@
 
 enum { MATERIAL_UNSET = -1 };
 
+/* The collider list the options give (docs/colliders.md): at most this many
+ * shapes, and mesh collider files among them. */
+#define SIM_MAX_SHAPES 64
+#define SIM_MAX_MESHES 16
+
+/* A --collider file, scaled as its --collider-size says. */
+typedef struct sim_mesh {
+    const char *path;
+    double size;         /* m, its longest side (0: the file's coordinates) */
+    unsigned resolution; /* distance-field cells along its longest side */
+} sim_mesh;
+
 /* The options, with the scene's settings filled in where none was given. */
-/* Most --ball options. */
-#define SIM_MAX_BALLS 16
 
 typedef struct options {
     const char *asset_path, *out_dir, *device, *checkpoint, *resume, *json, *log;
@@ -19,26 +29,22 @@ typedef struct options {
     int cut_set, sweep, sweep_layout;
     sinew_solver solver;
     int validation, portable, quiet, hash, scene, material, check_recovered, bdf2, help;
-    double dt, stretch, shear, bend, omega, damping, friction, ground, sphere[4], check_strain, max_speed;
+    double dt, stretch, shear, bend, omega, damping, friction, ground, check_strain, max_speed;
     double check_residual;
-    double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size, rho, box[6], box_velocity[3], sphere_velocity[3];
+    double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size, rho;
     unsigned delay;
     unsigned max_inverted;    /* health check: tetrahedra a step may leave inverted (UINT32_MAX: no bound) */
     double max_volume_error;  /* and the largest |V/V0 - 1| (INFINITY: no bound) */
-    int box_set;
     int png, no_png, camera_set;
     unsigned picture[2];
     double camera[6];
     const char *video;
-    const char *collider;
-    double collider_at[3], collider_size;
-    unsigned collider_resolution;
     int self_collision;       /* --self-collision */
     double thickness, self_friction;
     unsigned self_capacity;
     int intersections;        /* --intersections: count intersecting triangle pairs at the end */
     const char *with;         /* --with: a second body from this asset, each colliding with the other */
-    int ground_set, no_ground, sphere_set, no_sphere, frames_set, dt_set, substeps_set, iterations_set;
+    int ground_set, no_ground, no_sphere, frames_set, dt_set, substeps_set, iterations_set;
     /* --attach-edge: the asset's particles at one end of an axis (0..5: x-, x+, y-, y+, z-, z+; -1: none)
      * held (or pulled, attach_compliance) by a frame moving as --frame-motion says: kind 0 still, 1
      * circle (frame_motion[0] radius m, [1] period s), 2 rotate (rad/s about y) */
@@ -46,8 +52,14 @@ typedef struct options {
     double attach_compliance, frame_motion[2], tether_scale;
     int damping_set, solver_set, youngs_set, poisson_set, gravity_set, cells_set, scale_set, turns_set, ramp_set;
     /* The collider list, the ground's normal and wind (docs/colliders.md, docs/wind.md). */
-    double balls[SIM_MAX_BALLS][7];   /* --ball X,Y,Z,R[,VX,VY,VZ], repeatable */
-    unsigned ball_count;
+    /* --sphere, --capsule, --box, --collider (each repeatable) in the order
+     * given, posed and set moving by --velocity, --spin and --collider-at;
+     * a mesh shape's `mesh` indexes meshes[]. */
+    sinew_shape shapes[SIM_MAX_SHAPES];
+    unsigned shape_count;
+    sim_mesh meshes[SIM_MAX_MESHES];
+    unsigned mesh_count;
+    double check_outside;             /* --check-outside D (m; 0: no check) */
     double ground_normal[3];          /* --ground-normal */
     double wind[3], drag, lift, air_density; /* --wind, --drag, --lift, --air-density */
     int flag;                         /* --flag: the flag scene */
@@ -56,5 +68,22 @@ typedef struct options {
 /* Reads the options into *o, then the scene's settings where no option gave
  * one: 1 to run, 0 when done (--help), -1 on a bad option (said why). */
 int sim_parse(int argc, char **argv, options *o);
+
+/* The shapes' geometry (sim_shapes.c). */
+
+/* The unit quaternion (x y z w) turning by deg degrees about axis (any
+ * length); 0 when the axis is zero and the angle is not. */
+int sim_axis_angle(const double axis[3], double deg, float q[4]);
+
+/* The shape as the step leaves it, dt s later: moved at its velocity and
+ * turned at its angular velocity as the library's step does. */
+void sim_shape_advance(sinew_shape *s, float dt);
+
+/* Signed distance (m, negative inside) of the world point p from a sphere,
+ * capsule or box (mesh shapes: meshes[s->mesh], sampled in its frame). */
+float sim_shape_distance(const sinew_shape *s, const float p[3], sinew_collider *const *meshes);
+
+/* v turned by the unit quaternion q (x y z w). */
+void sim_rotate(const float q[4], const float v[3], float out[3]);
 
 #endif

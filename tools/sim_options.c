@@ -119,29 +119,225 @@ static int parse_scene(const char *tool, const char *opt, const char *text, void
     return k >= 0;
 }
 
-/* --ball X,Y,Z,R[,VX,VY,VZ]: one more sphere of the collider list. */
-static int parse_ball(const char *tool, const char *opt, const char *text, void *value)
+/* ---------------------------------------------------------- the collider list
+ *
+ * Each --sphere, --capsule, --box and --collider is one more shape of the
+ * list; --velocity and --spin set the motion of the shape given last,
+ * --collider-at, --collider-size and --collider-resolution the pose and
+ * field of the --collider given last. */
+
+/* The comma-separated numbers text holds. */
+static int field_count(const char *text)
 {
-    options *o = value;
-    if (o->ball_count == SIM_MAX_BALLS)
-        return cli_error(tool, "%s: at most 16 balls%s", opt, "");
-    double *b = o->balls[o->ball_count];
-    memset(b, 0, sizeof o->balls[0]);
-    int values = 1;
+    int n = 1;
     for (const char *c = text; *c; c++)
-        values += *c == ',';
-    int ok = cli_doubles(tool, opt, text, values == 7 ? 7 : 4, b);
-    if (ok && !(b[3] >= 0))
-        return cli_error(tool, "%s: the radius must be >= 0%s", opt, "");
-    o->ball_count += ok;
-    return ok;
+        n += *c == ',';
+    return n;
 }
 
+/* Exactly `a` or (b > 0) `b` comma-separated finite numbers into out: how
+ * many, or 0 having said why (naming what each field is). */
+static int read_fields(const char *tool, const char *opt, const char *text, int a, int b, const char *names,
+                       double *out)
+{
+    const int n = field_count(text);
+    if (n != a && n != b) {
+        char counts[32];
+        snprintf(counts, sizeof counts, b ? "%d or %d" : "%d", a, b);
+        fprintf(stderr, "%s: %s: \"%s\" has %d numbers; it takes %s: %s\n(try %s --help)\n", tool, opt, text, n,
+                counts, names, tool);
+        return 0;
+    }
+    return cli_doubles(tool, opt, text, n, out) ? n : 0;
+}
+
+/* One more shape of the list, of no motion; NULL, having said why, when full. */
+static sinew_shape *add_shape(const char *tool, const char *opt, options *o, sinew_shape_kind kind)
+{
+    if (o->shape_count == SIM_MAX_SHAPES) {
+        fprintf(stderr, "%s: %s: at most %d colliders (--sphere, --capsule, --box, --collider)\n(try %s --help)\n",
+                tool, opt, SIM_MAX_SHAPES, tool);
+        return NULL;
+    }
+    sinew_shape *s = &o->shapes[o->shape_count++];
+    *s = sinew_shape_default(kind);
+    return s;
+}
+
+/* The rotation of --box and --collider-at from AX,AY,AZ,DEG; 0, having said
+ * why, for a zero axis with a turn. */
+static int read_turn(const char *tool, const char *opt, const char *text, const double *f, float q[4])
+{
+    if (sim_axis_angle(f, f[3], q))
+        return 1;
+    fprintf(stderr, "%s: %s: \"%s\" turns by %g degrees about the axis 0,0,0; the axis must not be zero\n"
+                    "(try %s --help)\n", tool, opt, text, f[3], tool);
+    return 0;
+}
+
+static int non_negative(const char *tool, const char *opt, const char *what, double v)
+{
+    if (v >= 0.0)
+        return 1;
+    return cli_error(tool, "%s: %s must be >= 0", opt, what);
+}
+
+/* --sphere X,Y,Z,R */
+static int parse_sphere(const char *tool, const char *opt, const char *text, void *value)
+{
+    double f[4];
+    if (!read_fields(tool, opt, text, 4, 0, "X,Y,Z,R", f) || !non_negative(tool, opt, "the radius", f[3]))
+        return 0;
+    sinew_shape *s = add_shape(tool, opt, value, SINEW_SHAPE_SPHERE);
+    if (!s)
+        return 0;
+    for (int k = 0; k < 3; k++)
+        s->position[k] = (float)f[k];
+    s->radius = (float)f[3];
+    return 1;
+}
+
+/* --capsule AX,AY,AZ,BX,BY,BZ,R: centred between A and B, its local y axis
+ * along B - A (turned from y about y x (B - A)). */
+static int parse_capsule(const char *tool, const char *opt, const char *text, void *value)
+{
+    double f[7];
+    if (!read_fields(tool, opt, text, 7, 0, "AX,AY,AZ,BX,BY,BZ,R", f) || !non_negative(tool, opt, "the radius", f[6]))
+        return 0;
+    const double d[3] = {f[3] - f[0], f[4] - f[1], f[5] - f[2]};
+    const double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    sinew_shape *s = add_shape(tool, opt, value, SINEW_SHAPE_CAPSULE);
+    if (!s)
+        return 0;
+    for (int k = 0; k < 3; k++)
+        s->position[k] = (float)(0.5 * (f[k] + f[3 + k]));
+    s->radius = (float)f[6];
+    s->half_extents[1] = (float)(0.5 * len);
+    if (len > 0.0) {
+        const double cosine = fmax(-1.0, fmin(1.0, d[1] / len));
+        double axis[3] = {d[2], 0.0, -d[0]};
+        if (fabs(axis[0]) + fabs(axis[2]) <= 1e-12 * len) /* along y or -y */
+            axis[0] = 1.0, axis[2] = 0.0;
+        sim_axis_angle(axis, acos(cosine) * 180.0 / 3.14159265358979323846, s->rotation);
+    }
+    return 1;
+}
+
+/* --box X,Y,Z,HX,HY,HZ[,AX,AY,AZ,DEG] */
 static int parse_box(const char *tool, const char *opt, const char *text, void *value)
 {
-    double *box = value;
-    return cli_doubles(tool, opt, text, 6, box) &&
-           ((box[3] >= 0 && box[4] >= 0 && box[5] >= 0) || cli_error(tool, "%s: half extents must be >= 0%s", opt, ""));
+    double f[10];
+    const int n = read_fields(tool, opt, text, 6, 10, "X,Y,Z,HX,HY,HZ[,AX,AY,AZ,DEG]", f);
+    if (!n || !non_negative(tool, opt, "the half extents", fmin(f[3], fmin(f[4], f[5]))))
+        return 0;
+    float q[4];
+    if (n == 10 && !read_turn(tool, opt, text, f + 6, q))
+        return 0;
+    sinew_shape *s = add_shape(tool, opt, value, SINEW_SHAPE_BOX);
+    if (!s)
+        return 0;
+    for (int k = 0; k < 3; k++) {
+        s->position[k] = (float)f[k];
+        s->half_extents[k] = (float)f[3 + k];
+    }
+    if (n == 10)
+        memcpy(s->rotation, q, sizeof q);
+    return 1;
+}
+
+/* --collider MESH */
+static int parse_collider(const char *tool, const char *opt, const char *text, void *value)
+{
+    options *o = value;
+    if (o->mesh_count == SIM_MAX_MESHES) {
+        fprintf(stderr, "%s: %s: at most %d mesh colliders\n(try %s --help)\n", tool, opt, SIM_MAX_MESHES, tool);
+        return 0;
+    }
+    sinew_shape *s = add_shape(tool, opt, o, SINEW_SHAPE_MESH);
+    if (!s)
+        return 0;
+    s->mesh = o->mesh_count;
+    o->meshes[o->mesh_count++] = (sim_mesh){text, 0.0, 64};
+    return 1;
+}
+
+/* The shape --velocity or --spin (mesh: --collider-at, --collider-size,
+ * --collider-resolution) sets: the one given last; NULL, having said why. */
+static sinew_shape *last_shape(const char *tool, const char *opt, options *o, int mesh)
+{
+    sinew_shape *s = o->shape_count ? &o->shapes[o->shape_count - 1] : NULL;
+    if (s && (!mesh || s->kind == SINEW_SHAPE_MESH))
+        return s;
+    if (mesh)
+        fprintf(stderr, "%s: %s applies to the --collider given just before it; %s\n(try %s --help)\n", tool, opt,
+                s ? "the collider before it is not a mesh" : "none was given", tool);
+    else
+        fprintf(stderr, "%s: %s sets the motion of the collider given before it (--sphere, --capsule, --box or "
+                        "--collider); none was given\n(try %s --help)\n", tool, opt, tool);
+    return NULL;
+}
+
+/* --velocity VX,VY,VZ and --spin WX,WY,WZ */
+static int parse_motion3(const char *tool, const char *opt, const char *text, void *value, int spin)
+{
+    double f[3];
+    sinew_shape *s = read_fields(tool, opt, text, 3, 0, spin ? "WX,WY,WZ" : "VX,VY,VZ", f)
+                         ? last_shape(tool, opt, value, 0)
+                         : NULL;
+    for (int k = 0; s && k < 3; k++)
+        (spin ? s->angular_velocity : s->velocity)[k] = (float)f[k];
+    return s != NULL;
+}
+
+static int parse_velocity(const char *tool, const char *opt, const char *text, void *value)
+{
+    return parse_motion3(tool, opt, text, value, 0);
+}
+
+static int parse_spin(const char *tool, const char *opt, const char *text, void *value)
+{
+    return parse_motion3(tool, opt, text, value, 1);
+}
+
+/* --collider-at X,Y,Z[,AX,AY,AZ,DEG] */
+static int parse_collider_at(const char *tool, const char *opt, const char *text, void *value)
+{
+    double f[7];
+    float q[4] = {0, 0, 0, 1};
+    const int n = read_fields(tool, opt, text, 3, 7, "X,Y,Z[,AX,AY,AZ,DEG]", f);
+    sinew_shape *s = n && (n == 3 || read_turn(tool, opt, text, f + 3, q)) ? last_shape(tool, opt, value, 1) : NULL;
+    if (!s)
+        return 0;
+    for (int k = 0; k < 3; k++)
+        s->position[k] = (float)f[k];
+    memcpy(s->rotation, q, sizeof q);
+    return 1;
+}
+
+/* --collider-size S (> 0) */
+static int parse_collider_size(const char *tool, const char *opt, const char *text, void *value)
+{
+    options *o = value;
+    double v;
+    if (!cli_double(tool, opt, text, &v))
+        return 0;
+    if (!(v > 0.0))
+        return cli_error(tool, "%s must be > 0%s", opt, "");
+    sinew_shape *s = last_shape(tool, opt, o, 1);
+    if (s)
+        o->meshes[s->mesh].size = v;
+    return s != NULL;
+}
+
+/* --collider-resolution N (2..4096) */
+static int parse_collider_resolution(const char *tool, const char *opt, const char *text, void *value)
+{
+    options *o = value;
+    unsigned v;
+    sinew_shape *s = cli_uint_in(tool, opt, text, 2, 4096, &v) ? last_shape(tool, opt, o, 1) : NULL;
+    if (s)
+        o->meshes[s->mesh].resolution = v;
+    return s != NULL;
 }
 
 int sim_parse(int argc, char **argv, options *o)
@@ -178,7 +374,6 @@ int sim_parse(int argc, char **argv, options *o)
     o->ramp = 1.0;
     o->gravity = 9.81;
     o->size = 1.0;
-    o->collider_resolution = 64;
     o->thickness = bd.self_thickness;
     o->self_friction = bd.self_friction;
     o->self_capacity = bd.self_capacity;
@@ -244,14 +439,37 @@ int sim_parse(int argc, char **argv, options *o)
          "an asset)",
          .given = &o->ground_set},
         {"--no-ground", NULL, CLI_FLAG, &o->no_ground, NULL, "no ground plane"},
-        {"--sphere", NULL, CLI_DOUBLES, o->sphere, "X,Y,Z,R", "sphere collider (default scene: one)", .count = 4,
-         .given = &o->sphere_set},
-        {"--no-sphere", NULL, CLI_FLAG, &o->no_sphere, NULL, "no sphere collider"},
-        {"--sphere-velocity", NULL, CLI_DOUBLES, o->sphere_velocity, "VX,VY,VZ",
-         "the sphere moves at this velocity (m/s), still within each step", .count = 3},
-        {"--ball", NULL, CLI_CUSTOM, o, "X,Y,Z,R[,VX,VY,VZ]",
-         "a sphere of the collider list, moving at VX,VY,VZ (m/s) through each step; repeatable (up to 16)",
-         .parse = parse_ball},
+        {"--sphere", NULL, CLI_CUSTOM, o, "X,Y,Z,R",
+         "a sphere collider: centre and radius (m). Repeatable, as each collider below: each is one more shape of "
+         "the collider list (docs/colliders.md), up to 64 in all. The default scene has a sphere of its own at "
+         "0,0.45,-0.35,0.3 unless --sphere or --no-sphere is given",
+         .parse = parse_sphere},
+        {"--no-sphere", NULL, CLI_FLAG, &o->no_sphere, NULL, "not the default scene's sphere"},
+        {"--capsule", NULL, CLI_CUSTOM, o, "AX,AY,AZ,BX,BY,BZ,R",
+         "a capsule collider: the points within R of the segment from A to B (m)", .parse = parse_capsule},
+        {"--box", NULL, CLI_CUSTOM, o, "X,Y,Z,HX,HY,HZ[,AX,AY,AZ,DEG]",
+         "a box collider: centre and half extents (m), turned by DEG degrees about the axis AX,AY,AZ (default: "
+         "axis-aligned)",
+         .parse = parse_box},
+        {"--collider", NULL, CLI_CUSTOM, o, "MESH",
+         "a triangle-mesh collider (OFF, OBJ, ...; closed meshes), placed and sized by the three options after "
+         "it, up to 16",
+         .parse = parse_collider},
+        {"--collider-at", NULL, CLI_CUSTOM, o, "X,Y,Z[,AX,AY,AZ,DEG]",
+         "where its origin goes (m; default 0,0,0) and its turn, as --box's", .parse = parse_collider_at},
+        {"--collider-size", NULL, CLI_CUSTOM, o, "S",
+         "scale it so its longest side is S m, its bounds' bottom centre at its origin (default: the file's "
+         "coordinates)",
+         .parse = parse_collider_size},
+        {"--collider-resolution", NULL, CLI_CUSTOM, o, "N",
+         "distance-field cells along its longest side, 2..4096 (default 64)", .parse = parse_collider_resolution},
+        {"--velocity", NULL, CLI_CUSTOM, o, "VX,VY,VZ",
+         "the collider given last moves at this velocity (m/s), through each step and from step to step",
+         .parse = parse_velocity},
+        {"--spin", NULL, CLI_CUSTOM, o, "WX,WY,WZ",
+         "and turns at this angular velocity (rad/s, world axes, about its centre), carrying what rests on it "
+         "by friction (a turning box: a drum)",
+         .parse = parse_spin},
         {"--ground-normal", NULL, CLI_DOUBLES, o->ground_normal, "NX,NY,NZ",
          "the ground plane's normal: the plane is {x : n.x = --ground} (default 0,1,0)", .count = 3},
         {"--wind", NULL, CLI_DOUBLES, o->wind, "X,Y,Z", "wind velocity (m/s; acts with --drag or --lift)", .count = 3},
@@ -262,20 +480,6 @@ int sim_parse(int argc, char **argv, options *o)
         {"--flag", NULL, CLI_FLAG, &o->flag, NULL,
          "the flag scene: a 1 m square cloth hanging from its pole (pinned along one vertical edge) in wind "
          "(default --wind 6,0,3 --drag 1 --lift 0.3, no sphere)"},
-        {"--box", NULL, CLI_CUSTOM, o->box, "X,Y,Z,HX,HY,HZ",
-         "axis-aligned box collider: centre and half extents (m)", .parse = parse_box, .given = &o->box_set},
-        {"--box-velocity", NULL, CLI_DOUBLES, o->box_velocity, "VX,VY,VZ", "the box moves at this velocity (m/s)",
-         .count = 3},
-        {"--collider", NULL, CLI_STRING, &o->collider, "MESH",
-         "a triangle-mesh collider (OFF, OBJ, ...; closed meshes)"},
-        {"--collider-at", NULL, CLI_DOUBLES, o->collider_at, "X,Y,Z", "where its origin goes (m; default 0,0,0)",
-         .count = 3},
-        {"--collider-size", NULL, CLI_DOUBLE, &o->collider_size, "S",
-         "scale it so its longest side is S m, its bounds' bottom centre at its origin (default: the file's "
-         "coordinates)",
-         CLI_GT(0)},
-        {"--collider-resolution", NULL, CLI_UINT, &o->collider_resolution, "N",
-         "distance-field cells along its longest side (default 64)", .min = 2, .max = 4096},
         {"--self-collision", NULL, CLI_FLAG, &o->self_collision, NULL,
          "the surface collides with itself: vertices with triangles, edges with edges (position-based solvers; "
          "docs/self-collision.md)"},
@@ -315,6 +519,10 @@ int sim_parse(int argc, char **argv, options *o)
         {"--check-residual", NULL, CLI_DOUBLE, &o->check_residual, "R",
          "exit with status 3 if the solver's residual (the summary's) exceeds R in any step, e.g. 1e-3: a body "
          "resting where too few iterations leave it; XPBD and HPBD solvers",
+         CLI_GT(0)},
+        {"--check-outside", NULL, CLI_DOUBLE, &o->check_outside, "D",
+         "exit with status 3 if a particle ends the run deeper than D m (e.g. 0.01) inside a collider of the list "
+         "(--sphere, --capsule, --box, --collider, where the last step left them)",
          CLI_GT(0)},
         {"--max-speed", NULL, CLI_DOUBLE, &o->max_speed, "V",
          "health check: a step leaving a particle non-finite or faster than V m/s fails, is rolled back and ends "
@@ -398,6 +606,11 @@ int sim_parse(int argc, char **argv, options *o)
     if (o->with && (o->checkpoint || o->resume)) {
         cli_error(t, "--with: a checkpoint holds one body; %s cannot go with it%s", o->checkpoint ? "--checkpoint" : "--resume",
                   "");
+        return -1;
+    }
+    if (o->check_outside > 0 && !o->shape_count) {
+        cli_error(t, "--check-outside checks the colliders of the list: give --sphere, --capsule, --box or "
+                     "--collider%s%s", "", "");
         return -1;
     }
     if (o->asset_path && o->scene != SCENE_CLOTH) {

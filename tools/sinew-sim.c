@@ -230,24 +230,24 @@ static int cut_across(sinew_body *body, const sinew_asset *asset, double cut_y, 
     return r == SINEW_RESULT_OK;
 }
 
-/* --collider: the mesh read, scaled and placed as the options say, and its
+/* A --collider: the mesh read and scaled as the options say, and its
  * distance field made on the context. 0, having said why, on failure. */
-static int load_collider(sinew_context *ctx, const options *o, sinew_collider **out, float **xyz, uint32_t *vertex_count,
-                         uint32_t **tris, uint32_t *tri_count)
+static int load_collider(sinew_context *ctx, const sim_mesh *o, int quiet, sinew_collider **out, float **xyz,
+                         uint32_t *vertex_count, uint32_t **tris, uint32_t *tri_count)
 {
     sinew_mesh m;
     sinew_logger lg = sinew_logger_default();
-    sinew_result r = sinew_mesh_read(o->collider, &lg, &m);
+    sinew_result r = sinew_mesh_read(o->path, &lg, &m);
     if (r != SINEW_RESULT_OK)
         return 0; /* the reader named the file and line */
     r = sinew_mesh_triangle_arrays(&m, xyz, tris, tri_count);
     *vertex_count = m.vertex_count;
     sinew_mesh_free(&m);
     if (r != SINEW_RESULT_OK) {
-        fprintf(stderr, "sinew-sim: %s: %s\n", o->collider, sinew_result_string(r));
+        fprintf(stderr, "sinew-sim: %s: %s\n", o->path, sinew_result_string(r));
         return 0;
     }
-    if (o->collider_size > 0 && *vertex_count) {
+    if (o->size > 0 && *vertex_count) {
         float lo[3], hi[3];
         for (int k = 0; k < 3; k++)
             lo[k] = hi[k] = (*xyz)[k];
@@ -260,7 +260,7 @@ static int load_collider(sinew_context *ctx, const options *o, sinew_collider **
         float longest = 0.0f;
         for (int k = 0; k < 3; k++)
             longest = hi[k] - lo[k] > longest ? hi[k] - lo[k] : longest;
-        float scale = longest > 0.0f ? (float)o->collider_size / longest : 1.0f;
+        float scale = longest > 0.0f ? (float)o->size / longest : 1.0f;
         const float base[3] = {0.5f * (lo[0] + hi[0]), lo[1], 0.5f * (lo[2] + hi[2])};
         for (uint32_t v = 0; v < *vertex_count; v++)
             for (int k = 0; k < 3; k++)
@@ -271,16 +271,16 @@ static int load_collider(sinew_context *ctx, const options *o, sinew_collider **
     cd.vertex_count = *vertex_count;
     cd.triangles = *tris;
     cd.triangle_count = *tri_count;
-    cd.resolution = o->collider_resolution;
-    cd.name = o->collider;
+    cd.resolution = o->resolution;
+    cd.name = o->path;
     if ((r = sinew_collider_create(ctx, &cd, out)) != SINEW_RESULT_OK) {
-        fprintf(stderr, "sinew-sim: no collider from %s: %s\n", o->collider, sinew_result_string(r));
+        fprintf(stderr, "sinew-sim: no collider from %s: %s\n", o->path, sinew_result_string(r));
         return 0; /* the library said why */
     }
-    if (!o->quiet) {
+    if (!quiet) {
         sinew_collider_info ci = sinew_collider_get_info(*out);
         printf("  collider %s: %u triangles, a %u x %u x %u distance field (cell %.3g m) built in %.0f ms\n",
-               o->collider, *tri_count, ci.dims[0], ci.dims[1], ci.dims[2], ci.cell_size, ci.build_ms);
+               o->path, *tri_count, ci.dims[0], ci.dims[1], ci.dims[2], ci.cell_size, ci.build_ms);
     }
     return 1;
 }
@@ -306,12 +306,14 @@ static int check_outputs(const options *o)
     }
     char mesh[4096];
     snprintf(mesh, sizeof mesh, "%s/final.obj", o->out_dir);
-    const struct { const char *what, *path; } in[] = {
-        {"the asset", o->asset_path}, {"--resume", o->resume}, {"--collider", o->collider}};
+    struct { const char *what, *path; } in[2 + SIM_MAX_MESHES] = {{"the asset", o->asset_path},
+                                                                  {"--resume", o->resume}};
+    for (unsigned m = 0; m < o->mesh_count; m++)
+        in[2 + m].what = "--collider", in[2 + m].path = o->meshes[m].path;
     const struct { const char *what, *path; } out[] = {
         {"--checkpoint", o->checkpoint}, {"--json", o->json}, {"--log", o->log}, {"--video", o->video},
         {"the final mesh", mesh}};
-    const int ins = sizeof in / sizeof in[0], outs = sizeof out / sizeof out[0];
+    const int ins = 2 + (int)o->mesh_count, outs = sizeof out / sizeof out[0];
     for (int k = 0; k < outs; k++) {
         if (!out[k].path)
             continue;
@@ -351,10 +353,13 @@ typedef struct sim {
     sinew_material *materials; /* an asset's materials as the options replace them; NULL: its own */
     sinew_context *ctx;
     sinew_device_info di;
-    sinew_collider *collider;
-    sinew_shape balls[SIM_MAX_BALLS]; /* --ball: the collider list */
-    float *collider_xyz;
-    uint32_t *collider_tris, collider_tri_count, collider_vertex_count;
+    /* The collider list: its shapes as the next step starts them, and its
+     * mesh colliders (each made once; the mesh shapes name them by index)
+     * with their triangles for the pictures. */
+    sinew_shape shapes[SIM_MAX_SHAPES];
+    sinew_collider *meshes[SIM_MAX_MESHES];
+    float *mesh_xyz[SIM_MAX_MESHES];
+    uint32_t *mesh_tris[SIM_MAX_MESHES], mesh_tri_count[SIM_MAX_MESHES], mesh_vertex_count[SIM_MAX_MESHES];
     sinew_body *body;
     sinew_step_params p;
 #ifdef SINEW_HAVE_PNG
@@ -435,33 +440,20 @@ static int load_scene(options *o, sim *s)
         o->drag = 1.0, o->lift = 0.3; /* the flag scene's wind */
         p->wind[0] = 6.0f, p->wind[2] = 3.0f;
     }
-    for (unsigned k = 0; k < o->ball_count; k++) {
-        sinew_shape *b = &s->balls[k];
-        *b = sinew_shape_default(SINEW_SHAPE_SPHERE);
-        for (int j = 0; j < 3; j++) {
-            b->position[j] = (float)o->balls[k][j];
-            b->velocity[j] = (float)o->balls[k][4 + j];
-        }
-        b->radius = (float)o->balls[k][3];
+    /* Every collider of the options is a shape of the list; the default
+     * scene's own sphere is the step's sphere, unless a --sphere replaces it. */
+    int spheres = 0;
+    for (unsigned k = 0; k < o->shape_count; k++) {
+        s->shapes[k] = o->shapes[k];
+        spheres += o->shapes[k].kind == SINEW_SHAPE_SPHERE;
     }
-    p->shapes = o->ball_count ? s->balls : NULL;
-    p->shape_count = o->ball_count;
-    if (o->sphere_set || (!o->asset_path && o->scene == SCENE_CLOTH && !o->no_sphere && !o->flag)) {
-        const double *sp = o->sphere_set ? o->sphere : scene_default_sphere;
+    p->shapes = o->shape_count ? s->shapes : NULL;
+    p->shape_count = o->shape_count;
+    if (!spheres && !o->asset_path && o->scene == SCENE_CLOTH && !o->no_sphere && !o->flag) {
         p->sphere = 1;
         for (int k = 0; k < 3; k++)
-            p->sphere_center[k] = (float)sp[k];
-        p->sphere_radius = (float)sp[3];
-    }
-    if (o->no_sphere)
-        p->sphere = 0;
-    if (o->box_set) {
-        p->box = 1;
-        for (int k = 0; k < 3; k++) {
-            p->box_center[k] = (float)o->box[k];
-            p->box_half_extents[k] = (float)o->box[3 + k];
-            p->box_velocity[k] = (float)o->box_velocity[k];
-        }
+            p->sphere_center[k] = (float)scene_default_sphere[k];
+        p->sphere_radius = (float)scene_default_sphere[3];
     }
 
     /* Material options given with an asset file replace each of its materials. */
@@ -554,17 +546,14 @@ static int create_body(const options *o, sim *s)
         fprintf(stderr, "sinew-sim: no Vulkan context: %s\n", sinew_result_string(r));
         return 0;
     }
-    if (o->collider && !load_collider(s->ctx, o, &s->collider, &s->collider_xyz, &s->collider_vertex_count,
-                                      &s->collider_tris, &s->collider_tri_count))
-        return 0;
-    if (s->collider) {
-        s->p.collider = 1;
-        for (int k = 0; k < 3; k++)
-            s->p.collider_position[k] = (float)o->collider_at[k];
-    }
+    for (unsigned m = 0; m < o->mesh_count; m++)
+        if (!load_collider(s->ctx, &o->meshes[m], o->quiet, &s->meshes[m], &s->mesh_xyz[m], &s->mesh_vertex_count[m],
+                           &s->mesh_tris[m], &s->mesh_tri_count[m]))
+            return 0;
     sinew_body_desc bd = sinew_body_desc_default();
-    bd.collider = s->collider;
-    bd.max_shapes = o->ball_count;
+    bd.max_shapes = o->shape_count;
+    bd.meshes = o->mesh_count ? s->meshes : NULL;
+    bd.mesh_count = o->mesh_count;
     bd.drag = (float)o->drag;
     bd.lift = (float)o->lift;
     bd.solver = o->solver;
@@ -713,10 +702,10 @@ static int open_outputs(const options *o, sim *s)
         s->renderer = render_create(s->ctx, s->body, s->tris, s->tri_count, o->picture[0], o->picture[1]);
         if (!s->renderer && (o->png || o->video))
             return 0; /* it said why */
-        if (s->renderer && s->collider &&
-            !render_set_collider(s->renderer, s->collider_xyz, s->collider_vertex_count, s->collider_tris,
-                                 s->collider_tri_count))
-            return 0;
+        for (unsigned m = 0; s->renderer && m < o->mesh_count; m++)
+            if (!render_add_mesh(s->renderer, s->mesh_xyz[m], s->mesh_vertex_count[m], s->mesh_tris[m],
+                                 s->mesh_tri_count[m]))
+                return 0;
     }
 #else
     if (pictures && (o->png || o->video)) {
@@ -790,13 +779,16 @@ static int sim_free(const options *o, sim *s)
     free(s->pins);
     free(s->shown_tris);
     free(s->materials);
-    free(s->collider_xyz);
-    free(s->collider_tris);
+    for (unsigned m = 0; m < SIM_MAX_MESHES; m++) {
+        free(s->mesh_xyz[m]);
+        free(s->mesh_tris[m]);
+    }
     free(s->with_xyz);
     sinew_body_destroy(s->with_body);
     sinew_asset_destroy(s->with_asset);
     sinew_body_destroy(s->body);
-    sinew_collider_destroy(s->collider);
+    for (unsigned m = 0; m < SIM_MAX_MESHES; m++)
+        sinew_collider_destroy(s->meshes[m]);
     sinew_context_destroy(s->ctx);
     sinew_asset_destroy(s->asset);
     return ok;
@@ -805,31 +797,25 @@ static int sim_free(const options *o, sim *s)
 /* ------------------------------------------------------------------ the run */
 
 #ifdef SINEW_HAVE_PNG
-/* A picture of the step: with --with, the second body is drawn where the
- * mesh collider is (and with it, in its colour). */
+/* A picture of the step: with --with, the second body is drawn as the step's
+ * mesh collider would be (sinew-sim's colliders are all in the list), where
+ * it is and in that colour. */
 static int picture(sim *s, const char *path)
 {
+    sinew_step_params p = s->p;
     if (s->with_body) {
-        const uint32_t cv = s->collider ? s->collider_vertex_count : 0, ct = s->collider ? s->collider_tri_count : 0;
-        const uint32_t nv = cv + s->with_n, nt = ct + s->with_tri_count;
-        float *xyz = malloc(sizeof *xyz * 3 * (nv + 1));
-        uint32_t *tris = malloc(sizeof *tris * 3 * (nt + 1));
-        int ok = xyz && tris && sinew_body_read_positions(s->with_body, xyz + 3 * cv, s->with_n) == SINEW_RESULT_OK;
-        if (ok) {
-            if (cv)
-                memcpy(xyz, s->collider_xyz, sizeof *xyz * 3 * cv);
-            if (ct)
-                memcpy(tris, s->collider_tris, sizeof *tris * 3 * ct);
-            for (uint32_t k = 0; k < 3 * s->with_tri_count; k++)
-                tris[3 * ct + k] = s->with_tris[k] + cv;
-            ok = render_set_collider(s->renderer, xyz, nv, tris, nt);
-        }
+        float *xyz = malloc(sizeof *xyz * 3 * ((size_t)s->with_n + 1));
+        int ok = xyz && sinew_body_read_positions(s->with_body, xyz, s->with_n) == SINEW_RESULT_OK &&
+                 render_set_collider(s->renderer, xyz, s->with_n, s->with_tris, s->with_tri_count);
         free(xyz);
-        free(tris);
         if (!ok)
             return 0;
+        p.collider = 1;
+        memset(p.collider_position, 0, sizeof p.collider_position);
+        const float unturned[4] = {0, 0, 0, 1};
+        memcpy(p.collider_rotation, unturned, sizeof unturned);
     }
-    return render_frame(s->renderer, &s->p, &s->camera, path);
+    return render_frame(s->renderer, &p, &s->camera, path);
 }
 #endif
 
@@ -851,6 +837,11 @@ typedef struct tally {
     char mesh[4096], picture[4096]; /* the final mesh and picture written */
     sinew_intersect_report crossings; /* --intersections, after the last step */
     char with_mesh[4096];             /* --with: the second body's final mesh */
+    /* --check-outside: particles deeper than its D inside a collider of the
+     * list after the last step, and the least signed distance (m) of any
+     * particle from any of them, its particle and shape */
+    uint32_t inside, nearest_particle, nearest_shape;
+    float nearest;
     uint64_t between;                 /* and with --intersections, its triangles crossing the first's */
 } tally;
 
@@ -1005,6 +996,23 @@ static int after_step(const options *o, sim *s, tally *t, unsigned f, double ste
     return 1;
 }
 
+/* --check-outside: each particle (s->xyz, after the last step) against each
+ * shape of the list where the last step left it. */
+static void outside_colliders(const options *o, const sim *s, tally *t)
+{
+    t->nearest = INFINITY;
+    for (uint32_t i = 0; i < s->ai.particle_count; i++) {
+        float least = INFINITY;
+        for (unsigned k = 0; k < o->shape_count; k++) {
+            const float phi = sim_shape_distance(&s->shapes[k], &s->xyz[3 * i], s->meshes);
+            if (phi < t->nearest)
+                t->nearest = phi, t->nearest_particle = i, t->nearest_shape = k;
+            least = fminf(least, phi);
+        }
+        t->inside += !(least >= (float)-o->check_outside); /* NaN counts as inside */
+    }
+}
+
 /* The steps, until --frames or an unstable one, then the last frame's
  * picture, the video and the final mesh. 0, having said why, on a failure. */
 static int run(const options *o, sim *s, tally *t)
@@ -1043,11 +1051,9 @@ static int run(const options *o, sim *s, tally *t)
         return 0;
     }
     t->first = (unsigned)before;
-    for (uint64_t k = 0; k < before; k++) /* as the steps before moved them, bit for bit */
-        for (int c = 0; c < 3; c++) {
-            s->p.box_center[c] += s->p.box_velocity[c] * s->p.dt;
-            s->p.sphere_center[c] += (float)o->sphere_velocity[c] * s->p.dt;
-        }
+    for (uint64_t k = 0; k < before; k++) /* the colliders as the steps before moved them, bit for bit */
+        for (unsigned c = 0; c < o->shape_count; c++)
+            sim_shape_advance(&s->shapes[c], s->p.dt);
     double last_s = 0.0, t0 = now_s();
     const int tty = isatty(fileno(stdout));
     for (unsigned f = t->first + 1; f <= t->first + o->frames; f++) {
@@ -1084,9 +1090,8 @@ static int run(const options *o, sim *s, tally *t)
         if (r == SINEW_RESULT_OK && s->with_body && (r = sinew_body_step(s->with_body, &s->p)) != SINEW_RESULT_OK)
             fprintf(stderr, "sinew-sim: step %u of --with %s failed\n", f, o->with);
         double step_s = now_s() - ts;
-        for (unsigned k = 0; k < o->ball_count; k++) /* the balls where the step left them */
-            for (int j = 0; j < 3; j++)
-                s->balls[k].position[j] += s->balls[k].velocity[j] * s->p.dt;
+        for (unsigned c = 0; c < o->shape_count; c++) /* the colliders where the step left them */
+            sim_shape_advance(&s->shapes[c], s->p.dt);
         if (r == SINEW_RESULT_ERROR_UNSTABLE) {
             fprintf(stderr, "sinew-sim: step %u was unstable (the health check failed; rolled back to the state "
                             "before it): the run ends here\n", f);
@@ -1099,10 +1104,6 @@ static int run(const options *o, sim *s, tally *t)
         }
         t->steps_done = f - t->first;
         t->step_wall += step_s;
-        for (int k = 0; k < 3; k++) { /* where the box and the sphere are for the next step */
-            s->p.box_center[k] += s->p.box_velocity[k] * s->p.dt;
-            s->p.sphere_center[k] += (float)o->sphere_velocity[k] * s->p.dt;
-        }
         if (!after_step(o, s, t, f, step_s, tty))
             return 0;
     }
@@ -1121,6 +1122,8 @@ static int run(const options *o, sim *s, tally *t)
     snprintf(t->mesh, sizeof t->mesh, "%s/final.obj", o->out_dir);
     if (!write_body_obj(s, t->mesh) || sinew_body_read_positions(s->body, s->xyz, ai.particle_count) != SINEW_RESULT_OK)
         return 0;
+    if (o->check_outside > 0)
+        outside_colliders(o, s, t);
     if (o->intersections) {
         sinew_logger lg = sinew_logger_default();
         lg.level = SINEW_LOG_WARNING;
@@ -1187,6 +1190,10 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
         fprintf(j, "\"intersections\": %llu,\n  ", (unsigned long long)t->crossings.pairs);
     if (o->with && o->intersections)
         fprintf(j, "\"intersections_between_bodies\": %llu,\n  ", (unsigned long long)t->between);
+    if (o->check_outside > 0) {
+        fprintf(j, "\"inside_colliders\": %u, ", t->inside);
+        json_num(j, "nearest_collider_distance", t->nearest, ",\n  ");
+    }
     json_num(j, "ms_per_step_wall", wall_ms, ", ");
     json_num(j, "ms_per_step_gpu", gpu_step_ms >= 0 ? gpu_step_ms : NAN, ", ");
     json_num(j, "max_speed", t->fastest, ", ");
@@ -1436,6 +1443,16 @@ static int report(const options *o, const sim *s, const tally *t)
     } else if (o->check_residual > 0) {
         printf("  check           passed: residual at most %.3g (limit %.3g)\n", t->worst_residual,
                o->check_residual);
+    }
+    if (o->check_outside > 0) {
+        static const char *const kinds[] = {"sphere", "capsule", "box", "mesh"};
+        const sinew_shape *near = &s->shapes[t->nearest_shape];
+        printf("  check           %s: %u particles deeper than %g m inside a collider of the list; the nearest, "
+               "particle %u, %.3g m from collider %u's surface (a %s; negative: inside)\n",
+               t->inside ? "FAILED" : "passed", t->inside, o->check_outside, t->nearest_particle, (double)t->nearest,
+               t->nearest_shape, kinds[near->kind]);
+        if (t->inside)
+            status = 3;
     }
     if (o->check_recovered && !(s->soft && !t->unstable_step && shape_recovered(&t->last))) {
         printf("  check           FAILED: not recovered at the last step\n");

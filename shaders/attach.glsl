@@ -1,4 +1,4 @@
-// Attachments to frames (docs/attachments.md, docs/math.md 11): a frame's
+// Attachments to frames (docs/attachments.md, docs/math.md 12): a frame's
 // pose within the step, and where it puts an attached particle. Include
 // after common.glsl.
 

@@ -1,5 +1,5 @@
 /* Attachments to moving frames, pins' targets and long-range tethers
- * (docs/attachments.md, docs/math.md 11). Attachments follow a frame's pose
+ * (docs/attachments.md, docs/math.md 12). Attachments follow a frame's pose
  * interpolated across the step's substeps; held ones (compliance 0) are
  * kinematic, compliant ones XPBD point constraints. Tethers are the long
  * range attachments of Kim, Chentanez and Müller (2012): each free particle
@@ -418,6 +418,11 @@ void sinew_attach_write(sinew_attach *at, const sinew_frame *frames)
 void sinew_attach_record_substep(const sinew_attach *at, sinew_recorder *r, uint32_t substep, uint32_t substeps)
 {
     if (!at->on || at->pin_capacity + at->attachment_count == 0)
+        return;
+    /* Pins keep their targets through the step and no solver moves them
+     * (inverse mass 0), so without attachments the first substep places
+     * them for the whole step. */
+    if (substep > 0 && at->attachment_count == 0)
         return;
     GpuRange push = {(uint32_t)pins_at(at), at->pin_capacity, (uint32_t)records_at(at), at->attachment_count};
     push.slot_base = (uint32_t)targets_at(at);

@@ -328,6 +328,22 @@ Test(prep_api, a_mesh_split_at_its_uv_seam_is_one_cloth_that_keeps_its_render_me
     cr_expect_eq(particle[4 * seam_top], particle[4 * ((nv - 1) * (nu + 1))], "the pin on u = 1 holds column 0");
     sinew_asset_destroy(a);
 
+    /* Subdivided for the multigrid levels (and quadrangulated), the cloth
+     * is finer and the render mesh still the tube as given. */
+    o.subdivisions = 1;
+    cr_assert_eq(sinew_prep_cloth_asset(&mesh, &o, &lg, &a, &rep), SINEW_RESULT_OK, "%s", c.text);
+    cr_expect_gt(sinew_asset_get_info(a).particle_count, nu * nv);
+    ri = sinew_asset_get_render_info(a);
+    cr_expect(ri.vertex_count == n && ri.index_count == 6 * quads && ri.has_uvs, "subdivided: %u render vertices",
+              ri.vertex_count);
+    sinew_asset_destroy(a);
+    o.subdivisions = 0;
+    o.quadrangulate = 1;
+    cr_assert_eq(sinew_prep_cloth_asset(&mesh, &o, &lg, &a, &rep), SINEW_RESULT_OK, "%s", c.text);
+    cr_expect_eq(sinew_asset_get_render_info(a).vertex_count, n, "quadrangulated");
+    sinew_asset_destroy(a);
+    o.quadrangulate = 0;
+
     /* Without UVs the split vertices still make a render mesh (the vertex
      * buffer a program would draw); a mesh with nothing to add keeps none. */
     mesh.uvs = NULL;

@@ -241,7 +241,7 @@ static void renderer_create(const app *a, renderer *r)
     CHECK(vkCreateFramebuffer(a->device, &fbi, NULL, &r->framebuffer));
 
     /* The pipeline: the view matrix as push constants, triangles from the
-     * vertex streams above, both faces drawn (no depth buffer: enough for one
+     * vertex stream above, both faces drawn (no depth buffer: enough for one
      * cloth seen from the front). */
     VkPushConstantRange push = {VK_SHADER_STAGE_VERTEX_BIT, 0, 16 * sizeof(float)};
     VkPipelineLayoutCreateInfo pli = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .pushConstantRangeCount = 1,

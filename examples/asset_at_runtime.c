@@ -121,7 +121,7 @@ int main(int argc, char **argv)
     mesh.positions_f64 = d.xyz;
     mesh.triangle_count = d.triangle_count;
     mesh.triangles = d.triangles;
-    mesh.uvs = d.uv; /* accepted for a render mapping; the cloth does not need them */
+    mesh.uvs = d.uv; /* kept as the asset's render mesh, for drawing (cloth_in_renderer) */
 
     /* 2. The cloth's options: what `sinew-prep` takes on its command line. A
      *    light fabric (80 g/m^2), bending constraints on (the default), free of

@@ -3,17 +3,21 @@
  * An engine owns its Vulkan instance and device. Here the application creates
  * them (through the Vulkan loader; volk would do as well), lends them to sinew
  * (sinew/vulkan.h), and each frame records sinew's step and its own drawing
- * into one command buffer: the step writes the particle positions and normals
- * on the device, and the draw reads the same buffers as vertex buffers, with
- * the asset's triangles as index buffer. Nothing is copied to the host but the
- * final picture, written as a PPM file. Headless: the picture is an offscreen
- * image.
+ * into one command buffer. The cloth is built from the application's own mesh
+ * with texture coordinates (sinew/prep.h), so its asset keeps that mesh as a
+ * render mesh: at the end of each step sinew writes, on the device, a vertex
+ * buffer of the mesh's vertices (position, normal, uv: 32 bytes a vertex),
+ * and the draw reads it with the mesh's index buffer, as it would any model,
+ * shading a UV checker (docs/render-mesh.md). Nothing is copied to the host
+ * but the final picture, written as a PPM file. Headless: the picture is an
+ * offscreen image.
  *
  *     cloth_in_renderer [OUT.ppm] [--no-validation]      (default cloth.ppm)
  *
- * Exits 0 when every call succeeded, the cloth covers part of the picture, and
- * the validation layer (on, with synchronization validation, unless
- * --no-validation) reported nothing. */
+ * Exits 0 when every call succeeded, the cloth covers part of the picture with
+ * both colours of its checker (its UVs reached the draw), and the validation
+ * layer (on, with synchronization validation, unless --no-validation)
+ * reported nothing. */
 #include <sinew/prep.h>
 #include <sinew/vulkan.h>
 #include <vulkan/vulkan.h>
@@ -32,6 +36,7 @@ static const uint32_t frag_spv[] = {
 
 #define SIZE 256  /* pixels per side of the picture */
 #define FRAMES 60 /* one sinew step a frame: one second */
+#define SIDE 24   /* vertices along each side of the cloth */
 #define CHECK(call) do { VkResult vr_ = (call); if (vr_ != VK_SUCCESS) { \
     fprintf(stderr, "cloth_in_renderer: %s failed (%d)\n", #call, (int)vr_); exit(1); } } while (0)
 
@@ -118,8 +123,7 @@ static void app_create(app *a, int validation)
     CHECK(vkCreateFence(a->device, &fi, NULL, &a->fence));
 }
 
-/* Memory the host can write and read (enough for an index buffer and the
- * picture's copy; a real renderer would put its meshes in device-local memory). */
+/* Memory the host can read (enough for the picture's copy). */
 typedef struct host_buffer { VkBuffer buffer; VkDeviceMemory memory; void *mapped; } host_buffer;
 
 static host_buffer host_buffer_create(const app *a, VkDeviceSize size, VkBufferUsageFlags usage)
@@ -152,27 +156,24 @@ static void host_buffer_destroy(const app *a, host_buffer *h)
 
 /* ---------------------------------------------------------------- the application's renderer */
 
-/* What the draw reads: vertex streams and an index buffer. Today two streams
- * of sinew's own (positions, normals), 16 bytes a particle, and the asset's
- * triangles as indices. A render mesh of its own (one interleaved stream of
- * 32-byte vertices: position xyz, normal xyz, uv) changes this struct, the
- * two tables below and the vertex shader's inputs, nothing else:
- *     bindings   = {{0, 32, VK_VERTEX_INPUT_RATE_VERTEX}}
- *     attributes = {{0, 0, R32G32B32, 0}, {1, 0, R32G32B32, 12}, {2, 0, R32G32, 24}} */
+/* What the draw reads: sinew's render mesh (sinew_vulkan_buffers), one
+ * interleaved vertex stream and a uint32 index buffer, both in sinew's buffer
+ * at the offsets it gives. Any model of the engine's own has the same shape. */
 typedef struct cloth_mesh {
-    VkBuffer streams[2];
-    uint32_t stream_count;
-    VkBuffer indices; /* uint32 */
+    VkBuffer vertices;
+    VkDeviceSize vertices_offset;
+    VkBuffer indices;
+    VkDeviceSize indices_offset;
     uint32_t index_count;
 } cloth_mesh;
 
 static const VkVertexInputBindingDescription bindings[] = {
-    {0, 16, VK_VERTEX_INPUT_RATE_VERTEX}, /* positions: x, y, z, inverse mass */
-    {1, 16, VK_VERTEX_INPUT_RATE_VERTEX}, /* normals: x, y, z, 0 */
+    {0, 32, VK_VERTEX_INPUT_RATE_VERTEX}, /* 32 bytes a vertex: position, normal, uv */
 };
 static const VkVertexInputAttributeDescription attributes[] = {
-    {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0}, /* location 0: position */
-    {1, 1, VK_FORMAT_R32G32B32_SFLOAT, 0}, /* location 1: normal */
+    {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},  /* location 0: position xyz, m */
+    {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 12}, /* location 1: unit normal xyz */
+    {2, 0, VK_FORMAT_R32G32_SFLOAT, 24},    /* location 2: uv */
 };
 
 typedef struct renderer {
@@ -240,7 +241,7 @@ static void renderer_create(const app *a, renderer *r)
     CHECK(vkCreateFramebuffer(a->device, &fbi, NULL, &r->framebuffer));
 
     /* The pipeline: the view matrix as push constants, triangles from the
-     * vertex streams above, both faces drawn (no depth buffer: enough for one
+     * vertex stream above, both faces drawn (no depth buffer: enough for one
      * cloth seen from the front). */
     VkPushConstantRange push = {VK_SHADER_STAGE_VERTEX_BIT, 0, 16 * sizeof(float)};
     VkPipelineLayoutCreateInfo pli = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .pushConstantRangeCount = 1,
@@ -317,12 +318,11 @@ static void record_draw(const app *a, const renderer *r, const cloth_mesh *mesh,
                                 .clearValueCount = 1, .pClearValues = &clear};
     float m[16];
     view_projection(m);
-    VkDeviceSize offsets[2] = {0, 0};
     vkCmdBeginRenderPass(a->cmd, &rb, VK_SUBPASS_CONTENTS_INLINE);
     vkCmdBindPipeline(a->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->pipeline);
     vkCmdPushConstants(a->cmd, r->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof m, m);
-    vkCmdBindVertexBuffers(a->cmd, 0, mesh->stream_count, mesh->streams, offsets);
-    vkCmdBindIndexBuffer(a->cmd, mesh->indices, 0, VK_INDEX_TYPE_UINT32);
+    vkCmdBindVertexBuffers(a->cmd, 0, 1, &mesh->vertices, &mesh->vertices_offset);
+    vkCmdBindIndexBuffer(a->cmd, mesh->indices, mesh->indices_offset, VK_INDEX_TYPE_UINT32);
     vkCmdDrawIndexed(a->cmd, mesh->index_count, 1, 0, 0, 0);
     vkCmdEndRenderPass(a->cmd);
     if (!copy_out)
@@ -333,23 +333,77 @@ static void record_draw(const app *a, const renderer *r, const cloth_mesh *mesh,
     vkCmdPipelineBarrier(a->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL, 0, NULL);
 }
 
-/* Writes the picture as a binary PPM; returns the pixels the cloth covers. */
-static unsigned write_ppm(const char *path, const uint8_t *rgba)
+/* Writes the picture as a binary PPM; counts the pixels the cloth covers,
+ * in the checker's light and dark cells (cloth.frag's colours). */
+static int write_ppm(const char *path, const uint8_t *rgba, unsigned *light, unsigned *dark)
 {
-    unsigned covered = 0;
+    *light = *dark = 0;
     FILE *f = fopen(path, "wb");
     if (f)
         fprintf(f, "P6\n%d %d\n255\n", SIZE, SIZE);
     for (int i = 0; i < SIZE * SIZE; i++) {
-        covered += rgba[4 * i + 2] > rgba[4 * i]; /* blue, not the grey background */
+        const uint8_t *p = &rgba[4 * i];
+        if (p[2] > p[0]) /* blue, not the grey background */
+            *(2 * p[0] > p[2] ? light : dark) += 1;
         if (f)
-            fwrite(&rgba[4 * i], 1, 3, f);
+            fwrite(p, 1, 3, f);
     }
     if (!f || fclose(f) != 0) {
         fprintf(stderr, "cloth_in_renderer: cannot write %s\n", path);
         return 0;
     }
-    return covered;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- the application's cloth */
+
+/* The application's mesh, as it holds it for drawing: a SIDE x SIDE grid of
+ * quads, 1 m square, lying in the xz plane 1 m up, with texture coordinates
+ * (u along x, v along z). Vertex (i, j) is j * SIDE + i. */
+typedef struct grid_mesh {
+    float xyz[3 * SIDE * SIDE];
+    float uv[2 * SIDE * SIDE];
+    uint32_t quads[4 * (SIDE - 1) * (SIDE - 1)];
+} grid_mesh;
+
+static void grid_make(grid_mesh *g)
+{
+    for (uint32_t j = 0; j < SIDE; j++)
+        for (uint32_t i = 0; i < SIDE; i++) {
+            uint32_t v = j * SIDE + i;
+            float u = (float)i / (SIDE - 1), w = (float)j / (SIDE - 1);
+            g->xyz[3 * v + 0] = u - 0.5f;
+            g->xyz[3 * v + 1] = 1.0f;
+            g->xyz[3 * v + 2] = w - 0.5f;
+            g->uv[2 * v + 0] = u;
+            g->uv[2 * v + 1] = w;
+        }
+    uint32_t *q = g->quads;
+    for (uint32_t j = 0; j + 1 < SIDE; j++)
+        for (uint32_t i = 0; i + 1 < SIDE; i++) {
+            uint32_t a = j * SIDE + i; /* counter-clockwise seen from above */
+            *q++ = a, *q++ = a + SIDE, *q++ = a + SIDE + 1, *q++ = a + 1;
+        }
+}
+
+/* The cloth asset, built in memory (sinew/prep.h): the grid hanging from the
+ * two ends of its first row (z = -0.5 m). The mesh's vertices, with their
+ * UVs, become the asset's render mesh. */
+static sinew_result cloth_asset(const sinew_logger *logger, sinew_asset **asset)
+{
+    grid_mesh g;
+    grid_make(&g);
+    sinew_prep_mesh mesh = sinew_prep_mesh_default();
+    mesh.vertex_count = SIDE * SIDE;
+    mesh.positions = g.xyz;
+    mesh.quad_count = (SIDE - 1) * (SIDE - 1);
+    mesh.quads = g.quads;
+    mesh.uvs = g.uv;
+    const uint32_t pins[2] = {0, SIDE - 1};
+    sinew_prep_cloth_options options = sinew_prep_cloth_options_default();
+    options.pins = pins;
+    options.pin_count = 2;
+    return sinew_prep_cloth_asset(&mesh, &options, logger, asset, NULL);
 }
 
 /* ---------------------------------------------------------------- the frame loop */
@@ -371,19 +425,11 @@ int main(int argc, char **argv)
     app a = {0};
     app_create(&a, validation);
 
-    /* A cloth asset: a 24 x 24 grid hanging from two corners (sinew/prep.h). */
     sinew_logger logger = sinew_logger_default();
     logger.fn = on_sinew_log;
     logger.level = SINEW_LOG_WARNING;
-    sinew_prep_grid grid = sinew_prep_grid_default();
-    grid.nx = grid.ny = 24;
-    sinew_prep_cloth_options options = sinew_prep_cloth_options_default();
     sinew_asset *asset = NULL;
-    sinew_prep_output built;
-    sinew_result r = sinew_prep_cloth_grid(&grid, &options, &logger, &built);
-    if (r == SINEW_RESULT_OK)
-        r = sinew_asset_load_memory(built.bytes, built.size, "grid", &logger, &asset);
-    sinew_prep_output_free(&built);
+    sinew_result r = cloth_asset(&logger, &asset);
 
     /* Lend the device to sinew: it creates its pipelines and buffers on it,
      * and its validation messages arrive at the application's messenger. */
@@ -394,7 +440,7 @@ int main(int argc, char **argv)
     if (r == SINEW_RESULT_OK)
         r = sinew_context_create_from_vulkan(&cd, &lent, &ctx);
     sinew_body *body = NULL;
-    sinew_body_desc bd = sinew_body_desc_default();
+    sinew_body_desc bd = sinew_body_desc_default(); /* render_mesh = 1: write the render mesh */
     if (r == SINEW_RESULT_OK)
         r = sinew_body_create(ctx, asset, &bd, &body);
     if (r != SINEW_RESULT_OK) {
@@ -402,14 +448,16 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    /* The draw's inputs: sinew's buffers as vertex streams, the triangles
-     * (fixed) copied once into an index buffer of the application's. */
+    /* The draw's inputs: the render mesh's vertex and index buffers, which
+     * sinew owns and keeps for the body's life. The vertices are rewritten by
+     * every step; the indices never change. */
     sinew_vulkan_buffers vb = sinew_body_get_vulkan_buffers(body);
-    uint32_t triangle_count = 0;
-    const uint32_t *triangles = sinew_asset_get_triangles(asset, &triangle_count);
-    host_buffer index = host_buffer_create(&a, 12ull * triangle_count, VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
-    memcpy(index.mapped, triangles, 12ull * triangle_count);
-    cloth_mesh mesh = {{vb.positions, vb.normals}, 2, index.buffer, 3 * triangle_count};
+    if (vb.render_vertices == VK_NULL_HANDLE) {
+        fprintf(stderr, "cloth_in_renderer: the body has no render mesh\n");
+        return 1;
+    }
+    cloth_mesh mesh = {vb.render_vertices, vb.render_vertices_offset, vb.render_indices, vb.render_indices_offset,
+                       vb.render_index_count};
     renderer ren;
     renderer_create(&a, &ren);
 
@@ -431,10 +479,13 @@ int main(int argc, char **argv)
             r = sinew_body_collect_stats(body); /* the step's health check, once it has run */
     }
     const char *path = out ? out : "cloth.ppm";
-    unsigned covered = r == SINEW_RESULT_OK ? write_ppm(path, ren.pixels.mapped) : 0;
-    printf("cloth_in_renderer: %u particles, %u triangles, %d frames of a step and a draw; %s: %u of %d pixels "
-           "show the cloth; %u validation messages\n",
-           sinew_body_get_particle_count(body), triangle_count, FRAMES, path, covered, SIZE * SIZE, messages);
+    unsigned light = 0, dark = 0;
+    int written = r == SINEW_RESULT_OK && write_ppm(path, ren.pixels.mapped, &light, &dark);
+    unsigned covered = light + dark;
+    printf("cloth_in_renderer: %u particles, %u render vertices, %u triangles, %d frames of a step and a draw; "
+           "%s: %u of %d pixels show the cloth (%u light, %u dark checker cells); %u validation messages\n",
+           sinew_body_get_particle_count(body), vb.render_vertex_count, vb.render_index_count / 3, FRAMES, path,
+           covered, SIZE * SIZE, light, dark, messages);
     if (r != SINEW_RESULT_OK)
         fprintf(stderr, "cloth_in_renderer: %s\n", sinew_result_string(r));
 
@@ -444,7 +495,6 @@ int main(int argc, char **argv)
     sinew_context_destroy(ctx);
     sinew_asset_destroy(asset);
     renderer_destroy(&a, &ren);
-    host_buffer_destroy(&a, &index);
     vkDestroyFence(a.device, a.fence, NULL);
     vkDestroyCommandPool(a.device, a.pool, NULL);
     vkDestroyDevice(a.device, NULL);
@@ -454,5 +504,8 @@ int main(int argc, char **argv)
         destroy(a.instance, a.messenger, NULL);
     }
     vkDestroyInstance(a.instance, NULL);
-    return r == SINEW_RESULT_OK && covered > SIZE * SIZE / 20 && messages == 0 ? 0 : 1;
+    /* An 8 x 8 checker shows about as much of each colour; UVs lost on the
+     * way would show one. */
+    int checker = light > covered / 5 && dark > covered / 5;
+    return written && covered > SIZE * SIZE / 20 && checker && messages == 0 ? 0 : 1;
 }

@@ -1667,9 +1667,11 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
     sinew_bindings_bind(ctx, cmd, &b->bindings);
     sinew_recorder rec = {ctx, cmd};
     record_stages(b, &rec); /* ends with compute -> host */
+    /* Index reads too: the render mesh's indices share the buffer its
+     * kernel writes (SINEW_BIND_RENDER). */
     VkMemoryBarrier after = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT,
                              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                                 (graphics ? VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT : 0)};
+                                 (graphics ? VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_INDEX_READ_BIT : 0)};
     vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, app, 0, 1, &after, 0, NULL, 0, NULL);
     b->recorded = 1;
     return SINEW_RESULT_OK;

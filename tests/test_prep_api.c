@@ -211,6 +211,166 @@ Test(prep_api, triangles_have_no_shear_and_uvs_are_accepted)
     grid_free(&g);
 }
 
+/* A tube as a renderer holds it: nu columns around the y axis, nv rows, and
+ * its seam column twice, at u = 0 (column 0) and u = 1 (column nu), the same
+ * positions bit for bit. Vertex (i, j) is j * (nu + 1) + i; quads (i, j) to
+ * (i + 1, j + 1). */
+typedef struct tube_mesh {
+    uint32_t nu, nv;
+    float *xyz, *uv;
+    uint32_t *quads;
+} tube_mesh;
+
+static tube_mesh tube_make(uint32_t nu, uint32_t nv)
+{
+    tube_mesh t = {nu, nv};
+    uint32_t n = (nu + 1) * nv;
+    t.xyz = malloc(sizeof *t.xyz * 3 * n);
+    t.uv = malloc(sizeof *t.uv * 2 * n);
+    t.quads = malloc(sizeof *t.quads * 4 * nu * (nv - 1));
+    for (uint32_t j = 0; j < nv; j++)
+        for (uint32_t i = 0; i <= nu; i++) {
+            uint32_t v = j * (nu + 1) + i;
+            double a = 6.283185307179586 * (i % nu) / nu; /* column nu is column 0 again */
+            t.xyz[3 * v] = (float)(0.3 * cos(a));
+            t.xyz[3 * v + 1] = 1.0f + 0.1f * (float)j;
+            t.xyz[3 * v + 2] = (float)(0.3 * sin(a));
+            t.uv[2 * v] = (float)i / (float)nu;
+            t.uv[2 * v + 1] = (float)j / (float)(nv - 1);
+        }
+    for (uint32_t j = 0, q = 0; j + 1 < nv; j++)
+        for (uint32_t i = 0; i < nu; i++, q++) {
+            uint32_t a = j * (nu + 1) + i, quad[4] = {a, a + nu + 1, a + nu + 2, a + 1};
+            memcpy(&t.quads[4 * q], quad, sizeof quad);
+        }
+    return t;
+}
+
+static void tube_free(tube_mesh *t)
+{
+    free(t->xyz);
+    free(t->uv);
+    free(t->quads);
+}
+
+static int has_pair(const uint32_t *pairs, uint32_t count, uint32_t a, uint32_t b)
+{
+    for (uint32_t k = 0; k < count; k++)
+        if ((pairs[2 * k] == a && pairs[2 * k + 1] == b) || (pairs[2 * k] == b && pairs[2 * k + 1] == a))
+            return 1;
+    return 0;
+}
+
+Test(prep_api, a_mesh_split_at_its_uv_seam_is_one_cloth_that_keeps_its_render_mesh)
+{
+    capture c;
+    sinew_logger lg = capture_logger(&c);
+    const uint32_t nu = 12, nv = 6, n = (nu + 1) * nv, quads = nu * (nv - 1);
+    tube_mesh t = tube_make(nu, nv);
+    sinew_prep_mesh mesh = sinew_prep_mesh_default();
+    mesh.vertex_count = n;
+    mesh.positions = t.xyz;
+    mesh.quad_count = quads;
+    mesh.quads = t.quads;
+    mesh.uvs = t.uv;
+    sinew_prep_cloth_options o = sinew_prep_cloth_options_default();
+    /* Pins name the vertices given: the top row's seam vertex at u = 1 (past
+     * the welded count) and the one opposite it. */
+    const uint32_t seam_top = (nv - 1) * (nu + 1) + nu, opposite_top = (nv - 1) * (nu + 1) + nu / 2;
+    uint32_t pins[2] = {seam_top, opposite_top};
+    o.pins = pins;
+    o.pin_count = 2;
+    sinew_asset *a = NULL;
+    sinew_prep_report rep;
+    cr_assert_eq(sinew_prep_cloth_asset(&mesh, &o, &lg, &a, &rep), SINEW_RESULT_OK, "%s", c.text);
+    sinew_asset_info info = sinew_asset_get_info(a);
+    cr_expect_eq(info.particle_count, nu * nv, "the seam column welded onto column 0");
+    cr_expect_eq(rep.welded_vertices, nv);
+    cr_expect_eq(rep.dropped_vertices, 0);
+    cr_expect_eq(rep.part_count, 1, "one cloth, not a sheet cut open at its seam");
+    cr_expect_eq(info.pinned_count, 2);
+    cr_expect_eq(rep.stretch_count, nu * nv + nu * (nv - 1), "every edge around and along, the seam's included");
+    cr_expect_eq(rep.shear_count, 2 * quads);
+
+    sinew_render_info ri = sinew_asset_get_render_info(a);
+    cr_assert_eq(ri.vertex_count, n, "a render vertex for each vertex given");
+    cr_assert_eq(ri.index_count, 6 * quads, "two triangles a quad");
+    cr_expect(ri.has_uvs);
+    cr_expect(!ri.embedded);
+    float *uv = malloc(sizeof *uv * 2 * n), *rest = malloc(sizeof *rest * 3 * n);
+    uint32_t *indices = malloc(sizeof *indices * ri.index_count), *particle = malloc(sizeof *particle * 4 * n);
+    float *weight = malloc(sizeof *weight * 4 * n);
+    sinew_asset_get_render_uvs(a, uv);
+    sinew_asset_get_render_indices(a, indices);
+    sinew_asset_get_render_map(a, particle, weight);
+    sinew_asset_get_render_rest(a, rest, NULL);
+    cr_expect_arr_eq(uv, t.uv, sizeof *uv * 2 * n, "the UVs given, in order");
+    for (uint32_t v = 0; v < n; v++) {
+        cr_expect_eq(weight[4 * v], 1.0f, "render vertex %u follows one particle", v);
+        for (int k = 0; k < 3; k++)
+            cr_expect_eq(rest[3 * v + k], t.xyz[3 * v + k], "render vertex %u rests where it was given", v);
+    }
+    for (uint32_t q = 0; q < quads; q++) {
+        const uint32_t *c4 = t.quads + 4 * q, *tri = indices + 6 * q;
+        cr_expect(tri[0] == c4[0] && tri[1] == c4[1] && tri[2] == c4[2] && tri[3] == c4[0] && tri[4] == c4[2] &&
+                      tri[5] == c4[3], "quad %u fanned from its first corner, over the vertices given", q);
+    }
+    /* Across the seam: u = 1 and u = 0 share a particle, and the last column
+     * is joined to it by a stretch constraint in every row. */
+    uint32_t *pairs = malloc(sizeof *pairs * 2 * info.distance_count);
+    sinew_asset_get_distances(a, pairs);
+    for (uint32_t j = 0; j < nv; j++) {
+        uint32_t at0 = particle[4 * (j * (nu + 1))], at1 = particle[4 * (j * (nu + 1) + nu)];
+        uint32_t last = particle[4 * (j * (nu + 1) + nu - 1)];
+        cr_expect_eq(at0, at1, "row %u: both sides of the seam are one particle", j);
+        cr_expect(has_pair(pairs, info.distance_count, last, at0), "row %u: a constraint crosses the seam", j);
+    }
+    cr_expect_eq(particle[4 * seam_top], particle[4 * ((nv - 1) * (nu + 1))], "the pin on u = 1 holds column 0");
+    sinew_asset_destroy(a);
+
+    /* Subdivided for the multigrid levels (and quadrangulated), the cloth
+     * is finer and the render mesh still the tube as given. */
+    o.subdivisions = 1;
+    cr_assert_eq(sinew_prep_cloth_asset(&mesh, &o, &lg, &a, &rep), SINEW_RESULT_OK, "%s", c.text);
+    cr_expect_gt(sinew_asset_get_info(a).particle_count, nu * nv);
+    ri = sinew_asset_get_render_info(a);
+    cr_expect(ri.vertex_count == n && ri.index_count == 6 * quads && ri.has_uvs, "subdivided: %u render vertices",
+              ri.vertex_count);
+    sinew_asset_destroy(a);
+    o.subdivisions = 0;
+    o.quadrangulate = 1;
+    cr_assert_eq(sinew_prep_cloth_asset(&mesh, &o, &lg, &a, &rep), SINEW_RESULT_OK, "%s", c.text);
+    cr_expect_eq(sinew_asset_get_render_info(a).vertex_count, n, "quadrangulated");
+    sinew_asset_destroy(a);
+    o.quadrangulate = 0;
+
+    /* Without UVs the split vertices still make a render mesh (the vertex
+     * buffer a program would draw); a mesh with nothing to add keeps none. */
+    mesh.uvs = NULL;
+    cr_assert_eq(sinew_prep_cloth_asset(&mesh, &o, &lg, &a, &rep), SINEW_RESULT_OK, "%s", c.text);
+    ri = sinew_asset_get_render_info(a);
+    cr_expect_eq(ri.vertex_count, n);
+    cr_expect(!ri.has_uvs);
+    sinew_asset_destroy(a);
+    grid_mesh g = grid_make(6, 6);
+    sinew_prep_mesh plain = quad_mesh(&g);
+    o = sinew_prep_cloth_options_default();
+    o.free_parts = 1;
+    cr_assert_eq(sinew_prep_cloth_asset(&plain, &o, &lg, &a, &rep), SINEW_RESULT_OK, "%s", c.text);
+    cr_expect_eq(sinew_asset_get_render_info(a).vertex_count, 0, "no UVs, no vertex split: no render mesh");
+    cr_expect_eq(rep.welded_vertices, 0);
+    cr_expect_eq(c.warnings, 0, "%s", c.text);
+    sinew_asset_destroy(a);
+    grid_free(&g);
+    free(pairs);
+    free(uv);
+    free(rest);
+    free(indices);
+    free(particle);
+    free(weight);
+    tube_free(&t);
+}
+
 Test(prep_api, every_stage_of_the_tool_reaches_the_asset)
 {
     capture c;
@@ -397,6 +557,57 @@ Test(prep_api, soft_bodies_from_tetrahedra_and_from_a_surface)
     cr_log_info("the cube's surface: %u tetrahedra (%s)", rep.tet_count,
                 strstr(c.text, "lattice") ? "lattice cubes: TetGen missing or refusing" : "TetGen");
     sinew_asset_destroy(t);
+}
+
+/* The cube as a renderer holds it: 4 vertices a face, each face's own UVs. */
+Test(prep_api, a_soft_body_from_a_surface_split_at_seams_embeds_its_render_mesh)
+{
+    static const uint32_t sides[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
+                                         {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    static const float corner_uv[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+    double xyz[24 * 3];
+    float uv[24 * 2];
+    uint32_t quads[24];
+    for (uint32_t f = 0; f < 6; f++)
+        for (uint32_t k = 0; k < 4; k++) {
+            uint32_t v = 4 * f + k;
+            memcpy(&xyz[3 * v], &cube_xyz[3 * sides[f][k]], 3 * sizeof *xyz);
+            memcpy(&uv[2 * v], corner_uv[k], sizeof corner_uv[k]);
+            quads[v] = v;
+        }
+    sinew_prep_mesh s = sinew_prep_mesh_default();
+    s.vertex_count = 24;
+    s.positions_f64 = xyz;
+    s.quad_count = 6;
+    s.quads = quads;
+    s.uvs = uv;
+    sinew_prep_soft_options so = sinew_prep_soft_options_default();
+    so.mesher = SINEW_PREP_MESHER_LATTICE;
+    so.lattice_cells = 2;
+    capture c;
+    sinew_logger lg = capture_logger(&c);
+    sinew_asset *a = NULL;
+    sinew_prep_report rep;
+    cr_assert_eq(sinew_prep_soft_asset(NULL, &s, &so, &lg, &a, &rep), SINEW_RESULT_OK, "%s", c.text);
+    cr_expect_eq(rep.welded_vertices, 16, "24 face corners on 8 cube corners");
+    cr_expect_eq(rep.tet_count, 6 * 8, "the lattice of a closed cube: 2 x 2 x 2 cubes of 6");
+    sinew_render_info ri = sinew_asset_get_render_info(a);
+    cr_assert_eq(ri.vertex_count, 24);
+    cr_expect_eq(ri.index_count, 36);
+    cr_expect(ri.has_uvs && ri.embedded);
+    float got_uv[48], rest[72];
+    uint32_t indices[36];
+    sinew_asset_get_render_uvs(a, got_uv);
+    sinew_asset_get_render_rest(a, rest, NULL);
+    sinew_asset_get_render_indices(a, indices);
+    cr_expect_arr_eq(got_uv, uv, sizeof uv);
+    for (uint32_t v = 0; v < 24; v++)
+        for (int k = 0; k < 3; k++)
+            cr_expect_float_eq(rest[3 * v + k], (float)xyz[3 * v + k], 1e-5f, "render vertex %u embedded where given", v);
+    for (uint32_t f = 0; f < 6; f++)
+        cr_expect(indices[6 * f] == 4 * f && indices[6 * f + 2] == 4 * f + 2 && indices[6 * f + 5] == 4 * f + 3,
+                  "face %u fanned over its own vertices", f);
+    sinew_asset_destroy(a);
 }
 
 Test(prep_api, colouring_a_constraint_graph)

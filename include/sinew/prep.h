@@ -70,12 +70,27 @@ extern "C" {
  * red-black partition needs quads. Winding is kept; a mesh of several
  * unconnected parts is one asset of parts moving on their own.
  *
- * Vertices are the particles, one to one, in order (after the cloth builder
- * drops vertices no face uses; sinew_prep_report says how many). A mesh split
- * at UV or normal seams (as renderers hold them: one position, several
- * vertices) therefore comes apart at its seams; weld it first. uvs and normals
- * are accepted and checked (finite) and not yet used: they are meant for a
- * render mapping kept across such welding. */
+ * A mesh as a renderer holds it, split at its UV or normal seams (one
+ * position, several vertices), is welded: vertices at identical positions
+ * (bit for bit, but -0 == +0) become one particle, numbered where the first
+ * of them was, the particles keeping the order of the vertices (vertices no
+ * face uses are then dropped by the cloth builder; sinew_prep_report counts
+ * both). So the
+ * cloth holds together across its seams, and a mesh without coincident
+ * vertices keeps its vertices as the particles, one to one, in order. A cut
+ * meant to stay open needs its two sides apart.
+ *
+ * The vertices given are also the asset's render mesh (docs/render-mesh.md):
+ * one render vertex per vertex given, in order, tied to the particle it was
+ * welded into, with its UV and normal, and the faces as its index buffer
+ * (triangles as given, then each quad (a, b, c, d) as (a, b, c), (a, c, d)).
+ * A body writes it as a vertex buffer each step (sinew_vulkan_buffers'
+ * render_vertices, render_indices), which the program draws with its own
+ * textures. It is kept when uvs are given or a vertex was welded (otherwise
+ * the particles are the mesh as given). A cloth's render normals follow its
+ * particles' normals; a soft body's (sinew_prep_soft_from_surface, whose
+ * render vertices are embedded in the tetrahedra) turn the rest normals with
+ * the tetrahedra. */
 typedef struct sinew_prep_mesh {
     uint32_t vertex_count;
     const float *positions;      /* 3 per vertex (x, y, z), or NULL when positions_f64 is given */
@@ -84,8 +99,8 @@ typedef struct sinew_prep_mesh {
     const uint32_t *triangles;   /* 3 vertex indices per triangle; NULL when triangle_count is 0 */
     uint32_t quad_count;
     const uint32_t *quads;       /* 4 vertex indices per quad; NULL when quad_count is 0 */
-    const float *uvs;            /* optional, 2 per vertex; checked, not yet used */
-    const float *normals;        /* optional, 3 per vertex; checked, not yet used */
+    const float *uvs;            /* optional, 2 per vertex (u, v), finite: the render mesh's */
+    const float *normals;        /* optional, 3 per vertex, finite: the render mesh's rest normals (NULL: the faces') */
 } sinew_prep_mesh;
 
 /* All zero: no vertices, no faces. */
@@ -126,6 +141,7 @@ typedef struct sinew_prep_report {
     uint32_t cluster_passes;     /* clustered sweeps: dispatches per sweep; 0: none */
     uint32_t red_count, black_count; /* red-black partition; both 0: none */
     double total_mass;           /* kg, of the particles not pinned (sinew_asset_info.total_mass) */
+    uint32_t welded_vertices;    /* vertices of the mesh given welded onto others at the same position */
 } sinew_prep_report;
 
 /* An asset built in memory: the bytes of its file (format: docs/asset-format.md). */
@@ -174,7 +190,8 @@ typedef struct sinew_prep_cloth_options {
      * (16..512; default 256), one dispatch a pass; 0: one dispatch a colour
      * [--clusters N|none]. */
     uint32_t cluster_particles;
-    /* Pins (inverse mass 0), by vertex index of the mesh [--pin]; borrowed. */
+    /* Pins (inverse mass 0), by vertex index of the mesh given (pinning a
+     * welded vertex pins its particle) [--pin]; borrowed. */
     const uint32_t *pins;
     uint32_t pin_count;
     int pin_box;                 /* pin every vertex inside [box_min, box_max] [--pin-box] */
@@ -328,7 +345,9 @@ SINEW_PREP_API sinew_result sinew_prep_soft(const sinew_prep_volume *volume, con
                                             const sinew_logger *logger, sinew_prep_output *out);
 
 /* The solid a closed surface bounds, tetrahedralised by options.mesher, then
- * sinew_prep_soft. The surface's faces may be triangles or quads. Pins by
+ * sinew_prep_soft. The surface's faces may be triangles or quads, its
+ * vertices split at seams (welded, as in sinew_prep_mesh); its render mesh,
+ * where it has one, is embedded in the tetrahedra. Pins by
  * index name the tetrahedral mesh's vertices, which the mesher numbers:
  * pin_box and pin_bottom suit a surface better. BAD_MESH for a surface that
  * encloses nothing (an open sheet); IO when TetGen was found but could not be

@@ -57,9 +57,10 @@ SINEW_API sinew_vulkan_device sinew_context_get_vulkan(const sinew_context *ctx)
  *   before  the application's earlier writes to sinew's buffers (shader or
  *           transfer writes) and its earlier reads of them (vertex input,
  *           shaders, transfers) finish before the step touches them;
- *   after   the step's writes are visible to vertex input (positions as a
- *           vertex buffer: sinew_body_get_vulkan_buffers), shaders, transfers
- *           and the host.
+ *   after   the step's writes are visible to vertex input (positions or
+ *           the render mesh as a vertex buffer, its indices as an index
+ *           buffer: sinew_body_get_vulkan_buffers), shaders, transfers and
+ *           the host.
  *
  * On a queue family without graphics, the vertex-input and graphics-shader
  * stages are left out of both barriers. The health check and residual run as

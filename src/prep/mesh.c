@@ -39,6 +39,67 @@ void sinew_mesh_free_render(sinew_mesh *m)
     m->render_uv = m->render_normal = NULL;
 }
 
+/* ------------------------------------------------------------ welding */
+
+typedef struct weld_key {
+    uint64_t bits[3];
+    uint32_t vertex;
+} weld_key;
+
+/* By position, then by vertex, so the first of equal positions sorts first. */
+static int weld_compare(const void *pa, const void *pb)
+{
+    const weld_key *a = pa, *b = pb;
+    for (int k = 0; k < 3; k++)
+        if (a->bits[k] != b->bits[k])
+            return a->bits[k] < b->bits[k] ? -1 : 1;
+    return (a->vertex > b->vertex) - (a->vertex < b->vertex);
+}
+
+int sinew_mesh_weld(sinew_mesh *m, uint32_t *old_to_new, uint32_t *merged)
+{
+    uint32_t n = m->vertex_count;
+    weld_key *keys = malloc(sizeof *keys * ((size_t)n + 1));
+    uint32_t *remap = old_to_new ? old_to_new : malloc(sizeof *remap * ((size_t)n + 1));
+    if (!keys || !remap) {
+        free(keys);
+        if (remap != old_to_new)
+            free(remap);
+        return 0;
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        for (int k = 0; k < 3; k++) {
+            double x = m->positions[3 * (size_t)v + k] + 0.0; /* -0.0 becomes +0.0 */
+            memcpy(&keys[v].bits[k], &x, sizeof x);
+        }
+        keys[v].vertex = v;
+    }
+    qsort(keys, n, sizeof *keys, weld_compare);
+    for (uint32_t i = 0, j; i < n; i = j)
+        for (j = i; j < n && memcmp(keys[j].bits, keys[i].bits, sizeof keys[i].bits) == 0; j++)
+            remap[keys[j].vertex] = keys[i].vertex;
+    /* remap[v] holds v's first twin, whose new number is already known. */
+    uint32_t kept = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        if (remap[v] == v) {
+            memmove(m->positions + 3 * (size_t)kept, m->positions + 3 * (size_t)v, 3 * sizeof(double));
+            remap[v] = kept++;
+        } else {
+            remap[v] = remap[remap[v]];
+        }
+    }
+    for (uint32_t i = 0; m->face_count && i < m->face_offsets[m->face_count]; i++)
+        m->face_indices[i] = remap[m->face_indices[i]];
+    for (uint32_t i = 0; i < m->render_vertex_count; i++)
+        m->render_vertex[i] = remap[m->render_vertex[i]];
+    m->vertex_count = kept;
+    *merged = n - kept;
+    free(keys);
+    if (remap != old_to_new)
+        free(remap);
+    return 1;
+}
+
 sinew_result sinew_mesh_render_finish(sinew_mesh *m, const char *name, const sinew_logger *lg)
 {
     const uint32_t r = m->render_vertex_count;

@@ -36,6 +36,15 @@ void sinew_mesh_free(sinew_mesh *m);
 /* Frees m's render mesh alone (the fields above), leaving the rest. */
 void sinew_mesh_free_render(sinew_mesh *m);
 
+/* Merges vertices at identical positions (bit for bit, but -0.0 == +0.0)
+ * into the first of them, and renumbers the rest in their original order:
+ * the faces and the render mesh's vertices follow, so a surface split at its
+ * UV or normal seams (an importer's vertices, an STL's facets) becomes one
+ * connected surface and its render mesh stays on it. old_to_new, NULL or
+ * room for vertex_count entries, receives each old vertex's new number;
+ * *merged how many vertices went. 0 on OOM, m unchanged. */
+int sinew_mesh_weld(sinew_mesh *m, uint32_t *old_to_new, uint32_t *merged);
+
 /* Ends a reader's render mesh: dropped (freed) when it has no UVs and each
  * render vertex sits on a vertex of its own (nothing an engine would draw
  * differently from the welded surface); otherwise checked (indices in range,

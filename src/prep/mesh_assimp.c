@@ -11,8 +11,9 @@
  * Many formats split a vertex wherever its normal or UV changes (OBJ and glTF
  * seams), and STL stores each triangle's corners separately: such a surface
  * would arrive torn into patches. So vertices at identical positions (bit for
- * bit, but -0.0 == +0.0) are welded here, by sorting, keeping the order of
- * first occurrences. A surface cut open along coincident vertices is closed.
+ * bit, but -0.0 == +0.0) are welded (sinew_mesh_weld), by sorting, keeping the
+ * order of first occurrences. A surface cut open along coincident vertices is
+ * closed.
  * The vertices before the weld are the render mesh (mesh.h): UVs and normals
  * kept, polygons fanned.
  *
@@ -58,7 +59,7 @@
 
 /* No aiProcess_Triangulate: quads must stay quads. No aiProcess_FindDegenerates:
  * the cloth builder drops degenerate faces itself and names them. No
- * aiProcess_JoinIdenticalVertices: the weld below does its work for positions
+ * aiProcess_JoinIdenticalVertices: sinew_mesh_weld does its work for positions
  * (it would join only vertices alike in every attribute), and in 5.2.5 it
  * crashed on a fuzzed PLY whose positions are denormals and signed zeros. */
 #define IMPORT_FLAGS aiProcess_PreTransformVertices
@@ -490,67 +491,6 @@ static sinew_result glb_check(const char *path, const sinew_logger *lg, const ui
     return SINEW_RESULT_OK;
 }
 
-/* ------------------------------------------------------------ welding */
-
-typedef struct weld_key {
-    uint64_t bits[3];
-    uint32_t vertex;
-} weld_key;
-
-/* By position, then by vertex, so the first of equal positions sorts first. */
-static int weld_compare(const void *pa, const void *pb)
-{
-    const weld_key *a = pa, *b = pb;
-    for (int k = 0; k < 3; k++)
-        if (a->bits[k] != b->bits[k])
-            return a->bits[k] < b->bits[k] ? -1 : 1;
-    return (a->vertex > b->vertex) - (a->vertex < b->vertex);
-}
-
-/* Merges vertices at the same position into the first of them and renumbers
- * the rest in their original order. *merged: how many vertices went. */
-static int weld(sinew_mesh *m, uint32_t *merged)
-{
-    uint32_t n = m->vertex_count;
-    weld_key *keys = malloc(sizeof *keys * n);
-    uint32_t *remap = malloc(sizeof *remap * n);
-    if (!keys || !remap) {
-        free(keys);
-        free(remap);
-        return 0;
-    }
-    for (uint32_t v = 0; v < n; v++) {
-        for (int k = 0; k < 3; k++) {
-            double x = m->positions[3 * (size_t)v + k] + 0.0; /* -0.0 becomes +0.0 */
-            memcpy(&keys[v].bits[k], &x, sizeof x);
-        }
-        keys[v].vertex = v;
-    }
-    qsort(keys, n, sizeof *keys, weld_compare);
-    for (uint32_t i = 0, j; i < n; i = j)
-        for (j = i; j < n && memcmp(keys[j].bits, keys[i].bits, sizeof keys[i].bits) == 0; j++)
-            remap[keys[j].vertex] = keys[i].vertex;
-    /* remap[v] holds v's first twin, whose new number is already known. */
-    uint32_t kept = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        if (remap[v] == v) {
-            memmove(m->positions + 3 * (size_t)kept, m->positions + 3 * (size_t)v, 3 * sizeof(double));
-            remap[v] = kept++;
-        } else {
-            remap[v] = remap[remap[v]];
-        }
-    }
-    for (uint32_t i = 0; i < m->face_offsets[m->face_count]; i++)
-        m->face_indices[i] = remap[m->face_indices[i]];
-    for (uint32_t i = 0; i < m->render_vertex_count; i++)
-        m->render_vertex[i] = remap[m->render_vertex[i]];
-    m->vertex_count = kept;
-    *merged = n - kept;
-    free(keys);
-    free(remap);
-    return 1;
-}
-
 /* ------------------------------------------------------------ import */
 
 /* Polygon faces (3 or more corners) of one assimp mesh. */
@@ -698,7 +638,7 @@ sinew_result sinew_mesh_read_assimp(const char *path, const sinew_logger *lg, si
     r = gather(scene, path, lg, out);
     aiReleaseImport(scene);
     uint32_t merged = 0;
-    if (r == SINEW_RESULT_OK && !weld(out, &merged))
+    if (r == SINEW_RESULT_OK && !sinew_mesh_weld(out, NULL, &merged))
         r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", path);
     if (r == SINEW_RESULT_OK)
         r = sinew_mesh_render_finish(out, path, lg);

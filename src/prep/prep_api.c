@@ -159,11 +159,52 @@ static sinew_result check_finite(const char *name, const char *what, const float
     return SINEW_RESULT_OK;
 }
 
+/* The render mesh (mesh.h) of the mesh given, as the OBJ reader keeps a
+ * file's v/vt/vn corners: each vertex given is a render vertex, with its UV
+ * and normal, sitting on that vertex (the weld renumbers it); the faces
+ * fanned from their first corner, triangles then quads. */
+static int render_mesh(const sinew_prep_mesh *in, sinew_mesh *out)
+{
+    const uint32_t n = in->vertex_count, triangles = in->triangle_count + 2 * in->quad_count;
+    out->render_vertex = malloc(sizeof *out->render_vertex * n);
+    out->render_uv = in->uvs ? malloc(sizeof *out->render_uv * 2 * (size_t)n) : NULL;
+    out->render_normal = in->normals ? malloc(sizeof *out->render_normal * 3 * (size_t)n) : NULL;
+    out->render_triangles = malloc(sizeof *out->render_triangles * 3 * (size_t)triangles);
+    if (!out->render_vertex || (in->uvs && !out->render_uv) || (in->normals && !out->render_normal) ||
+        !out->render_triangles)
+        return 0;
+    for (uint32_t v = 0; v < n; v++)
+        out->render_vertex[v] = v;
+    if (in->uvs)
+        memcpy(out->render_uv, in->uvs, sizeof *out->render_uv * 2 * (size_t)n);
+    if (in->normals)
+        memcpy(out->render_normal, in->normals, sizeof *out->render_normal * 3 * (size_t)n);
+    uint32_t *t = out->render_triangles;
+    if (in->triangle_count)
+        memcpy(t, in->triangles, sizeof *t * 3 * (size_t)in->triangle_count);
+    t += 3 * (size_t)in->triangle_count;
+    for (uint32_t q = 0; q < in->quad_count; q++, t += 6) {
+        const uint32_t *c = in->quads + 4 * (size_t)q;
+        const uint32_t fan[6] = {c[0], c[1], c[2], c[0], c[2], c[3]};
+        memcpy(t, fan, sizeof fan);
+    }
+    out->render_vertex_count = n;
+    out->render_triangle_count = triangles;
+    return 1;
+}
+
 /* A surface mesh into the offline modules' polygon mesh: triangles first,
- * then quads, in the order given. */
-static sinew_result to_mesh(const sinew_prep_mesh *in, const char *name, const sinew_logger *lg, sinew_mesh *out)
+ * then quads, in the order given; vertices at the same position welded into
+ * one (sinew_mesh_weld), the vertices given kept as the render mesh (dropped
+ * by sinew_mesh_render_finish when it adds nothing: no UVs, no vertex
+ * split). old_to_new, when not NULL, receives each given vertex's number in
+ * out (malloc'd; the caller frees it). */
+static sinew_result to_mesh(const sinew_prep_mesh *in, const char *name, const sinew_logger *lg, sinew_mesh *out,
+                            uint32_t **old_to_new)
 {
     memset(out, 0, sizeof *out);
+    if (old_to_new)
+        *old_to_new = NULL;
     if (!in)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, ID, "%s: the mesh is NULL", name);
     uint64_t faces = (uint64_t)in->triangle_count + in->quad_count;
@@ -213,6 +254,25 @@ static sinew_result to_mesh(const sinew_prep_mesh *in, const char *name, const s
                 out->face_indices[k++] = lists[kind][(size_t)corners[kind] * i + c];
         }
     out->face_offsets[f] = k;
+    uint32_t *remap = malloc(sizeof *remap * in->vertex_count), merged = 0;
+    if (!remap || !render_mesh(in, out) || !sinew_mesh_weld(out, remap, &merged)) {
+        free(remap);
+        sinew_mesh_free(out);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, ID, "%s: out of memory for %u vertices", name,
+                          in->vertex_count);
+    }
+    if (merged)
+        sinew_logf(lg, SINEW_LOG_INFO, ID, "%s: welded %u vertices onto others at the same position", name, merged);
+    r = sinew_mesh_render_finish(out, name, lg);
+    if (r != SINEW_RESULT_OK) {
+        free(remap);
+        sinew_mesh_free(out);
+        return r;
+    }
+    if (old_to_new)
+        *old_to_new = remap;
+    else
+        free(remap);
     return SINEW_RESULT_OK;
 }
 
@@ -341,9 +401,24 @@ static sinew_result build_cloth(sinew_mesh *mesh, const sinew_prep_cloth_options
         r = sinew_mesh_triangulate_quads(mesh);
         if (r == SINEW_RESULT_OK)
             r = sinew_nested_subdivide(mesh, o->subdivisions, lg, &nested);
+        /* The finest mesh numbers the input's vertices first: the render
+         * mesh stays on them. */
+        sinew_mesh render = *mesh;
+        mesh->render_vertex = mesh->render_triangles = NULL;
+        mesh->render_uv = mesh->render_normal = NULL;
         sinew_mesh_free(mesh);
         if (r == SINEW_RESULT_OK)
             r = sinew_nested_finest_mesh(&nested, mesh);
+        if (r == SINEW_RESULT_OK) {
+            mesh->render_vertex_count = render.render_vertex_count;
+            mesh->render_vertex = render.render_vertex;
+            mesh->render_uv = render.render_uv;
+            mesh->render_normal = render.render_normal;
+            mesh->render_triangle_count = render.render_triangle_count;
+            mesh->render_triangles = render.render_triangles;
+        } else {
+            sinew_mesh_free_render(&render);
+        }
     }
     sinew_asset *a = NULL;
     sinew_cloth_report rep;
@@ -392,9 +467,31 @@ sinew_result sinew_prep_cloth(const sinew_prep_mesh *mesh, const sinew_prep_clot
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_mesh m;
-    r = to_mesh(mesh, name, lg, &m);
-    if (r == SINEW_RESULT_OK)
-        r = build_cloth(&m, options, options->pins, options->pin_count, name, lg, out);
+    uint32_t *old_to_new = NULL, *pins = NULL;
+    r = to_mesh(mesh, name, lg, &m, &old_to_new);
+    /* Pins name the vertices given; the weld renumbered them. */
+    if (r == SINEW_RESULT_OK && options->pin_count) {
+        pins = malloc(sizeof *pins * options->pin_count);
+        if (!pins)
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, ID, "%s: out of memory", name);
+        for (uint32_t i = 0; pins && r == SINEW_RESULT_OK && i < options->pin_count; i++) {
+            if (options->pins[i] >= mesh->vertex_count)
+                r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, ID,
+                               "%s: pin index %u (pin %u) out of range (%u vertices)", name, options->pins[i], i,
+                               mesh->vertex_count);
+            else
+                pins[i] = old_to_new[options->pins[i]];
+        }
+        if (r != SINEW_RESULT_OK)
+            sinew_mesh_free(&m);
+    }
+    free(old_to_new);
+    if (r == SINEW_RESULT_OK) {
+        const uint32_t welded = mesh->vertex_count - m.vertex_count;
+        r = build_cloth(&m, options, pins, options->pin_count, name, lg, out);
+        out->report.welded_vertices = welded;
+    }
+    free(pins);
     if (r != SINEW_RESULT_OK)
         sinew_prep_output_free(out);
     return r;
@@ -521,9 +618,10 @@ static sinew_result pieces(sinew_volume *v, int largest_only, const char *name, 
     return SINEW_RESULT_OK;
 }
 
-/* Takes the volume. */
-static sinew_result build_soft(sinew_volume *v, const sinew_prep_soft_options *o, const char *name,
-                               const sinew_logger *lg, sinew_prep_output *out)
+/* Takes the volume. render_source: the surface whose render mesh the asset
+ * keeps, embedded in the tetrahedra (NULL: none). */
+static sinew_result build_soft(sinew_volume *v, const sinew_prep_soft_options *o, const sinew_mesh *render_source,
+                               const char *name, const sinew_logger *lg, sinew_prep_output *out)
 {
     sinew_soft_options s = sinew_soft_options_default();
     sinew_result r = colouring_method(o->colouring, name, lg, &s.colouring);
@@ -538,6 +636,7 @@ static sinew_result build_soft(sinew_volume *v, const sinew_prep_soft_options *o
     memcpy(s.box_max, o->box_max, sizeof s.box_max);
     s.pin_bottom = o->pin_bottom;
     s.source_name = name;
+    s.render_source = render_source;
     sinew_soft_region_material *regions = NULL;
     if (r == SINEW_RESULT_OK && o->region_count) {
         regions = malloc(sizeof *regions * o->region_count);
@@ -607,7 +706,7 @@ sinew_result sinew_prep_soft(const sinew_prep_volume *volume, const sinew_prep_s
         sinew_volume_drop_zero_regions(&v);
     }
     /* Indices are sinew_volume_check's (in sinew_soft_build) to refuse. */
-    r = build_soft(&v, options, name, lg, out);
+    r = build_soft(&v, options, NULL, name, lg, out);
     if (r != SINEW_RESULT_OK)
         sinew_prep_output_free(out);
     return r;
@@ -627,7 +726,7 @@ sinew_result sinew_prep_soft_from_surface(const sinew_prep_mesh *surface, const 
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, ID, "%s: mesher %d is not TETGEN or LATTICE", name,
                           (int)options->mesher);
     sinew_mesh m;
-    r = to_mesh(surface, name, lg, &m);
+    r = to_mesh(surface, name, lg, &m, NULL);
     if (r != SINEW_RESULT_OK)
         return r;
     sinew_volume v = {0};
@@ -635,9 +734,12 @@ sinew_result sinew_prep_soft_from_surface(const sinew_prep_mesh *surface, const 
         r = sinew_volume_lattice(&m, options->lattice_cells, options->follow_surface, name, lg, &v);
     else
         r = sinew_volume_tetrahedralise(&m, options->max_volume, options->quality, options->tetgen, name, lg, &v);
-    sinew_mesh_free(&m);
+    /* The surface's render vertices are embedded in the tetrahedra. */
     if (r == SINEW_RESULT_OK)
-        r = build_soft(&v, options, name, lg, out);
+        r = build_soft(&v, options, m.render_vertex_count ? &m : NULL, name, lg, out);
+    if (r == SINEW_RESULT_OK)
+        out->report.welded_vertices = surface->vertex_count - m.vertex_count;
+    sinew_mesh_free(&m);
     if (r != SINEW_RESULT_OK)
         sinew_prep_output_free(out);
     return r;

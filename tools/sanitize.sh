@@ -64,12 +64,14 @@ cd "$build"
 # the refusals, rollbacks and checkpoints,
 # test_bodies bodies that see each other, test_mgpbd_body MGPBD's host
 # setups and checkpoints, test_context and test_engine the context and a
-# lent device. Left to the release run: the GPU tests whose minutes go to
+# lent device, test_attach, test_shapes and test_render_mesh the
+# attachments' tethers and pins, the collider list and the render mesh's
+# host code. Left to the release run: the GPU tests whose minutes go to
 # lavapipe's arithmetic on scenes (their host code is the same recording
 # the tests above drive), the portable-limits reruns (the same host code as
 # the tests they repeat) and the Vulkan 1.1 shader compiles (no host code
 # of ours).
-gpu_here='test_context|test_memory|test_fusion|test_reliability|test_health|test_engine|test_engine_asset|test_bodies|test_mgpbd_body'
+gpu_here='test_context|test_memory|test_fusion|test_reliability|test_health|test_engine|test_engine_asset|test_bodies|test_mgpbd_body|test_attach|test_shapes|test_render_mesh'
 scenes='tool_selfcol_layers_sphere|tool_selfcol_cgal_horizons|tool_sim_with_soft_block|tool_bench_stiff_dry_run|tool_sim_mgpbd_sphere_lands|tool_bench_gpu_dry_run|tool_sim_implicit|test_imc'
 # ctest takes one -R and one -E: the CPU label by name (ctest -N -L cpu),
 # the tools, and the GPU tests above.

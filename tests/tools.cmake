@@ -619,10 +619,10 @@ set_tests_properties(tool_sim_cape_scene PROPERTIES LABELS gpu
 # 2.1 m/s breeze it droops and the same check fails (status 3).
 add_test(NAME tool_sim_flag_scene
   COMMAND sh -c "d='${OUT}/flag'; rm -rf \"$d\"; mkdir -p \"$d\" && \
-'${SIM}' --flag --cells 12 --frames 60 --check-downwind 1.2 --json \"$d/s.json\" --validation -q -o \"$d/run\" && \
+'${SIM}' --flag --cells 12 --frames 60 --check-downwind 1.2 --json \"$d/s.json\" --no-png --validation -q -o \"$d/run\" && \
 awk '/fly_drop/ { sub(/.*\"fly_drop\": /, \"\"); sub(/[,}].*/, \"\"); \
   if ($0 + 0 < 0.2) print \"streaming level:\", $0 }' \"$d/s.json\" && \
-'${SIM}' --flag --cells 12 --frames 60 --wind 2,0,0.75 --check-downwind 1.2 --validation -q -o \"$d/breeze\"; \
+'${SIM}' --flag --cells 12 --frames 60 --wind 2,0,0.75 --check-downwind 1.2 --no-png --validation -q -o \"$d/breeze\"; \
 echo \"breeze: status $?\"")
 set_tests_properties(tool_sim_flag_scene PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "check +passed: the fly end [0-9.]+ m downwind.*streaming level:.*check +FAILED: the fly end [0-9.]+ m downwind.*breeze: status 3"

@@ -487,7 +487,8 @@ int sim_parse(int argc, char **argv, options *o)
         {"--stretch-compliance", NULL, CLI_DOUBLE, &o->stretch, "A", "m/N (default 0: inextensible)"},
         {"--shear-compliance", NULL, CLI_DOUBLE, &o->shear, "A", "m/N (default 1e-6)"},
         {"--bend-compliance", NULL, CLI_DOUBLE, &o->bend, "A",
-         "1/(N m) (default 1e-2, nearly rigid at these masses; the cape and flag scenes: 50, soft as cloth)",
+         "1/(N m) (default 1e-2: a stiff hinge at the default cloth's masses; the cape and flag scenes: 2e4, soft "
+         "as cloth)",
          .given = &o->bend_set},
         {"--omega", NULL, CLI_DOUBLE, &o->omega, "W", "Jacobi over-relaxation in (0, 2] (default 1.5)"},
         {"--damping", NULL, CLI_DOUBLE, &o->damping, "D", "velocity decay rate in 1/s (default 0; blocks 2)",
@@ -542,7 +543,7 @@ int sim_parse(int argc, char **argv, options *o)
         {"--flag", NULL, CLI_FLAG, &o->flag, NULL,
          "the flag scene: a 1.5 x 1 m flag of 48 x 32 vertices (--cells N: 3N/2 x N) pinned along its hoist to a "
          "pole (a capsule of the collider list) 2.8 m high, in wind; each unless given: --wind 8,0,3 --drag 1.2 "
-         "--lift 0.4 --bend-compliance 50, no sphere (docs/wind.md)"},
+         "--lift 0.4 --bend-compliance 2e4, no sphere (docs/wind.md)"},
         {"--check-downwind", NULL, CLI_DOUBLE, &o->check_downwind, "D",
          "the flag scene: exit with status 3 unless the flag's fly end (the edge opposite the pole) ends at least "
          "D m downwind of its hoist, along the horizontal wind",
@@ -551,7 +552,8 @@ int sim_parse(int argc, char **argv, options *o)
          "the cape scene: a figure of the collider list's shapes (head, neck, shoulders, chest, hips, arms, legs; "
          "1.7 m) walking a circle on the ground, wearing a cape of 40 x 32 vertices (--cells N: 5N/4 x N), half a "
          "cone held along its top edge behind the neck; each unless given: --attach-edge y+ --frame-motion "
-         "circle:2.5,12 --bend-compliance 50 --frames 240, and --tethers --shapes-on-frame (docs/attachments.md)"},
+         "circle:2,7 --bend-compliance 2e4 --drag 0.8 --lift 0.3 --frames 240, and --tethers --shapes-on-frame; the "
+         "camera follows the figure unless --camera is given (docs/attachments.md)"},
         {"--shapes-on-frame", NULL, CLI_FLAG, &o->shapes_on_frame, NULL,
          "the collider list rides on the attachment's frame: each shape keeps its place and turn relative to the "
          "frame as given at the start (their --velocity and --spin are replaced by the frame's motion)"},

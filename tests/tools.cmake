@@ -596,6 +596,38 @@ set_tests_properties(tool_sim_collider_list PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "check +passed: 0 particles deeper than 0.005 m inside.*resting on the colliders:.*check +FAILED: 1 particles deeper than 0.005 m.*held inside: status 3"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
 
+# The cape scene (sinew-sim --cape, docs/attachments.md), small: a 15 x 12
+# cape held behind the neck of a figure of the collider list walking a circle,
+# the shapes carried with the attachment's frame, validation on, with a
+# picture from the camera that follows it. No particle ends inside the figure,
+# and the cape still rests on it after a second of walking (the nearest
+# particle within 2 cm of a shape's surface): cape and figure moved together.
+add_test(NAME tool_sim_cape_scene
+  COMMAND sh -c "d='${OUT}/cape'; rm -rf \"$d\"; mkdir -p \"$d\" && \
+'${SIM}' --cape --cells 12 --frames 60 --substeps 8 --check-outside 0.01 --json \"$d/s.json\" --png \
+  --picture 160x120 --validation -q -o \"$d/run\" && \
+awk '/nearest_collider_distance/ { sub(/.*\"nearest_collider_distance\": /, \"\"); sub(/[,}].*/, \"\"); \
+  if ($0 + 0 > -0.01 && $0 + 0 < 0.02) print \"resting on the figure:\", $0 }' \"$d/s.json\" && \
+test -s \"$d/run/final.png\"")
+set_tests_properties(tool_sim_cape_scene PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "check +passed: 0 particles deeper than 0.01 m inside.*resting on the figure:"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
+
+# The flag scene (sinew-sim --flag, docs/wind.md), small: an 18 x 12 flag on
+# its pole, validation on. In the default 8.5 m/s wind its fly end streams
+# out at least 1.2 m (of 1.5) downwind of the hoist, nearly level; in a
+# 2.1 m/s breeze it droops and the same check fails (status 3).
+add_test(NAME tool_sim_flag_scene
+  COMMAND sh -c "d='${OUT}/flag'; rm -rf \"$d\"; mkdir -p \"$d\" && \
+'${SIM}' --flag --cells 12 --frames 60 --check-downwind 1.2 --json \"$d/s.json\" --no-png --validation -q -o \"$d/run\" && \
+awk '/fly_drop/ { sub(/.*\"fly_drop\": /, \"\"); sub(/[,}].*/, \"\"); \
+  if ($0 + 0 < 0.2) print \"streaming level:\", $0 }' \"$d/s.json\" && \
+'${SIM}' --flag --cells 12 --frames 60 --wind 2,0,0.75 --check-downwind 1.2 --no-png --validation -q -o \"$d/breeze\"; \
+echo \"breeze: status $?\"")
+set_tests_properties(tool_sim_flag_scene PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "check +passed: the fly end [0-9.]+ m downwind.*streaming level:.*check +FAILED: the fly end [0-9.]+ m downwind.*breeze: status 3"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|UNSTABLE")
+
 # Collider options that are not values are refused before anything runs
 # (status 2), each with a message naming the option and what it takes.
 add_test(NAME tool_sim_collider_options_refused

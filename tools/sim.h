@@ -63,6 +63,10 @@ typedef struct options {
     double ground_normal[3];          /* --ground-normal */
     double wind[3], drag, lift, air_density; /* --wind, --drag, --lift, --air-density */
     int flag;                         /* --flag: the flag scene */
+    int wind_set, drag_set, lift_set, bend_set, frame_set;
+    int cape;                         /* --cape: the cape scene */
+    int shapes_on_frame;              /* --shapes-on-frame: the collider list rides on the attachment's frame */
+    double check_downwind;            /* --check-downwind D (m; 0: no check) */
 } options;
 
 /* Reads the options into *o, then the scene's settings where no option gave

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "scene.h"
 #include "sim.h"
 #include "soft_scenes.h"
 
@@ -340,6 +341,64 @@ static int parse_collider_resolution(const char *tool, const char *opt, const ch
     return s != NULL;
 }
 
+/* The cape and flag scenes' settings where no option gave one (--help
+ * lists them); 0, having said why, for options they cannot go with. */
+static int scene_presets(const char *t, options *o)
+{
+    if (o->cape && o->flag) {
+        cli_error(t, "--cape and --flag are two scenes: give one%s%s", "", "");
+        return 0;
+    }
+    if ((o->cape || o->flag) && (o->asset_path || o->scene != SCENE_CLOTH)) {
+        cli_error(t, "%s is a scene of its own: give no asset and no --scene%s", o->cape ? "--cape" : "--flag", "");
+        return 0;
+    }
+    if (o->check_downwind > 0 && !o->flag) {
+        cli_error(t, "--check-downwind measures the flag of --flag%s%s", "", "");
+        return 0;
+    }
+    if (o->shapes_on_frame && !o->cape && o->attach_edge < 0) {
+        cli_error(t, "--shapes-on-frame moves the colliders with the frame of --attach-edge: give it%s%s", "", "");
+        return 0;
+    }
+    if (!o->cape && !o->flag)
+        return 1;
+    if (!o->bend_set)
+        o->bend = 2e4; /* 1/(N m): hinges of these cloths fold under their own weight */
+    if (!o->cells_set)
+        o->cells = 32;
+    if (o->flag) {
+        if (!o->wind_set)
+            o->wind[0] = 8.0, o->wind[1] = 0.0, o->wind[2] = 3.0;
+        if (!o->drag_set)
+            o->drag = 1.2;
+        if (!o->lift_set)
+            o->lift = 0.4;
+        if (!o->shape_count) { /* the pole */
+            sinew_shape *pole = add_shape(t, "--flag", o, SINEW_SHAPE_CAPSULE);
+            *pole = scene_capsule(scene_flag_pole, scene_flag_pole + 3, scene_flag_pole[6]);
+        }
+        return 1;
+    }
+    if (o->attach_edge < 0)
+        o->attach_edge = 3; /* y+: the top edge */
+    if (!o->frame_set)
+        o->frame_kind = 1, o->frame_motion[0] = 2.0, o->frame_motion[1] = 7.0;
+    if (!o->drag_set) /* still air: the drag of walking through it */
+        o->drag = 0.8;
+    if (!o->lift_set)
+        o->lift = 0.3;
+    if (!o->frames_set)
+        o->frames = 240;
+    o->tethers = 1;
+    o->shapes_on_frame = 1;
+    if (!o->shape_count) {
+        scene_cape_figure(o->shapes);
+        o->shape_count = SCENE_FIGURE_SHAPES;
+    }
+    return 1;
+}
+
 int sim_parse(int argc, char **argv, options *o)
 {
     const char *t = "sinew-sim";
@@ -427,7 +486,10 @@ int sim_parse(int argc, char **argv, options *o)
          "GPBD: Newton stops once |gradient| <= T times its first value, in [0, 1) (default 1e-3)", CLI_IN_CO(0, 1)},
         {"--stretch-compliance", NULL, CLI_DOUBLE, &o->stretch, "A", "m/N (default 0: inextensible)"},
         {"--shear-compliance", NULL, CLI_DOUBLE, &o->shear, "A", "m/N (default 1e-6)"},
-        {"--bend-compliance", NULL, CLI_DOUBLE, &o->bend, "A", "1/(N m) (default 1e-2)"},
+        {"--bend-compliance", NULL, CLI_DOUBLE, &o->bend, "A",
+         "1/(N m) (default 1e-2: a stiff hinge at the default cloth's masses; the cape and flag scenes: 2e4, soft "
+         "as cloth)",
+         .given = &o->bend_set},
         {"--omega", NULL, CLI_DOUBLE, &o->omega, "W", "Jacobi over-relaxation in (0, 2] (default 1.5)"},
         {"--damping", NULL, CLI_DOUBLE, &o->damping, "D", "velocity decay rate in 1/s (default 0; blocks 2)",
          CLI_GE(0), .given = &o->damping_set},
@@ -472,14 +534,29 @@ int sim_parse(int argc, char **argv, options *o)
          .parse = parse_spin},
         {"--ground-normal", NULL, CLI_DOUBLES, o->ground_normal, "NX,NY,NZ",
          "the ground plane's normal: the plane is {x : n.x = --ground} (default 0,1,0)", .count = 3},
-        {"--wind", NULL, CLI_DOUBLES, o->wind, "X,Y,Z", "wind velocity (m/s; acts with --drag or --lift)", .count = 3},
+        {"--wind", NULL, CLI_DOUBLES, o->wind, "X,Y,Z", "wind velocity (m/s; acts with --drag or --lift)", .count = 3,
+         .given = &o->wind_set},
         {"--drag", NULL, CLI_DOUBLE, &o->drag, "CD", "drag coefficient of the cloth's triangles (default 0: no wind)",
-         CLI_GE(0)},
-        {"--lift", NULL, CLI_DOUBLE, &o->lift, "CL", "lift coefficient (default 0)", CLI_GE(0)},
+         CLI_GE(0), .given = &o->drag_set},
+        {"--lift", NULL, CLI_DOUBLE, &o->lift, "CL", "lift coefficient (default 0)", CLI_GE(0), .given = &o->lift_set},
         {"--air-density", NULL, CLI_DOUBLE, &o->air_density, "RHO", "kg/m^3 (default 1.2)", CLI_GE(0)},
         {"--flag", NULL, CLI_FLAG, &o->flag, NULL,
-         "the flag scene: a 1 m square cloth hanging from its pole (pinned along one vertical edge) in wind "
-         "(default --wind 6,0,3 --drag 1 --lift 0.3, no sphere)"},
+         "the flag scene: a 1.5 x 1 m flag of 48 x 32 vertices (--cells N: 3N/2 x N) pinned along its hoist to a "
+         "pole (a capsule of the collider list) 2.8 m high, in wind; each unless given: --wind 8,0,3 --drag 1.2 "
+         "--lift 0.4 --bend-compliance 2e4, no sphere (docs/wind.md)"},
+        {"--check-downwind", NULL, CLI_DOUBLE, &o->check_downwind, "D",
+         "the flag scene: exit with status 3 unless the flag's fly end (the edge opposite the pole) ends at least "
+         "D m downwind of its hoist, along the horizontal wind",
+         CLI_GT(0)},
+        {"--cape", NULL, CLI_FLAG, &o->cape, NULL,
+         "the cape scene: a figure of the collider list's shapes (head, neck, shoulders, chest, hips, arms, legs; "
+         "1.7 m) walking a circle on the ground, wearing a cape of 40 x 32 vertices (--cells N: 5N/4 x N), half a "
+         "cone held along its top edge behind the neck; each unless given: --attach-edge y+ --frame-motion "
+         "circle:2,7 --bend-compliance 2e4 --drag 0.8 --lift 0.3 --frames 240, and --tethers --shapes-on-frame; the "
+         "camera follows the figure unless --camera is given (docs/attachments.md)"},
+        {"--shapes-on-frame", NULL, CLI_FLAG, &o->shapes_on_frame, NULL,
+         "the collider list rides on the attachment's frame: each shape keeps its place and turn relative to the "
+         "frame as given at the start (their --velocity and --spin are replaced by the frame's motion)"},
         {"--self-collision", NULL, CLI_FLAG, &o->self_collision, NULL,
          "the surface collides with itself: vertices with triangles, edges with edges (position-based solvers; "
          "docs/self-collision.md)"},
@@ -505,9 +582,9 @@ int sim_parse(int argc, char **argv, options *o)
         {"--attach-compliance", NULL, CLI_DOUBLE, &o->attach_compliance, "C",
          "the attachment's compliance in m/N (default 0: held exactly)", CLI_GE(0)},
         {"--frame-motion", NULL, CLI_CUSTOM, &o->frame_kind, "still|circle:R,T|rotate:W",
-         "the frame walks a horizontal circle of radius R m once every T s facing along it, or turns about the "
-         "vertical at W rad/s (default still)",
-         .parse = parse_motion},
+         "the frame walks a horizontal circle of radius R m once every T s facing along it (starting along +x, "
+         "turning left, towards -z), or turns about the vertical at W rad/s (default still)",
+         .parse = parse_motion, .given = &o->frame_set},
         {"--tethers", NULL, CLI_FLAG, &o->tethers, NULL,
          "long-range tethers: each free particle within its rest geodesic distance of the nearest pinned or held "
          "particle (position-based solvers)"},
@@ -608,6 +685,8 @@ int sim_parse(int argc, char **argv, options *o)
                   "");
         return -1;
     }
+    if (!scene_presets(t, o))
+        return -1;
     if (o->check_outside > 0 && !o->shape_count) {
         cli_error(t, "--check-outside checks the colliders of the list: give --sphere, --capsule, --box or "
                      "--collider%s%s", "", "");
@@ -640,7 +719,7 @@ int sim_parse(int argc, char **argv, options *o)
         if (!o->turns_set)
             o->turns = 2.0;
     }
-    if (!o->cells_set)
+    if (!o->cells_set && !o->cape && !o->flag)
         o->cells = d->cells;
     if (!o->youngs_set)
         o->youngs = d->youngs ? d->youngs : 1e6;

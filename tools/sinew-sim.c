@@ -365,6 +365,7 @@ typedef struct sim {
 #ifdef SINEW_HAVE_PNG
     render *renderer;
     render_camera camera;
+    int follow; /* the camera follows the frame (the cape scene without --camera) */
 #endif
     FILE *log;
     soft_measure measure;
@@ -390,7 +391,11 @@ typedef struct sim {
  * the options give it, and the step's parameters. */
 static int load_scene(options *o, sim *s)
 {
-    s->name = o->asset_path ? o->asset_path : o->scene == SCENE_CLOTH ? "default scene" : soft_scenes[o->scene].name;
+    s->name = o->asset_path             ? o->asset_path
+              : o->cape                 ? "cape scene"
+              : o->flag                 ? "flag scene"
+              : o->scene == SCENE_CLOTH ? "default scene"
+                                        : soft_scenes[o->scene].name;
     sinew_logger quiet_log = sinew_logger_default();
     quiet_log.level = SINEW_LOG_WARNING;
     sinew_soft_report rep = {0};
@@ -398,8 +403,9 @@ static int load_scene(options *o, sim *s)
         o->material == MATERIAL_UNSET ? SINEW_MATERIAL_NEO_HOOKEAN : (sinew_material_model)o->material;
     sinew_result r = o->asset_path ? sinew_asset_load(o->asset_path, NULL, &s->asset)
                      : o->scene == SCENE_CLOTH
-                         ? (o->flag ? scene_flag_cloth(o->cells_set ? o->cells : 32, &s->asset)
-                                    : scene_default_cloth(o->cells, &s->asset))
+                         ? (o->flag   ? scene_flag_cloth(o->cells * 3 / 2, o->cells, &s->asset)
+                            : o->cape ? scene_cape_cloth(o->cells * 5 / 4, o->cells, &s->asset)
+                                      : scene_default_cloth(o->cells, &s->asset))
                          : soft_scene_build(o->scene, o->cells, o->size, model, o->youngs, o->poisson, &quiet_log,
                                             &s->asset, &s->pins, &s->pin_count, &rep);
     if (r != SINEW_RESULT_OK) {
@@ -436,10 +442,6 @@ static int load_scene(options *o, sim *s)
         p->wind[k] = (float)o->wind[k];
     }
     p->air_density = (float)o->air_density;
-    if (o->flag && !o->drag && !o->lift && !o->wind[0] && !o->wind[1] && !o->wind[2]) {
-        o->drag = 1.0, o->lift = 0.3; /* the flag scene's wind */
-        p->wind[0] = 6.0f, p->wind[2] = 3.0f;
-    }
     /* Every collider of the options is a shape of the list; the default
      * scene's own sphere is the step's sphere, unless a --sphere replaces it. */
     int spheres = 0;
@@ -449,7 +451,7 @@ static int load_scene(options *o, sim *s)
     }
     p->shapes = o->shape_count ? s->shapes : NULL;
     p->shape_count = o->shape_count;
-    if (!spheres && !o->asset_path && o->scene == SCENE_CLOTH && !o->no_sphere && !o->flag) {
+    if (!spheres && !o->asset_path && o->scene == SCENE_CLOTH && !o->no_sphere && !o->flag && !o->cape) {
         p->sphere = 1;
         for (int k = 0; k < 3; k++)
             p->sphere_center[k] = (float)scene_default_sphere[k];
@@ -691,9 +693,10 @@ static int open_outputs(const options *o, sim *s)
         s->camera = render_camera_framing(lo, hi);
         if (!o->asset_path && o->scene == SCENE_CLOTH)
             for (int k = 0; k < 3; k++) {
-                s->camera.eye[k] = scene_default_eye[k];
-                s->camera.target[k] = scene_default_target[k];
+                s->camera.eye[k] = o->flag ? scene_flag_eye[k] : scene_default_eye[k];
+                s->camera.target[k] = o->flag ? scene_flag_target[k] : scene_default_target[k];
             }
+        s->follow = o->cape && !o->camera_set;
         if (o->camera_set)
             for (int k = 0; k < 3; k++) {
                 s->camera.eye[k] = (float)o->camera[k];
@@ -803,6 +806,13 @@ static int sim_free(const options *o, sim *s)
 static int picture(sim *s, const char *path)
 {
     sinew_step_params p = s->p;
+    if (s->follow) /* the cape scene's camera, placed in the frame as it is now */
+        for (int k = 0; k < 2; k++) {
+            float turned[3];
+            sim_rotate(s->frame.rotation, k ? scene_cape_target : scene_cape_eye, turned);
+            for (int c = 0; c < 3; c++)
+                (k ? s->camera.target : s->camera.eye)[c] = s->frame.position[c] + turned[c];
+        }
     if (s->with_body) {
         float *xyz = malloc(sizeof *xyz * 3 * ((size_t)s->with_n + 1));
         int ok = xyz && sinew_body_read_positions(s->with_body, xyz, s->with_n) == SINEW_RESULT_OK &&
@@ -843,6 +853,10 @@ typedef struct tally {
     uint32_t inside, nearest_particle, nearest_shape;
     float nearest;
     uint64_t between;                 /* and with --intersections, its triangles crossing the first's */
+    /* --flag, after the last step: the middle of its fly end (the rest
+     * pose's edge opposite the pole) from the middle of its hoist, along the
+     * horizontal wind (m; NaN: no horizontal wind) and downwards */
+    double fly_downwind, fly_drop;
 } tally;
 
 /* Pairs of a triangle of the first body and one of the second that
@@ -1013,6 +1027,101 @@ static void outside_colliders(const options *o, const sim *s, tally *t)
     }
 }
 
+/* --flag: where the fly end is (s->xyz, after the last step) from the
+ * hoist: the middles of the rest pose's two vertical edges. */
+static void flag_fly_end(const sim *s, tally *t)
+{
+    const float lo = s->ai.bounds_min[0], hi = s->ai.bounds_max[0], tol = 1e-3f * (hi - lo);
+    double hoist[3] = {0, 0, 0}, fly[3] = {0, 0, 0};
+    unsigned nh = 0, nf = 0;
+    for (uint32_t i = 0; i < s->ai.particle_count; i++) {
+        const float x = s->rest[3 * i];
+        double *sum = x <= lo + tol ? hoist : x >= hi - tol ? fly : NULL;
+        if (!sum)
+            continue;
+        nh += sum == hoist;
+        nf += sum == fly;
+        for (int k = 0; k < 3; k++)
+            sum[k] += s->xyz[3 * i + k];
+    }
+    const float *w = s->p.wind;
+    const double wh = sqrt((double)w[0] * w[0] + (double)w[2] * w[2]);
+    double d[3];
+    for (int k = 0; k < 3; k++)
+        d[k] = fly[k] / (nf ? nf : 1) - hoist[k] / (nh ? nh : 1);
+    t->fly_downwind = wh > 0.0 ? (d[0] * w[0] + d[2] * w[2]) / wh : NAN;
+    t->fly_drop = -d[1];
+}
+
+/* --frame-motion: the frame's pose at the end of step f (step 0: at
+ * creation). circle: its centre walks the circle of radius R from frame0
+ * along +x, turning left (about +y) with its direction of travel; rotate:
+ * it turns about +y where it stands. */
+static sinew_frame frame_at(const options *o, const sim *s, unsigned f)
+{
+    const double time = f * o->dt, *m = o->frame_motion;
+    const double turn = o->frame_kind == 1 ? 6.283185307179586 * time / m[1] : o->frame_kind == 2 ? m[0] * time : 0.0;
+    const double radius = o->frame_kind == 1 ? m[0] : 0.0;
+    sinew_frame frame = s->frame0;
+    /* the rotation by `turn` about +y takes +x to (cos, 0, -sin): the path's direction */
+    frame.position[0] += (float)(radius * sin(turn));
+    frame.position[2] -= (float)(radius * (1.0 - cos(turn)));
+    frame.rotation[1] = (float)sin(0.5 * turn);
+    frame.rotation[3] = (float)cos(0.5 * turn);
+    return frame;
+}
+
+/* The quaternion product a b (x y z w). */
+static void quat_mul(const float a[4], const float b[4], float out[4])
+{
+    out[0] = a[3] * b[0] + b[3] * a[0] + a[1] * b[2] - a[2] * b[1];
+    out[1] = a[3] * b[1] + b[3] * a[1] + a[2] * b[0] - a[0] * b[2];
+    out[2] = a[3] * b[2] + b[3] * a[2] + a[0] * b[1] - a[1] * b[0];
+    out[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+}
+
+/* The pose frame gives shape k of the options: its pose at the start
+ * (the options' world pose, with the frame at frame0) carried rigidly. */
+static void shape_on_frame(const sim *s, const sinew_shape *start, const sinew_frame *frame, sinew_shape *out)
+{
+    const float d[3] = {start->position[0] - s->frame0.position[0], start->position[1] - s->frame0.position[1],
+                        start->position[2] - s->frame0.position[2]};
+    const float *q0 = s->frame0.rotation, inverse0[4] = {-q0[0], -q0[1], -q0[2], q0[3]};
+    float turn[4], world[3];
+    quat_mul(frame->rotation, inverse0, turn); /* frame0 to frame */
+    sim_rotate(turn, d, world);
+    for (int k = 0; k < 3; k++)
+        out->position[k] = frame->position[k] + world[k];
+    quat_mul(turn, start->rotation, out->rotation);
+}
+
+/* --shapes-on-frame: each shape of the list at the frame's pose before the
+ * step, moving and turning through the step to where the frame's pose after
+ * it puts it (the step moves a shape on a straight line at constant angular
+ * velocity: the chord of the frame's arc). */
+static void shapes_on_frame(const options *o, sim *s, const sinew_frame *before, const sinew_frame *after)
+{
+    const float dt = s->p.dt;
+    for (unsigned k = 0; k < o->shape_count; k++) {
+        sinew_shape *sh = &s->shapes[k], end = o->shapes[k];
+        shape_on_frame(s, &o->shapes[k], before, sh);
+        shape_on_frame(s, &o->shapes[k], after, &end);
+        /* the turn from the start to the end pose, end q start^-1, as an angular velocity */
+        const float inverse[4] = {-sh->rotation[0], -sh->rotation[1], -sh->rotation[2], sh->rotation[3]};
+        float delta[4];
+        quat_mul(end.rotation, inverse, delta);
+        if (delta[3] < 0.0f)
+            for (int c = 0; c < 4; c++)
+                delta[c] = -delta[c];
+        const float sine = sqrtf(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2]);
+        const float angle = 2.0f * atan2f(sine, delta[3]);
+        for (int c = 0; c < 3; c++) {
+            sh->velocity[c] = (end.position[c] - sh->position[c]) / dt;
+            sh->angular_velocity[c] = sine > 0.0f ? delta[c] / sine * angle / dt : 0.0f;
+        }
+    }
+}
+
 /* The steps, until --frames or an unstable one, then the last frame's
  * picture, the video and the final mesh. 0, having said why, on a failure. */
 static int run(const options *o, sim *s, tally *t)
@@ -1074,16 +1183,12 @@ static int run(const options *o, sim *s, tally *t)
         if (o->cut_set && f == o->cut_frame && !cut(o, s))
             return 0;
         if (s->attached_count) { /* the frame where it is at the end of this step */
-            const double time = f * o->dt, *m = o->frame_motion;
-            const double turn = o->frame_kind == 1 ? 6.283185307179586 * time / m[1] : o->frame_kind == 2 ? m[0] * time : 0.0;
-            const double radius = o->frame_kind == 1 ? m[0] : 0.0;
-            s->frame = s->frame0;
-            s->frame.position[0] += (float)(radius * sin(turn));
-            s->frame.position[2] += (float)(radius * (1.0 - cos(turn)));
-            s->frame.rotation[1] = (float)sin(0.5 * turn);
-            s->frame.rotation[3] = (float)cos(0.5 * turn);
+            const sinew_frame before_step = frame_at(o, s, f - 1);
+            s->frame = frame_at(o, s, f);
             s->p.frames = &s->frame;
             s->p.frame_count = 1;
+            if (o->shapes_on_frame)
+                shapes_on_frame(o, s, &before_step, &s->frame);
         }
         double ts = now_s();
         sinew_result r = sinew_body_step(s->body, &s->p);
@@ -1124,6 +1229,8 @@ static int run(const options *o, sim *s, tally *t)
         return 0;
     if (o->check_outside > 0)
         outside_colliders(o, s, t);
+    if (o->flag)
+        flag_fly_end(s, t);
     if (o->intersections) {
         sinew_logger lg = sinew_logger_default();
         lg.level = SINEW_LOG_WARNING;
@@ -1156,7 +1263,8 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
         fprintf(stderr, "sinew-sim: cannot write %s: %s\n", o->json, strerror(errno));
         return 0;
     }
-    fprintf(j, "{\n  \"scene\": \"%s\",\n", o->asset_path ? "asset" : soft_scenes[o->scene].name);
+    fprintf(j, "{\n  \"scene\": \"%s\",\n",
+            o->asset_path ? "asset" : o->cape ? "cape" : o->flag ? "flag" : soft_scenes[o->scene].name);
     fprintf(j, "  \"device\": \"%s\",\n  \"driver\": \"%s\",\n", s->di.name, s->di.driver);
     fprintf(j, "  \"particles\": %u, \"pinned\": %u, \"tets\": %u, \"cells\": %u,\n", ai.particle_count,
             ai.pinned_count, ai.tet_count, o->asset_path ? 0 : o->cells);
@@ -1193,6 +1301,11 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
     if (o->check_outside > 0) {
         fprintf(j, "\"inside_colliders\": %u, ", t->inside);
         json_num(j, "nearest_collider_distance", t->nearest, ",\n  ");
+    }
+    if (o->flag) {
+        fprintf(j, "\"flag\": {");
+        json_num(j, "fly_downwind", t->fly_downwind, ", ");
+        json_num(j, "fly_drop", t->fly_drop, "},\n  ");
     }
     json_num(j, "ms_per_step_wall", wall_ms, ", ");
     json_num(j, "ms_per_step_gpu", gpu_step_ms >= 0 ? gpu_step_ms : NAN, ", ");
@@ -1452,6 +1565,17 @@ static int report(const options *o, const sim *s, const tally *t)
                t->inside ? "FAILED" : "passed", t->inside, o->check_outside, t->nearest_particle, (double)t->nearest,
                t->nearest_shape, kinds[near->kind]);
         if (t->inside)
+            status = 3;
+    }
+    if (o->flag)
+        printf("  flag            its fly end %.3g m downwind of its hoist (along the horizontal wind), %.3g m "
+               "below it (the middles of the two edges)\n",
+               t->fly_downwind, t->fly_drop);
+    if (o->check_downwind > 0) {
+        const int ok = t->fly_downwind >= o->check_downwind; /* NaN fails */
+        printf("  check           %s: the fly end %.3g m downwind of the hoist (at least %g m asked)\n",
+               ok ? "passed" : "FAILED", t->fly_downwind, o->check_downwind);
+        if (!ok)
             status = 3;
     }
     if (o->check_recovered && !(s->soft && !t->unstable_step && shape_recovered(&t->last))) {

@@ -1,12 +1,12 @@
 /* The folding cloth of sinew-bench --suite selfcol as a test: a 40 x 40
  * cloth hanging with waves across it falls and folds onto the ground
- * (validation on). After 150 steps, with self-collision no two triangles
- * sharing no vertex intersect; without it they do (14 pairs on lavapipe;
- * the counts are logged). SINEW_FOLD_SIZE, SINEW_FOLD_CAPACITY and
- * SINEW_FOLD_LAYOUT change the cloth's side, self_capacity and sweep layout
- * (2: clustered passes, what a GPU takes by default; tools/gpu-check.sh
- * runs the 64 x 64 cloth of the benchmark too). Minutes on lavapipe (3.5 at 40 x 40, over 10
- * at 64 x 64): a test of its own, which the sanitizer run leaves out (the
+ * (validation on). After 100 steps, in the middle of the folding, with
+ * self-collision no two triangles sharing no vertex intersect; without it
+ * they do (174 pairs on lavapipe; the counts are logged). SINEW_FOLD_STEPS,
+ * SINEW_FOLD_SIZE, SINEW_FOLD_CAPACITY and SINEW_FOLD_LAYOUT change the
+ * steps, the cloth's side, self_capacity and sweep layout (2: clustered
+ * passes, what a GPU takes by default; tools/gpu-check.sh runs the 64 x 64
+ * cloth of the benchmark too). Minutes on lavapipe (about 2 at 40 x 40): a test of its own, which the sanitizer run leaves out (the
  * small scenes of test_selfcol run the same host code there). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -25,6 +25,7 @@ TestSuite(selfcol_fold, .init = gpu_setup, .fini = gpu_teardown, .timeout = 900)
 
 static uint64_t fold(const sinew_asset *a, uint32_t side, int self, uint64_t *dropped)
 {
+    const int steps = (int)env_uint("SINEW_FOLD_STEPS", 100);
     sinew_body_desc d = sinew_body_desc_default();
     d.substeps = 8;
     d.iterations = 4;
@@ -37,7 +38,7 @@ static uint64_t fold(const sinew_asset *a, uint32_t side, int self, uint64_t *dr
     cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK);
     sinew_step_params p = sinew_step_params_default();
     *dropped = 0;
-    for (int s = 0; s < 150; s++) {
+    for (int s = 0; s < steps; s++) {
         cr_assert_eq(sinew_body_step(b, &p), SINEW_RESULT_OK, "step %d", s);
         *dropped += sinew_body_get_stats(b).self_dropped;
     }
@@ -66,8 +67,9 @@ Test(selfcol_fold, cloth_folds_without_intersections)
     uint64_t dropped_off, dropped_on;
     uint64_t off = fold(a, side, 0, &dropped_off);
     uint64_t on = fold(a, side, 1, &dropped_on);
-    cr_log_info("%u x %u cloth folded on the ground after 150 steps: %llu intersecting triangle pairs without "
+    cr_log_info("%u x %u cloth folded on the ground after %u steps: %llu intersecting triangle pairs without "
                 "self-collision, %llu with it (%llu candidates dropped over the run)", side, side,
+                env_uint("SINEW_FOLD_STEPS", 100),
                 (unsigned long long)off, (unsigned long long)on, (unsigned long long)dropped_on);
     cr_assert_gt(off, 5, "without self-collision the folds should pass through each other");
     cr_assert_eq(on, 0, "%llu intersecting pairs with self-collision", (unsigned long long)on);

@@ -206,7 +206,7 @@ run() {
     # The folding cloth test at the benchmark's 64 x 64 too (5 s on a GPU).
     if [ "$(left)" -gt 20 ] && [ -x "$build/tests/test_selfcol_fold" ]; then
         rc=0
-        (cd "$build/tests" && SINEW_FOLD_SIZE=64 timeout "$(left)" ./test_selfcol_fold --jobs 1 --full-stats --verbose \
+        (cd "$build/tests" && SINEW_FOLD_SIZE=64 SINEW_FOLD_STEPS=150 timeout "$(left)" ./test_selfcol_fold --jobs 1 --full-stats --verbose \
             >"$res/tests/test_selfcol_fold_64.txt" 2>&1) || rc=$?
         echo "test_selfcol_fold (64 x 64): exit $rc" >>"$res/tests/results.txt"
     fi

@@ -510,7 +510,7 @@ SINEW_API sinew_result sinew_body_shift_origin(sinew_body *body, const double by
  * attachment: particle indices[k] goes to xyz[3k .. 3k+2]. Refuses (changing
  * nothing) an index out of range, a particle that is not pinned (or is held
  * by an attachment: move its frame), or a non-finite position. The move is
- * kept on the host and applied by the next step at its start (every
+ * kept on the host and applied by the next step at its start (its first
  * substep puts the pin at its target): no wait, no readback, no submit, no
  * allocation; sinew_body_read_positions and checkpoints show the pins
  * where they were put. The implicit solvers (pins anchored in PREV) still

@@ -697,8 +697,14 @@ set_tests_properties(tool_render_mesh_sim PROPERTIES LABELS gpu FIXTURES_SETUP r
   PASS_REGULAR_EXPRESSION "render mesh of 225 vertices, 384 triangles, with UVs.*final mesh.*\n384\n"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 if(SINEW_HAVE_ASSIMP)
+  # the glTF the same way: its 102 render vertices and 160 triangles come
+  # back out of sinew-sim's OBJ and picture
   add_test(NAME tool_render_mesh_prep_gltf
-    COMMAND ${PREP} ${CMAKE_SOURCE_DIR}/data/textured_tube.gltf --pin-top 0.05 -o ${OUT}/render_tube_gltf.snw)
-  set_tests_properties(tool_render_mesh_prep_gltf PROPERTIES LABELS cpu
-    PASS_REGULAR_EXPRESSION "render mesh of 102 vertices, 160 triangles, with UVs.*wrote")
+    COMMAND sh -c "'${PREP}' '${CMAKE_SOURCE_DIR}/data/textured_tube.gltf' --pin-top 0.05 -o '${OUT}/render_tube_gltf.snw' && \
+'${SIM}' '${OUT}/render_tube_gltf.snw' --frames 10 --png --validation -o '${OUT}/render_tube_gltf' && \
+test -s '${OUT}/render_tube_gltf/final.png' && grep -c '^vt ' '${OUT}/render_tube_gltf/final.obj' && \
+grep -c '^f [0-9]*/[0-9]*/[0-9]* ' '${OUT}/render_tube_gltf/final.obj'")
+  set_tests_properties(tool_render_mesh_prep_gltf PROPERTIES LABELS gpu
+    PASS_REGULAR_EXPRESSION "render mesh of 102 vertices, 160 triangles, with UVs.*wrote.*final mesh.*\n102\n160\n"
+    FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 endif()

@@ -415,6 +415,14 @@ void sinew_attach_write(sinew_attach *at, const sinew_frame *frames)
     memcpy(&dst[4 * pins_at(at)], at->pins, 16ull * at->pin_capacity);
 }
 
+void sinew_attach_rolled_back(sinew_attach *at)
+{
+    if (!at->on)
+        return;
+    for (uint32_t f = 0; f < at->frame_count; f++)
+        memcpy(&at->frames[8 * f], &at->staging[16 * f], 32);
+}
+
 void sinew_attach_record_substep(const sinew_attach *at, sinew_recorder *r, uint32_t substep, uint32_t substeps)
 {
     if (!at->on || at->pin_capacity + at->attachment_count == 0)

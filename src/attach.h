@@ -50,6 +50,9 @@ sinew_result sinew_attach_upload(const sinew_attach *at, sinew_context *ctx, sin
  * last poses to `frames` (NULL: they stay), the pins' targets. The new poses
  * become the last. `frames` are checked (sinew_attach_check_frames). */
 void sinew_attach_write(sinew_attach *at, const sinew_frame *frames);
+/* The step just written was rolled back: the frames return to the poses it
+ * started from (still in the staging copy). */
+void sinew_attach_rolled_back(sinew_attach *at);
 /* Refuses a step's frames that are not finite, or a rotation of length 0,
  * or a count other than the body's. */
 sinew_result sinew_attach_check_frames(const sinew_attach *at, const sinew_logger *lg, const char *body,

@@ -113,6 +113,10 @@ sinew_result sinew_body_grow_pins(sinew_body *b, uint32_t capacity);
  * by an attachment, at its position there; frees the pin slots of the
  * others (a checkpoint loaded). */
 sinew_result sinew_body_sync_pins(sinew_body *b, const float *xyzw);
+/* Grows the pin slots (sinew_body_grow_pins) to hold the pins of xyzw, so
+ * that a sinew_body_sync_pins after cannot fail: called before a state is
+ * loaded. */
+sinew_result sinew_body_reserve_pins(sinew_body *b, const float *xyzw);
 /* Records the step into b->cmd (allocated, and reset or never begun). */
 sinew_result sinew_body_record_commands(sinew_body *b);
 

@@ -375,6 +375,8 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
                            "body '%s': the pose of frame %u in the checkpoint is not finite or no rotation; nothing "
                            "was changed", b->name, f);
     }
+    if (r == SINEW_RESULT_OK) /* room for the checkpoint's pins before anything changes */
+        r = sinew_body_reserve_pins(b, state);
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_POS], 0, state, 16 * n);
     if (r == SINEW_RESULT_OK)

@@ -451,7 +451,8 @@ SINEW_STRUCT(GpuParams) {
     SINEW_UVEC4(shapes);      /* x shapes in the list, y vec4 index in SHAPES of the current records,
                                  z of the mesh headers, w of the wind's velocity changes */
     SINEW_VEC4(wind);         /* xyz wind velocity (m/s), w air density (kg/m^3) */
-    SINEW_VEC4(aero);         /* x drag, y lift coefficient (desc.drag, desc.lift); z, w 0 */
+    SINEW_VEC4(aero);         /* x drag, y lift coefficient (desc.drag, desc.lift); z 1 when the wind
+                                 kernel runs (integrate.glsl adds its changes), w 0 */
 } SINEW_END(GpuParams)
 
 /* Shape kinds of the collider list (include/sinew/body.h, sinew_shape_kind). */

@@ -120,7 +120,9 @@ static int grid_build(tet_grid *g, const sinew_asset *a, const uint32_t *tets, u
     g->start = calloc(cells + 1, sizeof *g->start);
     if (!g->start)
         return 0;
-    /* Two passes: count, then fill. */
+    /* Two passes: count, then fill; the counts (and the CSR offsets) in
+     * 32 bits, so a total past them is refused as memory would be. */
+    uint64_t total = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < t; i++) {
             double p[4][3], lo[3], up[3];
@@ -139,8 +141,11 @@ static int grid_build(tet_grid *g, const sinew_asset *a, const uint32_t *tets, u
                 for (uint32_t y = c0[1]; y <= c1[1]; y++)
                     for (uint32_t x = c0[0]; x <= c1[0]; x++) {
                         size_t c = x + (size_t)g->dim[0] * (y + (size_t)g->dim[1] * z);
-                        if (pass == 0)
+                        if (pass == 0) {
+                            if (++total >= UINT32_MAX)
+                                return 0;
                             g->start[c + 1]++;
+                        }
                         else
                             g->items[g->start[c]++] = i;
                     }

@@ -532,8 +532,8 @@ sinew_result sinew_prep_cloth_grid(const sinew_prep_grid *grid, const sinew_prep
                         origin, &m);
     if (r != SINEW_RESULT_OK)
         return sinew_fail(lg, r, ID, "%s: %u x %u grid: %s", name, grid->nx, grid->ny, sinew_result_string(r));
-    uint32_t count = options->pin_count + (grid->pin_corners ? 2 : 0);
-    uint32_t *pins = malloc(sizeof *pins * ((size_t)count + 1));
+    const uint64_t count = (uint64_t)options->pin_count + (grid->pin_corners ? 2 : 0);
+    uint32_t *pins = count < UINT32_MAX ? malloc(sizeof *pins * ((size_t)count + 1)) : NULL;
     if (!pins) {
         sinew_mesh_free(&m);
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, ID, "%s: out of memory", name);
@@ -544,7 +544,7 @@ sinew_result sinew_prep_cloth_grid(const sinew_prep_grid *grid, const sinew_prep
         pins[options->pin_count] = 0;
         pins[options->pin_count + 1] = grid->nx - 1;
     }
-    r = build_cloth(&m, options, pins, count, name, lg, out);
+    r = build_cloth(&m, options, pins, (uint32_t)count, name, lg, out);
     free(pins);
     if (r != SINEW_RESULT_OK)
         sinew_prep_output_free(out);

@@ -787,6 +787,8 @@ static int sim_free(const options *o, sim *s)
         free(s->mesh_tris[m]);
     }
     free(s->with_xyz);
+    free(s->render_indices);
+    free(s->render_out);
     sinew_body_destroy(s->with_body);
     sinew_asset_destroy(s->with_asset);
     sinew_body_destroy(s->body);

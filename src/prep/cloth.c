@@ -21,6 +21,7 @@
  * Geometry is computed in double from the mesh and rounded to float once.
  */
 #include "cloth.h"
+#include "embed.h"
 
 #include "core/log.h"
 #include "math/xpbd_math.h"
@@ -898,15 +899,7 @@ static sinew_result add_render_mesh(cloth_builder *b, sinew_asset *a)
         sinew_render_vertex_rec *r = &a->rvertices[i];
         *r = (sinew_render_vertex_rec){{p, p, p, p}, {1.0f, 0.0f, 0.0f, 0.0f}, {0, 0, 0},
                                        SINEW_RENDER_NORMAL_PARTICLES, {0, 0}, {0, 0}};
-        const float *n = m->render_normal ? m->render_normal + 3 * (size_t)i : NULL;
-        double len = n ? sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]) : 0.0;
-        for (int k = 0; k < 3; k++)
-            r->normal[k] = len > 0.0 ? (float)(n[k] / len) : face_normals[3 * (size_t)i + k];
-        if (m->render_uv) {
-            r->mode |= SINEW_RENDER_HAS_UV;
-            r->uv[0] = m->render_uv[2 * (size_t)i];
-            r->uv[1] = m->render_uv[2 * (size_t)i + 1];
-        }
+        sinew_render_vertex_surface(r, m, face_normals, i);
     }
     memcpy(a->rtriangles, m->render_triangles, sizeof(uint32_t) * 3 * (size_t)m->render_triangle_count);
     free(face_normals);

@@ -165,6 +165,19 @@ static int grid_build(tet_grid *g, const sinew_asset *a, const uint32_t *tets, u
     return 1;
 }
 
+void sinew_render_vertex_surface(sinew_render_vertex_rec *r, const sinew_mesh *m, const float *face_normals, uint32_t i)
+{
+    const float *n = m->render_normal ? m->render_normal + 3 * (size_t)i : NULL;
+    double len = n ? sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]) : 0.0;
+    for (int k = 0; k < 3; k++)
+        r->normal[k] = len > 0.0 ? (float)(n[k] / len) : face_normals[3 * (size_t)i + k];
+    if (m->render_uv) {
+        r->mode |= SINEW_RENDER_HAS_UV;
+        r->uv[0] = m->render_uv[2 * (size_t)i];
+        r->uv[1] = m->render_uv[2 * (size_t)i + 1];
+    }
+}
+
 sinew_result sinew_render_embed(sinew_asset *a, const sinew_mesh *m, const char *name, const sinew_logger *lg)
 {
     SINEW_ASSERT(a && m && name);
@@ -248,15 +261,7 @@ sinew_result sinew_render_embed(sinew_asset *a, const sinew_mesh *m, const char 
         }
         r->weight[0] = 1.0f - sum > 0.0f ? 1.0f - sum : 0.0f;
         r->mode = SINEW_RENDER_NORMAL_TET;
-        const float *n = m->render_normal ? m->render_normal + 3 * (size_t)i : NULL;
-        double len = n ? sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]) : 0.0;
-        for (int k = 0; k < 3; k++)
-            r->normal[k] = len > 0.0 ? (float)(n[k] / len) : face_normals[3 * (size_t)i + k];
-        if (m->render_uv) {
-            r->mode |= SINEW_RENDER_HAS_UV;
-            r->uv[0] = m->render_uv[2 * (size_t)i];
-            r->uv[1] = m->render_uv[2 * (size_t)i + 1];
-        }
+        sinew_render_vertex_surface(r, m, face_normals, i);
     }
     memcpy(a->rtriangles, m->render_triangles, sizeof(uint32_t) * 3 * (size_t)m->render_triangle_count);
     free(tets);

@@ -13,6 +13,11 @@
  * render triangles' where m gives none), the UVs m's. Replaces any render
  * mesh a had. INVALID_ARGUMENT when a has no tetrahedra, OUT_OF_HOST_MEMORY;
  * a is unchanged on failure. */
+/* Render vertex i of m's rest normal (m's, normalised, or its render
+ * triangles' from face_normals where m gives none) and UV into r, for the
+ * cloth and the embedded builders alike. */
+void sinew_render_vertex_surface(sinew_render_vertex_rec *r, const sinew_mesh *m, const float *face_normals, uint32_t i);
+
 sinew_result sinew_render_embed(sinew_asset *a, const sinew_mesh *m, const char *name, const sinew_logger *lg);
 
 #endif

@@ -67,6 +67,8 @@ vec3 mg_block_solve(uint at, vec3 r)
 }
 
 uint mg_partials() { return mg_index[3]; }
+// A solid's element scratch (mg_tet.comp): 34 vec4 per tetrahedron.
+uint mg_tet_scratch() { return mg_index[SINEW_MG_H_TETS]; }
 uint mg_scalars() { return mg_index[4]; }
 
 // Whether the dispatch has work: its gate (range.gate, shared/layout.h) is

@@ -1,10 +1,13 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Implicit multigrid cloth: the rows of a level's system matrix
+#extension GL_EXT_control_flow_attributes : require
+// Implicit multigrid cloth and implicit solids: the rows of a level's system
+// matrix
 //   A = M + (h beta + h^2) K + h^2 D
-// one particle per invocation, from its incident triangles' and hinges'
-// Jacobians computed where they are used (no atomics: each row is its own
-// invocation's), and on the finest level (range.count2 = 1) the right-hand
+// one particle per invocation, from its incident triangles', hinges' and
+// tetrahedra's Jacobians computed where they are used (no atomics: each row
+// is its own invocation's; a tetrahedron's stiffness is its Hessian made
+// positive semi-definite, fem.glsl), and on the finest level (range.count2 = 1) the right-hand
 // side into vector F. The unknown is y = dx - h v, the step's departure from
 // moving on at its velocity: A y = b - A h v with b = h M v + h^2 (f + D d + M g)
 // (docs/implicit.md; tests/ref/imc_ref.c solves for dx), which is
@@ -46,6 +49,24 @@ void add_stretch(uint j, float s, vec3 hat, float t)
     add_rows(j, s * r0, s * r1, s * r2);
 }
 
+// Corner c of the body's tetrahedron e, from what mg_tet left in the scratch:
+// its force into `force`, the row's blocks (c, q) into the row.
+void add_tet(uint e, uint c, inout vec3 force)
+{
+    uint at = mg_tet_scratch() + 34u * e;
+    force += mg_real[at + c].xyz;
+    uvec4 v = elem[e].v;
+    [[unroll]] for (uint q = 0u; q < 4u; q++) {
+        uint a = min(c, q), b = max(c, q);
+        uint k = at + 4u + 3u * (a * 4u - (a * (a - 1u)) / 2u + (b - a));
+        vec3 r0 = mg_real[k].xyz, r1 = mg_real[k + 1u].xyz, r2 = mg_real[k + 2u].xyz;
+        if (c <= q)
+            add_rows(v[q], r0, r1, r2);
+        else // block (c, q) is block (q, c) transposed
+            add_rows(v[q], vec3(r0.x, r1.x, r2.x), vec3(r0.y, r1.y, r2.y), vec3(r0.z, r1.z, r2.z));
+    }
+}
+
 void main()
 {
     uint level = range.first2;
@@ -72,8 +93,10 @@ void main()
     vec3 force = vec3(0.0);
     for (uint k = mg_index[inc_start + i]; k < mg_index[inc_start + i + 1u]; k++) {
         uint code = mg_index[inc + k];
-        uint e = (code & ~SINEW_MG_HINGE_BIT) >> 2, c = code & 3u;
-        if ((code & SINEW_MG_HINGE_BIT) == 0u) {
+        uint e = (code & ~(SINEW_MG_HINGE_BIT | SINEW_MG_TET_BIT)) >> 2, c = code & 3u;
+        if ((code & SINEW_MG_TET_BIT) != 0u) {
+            add_tet(e, c, force);
+        } else if ((code & SINEW_MG_HINGE_BIT) == 0u) {
             uint v[3] = uint[3](mg_index[tri + 4u * e], mg_index[tri + 4u * e + 1u], mg_index[tri + 4u * e + 2u]);
             vec4 B = mg_real[rest + 2u * e];
             float a = mg_real[rest + 2u * e + 1u].x;

@@ -264,6 +264,7 @@
  * fields (offsets into MG_INDEX unless marked REAL). Level l's particles are
  * 0 .. n - 1, the same indices as the finest level's. */
 #define SINEW_MG_HEADER 16
+#define SINEW_MG_H_TETS 5      /* header word: a solid's element scratch in REAL (mg_tet.comp) */
 #define SINEW_MG_FIELDS 16
 #define SINEW_MG_N 0           /* particles */
 #define SINEW_MG_ROW 1         /* [n + 1] first block of each row (block indices of the level) */
@@ -274,7 +275,8 @@
 #define SINEW_MG_HINGE 6       /* [4 h] hinges: edge p0 p1, wings p2 p3 */
 #define SINEW_MG_HINGE_COUNT 7
 #define SINEW_MG_INC_START 8   /* [n + 1] each particle's incident elements in INC */
-#define SINEW_MG_INC 9         /* triangle t, corner c: 4t + c; hinge h, slot s: 0x80000000 | 4h + s */
+#define SINEW_MG_INC 9         /* triangle t, corner c: 4t + c; hinge h, slot s: 0x80000000 | 4h + s;
+                                  the body's tetrahedron e, corner c: 0x40000000 | 4e + c */
 #define SINEW_MG_CHILD_START 10 /* [n + 1] the particles of the next finer level whose parent it is */
 #define SINEW_MG_CHILD 11
 #define SINEW_MG_BLOCKS 12     /* REAL: 3 vec4 (rows) per block */
@@ -348,8 +350,10 @@
 #define SINEW_MG_PCG_DIRECTION 3
 #define SINEW_MG_DOT 4
 #define SINEW_MG_PCG_INIT 5    /* U = 0, or with SINEW_MG_FILTERED its constrained part */
-/* Bit marking a hinge in INC. */
+/* Bits marking a hinge and a tetrahedron (the body's element e, corner c:
+ * 4e + c) in INC. */
 #define SINEW_MG_HINGE_BIT 0x80000000u
+#define SINEW_MG_TET_BIT 0x40000000u
 
 /* GPBD element kinds (the asset's enum sinew_element_kind). */
 #define SINEW_GPU_SPRING 0u

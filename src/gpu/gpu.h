@@ -40,6 +40,7 @@
     X(PD_GLOBAL, pd_global, GpuRange)               \
     X(PD_APPLY, pd_apply, GpuRange)                 \
     X(MG_ASSEMBLE, mg_assemble, GpuRange)           \
+    X(MG_TET, mg_tet, GpuRange)                     \
     X(MG_RESIDUAL, mg_residual, GpuRange)           \
     X(MG_RESTRICT, mg_restrict, GpuRange)           \
     X(MG_PROLONG, mg_prolong, GpuRange)             \

@@ -1,6 +1,9 @@
 /* Implicit cloth with constrainable multigrid on the GPU: the levels' layout
  * (shared/layout.h, SINEW_MG_*) built from an asset's multigrid sections, and
- * the kernels mg_assemble, mg_residual, mg_restrict and mg_prolong. */
+ * the kernels mg_assemble, mg_residual, mg_restrict and mg_prolong. A solid
+ * (an asset of tetrahedra) is one level: its tetrahedra in the pattern and
+ * the incidence lists, their records and materials the body's (ELEM,
+ * MATERIAL), solved by PCG. */
 #include "imc.h"
 
 #include "shared/mg.h"
@@ -10,10 +13,13 @@
 #include <string.h>
 
 #include "../math/xpbd_math.h"
+#include "gpbd.h"
 
 typedef struct level_host {
     uint32_t n, t, h, nnz;
     const sinew_triangle_rec *tri;
+    uint32_t tets;              /* a solid's level: its tetrahedra (the asset's elements) */
+    const sinew_element_rec *tet;
     uint32_t *hinge;            /* 4 per hinge */
     uint32_t *row, *col, *diag;
     uint32_t *inc_start, *inc;
@@ -60,7 +66,7 @@ static int build_rows(level_host *L)
     const uint32_t n = L->n;
     uint32_t *count = calloc((size_t)n + 1, sizeof *count);
     L->inc_start = calloc((size_t)n + 1, sizeof *L->inc_start);
-    L->inc = malloc(sizeof *L->inc * (3 * (size_t)L->t + 4 * (size_t)L->h + 1));
+    L->inc = malloc(sizeof *L->inc * (3 * (size_t)L->t + 4 * (size_t)L->h + 4 * (size_t)L->tets + 1));
     L->row = calloc((size_t)n + 1, sizeof *L->row);
     L->diag = calloc((size_t)n + 1, sizeof *L->diag);
     if (!count || !L->inc_start || !L->inc || !L->row || !L->diag) {
@@ -76,8 +82,13 @@ static int build_rows(level_host *L)
         count[L->hinge[k] + 1] += 4;
         L->inc_start[L->hinge[k] + 1]++;
     }
+    for (uint32_t k = 0; k < L->tets; k++)
+        for (int c = 0; c < 4; c++) {
+            count[L->tet[k].v[c] + 1] += 4;
+            L->inc_start[L->tet[k].v[c] + 1]++;
+        }
     for (uint32_t i = 0; i < n; i++) {
-        count[i + 1] += count[i];
+        count[i + 1] += count[i] + 1; /* and the diagonal, should no element hold the particle */
         L->inc_start[i + 1] += L->inc_start[i];
     }
     uint32_t *all = malloc(sizeof *all * ((size_t)count[n] + 1)), *fill = malloc(sizeof *fill * ((size_t)n + 1)),
@@ -86,6 +97,8 @@ static int build_rows(level_host *L)
     if (ok) {
         memcpy(fill, count, sizeof *fill * n);
         memcpy(ifill, L->inc_start, sizeof *ifill * n);
+        for (uint32_t i = 0; i < n; i++)
+            all[fill[i]++] = i;
         for (uint32_t k = 0; k < L->t; k++)
             for (uint32_t a = 0; a < 3; a++) {
                 uint32_t v = L->tri[k].v[a];
@@ -99,6 +112,13 @@ static int build_rows(level_host *L)
                 L->inc[ifill[v]++] = SINEW_MG_HINGE_BIT | (4 * k + a);
                 for (int b = 0; b < 4; b++)
                     all[fill[v]++] = L->hinge[4 * k + b];
+            }
+        for (uint32_t k = 0; k < L->tets; k++)
+            for (uint32_t a = 0; a < 4; a++) {
+                uint32_t v = L->tet[k].v[a];
+                L->inc[ifill[v]++] = SINEW_MG_TET_BIT | (4 * k + a);
+                for (int b = 0; b < 4; b++)
+                    all[fill[v]++] = L->tet[k].v[b];
             }
         L->col = malloc(sizeof *L->col * ((size_t)count[n] + 1));
         ok = L->col != NULL;
@@ -239,6 +259,21 @@ static void rest_of_hinge(const sinew_asset *a, const uint32_t *h, float *out)
     out[1] = (float)(3.0 * sinew_v3_dot(e, e) / areas);
 }
 
+/* A solid's lumped masses: the asset's (1 / inverse mass); a pinned
+ * particle's, which the asset leaves out, a quarter of each of its
+ * tetrahedra's (density times rest volume), or 1 kg when it has none (its
+ * point constraint fixes it either way). */
+static void solid_masses(const sinew_asset *a, const level_host *L, float *mass)
+{
+    for (uint32_t k = 0; k < L->tets; k++)
+        for (int c = 0; c < 4; c++) {
+            const sinew_element_rec *e = &L->tet[k];
+            mass[e->v[c]] += 0.25f * a->materials[e->material].density * e->rest_measure;
+        }
+    for (uint32_t i = 0; i < L->n; i++)
+        mass[i] = a->particles[i].w > 0.0f ? 1.0f / a->particles[i].w : mass[i] > 0.0f ? mass[i] : 1.0f;
+}
+
 /* Level l into both images: its fields (returned in L->field) and its
  * regions, the lumped masses from the rest areas (mass: room for L->n). */
 static void lay_out_level(sinew_imc *s, const sinew_asset *a, const sinew_imc_material *m, uint32_t l,
@@ -281,6 +316,8 @@ static void lay_out_level(sinew_imc *s, const sinew_asset *a, const sinew_imc_ma
         rest_of_hinge(a, &L->hinge[4 * k], hinge);
         sinew_image_put(real, hinge, 1);
     }
+    if (L->tets) /* a solid: the asset's masses; pinned particles their tetrahedra's share */
+        solid_masses(a, L, mass);
     f[SINEW_MG_VEC] = sinew_image_reserve(real, (uint64_t)SINEW_MG_VECTORS * L->n);
     for (uint32_t i = 0; i < L->n; i++) {
         const float x[4] = {mass[i], 0.0f, 0.0f, 0.0f};
@@ -300,11 +337,15 @@ static void lay_out(sinew_imc *s, const sinew_asset *a, const sinew_imc_material
                             SINEW_MG_HEADER;
     header[0] = s->levels;
     header[1] = s->globals = sinew_image_reserve(real, SINEW_MG_GLOBALS);
-    header[2] = sinew_image_put(index, a->parents, 2ull * s->n); /* a, b of each particle */
+    header[2] = a->parents ? sinew_image_put(index, a->parents, 2ull * s->n) /* a, b of each particle */
+                           : sinew_image_next(index);
     header[3] = sinew_image_reserve(real, s->partial_groups);
     header[4] = s->scalars = sinew_image_reserve(real, SINEW_MG_SCALARS);
-    const uint32_t colours_at = sinew_image_put(index, a->mvertices, a->mvertex_count);
-    for (uint32_t l = 0; l < s->levels; l++) {
+    if (s->L[0].tets) /* a solid's element scratch (mg_tet.comp) */
+        header[SINEW_MG_H_TETS] = sinew_image_reserve(real, 34ull * s->L[0].tets);
+    const uint32_t colours_at =
+        a->mvertex_count ? sinew_image_put(index, a->mvertices, a->mvertex_count) : sinew_image_next(index);
+    for (uint32_t l = 0; l < s->levels && l < a->mlevel_count; l++) {
         const sinew_mlevel_rec *M = &a->mlevels[l];
         level_host *L = &s->L[l];
         L->colours = M->colour_count;
@@ -320,13 +361,49 @@ static void lay_out(sinew_imc *s, const sinew_asset *a, const sinew_imc_material
     sinew_image_write(index, 0, header, SINEW_MG_HEADER);
 }
 
+int sinew_imc_solid(const sinew_asset *a) { return a->element_count > 0; }
+
+/* Standalone, a solid's element records and materials as a body has them. */
+static sinew_result upload_elements(sinew_imc *s, const sinew_asset *a)
+{
+    sinew_context *ctx = s->ctx;
+    const uint64_t eb = sizeof(GpuElement) * (uint64_t)a->element_count,
+                   mb = sizeof(GpuMaterial) * (uint64_t)a->material_count;
+    void *host = malloc(eb > mb ? eb : mb);
+    if (!host)
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "imc", "out of host memory");
+    sinew_result r = sinew_buffer_create(ctx, eb, SINEW_MEMORY_DEVICE, "elements", &s->body[SINEW_BIND_ELEM]);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_create(ctx, mb, SINEW_MEMORY_DEVICE, "materials", &s->body[SINEW_BIND_MATERIAL]);
+    GpuElement *e = host;
+    for (uint32_t k = 0; k < a->element_count; k++)
+        e[k] = sinew_gpbd_element(&a->elements[k]);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &s->body[SINEW_BIND_ELEM], 0, e, eb);
+    GpuMaterial *m = host;
+    for (uint32_t k = 0; k < a->material_count; k++)
+        m[k] = sinew_gpbd_material(&a->materials[k]);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_buffer_upload(ctx, &s->body[SINEW_BIND_MATERIAL], 0, m, mb);
+    free(host);
+    return r;
+}
+
 sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const sinew_imc_material *m,
                               double pin_stiffness, sinew_buffer *borrowed, int history, sinew_imc **out)
 {
     *out = NULL;
-    if (a->mlevel_count < 2)
+    const int solid = sinew_imc_solid(a);
+    if (!solid && a->mlevel_count < 2)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "imc",
                           "the asset has no multigrid levels (sinew-prep --subdivide)");
+    for (uint32_t e = 0; solid && e < a->element_count; e++)
+        if (a->elements[e].kind != SINEW_ELEMENT_TET ||
+            (a->materials[a->elements[e].material].model != SINEW_MATERIAL_NEO_HOOKEAN &&
+             a->materials[a->elements[e].material].model != SINEW_MATERIAL_STABLE_NEO_HOOKEAN))
+            return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "imc",
+                              "element %u is not a neo-Hookean or stable neo-Hookean tetrahedron: the implicit "
+                              "solvers take cloth (triangles) or such solids", e);
     for (uint32_t l = 0; l < a->mlevel_count; l++)
         if (a->mlevels[l].colour_count > 64)
             return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_LIMIT, "imc",
@@ -340,15 +417,22 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
     s->device_constraints = s->borrowed;
     s->pin = (float)pin_stiffness;
     s->mat = *m;
-    s->levels = a->mlevel_count;
+    s->levels = solid ? 1 : a->mlevel_count;
     s->n = a->particle_count;
     s->partial_groups = (s->n + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
     int ok = 1;
     for (uint32_t l = 0; l < s->levels && ok; l++) {
         level_host *L = &s->L[l];
-        L->n = a->mlevels[l].vertex_count;
-        L->t = a->mlevels[l].triangle_count;
-        L->tri = l + 1 == s->levels ? a->triangles : a->mtriangles + a->mlevels[l].triangle_begin;
+        if (solid) { /* its tetrahedra only: its surface triangles are not membranes */
+            L->n = a->particle_count;
+            L->tri = a->triangles;
+            L->tets = a->element_count;
+            L->tet = a->elements;
+        } else {
+            L->n = a->mlevels[l].vertex_count;
+            L->t = a->mlevels[l].triangle_count;
+            L->tri = l + 1 == s->levels ? a->triangles : a->mtriangles + a->mlevels[l].triangle_begin;
+        }
         ok = find_hinges(L) && build_rows(L);
     }
     for (uint32_t l = 0; l + 1 < s->levels && ok; l++)
@@ -397,6 +481,8 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
     const int particles[] = {SINEW_BIND_POS, SINEW_BIND_VEL};
     for (int i = 0; i < 2 && r == SINEW_RESULT_OK && !s->borrowed; i++)
         r = sinew_buffer_create(ctx, 16ull * s->n, SINEW_MEMORY_DEVICE, "multigrid cloth", &s->body[particles[i]]);
+    if (r == SINEW_RESULT_OK && solid && !s->borrowed)
+        r = upload_elements(s, a);
     if (r == SINEW_RESULT_OK)
         r = sinew_workspace_create(ctx, "multigrid cloth", &s->ws);
     if (r == SINEW_RESULT_OK && !s->borrowed) /* a body hands its sets over later (sinew_imc_use_bindings) */
@@ -686,6 +772,8 @@ static void record_assembly(sinew_imc *s, sinew_recorder *r)
         dispatch(r, SINEW_KERNEL_MG_CONSTRAIN, s->n, s->levels - 1, 0, 0, 0, 0);
     for (uint32_t l = s->levels - 1; l-- > 0;)
         dispatch(r, SINEW_KERNEL_MG_RESTRICT, s->L[l].n, l, 1, 0, 0, 0);
+    if (s->L[0].tets) /* a solid's elements, once each */
+        dispatch(r, SINEW_KERNEL_MG_TET, s->L[0].tets, 0, 0, 0, 0, 0);
     for (uint32_t l = 0; l < s->levels; l++)
         dispatch(r, SINEW_KERNEL_MG_ASSEMBLE, s->L[l].n, l, l + 1 == s->levels, 0, 0, 0);
 }

@@ -29,6 +29,11 @@ typedef struct sinew_imc sinew_imc;
  * (sinew_imc_use_bindings); every step's constraints then come from pins
  * and contacts on the device (mg_constrain: PREV holds the pins' anchors,
  * PARAMS the colliders). */
+/* Whether the asset is a solid: tetrahedra (neo-Hookean or stable
+ * neo-Hookean, the asset's materials or the body's), solved on one level by
+ * PCG; its masses are the asset's. Otherwise a cloth with multigrid levels. */
+int sinew_imc_solid(const sinew_asset *asset);
+
 sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *asset, const sinew_imc_material *m,
                               double pin_stiffness, sinew_buffer *body, int history, sinew_imc **out);
 void sinew_imc_destroy(sinew_imc *s);

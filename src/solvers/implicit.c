@@ -56,10 +56,20 @@ static sinew_result check(const sinew_context *ctx, const sinew_asset *a, const 
 {
     const sinew_logger *lg = &ctx->logger;
     const sinew_implicit_desc *m = &d->implicit;
-    sinew_result r = sinew_solver_check_fit(ctx, a, d, 0, 0);
+    const int solid = sinew_imc_solid(a);
+    sinew_result r = sinew_solver_check_fit(ctx, a, d, solid, 0);
     if (r != SINEW_RESULT_OK)
         return r;
-    if (a->mlevel_count < 2)
+    if (solid && d->solver != SINEW_SOLVER_IMPLICIT_PCG)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "a solid (an asset of tetrahedra) takes SINEW_SOLVER_IMPLICIT_PCG: the multigrid's levels "
+                          "are a cloth's");
+    for (uint32_t e = 0; solid && e < a->element_count; e++)
+        if (a->elements[e].kind != SINEW_ELEMENT_TET)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "element %u is not a tetrahedron: the implicit solvers take cloth (triangles with "
+                              "multigrid levels) or solids of tetrahedra", e);
+    if (!solid && a->mlevel_count < 2)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "the implicit solvers need an asset with multigrid levels (sinew-prep --subdivide "
                           "LEVELS); this one has none");

@@ -102,6 +102,84 @@ static void stress(const fem_ref_material *m, const double F[9], double P[9])
     }
 }
 
+void fem_ref_stress(const fem_ref_material *m, const double F[9], double P[9]) { stress(m, F, P); }
+
+/* Eigen-decomposition of a symmetric 9 x 9 matrix by cyclic Jacobi rotations
+ * (A destroyed; Q's columns the eigenvectors, Q[9 r + c] row r column c). */
+static void jacobi9(double A[81], double Q[81], double ev[9])
+{
+    for (int i = 0; i < 81; i++)
+        Q[i] = (i % 10) == 0;
+    for (int sweep = 0; sweep < 60; sweep++) {
+        double off = 0.0;
+        for (int p = 0; p < 9; p++)
+            for (int q = p + 1; q < 9; q++)
+                off += A[9 * p + q] * A[9 * p + q];
+        if (off < 1e-300)
+            break;
+        for (int p = 0; p < 9; p++)
+            for (int q = p + 1; q < 9; q++) {
+                const double apq = A[9 * p + q];
+                if (fabs(apq) < 1e-300)
+                    continue;
+                const double theta = (A[9 * q + q] - A[9 * p + p]) / (2.0 * apq);
+                const double t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                const double c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
+                for (int k = 0; k < 9; k++) { /* A <- J^T A J */
+                    const double akp = A[9 * k + p], akq = A[9 * k + q];
+                    A[9 * k + p] = c * akp - sn * akq;
+                    A[9 * k + q] = sn * akp + c * akq;
+                }
+                for (int k = 0; k < 9; k++) {
+                    const double apk = A[9 * p + k], aqk = A[9 * q + k];
+                    A[9 * p + k] = c * apk - sn * aqk;
+                    A[9 * q + k] = sn * apk + c * aqk;
+                }
+                for (int k = 0; k < 9; k++) {
+                    const double qkp = Q[9 * k + p], qkq = Q[9 * k + q];
+                    Q[9 * k + p] = c * qkp - sn * qkq;
+                    Q[9 * k + q] = sn * qkp + c * qkq;
+                }
+            }
+    }
+    for (int i = 0; i < 9; i++)
+        ev[i] = A[10 * i];
+}
+
+int fem_ref_projected_hessian(const fem_ref_material *m, const double F[9], double H[81])
+{
+    double scale = 0.0;
+    for (int i = 0; i < 9; i++)
+        scale = fmax(scale, fabs(F[i]));
+    const double step = 1e-5 * fmax(scale, 1.0);
+    double A[81];
+    for (int k = 0; k < 9; k++) { /* A[9 i + k] = dP_i / dF_k by central differences */
+        double Fp[9], Fm[9], Pp[9], Pm[9];
+        memcpy(Fp, F, sizeof Fp), memcpy(Fm, F, sizeof Fm);
+        Fp[k] += step, Fm[k] -= step;
+        stress(m, Fp, Pp);
+        stress(m, Fm, Pm);
+        for (int i = 0; i < 9; i++)
+            A[9 * i + k] = (Pp[i] - Pm[i]) / (2.0 * step);
+    }
+    for (int i = 0; i < 9; i++) /* symmetric to the differences' error */
+        for (int k = 0; k < i; k++)
+            A[9 * i + k] = A[9 * k + i] = 0.5 * (A[9 * i + k] + A[9 * k + i]);
+    double Q[81], ev[9];
+    jacobi9(A, Q, ev);
+    int clamped = 0;
+    for (int e = 0; e < 9; e++)
+        clamped += ev[e] < 0.0;
+    for (int i = 0; i < 9; i++)
+        for (int k = 0; k < 9; k++) {
+            double h = 0.0;
+            for (int e = 0; e < 9; e++)
+                h += fmax(ev[e], 0.0) * Q[9 * i + e] * Q[9 * k + e];
+            H[9 * i + k] = h;
+        }
+    return clamped;
+}
+
 typedef struct element {
     double B[9];      /* Dm^-1 */
     double r[4][3];   /* dF/dx_a = e_d r_a^T: rows of Dm^-1, r_0 = -(r_1 + r_2 + r_3) */

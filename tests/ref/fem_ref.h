@@ -74,4 +74,15 @@ int fem_ref_asset_displacement(const struct sinew_asset *a, const fem_ref_materi
  * (-gradient; pinned vertices included) into force_out when not NULL. */
 double fem_ref_energy(const fem_ref_problem *p, const double *x, double *force_out);
 
+/* The first Piola stress dPsi/dF of a material at F (9, column-major:
+ * F[3 c + r] row r, column c). */
+void fem_ref_stress(const fem_ref_material *m, const double F[9], double P[9]);
+
+/* The Hessian d^2 Psi / dF^2 at F (central differences of the stress,
+ * symmetrised) made positive semi-definite by a full eigen-decomposition
+ * with its negative eigenvalues set to 0: H[9 i + k], i and k indices of F as
+ * above. Returns how many eigenvalues were negative. What the implicit solvers' stiffness of a tetrahedron is (their
+ * analytic eigensystem, shaders/fem.glsl), computed the long way. */
+int fem_ref_projected_hessian(const fem_ref_material *m, const double F[9], double H[81]);
+
 #endif

@@ -1,0 +1,55 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+// Implicit solids: each tetrahedron's forces and stiffness, once, for
+// mg_assemble to gather into its vertices' rows (one tetrahedron per
+// invocation, range.count of them). Into the solid's element scratch
+// (shared/layout.h, SINEW_MG_H_TETS), per tetrahedron:
+//   4 vec4    the force on each vertex, -V P b_c
+//   30 vec4   (h beta + h^2) V times the blocks (a, b), a <= b, of its
+//             Hessian made positive semi-definite (fem.glsl), 3 rows each,
+//             in the order (0,0) (0,1) (0,2) (0,3) (1,1) (1,2) (1,3) (2,2)
+//             (2,3) (3,3)
+// F = sum_j (x_j - x_0) b_j^T (b_j the rows of Dm^-1, b_0 minus their sum).
+#include "common.glsl"
+#include "mg.glsl"
+#include "fem.glsl"
+
+void main()
+{
+    uint e = linear_id();
+    if (e >= range.count)
+        return;
+    uint g = mg_globals();
+    float h = mg_real[g].x, beta = mg_real[g].y;
+    GpuElement el = elem[e];
+    vec3 x0 = pos[el.v.x].xyz;
+    vec3 b[4] = vec3[4](-(el.r[0].xyz + el.r[1].xyz + el.r[2].xyz), el.r[0].xyz, el.r[1].xyz, el.r[2].xyz);
+    mat3 F = outerProduct(pos[el.v.y].xyz - x0, b[1]) + outerProduct(pos[el.v.z].xyz - x0, b[2]) +
+             outerProduct(pos[el.v.w].xyz - x0, b[3]);
+    float IC = dot(F[0], F[0]) + dot(F[1], F[1]) + dot(F[2], F[2]), J = determinant(F);
+    float g1, g2, f1, f2;
+    fem_terms(el.material, IC, J, g1, g2, f1, f2);
+    mat3 P = 2.0 * g1 * F + f1 * mat3(cross(F[1], F[2]), cross(F[2], F[0]), cross(F[0], F[1]));
+    uint at = mg_tet_scratch() + 34u * e;
+    [[unroll]] for (uint c = 0u; c < 4u; c++)
+        mg_real[at + c] = vec4(-el.measure * (P * b[c]), 0.0);
+    mat3 U, W;
+    vec3 s;
+    fem_svd(F, U, s, W);
+    FemModes m = fem_modes(s, g1, g2, f1, f2);
+    vec3 beta_of[4];
+    [[unroll]] for (uint c = 0u; c < 4u; c++)
+        beta_of[c] = transpose(W) * b[c];
+    mat3 Ut = transpose(U);
+    float scale = (h * beta + h * h) * el.measure;
+    uint k = at + 4u;
+    [[unroll]] for (uint a = 0u; a < 4u; a++)
+        [[unroll]] for (uint q = a; q < 4u; q++) {
+            mat3 rows = transpose(scale * (U * fem_block(m, beta_of[a], beta_of[q]) * Ut));
+            mg_real[k] = vec4(rows[0], 0.0);
+            mg_real[k + 1u] = vec4(rows[1], 0.0);
+            mg_real[k + 2u] = vec4(rows[2], 0.0);
+            k += 3u;
+        }
+}

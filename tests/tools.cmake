@@ -48,6 +48,15 @@ grep -q '\"worst_residual\": [0-9]' '${OUT}/residual.json' && \
 set_tests_properties(tool_sim_check_residual PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "check +FAILED: residual reached [0-9.e-]+, above 0.0001.*check +passed: residual at most"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+# A soft body with the implicit solver through sinew-sim: a stable
+# neo-Hookean cube of 6^3 vertices dropped on the ground stays whole (no
+# tetrahedron inverted, volume within 5 %), its linear solve reported.
+add_test(NAME tool_sim_implicit_solid
+  COMMAND ${SIM} --scene cube-drop --cells 6 --material snh --solver implicit-pcg --substeps 1 --frames 40
+          --max-inverted 0 --max-volume-error 0.05 --validation -o ${OUT}/implicit-solid)
+set_tests_properties(tool_sim_implicit_solid PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "solver +implicit, modified PCG, 1 substeps, a Newton step each.*stability +stable.*linear solve +[0-9.]+ PCG iterations"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 add_test(NAME tool_sim_bad_value COMMAND sh -c "'${SIM}' --check-strain -1; test $? -eq 2")
 set_tests_properties(tool_sim_bad_value PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "--check-strain must be > 0")

@@ -444,7 +444,8 @@ int sim_parse(int argc, char **argv, options *o)
     snprintf(solver_intro, sizeof solver_intro,
              "the solver: %s for cloth and %s for soft bodies unless given. Hierarchical PBD needs an asset built "
              "with --hierarchy; the PD solvers one built with --no-bending (red-black Gauss-Seidel also "
-             "--red-black); the implicit ones one built with --subdivide, and --substeps 1. NAME is one of:",
+             "--red-black); the implicit ones one built with --subdivide (implicit-pcg also takes a soft body), and --substeps 1. NAME "
+             "is one of:",
              sinew_solver_name(SINEW_SOLVER_XPBD_GAUSS_SEIDEL), sinew_solver_name(SINEW_SOLVER_GPBD_GAUSS_SEIDEL));
     cli_solver_help(solver_help, sizeof solver_help, solver_intro);
     cli_option opts[] = {
@@ -699,10 +700,10 @@ int sim_parse(int argc, char **argv, options *o)
     /* The scene's settings where no option gave one. */
     const soft_scene_def *d = &soft_scenes[o->scene];
     if (o->scene != SCENE_CLOTH) {
-        if (o->solver_set && !is_gpbd(o->solver)) {
-            fprintf(stderr, "%s: --scene %s is a soft body: it needs --solver %s or %s\n(try %s --help)\n", t, d->name,
-                    sinew_solver_name(SINEW_SOLVER_GPBD_GAUSS_SEIDEL), sinew_solver_name(SINEW_SOLVER_GPBD_JACOBI),
-                    t);
+        if (o->solver_set && !is_gpbd(o->solver) && o->solver != SINEW_SOLVER_IMPLICIT_PCG) {
+            fprintf(stderr, "%s: --scene %s is a soft body: it needs --solver %s, %s or %s\n(try %s --help)\n", t,
+                    d->name, sinew_solver_name(SINEW_SOLVER_GPBD_GAUSS_SEIDEL),
+                    sinew_solver_name(SINEW_SOLVER_GPBD_JACOBI), sinew_solver_name(SINEW_SOLVER_IMPLICIT_PCG), t);
             return -1;
         }
         if (!o->solver_set)

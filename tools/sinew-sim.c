@@ -1434,13 +1434,16 @@ static int report(const options *o, const sim *s, const tally *t)
                    "steps, %u dispatches per step\n",
                    sinew_solver_label(o->solver), o->substeps, o->iterations, o->cg_iterations, o->setup_interval,
                    st.dispatches);
+        else if (o->solver == SINEW_SOLVER_IMPLICIT_PCG)
+            printf("  solver          %s, %u substeps, a Newton step each, %u dispatches per step\n",
+                   sinew_solver_label(o->solver), o->substeps, st.dispatches);
         else
             printf("  solver          %s, %u substeps x %u iterations, Newton <= %u (tolerance %g), %u dispatches "
                    "per step\n",
                    sinew_solver_label(o->solver), o->substeps, o->iterations, o->newton, o->newton_tol, st.dispatches);
         printf("  steps           %u of %.4g s (%u asked), gravity %g m/s^2, %s\n", steps, o->dt, o->frames,
                o->gravity, s->p.ground ? "ground" : "no ground");
-        if (o->solver != SINEW_SOLVER_MGPBD)
+        if (o->solver != SINEW_SOLVER_MGPBD && o->solver != SINEW_SOLVER_IMPLICIT_PCG)
             printf("  Newton          %.2f iterations per element update on average, %.2f in the last step "
                    "(bound %u)\n", newton_mean, newton_last, o->newton);
         soft_stability(o, t, &st);

@@ -79,7 +79,13 @@ typedef enum sinew_solver {
      * launch). The compliances, iterations and the GPBD, HPBD and PD fields
      * are not used, nor are the step's damping and friction
      * (desc.implicit.damping and friction_stiffness instead). Neither can be
-     * cut. */
+     * cut. IMPLICIT_PCG also takes a solid: an asset of neo-Hookean or
+     * stable neo-Hookean tetrahedra (no multigrid levels), each substep a
+     * Newton step of backward Euler with each tetrahedron's Hessian made
+     * positive semi-definite; its masses and materials are the asset's (or
+     * desc.materials), desc.implicit's stretch, shear, bend and density
+     * unused. At rest it rests on the static equilibrium whatever
+     * max_pcg_iterations (docs/implicit.md, "Solids"). */
     SINEW_SOLVER_IMPLICIT_MG = 9,
     SINEW_SOLVER_IMPLICIT_PCG = 10,
     /* MGPBD (Li et al. 2025; docs/mgpbd.md): global XPBD. Each substep, after

@@ -713,8 +713,11 @@ static uint32_t warps_found(const sinew_asset *a, const sinew_nested *n, int *no
     for (uint32_t l = 0; l < n->level_count; l++)
         for (uint32_t k = 0; k < n->levels[l].triangle_count; k++) {
             const uint32_t *v = &n->levels[l].triangles[3 * k];
-            const double x = (n->positions[3 * v[0]] + n->positions[3 * v[1]] + n->positions[3 * v[2]]) / 3.0;
-            const double z = (n->positions[3 * v[0] + 2] + n->positions[3 * v[1] + 2] + n->positions[3 * v[2] + 2]) / 3.0;
+            double x = 0.0, z = 0.0;
+            for (int c = 0; c < 3; c++) {
+                x += n->positions[3 * v[c]] / 3.0;
+                z += n->positions[3 * v[c] + 2] / 3.0;
+            }
             int *none = in_input_triangle(n, 0, x, z) ? none_in_first : none_in_second;
             *none &= lw[l][3 * k] == 0.0 && lw[l][3 * k + 1] == 0.0 && lw[l][3 * k + 2] == 0.0;
         }

@@ -526,7 +526,8 @@ static double *cpu_equilibrium(const sinew_nested *n, const double *const *warp,
 
 /* A cloth whose UV layout is turned 30 degrees from world x, built from a
  * mesh with UVs (quads, half of them split along the other diagonal than
- * the render mesh's) and subdivided twice (81 particles, 3 levels):
+ * the render mesh's, all along a seam) and subdivided twice (81 particles,
+ * 3 levels):
  * the GPU takes every triangle's frame from the UVs, through the
  * subdivision, so that its matrices on every level and its hammock's
  * equilibrium are the reference's with frames from those UVs (worked out
@@ -535,26 +536,27 @@ static double *cpu_equilibrium(const sinew_nested *n, const double *const *warp,
 Test(imc_gpu, frames_from_uvs_give_the_reference_equilibrium)
 {
     const double turn = 30.0 * 3.14159265358979323846 / 180.0;
-    float pos[27], uvs[18];
+    /* 3 x 3 vertices and, for the right-hand quads, the middle column again:
+     * a seam along x = 0, the right-hand island's UVs moved by 0.3 in u. */
+    float pos[36], uvs[24];
     uint32_t quads[16];
-    for (uint32_t j = 0; j < 3; j++)
-        for (uint32_t i = 0; i < 3; i++) {
-            const uint32_t v = 3 * j + i;
-            double uv[2];
-            pos[3 * v] = -0.5f + 0.5f * (float)i;
-            pos[3 * v + 1] = 1.0f;
-            pos[3 * v + 2] = -0.5f + 0.5f * (float)j;
-            layout_uv(turn, pos[3 * v], pos[3 * v + 2], uv);
-            uvs[2 * v] = (float)uv[0];
-            uvs[2 * v + 1] = (float)uv[1];
-        }
+    for (uint32_t v = 0; v < 12; v++) {
+        const uint32_t i = v < 9 ? v % 3 : 1, j = v < 9 ? v / 3 : v - 9;
+        double uv[2];
+        pos[3 * v] = -0.5f + 0.5f * (float)i;
+        pos[3 * v + 1] = 1.0f;
+        pos[3 * v + 2] = -0.5f + 0.5f * (float)j;
+        layout_uv(turn, pos[3 * v], pos[3 * v + 2], uv);
+        uvs[2 * v] = (float)(uv[0] + (v >= 9 || i == 2 ? 0.3 : 0.0));
+        uvs[2 * v + 1] = (float)uv[1];
+    }
     for (uint32_t j = 0, q = 0; j < 2; j++)
         for (uint32_t i = 0; i < 2; i++, q++) {
-            const uint32_t v = 3 * j + i, quad[4] = {v, v + 1, v + 4, v + 3};
+            const uint32_t v = 3 * j + i, quad[4] = {i ? 9 + j : v, v + 1, v + 4, i ? 10 + j : v + 3};
             memcpy(&quads[4 * q], quad, sizeof quad);
         }
     sinew_prep_mesh mesh = sinew_prep_mesh_default();
-    mesh.vertex_count = 9;
+    mesh.vertex_count = 12;
     mesh.positions = pos;
     mesh.quad_count = 4;
     mesh.quads = quads;
@@ -565,6 +567,7 @@ Test(imc_gpu, frames_from_uvs_give_the_reference_equilibrium)
     sinew_asset *asset;
     cr_assert_eq(sinew_prep_cloth_asset(&mesh, &o, gpu_logger(), &asset, NULL), SINEW_RESULT_OK);
     cr_assert_eq(asset->rtriangle_count, 8, "the render mesh kept on the input's vertices");
+    cr_assert_eq(asset->mlevels[0].vertex_count, 9, "the seam welded");
     sinew_nested n;
     nested_of(asset, &n);
     const uint32_t count = asset->particle_count, m = 3 * count;

@@ -3,9 +3,11 @@
  * rest-plane direction along which u grows (dX/du of the map from UV to rest
  * position, the tangent of normal mapping), where the asset has them.
  *
- * A triangle's UVs: those of a render triangle on the same three particles,
- * or, where none is (a quad split along its other diagonal), each corner's
- * particle's own UV where all its render vertices agree on one (no seam).
+ * A triangle's UVs: those of a render triangle on the same three particles;
+ * where none is (a quad the render mesh cuts along its other diagonal), each
+ * corner's from the render triangles that share an edge with the triangle
+ * and lie on its side of that edge (they overlap it, and a render triangle
+ * across a seam does not), where they agree.
  * Subdivision (sinew-prep --subdivide) keeps the render mesh on the input's
  * particles, the coarsest level's: a finer triangle's corners are midpoints,
  * each a weighted sum of at most three coarsest particles (the corners of
@@ -34,16 +36,15 @@ typedef struct support {
 } support;
 
 typedef struct keyed {
-    uint32_t key[3]; /* the particles, sorted */
+    uint32_t key[3]; /* the particles, sorted (an edge's two, then 0) */
     uint32_t t;      /* render triangle */
 } keyed;
 
 typedef struct uv_map {
     const sinew_asset *a;
-    keyed *tri;      /* render triangles on three particles, sorted by key */
-    uint32_t count;
-    float *uv;       /* 2 per particle: its UV where state is 1 */
-    uint8_t *state;  /* 0 no render vertex, 1 one UV, 2 several (a seam) */
+    keyed *tri;      /* render triangles on three particles, sorted */
+    keyed *edge;     /* their edges, three each, sorted */
+    uint32_t count;  /* of tri; edge has 3 count */
 } uv_map;
 
 static int key_cmp(const void *x, const void *y)
@@ -90,49 +91,68 @@ static int build_map(const sinew_asset *a, uv_map *m)
     memset(m, 0, sizeof *m);
     m->a = a;
     m->tri = malloc(sizeof *m->tri * ((size_t)a->rtriangle_count + 1));
-    m->uv = malloc(sizeof *m->uv * (2 * (size_t)a->particle_count + 1));
-    m->state = calloc((size_t)a->particle_count + 1, 1);
-    if (!m->tri || !m->uv || !m->state)
+    m->edge = malloc(sizeof *m->edge * (3 * (size_t)a->rtriangle_count + 1));
+    if (!m->tri || !m->edge)
         return 0;
     for (uint32_t t = 0; t < a->rtriangle_count; t++) {
         keyed k = {{0}, t};
-        for (int c = 0; c < 3; c++) {
-            const sinew_render_vertex_rec *v = &a->rvertices[a->rtriangles[t].v[c]];
-            const uint32_t p = k.key[c] = particle_of(v);
-            if (p == NONE)
-                continue;
-            if (m->state[p] == 0) {
-                memcpy(&m->uv[2 * (size_t)p], v->uv, sizeof v->uv);
-                m->state[p] = 1;
-            } else if (memcmp(&m->uv[2 * (size_t)p], v->uv, sizeof v->uv) != 0) {
-                m->state[p] = 2;
-            }
-        }
+        for (int c = 0; c < 3; c++)
+            k.key[c] = particle_of(&a->rvertices[a->rtriangles[t].v[c]]);
         sort3(k.key);
-        if (k.key[2] != NONE && k.key[0] != k.key[1] && k.key[1] != k.key[2])
-            m->tri[m->count++] = k;
+        if (k.key[2] == NONE || k.key[0] == k.key[1] || k.key[1] == k.key[2])
+            continue;
+        for (int e = 0; e < 3; e++)
+            m->edge[3 * m->count + e] = (keyed){{k.key[e == 2], k.key[e == 0 ? 1 : 2], 0}, t};
+        m->tri[m->count++] = k;
     }
     qsort(m->tri, m->count, sizeof *m->tri, keyed_cmp);
+    qsort(m->edge, 3 * (size_t)m->count, sizeof *m->edge, keyed_cmp);
     return 1;
 }
 
 static void free_map(uv_map *m)
 {
     free(m->tri);
-    free(m->uv);
-    free(m->state);
+    free(m->edge);
+}
+
+/* The first of n sorted records with k's key, or NULL. */
+static const keyed *first_of(const keyed *all, size_t n, const keyed *k)
+{
+    const keyed *hit = bsearch(k, all, n, sizeof *all, key_cmp);
+    while (hit && hit > all && key_cmp(hit - 1, k) == 0)
+        hit--;
+    return hit;
+}
+
+/* Whether rest positions c and d lie on one side of the line through a and b. */
+static int same_side(const sinew_asset *a, uint32_t pa, uint32_t pb, uint32_t pc, uint32_t pd)
+{
+    const sinew_particle_rec *q[4] = {&a->particles[pa], &a->particles[pb], &a->particles[pc], &a->particles[pd]};
+    double e[3][3], n1[3], n2[3];
+    for (int k = 0; k < 3; k++) {
+        e[k][0] = (double)q[k + 1]->x - q[0]->x;
+        e[k][1] = (double)q[k + 1]->y - q[0]->y;
+        e[k][2] = (double)q[k + 1]->z - q[0]->z;
+    }
+    for (int k = 0; k < 2; k++) {
+        double *n = k ? n2 : n1;
+        const double *f = e[k + 1];
+        n[0] = e[0][1] * f[2] - e[0][2] * f[1];
+        n[1] = e[0][2] * f[0] - e[0][0] * f[2];
+        n[2] = e[0][0] * f[1] - e[0][1] * f[0];
+    }
+    return n1[0] * n2[0] + n1[1] * n2[1] + n1[2] * n2[2] > 0.0;
 }
 
 /* The UVs of particles p (sorted), from the render triangles on them (of
  * several, the least UVs in p's order: none depends on the numbering), or
- * their own; 0 when neither gives them. */
+ * from those that overlap them across an edge; 0 when neither gives them. */
 static int uvs_of(const uv_map *m, const uint32_t p[3], double uv[3][2])
 {
     keyed k = {{p[0], p[1], p[2]}, 0};
-    const keyed *hit = bsearch(&k, m->tri, m->count, sizeof *m->tri, key_cmp);
+    const keyed *hit = first_of(m->tri, m->count, &k);
     if (hit) {
-        while (hit > m->tri && key_cmp(hit - 1, &k) == 0)
-            hit--;
         float best[6] = {0};
         for (int first = 1; hit < m->tri + m->count && key_cmp(hit, &k) == 0; hit++, first = 0) {
             float own[6];
@@ -155,11 +175,38 @@ static int uvs_of(const uv_map *m, const uint32_t p[3], double uv[3][2])
             uv[c / 2][c % 2] = best[c];
         return 1;
     }
+    float own[3][2];
+    int have[3] = {0, 0, 0};
+    for (int e = 0; e < 3; e++) { /* edge (p[i], p[j]) of p, p[o] the corner off it */
+        const int i = e == 2, j = e == 0 ? 1 : 2, o = 3 - i - j;
+        const keyed ek = {{p[i], p[j], 0}, 0}, *end = m->edge + 3 * (size_t)m->count;
+        for (hit = first_of(m->edge, 3 * (size_t)m->count, &ek); hit && hit < end && !key_cmp(hit, &ek); hit++) {
+            const sinew_triangle_rec *r = &m->a->rtriangles[hit->t];
+            uint32_t off = NONE;
+            for (int c = 0; c < 3; c++) {
+                const uint32_t q = particle_of(&m->a->rvertices[r->v[c]]);
+                off = q != p[i] && q != p[j] ? q : off;
+            }
+            if (!same_side(m->a, p[i], p[j], p[o], off))
+                continue;
+            for (int c = 0; c < 3; c++) {
+                const sinew_render_vertex_rec *v = &m->a->rvertices[r->v[c]];
+                const uint32_t q = particle_of(v);
+                const int at = q == p[i] ? i : q == p[j] ? j : -1;
+                if (at < 0)
+                    continue;
+                if (have[at] && memcmp(own[at], v->uv, sizeof v->uv) != 0)
+                    return 0; /* a seam through the triangle: no one chart */
+                memcpy(own[at], v->uv, sizeof v->uv);
+                have[at] = 1;
+            }
+        }
+    }
     for (int c = 0; c < 3; c++) {
-        if (m->state[p[c]] != 1)
+        if (!have[c])
             return 0;
-        uv[c][0] = m->uv[2 * (size_t)p[c]];
-        uv[c][1] = m->uv[2 * (size_t)p[c] + 1];
+        uv[c][0] = own[c][0];
+        uv[c][1] = own[c][1];
     }
     return 1;
 }

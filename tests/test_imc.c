@@ -1,7 +1,9 @@
 /* The CPU double reference of implicit cloth with constrainable multigrid
  * (tests/ref/imc_ref.h): forces against the energy, the Jacobian against the
  * forces, the system SPD, multigrid against a direct solve, and the V-cycle's
- * convergence factor as the mesh is refined (the method's claim). */
+ * convergence factor as the mesh is refined (the method's claim); the
+ * material frames from UVs (src/solvers/imc_frame.c) and the equilibrium
+ * they give, whatever the numbering. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* Implicit multigrid cloth on the GPU against the CPU double reference
  * (tests/ref/imc_ref.c): the assembled matrices of every level and the
- * right-hand side, the residual (SpMV), restriction and prolongation. */
+ * right-hand side, the residual (SpMV), restriction and prolongation; a
+ * cloth framed by its UVs. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,16 +1,21 @@
 /* The CPU double reference of implicit cloth with constrainable multigrid
  * (tests/ref/imc_ref.h): forces against the energy, the Jacobian against the
  * forces, the system SPD, multigrid against a direct solve, and the V-cycle's
- * convergence factor as the mesh is refined (the method's claim). */
+ * convergence factor as the mesh is refined (the method's claim); the
+ * material frames from UVs (src/solvers/imc_frame.c) and the equilibrium
+ * they give, whatever the numbering. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "asset/asset.h"
+#include "prep/cloth.h"
 #include "prep/mesh.h"
 #include "prep/nested.h"
 #include "ref/imc_ref.h"
+#include "solvers/imc.h"
 
 static double lcg(uint64_t *s)
 {
@@ -433,11 +438,12 @@ static void free_shuffled(sinew_nested *s)
 }
 
 /* A cloth's static equilibrium, held along two opposite edges: backward-Euler
- * steps of 10 s from rest, velocities dropped, until a step moves nothing (a
- * damped Newton iteration on the energy). */
-static double *equilibrium(const sinew_nested *n, double *most)
+ * steps of 3 s from rest, velocities dropped, until a step moves nothing (a
+ * damped Newton iteration on the energy). warp: each level's triangles'
+ * material warps (imc_ref_create_framed), or NULL for the projection. */
+static double *equilibrium(const sinew_nested *n, const double *const *warp, double *most)
 {
-    imc_ref *r = imc_ref_create(n, 0, &cloth);
+    imc_ref *r = imc_ref_create_framed(n, 0, &cloth, warp);
     const uint32_t m = 3 * imc_ref_particle_count(r);
     double D[9];
     imc_ref_point_constraint(1e6, D);
@@ -485,7 +491,7 @@ Test(imc, equilibrium_does_not_depend_on_triangle_numbering, .timeout = 300)
     sinew_nested n = square(3, 1.0);
     sinew_nested s = shuffled(&n, 7);
     double most, most_s;
-    double *x = equilibrium(&n, &most), *y = equilibrium(&s, &most_s);
+    double *x = equilibrium(&n, NULL, &most), *y = equilibrium(&s, NULL, &most_s);
     double diff = 0.0;
     for (uint32_t i = 0; i < 3 * n.levels[n.level_count - 1].vertex_count; i++)
         diff = fmax(diff, fabs(x[i] - y[i]));
@@ -537,4 +543,295 @@ Test(imc, vertical_curtain_first_step, .timeout = 300)
         imc_ref_destroy(r);
         sinew_nested_free(&n);
     }
+}
+
+/* ---------------------------------------------------------------- frames from UVs */
+
+/* A 1 m square of two triangles at height 1, subdivided three times (81
+ * particles), as an asset with its levels and as the reference's levels. */
+static sinew_asset *uv_square(sinew_nested *n)
+{
+    sinew_mesh m;
+    double origin[3] = {0, 1, 0};
+    cr_assert_eq(sinew_mesh_grid(2, 2, 1.0, 1.0, SINEW_GRID_XZ, origin, &m), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_mesh_triangulate_quads(&m), SINEW_RESULT_OK);
+    sinew_cloth_options opt = sinew_cloth_options_default();
+    opt.free_parts = 1;
+    sinew_asset *a;
+    cr_assert_eq(sinew_nested_cloth(&m, 3, &opt, NULL, n, &a), SINEW_RESULT_OK);
+    sinew_mesh_free(&m);
+    return a;
+}
+
+/* One render vertex on particle p with the UVs of a layout turned `turn`
+ * degrees from world (x, z) and moved by `shift`. */
+static sinew_render_vertex_rec uv_vertex(const sinew_asset *a, uint32_t p, double turn, double shift)
+{
+    const double t = turn * 3.14159265358979323846 / 180.0, x = a->particles[p].x, z = a->particles[p].z;
+    sinew_render_vertex_rec v = {{p, p, p, p}, {1.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, SINEW_RENDER_HAS_UV,
+                                 {(float)(cos(t) * x - sin(t) * z + shift), (float)(sin(t) * x + cos(t) * z + shift)},
+                                 {0, 0}};
+    return v;
+}
+
+/* A render mesh on the input's two triangles, each an island of its own (a
+ * seam along the diagonal): the first turned 30 degrees from world x, the
+ * second 75 degrees, and the second's back face (winding reversed) a third
+ * island, turned -20 degrees with its u beyond the others' (of two render
+ * triangles on the same particles the least UVs count). renumber: the
+ * render vertices and triangles listed in another order, each triangle
+ * started at another corner. */
+static void islands(sinew_asset *a, const sinew_nested *n, int renumber)
+{
+    static const double turn[3] = {30.0, 75.0, -20.0}, shift[3] = {0.0, 2.0, 5.0};
+    static const uint32_t face[3] = {0, 1, 1};
+    cr_assert(sinew_asset_alloc_render(a, 9, 3));
+    for (uint32_t f = 0; f < 3; f++)
+        for (uint32_t c = 0; c < 3; c++) {
+            const uint32_t p = n->levels[0].triangles[3 * face[f] + (f == 2 ? 2 - c : c)];
+            const uint32_t r = renumber ? 8 - (3 * f + c) : 3 * f + c;
+            a->rvertices[r] = uv_vertex(a, p, turn[f], shift[f]);
+            a->rtriangles[renumber ? 2 - f : f].v[renumber ? (c + 1) % 3 : c] = r;
+        }
+}
+
+/* Whether (x, z) lies in input triangle k (the square's diagonal splits it). */
+static int in_input_triangle(const sinew_nested *n, uint32_t k, double x, double z)
+{
+    const uint32_t *v = &n->levels[0].triangles[3 * k];
+    int sign = 0;
+    for (int c = 0; c < 3; c++) {
+        const double *p = &n->positions[3 * v[c]], *q = &n->positions[3 * v[(c + 1) % 3]];
+        const double side = (q[0] - p[0]) * (z - p[2]) - (q[2] - p[2]) * (x - p[0]);
+        if (side != 0.0 && sign != 0 && (side > 0) != (sign > 0))
+            return 0;
+        if (side != 0.0)
+            sign = side > 0 ? 1 : -1;
+    }
+    return 1;
+}
+
+/* Each level's first triangle in a warp array of sinew_imc_warps. */
+static void level_warps(const sinew_nested *n, double *w, const double *out[SINEW_NESTED_MAX_LEVELS])
+{
+    for (uint32_t l = 0, at = 0; l < n->level_count; at += n->levels[l++].triangle_count)
+        out[l] = &w[3 * (size_t)at];
+}
+
+/* The warps from UVs (src/solvers/imc_frame.c) on every level: each
+ * triangle takes the warp of the input triangle it lies in, from the render
+ * triangle on the same particles (the least UVs of two: the front face's
+ * island, not the back's), the UVs interpolated through the subdivision;
+ * the direction along which u grows, (cos t, 0, -sin t) for a layout turned
+ * t. Listing the triangles and the render mesh in another order changes the
+ * warps by round-off alone, and the hammock's equilibrium (imc_ref framed by
+ * them) by less than 1e-6 of its displacement, while the projection's frame
+ * puts it elsewhere. */
+Test(imc, frames_from_uvs_do_not_depend_on_numbering, .timeout = 300)
+{
+    sinew_nested n, n2;
+    sinew_asset *a = uv_square(&n), *b = uv_square(&n2);
+    sinew_nested s = shuffled(&n, 7);
+    for (uint32_t l = 0; l < n.level_count; l++) { /* b's triangles as s lists them */
+        const uint32_t t = n.levels[l].triangle_count;
+        sinew_triangle_rec *tri = l + 1 == n.level_count ? b->triangles : b->mtriangles + b->mlevels[l].triangle_begin;
+        memcpy(tri, s.levels[l].triangles, sizeof(uint32_t) * 3 * t);
+    }
+    islands(a, &n, 0);
+    islands(b, &n, 1);
+    uint32_t found_a, found_b;
+    double *wa = sinew_imc_warps(a, &found_a), *wb = sinew_imc_warps(b, &found_b);
+    cr_assert(wa && wb);
+    cr_expect_eq(found_a, a->triangle_count);
+    cr_expect_eq(found_b, a->triangle_count);
+    const double *la[SINEW_NESTED_MAX_LEVELS], *lb[SINEW_NESTED_MAX_LEVELS];
+    level_warps(&n, wa, la);
+    level_warps(&n, wb, lb);
+    double worst = 0.0, renumbered = 0.0;
+    for (uint32_t l = 0; l < n.level_count; l++)
+        for (uint32_t k = 0; k < n.levels[l].triangle_count; k++) {
+            const uint32_t *v = &n.levels[l].triangles[3 * k];
+            double x = 0.0, z = 0.0;
+            for (int c = 0; c < 3; c++) {
+                x += n.positions[3 * v[c]] / 3.0;
+                z += n.positions[3 * v[c] + 2] / 3.0;
+            }
+            const double t = (in_input_triangle(&n, 0, x, z) ? 30.0 : 75.0) * 3.14159265358979323846 / 180.0;
+            worst = fmax(worst, fabs(la[l][3 * k] - cos(t)) + fabs(la[l][3 * k + 1]) + fabs(la[l][3 * k + 2] + sin(t)));
+            uint32_t j = 0, key[3], other[3];
+            for (int c = 0; c < 3; c++)
+                key[c] = v[c];
+            for (; j < n.levels[l].triangle_count; j++) { /* the same triangle in s's order */
+                for (int c = 0; c < 3; c++)
+                    other[c] = s.levels[l].triangles[3 * j + c];
+                int same = 1;
+                for (int c = 0; c < 3 && same; c++)
+                    same = key[c] == other[0] || key[c] == other[1] || key[c] == other[2];
+                if (same)
+                    break;
+            }
+            cr_assert_lt(j, n.levels[l].triangle_count);
+            for (int d = 0; d < 3; d++)
+                renumbered = fmax(renumbered, fabs(la[l][3 * k + d] - lb[l][3 * j + d]));
+        }
+    printf("warps from UVs: %.2g from the layouts' directions, %.2g apart after renumbering\n", worst, renumbered);
+    cr_expect_lt(worst, 1e-6, "the layouts' floats: their UVs within 1e-7");
+    cr_expect_lt(renumbered, 1e-12);
+
+    double most, most_s, most_p;
+    double *x = equilibrium(&n, la, &most), *y = equilibrium(&s, lb, &most_s), *p = equilibrium(&n, NULL, &most_p);
+    double diff = 0.0, apart = 0.0;
+    for (uint32_t i = 0; i < 3 * n.levels[n.level_count - 1].vertex_count; i++) {
+        diff = fmax(diff, fabs(x[i] - y[i]));
+        apart = fmax(apart, fabs(x[i] - p[i]));
+    }
+    printf("frames from UVs, renumbered: equilibria %.3g m apart; largest displacement %.4g m; the projection's "
+           "equilibrium %.3g m away\n", diff, most, apart);
+    cr_expect_gt(most, 1e-3);
+    cr_expect_leq(diff, 1e-6 * most, "%g m apart, displacement %g m", diff, most);
+    cr_expect_gt(apart, 1e-2 * most, "the frames hardly matter: %g m", apart);
+    free(x);
+    free(y);
+    free(p);
+    free(wa);
+    free(wb);
+    free_shuffled(&s);
+    sinew_asset_destroy(a);
+    sinew_asset_destroy(b);
+    sinew_nested_free(&n);
+    sinew_nested_free(&n2);
+}
+
+/* Count of the finest level's triangles with a warp, and whether every warp
+ * (all levels) of the triangles in input triangle k is 0. */
+static uint32_t warps_found(const sinew_asset *a, const sinew_nested *n, int *none_in_first, int *none_in_second)
+{
+    uint32_t found;
+    double *w = sinew_imc_warps(a, &found);
+    cr_assert(w);
+    const double *lw[SINEW_NESTED_MAX_LEVELS];
+    level_warps(n, w, lw);
+    *none_in_first = *none_in_second = 1;
+    for (uint32_t l = 0; l < n->level_count; l++)
+        for (uint32_t k = 0; k < n->levels[l].triangle_count; k++) {
+            const uint32_t *v = &n->levels[l].triangles[3 * k];
+            double x = 0.0, z = 0.0;
+            for (int c = 0; c < 3; c++) {
+                x += n->positions[3 * v[c]] / 3.0;
+                z += n->positions[3 * v[c] + 2] / 3.0;
+            }
+            int *none = in_input_triangle(n, 0, x, z) ? none_in_first : none_in_second;
+            *none &= lw[l][3 * k] == 0.0 && lw[l][3 * k + 1] == 0.0 && lw[l][3 * k + 2] == 0.0;
+        }
+    free(w);
+    return found;
+}
+
+/* Where UVs give no frame the warp is 0 (the projection): no render mesh;
+ * render vertices without UVs, or embedded (no particle of weight 1); a
+ * UV triangle collapsed to a line; an input triangle no render triangle is
+ * on and one of whose particles no render vertex is on. A quad whose render
+ * triangles cut it along the other diagonal, without a seam, takes each
+ * particle's own UV. */
+Test(imc, frames_fall_back_where_uvs_give_none)
+{
+    sinew_nested n;
+    sinew_asset *a = uv_square(&n);
+    const uint32_t t = a->triangle_count, *T0 = &n.levels[0].triangles[0], *T1 = &n.levels[0].triangles[3];
+    int none0, none1;
+    cr_expect_eq(warps_found(a, &n, &none0, &none1), 0);
+    cr_expect(none0 && none1, "no render mesh");
+
+    islands(a, &n, 0);
+    cr_expect_eq(warps_found(a, &n, &none0, &none1), t);
+    cr_expect(!none0 && !none1);
+    for (uint32_t r = 0; r < 9; r++)
+        a->rvertices[r].mode = 0;
+    cr_expect_eq(warps_found(a, &n, &none0, &none1), 0);
+    cr_expect(none0 && none1, "no UVs");
+    islands(a, &n, 0);
+    for (uint32_t r = 0; r < 9; r++) {
+        const uint32_t p = a->rvertices[r].particle[0], q = (p + 1) % 4;
+        a->rvertices[r].particle[1] = q;
+        a->rvertices[r].weight[0] = a->rvertices[r].weight[1] = 0.5f;
+    }
+    cr_expect_eq(warps_found(a, &n, &none0, &none1), 0);
+    cr_expect(none0 && none1, "embedded render vertices");
+
+    islands(a, &n, 0);
+    for (uint32_t c = 0; c < 3; c++) { /* the first island's UVs on one line */
+        a->rvertices[c].uv[0] = (float)c;
+        a->rvertices[c].uv[1] = (float)(2 * c);
+    }
+    cr_expect_eq(warps_found(a, &n, &none0, &none1), t / 2);
+    cr_expect(none0 && !none1, "degenerate UVs");
+
+    /* The second island alone: the first triangle's particle off the
+     * diagonal has no render vertex. */
+    cr_assert(sinew_asset_alloc_render(a, 3, 1));
+    for (uint32_t c = 0; c < 3; c++) {
+        a->rvertices[c] = uv_vertex(a, T1[c], 75.0, 2.0);
+        a->rtriangles[0].v[c] = c;
+    }
+    cr_expect_eq(warps_found(a, &n, &none0, &none1), t / 2);
+    cr_expect(none0 && !none1, "particles no render triangle is on");
+
+    /* The square cut along its other diagonal, one island, no seam. */
+    uint32_t corner[4], k = 0;
+    for (uint32_t c = 0; c < 3; c++)
+        corner[k++] = T0[c];
+    for (uint32_t c = 0; c < 3; c++)
+        if (T1[c] != T0[0] && T1[c] != T0[1] && T1[c] != T0[2])
+            corner[k++] = T1[c];
+    cr_assert_eq(k, 4);
+    /* the diagonal is the two corners both input triangles hold: the other
+     * one joins the corners each holds alone */
+    uint32_t only0 = 0;
+    for (uint32_t c = 0; c < 3; c++)
+        if (T0[c] != T1[0] && T0[c] != T1[1] && T0[c] != T1[2])
+            only0 = T0[c];
+    uint32_t diag[2], d = 0;
+    for (uint32_t c = 0; c < 3; c++)
+        if (T0[c] != only0)
+            diag[d++] = T0[c];
+    cr_assert(sinew_asset_alloc_render(a, 4, 2));
+    const uint32_t cut[2][3] = {{only0, diag[0], corner[3]}, {only0, corner[3], diag[1]}};
+    for (uint32_t r = 0; r < 4; r++)
+        a->rvertices[r] = uv_vertex(a, r == 0 ? only0 : r == 1 ? diag[0] : r == 2 ? diag[1] : corner[3], 30.0, 0.0);
+    for (uint32_t f = 0; f < 2; f++)
+        for (uint32_t c = 0; c < 3; c++)
+            a->rtriangles[f].v[c] = cut[f][c] == only0 ? 0 : cut[f][c] == diag[0] ? 1 : cut[f][c] == diag[1] ? 2 : 3;
+    cr_expect_eq(warps_found(a, &n, &none0, &none1), t);
+    cr_expect(!none0 && !none1, "render triangles along the other diagonal");
+    sinew_asset_destroy(a);
+    sinew_nested_free(&n);
+}
+
+/* The warp is dX/du, the direction along which u grows while v stays, not
+ * u's gradient: they differ where the layout is sheared. UVs (x + z/2, z)
+ * over the whole square: the warp is world x on every level (u's gradient
+ * would be 27 degrees off). */
+Test(imc, warp_runs_where_v_stays)
+{
+    sinew_nested n;
+    sinew_asset *a = uv_square(&n);
+    cr_assert(sinew_asset_alloc_render(a, 4, 2));
+    for (uint32_t p = 0; p < 4; p++) {
+        a->rvertices[p] = uv_vertex(a, p, 0.0, 0.0);
+        a->rvertices[p].uv[0] = a->particles[p].x + 0.5f * a->particles[p].z;
+    }
+    memcpy(a->rtriangles, n.levels[0].triangles, sizeof *a->rtriangles * 2);
+    uint32_t found, total = 0;
+    double *w = sinew_imc_warps(a, &found);
+    cr_assert(w);
+    cr_expect_eq(found, a->triangle_count);
+    for (uint32_t l = 0; l < n.level_count; l++)
+        total += n.levels[l].triangle_count;
+    double worst = 0.0;
+    for (uint32_t k = 0; k < total; k++)
+        worst = fmax(worst, fabs(w[3 * k] - 1.0) + fabs(w[3 * k + 1]) + fabs(w[3 * k + 2]));
+    cr_expect_lt(worst, 1e-12, "%g from world x", worst);
+    free(w);
+    sinew_asset_destroy(a);
+    sinew_nested_free(&n);
 }

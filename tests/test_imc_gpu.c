@@ -1,11 +1,14 @@
 /* Implicit multigrid cloth on the GPU against the CPU double reference
  * (tests/ref/imc_ref.c): the assembled matrices of every level and the
- * right-hand side, the residual (SpMV), restriction and prolongation. */
+ * right-hand side, the residual (SpMV), restriction and prolongation; a
+ * cloth framed by its UVs. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sinew/prep.h>
 
 #include "gpu_fixture.h"
 #include "prep/cloth.h"
@@ -400,4 +403,262 @@ Test(imc_gpu, pcg_baseline_needs_ever_more_iterations, .timeout = 600)
     cr_expect_gt(iterations[1], iterations[0], "PCG: %u -> %u iterations", iterations[0], iterations[1]);
     cr_expect_gt(iterations[2], 2 * iterations[0], "PCG: %u -> %u iterations", iterations[0], iterations[2]);
     cr_expect_leq(cycles[2], cycles[0] + 4, "V-cycles: %u -> %u", cycles[0], cycles[2]);
+}
+
+/* ---------------------------------------------------------------- frames from UVs */
+
+/* The multigrid levels of an asset as the reference takes them (copies). */
+static void nested_of(const sinew_asset *a, sinew_nested *n)
+{
+    memset(n, 0, sizeof *n);
+    n->level_count = a->mlevel_count;
+    uint32_t start = 0;
+    for (uint32_t l = 0; l < a->mlevel_count; l++) {
+        const sinew_mlevel_rec *M = &a->mlevels[l];
+        sinew_nested_level *N = &n->levels[l];
+        const sinew_triangle_rec *t = l + 1 == a->mlevel_count ? a->triangles : a->mtriangles + M->triangle_begin;
+        N->vertex_count = M->vertex_count;
+        N->triangle_count = M->triangle_count;
+        N->triangles = malloc(sizeof *N->triangles * 3 * M->triangle_count);
+        memcpy(N->triangles, t, sizeof *N->triangles * 3 * M->triangle_count);
+        N->colour_count = M->colour_count;
+        N->colour_offsets = malloc(sizeof *N->colour_offsets * (M->colour_count + 1));
+        for (uint32_t c = 0; c < M->colour_count; c++)
+            N->colour_offsets[c] = a->mcolours[M->colour_begin + c].begin - start;
+        N->colour_offsets[M->colour_count] = M->vertex_count;
+        N->colour_vertices = malloc(sizeof *N->colour_vertices * M->vertex_count);
+        memcpy(N->colour_vertices, a->mvertices + start, sizeof *N->colour_vertices * M->vertex_count);
+        start += M->vertex_count;
+    }
+    n->positions = malloc(sizeof *n->positions * 3 * a->particle_count);
+    n->parents = malloc(sizeof *n->parents * 2 * a->particle_count);
+    for (uint32_t i = 0; i < a->particle_count; i++) {
+        n->positions[3 * i] = a->particles[i].x;
+        n->positions[3 * i + 1] = a->particles[i].y;
+        n->positions[3 * i + 2] = a->particles[i].z;
+        n->parents[2 * i] = a->parents[i].a;
+        n->parents[2 * i + 1] = a->parents[i].b;
+    }
+}
+
+/* The UV layout: world (x, z) turned by `turn` rad, scaled by 1.5, moved. */
+static void layout_uv(double turn, double x, double z, double uv[2])
+{
+    uv[0] = 1.5 * (cos(turn) * x - sin(turn) * z) + 0.5;
+    uv[1] = 1.5 * (sin(turn) * x + cos(turn) * z) + 0.5;
+}
+
+/* Each level's warps as the reference takes them, worked out here on their
+ * own: UVs at the input's vertices, at each midpoint the mean of its
+ * parents' (linear interpolation), and each triangle's warp dX/du, the
+ * direction along which u grows while v stays, normalised. */
+static double **warps_of(const sinew_nested *n, double turn)
+{
+    const uint32_t count = n->levels[n->level_count - 1].vertex_count;
+    double *uv = malloc(sizeof *uv * 2 * count), **warp = calloc(n->level_count, sizeof *warp);
+    for (uint32_t i = 0; i < count; i++)
+        if (n->parents[2 * i] == UINT32_MAX)
+            layout_uv(turn, n->positions[3 * i], n->positions[3 * i + 2], &uv[2 * i]);
+        else
+            for (int k = 0; k < 2; k++)
+                uv[2 * i + k] = 0.5 * (uv[2 * n->parents[2 * i] + k] + uv[2 * n->parents[2 * i + 1] + k]);
+    for (uint32_t l = 0; l < n->level_count; l++) {
+        const sinew_nested_level *N = &n->levels[l];
+        warp[l] = malloc(sizeof *warp[l] * 3 * N->triangle_count);
+        for (uint32_t k = 0; k < N->triangle_count; k++) {
+            const uint32_t *v = &N->triangles[3 * k];
+            /* X(u, v) affine: [X1 - X0, X2 - X0] = [dX/du, dX/dv] [uv1 - uv0, uv2 - uv0] */
+            double a = uv[2 * v[1]] - uv[2 * v[0]], b = uv[2 * v[2]] - uv[2 * v[0]];
+            double c = uv[2 * v[1] + 1] - uv[2 * v[0] + 1], d = uv[2 * v[2] + 1] - uv[2 * v[0] + 1];
+            double w[3], l2 = 0.0;
+            for (int e = 0; e < 3; e++) {
+                double x1 = n->positions[3 * v[1] + e] - n->positions[3 * v[0] + e];
+                double x2 = n->positions[3 * v[2] + e] - n->positions[3 * v[0] + e];
+                w[e] = (x1 * d - x2 * c) / (a * d - b * c);
+                l2 += w[e] * w[e];
+            }
+            for (int e = 0; e < 3; e++)
+                warp[l][3 * k + e] = w[e] / sqrt(l2);
+            /* v = 1.5 (sin x + cos z) + c is constant along (cos, 0, -sin), where u grows */
+            cr_assert_lt(fabs(warp[l][3 * k] - cos(turn)) + fabs(warp[l][3 * k + 2] + sin(turn)), 1e-6);
+        }
+    }
+    free(uv);
+    return warp;
+}
+
+/* A hammock's static equilibrium on the reference (framed by `warp`, or by
+ * the projection when NULL): held along x = -0.5 and 0.5 by point
+ * constraints of k_c to its rest, steps of 3 s from rest with the
+ * velocities dropped, until a step moves nothing. */
+static double *cpu_equilibrium(const sinew_nested *n, const double *const *warp, double k_c)
+{
+    imc_ref *r = imc_ref_create_framed(n, 0, &cpu_cloth, warp);
+    const uint32_t m = 3 * imc_ref_particle_count(r);
+    double D[9], moved = INFINITY;
+    imc_ref_point_constraint(k_c, D);
+    const double h = 3.0, g[3] = {0, -9.81, 0};
+    double *dx = calloc(m, sizeof *dx), *x = malloc(sizeof *x * m);
+    imc_stats st;
+    for (int step = 0; step < 2000 && moved > 1e-13; step++) {
+        const double *xs = imc_ref_positions(r);
+        for (uint32_t i = 0; i < m / 3; i++)
+            if (fabs(fabs(n->positions[3 * i]) - 0.5) < 1e-6) {
+                double back[3];
+                for (int d = 0; d < 3; d++)
+                    back[d] = n->positions[3 * i + d] - xs[3 * i + d];
+                imc_ref_set_constraint(r, i, D, back);
+            }
+        memset(imc_ref_velocities(r), 0, sizeof(double) * m);
+        imc_ref_assemble(r, h, g);
+        memset(dx, 0, sizeof *dx * m);
+        imc_ref_solve_pcg(r, dx, 1e-12, 100000, &st);
+        imc_ref_advance(r, dx, h);
+        moved = 0.0;
+        for (uint32_t i = 0; i < m; i++)
+            moved = fmax(moved, fabs(dx[i]));
+    }
+    cr_assert_leq(moved, 1e-13, "no equilibrium on the CPU: the last step moved %g m", moved);
+    memcpy(x, imc_ref_positions(r), sizeof *x * m);
+    free(dx);
+    imc_ref_destroy(r);
+    return x;
+}
+
+/* A cloth whose UV layout is turned 30 degrees from world x, built from a
+ * mesh with UVs (quads, half of them split along the other diagonal than
+ * the render mesh's, all along a seam) and subdivided twice (81 particles,
+ * 3 levels):
+ * the GPU takes every triangle's frame from the UVs, through the
+ * subdivision, so that its matrices on every level and its hammock's
+ * equilibrium are the reference's with frames from those UVs (worked out
+ * here on their own), not the projection's (k_stretch 5000, k_shear 500:
+ * the frame matters). */
+Test(imc_gpu, frames_from_uvs_give_the_reference_equilibrium)
+{
+    const double turn = 30.0 * 3.14159265358979323846 / 180.0;
+    /* 3 x 3 vertices and, for the right-hand quads, the middle column again:
+     * a seam along x = 0, the right-hand island's UVs moved by 0.3 in u. */
+    float pos[36], uvs[24];
+    uint32_t quads[16];
+    for (uint32_t v = 0; v < 12; v++) {
+        const uint32_t i = v < 9 ? v % 3 : 1, j = v < 9 ? v / 3 : v - 9;
+        double uv[2];
+        pos[3 * v] = -0.5f + 0.5f * (float)i;
+        pos[3 * v + 1] = 1.0f;
+        pos[3 * v + 2] = -0.5f + 0.5f * (float)j;
+        layout_uv(turn, pos[3 * v], pos[3 * v + 2], uv);
+        uvs[2 * v] = (float)(uv[0] + (v >= 9 || i == 2 ? 0.3 : 0.0));
+        uvs[2 * v + 1] = (float)uv[1];
+    }
+    for (uint32_t j = 0, q = 0; j < 2; j++)
+        for (uint32_t i = 0; i < 2; i++, q++) {
+            const uint32_t v = 3 * j + i, quad[4] = {i ? 9 + j : v, v + 1, v + 4, i ? 10 + j : v + 3};
+            memcpy(&quads[4 * q], quad, sizeof quad);
+        }
+    sinew_prep_mesh mesh = sinew_prep_mesh_default();
+    mesh.vertex_count = 12;
+    mesh.positions = pos;
+    mesh.quad_count = 4;
+    mesh.quads = quads;
+    mesh.uvs = uvs;
+    sinew_prep_cloth_options o = sinew_prep_cloth_options_default();
+    o.subdivisions = 2;
+    o.free_parts = 1;
+    sinew_asset *asset;
+    cr_assert_eq(sinew_prep_cloth_asset(&mesh, &o, gpu_logger(), &asset, NULL), SINEW_RESULT_OK);
+    cr_assert_eq(asset->rtriangle_count, 8, "the render mesh kept on the input's vertices");
+    cr_assert_eq(asset->mlevels[0].vertex_count, 9, "the seam welded");
+    sinew_nested n;
+    nested_of(asset, &n);
+    const uint32_t count = asset->particle_count, m = 3 * count;
+    double **warp = warps_of(&n, turn);
+
+    gpu_log_clear();
+    sinew_imc *g;
+    cr_assert_eq(sinew_imc_create(gpu_ctx, asset, &gpu_cloth, PIN_STIFFNESS, NULL, 0, &g), SINEW_RESULT_OK);
+    char expect[64];
+    snprintf(expect, sizeof expect, "%u of the %u triangles take their warp", asset->triangle_count,
+             asset->triangle_count);
+    cr_expect(strstr(gpu_log_text(), expect), "%s", gpu_log_text());
+
+    /* The matrices of the first step from rest on every level, against the
+     * reference framed by the UVs and by the projection. */
+    imc_ref *framed = imc_ref_create_framed(&n, 0, &cpu_cloth, (const double *const *)warp);
+    imc_ref *projected = imc_ref_create(&n, 0, &cpu_cloth);
+    const float hf = 1.0f / 60.0f, gf[3] = {0, -9.81f, 0};
+    const double gd[3] = {0, -9.81, 0};
+    imc_ref_assemble(framed, hf, gd);
+    imc_ref_assemble(projected, hf, gd);
+    float *x = malloc(sizeof *x * m), *v = calloc(m, sizeof *v);
+    for (uint32_t i = 0; i < m; i++)
+        x[i] = (float)n.positions[i];
+    cr_assert_eq(sinew_imc_set_state(g, x, v), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_imc_assemble(g, hf, gf, NULL, SINEW_IMC_NO_HISTORY), SINEW_RESULT_OK);
+    for (uint32_t l = 0; l < n.level_count; l++) {
+        const imc_matrix *A = imc_ref_matrix(framed, l), *P = imc_ref_matrix(projected, l);
+        const uint32_t blocks = A->row[A->n];
+        float *b = malloc(sizeof *b * 9 * blocks);
+        cr_assert_eq(sinew_imc_read_blocks(g, l, b), SINEW_RESULT_OK);
+        double e = rel_diff(b, A->val, 9 * blocks), ep = rel_diff(b, P->val, 9 * blocks);
+        printf("UV frames, level %u: GPU against the reference %.2e of the largest entry (the projection's %.2e)\n",
+               l, e, ep);
+        cr_expect_lt(e, 2e-5, "level %u: %.2e", l, e);
+        cr_expect_gt(ep, 1e-2, "level %u: the projection's matrix %.2e from the GPU's", l, ep);
+        free(b);
+    }
+    imc_ref_destroy(framed);
+    imc_ref_destroy(projected);
+
+    /* The hammock on the GPU: the reference's loop, V-cycles to 1e-5. */
+    const double k_c = 1e4;
+    const float D[9] = {(float)k_c, 0, 0, 0, (float)k_c, 0, 0, 0, (float)k_c};
+    sinew_imc_cycle c = {.pre = 5, .post = 10, .coarse_iterations = 40, .tolerance = 1e-5, .max_cycles = 40,
+                         .fallback_iterations = 2000};
+    float *prev = malloc(sizeof *prev * m);
+    double moved = INFINITY;
+    int step = 0;
+    for (; step < 100 && moved > 1e-6; step++) {
+        for (uint32_t i = 0; i < count; i++)
+            if (fabs(fabs(n.positions[3 * i]) - 0.5) < 1e-6) {
+                float back[3];
+                for (int d = 0; d < 3; d++)
+                    back[d] = (float)(n.positions[3 * i + d] - x[3 * i + d]);
+                sinew_imc_set_constraint(g, i, D, back);
+            }
+        cr_assert_eq(sinew_imc_set_state(g, x, v), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_imc_assemble(g, 3.0f, gf, NULL, SINEW_IMC_NO_HISTORY), SINEW_RESULT_OK);
+        sinew_imc_solve_stats st;
+        cr_assert_eq(sinew_imc_solve(g, &c, &st), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_imc_advance(g), SINEW_RESULT_OK);
+        memcpy(prev, x, sizeof *x * m);
+        cr_assert_eq(sinew_imc_read_state(g, x, NULL), SINEW_RESULT_OK);
+        moved = 0.0;
+        for (uint32_t i = 0; i < m; i++)
+            moved = fmax(moved, fabs(x[i] - prev[i]));
+    }
+    double *xu = cpu_equilibrium(&n, (const double *const *)warp, k_c), *xp = cpu_equilibrium(&n, NULL, k_c);
+    double gpu = 0.0, apart = 0.0, most = 0.0;
+    for (uint32_t i = 0; i < m; i++) {
+        gpu = fmax(gpu, fabs(x[i] - xu[i]));
+        apart = fmax(apart, fabs(xu[i] - xp[i]));
+        most = fmax(most, fabs(xu[i] - n.positions[i]));
+    }
+    printf("UV frames turned 30 degrees: GPU hammock after %d steps (the last moved %.2g m) %.2e m from the "
+           "reference's; the projection's equilibrium %.2e m from it; largest displacement %.4g m\n",
+           step, moved, gpu, apart, most);
+    cr_expect_lt(gpu, 1e-3 * most, "the GPU's equilibrium %.2e m from the reference's", gpu);
+    cr_expect_gt(apart, 1e-2 * most, "the frames hardly matter: %.2e m", apart);
+    cr_expect_gt(apart, 20.0 * gpu);
+    free(xu);
+    free(xp);
+    free(prev);
+    free(x);
+    free(v);
+    for (uint32_t l = 0; l < n.level_count; l++)
+        free(warp[l]);
+    free(warp);
+    sinew_imc_destroy(g);
+    sinew_nested_free(&n);
+    sinew_asset_destroy(asset);
 }

@@ -560,6 +560,17 @@ test -s '${OUT}/implicit-pcg/final.obj'")
 set_tests_properties(tool_sim_implicit PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "1089 particles \\(2 pinned\\).*linear solve +[0-9.]+ V-cycles.*final mesh.*linear solve +[0-9.]+ PCG iterations.*final mesh" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 
+# The sample tube's UVs frame the implicit cloth (docs/implicit.md): its
+# render mesh kept on the input's vertices through one subdivision, every
+# triangle's warp from the UVs, those along its seam included.
+add_test(NAME tool_sim_implicit_uv_frames
+  COMMAND sh -c "set -e; '${PREP}' '${CMAKE_SOURCE_DIR}/data/textured_tube.obj' --subdivide 1 --free-parts -q \
+-o '${OUT}/uv_tube.snw'; '${SIM}' '${OUT}/uv_tube.snw' --solver implicit-mg --substeps 1 --frames 1 --validation \
+-o '${OUT}/uv_tube'")
+set_tests_properties(tool_sim_implicit_uv_frames PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "1536 of the 1536 triangles take their warp from the render mesh's UVs.*final mesh"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+
 # A cloth dropped on a real closed model (CGAL's elephant, 5 558 triangles,
 # scaled to 0.6 m) through --collider: the implicit multigrid and XPBD, with
 # validation on, every step healthy.

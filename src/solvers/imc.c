@@ -43,6 +43,7 @@ struct sinew_imc {
     level_host L[SINEW_ASSET_MAX_MLEVELS];
     float *D;       /* finest: 3 vec4 rows per particle */
     float *target;  /* finest: 1 vec4 per particle */
+    double *warp;   /* every level's triangles' material warps (sinew_imc_warps) */
 };
 
 /* ---------------------------------------------------------------- layout */
@@ -193,10 +194,20 @@ void sinew_imc_destroy(sinew_imc *s)
     free_levels(s);
     free(s->D);
     free(s->target);
+    free(s->warp);
     free(s);
 }
 
-static void rest_of_triangle(const sinew_asset *a, const uint32_t *v, float *out)
+/* The warp triangle k of level l takes from the UVs, (0, 0, 0) for none. */
+static const double *uv_warp(const sinew_imc *s, uint32_t l, uint32_t k)
+{
+    size_t at = k;
+    for (uint32_t below = 0; below < l; below++)
+        at += s->L[below].t;
+    return &s->warp[3 * at];
+}
+
+static void rest_of_triangle(const sinew_asset *a, const uint32_t *v, const double *warp, float *out)
 {
     double X[3][3];
     for (int c = 0; c < 3; c++) {
@@ -212,12 +223,20 @@ static void rest_of_triangle(const sinew_asset *a, const uint32_t *v, float *out
     const double ln = sqrt(sinew_v3_dot(nrm, nrm));
     for (int d = 0; d < 3; d++)
         nrm[d] /= ln;
-    /* The material frame (docs/math.md 5): u, the warp, is world x projected
-     * on the triangle's plane, or world z where x is within 0.1 rad of the
-     * normal; v = n x u the weft. One projection for every triangle, so the
-     * energy does not depend on how the triangles are numbered. */
+    /* The material frame (docs/math.md 5): u, the warp, is the direction
+     * along which the UVs' u grows (sinew_imc_warps), projected on the
+     * triangle's plane; where the triangle has no UVs (warp 0), world x
+     * projected on the plane, or world z where x is within 0.1 rad of the
+     * normal. v = n x u the weft. Neither depends on how the triangles are
+     * numbered, nor does the energy. */
     static const double axes[2][3] = {{1.0, 0.0, 0.0}, {0.0, 0.0, 1.0}};
     double lu = 0.0;
+    if (warp) {
+        const double along = sinew_v3_dot(warp, nrm);
+        for (int d = 0; d < 3; d++)
+            u[d] = warp[d] - along * nrm[d];
+        lu = sqrt(sinew_v3_dot(u, u));
+    }
     for (int k = 0; k < 2 && !(lu >= 0.1); k++) {
         const double along = sinew_v3_dot(axes[k], nrm);
         for (int d = 0; d < 3; d++)
@@ -306,7 +325,7 @@ static void lay_out_level(sinew_imc *s, const sinew_asset *a, const sinew_imc_ma
     memset(mass, 0, sizeof *mass * L->n);
     for (uint32_t k = 0; k < L->t; k++) {
         float rest[8] = {0}; /* Bm^-1 (4), then the rest area in a vec4 of its own */
-        rest_of_triangle(a, L->tri[k].v, rest);
+        rest_of_triangle(a, L->tri[k].v, uv_warp(s, l, k), rest);
         sinew_image_put(real, rest, 2);
         for (int c = 0; c < 3; c++) /* summed in the triangles' order: float sums depend on it */
             mass[L->tri[k].v[c]] += (float)(m->density * rest[4] / 3.0);
@@ -437,6 +456,12 @@ sinew_result sinew_imc_create(sinew_context *ctx, const sinew_asset *a, const si
     }
     for (uint32_t l = 0; l + 1 < s->levels && ok; l++)
         ok = build_children(&s->L[l], &s->L[l + 1], a->parents);
+    uint32_t framed = 0;
+    ok = ok && (s->warp = sinew_imc_warps(a, &framed)) != NULL;
+    if (ok && a->rtriangle_count)
+        sinew_logf(&ctx->logger, SINEW_LOG_INFO, "imc",
+                   "%u of the %u triangles take their warp from the render mesh's UVs, the others world x on "
+                   "their plane", framed, a->triangle_count);
     s->D = calloc(12 * (size_t)s->n + 1, sizeof *s->D);
     s->target = calloc(4 * (size_t)s->n + 1, sizeof *s->target);
     float *mass = malloc(sizeof *mass * ((size_t)s->n + 1)); /* the finest level has the most particles */

@@ -16,6 +16,17 @@ typedef struct sinew_imc_material {
 
 typedef struct sinew_imc sinew_imc;
 
+/* The material frame's warp of every triangle (src/solvers/imc_frame.c):
+ * from the render mesh's UVs, the unit rest-plane direction along which u
+ * grows; (0, 0, 0) where a triangle has none (no render mesh, no UVs,
+ * degenerate UVs, particles no render triangle matches), which then takes
+ * the projection (world x on its plane). 3 doubles per triangle, the levels'
+ * triangles one level after another, coarsest first (the finest: the asset's
+ * own; an asset without levels: its triangles alone). *found counts the
+ * finest level's triangles with a warp. NULL when out of host memory;
+ * the caller frees the array. */
+double *sinew_imc_warps(const sinew_asset *asset, uint32_t *found);
+
 /* The asset must have multigrid levels. Particles the asset pins (inverse
  * mass 0) get point constraints of pin_stiffness (N/m). The solver always
  * owns its set-1 buffers (shared/mg.h): the levels' INDEX and REAL, and with

@@ -131,7 +131,7 @@ static double *block(level *L, uint32_t i, uint32_t j)
     return &L->A.val[9 * (size_t)lo];
 }
 
-static void setup_level(imc_ref *r, level *L, uint32_t nested_level)
+static void setup_level(imc_ref *r, level *L, uint32_t nested_level, const double *warp)
 {
     const sinew_nested_level *N = &r->nested->levels[nested_level];
     const double *X = r->nested->positions; /* the rest shape */
@@ -149,10 +149,16 @@ static void setup_level(imc_ref *r, level *L, uint32_t nested_level)
         sinew_v3_sub(c, a, e2);
         sinew_v3_cross(e1, e2, nrm);
         double ln = sqrt(dot(nrm, nrm, 3));
-        /* warp: x projected on the plane; z where x lies within 0.1 rad of
-         * the normal (|projection| < 0.1) */
+        /* warp: the one given, projected on the plane; where none is (0),
+         * x projected on the plane; z where x lies within 0.1 rad of the
+         * normal (|projection| < 0.1) */
         double xn = nrm[0] / ln, ux[3] = {1.0 - xn * nrm[0] / ln, -xn * nrm[1] / ln, -xn * nrm[2] / ln};
-        if (dot(ux, ux, 3) >= 0.01) {
+        const double *w = warp ? &warp[3 * (size_t)k] : NULL, wn = w ? dot(w, nrm, 3) / ln : 0.0;
+        const double uw[3] = {w ? w[0] - wn * nrm[0] / ln : 0.0, w ? w[1] - wn * nrm[1] / ln : 0.0,
+                              w ? w[2] - wn * nrm[2] / ln : 0.0};
+        if (dot(uw, uw, 3) >= 0.01) {
+            memcpy(u, uw, sizeof u);
+        } else if (dot(ux, ux, 3) >= 0.01) {
             memcpy(u, ux, sizeof u);
         } else {
             double zn = nrm[2] / ln;
@@ -201,12 +207,18 @@ static void setup_level(imc_ref *r, level *L, uint32_t nested_level)
 
 imc_ref *imc_ref_create(const sinew_nested *nested, uint32_t first_level, const imc_material *m)
 {
+    return imc_ref_create_framed(nested, first_level, m, NULL);
+}
+
+imc_ref *imc_ref_create_framed(const sinew_nested *nested, uint32_t first_level, const imc_material *m,
+                               const double *const *warp)
+{
     imc_ref *r = zalloc(1, sizeof *r);
     r->nested = nested;
     r->mat = *m;
     r->count = nested->level_count - first_level;
     for (uint32_t k = 0; k < r->count; k++)
-        setup_level(r, &r->L[k], first_level + k);
+        setup_level(r, &r->L[k], first_level + k, warp ? warp[k] : NULL);
     uint32_t n = r->L[r->count - 1].n;
     r->x = zalloc(3 * (size_t)n, sizeof *r->x);
     r->v = zalloc(3 * (size_t)n, sizeof *r->v);

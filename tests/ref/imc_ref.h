@@ -59,6 +59,14 @@ typedef struct imc_ref imc_ref;
  * finest is the last); the hierarchy is borrowed for the reference's life.
  * Positions start at the hierarchy's, which are also the rest shape. */
 imc_ref *imc_ref_create(const sinew_nested *nested, uint32_t first_level, const imc_material *m);
+/* The same with the material frames given: warp[k] (borrowed for the call)
+ * holds level first_level + k's triangles' warps (u), 3 per triangle in the
+ * level's order, each projected on its triangle's rest plane; a NULL level,
+ * or a triangle's (0, 0, 0), takes the projection of imc_ref_create (world
+ * x on the plane, world z where x is within 0.1 rad of the normal). The
+ * weft is n x u. */
+imc_ref *imc_ref_create_framed(const sinew_nested *nested, uint32_t first_level, const imc_material *m,
+                               const double *const *warp);
 void imc_ref_destroy(imc_ref *r);
 
 uint32_t imc_ref_particle_count(const imc_ref *r);  /* of the finest level */

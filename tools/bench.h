@@ -65,6 +65,7 @@ int bench_clusters_suite(const bench_args *a); /* bench_clusters.c */
 int bench_selfcol_suite(const bench_args *a);  /* bench_selfcol.c */
 int bench_mgpbd_suite(const bench_args *a);
 int bench_accuracy_suite(const bench_args *a); /* bench_accuracy.c */
+int bench_accuracy_implicit_suite(const bench_args *a); /* bench_accuracy.c */
 int bench_stiff_suite(const bench_args *a);    /* bench_stiff.c */
 
 /* Runs a paper suite's `fn(ctx, options, out)` on a context of the device and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerates the benchmark page of this machine's Vulkan device:
-#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|clusters|selfcol|overlap|accuracy|mgpbd|all] [sinew-bench options]   (default quick)
+#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|clusters|selfcol|overlap|accuracy|accuracy-implicit|mgpbd|all] [sinew-bench options]   (default quick)
 # builds (release), runs sinew-bench and writes docs/benchmarks/<device>/
 # (README.md, bench.json, plots; the gpbd suite, the GPBD paper's cube impact,
 # in docs/benchmarks/<device>/gpbd/, the hpbd suite, the HPBD paper's figure 7,
@@ -12,7 +12,8 @@
 # clusters suite, Gauss-Seidel colour by colour against clustered passes, in
 # docs/benchmarks/<device>/clusters/, the selfcol suite, self-collision's cost and
 # effect, in .../selfcol/, the overlap suite in .../overlap/, the accuracy suite,
-# where bodies come to rest against their exact equilibrium, in .../accuracy/),
+# where bodies come to rest against their exact equilibrium, in .../accuracy/,
+# its implicit solver beside GPBD's default cost in .../accuracy-implicit/),
 # comparing with the previous bench.json
 # there (run to run) and including the peers' results in peers.jsonl there
 # (cloth suites), made by
@@ -47,6 +48,7 @@ out="$root/docs/benchmarks/$slug"
 [ "$suite" = selfcol ] && out="$out/selfcol"
 [ "$suite" = overlap ] && out="$out/overlap"
 [ "$suite" = accuracy ] && out="$out/accuracy"
+[ "$suite" = accuracy-implicit ] && out="$out/accuracy-implicit"
 mkdir -p "$out"
 
 extra=""

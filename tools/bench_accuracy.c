@@ -173,7 +173,7 @@ static int solver_set(sinew_solver s)
     return s == SINEW_SOLVER_GPBD_JACOBI ? 1 : s == SINEW_SOLVER_IMPLICIT_PCG ? 2 : 0;
 }
 
-typedef struct options { int dry, plots; } options;
+typedef struct options { int dry, plots, implicit_only; } options;
 
 static int run_accuracy(sinew_context *ctx, const void *opt, const char *out)
 {
@@ -245,6 +245,8 @@ static int run_accuracy(sinew_context *ctx, const void *opt, const char *out)
         for (size_t ci = 0; ci < CONFIGS && ok; ci++) {
             const config *c = &configs[ci];
             if (largest && !c->largest)
+                continue;
+            if (o->implicit_only && ci > 0 && c->solver != SINEW_SOLVER_IMPLICIT_PCG)
                 continue;
             result res = {0};
             ok = run(ctx, a, c, ref, dry ? 3 : 400, &res);
@@ -328,4 +330,13 @@ int bench_accuracy_suite(const bench_args *a)
     o.dry = a->dry_run;
     o.plots = !a->no_plots;
     return bench_on_device(a, "accuracy", run_accuracy, &o);
+}
+
+int bench_accuracy_implicit_suite(const bench_args *a)
+{
+    static options o;
+    o.dry = a->dry_run;
+    o.plots = !a->no_plots;
+    o.implicit_only = 1;
+    return bench_on_device(a, "accuracy-implicit", run_accuracy, &o);
 }

@@ -64,9 +64,14 @@ static const bench_suite suites[] = {
      "", NULL, bench_selfcol_suite},
     {"accuracy",
      "where bodies come to rest: a neo-Hookean cantilever of 99, 525 and 3321 vertices with GPBD at several "
-     "substeps and iterations against its exact static equilibrium (the CPU double reference): sag and field "
+     "substeps and iterations, and the implicit solver, against its exact static equilibrium (the CPU double reference): sag and field "
      "error, residual, cost per step; own README.md, CSV, plot",
      "", NULL, bench_accuracy_suite},
+    {"accuracy-implicit",
+     "the accuracy suite's cantilevers with the implicit solver (PCG capped at 10, 20, 40, 80 iterations a step) "
+     "beside GPBD Gauss-Seidel 8 x 4, the default cost, only: error against GPU time a step; own README.md, CSV, "
+     "plots",
+     "", NULL, bench_accuracy_implicit_suite},
     {"mgpbd",
      "the MGPBD paper's convergence: one stiff 10 ms step of a squashed CGAL model at several sizes and of a "
      "twisted bar, MGPBD's dual residual against outer iterations and time beside XPBD's against sweeps; memory "

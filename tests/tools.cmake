@@ -330,9 +330,9 @@ echo pd-files-present")
   add_test(NAME tool_bench_accuracy_dry_run
     COMMAND sh -c "set -e; d='${OUT}/bench-accuracy'; \
 '$<TARGET_FILE:sinew-bench>' --suite accuracy --dry-run --validation --no-plots -o \"$d\"; \
-test $(grep -c '^99,240,' \"$d/accuracy.csv\") -eq 8; cat \"$d/README.md\"")
+test $(grep -c '^99,240,' \"$d/accuracy.csv\") -eq 12; cat \"$d/README.md\"")
   set_tests_properties(tool_bench_accuracy_dry_run PROPERTIES LABELS gpu TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "Exact tip sag [0-9.]+ mm \\(static solve: [0-9]+ Newton steps.*\\| Gauss-Seidel \\| 8 x 4 \\| 32 \\|.*\\| Jacobi \\| 8 x 64 \\| 512 \\|"
+    PASS_REGULAR_EXPRESSION "Exact tip sag [0-9.]+ mm \\(static solve: [0-9]+ Newton steps.*\\| Gauss-Seidel \\| 8 x 4 \\| 32 \\|.*\\| Jacobi \\| 8 x 64 \\| 512 \\|.*\\| implicit PCG \\| 1 x 80 \\| 80 \\|.*At the cost of GPBD Gauss-Seidel 8 x 4"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
   add_test(NAME tool_bench_collider_dry_run
     COMMAND sh -c "set -e; d='${OUT}/bench-collider'; \

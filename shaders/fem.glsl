@@ -35,28 +35,6 @@ void fem_terms(uint mi, float IC, float J, out float g1, out float g2, out float
     }
 }
 
-// F = U diag(s) W^T with U and W rotations, s decreasing except that an
-// inverted F's last singular value is negative (rotation_part's
-// decomposition, with the values).
-void fem_svd(mat3 F, out mat3 U, out vec3 s, out mat3 W)
-{
-    vec3 ev;
-    eigen_sym3(transpose(F) * F, W, ev);
-    U[0] = F * W[0];
-    float n0 = length(U[0]);
-    U[0] = n0 < 1e-12 ? vec3(1.0, 0.0, 0.0) : U[0] / n0;
-    U[1] = F * W[1];
-    U[1] -= dot(U[0], U[1]) * U[0];
-    float n1 = length(U[1]);
-    if (n1 < 1e-12) {
-        U[1] = cross(U[0], abs(U[0].x) < 0.9 ? vec3(1.0, 0.0, 0.0) : vec3(0.0, 1.0, 0.0));
-        n1 = length(U[1]);
-    }
-    U[1] /= n1;
-    U[2] = cross(U[0], U[1]);
-    s = vec3(dot(U[0], F * W[0]), dot(U[1], F * W[1]), dot(U[2], F * W[2]));
-}
-
 // The projected Hessian's eigensystem at F = U diag(s) W^T. For the pair of
 // axes (i, j) left by axis k (k = 0: (1, 2), 1: (0, 2), 2: (0, 1)):
 //   twist  (e_i e_j^T - e_j e_i^T)/sqrt 2   eigenvalue 2 g' + f' s_k

@@ -36,7 +36,7 @@ void main()
         mg_real[at + c] = vec4(-el.measure * (P * b[c]), 0.0);
     mat3 U, W;
     vec3 s;
-    fem_svd(F, U, s, W);
+    svd_rv(F, U, s, W);
     FemModes m = fem_modes(s, g1, g2, f1, f2);
     vec3 beta_of[4];
     [[unroll]] for (uint c = 0u; c < 4u; c++)

@@ -55,17 +55,15 @@ void eigen_sym3(mat3 S, out mat3 V, out vec3 ev)
         V[2] = -V[2];
 }
 
-// The rotation of F's rotation-variant singular value decomposition
-// F = U S V^T (U, V proper rotations; an inverted F's smallest singular value
-// is negative): R = U V^T, the nearest rotation to F. From the eigenvectors V
-// of F^T F; U's columns F V_i normalised in order of decreasing singular
-// value, the last one their cross product.
-mat3 rotation_part(mat3 F)
+// F's rotation-variant singular value decomposition F = U diag(s) V^T (U, V
+// proper rotations; s decreasing, except that an inverted F's last, smallest
+// singular value is negative): V the eigenvectors of F^T F; U's columns F V_i
+// normalised in order of decreasing singular value, the last one their cross
+// product; s_i = U_i . F V_i.
+void svd_rv(mat3 F, out mat3 U, out vec3 s, out mat3 V)
 {
-    mat3 V;
     vec3 ev;
     eigen_sym3(transpose(F) * F, V, ev);
-    mat3 U;
     U[0] = F * V[0];
     float n0 = length(U[0]);
     U[0] = n0 < 1e-12 ? vec3(1.0, 0.0, 0.0) : U[0] / n0;
@@ -78,6 +76,15 @@ mat3 rotation_part(mat3 F)
     }
     U[1] /= n1;
     U[2] = cross(U[0], U[1]);
+    s = vec3(dot(U[0], F * V[0]), dot(U[1], F * V[1]), dot(U[2], F * V[2]));
+}
+
+// The rotation of that decomposition, R = U V^T: the nearest rotation to F.
+mat3 rotation_part(mat3 F)
+{
+    mat3 U, V;
+    vec3 s;
+    svd_rv(F, U, s, V);
     return U * transpose(V);
 }
 

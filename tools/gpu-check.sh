@@ -191,7 +191,7 @@ run() {
         "$build/tools/sinew-prep" --grid 24x24 --size 1x1 --pin-corners -q -o "$SINEW_ENGINE_ASSET" &&
         grep '^test_' "$build/gpu-check-tests" | grep -v '^test_engine_asset$' |
         { if [ -n "${SINEW_GPU_TESTS:-}" ]; then grep -x -F "$(printf '%s\n' $SINEW_GPU_TESTS)"; else cat; fi; } |
-        timeout "$tests_left" xargs -P 6 -I{} sh -c "timeout $tests_left ./{} --jobs 4 --full-stats \
+        timeout "$tests_left" xargs -P 6 -I{} sh -c "timeout $tests_left ./{} --jobs 4 \
             >'$res/tests/{}.txt' 2>&1; echo \"{}: exit \$?\" >>'$res/tests/results.txt'") || true
     # The phase as a whole ends in time (each wave of six would otherwise
     # have the whole budget): a test cut short has a log and no exit line.
@@ -206,7 +206,7 @@ run() {
     # The folding cloth test at the benchmark's 64 x 64 too (5 s on a GPU).
     if [ "$(left)" -gt 20 ] && [ -x "$build/tests/test_selfcol_fold" ]; then
         rc=0
-        (cd "$build/tests" && SINEW_FOLD_SIZE=64 SINEW_FOLD_STEPS=150 timeout "$(left)" ./test_selfcol_fold --jobs 1 --full-stats --verbose \
+        (cd "$build/tests" && SINEW_FOLD_SIZE=64 SINEW_FOLD_STEPS=150 timeout "$(left)" ./test_selfcol_fold --jobs 1 --verbose \
             >"$res/tests/test_selfcol_fold_64.txt" 2>&1) || rc=$?
         echo "test_selfcol_fold (64 x 64): exit $rc" >>"$res/tests/results.txt"
     fi

@@ -324,8 +324,11 @@ static int parse(int argc, char **argv, bench_args *a)
             char line[1024];
             snprintf(line, sizeof line, "%s%s%s%s", suites[k].description, *suites[k].options ? " (options: " : "",
                      suites[k].options, *suites[k].options ? ")" : "");
-            printf("  %-10s", suites[k].name);
-            cli_wrap(stdout, line, 12, 12);
+            /* a name past the column gets one space, the text wrapped below as usual */
+            const int at = printf("  %-10s", suites[k].name) + (strlen(suites[k].name) >= 10);
+            if (strlen(suites[k].name) >= 10)
+                putchar(' ');
+            cli_wrap(stdout, line, 12, at);
         }
         fputs("\nOptions:\n", stdout);
         cli_help(stdout, opts, count, 24);

@@ -7,6 +7,7 @@
 #include <sinew/body.h>
 
 #include "asset/asset.h"
+#include "asset/merge.h"
 #include "attach.h"
 #include "gpu/gpu.h"
 #include "selfcol.h"
@@ -80,6 +81,14 @@ struct sinew_body {
     sinew_result unrecorded;            /* not OK: re-recording the step failed (sinew_body_set_contact_bodies);
                                            steps are refused until a call succeeds */
     sinew_attach attach;                /* attachments to frames, pins' targets, tethers (attach.h) */
+    /* A body in a world (world.c): its world (NULL: a world of its own).
+     * A member of a batch has no buffers of its own: it keeps its asset (to
+     * build the batch again when bodies join or leave), the batch's body
+     * once built, and where its records lie there. */
+    struct sinew_world *world;
+    sinew_asset *asset;                 /* non-NULL: a member of a batch */
+    struct sinew_body *batch;           /* the batch's body; NULL until built */
+    sinew_merge_map map;
 };
 
 /* Finishes a pipelined step still in flight before a call reads or changes
@@ -117,6 +126,21 @@ sinew_result sinew_body_sync_pins(sinew_body *b, const float *xyzw);
  * that a sinew_body_sync_pins after cannot fail: called before a state is
  * loaded. */
 sinew_result sinew_body_reserve_pins(sinew_body *b, const float *xyzw);
+/* What sinew_body_create checks before it makes anything (body.c). */
+sinew_result sinew_body_check(sinew_context *ctx, const sinew_asset *asset, const sinew_body_desc *desc);
+/* A step around its submit, for a world submitting many bodies' steps at
+ * once (world.c): checks the parameters, finishes the step before, runs the
+ * solver's host work and writes the parameters (begin); after the world's
+ * fence has signalled, takes the statistics and health (end). */
+sinew_result sinew_body_begin_step(sinew_body *b, const sinew_step_params *p);
+sinew_result sinew_body_end_step(sinew_body *b);
+/* checkpoint.c: the state as a checkpoint's payload holds it (floats:
+ * positions and velocities as vec4s, hinge angles, the solver's parts
+ * present now), read from the device, and written back, checked, as
+ * sinew_body_load_checkpoint writes it (flags: the parts it holds). */
+size_t sinew_body_state_floats(sinew_body *b);
+sinew_result sinew_body_download_state(sinew_body *b, float *state);
+sinew_result sinew_body_load_state(sinew_body *b, const float *state, uint32_t flags);
 /* Records the step into b->cmd (allocated, and reset or never begun). */
 sinew_result sinew_body_record_commands(sinew_body *b);
 

@@ -22,6 +22,7 @@ extern "C" {
 #endif
 
 typedef struct sinew_body sinew_body;
+typedef struct sinew_world sinew_world; /* sinew/world.h */
 
 typedef enum sinew_solver {
     SINEW_SOLVER_XPBD_GAUSS_SEIDEL = 0, /* colour by colour (or pass by pass: sweep_layout) */
@@ -355,6 +356,10 @@ typedef struct sinew_body_desc {
      * only. Default 0: none. */
     int tethers;
     float tether_scale;
+    /* The world the body joins (sinew/world.h), made on the same context:
+     * the world steps it, with the others, in one submit. NULL (the
+     * default): a world of its own, stepped by sinew_body_step. */
+    sinew_world *world;
 } sinew_body_desc;
 
 SINEW_API sinew_body_desc sinew_body_desc_default(void);

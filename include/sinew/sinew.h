@@ -20,5 +20,6 @@
 #include "context.h"
 #include "collider.h"
 #include "body.h"
+#include "world.h"
 
 #endif

@@ -96,6 +96,10 @@ typedef struct sinew_vulkan_buffers {
     VkDeviceSize positions_size; /* bytes: 16 per particle */
     VkBuffer normals;            /* VK_NULL_HANDLE when the body computes none */
     VkDeviceSize normals_size;
+    /* Where the body's particles start in both buffers (bytes): 0 for a
+     * body alone; a body of a world's batch shares its batch's buffers. */
+    VkDeviceSize positions_offset;
+    VkDeviceSize normals_offset;
     /* The render mesh (docs/render-mesh.md; desc.render_mesh): the artist's
      * vertices, rewritten at the end of every step, and their index buffer.
      * Both lie in one buffer, with vertex-, index- and storage-buffer usage;
@@ -109,6 +113,15 @@ typedef struct sinew_vulkan_buffers {
 } sinew_vulkan_buffers;
 
 SINEW_API sinew_vulkan_buffers sinew_body_get_vulkan_buffers(const sinew_body *body);
+
+/* A world's step (sinew/world.h) into an application's command buffer:
+ * builds the batches that changed (which may submit and wait, outside the
+ * command buffer), then records every chain's step as
+ * sinew_body_record_step does, each between its barriers; no submit, no
+ * wait. After the command buffer has completed, sinew_world_collect_stats
+ * takes every chain's statistics. */
+SINEW_API sinew_result sinew_world_record_step(sinew_world *world, VkCommandBuffer cmd, const sinew_step_params *params);
+SINEW_API sinew_result sinew_world_collect_stats(sinew_world *world);
 
 #ifdef __cplusplus
 }

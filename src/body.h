@@ -13,6 +13,8 @@
 #include "selfcol.h"
 #include "solvers/solver.h"
 
+#include <math.h>
+
 /* Beyond this many timestamps per step the phases are not timed. */
 #define SINEW_MAX_TIMESTAMPS 4096u
 
@@ -96,10 +98,6 @@ struct sinew_body {
  * failed health check rolls back and is kept for the next step or wait.
  * OK, or the device's loss. */
 sinew_result sinew_body_settle(sinew_body *b);
-/* Every position the body's state holds, less `by` (checkpoint.c;
- * sinew_body_shift_origin). */
-sinew_result sinew_body_translate_state(sinew_body *b, const float by[3]);
-
 /* Records the body's step again with each stage a dispatch of its own: the
  * solver's per-substep clearing by fills before each prediction, the
  * velocities, the next prediction and the health check each alone, every
@@ -109,13 +107,28 @@ sinew_result sinew_body_record_unfused(sinew_body *b);
 
 /* The solver's operations. */
 static inline const sinew_solver_ops *sinew_body_ops(const sinew_body *b) { return b->solver->ops; }
+/* The solver's parts of the state (solvers/solver.h), in payload order. */
+static inline uint32_t sinew_body_state_parts(sinew_body *b, sinew_state_part parts[SINEW_STATE_MAX_PARTS])
+{
+    const sinew_solver_ops *ops = sinew_body_ops(b);
+    return ops->state_parts ? ops->state_parts(b->state, &b->view, parts) : 0;
+}
 
-/* A checked material for slot `index` of the body's table (body.c). */
+static inline int sinew_finite_nonneg(float x) { return isfinite(x) && x >= 0.0f; }
+
+/* The upload buffer: GpuParams, fresh GpuStats, the collider list
+ * (max_shapes GpuShape), then the attachments' dynamic part (frames, pins'
+ * targets; attach.h). */
+#define UPLOAD_SHAPES (sizeof(GpuParams) + sizeof(GpuStats))
+#define UPLOAD_ATTACH(b) (UPLOAD_SHAPES + sizeof(GpuShape) * (uint64_t)(b)->desc.max_shapes)
+_Static_assert(UPLOAD_SHAPES % 16 == 0 && sizeof(GpuShape) % 16 == 0, "vec4 aligned");
+
+/* A checked material for slot `index` of the body's table (body_materials.c). */
 sinew_result sinew_body_check_material(const sinew_body *b, uint32_t index, const sinew_material *m);
 /* Which element update the body's elements and materials allow. */
 sinew_element_set sinew_body_element_set(const sinew_body *b);
 /* Gives the pins `capacity` slots: new ATTACH and upload buffers, the step
- * recorded again (body.c). For sinew_body_set_pinned and checkpoint loads,
+ * recorded again (body_pins.c). For sinew_body_set_pinned and checkpoint loads,
  * which may pin more particles than the slots hold. */
 sinew_result sinew_body_grow_pins(sinew_body *b, uint32_t capacity);
 /* Pins every particle of inverse mass 0 in xyzw (n vec4s) that is not held
@@ -141,7 +154,56 @@ sinew_result sinew_body_end_step(sinew_body *b);
 size_t sinew_body_state_floats(sinew_body *b);
 sinew_result sinew_body_download_state(sinew_body *b, float *state);
 sinew_result sinew_body_load_state(sinew_body *b, const float *state, uint32_t flags);
+
+/* body.c: the body's life. */
+/* Set 0 from the body's buffers (the mesh collider's field in place of the
+ * empty one), set 1 from the solver's. */
+sinew_result sinew_body_make_bindings(sinew_body *b);
+/* Device memory the body holds (bytes), and the allocations it is in. */
+uint64_t sinew_body_device_memory(const sinew_body *b, uint32_t *allocations);
+/* Drops the contact list (the body's step must not be in flight). */
+void sinew_body_release_others(sinew_body *b);
+
+/* body_upload.c: the asset onto the device at creation. */
+/* The body's buffers (set 0), sized from the asset and filled from it. */
+sinew_result sinew_body_upload_asset(sinew_body *b, const sinew_asset *a);
+/* Host copies of the constraints, for cuts. */
+sinew_result sinew_body_copy_constraints(sinew_body *b, const sinew_asset *a);
+
+/* body_materials.c */
+/* Host copies of the materials and which element kinds use each, checked. */
+sinew_result sinew_body_copy_elements(sinew_body *b, const sinew_asset *a);
+
+/* step_record.c: the step's recording. */
+/* The step's stages, from the first substep's prediction to the copy of
+ * STATS for the host, into r. */
+void sinew_body_record_stages(sinew_body *b, sinew_recorder *r);
+/* The step's command buffer, fence and timestamp queries made, and the
+ * step recorded into them (at creation). */
+sinew_result sinew_body_record_new(sinew_body *b);
 /* Records the step into b->cmd (allocated, and reset or never begun). */
 sinew_result sinew_body_record_commands(sinew_body *b);
+/* Records the step again into a new command buffer (the body settled). */
+sinew_result sinew_body_rerecord(sinew_body *b);
+
+/* step_params.c: a step's parameters. */
+/* Every parameter finite and in range, the collider list and the frames. */
+sinew_result sinew_body_check_params(const sinew_body *b, const sinew_step_params *p);
+/* The step's values as the kernels read them. */
+GpuParams sinew_body_gpu_params(sinew_body *b, const sinew_step_params *p);
+/* The collider list as the kernels read it (GpuShape, p->shape_count). */
+void sinew_body_shape_records(const sinew_step_params *p, GpuShape *out);
+/* The statistics and health counters as each step starts. */
+GpuStats sinew_body_fresh_stats(void);
+
+/* body_stats.c: after a step. */
+/* The step's timestamps into the phases' times of b->stats. */
+void sinew_body_read_timestamps(sinew_body *b);
+/* The step's submits, host waits and bytes read back, from the context's
+ * counters before it. */
+void sinew_body_count_step(sinew_body *b, const sinew_counters *before);
+/* The finished step's statistics into b->stats; a failed health check
+ * rolls back (when the step may be and desc.rollback) and says so. */
+sinew_result sinew_body_take_stats(sinew_body *b, int can_roll_back);
 
 #endif

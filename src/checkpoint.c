@@ -42,18 +42,11 @@
 #define H_PAYLOAD_CRC 44
 #define H_MASS_CRC 48
 #define H_CRC 60
-/* The solver's parts of the state (solvers/solver.h), in payload order. */
-static uint32_t parts_of(sinew_body *b, sinew_state_part parts[SINEW_STATE_MAX_PARTS])
-{
-    const sinew_solver_ops *ops = sinew_body_ops(b);
-    return ops->state_parts ? ops->state_parts(b->state, &b->view, parts) : 0;
-}
-
 /* The flags of the parts this body has now. */
 static uint32_t flags_of(sinew_body *b)
 {
     sinew_state_part parts[SINEW_STATE_MAX_PARTS];
-    uint32_t count = parts_of(b, parts), flags = 0;
+    uint32_t count = sinew_body_state_parts(b, parts), flags = 0;
     for (uint32_t i = 0; i < count; i++)
         flags |= parts[i].present ? parts[i].flag : 0u;
     return flags | (b->attach.frame_count ? SINEW_STATE_FRAMES : 0u);
@@ -64,7 +57,7 @@ static uint32_t flags_of(sinew_body *b)
 static size_t state_floats(sinew_body *b, uint32_t flags)
 {
     sinew_state_part parts[SINEW_STATE_MAX_PARTS];
-    uint32_t count = parts_of(b, parts);
+    uint32_t count = sinew_body_state_parts(b, parts);
     size_t floats = 8 * (size_t)b->particle_count + b->bend_count;
     for (uint32_t i = 0; i < count; i++)
         floats += flags & parts[i].flag ? (size_t)(parts[i].bytes / 4) : 0;
@@ -110,7 +103,7 @@ static sinew_result download_state(sinew_body *b, float *state)
     if (r == SINEW_RESULT_OK)
         r = sinew_buffer_download(b->ctx, &b->buffers[SINEW_BIND_ANGLE], 0, state + 8 * n, 4ull * b->bend_count);
     sinew_state_part parts[SINEW_STATE_MAX_PARTS];
-    uint32_t count = parts_of(b, parts);
+    uint32_t count = sinew_body_state_parts(b, parts);
     float *at = state + 8 * n + b->bend_count;
     for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++)
         if (parts[i].present) {
@@ -120,38 +113,6 @@ static sinew_result download_state(sinew_body *b, float *state)
     sinew_attach_overlay(&b->attach, state, 4); /* pins moved since the last step: at their targets */
     if (b->attach.frame_count)
         memcpy(at, b->attach.frames, 32ull * b->attach.frame_count);
-    return r;
-}
-
-/* sinew_body_shift_origin's work: every position the state holds (the
- * particles', the pins' anchors, the step before's positions) less `by`. */
-sinew_result sinew_body_translate_state(sinew_body *b, const float by[3])
-{
-    sinew_result r = sinew_body_settle(b); /* a pipelined step still running ends first */
-    if (r != SINEW_RESULT_OK)
-        return r;
-    const uint64_t n = b->particle_count;
-    sinew_state_part parts[SINEW_STATE_MAX_PARTS];
-    const uint32_t count = parts_of(b, parts);
-    float *x = malloc(16 * n);
-    if (!x)
-        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-    /* the positions, then each part holding positions: its first n vec4s */
-    for (int32_t i = -1; i < (int32_t)count && r == SINEW_RESULT_OK; i++) {
-        sinew_buffer *buf = i < 0 ? &b->buffers[SINEW_BIND_POS] : parts[i].buffer;
-        if (i >= 0 && !(parts[i].present &&
-                        (parts[i].flag == SINEW_STATE_ANCHORS || parts[i].flag == SINEW_STATE_HISTORY)))
-            continue;
-        r = sinew_buffer_download(b->ctx, buf, 0, x, 16 * n);
-        for (uint64_t j = 0; j < n && r == SINEW_RESULT_OK; j++)
-            for (int k = 0; k < 3; k++)
-                x[4 * j + k] -= by[k];
-        if (r == SINEW_RESULT_OK)
-            r = sinew_buffer_upload(b->ctx, buf, 0, x, 16 * n);
-    }
-    free(x);
-    if (r == SINEW_RESULT_OK)
-        sinew_attach_translate(&b->attach, by);
     return r;
 }
 
@@ -294,7 +255,7 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
     /* The solver's parts: the required ones always, the others as they were. */
     const uint32_t flags = sinew_get_u32(p + H_FLAGS);
     sinew_state_part parts[SINEW_STATE_MAX_PARTS];
-    const uint32_t part_count = parts_of(b, parts);
+    const uint32_t part_count = sinew_body_state_parts(b, parts);
     uint32_t allowed = 0, required = 0;
     for (uint32_t i = 0; i < part_count; i++) {
         allowed |= parts[i].flag;

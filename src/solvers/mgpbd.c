@@ -3,7 +3,8 @@
  * and its checks, the constraints taken from an asset (distances and
  * tetrahedra, their rest data and colours, each particle's constraints) or
  * a system given as a matrix, and the particles' state. The images' layout
- * is mgpbd_layout.c's; the recording of the outer loop, mgpbd_solve.c's. */
+ * is mgpbd_layout.c's; the recording of the outer loop, mgpbd_solve.c's;
+ * the host's operations on the linear solve alone, mgpbd_host.c's. */
 #include "mgpbd_internal.h"
 
 #include <math.h>

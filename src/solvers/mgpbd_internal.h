@@ -73,4 +73,30 @@ sinew_result sinew_mgpbd_download(sinew_mgpbd *s, int real, uint64_t at, void *d
 /* (mgpbd_layout.c) Submits r's commands and waits for them, counted. */
 sinew_result sinew_mgpbd_submit(sinew_mgpbd *s, sinew_recorder *r);
 
+/* (mgpbd_solve.c) The recording the host's operations (mgpbd_host.c) share
+ * with the outer loop. */
+/* A push block for count items in mode, with s's chunk shifts and gate. */
+GpuAmgPush sinew_mgpbd_push(const sinew_mgpbd *s, uint32_t count, uint32_t mode);
+#define push(count, mode) sinew_mgpbd_push(s, (count), (mode))
+/* One dispatch and the barrier after it. */
+void sinew_mgpbd_run(sinew_recorder *r, sinew_kernel k, uint32_t threads, const GpuAmgPush *p);
+/* amg_spmv of the matrix record `matrix` (rows rows) on vector x into y,
+ * as mode says (z: its other vector). */
+void sinew_mgpbd_record_spmv(const sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t matrix, uint32_t rows,
+                             uint32_t x, uint32_t y, uint32_t z);
+/* x = V-cycle of level l applied to f, from x = 0 (amg.h). */
+void sinew_mgpbd_record_vcycle(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, uint32_t f);
+/* The coarse operators from the finest by the fixed P. */
+void sinew_mgpbd_record_galerkin(sinew_mgpbd *s, sinew_recorder *r);
+/* PCG's start, and its iterations k0..k1 of max_iterations checked every
+ * batch. */
+void sinew_mgpbd_record_pcg_start(sinew_mgpbd *s, sinew_recorder *r, int lazy);
+void sinew_mgpbd_record_pcg_iterations(sinew_mgpbd *s, sinew_recorder *r, double tol, uint32_t k0, uint32_t k1,
+                                       uint32_t max_iterations, uint32_t batch);
+/* The scalars read back: the first count, or count from first. */
+sinew_result sinew_mgpbd_read_scalars(sinew_mgpbd *s, float *out, uint32_t count);
+sinew_result sinew_mgpbd_read_scalars_at(sinew_mgpbd *s, uint32_t first, float *out, uint32_t count);
+/* CG's outcome from the scalars read back. */
+sinew_result sinew_mgpbd_pcg_outcome(sinew_mgpbd *s, const float *sc, sinew_mgpbd_solve_stats *st);
+
 #endif

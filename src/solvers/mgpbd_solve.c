@@ -1,7 +1,8 @@
 /* MGPBD on the GPU (Li et al. 2025; docs/math.md 6; docs/mgpbd.md): the
  * recording of the outer loop, constraints and gradients, the dual system's
- * assembly, CG preconditioned by a V-cycle, the positions' update; and the
- * host's operations on the linear solve alone. One outer iteration is one
+ * assembly, CG preconditioned by a V-cycle, the positions' update; the
+ * hierarchy's setup (the host's operations on the linear solve alone are
+ * mgpbd_host.c's). One outer iteration is one
  * command buffer, submitted once, and SINEW_AMG_S_REPORT scalars read back:
  *
  *   amg_constraint: C, grad C, b = -C - alpha~ lambda; |b|^2
@@ -34,7 +35,7 @@
 
 /* ---------------------------------------------------------------- recording */
 
-static GpuAmgPush push_of(const sinew_mgpbd *s, uint32_t count, uint32_t mode)
+GpuAmgPush sinew_mgpbd_push(const sinew_mgpbd *s, uint32_t count, uint32_t mode)
 {
     GpuAmgPush p;
     memset(&p, 0, sizeof p);
@@ -44,23 +45,23 @@ static GpuAmgPush push_of(const sinew_mgpbd *s, uint32_t count, uint32_t mode)
     p.gate = s->gate;
     return p;
 }
-#define push(count, mode) push_of(s, (count), (mode))
 
 /* One dispatch and the barrier after it: every step depends on the one before. */
-static void run(sinew_recorder *r, sinew_kernel k, uint32_t threads, const GpuAmgPush *p)
+void sinew_mgpbd_run(sinew_recorder *r, sinew_kernel k, uint32_t threads, const GpuAmgPush *p)
 {
     sinew_record_dispatch(r, k, threads, p, sizeof *p);
     sinew_record_barrier(r);
 }
 
-static void spmv(const sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t matrix, uint32_t rows, uint32_t x, uint32_t y, uint32_t z)
+void sinew_mgpbd_record_spmv(const sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t matrix, uint32_t rows,
+                             uint32_t x, uint32_t y, uint32_t z)
 {
     GpuAmgPush p = push(rows, mode);
     p.matrix = matrix;
     p.x = x;
     p.y = y;
     p.z = z;
-    run(r, SINEW_KERNEL_AMG_SPMV, rows, &p);
+    sinew_mgpbd_run(r, SINEW_KERNEL_AMG_SPMV, rows, &p);
 }
 
 static void vec(const sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t count, uint32_t x, uint32_t y, float a)
@@ -69,7 +70,7 @@ static void vec(const sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t
     p.x = x;
     p.y = y;
     p.a = a;
-    run(r, SINEW_KERNEL_AMG_VECTOR, count, &p);
+    sinew_mgpbd_run(r, SINEW_KERNEL_AMG_VECTOR, count, &p);
 }
 
 /* x . y over count entries into scalar slot. */
@@ -79,7 +80,7 @@ static void dot(sinew_mgpbd *s, sinew_recorder *r, uint32_t count, uint32_t x, u
     GpuAmgPush p = push(SINEW_WORKGROUP_SIZE, 0);
     p.groups = (count + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
     p.slot = slot;
-    run(r, SINEW_KERNEL_AMG_REDUCE, SINEW_WORKGROUP_SIZE, &p);
+    sinew_mgpbd_run(r, SINEW_KERNEL_AMG_REDUCE, SINEW_WORKGROUP_SIZE, &p);
 }
 
 /* One smoother application on level l to A x = f: from x = 0 (zero) or from x. */
@@ -98,11 +99,11 @@ static void smooth(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
             if (zero && k == 0) {
                 p.y = f;
             } else {
-                spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
+                sinew_mgpbd_record_spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
                 p.y = L->r;
                 p.b = 1.0f;
             }
-            run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
+            sinew_mgpbd_run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
         }
         return;
     }
@@ -120,16 +121,16 @@ static void smooth(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
     if (zero) {
         p.y = f;
     } else {
-        spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
+        sinew_mgpbd_record_spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
         p.y = L->r;
         p.b = 1.0f;
     }
-    run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
+    sinew_mgpbd_run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
     for (uint32_t i = 1; i < c->sweeps; i++) {
         if (zero && i == 1) /* r = f - A x with x = d */
-            spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, L->d, L->r, f);
+            sinew_mgpbd_record_spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, L->d, L->r, f);
         else
-            spmv(s, r, SINEW_AMG_SPMV_SUB, L->A, L->rows, L->d, L->r, 0);
+            sinew_mgpbd_record_spmv(s, r, SINEW_AMG_SPMV_SUB, L->A, L->rows, L->d, L->r, 0);
         double rho_new = 1.0 / (2.0 * sigma - rho_old);
         GpuAmgPush q = push(L->rows, SINEW_AMG_VEC_CHEB_NEXT);
         q.matrix = L->A;
@@ -139,13 +140,13 @@ static void smooth(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
         q.a = (float)(rho_new * rho_old);
         q.c = (float)(2.0 * rho_new / delta);
         q.slot = rho;
-        run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &q);
+        sinew_mgpbd_run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &q);
         rho_old = rho_new;
     }
 }
 
 /* x = V-cycle of level l applied to f, from x = 0 (amg.h). */
-static void vcycle(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, uint32_t f)
+void sinew_mgpbd_record_vcycle(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, uint32_t f)
 {
     const level_gpu *L = &s->L[l];
     if (l + 1 == s->levels) {
@@ -153,7 +154,7 @@ static void vcycle(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
             GpuAmgPush p = push(L->rows, SINEW_AMG_COARSE_SOLVE);
             p.x = x;
             p.y = f;
-            run(r, SINEW_KERNEL_AMG_COARSE, SINEW_WORKGROUP_SIZE, &p);
+            sinew_mgpbd_run(r, SINEW_KERNEL_AMG_COARSE, SINEW_WORKGROUP_SIZE, &p);
         } else {
             for (uint32_t k = 0; k < s->desc.cycle.coarse_sweeps; k++)
                 smooth(s, r, l, x, f, k == 0);
@@ -162,10 +163,10 @@ static void vcycle(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
     }
     const level_gpu *C = &s->L[l + 1];
     smooth(s, r, l, x, f, 1);
-    spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
-    spmv(s, r, SINEW_AMG_SPMV_SET, L->R, C->rows, L->r, C->f, 0);
-    vcycle(s, r, l + 1, C->x, C->f);
-    spmv(s, r, SINEW_AMG_SPMV_ADD, L->P, L->rows, C->x, x, 0);
+    sinew_mgpbd_record_spmv(s, r, SINEW_AMG_SPMV_RESIDUAL, L->A, L->rows, x, L->r, f);
+    sinew_mgpbd_record_spmv(s, r, SINEW_AMG_SPMV_SET, L->R, C->rows, L->r, C->f, 0);
+    sinew_mgpbd_record_vcycle(s, r, l + 1, C->x, C->f);
+    sinew_mgpbd_record_spmv(s, r, SINEW_AMG_SPMV_ADD, L->P, L->rows, C->x, x, 0);
     smooth(s, r, l, x, f, 0);
 }
 
@@ -173,14 +174,14 @@ static void vcycle(sinew_mgpbd *s, sinew_recorder *r, uint32_t l, uint32_t x, ui
 static void precondition(sinew_mgpbd *s, sinew_recorder *r, uint32_t rv, uint32_t z)
 {
     if (s->desc.precond == SINEW_MGPBD_PRECOND_AMG && s->levels > 0) {
-        vcycle(s, r, 0, z, rv);
+        sinew_mgpbd_record_vcycle(s, r, 0, z, rv);
     } else if (s->desc.precond == SINEW_MGPBD_PRECOND_JACOBI) {
         GpuAmgPush p = push(s->m, SINEW_AMG_VEC_JACOBI);
         p.matrix = s->a0;
         p.x = z;
         p.y = rv;
         p.a = 1.0f;
-        run(r, SINEW_KERNEL_AMG_VECTOR, s->m, &p);
+        sinew_mgpbd_run(r, SINEW_KERNEL_AMG_VECTOR, s->m, &p);
     } else {
         vec(s, r, SINEW_AMG_VEC_COPY, s->m, rv, z, 0.0f);
     }
@@ -204,9 +205,6 @@ static void end_gated(sinew_mgpbd *s, sinew_recorder *r)
     s->gate = 0;
 }
 
-/* sinew_mgpbd_solve's iterations a submit. */
-#define SOLVE_PIECE 50u
-
 /* A single-invocation decision (amg_vector's one-invocation modes). */
 static void decide(sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t slot, float a, float b)
 {
@@ -214,12 +212,12 @@ static void decide(sinew_mgpbd *s, sinew_recorder *r, uint32_t mode, uint32_t sl
     p.slot = slot;
     p.a = a;
     p.b = b;
-    run(r, SINEW_KERNEL_AMG_VECTOR, 1, &p);
+    sinew_mgpbd_run(r, SINEW_KERNEL_AMG_VECTOR, 1, &p);
 }
 
 /* CG's start from x = 0 for A x = vb: r = b, z = M^-1 r, p = z, rz, |b|^2;
  * the gate opened, the counts zeroed. */
-static void record_pcg_start(sinew_mgpbd *s, sinew_recorder *r, int lazy)
+void sinew_mgpbd_record_pcg_start(sinew_mgpbd *s, sinew_recorder *r, int lazy)
 {
     s->gate = 0;
     if (!lazy) /* a lazy solve keeps record_galerkin's flag */
@@ -231,7 +229,7 @@ static void record_pcg_start(sinew_mgpbd *s, sinew_recorder *r, int lazy)
     if (s->dense_rows && s->desc.precond == SINEW_MGPBD_PRECOND_AMG) {
         GpuAmgPush p = push(s->dense_rows, SINEW_AMG_COARSE_FACTOR);
         p.matrix = s->L[s->levels - 1].A;
-        run(r, SINEW_KERNEL_AMG_COARSE, SINEW_WORKGROUP_SIZE, &p);
+        sinew_mgpbd_run(r, SINEW_KERNEL_AMG_COARSE, SINEW_WORKGROUP_SIZE, &p);
     }
     vec(s, r, SINEW_AMG_VEC_ZERO, s->m, 0, s->vx, 0.0f);
     vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vb, s->vr, 0.0f);
@@ -245,7 +243,7 @@ static void record_pcg_start(sinew_mgpbd *s, sinew_recorder *r, int lazy)
 static void record_pcg_iteration(sinew_mgpbd *s, sinew_recorder *r, uint32_t k)
 {
     const uint32_t m = s->m, parity = k & 1u;
-    spmv(s, r, SINEW_AMG_SPMV_SET, s->a0, m, s->vp, s->vq, 0);
+    sinew_mgpbd_record_spmv(s, r, SINEW_AMG_SPMV_SET, s->a0, m, s->vp, s->vq, 0);
     dot(s, r, m, s->vp, s->vq, SINEW_AMG_S_PQ);
     GpuAmgPush p = push(m, SINEW_AMG_VEC_PCG_UPDATE);
     p.x = s->vx;
@@ -253,14 +251,14 @@ static void record_pcg_iteration(sinew_mgpbd *s, sinew_recorder *r, uint32_t k)
     p.z = s->vp;
     p.w = s->vq;
     p.slot = parity;
-    run(r, SINEW_KERNEL_AMG_VECTOR, m, &p);
+    sinew_mgpbd_run(r, SINEW_KERNEL_AMG_VECTOR, m, &p);
     precondition(s, r, s->vr, s->vz);
     dot(s, r, m, s->vr, s->vz, SINEW_AMG_S_RZ + 1 - parity);
     p = push(m, SINEW_AMG_VEC_PCG_DIRECTION);
     p.y = s->vz;
     p.z = s->vp;
     p.slot = parity;
-    run(r, SINEW_KERNEL_AMG_VECTOR, m, &p);
+    sinew_mgpbd_run(r, SINEW_KERNEL_AMG_VECTOR, m, &p);
 }
 
 /* Records CG on A0 x = vb, every iteration behind the gate S_CG_OPEN:
@@ -273,8 +271,8 @@ static void record_pcg_iteration(sinew_mgpbd *s, sinew_recorder *r, uint32_t k)
  * keeps. Nothing is submitted: the host learns the outcome from the
  * scalars when the command buffer is done. */
 /* Iterations [k0, k1) of record_pcg's (batches counted from 0). */
-static void record_pcg_iterations(sinew_mgpbd *s, sinew_recorder *r, double tol, uint32_t k0, uint32_t k1,
-                                  uint32_t max_iterations, uint32_t batch)
+void sinew_mgpbd_record_pcg_iterations(sinew_mgpbd *s, sinew_recorder *r, double tol, uint32_t k0, uint32_t k1,
+                                       uint32_t max_iterations, uint32_t batch)
 {
     if (!(tol > 0.0))
         batch = max_iterations;
@@ -292,22 +290,22 @@ static void record_pcg_iterations(sinew_mgpbd *s, sinew_recorder *r, double tol,
 static void record_pcg(sinew_mgpbd *s, sinew_recorder *r, double tol, uint32_t max_iterations, uint32_t batch,
                        int lazy)
 {
-    record_pcg_start(s, r, lazy);
-    record_pcg_iterations(s, r, tol, 0, max_iterations, max_iterations, batch);
+    sinew_mgpbd_record_pcg_start(s, r, lazy);
+    sinew_mgpbd_record_pcg_iterations(s, r, tol, 0, max_iterations, max_iterations, batch);
 }
 
-static sinew_result read_scalars(sinew_mgpbd *s, float *out, uint32_t count)
+sinew_result sinew_mgpbd_read_scalars(sinew_mgpbd *s, float *out, uint32_t count)
 {
     return sinew_mgpbd_download(s, 1, s->scalars, out, count);
 }
 
-static sinew_result read_scalars_at(sinew_mgpbd *s, uint32_t first, float *out, uint32_t count)
+sinew_result sinew_mgpbd_read_scalars_at(sinew_mgpbd *s, uint32_t first, float *out, uint32_t count)
 {
     return sinew_mgpbd_download(s, 1, s->scalars + first, out, count);
 }
 
 /* CG's outcome from the scalars read back. */
-static sinew_result pcg_outcome(sinew_mgpbd *s, const float *sc, sinew_mgpbd_solve_stats *st)
+sinew_result sinew_mgpbd_pcg_outcome(sinew_mgpbd *s, const float *sc, sinew_mgpbd_solve_stats *st)
 {
     st->iterations = (uint32_t)sc[SINEW_AMG_S_CG_ITERATIONS];
     st->residual0 = sqrt((double)sc[SINEW_AMG_S_BB]);
@@ -335,10 +333,10 @@ static void product(const sinew_mgpbd *s, sinew_recorder *r, uint32_t C, uint32_
     p.matrix = C;
     p.x = X;
     p.y = Y;
-    run(r, SINEW_KERNEL_AMG_PRODUCT, n, &p);
+    sinew_mgpbd_run(r, SINEW_KERNEL_AMG_PRODUCT, n, &p);
 }
 
-static void record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
+void sinew_mgpbd_record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
 {
     vec(s, r, SINEW_AMG_VEC_ZERO, 2, 0, s->scalars + SINEW_AMG_S_INDEFINITE, 0.0f); /* and COARSE_DIAGONAL */
     for (uint32_t l = 0; l + 1 < s->levels; l++) {
@@ -348,7 +346,7 @@ static void record_galerkin(sinew_mgpbd *s, sinew_recorder *r)
             GpuAmgPush p = push(C->nnz, 0);
             p.matrix = C->A;
             p.x = C->X;
-            run(r, SINEW_KERNEL_AMG_GRAM, C->nnz, &p);
+            sinew_mgpbd_run(r, SINEW_KERNEL_AMG_GRAM, C->nnz, &p);
         } else {
             product(s, r, L->AP, L->A, L->P, L->rows, L->ap_nnz, L->ap_mode, 0);
             product(s, r, C->A, L->R, L->AP, C->rows, C->nnz, C->a_mode, 1);
@@ -378,22 +376,22 @@ static void record_rho(sinew_mgpbd *s, sinew_recorder *r)
         if (l + 1 == s->levels && s->dense_rows)
             break;
         for (uint32_t k = 0; k < steps; k++) {
-            spmv(s, r, SINEW_AMG_SPMV_SET, L->A, L->rows, L->e, L->r, 0);
+            sinew_mgpbd_record_spmv(s, r, SINEW_AMG_SPMV_SET, L->A, L->rows, L->e, L->r, 0);
             GpuAmgPush p = push(L->rows, SINEW_AMG_VEC_DOT_DINV);
             p.matrix = L->A;
             p.x = p.y = L->r;
-            run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
+            sinew_mgpbd_run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
             GpuAmgPush q = push(SINEW_WORKGROUP_SIZE, 0);
             q.groups = (L->rows + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
             q.slot = SINEW_AMG_S_POWER;
-            run(r, SINEW_KERNEL_AMG_REDUCE, SINEW_WORKGROUP_SIZE, &q);
+            sinew_mgpbd_run(r, SINEW_KERNEL_AMG_REDUCE, SINEW_WORKGROUP_SIZE, &q);
             p = push(L->rows, SINEW_AMG_VEC_POWER);
             p.matrix = L->A;
             p.x = L->e;
             p.y = L->r;
-            run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
+            sinew_mgpbd_run(r, SINEW_KERNEL_AMG_VECTOR, L->rows, &p);
         }
-        spmv(s, r, SINEW_AMG_SPMV_SET, L->A, L->rows, L->e, L->r, 0);
+        sinew_mgpbd_record_spmv(s, r, SINEW_AMG_SPMV_SET, L->A, L->rows, L->e, L->r, 0);
         dot(s, r, L->rows, L->e, L->r, SINEW_AMG_S_POWER + 1);
         decide(s, r, SINEW_AMG_VEC_RHO, SINEW_AMG_S_RHO + l, (float)SINEW_AMG_RHO_SAFETY, 0.0f);
     }
@@ -456,117 +454,6 @@ sinew_result sinew_mgpbd_setup(sinew_mgpbd *s)
     return r;
 }
 
-sinew_result sinew_mgpbd_galerkin(sinew_mgpbd *s)
-{
-    sinew_recorder rec;
-    sinew_workspace_begin(&rec, s->ctx, &s->ws);
-    record_galerkin(s, &rec);
-    sinew_result r = sinew_mgpbd_submit(s, &rec);
-    float sc[SINEW_AMG_S_REPORT];
-    if (r == SINEW_RESULT_OK)
-        r = read_scalars(s, sc, SINEW_AMG_S_REPORT);
-    if (r == SINEW_RESULT_OK && sc[SINEW_AMG_S_INDEFINITE] != 0.0f)
-        r = sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_UNSTABLE, "mgpbd",
-                       "a coarse operator recomputed by the kept prolongators has a diagonal <= 0: set up afresh");
-    return r;
-}
-
-static sinew_result upload_vector(sinew_mgpbd *s, uint32_t at, const float *v, uint32_t count)
-{
-    return sinew_mgpbd_upload(s, 1, at, v, count);
-}
-
-static sinew_result download_vector(sinew_mgpbd *s, uint32_t at, float *v, uint32_t count)
-{
-    return sinew_mgpbd_download(s, 1, at, v, count);
-}
-
-sinew_result sinew_mgpbd_spmv(sinew_mgpbd *s, uint32_t level, int which, const float *x, float *y)
-{
-    SINEW_ASSERT(level < (s->levels ? s->levels : 1) && which >= 0 && which <= 2);
-    SINEW_ASSERT(which == 0 || level + 1 < s->levels);
-    const level_gpu *L = &s->L[level];
-    uint32_t rows = which == 2 ? s->L[level + 1].rows : L->rows, cols = which == 1 ? s->L[level + 1].rows : L->rows;
-    uint32_t matrix = which == 0 ? L->A : which == 1 ? L->P : L->R;
-    sinew_result r = upload_vector(s, s->vp, x, cols);
-    if (r != SINEW_RESULT_OK)
-        return r;
-    sinew_recorder rec;
-    sinew_workspace_begin(&rec, s->ctx, &s->ws);
-    spmv(s, &rec, SINEW_AMG_SPMV_SET, matrix, rows, s->vp, s->vq, 0);
-    r = sinew_mgpbd_submit(s, &rec);
-    return r == SINEW_RESULT_OK ? download_vector(s, s->vq, y, rows) : r;
-}
-
-sinew_result sinew_mgpbd_vcycle(sinew_mgpbd *s, const float *rv, float *z)
-{
-    SINEW_ASSERT(s->levels > 0);
-    sinew_result r = upload_vector(s, s->vr, rv, s->m);
-    if (r != SINEW_RESULT_OK)
-        return r;
-    sinew_recorder rec;
-    sinew_workspace_begin(&rec, s->ctx, &s->ws);
-    if (s->dense_rows) {
-        GpuAmgPush p = push(s->dense_rows, SINEW_AMG_COARSE_FACTOR);
-        p.matrix = s->L[s->levels - 1].A;
-        run(&rec, SINEW_KERNEL_AMG_COARSE, SINEW_WORKGROUP_SIZE, &p);
-    }
-    vcycle(s, &rec, 0, s->vz, s->vr);
-    r = sinew_mgpbd_submit(s, &rec);
-    return r == SINEW_RESULT_OK ? download_vector(s, s->vz, z, s->m) : r;
-}
-
-sinew_result sinew_mgpbd_solve(sinew_mgpbd *s, const float *b, float *x, double tol, uint32_t max_iterations,
-                               sinew_mgpbd_solve_stats *st)
-{
-    memset(st, 0, sizeof *st);
-    if (s->desc.precond == SINEW_MGPBD_PRECOND_AMG && !s->have_setup)
-        return sinew_fail(&s->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "mgpbd",
-                          "the AMG preconditioner has no hierarchy yet (sinew_mgpbd_setup)");
-    double t0 = sinew_host_ms();
-    sinew_result r = upload_vector(s, s->vb, b, s->m);
-    if (r != SINEW_RESULT_OK)
-        return r;
-    /* A diagnostic solve may ask thousands of iterations and stop early:
-     * submitted in pieces of whole batches, the gate read between them, so
-     * that few iterations are recorded past the end. */
-    const uint32_t batch = tol > 0.0 ? s->desc.pcg_batch : max_iterations;
-    const uint32_t piece = batch * (SOLVE_PIECE / batch > 0 ? SOLVE_PIECE / batch : 1);
-    sinew_recorder rec;
-    sinew_workspace_begin(&rec, s->ctx, &s->ws);
-    record_pcg_start(s, &rec, 0);
-    float sc[SINEW_AMG_SCALAR_COUNT];
-    for (uint32_t k = 0; r == SINEW_RESULT_OK && k < max_iterations; k += piece) {
-        if (k > 0)
-            sinew_workspace_begin(&rec, s->ctx, &s->ws);
-        record_pcg_iterations(s, &rec, tol, k, k + piece < max_iterations ? k + piece : max_iterations,
-                              max_iterations, batch);
-        r = sinew_mgpbd_submit(s, &rec);
-        float open = 0.0f;
-        if (r == SINEW_RESULT_OK)
-            r = read_scalars_at(s, SINEW_AMG_S_CG_OPEN, &open, 1);
-        if (!(open > 0.0f))
-            break;
-    }
-    if (r == SINEW_RESULT_OK)
-        r = read_scalars(s, sc, SINEW_AMG_SCALAR_COUNT);
-    if (r == SINEW_RESULT_OK)
-        r = pcg_outcome(s, sc, st);
-    for (uint32_t k = 0; k < st->history_count; k++)
-        st->history[k] = sc[SINEW_AMG_S_HISTORY + k];
-    st->ms = sinew_host_ms() - t0;
-    return r == SINEW_RESULT_OK && x ? download_vector(s, s->vx, x, s->m) : r;
-}
-
-sinew_result sinew_mgpbd_read_rho(sinew_mgpbd *s, double *rho)
-{
-    float v[SINEW_AMG_MAX_LEVELS];
-    sinew_result r = s->levels ? read_scalars_at(s, SINEW_AMG_S_RHO, v, s->levels) : SINEW_RESULT_OK;
-    for (uint32_t l = 0; r == SINEW_RESULT_OK && l < s->levels; l++)
-        rho[l] = v[l];
-    return r;
-}
-
 /* ---------------------------------------------------------------- the outer loop */
 
 static sinew_result check_h(sinew_mgpbd *s, float h)
@@ -593,7 +480,7 @@ sinew_result sinew_mgpbd_begin_step(sinew_mgpbd *s, float h, const float gravity
         p.b = gravity[0];
         p.c = gravity[1];
         p.d = gravity[2];
-        run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+        sinew_mgpbd_run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
     }
     s->frame++;
     s->step_iteration = 0;
@@ -609,7 +496,7 @@ sinew_result sinew_mgpbd_end_step(sinew_mgpbd *s, float h)
     sinew_workspace_begin(&rec, s->ctx, &s->ws);
     GpuAmgPush p = push(s->n, 2);
     p.a = h;
-    run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+    sinew_mgpbd_run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
     return sinew_mgpbd_submit(s, &rec);
 }
 
@@ -619,7 +506,7 @@ static void record_eval(sinew_mgpbd *s, sinew_recorder *r, float h, uint32_t slo
     GpuAmgPush p = push(s->m, SINEW_AMG_CONS_EVAL);
     p.y = s->vb;
     p.a = 1.0f / (h * h);
-    run(r, SINEW_KERNEL_AMG_CONSTRAINT, s->m, &p);
+    sinew_mgpbd_run(r, SINEW_KERNEL_AMG_CONSTRAINT, s->m, &p);
     dot(s, r, s->m, s->vb, s->vb, slot);
 }
 
@@ -630,7 +517,7 @@ static sinew_result submit_eval(sinew_mgpbd *s, sinew_recorder *r, float h, doub
     float bb = NAN;
     sinew_result res = sinew_mgpbd_submit(s, r);
     if (res == SINEW_RESULT_OK)
-        res = read_scalars_at(s, SINEW_AMG_S_BB, &bb, 1);
+        res = sinew_mgpbd_read_scalars_at(s, SINEW_AMG_S_BB, &bb, 1);
     if (res == SINEW_RESULT_OK)
         *norm = sqrt((double)bb);
     return res;
@@ -657,11 +544,10 @@ sinew_result sinew_mgpbd_assemble(sinew_mgpbd *s, float h)
     record_eval(s, &rec, h, SINEW_AMG_S_BB);
     GpuAmgPush p = push(s->m, 0);
     p.a = 1.0f / (h * h);
-    run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
+    sinew_mgpbd_run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
     return sinew_mgpbd_submit(s, &rec);
 }
 
-sinew_result sinew_mgpbd_read_rhs(sinew_mgpbd *s, float *b) { return download_vector(s, s->vb, b, s->m); }
 
 sinew_result sinew_mgpbd_xpbd(sinew_mgpbd *s, float h, uint32_t sweeps)
 {
@@ -675,7 +561,7 @@ sinew_result sinew_mgpbd_xpbd(sinew_mgpbd *s, float h, uint32_t sweeps)
             GpuAmgPush p = push(s->colours[c].count, SINEW_AMG_CONS_XPBD);
             p.first = s->colours[c].first;
             p.a = 1.0f / (h * h);
-            run(&rec, SINEW_KERNEL_AMG_CONSTRAINT, p.count, &p);
+            sinew_mgpbd_run(&rec, SINEW_KERNEL_AMG_CONSTRAINT, p.count, &p);
         }
     return sinew_mgpbd_submit(s, &rec);
 }
@@ -694,11 +580,11 @@ sinew_result sinew_mgpbd_xpbd_jacobi(sinew_mgpbd *s, float h, uint32_t sweeps, f
         GpuAmgPush p = push(s->m, SINEW_AMG_CONS_JACOBI);
         p.y = s->vx;
         p.a = 1.0f / (h * h);
-        run(&rec, SINEW_KERNEL_AMG_CONSTRAINT, s->m, &p);
+        sinew_mgpbd_run(&rec, SINEW_KERNEL_AMG_CONSTRAINT, s->m, &p);
         p = push(s->n, 0);
         p.x = s->vx;
         p.a = omega;
-        run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+        sinew_mgpbd_run(&rec, SINEW_KERNEL_AMG_APPLY, s->n, &p);
     }
     return sinew_mgpbd_submit(s, &rec);
 }
@@ -722,7 +608,7 @@ static void record_line_search(sinew_mgpbd *s, sinew_recorder *r, float h, int l
         p = push(s->n, 0);
         p.x = s->vx;
         p.a = (float)d->omega;
-        run(r, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+        sinew_mgpbd_run(r, SINEW_KERNEL_AMG_APPLY, s->n, &p);
         vec(s, r, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, 1.0f);
         record_eval(s, r, h, SINEW_AMG_S_BB);
         decide(s, r, SINEW_AMG_VEC_LS_CHECK, SINEW_AMG_S_BB0, 1.0f, -1.0f);
@@ -743,7 +629,7 @@ static void record_line_search(sinew_mgpbd *s, sinew_recorder *r, float h, int l
         p = push(s->n, k == 0 ? 3 : 4);
         p.x = s->vx;
         p.a = (float)(t * d->omega);
-        run(r, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+        sinew_mgpbd_run(r, SINEW_KERNEL_AMG_APPLY, s->n, &p);
         vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
         if (!d->lambda_full)
             vec(s, r, SINEW_AMG_VEC_AXPY, s->m, s->vx, s->lambda, (float)t);
@@ -753,7 +639,7 @@ static void record_line_search(sinew_mgpbd *s, sinew_recorder *r, float h, int l
         begin_gated(s, r, SINEW_AMG_S_LS_OPEN);
     }
     p = push(s->n, 4); /* no trial accepted: back to the base */
-    run(r, SINEW_KERNEL_AMG_APPLY, s->n, &p);
+    sinew_mgpbd_run(r, SINEW_KERNEL_AMG_APPLY, s->n, &p);
     vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vl, s->lambda, 0.0f);
     decide(s, r, SINEW_AMG_VEC_LS_FAIL, target, 0.0f, 0.0f);
     end_gated(s, r);
@@ -768,9 +654,9 @@ static sinew_result solve_and_step(sinew_mgpbd *s, sinew_recorder *rec, float h,
     record_line_search(s, rec, h, lazy);
     sinew_result r = sinew_mgpbd_submit(s, rec);
     if (r == SINEW_RESULT_OK)
-        r = read_scalars(s, sc, SINEW_AMG_S_REPORT);
+        r = sinew_mgpbd_read_scalars(s, sc, SINEW_AMG_S_REPORT);
     if (r == SINEW_RESULT_OK)
-        r = pcg_outcome(s, sc, st);
+        r = sinew_mgpbd_pcg_outcome(s, sc, st);
     return r;
 }
 
@@ -797,7 +683,7 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
     record_eval(s, &rec, h, SINEW_AMG_S_BB0);
     GpuAmgPush p = push(s->m, 0);
     p.a = 1.0f / (h * h);
-    run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
+    sinew_mgpbd_run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
     if (setup) { /* the host needs A: submit, set up, go on in a new command buffer */
         r = sinew_mgpbd_submit(s, &rec);
         if (r == SINEW_RESULT_OK)
@@ -807,7 +693,7 @@ sinew_result sinew_mgpbd_iterate(sinew_mgpbd *s, float h, sinew_mgpbd_iteration 
         it->setup = 1;
         sinew_workspace_begin(&rec, s->ctx, &s->ws);
     } else if (amg) {
-        record_galerkin(s, &rec);
+        sinew_mgpbd_record_galerkin(s, &rec);
         if (d->rho == SINEW_MGPBD_RHO_DEVICE) {
             record_rho(s, &rec);
         } else if (d->rho == SINEW_MGPBD_RHO_HOST) { /* the smoothers need rho before CG runs */
@@ -914,7 +800,7 @@ sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, flo
     record_eval(s, &rec, h, SINEW_AMG_S_BB);
     GpuAmgPush p = push(s->m, 0);
     p.a = 1.0f / (h * h);
-    run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
+    sinew_mgpbd_run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
     r = sinew_mgpbd_submit(s, &rec);
     if (r == SINEW_RESULT_OK)
         r = sinew_mgpbd_setup(s);
@@ -945,7 +831,7 @@ static void record_fallback(sinew_mgpbd *s, sinew_recorder *r)
     vec(s, r, SINEW_AMG_VEC_COPY, s->m, s->vz, s->vp, 0.0f);
     dot(s, r, s->m, s->vr, s->vz, SINEW_AMG_S_RZ);
     end_gated(s, r);
-    record_pcg_iterations(s, r, d->pcg_tolerance, 0, d->pcg_iterations, d->pcg_iterations, d->pcg_batch);
+    sinew_mgpbd_record_pcg_iterations(s, r, d->pcg_tolerance, 0, d->pcg_iterations, d->pcg_iterations, d->pcg_batch);
     s->desc.precond = keep;
 }
 
@@ -964,9 +850,9 @@ void sinew_mgpbd_record_substep(sinew_mgpbd *s, sinew_recorder *r, float h, uint
             vec(s, r, SINEW_AMG_VEC_COPY, 1, s->scalars + SINEW_AMG_S_BB0, s->scalars + SINEW_AMG_S_FIRST, 0.0f);
         GpuAmgPush p = push(s->m, 0);
         p.a = 1.0f / (h * h);
-        run(r, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
+        sinew_mgpbd_run(r, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
         if (amg) {
-            record_galerkin(s, r);
+            sinew_mgpbd_record_galerkin(s, r);
             if (d->rho == SINEW_MGPBD_RHO_DEVICE)
                 record_rho(s, r);
         }
@@ -1013,9 +899,9 @@ sinew_result sinew_mgpbd_profile_iteration(sinew_mgpbd *s, float h, sinew_mgpbd_
             record_eval(s, &rec, h, SINEW_AMG_S_BB0);
             GpuAmgPush p = push(s->m, 0);
             p.a = 1.0f / (h * h);
-            run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
+            sinew_mgpbd_run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
         } else if (part == 1) {
-            record_galerkin(s, &rec);
+            sinew_mgpbd_record_galerkin(s, &rec);
         } else if (part == 2) {
             record_rho(s, &rec);
         } else if (part == 3) {

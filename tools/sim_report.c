@@ -1,0 +1,435 @@
+/* sinew-sim's report: the summary printed after the run, the checks the
+ * options ask for (recovered shape, strain, residual, stretch, colliders,
+ * the flag's fly end) and the exit status they give, and the same summary
+ * as JSON (--json). */
+#include <sinew/sinew.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_run.h"
+
+/* A number for JSON: non-finite values become null. */
+static void json_num(FILE *f, const char *key, double v, const char *sep)
+{
+    if (isfinite(v))
+        fprintf(f, "\"%s\": %.9g%s", key, v, sep);
+    else
+        fprintf(f, "\"%s\": null%s", key, sep);
+}
+
+static void json_shape(FILE *f, const char *key, const soft_shape *s, long step, const char *sep)
+{
+    fprintf(f, "  \"%s\": {", key);
+    if (step >= 0)
+        fprintf(f, "\"step\": %ld, ", step);
+    json_num(f, "max_volume_error", s->max_error, ", ");
+    json_num(f, "rms_volume_error", s->rms_error, ", ");
+    json_num(f, "total_volume_error", s->total_error, ", ");
+    json_num(f, "max_green_strain", s->max_green, ", ");
+    fprintf(f, "\"inverted_tets\": %u, \"finite\": %s}%s\n", s->inverted, s->finite ? "true" : "false", sep);
+}
+
+/* The stretch the summary reports: elongation l / L - 1 of the distance
+ * constraints at positions xyz (L: the rest pose's length; compression does
+ * not count, cloth buckles). Edges shorter than a tenth of the median rest
+ * length are left out of the largest and reported apart: a scaled CAD mesh
+ * has micrometre edges whose relative stretch says nothing of the cloth. The
+ * length-weighted mean is the total elongation over the total rest length. */
+typedef struct stretch_report {
+    double median;             /* m, of the rest lengths */
+    double most, weighted;     /* over the edges of at least a tenth of the median */
+    uint32_t worst, counted;   /* the constraint of the largest; how many count */
+    double short_most;         /* over the shorter ones */
+    uint32_t short_worst, short_count;
+} stretch_report;
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static stretch_report measure_stretch(const float *xyz, const uint32_t *ends, const double *rest_length, uint32_t count)
+{
+    stretch_report r = {0};
+    r.worst = r.short_worst = UINT32_MAX;
+    double *sorted = malloc(sizeof *sorted * ((size_t)count + 1));
+    if (!sorted || count == 0) {
+        free(sorted);
+        return r;
+    }
+    memcpy(sorted, rest_length, sizeof *sorted * count);
+    qsort(sorted, count, sizeof *sorted, compare_doubles);
+    r.median = sorted[count / 2];
+    free(sorted);
+    double elongation = 0.0, length = 0.0;
+    for (uint32_t c = 0; c < count; c++) {
+        const float *a = &xyz[3 * ends[2 * c]], *b = &xyz[3 * ends[2 * c + 1]];
+        double l = sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2)), L = rest_length[c];
+        double e = L > 0.0 ? l / L - 1.0 : 0.0;
+        if (L < 0.1 * r.median) {
+            r.short_count++;
+            if (e > r.short_most || r.short_worst == UINT32_MAX) {
+                r.short_most = e;
+                r.short_worst = c;
+            }
+            continue;
+        }
+        r.counted++;
+        elongation += l > L ? l - L : 0.0;
+        length += L;
+        if (e > r.most || r.worst == UINT32_MAX) {
+            r.most = e;
+            r.worst = c;
+        }
+    }
+    r.weighted = length > 0.0 ? elongation / length : 0.0;
+    r.most = r.most > 0.0 ? r.most : 0.0;
+    r.short_most = r.short_most > 0.0 ? r.short_most : 0.0;
+    return r;
+}
+
+/* The summary as JSON (--json). */
+static int write_json(const options *o, const sim *s, const tally *t, const sinew_material *mat0, double wall_ms,
+                      double gpu_step_ms, double newton_mean, double newton_last, int status)
+{
+    const sinew_asset_info ai = s->ai;
+    const sinew_step_stats st = sinew_body_get_stats(s->body);
+    const int is_block = o->scene == SCENE_BLOCK_FLAT || o->scene == SCENE_BLOCK_RANDOM;
+    FILE *j = fopen(o->json, "w");
+    if (!j) {
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", o->json, strerror(errno));
+        return 0;
+    }
+    fprintf(j, "{\n  \"scene\": \"%s\",\n",
+            o->asset_path ? "asset" : o->cape ? "cape" : o->flag ? "flag" : soft_scenes[o->scene].name);
+    fprintf(j, "  \"device\": \"%s\",\n  \"driver\": \"%s\",\n", s->di.name, s->di.driver);
+    fprintf(j, "  \"particles\": %u, \"pinned\": %u, \"tets\": %u, \"cells\": %u,\n", ai.particle_count,
+            ai.pinned_count, ai.tet_count, o->asset_path ? 0 : o->cells);
+    if (s->soft)
+        fprintf(j, "  \"material\": \"%s\", \"youngs\": %g, \"poisson\": %g, \"density\": %g,\n",
+                mat0->model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN ? "snh" : "nh", (double)mat0->youngs_modulus,
+                (double)mat0->poisson_ratio, (double)mat0->density);
+    fprintf(j, "  \"solver\": \"%s\", \"substeps\": %u, \"iterations\": %u, \"newton_iterations\": %u, "
+               "\"newton_tolerance\": %g,\n",
+            sinew_solver_name(o->solver), o->substeps, o->iterations, o->newton, o->newton_tol);
+    fprintf(j, "  \"dt\": %g, \"frames\": %u, \"steps\": %u, \"gravity\": %g, \"ground\": %s, \"damping\": %g,\n",
+            o->dt, o->frames, t->steps_done, o->gravity, s->p.ground ? "true" : "false", o->damping);
+    if (soft_scene_is_bar(o->scene))
+        fprintf(j, "  \"scale\": %g, \"turns\": %g, \"ramp\": %g,\n", o->scene == SCENE_BAR_TWIST ? 1.0 : o->scale,
+                o->scene == SCENE_BAR_TWIST ? o->turns : 0.0, o->ramp);
+    fprintf(j, "  \"stable\": %s, \"unstable_step\": ", t->unstable_step ? "false" : "true");
+    if (t->unstable_step)
+        fprintf(j, "%u,\n", t->unstable_step);
+    else
+        fprintf(j, "null,\n");
+    fprintf(j, "  \"dispatches_per_step\": %u, \"barriers_per_step\": %u, \"submits_per_step\": %u, "
+               "\"host_waits_per_step\": %u, \"readback_bytes_per_step\": %llu, \"device_allocations\": %u,\n  ",
+            st.dispatches, st.barriers, st.submits, st.host_waits, (unsigned long long)st.readback_bytes,
+            st.device_allocations);
+    if (o->self_collision)
+        fprintf(j, "\"self_collision\": {\"thickness\": %g, \"capacity\": %u, \"candidates\": %llu, "
+                   "\"contacts\": %llu, \"dropped\": %llu},\n  ",
+                o->thickness, o->self_capacity, (unsigned long long)t->self_candidates,
+                (unsigned long long)t->self_contacts, (unsigned long long)t->self_dropped);
+    if (o->intersections)
+        fprintf(j, "\"intersections\": %llu,\n  ", (unsigned long long)t->crossings.pairs);
+    if (o->with && o->intersections)
+        fprintf(j, "\"intersections_between_bodies\": %llu,\n  ", (unsigned long long)t->between);
+    if (o->check_outside > 0) {
+        fprintf(j, "\"inside_colliders\": %u, ", t->inside);
+        json_num(j, "nearest_collider_distance", t->nearest, ",\n  ");
+    }
+    if (o->flag) {
+        fprintf(j, "\"flag\": {");
+        json_num(j, "fly_downwind", t->fly_downwind, ", ");
+        json_num(j, "fly_drop", t->fly_drop, "},\n  ");
+    }
+    json_num(j, "ms_per_step_wall", wall_ms, ", ");
+    json_num(j, "ms_per_step_gpu", gpu_step_ms >= 0 ? gpu_step_ms : NAN, ", ");
+    json_num(j, "max_speed", t->fastest, ", ");
+    json_num(j, "residual", t->residual >= 0 ? t->residual : NAN, ", ");
+    json_num(j, "worst_residual", t->worst_residual >= 0 || isnan(t->worst_residual) ? t->worst_residual : NAN,
+             ", ");
+    if (ai.element_count) {
+        json_num(j, "newton_mean", newton_mean, ", ");
+        json_num(j, "newton_last_step", newton_last, ", ");
+    }
+    json_num(j, "run_seconds", t->wall, ",\n");
+    if (s->soft) {
+        json_shape(j, "start", &t->start, -1, ",");
+        json_shape(j, "final", &t->last, (long)t->first + t->steps_done, ",");
+        json_shape(j, "worst", &t->worst, t->worst_step, ",");
+        fprintf(j, "  \"most_inverted_tets\": %u,\n", t->most_inverted);
+        fprintf(j, "  \"health\": {\"inverted_last\": %u, \"inverted_most\": %u, ", st.inverted_elements,
+                t->health_inverted);
+        json_num(j, "volume_error_last", st.max_volume_error, ", ");
+        json_num(j, "volume_error_worst", t->health_volume_error, ", ");
+        fprintf(j, "\"max_inverted\": %u, ", o->max_inverted);
+        json_num(j, "max_volume_error", o->max_volume_error, "},\n");
+        if (is_block && t->recovered_step >= 0)
+            fprintf(j, "  \"recovered_step\": %ld, \"recovered_at_end\": %s,\n", t->recovered_step,
+                    shape_recovered(&t->last) ? "true" : "false");
+        else if (is_block)
+            fprintf(j, "  \"recovered_step\": null, \"recovered_at_end\": false,\n");
+    } else {
+        json_num(j, "max_strain", st.max_strain, ", ");
+        json_num(j, "worst_max_strain", t->worst_strain, ", ");
+        json_num(j, "worst_rms_strain", t->worst_rms, ",\n");
+        const stretch_report sr = measure_stretch(s->xyz, s->ends, s->rest_length, ai.distance_count);
+        fprintf(j, "  \"stretch\": {\"edges\": %u, \"median_rest_length\": %.9g, ", sr.counted, sr.median);
+        json_num(j, "max", sr.most, ", ");
+        json_num(j, "length_weighted_mean", sr.weighted, ", ");
+        if (sr.worst != UINT32_MAX)
+            fprintf(j, "\"worst_edge\": [%u, %u], \"worst_rest_length\": %.9g, ", s->ends[2 * sr.worst],
+                    s->ends[2 * sr.worst + 1], s->rest_length[sr.worst]);
+        fprintf(j, "\"short_edges\": %u, ", sr.short_count);
+        json_num(j, "short_max", sr.short_most, "},\n");
+    }
+    fprintf(j, "  \"exit_status\": %d\n}\n", status);
+    if (fclose(j) != 0) {
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", o->json, strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+/* A soft body's stability as the health check saw it: particles and
+ * tetrahedra, so that no run reads "stable" with its elements inside out. */
+static void soft_stability(const options *o, const tally *t, const sinew_step_stats *st)
+{
+    char bounds[128];
+    if (o->max_inverted == UINT32_MAX && !isfinite(o->max_volume_error))
+        snprintf(bounds, sizeof bounds, "none set (--max-inverted, --max-volume-error)");
+    else if (o->max_inverted == UINT32_MAX)
+        snprintf(bounds, sizeof bounds, "--max-volume-error %g", o->max_volume_error);
+    else if (!isfinite(o->max_volume_error))
+        snprintf(bounds, sizeof bounds, "--max-inverted %u", o->max_inverted);
+    else
+        snprintf(bounds, sizeof bounds, "--max-inverted %u, --max-volume-error %g", o->max_inverted,
+                 o->max_volume_error);
+    /* the failed step, rolled back, counts too */
+    uint32_t most = st->inverted_elements > t->health_inverted ? st->inverted_elements : t->health_inverted;
+    double worst = fmax(t->health_volume_error, st->max_volume_error);
+    if (t->unstable_step) {
+        printf("  stability       UNSTABLE at step %u:", t->unstable_step);
+        const char *sep = "";
+        if (st->bad_particles) {
+            printf(" %u particles not finite or faster than %g m/s", st->bad_particles, o->max_speed);
+            sep = ";";
+        }
+        if (st->inverted_elements > o->max_inverted) {
+            printf("%s %u tetrahedra inverted (more than %u)", sep, st->inverted_elements, o->max_inverted);
+            sep = ";";
+        }
+        if (st->max_volume_error > o->max_volume_error)
+            printf("%s max |V/V0 - 1| %.3g (above %g)", sep, st->max_volume_error, o->max_volume_error);
+        printf("\n");
+    } else if (st->inverted_elements) {
+        printf("  stability       finite, but %u tetrahedra inverted at the last step: every step passed the health "
+               "check (fastest particle %.3g m/s)\n",
+               st->inverted_elements, t->fastest);
+    } else {
+        printf("  stability       stable: every step passed the health check (fastest particle %.3g m/s)\n",
+               t->fastest);
+    }
+    printf("  health check    tetrahedra: at most %u inverted in a step, max |V/V0 - 1| %.3g (%.3g last step); "
+           "bounds: %s\n",
+           most, worst, st->max_volume_error, bounds);
+}
+
+/* The summary, the checks and the JSON; the exit status. */
+int sim_report(const options *o, const sim *s, const tally *t)
+{
+    const sinew_asset_info ai = s->ai;
+    const sinew_step_stats st = sinew_body_get_stats(s->body);
+    const unsigned steps = t->steps_done;
+    const double updates = element_updates(o, s);
+    const double wall_ms = steps ? 1e3 * t->step_wall / steps : 0.0;
+    const double gpu_step_ms = t->gpu_steps ? t->gpu_ms / t->gpu_steps : -1.0;
+    const double newton_mean = updates > 0 && steps ? t->newton_sum / (updates * steps) : 0.0;
+    const double newton_last = updates > 0 ? st.newton_iterations / updates : 0.0;
+    sinew_material mat0 = {0};
+    if (s->soft)
+        sinew_asset_get_material(s->asset, 0, &mat0);
+    if (s->materials)
+        mat0 = s->materials[0];
+    const int is_block = o->scene == SCENE_BLOCK_FLAT || o->scene == SCENE_BLOCK_RANDOM;
+    printf("summary\n");
+    printf("  device          %s (%s)\n", s->di.name, s->di.driver);
+    if (s->soft) {
+        printf("  scene           %s: %u particles (%u pinned), %u tetrahedra", s->name, ai.particle_count,
+               ai.pinned_count, ai.tet_count);
+        if (!o->asset_path)
+            printf(", %u^3 vertices", o->cells);
+        printf("\n  material        %s, E %g Pa, nu %g, %g kg/m^3\n",
+               mat0.model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN ? "stable neo-Hookean" : "neo-Hookean",
+               (double)mat0.youngs_modulus, (double)mat0.poisson_ratio, (double)mat0.density);
+        if (o->solver == SINEW_SOLVER_MGPBD)
+            printf("  solver          %s, %u substeps x %u outer iterations, CG <= %u, a hierarchy setup every %u "
+                   "steps, %u dispatches per step\n",
+                   sinew_solver_label(o->solver), o->substeps, o->iterations, o->cg_iterations, o->setup_interval,
+                   st.dispatches);
+        else if (o->solver == SINEW_SOLVER_IMPLICIT_PCG)
+            printf("  solver          %s, %u substeps, a Newton step each, %u dispatches per step\n",
+                   sinew_solver_label(o->solver), o->substeps, st.dispatches);
+        else
+            printf("  solver          %s, %u substeps x %u iterations, Newton <= %u (tolerance %g), %u dispatches "
+                   "per step\n",
+                   sinew_solver_label(o->solver), o->substeps, o->iterations, o->newton, o->newton_tol, st.dispatches);
+        printf("  steps           %u of %.4g s (%u asked), gravity %g m/s^2, %s\n", steps, o->dt, o->frames,
+               o->gravity, s->p.ground ? "ground" : "no ground");
+        if (o->solver != SINEW_SOLVER_MGPBD && o->solver != SINEW_SOLVER_IMPLICIT_PCG)
+            printf("  Newton          %.2f iterations per element update on average, %.2f in the last step "
+                   "(bound %u)\n", newton_mean, newton_last, o->newton);
+        soft_stability(o, t, &st);
+    } else {
+        printf("  solver          %s, %u substeps x %u iterations, %u dispatches per step\n",
+               sinew_solver_label(o->solver), o->substeps, o->iterations, st.dispatches);
+        printf("  steps           %u of %.4g s\n", steps, o->dt);
+        if (t->unstable_step)
+            printf("  stability       UNSTABLE at step %u\n", t->unstable_step);
+    }
+    if ((o->solver == SINEW_SOLVER_IMPLICIT_MG || o->solver == SINEW_SOLVER_IMPLICIT_PCG) && steps)
+        printf("  linear solve    %.1f %s and %.1f ms per step; worst relative residual %.2e; %u solves above "
+               "the tolerance\n",
+               (double)t->linear_sum / steps, o->solver == SINEW_SOLVER_IMPLICIT_MG ? "V-cycles" : "PCG iterations",
+               t->linear_ms / steps, t->linear_worst, t->linear_unconverged);
+    if ((o->self_collision || o->with) && steps)
+        printf("  %s  thickness %g m: %.0f candidate pairs and %.0f contact projections per step; %llu "
+               "candidates dropped (capacity %u)\n",
+               o->self_collision ? "self-collision" : "contacts      ", o->thickness, (double)t->self_candidates / steps, (double)t->self_contacts / steps,
+               (unsigned long long)t->self_dropped, o->self_capacity);
+    if (o->intersections) {
+        printf("  intersections   %llu pairs of triangles sharing no vertex intersect after the last step",
+               (unsigned long long)t->crossings.pairs);
+        if (t->crossings.pairs)
+            printf(" (the first: %u and %u)", t->crossings.first_a, t->crossings.first_b);
+        printf("\n");
+        if (s->with_body)
+            printf("  between bodies  %llu pairs of a triangle of each body intersect after the last step\n",
+                   (unsigned long long)t->between);
+    }
+    if (s->with_body) {
+        sinew_step_stats ws = sinew_body_get_stats(s->with_body);
+        printf("  with            %s: %u particles (%s), its last step %llu candidate pairs and %llu contact "
+               "projections; final mesh %s\n",
+               o->with, s->with_n, sinew_solver_label(s->with_asset && sinew_asset_get_info(s->with_asset).tet_count
+                                                        ? SINEW_SOLVER_GPBD_GAUSS_SEIDEL
+                                                        : SINEW_SOLVER_XPBD_GAUSS_SEIDEL),
+               (unsigned long long)ws.self_candidates, (unsigned long long)ws.self_contacts, t->with_mesh);
+    }
+    if (gpu_step_ms >= 0)
+        printf("  time per step   %.3f ms GPU, %.3f ms wall\n", gpu_step_ms, wall_ms);
+    else
+        printf("  time per step   %.3f ms wall (no GPU timestamps)\n", wall_ms);
+    if (s->soft) {
+        printf("  volume error    last step: max %.3g%%, RMS %.3g%%, total %.3g%%; worst step %ld: max %.3g%%\n",
+               100.0 * t->last.max_error, 100.0 * t->last.rms_error, 100.0 * t->last.total_error, t->worst_step,
+               100.0 * t->worst.max_error);
+        printf("  inverted tets   %u last step, at most %u (step %ld); max Green strain %.3g last step\n",
+               t->last.inverted, t->most_inverted, t->worst_inverted_step, t->last.max_green);
+        if (is_block) {
+            printf("  start           %u inverted, max |V/V0 - 1| %.3g, max Green strain %.3g\n", t->start.inverted,
+                   t->start.max_error, t->start.max_green);
+            if (t->recovered_step >= 0)
+                printf("  recovered       at step %ld (%.3g s): no inverted tetrahedra, Green strain < 1%%; %s at "
+                       "the last step\n",
+                       t->recovered_step, t->recovered_step * o->dt, shape_recovered(&t->last) ? "still" : "NOT");
+            else
+                printf("  recovered       no: not within %u steps\n", steps);
+        }
+    } else {
+        /* Stretch at the last step, over edges of a meaningful length; then
+         * the device's strain |C|/L of every distance constraint. */
+        const stretch_report sr = measure_stretch(s->xyz, s->ends, s->rest_length, ai.distance_count);
+        if (sr.worst != UINT32_MAX)
+            printf("  stretch         %.3f%% at most at the last step, edge %u-%u (rest %.3g m), over the %u edges at "
+                   "least a tenth of the median rest length %.3g m; %.3f%% length-weighted mean\n",
+                   100.0 * sr.most, s->ends[2 * sr.worst], s->ends[2 * sr.worst + 1], s->rest_length[sr.worst],
+                   sr.counted, sr.median, 100.0 * sr.weighted);
+        if (sr.short_count)
+            printf("  short edges     %u shorter than %.3g m left out above: at most %.3g%%, edge %u-%u (rest %.3g m)\n",
+                   sr.short_count, 0.1 * sr.median, 100.0 * sr.short_most, s->ends[2 * sr.short_worst],
+                   s->ends[2 * sr.short_worst + 1], s->rest_length[sr.short_worst]);
+        printf("  strain          max %.3f%% last step, %.3f%% worst step, RMS %.3f%% (|C|/L of every distance "
+               "constraint, short edges included)\n",
+               100.0 * st.max_strain, 100.0 * t->worst_strain, 100.0 * st.rms_strain);
+    }
+    if ((t->residual >= 0 || isnan(t->worst_residual)) && o->solver == SINEW_SOLVER_MGPBD)
+        printf("  residual        %.3g last step, %.3g worst step (the dual residual |b| after the last outer "
+               "iteration over its value at the first, in the step's last substep)\n",
+               t->residual, t->worst_residual);
+    else if (t->residual >= 0 || isnan(t->worst_residual))
+        printf("  residual        %.3g last step, %.3g worst step (RMS of the solver's system at the end of each "
+               "step's iterations: strain and radians; 0 solved exactly)\n",
+               t->residual, t->worst_residual);
+    printf("  device memory   %.2f MiB body, %.2f MiB context\n", st.device_memory / 1048576.0,
+           sinew_context_get_device_memory(s->ctx) / 1048576.0);
+    printf("  run time        %.1f s\n", t->wall);
+    printf("  final mesh      %s\n", t->mesh);
+    if (*t->picture)
+        printf("  picture         %s\n", t->picture);
+    if (o->video)
+        printf("  video           %s\n", o->video);
+    if (o->checkpoint)
+        printf("  checkpoint      %s (step %llu)\n", o->checkpoint, (unsigned long long)st.step_index);
+    if (o->hash) {
+        uint64_t h;
+        if (sinew_body_state_hash(s->body, &h) != SINEW_RESULT_OK)
+            return 1;
+        printf("  state hash      %016llx\n", (unsigned long long)h);
+    }
+    int status = t->unstable_step ? 3 : 0;
+    if (o->check_strain > 0 && !(t->worst_rms <= o->check_strain)) {
+        printf("  check           FAILED: RMS strain reached %.3g, above %.3g\n", t->worst_rms, o->check_strain);
+        status = 3;
+    } else if (o->check_strain > 0) {
+        printf("  check           passed: RMS strain at most %.3g (limit %.3g)\n", t->worst_rms, o->check_strain);
+    }
+    if (o->check_residual > 0 && !(t->worst_residual >= 0 || isnan(t->worst_residual))) {
+        printf("  check           FAILED: --check-residual, but this solver measures no residual (docs/math.md 9)\n");
+        status = 3;
+    } else if (o->check_residual > 0 && !(t->worst_residual <= o->check_residual)) {
+        printf("  check           FAILED: residual reached %.3g, above %.3g (more iterations or substeps)\n",
+               t->worst_residual, o->check_residual);
+        status = 3;
+    } else if (o->check_residual > 0) {
+        printf("  check           passed: residual at most %.3g (limit %.3g)\n", t->worst_residual,
+               o->check_residual);
+    }
+    if (o->check_outside > 0) {
+        static const char *const kinds[] = {"sphere", "capsule", "box", "mesh"};
+        const sinew_shape *near = &s->shapes[t->nearest_shape];
+        printf("  check           %s: %u particles deeper than %g m inside a collider of the list; the nearest, "
+               "particle %u, %.3g m from collider %u's surface (a %s; negative: inside)\n",
+               t->inside ? "FAILED" : "passed", t->inside, o->check_outside, t->nearest_particle, (double)t->nearest,
+               t->nearest_shape, kinds[near->kind]);
+        if (t->inside)
+            status = 3;
+    }
+    if (o->flag)
+        printf("  flag            its fly end %.3g m downwind of its hoist (along the horizontal wind), %.3g m "
+               "below it (the middles of the two edges)\n",
+               t->fly_downwind, t->fly_drop);
+    if (o->check_downwind > 0) {
+        const int ok = t->fly_downwind >= o->check_downwind; /* NaN fails */
+        printf("  check           %s: the fly end %.3g m downwind of the hoist (at least %g m asked)\n",
+               ok ? "passed" : "FAILED", t->fly_downwind, o->check_downwind);
+        if (!ok)
+            status = 3;
+    }
+    if (o->check_recovered && !(s->soft && !t->unstable_step && shape_recovered(&t->last))) {
+        printf("  check           FAILED: not recovered at the last step\n");
+        status = 3;
+    } else if (o->check_recovered) {
+        printf("  check           passed: recovered\n");
+    }
+    if (o->json && !write_json(o, s, t, &mat0, wall_ms, gpu_step_ms, newton_mean, newton_last, status))
+        return 1;
+    return status;
+}

@@ -1,0 +1,114 @@
+/* What a sinew-sim run works on (sim) and what its steps measured (tally):
+ * sinew-sim.c runs the steps, sim_scene.c builds and frees the scene,
+ * sim_report.c reports. */
+#ifndef SINEW_TOOLS_SIM_RUN_H
+#define SINEW_TOOLS_SIM_RUN_H
+
+#include <sinew/sinew.h>
+
+#include <stdio.h>
+
+#include "prep/intersect.h"
+#include "sim.h"
+#include "soft_scenes.h"
+#ifdef SINEW_HAVE_PNG
+#include "render.h"
+#endif
+
+/* What a run works on: the asset and its body on a context, the colliders,
+ * the host copies the measures need, and the outputs. */
+typedef struct sim {
+    const char *name; /* in messages: the asset's path or the scene's name */
+    sinew_asset *asset;
+    sinew_asset_info ai;
+    int soft;                  /* tetrahedra: volume measures rather than strain */
+    uint32_t *pins, pin_count; /* bars: the end faces, moved every step */
+    sinew_material *materials; /* an asset's materials as the options replace them; NULL: its own */
+    sinew_context *ctx;
+    sinew_device_info di;
+    /* The collider list: its shapes as the next step starts them, and its
+     * mesh colliders (each made once; the mesh shapes name them by index)
+     * with their triangles for the pictures. */
+    sinew_shape shapes[SIM_MAX_SHAPES];
+    sinew_collider *meshes[SIM_MAX_MESHES];
+    float *mesh_xyz[SIM_MAX_MESHES];
+    uint32_t *mesh_tris[SIM_MAX_MESHES], mesh_tri_count[SIM_MAX_MESHES], mesh_vertex_count[SIM_MAX_MESHES];
+    sinew_body *body;
+    sinew_step_params p;
+#ifdef SINEW_HAVE_PNG
+    render *renderer;
+    render_camera camera;
+    int follow; /* the camera follows the frame (the cape scene without --camera) */
+#endif
+    FILE *log;
+    soft_measure measure;
+    float *xyz, *rest, *pin_xyz;     /* positions read back, the rest shape, the pins' targets */
+    uint32_t *attached, attached_count; /* --attach-edge: the particles on the frame */
+    sinew_frame frame, frame0;       /* its pose now and at creation */
+    const uint32_t *tris;            /* the surface drawn and written */
+    uint32_t tri_count, *shown_tris; /* after a cut: the triangles that do not cross it */
+    uint32_t *ends;                  /* cloth logs: each distance constraint's ends */
+    double *rest_length;             /* and its rest-pose length */
+    /* --with: the second body, its positions read back and its triangles */
+    sinew_asset *with_asset;
+    sinew_body *with_body;
+    float *with_xyz;
+    const uint32_t *with_tris;
+    uint32_t with_n, with_tri_count;
+    /* The asset's render mesh (0 vertices: none): what the OBJ files hold */
+    uint32_t render_count, render_index_count, *render_indices;
+    float *render_out;
+} sim;
+
+/* What the steps measured, for the summary. */
+typedef struct tally {
+    soft_shape start, last, worst;
+    long worst_step, worst_inverted_step, recovered_step;
+    uint32_t most_inverted;
+    unsigned first;       /* steps taken before this run: a resumed checkpoint's */
+    unsigned gpu_steps, steps_done, unstable_step;
+    double gpu_ms, step_wall, worst_strain, worst_rms, fastest, wall;
+    double newton_sum, linear_ms, linear_worst;
+    double residual, worst_residual; /* the solver's residual: last step, largest (negative: not measured) */
+    uint64_t linear_sum;
+    uint32_t linear_unconverged;
+    uint64_t self_candidates, self_contacts, self_dropped; /* self-collision, summed over the steps */
+    uint32_t health_inverted;     /* the health check's most inverted tetrahedra in a step */
+    double health_volume_error;   /* and its largest |V/V0 - 1| */
+    char mesh[4096], picture[4096]; /* the final mesh and picture written */
+    sinew_intersect_report crossings; /* --intersections, after the last step */
+    char with_mesh[4096];             /* --with: the second body's final mesh */
+    /* --check-outside: particles deeper than its D inside a collider of the
+     * list after the last step, and the least signed distance (m) of any
+     * particle from any of them, its particle and shape */
+    uint32_t inside, nearest_particle, nearest_shape;
+    float nearest;
+    uint64_t between;                 /* and with --intersections, its triangles crossing the first's */
+    /* --flag, after the last step: the middle of its fly end (the rest
+     * pose's edge opposite the pole) from the middle of its hoist, along the
+     * horizontal wind (m; NaN: no horizontal wind) and downwards */
+    double fly_downwind, fly_drop;
+} tally;
+
+/* A block has recovered its rest shape: nothing inverted, Green strain under 1 %. */
+static inline int shape_recovered(const soft_shape *s) { return s->finite && s->inverted == 0 && s->max_green < 0.01; }
+
+/* Element updates per step, to turn the step's Newton iterations into a mean. */
+static inline double element_updates(const options *o, const sim *s)
+{
+    return (double)s->ai.element_count * o->substeps * o->iterations;
+}
+
+/* The scene (sim_scene.c): the asset, the context, the body and the outputs;
+ * 0, having said why, on a failure. */
+int sim_build(options *o, sim *s);
+/* Everything sim_build made; 0 when the log could not be written. */
+int sim_free(const options *o, sim *s);
+/* The cut before a step: the constraints across --cut-y, and the triangles
+ * across it shown no more. */
+int sim_cut(const options *o, sim *s);
+
+/* The summary, the checks and the JSON (sim_report.c); the exit status. */
+int sim_report(const options *o, const sim *s, const tally *t);
+
+#endif

@@ -1,0 +1,534 @@
+/* sinew-sim's scene: the asset (a file, the default cloth or a soft-body
+ * scene) with the options' materials and step parameters, the context, the
+ * mesh colliders and the body (and --with's second one), the renderer and
+ * the log; the cut that tears the body; and all of it freed at the end. */
+#define _POSIX_C_SOURCE 200809L
+#include <sinew/sinew.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prep/cloth.h"
+#include "prep/mesh.h"
+#include "scene.h"
+#include "sim_run.h"
+
+/* Tears the body: cuts the distance constraints whose rest end points lie on
+ * both sides of the plane y = cut_y. */
+static int cut_across(sinew_body *body, const sinew_asset *asset, double cut_y, int quiet)
+{
+    sinew_asset_info ai = sinew_asset_get_info(asset);
+    float *rest = malloc(sizeof *rest * 3 * ((size_t)ai.particle_count + 1));
+    uint32_t *ends = malloc(sizeof *ends * 2 * ((size_t)ai.distance_count + 1)), count = 0;
+    if (!rest || !ends) {
+        free(rest);
+        free(ends);
+        fprintf(stderr, "sinew-sim: out of memory\n");
+        return 0;
+    }
+    sinew_asset_get_positions(asset, rest);
+    sinew_asset_get_distances(asset, ends);
+    for (uint32_t c = 0; c < ai.distance_count; c++) {
+        uint32_t a = ends[2 * c], b = ends[2 * c + 1];
+        if ((rest[3 * a + 1] < cut_y) != (rest[3 * b + 1] < cut_y)) {
+            ends[2 * count] = a; /* compacted in place: count <= c */
+            ends[2 * count + 1] = b;
+            count++;
+        }
+    }
+    uint32_t cut = 0;
+    sinew_result r = sinew_body_cut(body, ends, count, &cut);
+    if (r != SINEW_RESULT_OK)
+        fprintf(stderr, "sinew-sim: cutting at y = %g failed: %s\n", cut_y, sinew_result_string(r));
+    else if (!quiet)
+        printf("  cut %u distance constraints across y = %g m\n", cut, cut_y);
+    free(rest);
+    free(ends);
+    return r == SINEW_RESULT_OK;
+}
+
+/* A --collider: the mesh read and scaled as the options say, and its
+ * distance field made on the context. 0, having said why, on failure. */
+static int load_collider(sinew_context *ctx, const sim_mesh *o, int quiet, sinew_collider **out, float **xyz,
+                         uint32_t *vertex_count, uint32_t **tris, uint32_t *tri_count)
+{
+    sinew_mesh m;
+    sinew_logger lg = sinew_logger_default();
+    sinew_result r = sinew_mesh_read(o->path, &lg, &m);
+    if (r != SINEW_RESULT_OK)
+        return 0; /* the reader named the file and line */
+    r = sinew_mesh_triangle_arrays(&m, xyz, tris, tri_count);
+    *vertex_count = m.vertex_count;
+    sinew_mesh_free(&m);
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: %s: %s\n", o->path, sinew_result_string(r));
+        return 0;
+    }
+    if (o->size > 0 && *vertex_count) {
+        float lo[3], hi[3];
+        for (int k = 0; k < 3; k++)
+            lo[k] = hi[k] = (*xyz)[k];
+        for (uint32_t v = 0; v < *vertex_count; v++)
+            for (int k = 0; k < 3; k++) {
+                float x = (*xyz)[3 * v + k];
+                lo[k] = x < lo[k] ? x : lo[k];
+                hi[k] = x > hi[k] ? x : hi[k];
+            }
+        float longest = 0.0f;
+        for (int k = 0; k < 3; k++)
+            longest = hi[k] - lo[k] > longest ? hi[k] - lo[k] : longest;
+        float scale = longest > 0.0f ? (float)o->size / longest : 1.0f;
+        const float base[3] = {0.5f * (lo[0] + hi[0]), lo[1], 0.5f * (lo[2] + hi[2])};
+        for (uint32_t v = 0; v < *vertex_count; v++)
+            for (int k = 0; k < 3; k++)
+                (*xyz)[3 * v + k] = ((*xyz)[3 * v + k] - base[k]) * scale;
+    }
+    sinew_collider_desc cd = sinew_collider_desc_default();
+    cd.vertices = *xyz;
+    cd.vertex_count = *vertex_count;
+    cd.triangles = *tris;
+    cd.triangle_count = *tri_count;
+    cd.resolution = o->resolution;
+    cd.name = o->path;
+    if ((r = sinew_collider_create(ctx, &cd, out)) != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: no collider from %s: %s\n", o->path, sinew_result_string(r));
+        return 0; /* the library said why */
+    }
+    if (!quiet) {
+        sinew_collider_info ci = sinew_collider_get_info(*out);
+        printf("  collider %s: %u triangles, a %u x %u x %u distance field (cell %.3g m) built in %.0f ms\n",
+               o->path, *tri_count, ci.dims[0], ci.dims[1], ci.dims[2], ci.cell_size, ci.build_ms);
+    }
+    return 1;
+}
+
+/* The asset (a file, the default cloth or a soft-body scene), the materials
+ * the options give it, and the step's parameters. */
+static int load_scene(options *o, sim *s)
+{
+    s->name = o->asset_path             ? o->asset_path
+              : o->cape                 ? "cape scene"
+              : o->flag                 ? "flag scene"
+              : o->scene == SCENE_CLOTH ? "default scene"
+                                        : soft_scenes[o->scene].name;
+    sinew_logger quiet_log = sinew_logger_default();
+    quiet_log.level = SINEW_LOG_WARNING;
+    sinew_soft_report rep = {0};
+    sinew_material_model model =
+        o->material == MATERIAL_UNSET ? SINEW_MATERIAL_NEO_HOOKEAN : (sinew_material_model)o->material;
+    sinew_result r = o->asset_path ? sinew_asset_load(o->asset_path, NULL, &s->asset)
+                     : o->scene == SCENE_CLOTH
+                         ? (o->flag   ? scene_flag_cloth(o->cells * 3 / 2, o->cells, &s->asset)
+                            : o->cape ? scene_cape_cloth(o->cells * 5 / 4, o->cells, &s->asset)
+                                      : scene_default_cloth(o->cells, &s->asset))
+                         : soft_scene_build(o->scene, o->cells, o->size, model, o->youngs, o->poisson, &quiet_log,
+                                            &s->asset, &s->pins, &s->pin_count, &rep);
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: %s: %s\n", s->name, sinew_result_string(r));
+        return 0;
+    }
+    const sinew_asset_info ai = s->ai = sinew_asset_get_info(s->asset);
+    s->soft = ai.tet_count > 0;
+    if (!o->solver_set)
+        o->solver = scene_solver(&ai, o->solver);
+
+    sinew_step_params *p = &s->p;
+    *p = sinew_step_params_default();
+    p->dt = (float)o->dt;
+    p->damping = (float)o->damping;
+    p->friction = (float)o->friction;
+    p->gravity[1] = (float)-o->gravity;
+    float extent = 0.0f;
+    for (int k = 0; k < 3; k++)
+        extent = ai.bounds_max[k] - ai.bounds_min[k] > extent ? ai.bounds_max[k] - ai.bounds_min[k] : extent;
+    p->ground = !o->no_ground;
+    /* Without a ground its height is never computed (nor checked). */
+    p->ground_height = o->no_ground || !o->asset_path ? 0.0f : ai.bounds_min[1] - 0.25f * extent;
+    if (o->ground_set)
+        p->ground_height = (float)o->ground;
+    if (p->ground && !isfinite(p->ground_height)) {
+        fprintf(stderr, "sinew-sim: %s spans %g m from y = %g m: a ground %s at y = %g m is not a finite float; "
+                "give --ground Y or --no-ground\n", s->name, (double)extent, (double)ai.bounds_min[1],
+                o->ground_set ? "given" : "a quarter of its size below it", (double)p->ground_height);
+        return 0;
+    }
+    for (int k = 0; k < 3; k++) {
+        p->ground_normal[k] = (float)o->ground_normal[k];
+        p->wind[k] = (float)o->wind[k];
+    }
+    p->air_density = (float)o->air_density;
+    /* Every collider of the options is a shape of the list; the default
+     * scene's own sphere is the step's sphere, unless a --sphere replaces it. */
+    int spheres = 0;
+    for (unsigned k = 0; k < o->shape_count; k++) {
+        s->shapes[k] = o->shapes[k];
+        spheres += o->shapes[k].kind == SINEW_SHAPE_SPHERE;
+    }
+    p->shapes = o->shape_count ? s->shapes : NULL;
+    p->shape_count = o->shape_count;
+    if (!spheres && !o->asset_path && o->scene == SCENE_CLOTH && !o->no_sphere && !o->flag && !o->cape) {
+        p->sphere = 1;
+        for (int k = 0; k < 3; k++)
+            p->sphere_center[k] = (float)scene_default_sphere[k];
+        p->sphere_radius = (float)scene_default_sphere[3];
+    }
+
+    /* Material options given with an asset file replace each of its materials. */
+    if (o->asset_path && ai.tet_count && (o->material != MATERIAL_UNSET || o->youngs_set || o->poisson_set)) {
+        s->materials = calloc(ai.material_count + 1, sizeof *s->materials);
+        if (!s->materials) {
+            fprintf(stderr, "sinew-sim: out of host memory\n");
+            return 0;
+        }
+        for (uint32_t m = 0; m < ai.material_count; m++) {
+            sinew_material old;
+            if (sinew_asset_get_material(s->asset, m, &old) != SINEW_RESULT_OK)
+                continue;
+            s->materials[m] = old;
+            if (old.model == SINEW_MATERIAL_NEO_HOOKEAN || old.model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN) {
+                s->materials[m].model = o->material != MATERIAL_UNSET ? (uint32_t)o->material : old.model;
+                s->materials[m].youngs_modulus = o->youngs_set ? (float)o->youngs : old.youngs_modulus;
+                s->materials[m].poisson_ratio = o->poisson_set ? (float)o->poisson : old.poisson_ratio;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The step a checkpoint file was saved at (docs/checkpoint-format.md: the
+ * u64 at byte 32 of its 64-byte header), before the body reads the rest. */
+static int checkpoint_step(const char *path, uint64_t *step)
+{
+    uint8_t h[64];
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(h, 1, sizeof h, f) : 0;
+    if (f)
+        fclose(f);
+    if (!f || got != sizeof h || memcmp(h, "SNWC", 4) != 0) {
+        fprintf(stderr, "sinew-sim: %s: %s\n", path, !f ? strerror(errno) : "not a checkpoint (no SNWC header)");
+        return 0;
+    }
+    *step = 0;
+    for (int k = 7; k >= 0; k--)
+        *step = *step << 8 | h[32 + k];
+    return 1;
+}
+
+/* --with: the second body, as the first but with its own asset and a
+ * solver that fits it, each in the other's contact list. */
+static int create_with(const options *o, sim *s, const sinew_body_desc *first)
+{
+    sinew_result r = sinew_asset_load(o->with, NULL, &s->with_asset);
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: --with %s: %s\n", o->with, sinew_result_string(r));
+        return 0;
+    }
+    const sinew_asset_info wi = sinew_asset_get_info(s->with_asset);
+    sinew_body_desc d = *first;
+    d.solver = wi.tet_count ? SINEW_SOLVER_GPBD_GAUSS_SEIDEL : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+    d.materials = NULL;
+    d.material_count = 0;
+    d.sweep_layout = SINEW_SWEEP_LAYOUT_DEFAULT;
+    d.name = o->with;
+    s->with_n = wi.particle_count;
+    s->with_tris = sinew_asset_get_triangles(s->with_asset, &s->with_tri_count);
+    s->with_xyz = malloc(3ull * wi.particle_count * sizeof *s->with_xyz + 1);
+    if (!s->with_xyz) {
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+        return 0;
+    }
+    if ((r = sinew_body_create(s->ctx, s->with_asset, &d, &s->with_body)) != SINEW_RESULT_OK ||
+        (r = sinew_body_set_contact_bodies(s->body, &s->with_body, 1)) != SINEW_RESULT_OK ||
+        (r = sinew_body_set_contact_bodies(s->with_body, &s->body, 1)) != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: --with %s: %s\n", o->with, sinew_result_string(r));
+        return 0;
+    }
+    return 1;
+}
+
+/* The context, the mesh collider and the body, and the host arrays the
+ * measures read positions into. */
+static int create_body(const options *o, sim *s)
+{
+    const sinew_asset_info ai = s->ai;
+    sinew_context_desc cd = sinew_context_desc_default();
+    cd.device = o->device;
+    cd.validation = o->validation;
+    if (o->portable)
+        cd.limits = SINEW_LIMITS_PORTABLE;
+    sinew_result r = sinew_context_create(&cd, &s->ctx);
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: no Vulkan context: %s\n", sinew_result_string(r));
+        return 0;
+    }
+    for (unsigned m = 0; m < o->mesh_count; m++)
+        if (!load_collider(s->ctx, &o->meshes[m], o->quiet, &s->meshes[m], &s->mesh_xyz[m], &s->mesh_vertex_count[m],
+                           &s->mesh_tris[m], &s->mesh_tri_count[m]))
+            return 0;
+    sinew_body_desc bd = sinew_body_desc_default();
+    bd.max_shapes = o->shape_count;
+    bd.meshes = o->mesh_count ? s->meshes : NULL;
+    bd.mesh_count = o->mesh_count;
+    bd.drag = (float)o->drag;
+    bd.lift = (float)o->lift;
+    bd.solver = o->solver;
+    bd.substeps = o->substeps;
+    bd.iterations = o->iterations;
+    bd.stretch_compliance = (float)o->stretch;
+    bd.shear_compliance = (float)o->shear;
+    bd.bend_compliance = (float)o->bend;
+    bd.jacobi_omega = (float)o->omega;
+    bd.max_speed = (float)o->max_speed;
+    bd.max_inverted = o->max_inverted;
+    bd.max_volume_error = (float)o->max_volume_error;
+    bd.newton_iterations = o->newton;
+    bd.newton_tolerance = (float)o->newton_tol;
+    bd.mgpbd_cg_iterations = o->cg_iterations;
+    bd.mgpbd_setup_interval = o->setup_interval;
+    bd.level_iterations = o->level_iterations;
+    bd.sweep_order = (sinew_sweep_order)o->sweep;
+    bd.sweep_layout = (sinew_sweep_layout)o->sweep_layout;
+    bd.chebyshev_rho = (float)o->rho;
+    bd.implicit.bdf2 = o->bdf2;
+    bd.chebyshev_delay = o->delay;
+    bd.self_collision = o->self_collision;
+    bd.self_thickness = (float)o->thickness;
+    bd.self_friction = (float)o->self_friction;
+    bd.self_capacity = o->self_capacity;
+    bd.name = s->name;
+    if (s->materials) {
+        bd.materials = s->materials;
+        bd.material_count = ai.material_count;
+    }
+    s->xyz = malloc(3ull * ai.particle_count * sizeof *s->xyz);
+    s->rest = malloc(3ull * ai.particle_count * sizeof *s->rest);
+    s->pin_xyz = malloc(3ull * s->pin_count * sizeof *s->pin_xyz + 1);
+    s->tris = sinew_asset_get_triangles(s->asset, &s->tri_count);
+    s->ends = malloc(sizeof *s->ends * 2 * ((size_t)ai.distance_count + 1));
+    s->rest_length = malloc(sizeof *s->rest_length * ((size_t)ai.distance_count + 1));
+    if (!s->xyz || !s->rest || !s->pin_xyz || !s->ends || !s->rest_length) {
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+        return 0;
+    }
+    sinew_asset_get_positions(s->asset, s->rest);
+    sinew_asset_get_distances(s->asset, s->ends);
+    for (uint32_t c = 0; c < ai.distance_count; c++) {
+        const float *a = &s->rest[3 * s->ends[2 * c]], *b = &s->rest[3 * s->ends[2 * c + 1]];
+        s->rest_length[c] = sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2));
+    }
+    sinew_attachment attachment = {0};
+    if (o->attach_edge >= 0) { /* the particles at that end of the asset, on a frame at their centre */
+        const int axis = o->attach_edge / 2, top = o->attach_edge % 2;
+        const float bound = top ? ai.bounds_max[axis] : ai.bounds_min[axis];
+        float extent = 0.0f;
+        for (int k = 0; k < 3; k++)
+            extent = fmaxf(extent, ai.bounds_max[k] - ai.bounds_min[k]);
+        s->attached = malloc(sizeof *s->attached * ((size_t)ai.particle_count + 1));
+        if (!s->attached) {
+            fprintf(stderr, "sinew-sim: out of host memory\n");
+            return 0;
+        }
+        double centre[3] = {0, 0, 0};
+        for (uint32_t i = 0; i < ai.particle_count; i++)
+            if (fabsf(s->rest[3 * i + axis] - bound) <= 1e-3f * extent) {
+                s->attached[s->attached_count++] = i;
+                for (int k = 0; k < 3; k++)
+                    centre[k] += s->rest[3 * i + k];
+            }
+        for (int k = 0; k < 3; k++)
+            s->frame0.position[k] = (float)(centre[k] / s->attached_count);
+        s->frame0.rotation[3] = 1.0f;
+        s->frame = s->frame0;
+        attachment = (sinew_attachment){s->attached, s->attached_count, 0, (float)o->attach_compliance};
+        bd.attachments = &attachment;
+        bd.attachment_count = 1;
+        bd.frames = &s->frame0;
+        bd.frame_count = 1;
+    }
+    bd.tethers = o->tethers;
+    bd.tether_scale = (float)o->tether_scale;
+    if ((r = sinew_body_create(s->ctx, s->asset, &bd, &s->body)) != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: cannot create the body: %s\n", sinew_result_string(r));
+        return 0;
+    }
+    if (o->with && !create_with(o, s, &bd))
+        return 0;
+    if (o->checkpoint_every && !o->checkpoint) {
+        fprintf(stderr, "sinew-sim: --checkpoint-every needs --checkpoint FILE\n");
+        return 0;
+    }
+    /* Rest shapes from the positions at creation, before any start pose. */
+    if (s->soft) {
+        if (sinew_body_read_positions(s->body, s->rest, ai.particle_count) != SINEW_RESULT_OK)
+            return 0;
+        if (!soft_measure_init(&s->measure, s->asset, s->rest)) {
+            fprintf(stderr, "sinew-sim: out of host memory (or a degenerate rest tetrahedron)\n");
+            return 0;
+        }
+    }
+    if (o->scene == SCENE_BLOCK_FLAT || o->scene == SCENE_BLOCK_RANDOM) {
+        soft_block_start(o->scene, s->rest, ai.particle_count, o->seed, s->xyz);
+        if (sinew_body_write_positions(s->body, s->xyz, ai.particle_count) != SINEW_RESULT_OK)
+            return 0;
+    }
+    /* A checkpoint saved after the cut holds the cut body's constraints: the
+     * cut comes first. */
+    uint64_t saved_step = 0;
+    if (o->resume && o->cut_set && !checkpoint_step(o->resume, &saved_step))
+        return 0;
+    if (o->resume && o->cut_set && o->cut_frame <= saved_step && !sim_cut(o, s))
+        return 0;
+    if (o->resume && sinew_body_load_checkpoint_file(s->body, o->resume) != SINEW_RESULT_OK)
+        return 0; /* the library said why */
+    return 1;
+}
+
+/* The renderer of the pictures and the per-step log. */
+static int open_outputs(const options *o, sim *s)
+{
+    const int pictures = !o->no_png && (o->png || o->video || (!o->asset_path && o->scene == SCENE_CLOTH));
+#ifdef SINEW_HAVE_PNG
+    if (pictures) {
+        float lo[3], hi[3];
+        for (int k = 0; k < 3; k++) {
+            lo[k] = s->ai.bounds_min[k];
+            hi[k] = s->ai.bounds_max[k];
+        }
+        if (s->with_asset) {
+            const sinew_asset_info wi = sinew_asset_get_info(s->with_asset);
+            for (int k = 0; k < 3; k++) {
+                lo[k] = fminf(lo[k], wi.bounds_min[k]);
+                hi[k] = fmaxf(hi[k], wi.bounds_max[k]);
+            }
+        }
+        if (s->p.ground)
+            lo[1] = lo[1] < s->p.ground_height ? lo[1] : s->p.ground_height;
+        s->camera = render_camera_framing(lo, hi);
+        if (!o->asset_path && o->scene == SCENE_CLOTH)
+            for (int k = 0; k < 3; k++) {
+                s->camera.eye[k] = o->flag ? scene_flag_eye[k] : scene_default_eye[k];
+                s->camera.target[k] = o->flag ? scene_flag_target[k] : scene_default_target[k];
+            }
+        s->follow = o->cape && !o->camera_set;
+        if (o->camera_set)
+            for (int k = 0; k < 3; k++) {
+                s->camera.eye[k] = (float)o->camera[k];
+                s->camera.target[k] = (float)o->camera[3 + k];
+            }
+        s->renderer = render_create(s->ctx, s->body, s->tris, s->tri_count, o->picture[0], o->picture[1]);
+        if (!s->renderer && (o->png || o->video))
+            return 0; /* it said why */
+        for (unsigned m = 0; s->renderer && m < o->mesh_count; m++)
+            if (!render_add_mesh(s->renderer, s->mesh_xyz[m], s->mesh_vertex_count[m], s->mesh_tris[m],
+                                 s->mesh_tri_count[m]))
+                return 0;
+    }
+#else
+    if (pictures && (o->png || o->video)) {
+        fprintf(stderr, "sinew-sim: built without libpng (Debian: libpng-dev): no pictures\n");
+        return 0;
+    }
+#endif
+    if (o->log && !(s->log = fopen(o->log, "w"))) {
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", o->log, strerror(errno));
+        return 0;
+    }
+    if (s->log)
+        fprintf(s->log, s->soft ? "step,wall_ms,gpu_ms,max_volume_error,rms_volume_error,total_volume_error,"
+                                  "inverted_tets,max_green_strain,max_speed,newton_mean,residual\n"
+                                : "step,wall_ms,gpu_ms,max_strain,rms_strain,max_speed,max_stretch,mean_stretch,"
+                                  "residual\n");
+    return 1;
+}
+
+/* The asset's render mesh, when it has one: the OBJ files are written from it. */
+static int load_render_mesh(sim *s)
+{
+    sinew_render_info ri = sinew_asset_get_render_info(s->asset);
+    if (!ri.vertex_count)
+        return 1;
+    s->render_indices = malloc(sizeof *s->render_indices * ri.index_count);
+    s->render_out = malloc(sizeof *s->render_out * 8 * (size_t)ri.vertex_count);
+    if (!s->render_indices || !s->render_out) {
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+        return 0;
+    }
+    sinew_asset_get_render_indices(s->asset, s->render_indices);
+    s->render_count = ri.vertex_count;
+    s->render_index_count = ri.index_count;
+    return 1;
+}
+
+int sim_build(options *o, sim *s)
+{
+    return load_scene(o, s) && create_body(o, s) && load_render_mesh(s) && open_outputs(o, s);
+}
+
+int sim_free(const options *o, sim *s)
+{
+    int ok = 1;
+#ifdef SINEW_HAVE_PNG
+    render_destroy(s->renderer);
+#endif
+    if (s->log && fclose(s->log) != 0) {
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", o->log, strerror(errno));
+        ok = 0;
+    }
+    soft_measure_free(&s->measure);
+    free(s->xyz);
+    free(s->ends);
+    free(s->rest_length);
+    free(s->rest);
+    free(s->pin_xyz);
+    free(s->attached);
+    free(s->pins);
+    free(s->shown_tris);
+    free(s->materials);
+    for (unsigned m = 0; m < SIM_MAX_MESHES; m++) {
+        free(s->mesh_xyz[m]);
+        free(s->mesh_tris[m]);
+    }
+    free(s->with_xyz);
+    free(s->render_indices);
+    free(s->render_out);
+    sinew_body_destroy(s->with_body);
+    sinew_asset_destroy(s->with_asset);
+    sinew_body_destroy(s->body);
+    for (unsigned m = 0; m < SIM_MAX_MESHES; m++)
+        sinew_collider_destroy(s->meshes[m]);
+    sinew_context_destroy(s->ctx);
+    sinew_asset_destroy(s->asset);
+    return ok;
+}
+
+/* The cut before step f: the constraints across it, and the triangles across
+ * it shown no more. */
+int sim_cut(const options *o, sim *s)
+{
+    if (!cut_across(s->body, s->asset, o->cut_y, o->quiet))
+        return 0;
+    free(s->shown_tris);
+    s->shown_tris = malloc(sizeof *s->shown_tris * 3 * ((size_t)s->tri_count + 1));
+    if (!s->shown_tris) {
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+        return 0;
+    }
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < s->tri_count; k++) {
+        int below = 0;
+        for (int c = 0; c < 3; c++)
+            below += s->rest[3 * s->tris[3 * k + c] + 1] < o->cut_y;
+        if (below == 0 || below == 3)
+            memcpy(&s->shown_tris[3 * kept++], &s->tris[3 * k], 3 * sizeof *s->tris);
+    }
+    s->tris = s->shown_tris;
+    s->tri_count = kept;
+#ifdef SINEW_HAVE_PNG
+    if (s->renderer && !render_set_triangles(s->renderer, s->tris, s->tri_count))
+        return 0;
+#endif
+    return 1;
+}

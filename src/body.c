@@ -211,12 +211,8 @@ uint64_t sinew_body_device_memory(const sinew_body *b, uint32_t *allocations)
     return bytes;
 }
 
-sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, const sinew_body_desc *desc,
-                               sinew_body **out)
+sinew_result sinew_body_check(sinew_context *ctx, const sinew_asset *asset, const sinew_body_desc *desc)
 {
-    SINEW_ASSERT(ctx && asset && desc && out);
-    SINEW_ASSERT(desc->cookie == SINEW_DESC_COOKIE && "desc must come from sinew_body_desc_default");
-    *out = NULL;
     sinew_result r = check_desc(ctx, desc);
     if (r != SINEW_RESULT_OK)
         return r;
@@ -238,6 +234,17 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "desc gives %u materials; the asset's table has %u", desc->material_count,
                           asset->material_count);
+    return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_body_make(sinew_context *ctx, const sinew_asset *asset, const sinew_body_desc *desc,
+                             sinew_body **out)
+{
+    *out = NULL;
+    sinew_result r = sinew_body_check(ctx, asset, desc);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    const sinew_solver_row *row = sinew_solver_row_of(desc->solver);
     sinew_body *b = calloc(1, sizeof *b);
     if (!b)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
@@ -267,7 +274,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     b->render_bytes += 96ull * b->render_vertex_count;
     b->normals = (desc->normals || particle_normals) && asset->triangle_count > 0;
     if (particle_normals && asset->triangle_count == 0) {
-        sinew_body_destroy(b);
+        sinew_body_unmake(b);
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "the asset's render mesh takes its normals from the particles' but the asset has no "
                           "triangles to make them from (desc.render_mesh = 0 goes without it)");
@@ -280,7 +287,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         b->rest = malloc(sizeof *b->rest * asset->particle_count);
         b->surface = malloc(sizeof *b->surface * asset->triangle_count);
         if (!b->rest || !b->surface) {
-            sinew_body_destroy(b);
+            sinew_body_unmake(b);
             return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
         }
         memcpy(b->rest, asset->particles, sizeof *b->rest * asset->particle_count);
@@ -288,7 +295,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     }
     const sinew_surface own = sinew_surface_of(asset);
     if (desc->self_collision && (r = sinew_selfcol_plan(ctx, &own, desc, NULL, 0, &b->self)) != SINEW_RESULT_OK) {
-        sinew_body_destroy(b);
+        sinew_body_unmake(b);
         return r;
     }
     b->view.selfcol = desc->self_collision ? &b->self : NULL;
@@ -304,7 +311,7 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
         (r = sinew_body_upload_asset(b, asset)) != SINEW_RESULT_OK ||
         (r = row->ops->create(&b->view, asset, &b->state)) != SINEW_RESULT_OK ||
         (r = sinew_body_make_bindings(b)) != SINEW_RESULT_OK || (r = sinew_body_record_new(b)) != SINEW_RESULT_OK) {
-        sinew_body_destroy(b);
+        sinew_body_unmake(b);
         return r;
     }
     b->desc.meshes = NULL; /* borrowed for the call: copied into SHAPES */
@@ -381,7 +388,7 @@ void sinew_body_release_others(sinew_body *b)
 
 /* The application's reference goes; bodies that collide with this one keep
  * its buffers (its last positions, still) until they drop it. */
-void sinew_body_destroy(sinew_body *b)
+void sinew_body_unmake(sinew_body *b)
 {
     if (!b)
         return;
@@ -427,6 +434,8 @@ sinew_result sinew_body_settle(sinew_body *b)
 sinew_result sinew_body_wait(sinew_body *b)
 {
     SINEW_ASSERT(b);
+    if (b->asset) /* a member: its batch steps with its world, which waits */
+        return SINEW_RESULT_OK;
     sinew_result r = b->deferred != SINEW_RESULT_OK ? b->deferred : finish(b, 0);
     b->deferred = SINEW_RESULT_OK;
     return r;
@@ -474,10 +483,10 @@ static sinew_result solver_before_step(sinew_body *b, const sinew_step_params *p
     return r;
 }
 
-sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
+/* The step's checks and host work before its submit, its parameters
+ * written into the upload buffer (sinew_body_begin_step, sinew_body_step). */
+static sinew_result begin_step(sinew_body *b, const sinew_step_params *p, const sinew_counters *before)
 {
-    SINEW_ASSERT(b && p);
-    sinew_context *ctx = b->ctx;
     sinew_result r = sinew_body_check_params(b, p);
     if (r != SINEW_RESULT_OK)
         return r;
@@ -485,13 +494,12 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
         return refuse_unrecorded(b);
     if ((r = check_origins(b)) != SINEW_RESULT_OK)
         return r;
-    const sinew_counters before = ctx->counters;
     if ((r = sinew_body_wait(b)) != SINEW_RESULT_OK) { /* pipelined: the step before failed */
-        sinew_body_count_step(b, &before);
+        sinew_body_count_step(b, before);
         return r;
     }
     if ((r = solver_before_step(b, p, 1)) != SINEW_RESULT_OK) {
-        sinew_body_count_step(b, &before);
+        sinew_body_count_step(b, before);
         return r;
     }
     GpuParams gp = sinew_body_gpu_params(b, p);
@@ -502,6 +510,27 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     sinew_attach_write(&b->attach, p->frame_count ? p->frames : NULL);
     if (sinew_attach_dynamic_bytes(&b->attach))
         memcpy((char *)b->upload.mapped + UPLOAD_ATTACH(b), b->attach.staging, sinew_attach_dynamic_bytes(&b->attach));
+    return SINEW_RESULT_OK;
+}
+
+/* A body in a world is stepped by its world. */
+static sinew_result refuse_in_world(const sinew_body *b, const char *call)
+{
+    return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                      "body '%s' is in world '%s': %s steps the world's bodies together (sinew_world_step, "
+                      "sinew_world_record_step)", b->name, b->world_name, call);
+}
+
+sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
+{
+    SINEW_ASSERT(b && p);
+    if (b->world)
+        return refuse_in_world(b, "sinew_body_step");
+    sinew_context *ctx = b->ctx;
+    const sinew_counters before = ctx->counters;
+    sinew_result r = begin_step(b, p, &before);
+    if (r != SINEW_RESULT_OK)
+        return r;
     if ((r = sinew_submit(ctx, b->cmd, b->fence)) != SINEW_RESULT_OK)
         return r;
     b->in_flight = 1;
@@ -511,9 +540,27 @@ sinew_result sinew_body_step(sinew_body *b, const sinew_step_params *p)
     return r;
 }
 
+sinew_result sinew_body_begin_step(sinew_body *b, const sinew_step_params *p)
+{
+    const sinew_counters before = b->ctx->counters;
+    return begin_step(b, p, &before);
+}
+
+sinew_result sinew_body_end_step(sinew_body *b)
+{
+    if (b->queries)
+        sinew_body_read_timestamps(b);
+    return sinew_body_take_stats(b, 1);
+}
+
 sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const sinew_step_params *p)
 {
     SINEW_ASSERT(b && cmd && p);
+    return b->world ? refuse_in_world(b, "sinew_body_record_step") : sinew_body_record_into(b, cmd, p);
+}
+
+sinew_result sinew_body_record_into(sinew_body *b, VkCommandBuffer cmd, const sinew_step_params *p)
+{
     sinew_context *ctx = b->ctx;
     sinew_result r = sinew_body_check_params(b, p);
     if (r != SINEW_RESULT_OK)
@@ -574,6 +621,11 @@ sinew_result sinew_body_record_step(sinew_body *b, VkCommandBuffer cmd, const si
 sinew_result sinew_body_collect_stats(sinew_body *b)
 {
     SINEW_ASSERT(b);
+    return b->world ? refuse_in_world(b, "sinew_body_collect_stats") : sinew_body_collect_from(b);
+}
+
+sinew_result sinew_body_collect_from(sinew_body *b)
+{
     if (!b->recorded)
         return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "body '%s': no recorded step to collect (sinew_body_record_step)", b->name);

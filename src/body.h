@@ -88,9 +88,13 @@ struct sinew_body {
      * build the batch again when bodies join or leave), the batch's body
      * once built, and where its records lie there. */
     struct sinew_world *world;
+    const char *world_name;             /* for messages */
     sinew_asset *asset;                 /* non-NULL: a member of a batch */
     struct sinew_body *batch;           /* the batch's body; NULL until built */
     sinew_merge_map map;
+    /* A member: its world's hook that builds the batches that changed
+     * (world.c), so that the body's calls reach its batch's body. */
+    sinew_result (*build)(struct sinew_world *world);
 };
 
 /* Finishes a pipelined step still in flight before a call reads or changes
@@ -110,8 +114,8 @@ static inline const sinew_solver_ops *sinew_body_ops(const sinew_body *b) { retu
 /* The solver's parts of the state (solvers/solver.h), in payload order. */
 static inline uint32_t sinew_body_state_parts(sinew_body *b, sinew_state_part parts[SINEW_STATE_MAX_PARTS])
 {
-    const sinew_solver_ops *ops = sinew_body_ops(b);
-    return ops->state_parts ? ops->state_parts(b->state, &b->view, parts) : 0;
+    const sinew_solver_ops *ops = sinew_body_ops(b); /* a member of a batch: none (its families keep none) */
+    return ops->state_parts && !b->asset ? ops->state_parts(b->state, &b->view, parts) : 0;
 }
 
 static inline int sinew_finite_nonneg(float x) { return isfinite(x) && x >= 0.0f; }
@@ -141,6 +145,22 @@ sinew_result sinew_body_sync_pins(sinew_body *b, const float *xyzw);
 sinew_result sinew_body_reserve_pins(sinew_body *b, const float *xyzw);
 /* What sinew_body_create checks before it makes anything (body.c). */
 sinew_result sinew_body_check(sinew_context *ctx, const sinew_asset *asset, const sinew_body_desc *desc);
+/* sinew_body_create and sinew_body_destroy of a body of its own (body.c;
+ * world.c holds the public calls, which put a body in its world). */
+sinew_result sinew_body_make(sinew_context *ctx, const sinew_asset *asset, const sinew_body_desc *desc,
+                             sinew_body **out);
+void sinew_body_unmake(sinew_body *b);
+/* sinew_body_record_step and sinew_body_collect_stats without the world's
+ * refusal, for the world's chains (world.c). */
+sinew_result sinew_body_record_into(sinew_body *b, VkCommandBuffer cmd, const sinew_step_params *p);
+sinew_result sinew_body_collect_from(sinew_body *b);
+/* A member of a world's batch (b->asset): the batch's body, its world's
+ * batches built first; NULL with *r saying why (world_member.c). */
+sinew_body *sinew_member_batch(sinew_body *m, sinew_result *r);
+/* world_member.c: the calls of a member that body_access.c hands over. */
+sinew_result sinew_member_read(sinew_body *b, int binding, float *xyz, uint32_t count);
+sinew_result sinew_member_read_render(sinew_body *b, float *out, uint32_t count);
+sinew_result sinew_member_write_positions(sinew_body *b, const float *xyz, uint32_t count);
 /* A step around its submit, for a world submitting many bodies' steps at
  * once (world.c): checks the parameters, finishes the step before, runs the
  * solver's host work and writes the parameters (begin); after the world's

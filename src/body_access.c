@@ -11,9 +11,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A member of a world's batch: its batch's body, with its particles'
+ * first index there (in *first) and `index` checked against its own count;
+ * a body alone: itself, first 0. */
+static sinew_body *target(sinew_body *b, uint32_t index, uint32_t *first, sinew_result *r)
+{
+    *first = 0;
+    *r = SINEW_RESULT_OK;
+    if (index != UINT32_MAX && index >= b->particle_count) {
+        *r = sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                        "body '%s': particle %u of %u is out of range", b->name, index, b->particle_count);
+        return NULL;
+    }
+    if (!b->asset)
+        return b;
+    sinew_body *t = sinew_member_batch(b, r);
+    *first = t ? b->map.particle_first : 0;
+    return t;
+}
+
 sinew_vulkan_buffers sinew_body_get_vulkan_buffers(const sinew_body *b)
 {
     SINEW_ASSERT(b);
+    if (b->asset) { /* a member: its range of its batch's buffers */
+        sinew_result r;
+        const sinew_body *t = sinew_member_batch((sinew_body *)b, &r);
+        sinew_vulkan_buffers v = {0};
+        if (!t)
+            return v;
+        v = sinew_body_get_vulkan_buffers(t);
+        v.positions_offset = 16ull * b->map.particle_first;
+        v.positions_size = 16ull * b->particle_count;
+        v.normals_offset = v.normals ? 16ull * b->map.particle_first : 0;
+        v.normals_size = v.normals ? 16ull * b->particle_count : 0;
+        if (v.render_vertices) { /* indices count from the batch's first render vertex */
+            v.render_indices_offset += 4ull * 3 * b->map.rtriangle_first;
+            v.render_index_count = b->render_index_count;
+        }
+        return v;
+    }
     sinew_vulkan_buffers v = {b->buffers[SINEW_BIND_POS].buffer, 16ull * b->particle_count,
                               b->normals ? b->buffers[SINEW_BIND_NORMAL].buffer : VK_NULL_HANDLE,
                               b->normals ? 16ull * b->particle_count : 0};
@@ -36,6 +72,8 @@ sinew_result sinew_body_read_render_vertices(sinew_body *b, float *out, uint32_t
     if (count != b->render_vertex_count)
         return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "count %u does not match the body's %u render vertices", count, b->render_vertex_count);
+    if (b->asset)
+        return sinew_member_read_render(b, out, count);
     sinew_result settled = sinew_body_settle(b);
     if (settled != SINEW_RESULT_OK)
         return settled;
@@ -54,6 +92,8 @@ static sinew_result check_count(const sinew_body *b, uint32_t count)
 static sinew_result read_vec4s(sinew_body *b, int binding, float *xyz, uint32_t count)
 {
     SINEW_ASSERT(b && (xyz || count == 0));
+    if (b->asset)
+        return sinew_member_read(b, binding, xyz, count);
     sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
     if (settled != SINEW_RESULT_OK)
         return settled;
@@ -122,6 +162,8 @@ static sinew_result reset_hinge_angles(sinew_body *b, const float *xyz)
 sinew_result sinew_body_write_positions(sinew_body *b, const float *xyz, uint32_t count)
 {
     SINEW_ASSERT(b && (xyz || count == 0));
+    if (b->asset)
+        return sinew_member_write_positions(b, xyz, count);
     sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
     if (settled != SINEW_RESULT_OK)
         return settled;
@@ -201,6 +243,20 @@ static sinew_result move_targets(sinew_body *b, const uint32_t *indices, uint32_
 sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint32_t count, const float *xyz)
 {
     SINEW_ASSERT(b && (count == 0 || (indices && xyz)));
+    if (b->asset) { /* a member: the same pins of its batch */
+        uint32_t first, *at = malloc(sizeof *at * ((size_t)count + 1));
+        if (!at)
+            return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
+        sinew_result r = SINEW_RESULT_OK;
+        sinew_body *t = NULL;
+        for (uint32_t k = 0; k < count && r == SINEW_RESULT_OK; k++)
+            if ((t = target(b, indices[k], &first, &r)) != NULL)
+                at[k] = first + indices[k];
+        if (r == SINEW_RESULT_OK && (t || (t = target(b, UINT32_MAX, &first, &r)) != NULL))
+            r = sinew_body_move_pinned(t, at, count, xyz);
+        free(at);
+        return r;
+    }
     if (b->attach.on)
         return move_targets(b, indices, count, xyz);
     sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
@@ -238,6 +294,12 @@ sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint
 sinew_result sinew_body_set_pinned(sinew_body *b, uint32_t index, int pinned)
 {
     SINEW_ASSERT(b);
+    if (b->asset) { /* a member: the same particle of its batch */
+        uint32_t first;
+        sinew_result r;
+        sinew_body *t = target(b, index, &first, &r);
+        return t ? sinew_body_set_pinned(t, first + index, pinned) : r;
+    }
     sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
     if (settled != SINEW_RESULT_OK)
         return settled;
@@ -295,6 +357,18 @@ sinew_result sinew_body_set_pinned(sinew_body *b, uint32_t index, int pinned)
 sinew_result sinew_body_set_material(sinew_body *b, uint32_t index, const sinew_material *m)
 {
     SINEW_ASSERT(b && m);
+    if (b->asset) { /* a member: its material in its batch's table, and kept for a rebuild */
+        if (index >= b->material_count)
+            return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                              "body '%s': material %u out of range (%u materials)", b->name, index,
+                              b->material_count);
+        uint32_t first;
+        sinew_result r;
+        sinew_body *t = target(b, UINT32_MAX, &first, &r);
+        if (t && (r = sinew_body_set_material(t, b->map.material_first + index, m)) == SINEW_RESULT_OK)
+            b->asset->materials[index] = *m;
+        return r;
+    }
     sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
     if (settled != SINEW_RESULT_OK)
         return settled;

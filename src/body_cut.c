@@ -47,6 +47,10 @@ static sinew_result upload_cut(sinew_body *b)
 sinew_result sinew_body_cut(sinew_body *b, const uint32_t *pairs, uint32_t pair_count, uint32_t *cut)
 {
     SINEW_ASSERT(b && (pairs || pair_count == 0));
+    if (b->asset) /* its constraints lie among its batch's: cut, they would differ from its asset's */
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "body '%s' is in world '%s', batched with other bodies: it cannot be cut (cut a body of "
+                          "its own)", b->name, b->world_name);
     sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
     if (settled != SINEW_RESULT_OK)
         return settled;

@@ -48,6 +48,10 @@ void sinew_body_get_origin(const sinew_body *b, double origin[3])
 sinew_result sinew_body_shift_origin(sinew_body *b, const double by[3])
 {
     SINEW_ASSERT(b && by);
+    if (b->world)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "body '%s' is in world '%s': its bodies share one origin (a world origin is not yet "
+                          "supported); nothing was changed", b->name, b->world_name);
     for (int k = 0; k < 3; k++)
         if (!(fabs(by[k]) <= 1e9))
             return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",

@@ -116,8 +116,44 @@ static sinew_result download_state(sinew_body *b, float *state)
     return r;
 }
 
+size_t sinew_body_state_floats(sinew_body *b) { return state_floats(b, flags_of(b)); }
+
+/* A member of a world's batch: its particles' range of the batch's state,
+ * its hinges' angles from where its bends lie there (world_member.c). */
+sinew_result sinew_body_download_state(sinew_body *b, float *state)
+{
+    if (!b->asset)
+        return download_state(b, state);
+    sinew_result r;
+    sinew_body *t = sinew_member_batch(b, &r);
+    if (!t || (r = sinew_body_settle(t)) != SINEW_RESULT_OK)
+        return r;
+    const size_t n = t->particle_count, p0 = b->map.particle_first, mn = b->particle_count;
+    float *all = malloc(4 * state_floats(t, flags_of(t)) + 4);
+    if (!all)
+        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
+    if ((r = download_state(t, all)) == SINEW_RESULT_OK) {
+        memcpy(state, &all[4 * p0], 16 * mn);
+        memcpy(state + 4 * mn, &all[4 * (n + p0)], 16 * mn);
+        for (uint32_t c = 0; c < b->bend_count; c++)
+            state[8 * mn + c] = all[8 * n + b->map.bend_of[c]];
+    }
+    free(all);
+    return r;
+}
+
+/* A member's checkpoints are its world's. */
+static sinew_result refuse_member(const sinew_body *b)
+{
+    return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                      "body '%s' is in world '%s', batched with other bodies: save and load the world's checkpoint "
+                      "(sinew_world_save_checkpoint)", b->name, b->world_name);
+}
+
 sinew_result sinew_body_save_checkpoint(sinew_body *b, void *dst, size_t size)
 {
+    if (b && b->asset)
+        return refuse_member(b);
     SINEW_ASSERT(b && dst);
     sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
     if (settled != SINEW_RESULT_OK)
@@ -198,8 +234,8 @@ static sinew_result check_masses(const sinew_body *b, const uint8_t *p, const fl
                           "body '%s': particle %u has inverse mass %g 1/kg in the checkpoint and %g in this body: "
                           "the checkpoint was saved from an asset with other masses; nothing was changed", b->name,
                           other, state[4 * (size_t)other + 3], own[other]);
-    const uint32_t theirs = sinew_get_u32(p + H_MASS_CRC), ours = mass_crc(own, n);
-    if (sinew_get_u32(p + H_VERSION) >= 2 && theirs != ours) {
+    const uint32_t theirs = p ? sinew_get_u32(p + H_MASS_CRC) : 0, ours = mass_crc(own, n);
+    if (p && sinew_get_u32(p + H_VERSION) >= 2 && theirs != ours) {
         if (pinned != UINT32_MAX)
             return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
                               "body '%s': particle %u is pinned in the checkpoint and free in this body (inverse "
@@ -213,6 +249,8 @@ static sinew_result check_masses(const sinew_body *b, const uint8_t *p, const fl
     return SINEW_RESULT_OK;
 }
 
+static sinew_result load_state(sinew_body *b, const uint8_t *p, const float *state, uint32_t flags);
+
 /* Every check of the loader: BAD_ASSET-like failures name the field. */
 static sinew_result refuse(const sinew_body *b, const char *what, unsigned long long got, unsigned long long want)
 {
@@ -222,6 +260,8 @@ static sinew_result refuse(const sinew_body *b, const char *what, unsigned long 
 
 sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t size)
 {
+    if (b && b->asset)
+        return refuse_member(b);
     SINEW_ASSERT(b && (src || size == 0));
     sinew_result settled = sinew_body_settle(b); /* a pipelined step still running ends first */
     if (settled != SINEW_RESULT_OK)
@@ -284,6 +324,28 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
         uint32_t w = sinew_get_u32(payload + 4 * i);
         memcpy(&state[i], &w, 4);
     }
+    sinew_result r = load_state(b, p, state, flags);
+    free(state);
+    if (r == SINEW_RESULT_OK) {
+        b->stats.step_index = sinew_get_u64(p + H_STEP);
+        b->deferred = SINEW_RESULT_OK; /* a pipelined step's failure is history now */
+    }
+    return r;
+}
+
+sinew_result sinew_body_load_state(sinew_body *b, const float *state, uint32_t flags)
+{
+    return load_state(b, NULL, state, flags);
+}
+
+/* The state checked and written (header p: the checkpoint's, for its mass
+ * CRC; NULL: none to check). */
+static sinew_result load_state(sinew_body *b, const uint8_t *p, const float *state, uint32_t flags)
+{
+    const sinew_logger *lg = &b->ctx->logger;
+    const uint64_t n = b->particle_count;
+    sinew_state_part parts[SINEW_STATE_MAX_PARTS];
+    const uint32_t part_count = sinew_body_state_parts(b, parts);
     sinew_result r = SINEW_RESULT_OK;
     for (uint64_t i = 0; i < n && r == SINEW_RESULT_OK; i++) {
         const float *x = &state[4 * i], *v = &state[4 * (n + i)];
@@ -361,11 +423,6 @@ sinew_result sinew_body_load_checkpoint(sinew_body *b, const void *src, size_t s
     for (uint64_t i = 0; i < n && r == SINEW_RESULT_OK; i++)
         b->unpinned_w[i] = state[4 * i + 3] == 0.0f ? own[i] : 0.0f;
     free(own);
-    free(state);
-    if (r == SINEW_RESULT_OK) {
-        b->stats.step_index = sinew_get_u64(p + H_STEP);
-        b->deferred = SINEW_RESULT_OK; /* a pipelined step's failure is history now */
-    }
     return r;
 }
 
@@ -418,7 +475,7 @@ sinew_result sinew_body_state_hash(sinew_body *b, uint64_t *hash)
     float *state = malloc(4 * floats);
     if (!state)
         return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
-    sinew_result r = download_state(b, state);
+    sinew_result r = sinew_body_download_state(b, state);
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; r == SINEW_RESULT_OK && i < floats; i++) {
         uint32_t w;

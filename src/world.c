@@ -18,6 +18,8 @@
  */
 #include "world.h"
 
+#include "collider.h"
+
 #include <sinew/vulkan.h>
 
 #include "core/bytes.h"
@@ -73,7 +75,7 @@ static void member_free(sinew_body *b)
 static void batch_free(sinew_batch *t)
 {
     if (t->body)
-        sinew_body_destroy(t->body);
+        sinew_body_unmake(t->body);
     free(t->members);
     memset(t, 0, sizeof *t);
 }
@@ -92,7 +94,7 @@ void sinew_world_destroy(sinew_world *w)
         if (b->asset)
             member_free(b);
         else
-            sinew_body_destroy(b);
+            sinew_body_unmake(b);
     }
     free(w->bodies);
     if (w->fence) {
@@ -155,6 +157,29 @@ static void fresh_stats(sinew_step_stats *s)
     s->ms_predict = s->ms_solve = s->ms_contacts = s->ms_velocity = s->ms_residual = s->ms_total = -1.0;
 }
 
+/* A body is made in its world, or alone. */
+sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, const sinew_body_desc *desc,
+                               sinew_body **out)
+{
+    SINEW_ASSERT(ctx && asset && desc && out);
+    SINEW_ASSERT(desc->cookie == SINEW_DESC_COOKIE && "desc must come from sinew_body_desc_default");
+    *out = NULL;
+    return desc->world ? sinew_world_add_body(desc->world, ctx, asset, desc, out)
+                       : sinew_body_make(ctx, asset, desc, out);
+}
+
+/* A body in a world leaves it first (a member of a batch is freed there). */
+void sinew_body_destroy(sinew_body *b)
+{
+    if (!b)
+        return;
+    const int member = b->asset != NULL;
+    if (b->world)
+        sinew_world_remove_body(b->world, b);
+    if (!member)
+        sinew_body_unmake(b);
+}
+
 sinew_result sinew_world_add_body(sinew_world *w, sinew_context *ctx, const sinew_asset *asset,
                                   const sinew_body_desc *desc, sinew_body **out)
 {
@@ -178,7 +203,7 @@ sinew_result sinew_world_add_body(sinew_world *w, sinew_context *ctx, const sine
     own.world = NULL;
     sinew_body *b = NULL;
     if (!batchable(w, desc)) {
-        if ((r = sinew_body_create(ctx, asset, &own, &b)) != SINEW_RESULT_OK)
+        if ((r = sinew_body_make(ctx, asset, &own, &b)) != SINEW_RESULT_OK)
             return r;
     } else {
         b = calloc(1, sizeof *b);
@@ -209,9 +234,11 @@ sinew_result sinew_world_add_body(sinew_world *w, sinew_context *ctx, const sine
         b->render_index_count = desc->render_mesh ? 3 * asset->rtriangle_count : 0;
         b->normals = (desc->normals || b->render_vertex_count) && asset->triangle_count > 0;
         fresh_stats(&b->stats);
+        b->build = sinew_world_build;
         w->dirty = 1;
     }
     b->world = w;
+    b->world_name = w->name;
     w->bodies[w->body_count++] = b;
     *out = b;
     return SINEW_RESULT_OK;
@@ -278,7 +305,7 @@ static sinew_result carry_state(sinew_body *body, sinew_body *const *members, co
             r = sinew_fail(&body->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "world", "out of host memory");
             break;
         }
-        if ((r = sinew_member_download_state(m, own)) == SINEW_RESULT_OK) {
+        if ((r = sinew_body_download_state(m, own)) == SINEW_RESULT_OK) {
             const size_t p0 = maps[k].particle_first, mn = m->particle_count;
             memcpy(&state[4 * p0], own, 16 * mn);
             memcpy(&state[4 * (n + p0)], own + 4 * mn, 16 * mn);
@@ -318,7 +345,7 @@ static sinew_result build_batch(sinew_world *w, sinew_body *const *members, uint
     d.materials = NULL;
     d.self_collision |= w->desc.contacts;
     memset(out, 0, sizeof *out);
-    r = sinew_body_create(ctx, merged, &d, &out->body);
+    r = sinew_body_make(ctx, merged, &d, &out->body);
     sinew_asset_destroy(merged);
     if (r == SINEW_RESULT_OK)
         r = carry_state(out->body, members, maps, count);
@@ -338,12 +365,21 @@ static sinew_result build_batch(sinew_world *w, sinew_body *const *members, uint
 /* Which members can share a batch with the first of a group. */
 static int joins(const sinew_body *first, const sinew_body *m)
 {
-    return descs_agree(&first->desc, &m->desc) && sinew_asset_merge_conflict(first->asset, m->asset) == NULL;
+    const sinew_asset *a = first->asset, *b = m->asset;
+    /* the symmetric sweep runs its last colour (or pass) once, between the
+     * forward and the backward sweep: a body with fewer colours than the
+     * batch would run its own last one twice */
+    if (first->desc.solver == SINEW_SOLVER_XPBD_SYMMETRIC_GAUSS_SEIDEL &&
+        (a->colour_count != b->colour_count || a->cpass_count != b->cpass_count))
+        return 0;
+    return descs_agree(&first->desc, &m->desc) && sinew_asset_merge_conflict(a, b) == NULL;
 }
 
 sinew_result sinew_world_build(sinew_world *w)
 {
-    if (!w->dirty)
+    /* while building, a member's calls (its state carried) reach the batch
+     * it is still in */
+    if (!w->dirty || w->building)
         return SINEW_RESULT_OK;
     sinew_context *ctx = w->ctx;
     const uint32_t n = w->body_count;
@@ -359,6 +395,7 @@ sinew_result sinew_world_build(sinew_world *w)
     if (!order || !group_of || !firsts || !index || !fresh || !maps || !new_map || !new_batch || !reused)
         r = sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "world", "out of host memory");
     uint32_t groups = 0, built = 0;
+    w->building = 1;
     for (uint32_t i = 0; i < n && r == SINEW_RESULT_OK; i++) {
         sinew_body *b = w->bodies[i];
         if (!b->asset)
@@ -394,6 +431,7 @@ sinew_result sinew_world_build(sinew_world *w)
         }
         built++;
     }
+    w->building = 0;
     if (r != SINEW_RESULT_OK) {
         for (uint32_t i = 0; i < built; i++)
             if (!reused[i])
@@ -423,21 +461,6 @@ sinew_result sinew_world_build(sinew_world *w)
     free(order), free(group_of), free(firsts), free(index), free(fresh), free(maps), free(new_map);
     free(new_batch), free(reused);
     return r;
-}
-
-sinew_body *sinew_member_batch(sinew_body *m, sinew_result *r)
-{
-    *r = m->world ? sinew_world_build(m->world) : SINEW_RESULT_OK;
-    if (*r == SINEW_RESULT_OK && !m->batch)
-        *r = sinew_fail(&m->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "world",
-                        "body '%s' has no batch (its world is gone)", m->name);
-    return *r == SINEW_RESULT_OK ? m->batch : NULL;
-}
-
-sinew_result sinew_world_refuse(const sinew_body *b, const char *what)
-{
-    return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "world",
-                      "body '%s' is in world '%s': %s", b->name, b->world ? b->world->name : "(gone)", what);
 }
 
 /* The recorded steps the world submits: its batches', then its own bodies'. */
@@ -632,8 +655,8 @@ static sinew_result world_chains(sinew_world *w, sinew_body ***out, uint32_t *co
 size_t sinew_world_checkpoint_size(sinew_world *w)
 {
     SINEW_ASSERT(w);
-    sinew_body **chains;
-    uint32_t count;
+    sinew_body **chains = NULL;
+    uint32_t count = 0;
     if (world_chains(w, &chains, &count) != SINEW_RESULT_OK)
         return 0;
     size_t size = WORLD_HEADER;

@@ -25,6 +25,7 @@ struct sinew_world {
     sinew_batch *batches;
     uint32_t batch_count;
     int dirty;              /* a body joined or left since the batches were built */
+    int building;           /* sinew_world_build is at work */
     VkFence fence;          /* the world's step */
     sinew_world_stats stats;
     uint32_t recorded;      /* a step was recorded into an application's command buffer */
@@ -41,22 +42,5 @@ void sinew_world_remove_body(sinew_world *w, sinew_body *b);
 /* Builds the batches that changed (carrying the state of the bodies already
  * in one). OK, or why a batch could not be built (nothing then changed). */
 sinew_result sinew_world_build(sinew_world *w);
-
-/* The body of a batch whose buffers hold member m, the world built first;
- * NULL with *r set on failure. */
-sinew_body *sinew_member_batch(sinew_body *m, sinew_result *r);
-
-/* world_member.c: the body API for a member of a batch (b->asset != NULL). */
-sinew_result sinew_member_read(sinew_body *b, int binding, float *xyz, uint32_t count);
-sinew_result sinew_member_read_render(sinew_body *b, float *out, uint32_t count);
-sinew_result sinew_member_write_positions(sinew_body *b, const float *xyz, uint32_t count);
-sinew_result sinew_member_move_pinned(sinew_body *b, const uint32_t *indices, uint32_t count, const float *xyz);
-sinew_result sinew_member_set_pinned(sinew_body *b, uint32_t index, int pinned);
-sinew_result sinew_member_set_material(sinew_body *b, uint32_t index, const sinew_material *m);
-/* The member's state as a body alone would hold it (checkpoint.c's layout:
- * positions, velocities, hinge angles), from its batch's. */
-sinew_result sinew_member_download_state(sinew_body *b, float *state);
-/* Refuses what a body in a world cannot do alone (`what`: "step", ...). */
-sinew_result sinew_world_refuse(const sinew_body *b, const char *what);
 
 #endif

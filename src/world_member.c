@@ -2,7 +2,7 @@
  * batch's (merge map: particle_first), its bends scattered through the
  * batch's colours (bend_of). Each call here does what the body API does for
  * a body alone, on that range, through the batch's body. */
-#include "world.h"
+#include "body.h"
 
 #include "math/xpbd_math.h"
 
@@ -21,6 +21,15 @@ static sinew_result check_count(const sinew_body *b, uint32_t count, uint32_t wa
         return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "count %u does not match the body's %u %s", count, want, what);
     return SINEW_RESULT_OK;
+}
+
+sinew_body *sinew_member_batch(sinew_body *m, sinew_result *r)
+{
+    *r = m->world ? m->build(m->world) : SINEW_RESULT_OK;
+    if (*r == SINEW_RESULT_OK && !m->batch)
+        *r = sinew_fail(&m->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "world",
+                        "body '%s' has no batch: its world was destroyed", m->name);
+    return *r == SINEW_RESULT_OK ? m->batch : NULL;
 }
 
 /* The batch, its step finished. */
@@ -68,26 +77,6 @@ sinew_result sinew_member_read_render(sinew_body *b, float *out, uint32_t count)
                                  64ull * t->render_vertex_count + bytes * b->map.rvertex_first, out, bytes * count);
 }
 
-sinew_result sinew_member_download_state(sinew_body *b, float *state)
-{
-    sinew_result r;
-    sinew_body *t = settled_batch(b, &r);
-    if (!t)
-        return r;
-    const size_t n = t->particle_count, p0 = b->map.particle_first, mn = b->particle_count;
-    float *all = malloc(4 * sinew_body_state_floats(t) + 4);
-    if (!all)
-        return out_of_memory(b);
-    if ((r = sinew_body_download_state(t, all)) == SINEW_RESULT_OK) {
-        memcpy(state, &all[4 * p0], 16 * mn);
-        memcpy(state + 4 * mn, &all[4 * (n + p0)], 16 * mn);
-        for (uint32_t c = 0; c < b->bend_count; c++)
-            state[8 * mn + c] = all[8 * n + b->map.bend_of[c]];
-    }
-    free(all);
-    return r;
-}
-
 sinew_result sinew_member_write_positions(sinew_body *b, const float *xyz, uint32_t count)
 {
     sinew_result r = check_count(b, count, b->particle_count, "particles");
@@ -127,54 +116,3 @@ sinew_result sinew_member_write_positions(sinew_body *b, const float *xyz, uint3
     return r;
 }
 
-/* Indices within the member, checked, as the batch's. */
-static sinew_result shifted(const sinew_body *b, const uint32_t *indices, uint32_t count, uint32_t **out)
-{
-    *out = malloc(sizeof **out * ((size_t)count + 1));
-    if (!*out)
-        return out_of_memory(b);
-    for (uint32_t k = 0; k < count; k++) {
-        if (indices[k] >= b->particle_count) {
-            free(*out);
-            *out = NULL;
-            return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                              "body '%s': particle %u of %u is out of range", b->name, indices[k], b->particle_count);
-        }
-        (*out)[k] = b->map.particle_first + indices[k];
-    }
-    return SINEW_RESULT_OK;
-}
-
-sinew_result sinew_member_move_pinned(sinew_body *b, const uint32_t *indices, uint32_t count, const float *xyz)
-{
-    uint32_t *at;
-    sinew_result r = shifted(b, indices, count, &at);
-    sinew_body *t = r == SINEW_RESULT_OK ? sinew_member_batch(b, &r) : NULL;
-    if (t)
-        r = sinew_body_move_pinned(t, at, count, xyz);
-    free(at);
-    return r;
-}
-
-sinew_result sinew_member_set_pinned(sinew_body *b, uint32_t index, int pinned)
-{
-    uint32_t *at;
-    sinew_result r = shifted(b, &index, 1, &at);
-    sinew_body *t = r == SINEW_RESULT_OK ? sinew_member_batch(b, &r) : NULL;
-    if (t)
-        r = sinew_body_set_pinned(t, at[0], pinned);
-    free(at);
-    return r;
-}
-
-sinew_result sinew_member_set_material(sinew_body *b, uint32_t index, const sinew_material *m)
-{
-    if (index >= b->material_count)
-        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "body '%s': material %u out of range (%u materials)", b->name, index, b->material_count);
-    sinew_result r;
-    sinew_body *t = sinew_member_batch(b, &r);
-    if (t && (r = sinew_body_set_material(t, b->map.material_first + index, m)) == SINEW_RESULT_OK)
-        b->asset->materials[index] = *m; /* kept when the batch is built again */
-    return r;
-}

@@ -48,19 +48,20 @@ typedef struct merged_sizes {
 
 static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
-/* Sizes, and each source's first particle, triangle, material and render
- * vertex and triangle (kept in 64 bits until the limits are checked). */
-static merged_sizes merged_sizes_of(const sinew_asset *const *src, uint32_t count, uint64_t (*first)[5])
+/* Where a source's concatenated records begin, in 64 bits until the limits
+ * are checked. */
+typedef struct source_firsts {
+    uint64_t particle, triangle, material, rvertex, rtriangle;
+} source_firsts;
+
+/* Sizes, and each source's firsts. */
+static merged_sizes merged_sizes_of(const sinew_asset *const *src, uint32_t count, source_firsts *first)
 {
     merged_sizes z = {0};
     z.levels = src[0]->level_count;
     for (uint32_t k = 0; k < count; k++) {
         const sinew_asset *s = src[k];
-        first[k][0] = z.particles;
-        first[k][1] = z.triangles;
-        first[k][2] = z.materials;
-        first[k][3] = z.rvertices;
-        first[k][4] = z.rtriangles;
+        first[k] = (source_firsts){z.particles, z.triangles, z.materials, z.rvertices, z.rtriangles};
         z.particles += s->particle_count;
         z.triangles += s->triangle_count;
         z.distances += s->distance_count;
@@ -148,7 +149,7 @@ void sinew_merge_map_free(sinew_merge_map *m)
 /* The merged asset's arrays (zeroed) and the maps' (firsts filled in); NULL
  * on OOM, with nothing left allocated. */
 static sinew_asset *alloc_merged(const merged_sizes *z, const sinew_asset *const *src, uint32_t count,
-                                 const uint64_t (*first)[5], sinew_merge_map *maps)
+                                 const source_firsts *first, sinew_merge_map *maps)
 {
     sinew_asset *m = sinew_asset_alloc((uint32_t)z->particles, (uint32_t)z->triangles, (uint32_t)z->distances,
                                        (uint32_t)z->bends, z->colours);
@@ -163,11 +164,11 @@ static sinew_asset *alloc_merged(const merged_sizes *z, const sinew_asset *const
     for (uint32_t k = 0; ok && k < count; k++) {
         const sinew_asset *s = src[k];
         sinew_merge_map *map = &maps[k];
-        map->particle_first = (uint32_t)first[k][0];
-        map->triangle_first = (uint32_t)first[k][1];
-        map->material_first = (uint32_t)first[k][2];
-        map->rvertex_first = (uint32_t)first[k][3];
-        map->rtriangle_first = (uint32_t)first[k][4];
+        map->particle_first = (uint32_t)first[k].particle;
+        map->triangle_first = (uint32_t)first[k].triangle;
+        map->material_first = (uint32_t)first[k].material;
+        map->rvertex_first = (uint32_t)first[k].rvertex;
+        map->rtriangle_first = (uint32_t)first[k].rtriangle;
         ok = (s->distance_count == 0 || (map->distance_of = malloc(sizeof *map->distance_of * s->distance_count))) &&
              (s->bend_count == 0 || (map->bend_of = malloc(sizeof *map->bend_of * s->bend_count))) &&
              (s->element_count == 0 || (map->element_of = malloc(sizeof *map->element_of * s->element_count)));
@@ -358,7 +359,9 @@ static void merge_hierarchy(sinew_asset *m, const sinew_asset *const *src, uint3
         for (uint32_t k = 0; k < count; k++) {
             const sinew_asset *s = src[k];
             const uint32_t p0 = maps[k].particle_first;
-            const uint32_t end = s->levels[l].particle_count, begin = l + 1 < levels ? s->levels[l + 1].particle_count : 0;
+            /* Source nodes [begin, end) are exactly level l's. */
+            const uint32_t begin = l + 1 < levels ? s->levels[l + 1].particle_count : 0;
+            const uint32_t end = s->levels[l].particle_count;
             out->particle_count += end;
             for (uint32_t i = begin; i < end; i++) {
                 const sinew_node_rec *v = &s->nodes[i];
@@ -422,22 +425,23 @@ sinew_result sinew_asset_merge(const sinew_asset *const *assets, uint32_t count,
     }
     const uint32_t refs[3] = {0, with_constraints, with_elements};
     for (uint32_t k = 1; k < count; k++)
-        for (int r = 0; r < 3; r++) {
-            const char *why = sinew_asset_merge_conflict(assets[refs[r]], assets[k]);
+        for (int j = 0; j < 3; j++) {
+            const uint32_t ref = refs[j];
+            const char *why = sinew_asset_merge_conflict(assets[ref], assets[k]);
             if (why)
                 return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "asset",
-                                  "merge: assets %u and %u cannot share one merged asset: %s",
-                                  refs[r] < k ? refs[r] : k, refs[r] < k ? k : refs[r], why);
+                                  "merge: assets %u and %u cannot share one merged asset: %s", ref < k ? ref : k,
+                                  ref < k ? k : ref, why);
         }
 
-    uint64_t (*first)[5] = malloc(sizeof *first * count);
+    source_firsts *first = malloc(sizeof *first * count);
     if (!first)
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "merge: no memory for %u assets",
                           count);
     const merged_sizes z = merged_sizes_of(assets, count, first);
     sinew_result r = check_sizes(&z, lg);
     sinew_asset *m = NULL;
-    if (r == SINEW_RESULT_OK && !(m = alloc_merged(&z, assets, count, (const uint64_t(*)[5])first, maps)))
+    if (r == SINEW_RESULT_OK && !(m = alloc_merged(&z, assets, count, first, maps)))
         r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset",
                        "merge: no memory for a merged asset of %llu particles", (unsigned long long)z.particles);
     free(first);

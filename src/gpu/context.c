@@ -624,7 +624,7 @@ sinew_result sinew_context_refuse_lost(sinew_context *ctx)
                       "the device was lost earlier: destroy this context and restore on a new one");
 }
 
-sinew_result sinew_submit(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence)
+sinew_result sinew_submit_many(sinew_context *ctx, const VkCommandBuffer *cmds, uint32_t count, VkFence fence)
 {
     const struct VolkDeviceTable *vk = &ctx->vk;
     if (ctx->lost)
@@ -634,12 +634,17 @@ sinew_result sinew_submit(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence
         return sinew_vk_fail(ctx, VK_ERROR_DEVICE_LOST, "vkQueueSubmit (injected fault)", __FILE__, __LINE__);
     }
     VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cmd;
+    si.commandBufferCount = count;
+    si.pCommandBuffers = cmds;
     VK_TRY(ctx, vk->vkResetFences(ctx->device, 1, &fence));
     VK_TRY(ctx, vk->vkQueueSubmit(ctx->queue, 1, &si, fence));
     ctx->counters.submits++;
     return SINEW_RESULT_OK;
+}
+
+sinew_result sinew_submit(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence)
+{
+    return sinew_submit_many(ctx, &cmd, 1, fence);
 }
 
 sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence)

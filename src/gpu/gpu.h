@@ -181,6 +181,9 @@ sinew_result sinew_context_refuse_lost(sinew_context *ctx);
 /* Submits one command buffer, signalling fence (reset first). Refuses at once
  * (with ERROR_DEVICE_LOST) once the device was lost. */
 sinew_result sinew_submit(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence);
+/* Submits count command buffers in one submit signalling one fence (a
+ * world's step). */
+sinew_result sinew_submit_many(sinew_context *ctx, const VkCommandBuffer *cmds, uint32_t count, VkFence fence);
 /* sinew_submit, then waits for the fence. */
 sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFence fence);
 

@@ -10,6 +10,7 @@
 
 #include "collider.h"
 #include "selfcol.h"
+#include "stages.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -226,10 +227,8 @@ sinew_result sinew_body_check(sinew_context *ctx, const sinew_asset *asset, cons
     if (desc->collider && desc->collider->ctx != ctx)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "desc.collider '%s' was made on another context", desc->collider->name);
-    if ((desc->drag > 0.0f || desc->lift > 0.0f) && row->ops->record_substep)
-        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "wind (drag %g, lift %g) is not supported by the %s solver; set drag and lift to 0",
-                          desc->drag, desc->lift, sinew_solver_name(desc->solver));
+    if ((r = sinew_wind_check(ctx, desc, row->ops)) != SINEW_RESULT_OK)
+        return r;
     if (desc->materials && desc->material_count != asset->material_count)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "desc gives %u materials; the asset's table has %u", desc->material_count,
@@ -260,27 +259,12 @@ sinew_result sinew_body_make(sinew_context *ctx, const sinew_asset *asset, const
     b->particle_count = asset->particle_count;
     b->distance_count = asset->distance_count;
     b->bend_count = asset->bend_count;
-    b->render_vertex_count = desc->render_mesh ? asset->rvertex_count : 0;
-    b->render_index_count = desc->render_mesh ? 3 * asset->rtriangle_count : 0;
-    int particle_normals = 0;
-    for (uint32_t i = 0; i < b->render_vertex_count; i++) {
-        const sinew_render_vertex_rec *v = &asset->rvertices[i];
-        int tet = (v->mode & SINEW_RENDER_NORMAL_MASK) == SINEW_RENDER_NORMAL_TET;
-        particle_normals |= !tet;
-        for (int k = 0; k < 4 && !tet; k++)
-            b->render_bytes += v->weight[k] != 0.0f ? 32u : 0u;
-        b->render_bytes += tet ? 64u : 0u;
-    }
-    b->render_bytes += 96ull * b->render_vertex_count;
-    b->normals = (desc->normals || particle_normals) && asset->triangle_count > 0;
-    if (particle_normals && asset->triangle_count == 0) {
-        sinew_body_unmake(b);
-        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
-                          "the asset's render mesh takes its normals from the particles' but the asset has no "
-                          "triangles to make them from (desc.render_mesh = 0 goes without it)");
-    }
     b->triangle_count = asset->triangle_count;
-    b->wind = (desc->drag > 0.0f || desc->lift > 0.0f) && asset->triangle_count > 0;
+    if ((r = sinew_render_map_plan(b, asset)) != SINEW_RESULT_OK) {
+        sinew_body_unmake(b);
+        return r;
+    }
+    sinew_wind_plan(b, asset);
     b->view = (sinew_body_view){ctx, &b->desc, b->name, b->particle_count, b->distance_count, b->bend_count,
                                 asset->element_count, b->buffers, &b->saved, &b->stats};
     if (asset->triangle_count) { /* the surface, for collision with other bodies */

@@ -194,10 +194,11 @@ sinew_result sinew_body_copy_constraints(sinew_body *b, const sinew_asset *a);
 /* Host copies of the materials and which element kinds use each, checked. */
 sinew_result sinew_body_copy_elements(sinew_body *b, const sinew_asset *a);
 
-/* step_record.c: the step's recording. */
-/* The step's stages, from the first substep's prediction to the copy of
- * STATS for the host, into r. */
+/* stages.c: the step's stages (stages.h), from the contact bodies'
+ * positions to the copy of STATS for the host, into r. */
 void sinew_body_record_stages(sinew_body *b, sinew_recorder *r);
+
+/* step_record.c: the step's command buffer. */
 /* The step's command buffer, fence and timestamp queries made, and the
  * step recorded into them (at creation). */
 sinew_result sinew_body_record_new(sinew_body *b);

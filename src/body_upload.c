@@ -1,10 +1,11 @@
 /* A body's creation on the device: its buffers (set 0) sized from the
  * asset and filled from it (particles, constraints, elements, materials,
- * the triangles around each particle, the render mesh, the mesh
- * colliders), and the host copies of the constraints that cuts need. */
+ * the triangles around each particle; the render mesh and the mesh
+ * colliders through their own files, render_map.c and shapes.c), and the
+ * host copies of the constraints that cuts need. */
 #include "body.h"
 
-#include "collider.h"
+#include "stages.h"
 #include "solvers/gpbd.h"
 
 #include <stdlib.h>
@@ -43,52 +44,6 @@ static sinew_result upload_mesh(sinew_body *b, const sinew_asset *a)
     return r;
 }
 
-/* RENDER (shared/layout.h): the map as the kernel reads it, the output as
- * the rest pose gives it (so that the buffer is drawable before the first
- * step), the indices. */
-static sinew_result upload_render(sinew_body *b, const sinew_asset *a)
-{
-    const uint32_t r = b->render_vertex_count;
-    const uint64_t size = 96ull * r + 4ull * b->render_index_count;
-    uint8_t *bytes = malloc(size);
-    if (!bytes)
-        return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-    GpuRenderVertex *map = (GpuRenderVertex *)bytes;
-    float *out = (float *)(bytes + 64ull * r);
-    for (uint32_t i = 0; i < r; i++) {
-        const sinew_render_vertex_rec *v = &a->rvertices[i];
-        const int tet = (v->mode & SINEW_RENDER_NORMAL_MASK) == SINEW_RENDER_NORMAL_TET;
-        GpuRenderVertex g = {{v->particle[0], v->particle[1], v->particle[2], v->particle[3]},
-                             {v->weight[0], v->weight[1], v->weight[2], v->weight[3]},
-                             {v->normal[0], v->normal[1], v->normal[2], tet ? 1.0f : 0.0f},
-                             {v->uv[0], v->uv[1], 0.0f, 0.0f}};
-        if (tet) { /* Dm^T n, Dm's columns the rest edges from particle[0] */
-            const sinew_particle_rec *x0 = &a->particles[v->particle[0]];
-            for (int c = 0; c < 3; c++) {
-                const sinew_particle_rec *xc = &a->particles[v->particle[c + 1]];
-                g.normal[c] = (float)(((double)xc->x - x0->x) * v->normal[0] + ((double)xc->y - x0->y) * v->normal[1] +
-                                      ((double)xc->z - x0->z) * v->normal[2]);
-            }
-        }
-        map[i] = g;
-        float *o = out + SINEW_RENDER_OUTPUT_FLOATS * (size_t)i;
-        double p[3] = {0, 0, 0};
-        for (int k = 0; k < 4; k++) {
-            const sinew_particle_rec *q = &a->particles[v->particle[k]];
-            p[0] += (double)v->weight[k] * q->x;
-            p[1] += (double)v->weight[k] * q->y;
-            p[2] += (double)v->weight[k] * q->z;
-        }
-        const float rest[8] = {(float)p[0], (float)p[1], (float)p[2], v->normal[0], v->normal[1], v->normal[2],
-                               v->uv[0], v->uv[1]};
-        memcpy(o, rest, sizeof rest);
-    }
-    memcpy(bytes + 96ull * r, a->rtriangles, 4ull * b->render_index_count);
-    sinew_result res = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_RENDER], 0, bytes, size);
-    free(bytes);
-    return res;
-}
-
 /* Workgroups of a solver's residual at most (solver.h, record_residual):
  * one thread per constraint, element or particle. PARTIAL holds the strain
  * partials, then the solver's. */
@@ -98,49 +53,6 @@ static uint64_t solver_residual_groups(const sinew_asset *a)
     items = items > a->element_count ? items : a->element_count;
     items = items > a->particle_count ? items : a->particle_count;
     return (items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
-}
-
-/* SHAPES (shared/layout.h): where the current records, the mesh headers,
- * the meshes' values and the wind's velocity changes start (vec4 indices),
- * and its vec4s in all. */
-static uint64_t plan_shapes(sinew_body *b)
-{
-    const sinew_body_desc *d = &b->desc;
-    uint64_t values = 0; /* floats */
-    for (uint32_t m = 0; m < d->mesh_count; m++) {
-        const uint32_t *dims = d->meshes[m]->sdf.dims;
-        values += (uint64_t)dims[0] * dims[1] * dims[2];
-    }
-    const uint64_t current = (uint64_t)SINEW_SHAPE_VEC4S * d->max_shapes;
-    const uint64_t meshes = 2 * current, first_value = meshes + 2ull * d->mesh_count;
-    const uint64_t wind = first_value + (values + 3) / 4;
-    b->shapes_current = (uint32_t)current;
-    b->shapes_meshes = (uint32_t)meshes;
-    b->shapes_values = (uint32_t)first_value;
-    b->shapes_wind = (uint32_t)wind;
-    return wind + (b->wind ? b->particle_count : 0);
-}
-
-/* The mesh colliders' headers and values into SHAPES. */
-static sinew_result upload_shape_meshes(sinew_body *b)
-{
-    const sinew_body_desc *d = &b->desc;
-    sinew_result r = SINEW_RESULT_OK;
-    uint64_t value = 0; /* float index from shapes_values */
-    for (uint32_t m = 0; m < d->mesh_count && r == SINEW_RESULT_OK; m++) {
-        const sinew_sdf *sdf = &d->meshes[m]->sdf;
-        const uint64_t count = (uint64_t)sdf->dims[0] * sdf->dims[1] * sdf->dims[2];
-        const uint32_t first = (uint32_t)(4ull * b->shapes_values + value);
-        float header[8] = {(float)sdf->origin[0], (float)sdf->origin[1], (float)sdf->origin[2], (float)sdf->cell};
-        const uint32_t words[4] = {sdf->dims[0], sdf->dims[1], sdf->dims[2], first};
-        memcpy(&header[4], words, sizeof words);
-        r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_SHAPES], 16ull * (b->shapes_meshes + 2ull * m), header,
-                                sizeof header);
-        if (r == SINEW_RESULT_OK)
-            r = sinew_buffer_upload(b->ctx, &b->buffers[SINEW_BIND_SHAPES], 4ull * first, sdf->phi, 4 * count);
-        value += count;
-    }
-    return r;
 }
 
 /* The body's buffers (set 0, shared/layout.h): sized from the asset alone,
@@ -173,7 +85,7 @@ sinew_result sinew_body_upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_SELF_REAL, 16 * b->self.real_vec4s, SINEW_MEMORY_DEVICE, "self-collision boxes and corrections"},
         {SINEW_BIND_RENDER, 96ull * b->render_vertex_count + 4ull * b->render_index_count, SINEW_MEMORY_DEVICE,
          "render mesh"},
-        {SINEW_BIND_SHAPES, 16 * plan_shapes(b), SINEW_MEMORY_DEVICE, "collider list, mesh colliders and wind"},
+        {SINEW_BIND_SHAPES, 16 * sinew_shapes_plan(b), SINEW_MEMORY_DEVICE, "collider list, mesh colliders and wind"},
         {SINEW_BIND_ATTACH, sinew_attach_bytes(&b->attach), SINEW_MEMORY_DEVICE, "attachments and pins"},
         /* SDF: the collider's own, bound in its place */
         {0, d->rollback ? 32ull * n + 4ull * a->bend_count : 0, SINEW_MEMORY_DEVICE, "rollback copy", 0, &b->saved},
@@ -247,9 +159,9 @@ sinew_result sinew_body_upload_asset(sinew_body *b, const sinew_asset *a)
     if (r == SINEW_RESULT_OK && (b->normals || b->wind))
         r = upload_mesh(b, a);
     if (r == SINEW_RESULT_OK && b->render_vertex_count)
-        r = upload_render(b, a);
+        r = sinew_render_map_upload(b, a);
     if (r == SINEW_RESULT_OK)
-        r = upload_shape_meshes(b);
+        r = sinew_shapes_upload(b);
     if (r == SINEW_RESULT_OK && b->desc.self_collision) {
         const sinew_surface own = sinew_surface_of(a);
         r = sinew_selfcol_upload(ctx, &b->self, &own, &b->buffers[SINEW_BIND_SELF_INDEX],

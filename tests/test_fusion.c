@@ -1,5 +1,5 @@
 /* The step runs the per-particle stages that need no barrier between them in
- * one pass (step_record.c, sinew_body_record_stages): the solver's per-substep clearing with
+ * one pass (stages.c, sinew_body_record_stages): the solver's per-substep clearing with
  * the prediction, each substep's velocities with the next one's prediction,
  * the last substep's with the health check, and the step's end without
  * barriers between independent kernels. Every solver gives the same bits as

@@ -5,7 +5,8 @@
  * contacts, the health check, rollback and checkpoints. A solver owns its
  * own buffers (descriptor set 1, numbered in its shaders/shared/ header)
  * and state, and sees the body only through a sinew_body_view. The step,
- * as the body records it (docs/architecture.md):
+ * as the body records it (the stage table in src/stages.c,
+ * docs/architecture.md):
  *
  *     rollback copy of positions, velocities, hinge angles
  *     per substep:  predict           (the body's kernel; it clears the solver's

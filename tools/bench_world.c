@@ -23,7 +23,7 @@
 
 #define MAX_BODIES 64u
 #define WARMUP 2u  /* the world's first step builds its batch */
-#define STEPS 5u   /* measured steps (--steps) */
+#define STEPS 3u   /* measured steps (--steps): on lavapipe N = 64 takes most of the run */
 #define CPU_DEVICE 4 /* VK_PHYSICAL_DEVICE_TYPE_CPU */
 
 static const uint32_t counts[] = {1, 4, 16, 64};
@@ -135,89 +135,92 @@ static sinew_step_params params(void)
     return p;
 }
 
-/* N bodies of their own, each stepped by sinew_body_step. */
-static int separate(sinew_context *ctx, sinew_asset *const *assets, uint32_t n, const sinew_body_desc *d,
-                    uint32_t steps, double *wall, double *gpu, way *out)
+/* One step of the N bodies of their own, each by sinew_body_step: its cost
+ * into w, its wall and GPU ms into *wall and *gpu (GPU < 0: not timed). */
+static sinew_result step_separate(sinew_body *const *b, uint32_t n, const sinew_step_params *p, way *w, double *wall,
+                                  double *gpu)
+{
+    sinew_result r = SINEW_RESULT_OK;
+    const double t0 = bench_now_s();
+    for (uint32_t k = 0; k < n && r == SINEW_RESULT_OK; k++)
+        r = sinew_body_step(b[k], p);
+    *wall = 1e3 * (bench_now_s() - t0);
+    *w = (way){.chains = n};
+    *gpu = 0.0;
+    for (uint32_t k = 0; k < n && r == SINEW_RESULT_OK; k++) {
+        const sinew_step_stats st = sinew_body_get_stats(b[k]);
+        w->dispatches += st.dispatches;
+        w->barriers += st.barriers;
+        w->submits += st.submits;
+        w->host_waits += st.host_waits;
+        *gpu = st.ms_total < 0.0 || *gpu < 0.0 ? -1.0 : *gpu + st.ms_total;
+    }
+    return r;
+}
+
+/* One step of the world, by sinew_world_step. */
+static sinew_result step_world(sinew_world *world, const sinew_step_params *p, way *w, double *wall, double *gpu)
+{
+    const double t0 = bench_now_s();
+    const sinew_result r = sinew_world_step(world, p);
+    *wall = 1e3 * (bench_now_s() - t0);
+    const sinew_world_stats st = sinew_world_get_stats(world);
+    *w = (way){st.dispatches, st.barriers, st.submits, st.host_waits, st.chain_count, 0, 0, 0};
+    *gpu = st.ms_total;
+    return r;
+}
+
+/* N bodies of their own and the same N in one world, made from the same
+ * assets and stepped in turn, a step of one then a step of the other, so
+ * that both meet the same load on a shared machine: their costs, the
+ * medians of the measured steps, and their states at the end. */
+static int measure(sinew_context *ctx, sinew_asset *const *assets, uint32_t n, sinew_body_desc d, uint32_t steps,
+                   double *times, way *sep, way *wor)
 {
     sinew_body *b[MAX_BODIES] = {0};
+    sinew_world *world = NULL;
     sinew_result r = SINEW_RESULT_OK;
     for (uint32_t k = 0; k < n && r == SINEW_RESULT_OK; k++)
-        r = sinew_body_create(ctx, assets[k], d, &b[k]);
-    const sinew_step_params p = params();
-    int timed = 1;
-    for (uint32_t s = 0; s < WARMUP + steps && r == SINEW_RESULT_OK; s++) {
-        const double t0 = bench_now_s();
-        for (uint32_t k = 0; k < n && r == SINEW_RESULT_OK; k++)
-            r = sinew_body_step(b[k], &p);
-        const double t1 = bench_now_s();
-        way w = {0};
-        double ms = 0.0;
-        for (uint32_t k = 0; k < n && r == SINEW_RESULT_OK; k++) {
-            const sinew_step_stats st = sinew_body_get_stats(b[k]);
-            w.dispatches += st.dispatches;
-            w.barriers += st.barriers;
-            w.submits += st.submits;
-            w.host_waits += st.host_waits;
-            timed &= st.ms_total >= 0.0;
-            ms += st.ms_total;
-        }
-        w.chains = n;
-        if (s >= WARMUP) {
-            wall[s - WARMUP] = 1e3 * (t1 - t0);
-            gpu[s - WARMUP] = ms;
-            *out = w;
-        }
+        r = sinew_body_create(ctx, assets[k], &d, &b[k]);
+    sinew_world_desc wd = sinew_world_desc_default(); /* batched, no contacts between bodies */
+    if (r == SINEW_RESULT_OK)
+        r = sinew_world_create(ctx, &wd, &world);
+    d.world = world;
+    for (uint32_t k = 0; k < n && r == SINEW_RESULT_OK; k++) {
+        sinew_body *in = NULL;
+        r = sinew_body_create(ctx, assets[k], &d, &in);
     }
-    out->hash = 0xcbf29ce484222325ull;
+    const sinew_step_params p = params();
+    double *wall[2] = {times, times + steps}, *gpu[2] = {times + 2 * steps, times + 3 * steps};
+    int timed[2] = {1, 1};
+    for (uint32_t s = 0; s < WARMUP + steps && r == SINEW_RESULT_OK; s++) {
+        const uint32_t at = s < WARMUP ? 0 : s - WARMUP; /* warm-up steps are overwritten */
+        r = step_separate(b, n, &p, sep, &wall[0][at], &gpu[0][at]);
+        if (r == SINEW_RESULT_OK)
+            r = step_world(world, &p, wor, &wall[1][at], &gpu[1][at]);
+        timed[0] &= gpu[0][at] >= 0.0;
+        timed[1] &= gpu[1][at] >= 0.0;
+    }
+    sep->hash = 0xcbf29ce484222325ull;
     for (uint32_t k = 0; k < n && r == SINEW_RESULT_OK; k++) {
         uint64_t one = 0;
         r = sinew_body_state_hash(b[k], &one);
-        out->hash = combine(out->hash, one);
+        sep->hash = combine(sep->hash, one);
     }
+    if (r == SINEW_RESULT_OK)
+        r = sinew_world_state_hash(world, &wor->hash);
     for (uint32_t k = 0; k < n; k++)
         if (b[k])
             sinew_body_destroy(b[k]);
+    if (world)
+        sinew_world_destroy(world);
     if (r != SINEW_RESULT_OK)
         return 0;
-    out->wall_ms = median(wall, steps);
-    out->gpu_ms = timed ? median(gpu, steps) : -1.0;
-    return 1;
-}
-
-/* The same N bodies in one world, stepped by sinew_world_step. */
-static int together(sinew_context *ctx, sinew_asset *const *assets, uint32_t n, sinew_body_desc d, uint32_t steps,
-                    double *wall, double *gpu, way *out)
-{
-    sinew_world *w = NULL;
-    sinew_world_desc wd = sinew_world_desc_default(); /* batched, no contacts between bodies */
-    sinew_result r = sinew_world_create(ctx, &wd, &w);
-    d.world = w;
-    for (uint32_t k = 0; k < n && r == SINEW_RESULT_OK; k++) {
-        sinew_body *b = NULL;
-        r = sinew_body_create(ctx, assets[k], &d, &b);
+    way *ways[2] = {sep, wor};
+    for (int m = 0; m < 2; m++) {
+        ways[m]->wall_ms = median(wall[m], steps);
+        ways[m]->gpu_ms = timed[m] ? median(gpu[m], steps) : -1.0;
     }
-    const sinew_step_params p = params();
-    int timed = 1;
-    for (uint32_t s = 0; s < WARMUP + steps && r == SINEW_RESULT_OK; s++) {
-        const double t0 = bench_now_s();
-        r = sinew_world_step(w, &p);
-        const double t1 = bench_now_s();
-        const sinew_world_stats st = sinew_world_get_stats(w);
-        timed &= st.ms_total >= 0.0;
-        if (s >= WARMUP) {
-            wall[s - WARMUP] = 1e3 * (t1 - t0);
-            gpu[s - WARMUP] = st.ms_total;
-            *out = (way){st.dispatches, st.barriers, st.submits, st.host_waits, st.chain_count, 0, 0, 0};
-        }
-    }
-    if (r == SINEW_RESULT_OK)
-        r = sinew_world_state_hash(w, &out->hash);
-    if (w)
-        sinew_world_destroy(w);
-    if (r != SINEW_RESULT_OK)
-        return 0;
-    out->wall_ms = median(wall, steps);
-    out->gpu_ms = timed ? median(gpu, steps) : -1.0;
     return 1;
 }
 
@@ -245,15 +248,14 @@ static int run_world(sinew_context *ctx, const void *options, const char *out)
     FILE *csv = fopen(path, "w");
     snprintf(path, sizeof path, "%s/README.md", out);
     FILE *md = fopen(path, "w");
-    double *wall = malloc(sizeof *wall * z->steps), *gpu = malloc(sizeof *gpu * z->steps);
-    if (!csv || !md || !wall || !gpu) {
+    double *times = malloc(sizeof *times * 4 * z->steps); /* wall and GPU ms of each way's steps */
+    if (!csv || !md || !times) {
         fprintf(stderr, "sinew-bench: cannot write into %s\n", out);
         if (csv)
             fclose(csv);
         if (md)
             fclose(md);
-        free(wall);
-        free(gpu);
+        free(times);
         return 0;
     }
     const sinew_device_info info = sinew_context_get_device_info(ctx);
@@ -279,8 +281,9 @@ static int run_world(sinew_context *ctx, const void *options, const char *out)
     add(&t, "Per step: dispatches and barriers as recorded (summed over the bodies or the world's chains), queue "
             "submits and host waits; wall ms, the host clock around the step calls (all N `sinew_body_step` "
             "calls, or the one `sinew_world_step`); GPU ms from timestamps (summed over the bodies, or the "
-            "world's `ms_total`, summed over its chains). Times are medians of %u steps after %u warm-up steps "
-            "(the world builds its batch in its first). The dispatch floor is the dispatches times the probe's "
+            "world's `ms_total`, summed over its chains). Both ways are made from the same assets and stepped "
+            "in turn, a step of the N bodies then one of the world, so that both meet the same load; times are "
+            "medians of %u steps after %u warm-up steps (the world builds its batch in its first). The dispatch floor is the dispatches times the probe's "
             "dependent dispatch (%.2f us here): what the step's chain of dependent dispatches costs with no work "
             "in them. Same state: every body's state hash after the steps equal in both ways.%s\n\n",
         z->steps, WARMUP, probe.dispatch_us,
@@ -306,8 +309,7 @@ static int run_world(sinew_context *ctx, const void *options, const char *out)
         for (uint32_t c = 0; c < z->count_n && ok; c++) {
             const uint32_t n = counts[c];
             way sep = {0}, wor = {0};
-            ok = separate(ctx, assets, n, &d, z->steps, wall, gpu, &sep) &&
-                 together(ctx, assets, n, d, z->steps, wall, gpu, &wor);
+            ok = measure(ctx, assets, n, d, z->steps, times, &sep, &wor);
             if (!ok) {
                 fprintf(stderr, "sinew-bench: world %s, %u bodies: a step failed\n", kd->name, n);
                 break;
@@ -349,8 +351,7 @@ static int run_world(sinew_context *ctx, const void *options, const char *out)
         fputs(t.s, stdout);
     }
     free(t.s);
-    free(wall);
-    free(gpu);
+    free(times);
     fclose(csv);
     fclose(md);
     return ok;

@@ -238,7 +238,7 @@ static int parse(int argc, char **argv, bench_args *a)
          .parse = parse_cube},
         {"--steps", NULL, CLI_UINT, &a->steps, "N",
          "measured impact steps per cube run (gpbd suite: 4); implicit: steps counted per run (default 10; dry "
-         "run 2); collider: timed steps (default 60); world: measured steps per configuration (default 5)",
+         "run 2); collider: timed steps (default 60); world: measured steps per configuration (default 3)",
          .min = 1, .max = 100000},
         {"--subdivisions", NULL, CLI_CUSTOM, &a->implicit, "L",
          "implicit: comma-separated subdivision counts of the 12 x 12-quad square, up to 4 (default 2,3,4: 2401, "

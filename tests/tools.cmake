@@ -358,6 +358,18 @@ grep -c '\"peer\":\"sinew-amg\"' \"$d/mtx/sinew-amg.jsonl\"; echo mgpbd-fields-p
   set_tests_properties(tool_bench_mgpbd_dry_run PROPERTIES LABELS gpu TIMEOUT 300
     PASS_REGULAR_EXPRESSION "mgpbd bar-240 +MGPBD [0-9.e+-]+ after [0-9]+ outer iterations.*XPBD [0-9.]+ after 50 sweeps.*MatrixMarket matrix coordinate real.*mgpbd-fields-present"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|lacks|cannot")
+  # The world suite on 8 x 8 cloths and 3^3 blocks, 1 and 4 bodies, with
+  # validation on: every kind's rows, each alone and as one world, in the
+  # same state both ways, the world one submit and one wait.
+  add_test(NAME tool_bench_world_dry_run
+    COMMAND sh -c "set -e; d='${OUT}/bench-world'; rm -rf \"$d\"; \
+'$<TARGET_FILE:sinew-bench>' --suite world --dry-run --validation -o \"$d\"; \
+test $(grep -c ',world,' \"$d/world.csv\") -eq 6; \
+test \"$(awk -F, '$6 == \"world\" && ($10 != 1 || $11 != 1 || $15 != 1)' \"$d/world.csv\" | wc -l)\" -eq 0; \
+echo world-rows-present")
+  set_tests_properties(tool_bench_world_dry_run PROPERTIES LABELS gpu TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "\\| cloth, colours \\(64\\) \\| 4 \\|.*\\| cloth, clusters \\(64\\) \\| 4 \\|.*\\| block \\(27\\) \\| 4 \\|.*world-rows-present"
+    FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages|states differ|cannot")
   # The stiff suite on a 240-tetrahedron bar, a few steps at each time step,
   # validation on: every solver's row in the CSV, each stable.
   add_test(NAME tool_bench_stiff_dry_run

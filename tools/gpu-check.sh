@@ -13,7 +13,8 @@
 #       benchmark suite at GPU sizes, one after another, then the GPU tests
 #       with validation (synchronization validation included), six executables
 #       at a time, in about SECONDS (default 450) all together; the suites
-#       named (default: clusters selfcol gpu gpbd hpbd pd implicit collider mgpbd; overlap and stiff on request)
+#       named (default: clusters world selfcol gpu gpbd hpbd pd implicit collider mgpbd; overlap and stiff on
+#       request)
 #       or none (""); SINEW_GPU_TESTS="test_memory ..." runs only those tests. Writes
 #       OUT/gpu-check.tar.gz (default OUT: $OUT, else ./gpu-check-out) holding <device>/ as docs/benchmarks/ keeps it:
 #       tests/ (each test executable's result and log), each suite's
@@ -92,7 +93,7 @@ prepare() {
 run() {
     out="${1:-${OUT:-$root/gpu-check-out}}"
     budget="${2:-450}"
-    suites="${3-clusters selfcol gpu gpbd hpbd pd implicit collider mgpbd}"
+    suites="${3-clusters world selfcol gpu gpbd hpbd pd implicit collider mgpbd}"
     start=$(date +%s)
     left() { echo $((budget - ($(date +%s) - start))); }
     # The loader and GLVND go into / (the device machine may have neither);
@@ -168,6 +169,8 @@ run() {
         collider) suite collider 30 collider ;;
         overlap) suite overlap 40 overlap ;;
         clusters) suite clusters 40 clusters ;;
+        # 1 to 64 bodies, each alone and as one world; 20 steps each way
+        world) suite world 40 world --steps 20 ;;
         selfcol) suite selfcol 40 selfcol ;;
         # MGPBD at 102K tetrahedra: a lazy outer iteration part by part, beside
         # the old lazy path (--compare-old) and Jacobi XPBD's sweeps

@@ -86,6 +86,11 @@ static const bench_suite suites[] = {
      "wall time a step, and MGPBD converged: stability, sag, volume and stretch errors, dual residual, pictures; "
      "own README.md, CSV",
      "--bar-cells --outer --steps", NULL, bench_stiff_suite},
+    {"world",
+     "many bodies stepped as one world against each alone: 1, 4, 16 and 64 cloths of 32 x 32 (XPBD Gauss-Seidel, "
+     "colours and clusters) and soft blocks of 5^3 (GPBD), dispatches, barriers, submits and host waits per step, "
+     "wall and GPU time, world over separate; own README.md, CSV",
+     "--steps", NULL, bench_world_suite},
     {"all", "every scene of the others but pd, implicit, collider, clusters, selfcol and mgpbd", "--cube --steps", &bench_all, NULL},
 };
 #define SUITE_COUNT (sizeof suites / sizeof suites[0])
@@ -233,7 +238,7 @@ static int parse(int argc, char **argv, bench_args *a)
          .parse = parse_cube},
         {"--steps", NULL, CLI_UINT, &a->steps, "N",
          "measured impact steps per cube run (gpbd suite: 4); implicit: steps counted per run (default 10; dry "
-         "run 2); collider: timed steps (default 60)",
+         "run 2); collider: timed steps (default 60); world: measured steps per configuration (default 3)",
          .min = 1, .max = 100000},
         {"--subdivisions", NULL, CLI_CUSTOM, &a->implicit, "L",
          "implicit: comma-separated subdivision counts of the 12 x 12-quad square, up to 4 (default 2,3,4: 2401, "

@@ -154,6 +154,9 @@ void sinew_body_unmake(sinew_body *b);
  * refusal, for the world's chains (world.c). */
 sinew_result sinew_body_record_into(sinew_body *b, VkCommandBuffer cmd, const sinew_step_params *p);
 sinew_result sinew_body_collect_from(sinew_body *b);
+/* sinew_body_set_contact_bodies without the world's refusal: a world's
+ * chains of different batches see each other this way (body_contacts.c). */
+sinew_result sinew_body_set_contacts(sinew_body *b, sinew_body *const *others, uint32_t count);
 /* A member of a world's batch (b->asset): the batch's body, its world's
  * batches built first; NULL with *r saying why (world_member.c). */
 sinew_body *sinew_member_batch(sinew_body *m, sinew_result *r);

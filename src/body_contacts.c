@@ -18,6 +18,11 @@ sinew_result sinew_body_set_contact_bodies(sinew_body *b, sinew_body *const *oth
         return sinew_fail(&b->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "body '%s' is in world '%s': contacts between its bodies are the world's "
                           "(sinew_world_desc.contacts)", b->name, b->world_name);
+    return sinew_body_set_contacts(b, others, count);
+}
+
+sinew_result sinew_body_set_contacts(sinew_body *b, sinew_body *const *others, uint32_t count)
+{
     sinew_context *ctx = b->ctx;
     const sinew_logger *lg = &ctx->logger;
     if (count > SINEW_MAX_CONTACT_BODIES)

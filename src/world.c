@@ -235,10 +235,10 @@ sinew_result sinew_world_add_body(sinew_world *w, sinew_context *ctx, const sine
         b->normals = (desc->normals || b->render_vertex_count) && asset->triangle_count > 0;
         fresh_stats(&b->stats);
         b->build = sinew_world_build;
-        w->dirty = 1;
     }
     b->world = w;
     b->world_name = w->name;
+    w->dirty = 1; /* its batch, or the chains' contact lists */
     w->bodies[w->body_count++] = b;
     *out = b;
     return SINEW_RESULT_OK;
@@ -253,6 +253,7 @@ void sinew_world_remove_body(sinew_world *w, sinew_body *b)
     memmove(&w->bodies[k], &w->bodies[k + 1], sizeof *w->bodies * (w->body_count - k - 1));
     w->body_count--;
     b->world = NULL;
+    w->dirty = 1;
     if (!b->asset)
         return; /* a body of its own: the caller destroys it */
     for (uint32_t i = 0; i < w->batch_count; i++) {
@@ -343,7 +344,9 @@ static sinew_result build_batch(sinew_world *w, sinew_body *const *members, uint
     d.name = name;
     d.world = NULL;
     d.materials = NULL;
-    d.self_collision |= w->desc.contacts;
+    /* contact within the batch: self-collision over all its surfaces (the
+     * position-based solvers' only) */
+    d.self_collision |= w->desc.contacts && sinew_solver_row_of(d.solver)->ops == &sinew_pbd_ops;
     memset(out, 0, sizeof *out);
     r = sinew_body_make(ctx, merged, &d, &out->body);
     sinew_asset_destroy(merged);
@@ -373,6 +376,37 @@ static int joins(const sinew_body *first, const sinew_body *m)
         (a->colour_count != b->colour_count || a->cpass_count != b->cpass_count))
         return 0;
     return descs_agree(&first->desc, &m->desc) && sinew_asset_merge_conflict(a, b) == NULL;
+}
+
+static uint32_t chains_of(const sinew_world *w, sinew_body **out);
+
+/* Contact across batches (and the bodies of their own) goes through the
+ * chains' contact lists (body_contacts.c): each position-based chain sees
+ * the others' surfaces, as their steps leave them. In one submit a chain's
+ * copies of the others' positions follow every chain submitted before it
+ * (its first copy's barrier orders them), so it sees those chains at the
+ * end of this step and the later ones at its start: the order of the
+ * chains matters here, as it does not within a batch. */
+static sinew_result across_chains(sinew_world *w)
+{
+    sinew_body **chains = malloc(sizeof *chains * (w->body_count + w->batch_count + 1)), **others = NULL;
+    sinew_result r = SINEW_RESULT_OK;
+    const uint32_t count = chains ? chains_of(w, chains) : 0;
+    if (!chains || !(others = malloc(sizeof *others * (count + 1))))
+        r = sinew_fail(&w->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "world", "out of host memory");
+    for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++) {
+        if (sinew_body_ops(chains[i]) != &sinew_pbd_ops || !chains[i]->surface)
+            continue; /* self-collision is the position-based solvers' (XPBD, GPBD, HPBD) */
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < count; j++)
+            if (j != i && chains[j]->surface && n < SINEW_MAX_CONTACT_BODIES)
+                others[n++] = chains[j];
+        if (n != chains[i]->other_count || memcmp(others, chains[i]->others, sizeof *others * n) != 0)
+            r = sinew_body_set_contacts(chains[i], others, n);
+    }
+    free(chains);
+    free(others);
+    return r;
 }
 
 sinew_result sinew_world_build(sinew_world *w)
@@ -457,6 +491,8 @@ sinew_result sinew_world_build(sinew_world *w)
         w->batch_count = built;
         fresh = NULL;
         w->dirty = 0;
+        r = w->desc.contacts ? across_chains(w) : SINEW_RESULT_OK;
+        w->dirty = r != SINEW_RESULT_OK;
     }
     free(order), free(group_of), free(firsts), free(index), free(fresh), free(maps), free(new_map);
     free(new_batch), free(reused);
@@ -673,8 +709,8 @@ sinew_result sinew_world_save_checkpoint(sinew_world *w, void *dst, size_t size)
     if (need == 0 || size < need)
         return sinew_fail(&w->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
                           "world '%s': a checkpoint needs %zu bytes, the buffer has %zu", w->name, need, size);
-    sinew_body **chains;
-    uint32_t count;
+    sinew_body **chains = NULL;
+    uint32_t count = 0;
     sinew_result r = world_chains(w, &chains, &count);
     if (r != SINEW_RESULT_OK)
         return r;
@@ -703,8 +739,8 @@ sinew_result sinew_world_load_checkpoint(sinew_world *w, const void *src, size_t
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
                           "world '%s': not a world checkpoint of version 1 (%zu bytes); nothing was changed",
                           w->name, size);
-    sinew_body **chains;
-    uint32_t count;
+    sinew_body **chains = NULL;
+    uint32_t count = 0;
     sinew_result r = world_chains(w, &chains, &count);
     if (r != SINEW_RESULT_OK)
         return r;

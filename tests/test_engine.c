@@ -16,6 +16,7 @@
 #include <vulkan/vulkan.h>
 
 #include <sinew/vulkan.h>
+#include <sinew/world.h>
 
 static const uint32_t vert_spv[] = {
 #include "points.vert.inc"
@@ -525,4 +526,98 @@ Test(engine, incomplete_objects_refused)
     cr_expect_eq(sinew_context_create_from_vulkan(&cd, &lent, &ctx), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
     cr_expect_null(ctx);
     cr_expect_eq(sinew_errors, before + 1, "one message names what is missing");
+}
+
+/* A world of three bodies recorded into the application's command buffer:
+ * two of the asset's cloth (one batch) and one stepped by XPBD Jacobi (a
+ * chain of its own), apart. Each body's state after the recorded steps is
+ * its state stepped alone by sinew_body_step, to the bit; the batched
+ * body's positions are read by the application at their offset in the
+ * batch's buffer; validation reports nothing. */
+Test(engine, lent_device_records_a_world, .timeout = 300)
+{
+    sinew_asset *asset = NULL;
+    cr_assert_eq(sinew_asset_load(asset_path(), NULL, &asset), SINEW_RESULT_OK);
+    const sinew_step_params params = sinew_step_params_default();
+    const uint32_t n = sinew_asset_get_info(asset).particle_count;
+    app a;
+    app_create(&a);
+    sinew_vulkan_device lent = {vkGetInstanceProcAddr, a.instance, a.physical, a.device, a.family, 0};
+    sinew_context_desc cd = sinew_context_desc_default();
+    cd.logger.fn = on_sinew_log;
+    sinew_context *ctx = NULL;
+    cr_assert_eq(sinew_context_create_from_vulkan(&cd, &lent, &ctx), SINEW_RESULT_OK);
+    const sinew_solver solvers[3] = {SINEW_SOLVER_XPBD_GAUSS_SEIDEL, SINEW_SOLVER_XPBD_GAUSS_SEIDEL,
+                                     SINEW_SOLVER_XPBD_JACOBI};
+    float *xyz = malloc(sizeof *xyz * 3 * n);
+    uint64_t alone[3];
+    for (int k = 0; k < 3; k++) { /* each body alone, sinew_body_step */
+        sinew_body_desc bd = sinew_body_desc_default();
+        bd.solver = solvers[k];
+        sinew_body *b = NULL;
+        cr_assert_eq(sinew_body_create(ctx, asset, &bd, &b), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_read_positions(b, xyz, n), SINEW_RESULT_OK);
+        for (uint32_t i = 0; i < n; i++)
+            xyz[3 * i] += 3.0f * k;
+        cr_assert_eq(sinew_body_write_positions(b, xyz, n), SINEW_RESULT_OK);
+        for (int s = 0; s < STEPS; s++)
+            cr_assert_eq(sinew_body_step(b, &params), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_state_hash(b, &alone[k]), SINEW_RESULT_OK);
+        sinew_body_destroy(b);
+    }
+    sinew_world *w = NULL;
+    sinew_world_desc wd = sinew_world_desc_default();
+    cr_assert_eq(sinew_world_create(ctx, &wd, &w), SINEW_RESULT_OK);
+    sinew_body *body[3];
+    for (int k = 0; k < 3; k++) {
+        sinew_body_desc bd = sinew_body_desc_default();
+        bd.solver = solvers[k];
+        bd.world = w;
+        cr_assert_eq(sinew_body_create(ctx, asset, &bd, &body[k]), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_read_positions(body[k], xyz, n), SINEW_RESULT_OK);
+        for (uint32_t i = 0; i < n; i++)
+            xyz[3 * i] += 3.0f * k;
+        cr_assert_eq(sinew_body_write_positions(body[k], xyz, n), SINEW_RESULT_OK);
+    }
+    const sinew_vulkan_buffers vb = sinew_body_get_vulkan_buffers(body[1]);
+    cr_assert_eq(vb.positions_size, 16ull * n);
+    cr_expect_eq(vb.positions_offset, 16ull * n, "the second cloth follows the first in their batch's buffer");
+    host_buffer copy = host_buffer_create(&a, vb.positions_size, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    VkCommandBufferBeginInfo begin = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    for (int s = 0; s < STEPS; s++) {
+        VK_OK(vkBeginCommandBuffer(a.cmd, &begin));
+        cr_assert_eq(sinew_world_record_step(w, a.cmd, &params), SINEW_RESULT_OK);
+        VkBufferCopy region = {vb.positions_offset, 0, vb.positions_size};
+        vkCmdCopyBuffer(a.cmd, vb.positions, copy.buffer, 1, &region);
+        VkMemoryBarrier host = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                                VK_ACCESS_HOST_READ_BIT};
+        vkCmdPipelineBarrier(a.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL,
+                             0, NULL);
+        VK_OK(vkEndCommandBuffer(a.cmd));
+        submit_and_wait(&a);
+        cr_assert_eq(sinew_world_collect_stats(w), SINEW_RESULT_OK, "step %d healthy", s);
+    }
+    const sinew_world_stats ws = sinew_world_get_stats(w);
+    cr_expect_eq(ws.step_index, STEPS);
+    cr_expect_eq(ws.chain_count, 2, "the two cloths batched, the Jacobi one its own");
+    for (int k = 0; k < 3; k++) {
+        uint64_t h;
+        cr_assert_eq(sinew_body_state_hash(body[k], &h), SINEW_RESULT_OK);
+        cr_expect_eq(h, alone[k], "body %d: %016llx recorded in a world, %016llx alone", k, (unsigned long long)h,
+                     (unsigned long long)alone[k]);
+    }
+    cr_assert_eq(sinew_body_read_positions(body[1], xyz, n), SINEW_RESULT_OK);
+    const float *got = copy.mapped;
+    uint32_t differ = 0;
+    for (uint32_t i = 0; i < n; i++)
+        differ += memcmp(&got[4 * i], &xyz[3 * i], 12) != 0;
+    cr_expect_eq(differ, 0, "the application's copy at the offset is the body's (%u of %u differ)", differ, n);
+    sinew_world_destroy(w);
+    sinew_context_destroy(ctx);
+    host_buffer_destroy(&a, &copy);
+    app_destroy(&a);
+    cr_expect_eq(app_messages, 0, "validation: %u messages, the first: %s", app_messages, app_first_message);
+    cr_expect_eq(sinew_errors, 0, "sinew logged %u warnings or errors", sinew_errors);
+    free(xyz);
+    sinew_asset_destroy(asset);
 }

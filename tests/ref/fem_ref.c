@@ -399,22 +399,20 @@ static void assemble(const fem_ref_problem *p, const element *el, const double *
     }
 }
 
-static void multiply(const tangent *K, uint32_t n, const unsigned char *pinned, const double *in, double *out)
+/* fixed: per coordinate (3 per vertex), non-zero where it is held. */
+static void multiply(const tangent *K, uint32_t n, const unsigned char *fixed, const double *in, double *out)
 {
     for (uint32_t i = 0; i < n; i++) {
         double s[3] = {0, 0, 0};
-        if (!(pinned && pinned[i]))
-            for (uint32_t k = K->begin[i]; k < K->begin[i + 1]; k++) {
-                uint32_t j = K->cols[k];
-                if (pinned && pinned[j])
-                    continue;
-                const double *b = &K->blocks[9 * k];
-                for (int c = 0; c < 3; c++)
-                    for (int r = 0; r < 3; r++)
-                        s[r] += b[3 * c + r] * in[3 * j + c];
-            }
+        for (uint32_t k = K->begin[i]; k < K->begin[i + 1]; k++) {
+            uint32_t j = K->cols[k];
+            const double *b = &K->blocks[9 * k];
+            for (int c = 0; c < 3; c++)
+                for (int r = 0; r < 3; r++)
+                    s[r] += fixed[3 * j + c] ? 0.0 : b[3 * c + r] * in[3 * j + c];
+        }
         for (int r = 0; r < 3; r++)
-            out[3 * i + r] = s[r];
+            out[3 * i + r] = fixed[3 * i + r] ? 0.0 : s[r];
     }
 }
 
@@ -441,15 +439,24 @@ static int invert3(const double A[9], double out[9])
 /* Solves K s = rhs over the free vertices by block-Jacobi PCG to a relative
  * residual of tol; stops at negative curvature with the iterate so far (or
  * the preconditioned steepest descent when that is the first direction). */
-static int pcg(const tangent *K, uint32_t n, const unsigned char *pinned, const double *rhs, double tol,
+static int pcg(const tangent *K, uint32_t n, const unsigned char *fixed, const double *rhs, double tol,
                double *s, double *work)
 {
     const uint32_t m = 3 * n;
     double *r = work, *z = work + m, *d = work + 2 * m, *q = work + 3 * m, *Minv = work + 4 * m;
-    for (uint32_t i = 0; i < n; i++) {
-        double *M = &Minv[9 * i];
-        if ((pinned && pinned[i]) || invert3(block(K, i, i), M) != 0)
+    for (uint32_t i = 0; i < n; i++) { /* the diagonal block of the free coordinates, inverted */
+        double *M = &Minv[9 * i], D[9];
+        memcpy(D, block(K, i, i), sizeof D);
+        for (int c = 0; c < 3; c++)
+            for (int r2 = 0; r2 < 3; r2++)
+                if (fixed[3 * i + c] || fixed[3 * i + r2])
+                    D[3 * c + r2] = c == r2 ? 1.0 : 0.0;
+        if (invert3(D, M) != 0)
             memset(M, 0, 9 * sizeof *M);
+        for (int c = 0; c < 3; c++)
+            for (int r2 = 0; r2 < 3; r2++)
+                if (fixed[3 * i + c] || fixed[3 * i + r2])
+                    M[3 * c + r2] = 0.0;
     }
     memset(s, 0, m * sizeof *s);
     memcpy(r, rhs, m * sizeof *r);
@@ -471,7 +478,7 @@ static int pcg(const tangent *K, uint32_t n, const unsigned char *pinned, const 
             for (uint32_t k = 0; k < m; k++)
                 d[k] = z[k] + rz_new / rz * d[k];
         rz = rz_new;
-        multiply(K, n, pinned, d, q);
+        multiply(K, n, fixed, d, q);
         double dq = dot(d, q, m);
         if (!(dq > 0.0)) {
             if (it == 0)
@@ -487,12 +494,11 @@ static int pcg(const tangent *K, uint32_t n, const unsigned char *pinned, const 
     return it;
 }
 
-static double free_norm(const double *g, uint32_t n, const unsigned char *pinned)
+static double free_norm(const double *g, uint32_t n, const unsigned char *fixed)
 {
     double s = 0.0;
-    for (uint32_t i = 0; i < n; i++)
-        if (!(pinned && pinned[i]))
-            s += g[3 * i] * g[3 * i] + g[3 * i + 1] * g[3 * i + 1] + g[3 * i + 2] * g[3 * i + 2];
+    for (uint32_t k = 0; k < 3 * n; k++)
+        s += fixed[k] ? 0.0 : g[k] * g[k];
     return sqrt(s);
 }
 
@@ -504,23 +510,25 @@ int fem_ref_solve(const fem_ref_problem *p, double tolerance, int max_newton, do
     tangent K = {0};
     double *f = malloc(m * sizeof *f), *ft = malloc(m * sizeof *ft), *s = malloc(m * sizeof *s),
            *xt = malloc(m * sizeof *xt), *work = malloc(7 * sizeof *work * (m ? m : 1));
+    unsigned char *fixed = calloc(m ? m : 1, 1);
     int result = 0;
-    if (!el || !f || !ft || !s || !xt || !work || setup(p, el) != 0 || tangent_pattern(p, &K) != 0) {
+    if (!el || !f || !ft || !s || !xt || !work || !fixed || setup(p, el) != 0 || tangent_pattern(p, &K) != 0) {
         result = -1;
         goto done;
     }
-    double scale = p->force ? free_norm(p->force, n, p->pinned) : 0.0;
+    for (uint32_t k = 0; k < m; k++)
+        fixed[k] = (p->pinned && p->pinned[k / 3]) || (p->held && (p->held[k / 3] >> (k % 3) & 1u));
+    double scale = p->force ? free_norm(p->force, n, fixed) : 0.0;
     if (!(scale > 0.0))
         scale = 1.0;
     double mag = 0.0, E = energy(p, el, x, f, &mag);
-    double g = free_norm(f, n, p->pinned);
+    double g = free_norm(f, n, fixed);
     st.gradient0 = g;
     while (g > tolerance * scale && st.newton_iterations < max_newton) {
-        for (uint32_t i = 0; i < n; i++)
-            if (p->pinned && p->pinned[i])
-                f[3 * i] = f[3 * i + 1] = f[3 * i + 2] = 0.0;
+        for (uint32_t k = 0; k < m; k++)
+            f[k] = fixed[k] ? 0.0 : f[k];
         assemble(p, el, x, &K);
-        st.cg_iterations += pcg(&K, n, p->pinned, f, fmin(1e-2, 1e-2 * g / scale + 1e-10), s, work);
+        st.cg_iterations += pcg(&K, n, fixed, f, fmin(1e-2, 1e-2 * g / scale + 1e-10), s, work);
         const double slope = -dot(f, s, m); /* dE/dt along s */
         double t = 1.0, Et = 0.0, gt = 0.0;
         int accepted = 0;
@@ -528,7 +536,7 @@ int fem_ref_solve(const fem_ref_problem *p, double tolerance, int max_newton, do
             for (uint32_t k = 0; k < m; k++)
                 xt[k] = x[k] + t * s[k];
             Et = energy(p, el, xt, ft, NULL);
-            gt = free_norm(ft, n, p->pinned);
+            gt = free_norm(ft, n, fixed);
             /* Armijo, or where the energy's change is below its rounding a
              * smaller net force */
             accepted = isfinite(Et) && (Et <= E + 1e-4 * t * slope || (Et <= E + 1e-13 * mag && gt < g));
@@ -547,7 +555,7 @@ done:
     if (stats)
         *stats = st;
     free(K.begin), free(K.cols), free(K.blocks);
-    free(el), free(f), free(ft), free(s), free(xt), free(work);
+    free(el), free(f), free(ft), free(s), free(xt), free(work), free(fixed);
     return result;
 }
 
@@ -574,7 +582,7 @@ int fem_ref_asset_displacement(const sinew_asset *a, const fem_ref_material *m, 
             for (int k = 0; k < 3; k++)
                 force[3 * i + k] = pinned[i] ? 0.0 : g[k] / p->w;
         }
-        fem_ref_problem p = {n, rest, a->element_count, tets, m, NULL, force, pinned};
+        fem_ref_problem p = {n, rest, a->element_count, tets, m, NULL, force, pinned, NULL};
         memcpy(u, rest, sizeof *u * 3 * n);
         result = fem_ref_solve(&p, tolerance, max_newton, u, stats);
         for (uint32_t k = 0; k < 3 * n; k++)

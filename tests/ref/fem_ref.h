@@ -43,6 +43,8 @@ typedef struct fem_ref_problem {
     const uint32_t *material_of; /* per tetrahedron; NULL: materials[0] for all */
     const double *force;         /* 3 per vertex, N; NULL: none */
     const unsigned char *pinned; /* per vertex, non-zero stays where x starts; NULL: none */
+    const unsigned char *held;   /* per vertex, bit a set: coordinate a stays where x starts (a vertex on
+                                    a frictionless plane); NULL: none */
 } fem_ref_problem;
 
 typedef struct fem_ref_stats {

@@ -701,21 +701,60 @@ add_test(NAME tool_selfcol_cgal_horizons
 set_tests_properties(tool_selfcol_cgal_horizons PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "intersections +0 pairs.*check +passed"
   FAIL_REGULAR_EXPRESSION "sinew error|Validation|Sanitizer|FAILED|UNSTABLE")
-# Two bodies (sinew-sim --with): a 30 x 30 cloth (XPBD) dropped onto a soft
-# block (GPBD, 6 x 6 x 6 particles) on the ground, each colliding with the
-# other's surface, validation on, 120 steps: no triangle of one crosses the
-# other's, and none of the cloth's crosses its own. --with cannot go with a
-# checkpoint (it holds one body).
+# Two bodies (sinew-sim --add, one world): a 30 x 30 cloth dropped onto a
+# soft block (6 x 6 x 6 particles) on the ground, both GPBD Gauss-Seidel so
+# that they share a batch and its contacts, validation on, 120 steps: no
+# triangle of one crosses the other's, and none of the cloth's crosses its
+# own. --with, the old name of --add, still works.
 add_test(NAME tool_sim_with_soft_block
   COMMAND sh -c "'${PREP}' --box 6 6 6 0.3 0.3 0.3 --height 0.151 -q -o '${OUT}/with-block.snw' && \
-'${PREP}' --grid 30x30 --size 0.7x0.7 --height 0.36 --free-parts -q -o '${OUT}/with-sheet.snw' && \
-'${SIM}' '${OUT}/with-sheet.snw' --with '${OUT}/with-block.snw' --intersections --frames 120 --ground 0 \
+'${PREP}' --grid 30x30 --size 0.7x0.7 --height 0.36 --free-parts --clusters none -q -o '${OUT}/with-sheet.snw' && \
+'${SIM}' '${OUT}/with-sheet.snw' --add '${OUT}/with-block.snw' --intersections --frames 120 --ground 0 \
   --substeps 8 --iterations 4 --bend-compliance 10 --check-strain 0.1 --validation -o '${OUT}/with' && \
-'${SIM}' '${OUT}/with-sheet.snw' --with '${OUT}/with-block.snw' --checkpoint '${OUT}/with.ckpt' -n 1 \
-  -o '${OUT}/with-bad'; test $? -eq 2")
+'${SIM}' '${OUT}/with-sheet.snw' --with '${OUT}/with-block.snw' -n 1 -q -o '${OUT}/with-old' && \
+test -s '${OUT}/with-old/final-1.obj'")
 set_tests_properties(tool_sim_with_soft_block PROPERTIES LABELS gpu
-  PASS_REGULAR_EXPRESSION "intersections +0 pairs.*between bodies +0 pairs.*check +passed.*--with: a checkpoint holds one body"
+  PASS_REGULAR_EXPRESSION "intersections +0 pairs.*between bodies +0 pairs.*world +2 bodies in 1 chains.*check +passed"
   FAIL_REGULAR_EXPRESSION "sinew error|Validation|Sanitizer|FAILED|UNSTABLE")
+
+# Two cloths by --add (docs/world.md), the second moved up and aside by its
+# @X,Y,Z: one batch, one submit a step; --hash prints each body's hash, then
+# the world's; each body's final mesh is written.
+add_test(NAME tool_sim_add_two_cloths
+  COMMAND sh -c "'${PREP}' --grid 12x12 --size 0.6x0.6 --height 0.5 --clusters none -q -o '${OUT}/add-cloth.snw' && \
+'${SIM}' '${OUT}/add-cloth.snw' --add '${OUT}/add-cloth.snw@0.1,0.3,0' -n 30 --ground 0 --substeps 4 --hash \
+  --json '${OUT}/add/run.json' --validation -o '${OUT}/add' && test -s '${OUT}/add/final-1.obj' && \
+grep -o '\"submits_per_step\": 1' '${OUT}/add/run.json' | head -1")
+set_tests_properties(tool_sim_add_two_cloths PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "body 0 state hash [0-9a-f]+\n +body 1 state hash [0-9a-f]+\n +state hash +[0-9a-f]+.*submits_per_step.: 1"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+
+# A world's checkpoint: 20 steps of two cloths straight give the world hash
+# that 10, a checkpoint of the world, and 10 more in a new process give.
+add_test(NAME tool_sim_add_resume
+  COMMAND sh -c "set -e; d='${OUT}/add-resume'; c='${OUT}/add-cloth.snw'; \
+'${SIM}' \"$c\" --add \"$c@0.1,0.3,0\" -n 20 --ground 0 --substeps 4 -q --hash --no-png -o \"$d\" > \"$d.straight\"; \
+'${SIM}' \"$c\" --add \"$c@0.1,0.3,0\" -n 10 --ground 0 --substeps 4 -q --checkpoint \"$d.snwc\" --no-png -o \"$d\" > /dev/null; \
+'${SIM}' \"$c\" --add \"$c@0.1,0.3,0\" -n 10 --ground 0 --substeps 4 -q --resume \"$d.snwc\" --hash --no-png -o \"$d\" > \"$d.resumed\"; \
+a=$(grep '^  state hash' \"$d.straight\"); b=$(grep '^  state hash' \"$d.resumed\"); \
+echo \"straight: $a\"; echo \"resumed:  $b\"; test -n \"$a\" && test \"$a\" = \"$b\" && echo world-resume-identical")
+set_tests_properties(tool_sim_add_resume PROPERTIES LABELS gpu DEPENDS tool_sim_add_two_cloths
+  PASS_REGULAR_EXPRESSION "world-resume-identical" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+
+# The crowd scene (soft blocks and cloths in one world, contacts on), a few
+# steps with validation: it runs, and its JSON reports one submit a step
+# for its 8 bodies.
+add_test(NAME tool_sim_crowd
+  COMMAND sh -c "'${SIM}' --scene crowd -n 8 --validation --json '${OUT}/crowd/run.json' -o '${OUT}/crowd' && \
+grep -o '\"submits_per_step\": 1\\|\"bodies\": 8' '${OUT}/crowd/run.json'")
+set_tests_properties(tool_sim_crowd PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "world +8 bodies in 1 chains.*submits_per_step.: 1.*bodies.: 8"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|FAILED|UNSTABLE")
+
+# Options that several bodies cannot go with are refused.
+add_test(NAME tool_sim_add_refused COMMAND sh -c "'${SIM}' --scene crowd --cut-y 1; test $? -eq 2")
+set_tests_properties(tool_sim_add_refused PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--scene crowd cannot go with several bodies: --cut-y")
 
 # The render mesh (docs/render-mesh.md): a textured tube with a UV seam
 # through sinew-prep (it keeps 225 render vertices over 216 particles) and

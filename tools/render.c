@@ -71,6 +71,12 @@ struct render {
     mesh collider;                      /* the mesh collider's triangles, when given */
     mesh shape_meshes[RENDER_MAX_MESHES]; /* the list's mesh colliders (render_add_mesh) */
     uint32_t shape_mesh_count;
+    struct { /* more bodies (render_add_body): their buffers and triangles */
+        sinew_vulkan_buffers buffers;
+        buffer indices;
+        uint32_t index_count;
+    } others[RENDER_MAX_BODIES];
+    uint32_t other_count;
 };
 
 #define TRY(call)                                                                      \
@@ -458,6 +464,26 @@ render *render_create(sinew_context *ctx, sinew_body *body, const uint32_t *tria
     return r;
 }
 
+int render_add_body(render *r, sinew_body *body, const uint32_t *triangles, uint32_t triangle_count)
+{
+    if (r->other_count == RENDER_MAX_BODIES) {
+        fprintf(stderr, "sinew-sim: render: at most %d bodies besides the first\n", RENDER_MAX_BODIES);
+        return 0;
+    }
+    const sinew_vulkan_buffers b = sinew_body_get_vulkan_buffers(body);
+    if (!b.normals) {
+        fprintf(stderr, "sinew-sim: render: a body computes no normals (it has no triangles): not drawn\n");
+        return 1;
+    }
+    r->others[r->other_count].buffers = b;
+    r->others[r->other_count].index_count = 3 * triangle_count;
+    if (!buffer_create(r, 12ull * triangle_count, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, triangles,
+                       &r->others[r->other_count].indices))
+        return 0;
+    r->other_count++;
+    return 1;
+}
+
 int render_set_triangles(render *r, const uint32_t *triangles, uint32_t triangle_count)
 {
     TRY(r->vk.vkQueueWaitIdle(r->queue));
@@ -543,6 +569,8 @@ void render_destroy(render *r)
         mesh_destroy(r, &r->collider);
         for (uint32_t k = 0; k < r->shape_mesh_count; k++)
             mesh_destroy(r, &r->shape_meshes[k]);
+        for (uint32_t k = 0; k < r->other_count; k++)
+            buffer_destroy(r, &r->others[k].indices);
         buffer_destroy(r, &r->pixels);
         buffer_destroy(r, &r->body_indices);
         if (r->pipeline)
@@ -639,15 +667,23 @@ render_camera render_camera_framing(const float lo[3], const float hi[3])
 
 /* ------------------------------------------------------------ a frame */
 
-static void draw(render *r, const push *pc, VkBuffer positions, VkBuffer normals, VkBuffer indices, uint32_t count)
+/* Triangles over positions and normals, both from `offsets` (bytes: a body
+ * of a world's batch starts within its batch's buffers). */
+static void draw_at(render *r, const push *pc, VkBuffer positions, VkBuffer normals, const VkDeviceSize offsets[2],
+                    VkBuffer indices, uint32_t count)
 {
-    VkDeviceSize zero[2] = {0, 0};
     VkBuffer vb[2] = {positions, normals};
     r->vk.vkCmdPushConstants(r->cmd, r->layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
                              sizeof *pc, pc);
-    r->vk.vkCmdBindVertexBuffers(r->cmd, 0, 2, vb, zero);
+    r->vk.vkCmdBindVertexBuffers(r->cmd, 0, 2, vb, offsets);
     r->vk.vkCmdBindIndexBuffer(r->cmd, indices, 0, VK_INDEX_TYPE_UINT32);
     r->vk.vkCmdDrawIndexed(r->cmd, count, 1, 0, 0, 0);
+}
+
+static void draw(render *r, const push *pc, VkBuffer positions, VkBuffer normals, VkBuffer indices, uint32_t count)
+{
+    const VkDeviceSize zero[2] = {0, 0};
+    draw_at(r, pc, positions, normals, zero, indices, count);
 }
 
 static void place(push *pc, float x, float y, float z, float sx, float sy, float sz, float red, float green,
@@ -804,7 +840,17 @@ static int record_scene(render *r, const sinew_step_params *p, const render_came
         r->vk.vkCmdDrawIndexed(r->cmd, bb->render_index_count, 1, 0, 0, 0);
     } else {
         place(&pc, 0, 0, 0, 1, 1, 1, 0.93f, 0.78f, 0.32f, 0);
-        draw(r, &pc, bb->positions, bb->normals, r->body_indices.buffer, r->body_index_count);
+        const VkDeviceSize at[2] = {bb->positions_offset, bb->normals_offset};
+        draw_at(r, &pc, bb->positions, bb->normals, at, r->body_indices.buffer, r->body_index_count);
+    }
+    static const float palette[6][3] = {{0.45f, 0.62f, 0.85f}, {0.85f, 0.45f, 0.40f}, {0.50f, 0.75f, 0.50f},
+                                        {0.75f, 0.55f, 0.80f}, {0.90f, 0.62f, 0.30f}, {0.45f, 0.75f, 0.78f}};
+    for (uint32_t k = 0; k < r->other_count; k++) {
+        const sinew_vulkan_buffers *ob = &r->others[k].buffers;
+        const float *c = palette[k % 6];
+        const VkDeviceSize at[2] = {ob->positions_offset, ob->normals_offset};
+        place(&pc, 0, 0, 0, 1, 1, 1, c[0], c[1], c[2], 0);
+        draw_at(r, &pc, ob->positions, ob->normals, at, r->others[k].indices.buffer, r->others[k].index_count);
     }
     r->vk.vkCmdEndRenderPass(r->cmd);
     return 1;

@@ -26,6 +26,13 @@ render *render_create(sinew_context *ctx, sinew_body *body, const uint32_t *tria
                       uint32_t width, uint32_t height);
 void render_destroy(render *r);
 
+/* One more body drawn (from its own buffers, as the first; in a colour of
+ * its own), up to RENDER_MAX_BODIES: the other bodies of a world. The body
+ * must outlive the renderer, and its world's batches must be built (they
+ * are once a step or a body call has run after the last body joined). */
+#define RENDER_MAX_BODIES 64
+int render_add_body(render *r, sinew_body *body, const uint32_t *triangles, uint32_t triangle_count);
+
 /* Draws these triangles of the body from now on (e.g. fewer after a cut). */
 int render_set_triangles(render *r, const uint32_t *triangles, uint32_t triangle_count);
 

@@ -11,6 +11,8 @@ enum { MATERIAL_UNSET = -1 };
  * shapes, and mesh collider files among them. */
 #define SIM_MAX_SHAPES 64
 #define SIM_MAX_MESHES 16
+/* Bodies --add may add beside the first. */
+#define SIM_MAX_ADDS 64
 
 /* A --collider file, scaled as its --collider-size says. */
 typedef struct sim_mesh {
@@ -18,6 +20,14 @@ typedef struct sim_mesh {
     double size;         /* m, its longest side (0: the file's coordinates) */
     unsigned resolution; /* distance-field cells along its longest side */
 } sim_mesh;
+
+/* An --add: a body from an asset file, moved by `at` after loading. */
+typedef struct sim_add {
+    char path[1024];
+    double at[3];        /* m */
+    sinew_solver solver; /* --add-solver, where solver_set */
+    int solver_set;
+} sim_add;
 
 /* The options, with the scene's settings filled in where none was given. */
 
@@ -43,7 +53,13 @@ typedef struct options {
     double thickness, self_friction;
     unsigned self_capacity;
     int intersections;        /* --intersections: count intersecting triangle pairs at the end */
-    const char *with;         /* --with: a second body from this asset, each colliding with the other */
+    /* --add (and --with, its old name): bodies beside the first, all stepped
+     * as one world (docs/world.md); --scene crowd adds its own */
+    sim_add adds[SIM_MAX_ADDS];
+    unsigned add_count;
+    int crowd;                /* --scene crowd: blocks and cloths built in memory */
+    int no_contacts;          /* --no-contacts: the world's bodies do not touch */
+    int thickness_set;
     int ground_set, no_ground, no_sphere, frames_set, dt_set, substeps_set, iterations_set;
     /* --attach-edge: the asset's particles at one end of an axis (0..5: x-, x+, y-, y+, z-, z+; -1: none)
      * held (or pulled, attach_compliance) by a frame moving as --frame-motion says: kind 0 still, 1

@@ -37,7 +37,13 @@ static const char *const usage_scenes =
     "        block-flat          1 m block of 21^3 vertices started with every y at the\n"
     "                            bottom; no gravity, damping 2/s, dt 10 ms, 1 x 6\n"
     "                            iterations, 200 steps\n"
-    "        block-random        the same started from random positions; 1 x 8\n";
+    "        block-random        the same started from random positions; 1 x 8\n"
+    "        crowd               4 soft blocks of 5^3 vertices (0.4 m, E 2e5 Pa) and 4\n"
+    "                            cloths of 17 x 17 (1 m) dropped from 0.02 to 1.35 m onto\n"
+    "                            the ground and each other: one world, one batch (GPBD\n"
+    "                            Gauss-Seidel), contacts on (--thickness 0.01); dt 1/60 s,\n"
+    "                            4 x 2 iterations, 60 steps; a picture (final.png).\n"
+    "                            --cells N: blocks of N^3, cloths of (3N+2)^2 vertices\n";
 
 static const char *const usage_tail =
     "\n"
@@ -109,14 +115,19 @@ static int parse_material(const char *tool, const char *opt, const char *text, v
     return k >= 0;
 }
 
+/* --scene NAME: a soft-body scene of soft_scenes.h, or crowd (options.crowd). */
 static int parse_scene(const char *tool, const char *opt, const char *text, void *value)
 {
-    const char *names[SCENE_COUNT];
+    options *o = (options *)((char *)value - offsetof(options, scene));
+    const char *names[SCENE_COUNT + 1];
     for (int s = 0; s < SCENE_COUNT; s++)
         names[s] = soft_scenes[s].name;
-    int k = cli_choice(tool, opt, text, names, SCENE_COUNT);
-    if (k >= 0)
-        *(int *)value = k;
+    names[SCENE_COUNT] = "crowd";
+    int k = cli_choice(tool, opt, text, names, SCENE_COUNT + 1);
+    if (k >= 0) {
+        o->crowd = k == SCENE_COUNT;
+        o->scene = o->crowd ? SCENE_CLOTH : k;
+    }
     return k >= 0;
 }
 
@@ -330,6 +341,49 @@ static int parse_collider_size(const char *tool, const char *opt, const char *te
     return s != NULL;
 }
 
+/* --add ASSET[@X,Y,Z] (and --with ASSET, its old name): one more body. */
+static int parse_add(const char *tool, const char *opt, const char *text, void *value)
+{
+    options *o = value;
+    if (o->add_count == SIM_MAX_ADDS) {
+        fprintf(stderr, "%s: %s: at most %d bodies can be added\n", tool, opt, SIM_MAX_ADDS);
+        return 0;
+    }
+    sim_add *a = &o->adds[o->add_count];
+    memset(a, 0, sizeof *a);
+    const char *at = strcmp(opt, "--add") == 0 ? strrchr(text, '@') : NULL;
+    const size_t len = at ? (size_t)(at - text) : strlen(text);
+    double f[3] = {0, 0, 0};
+    char tail;
+    if (at && (sscanf(at + 1, "%lf,%lf,%lf%c", &f[0], &f[1], &f[2], &tail) != 3 || !isfinite(f[0]) ||
+               !isfinite(f[1]) || !isfinite(f[2]))) {
+        fprintf(stderr, "%s: %s takes ASSET or ASSET@X,Y,Z (m), not '%s'\n", tool, opt, text);
+        return 0;
+    }
+    if (len == 0 || len >= sizeof a->path) {
+        fprintf(stderr, "%s: %s: the asset's path is %s\n", tool, opt, len ? "too long" : "empty");
+        return 0;
+    }
+    memcpy(a->path, text, len);
+    a->path[len] = '\0';
+    memcpy(a->at, f, sizeof f);
+    o->add_count++;
+    return 1;
+}
+
+/* --add-solver NAME: the solver of the body the last --add made. */
+static int parse_add_solver(const char *tool, const char *opt, const char *text, void *value)
+{
+    options *o = value;
+    if (!o->add_count) {
+        fprintf(stderr, "%s: %s names the solver of the body of the --add before it: give --add first\n", tool,
+                opt);
+        return 0;
+    }
+    sim_add *a = &o->adds[o->add_count - 1];
+    return (a->solver_set = cli_solver(tool, opt, text, &a->solver));
+}
+
 /* --collider-resolution N (2..4096) */
 static int parse_collider_resolution(const char *tool, const char *opt, const char *text, void *value)
 {
@@ -396,6 +450,47 @@ static int scene_presets(const char *t, options *o)
         scene_cape_figure(o->shapes);
         o->shape_count = SCENE_FIGURE_SHAPES;
     }
+    return 1;
+}
+
+/* Several bodies (--add, --scene crowd): what they cannot go with, and the
+ * crowd scene's settings where no option gave one; 0, having said why. */
+static int world_presets(const char *t, options *o)
+{
+    if (o->crowd && o->asset_path) {
+        cli_error(t, "--scene crowd is a scene of its own: give no asset%s%s", "", "");
+        return 0;
+    }
+    if (!o->add_count && !o->crowd)
+        return 1;
+    const char *no = o->cut_set ? "--cut-y (cut a body alone)"
+                     : o->cape || o->flag || o->attach_edge >= 0
+                         ? "--cape, --flag and --attach-edge (a frame of the step moves one body)"
+                         : NULL;
+    if (no) {
+        cli_error(t, "%s cannot go with several bodies: %s", o->crowd ? "--scene crowd" : "--add", no);
+        return 0;
+    }
+    if (!o->crowd)
+        return 1;
+    if (!o->solver_set)
+        o->solver = SINEW_SOLVER_GPBD_GAUSS_SEIDEL, o->solver_set = 1;
+    if (!o->frames_set)
+        o->frames = 60;
+    if (!o->substeps_set)
+        o->substeps = 4;
+    if (!o->iterations_set)
+        o->iterations = 2;
+    if (!o->cells_set)
+        o->cells = 5;
+    if (!o->thickness_set)
+        o->thickness = 0.01;
+    if (!o->youngs_set)
+        o->youngs = 2e5;
+    if (!o->poisson_set)
+        o->poisson = 0.3;
+    o->no_sphere = 1;
+    o->youngs_set = o->poisson_set = o->cells_set = 1; /* not the cloth scene's below */
     return 1;
 }
 
@@ -562,18 +657,30 @@ int sim_parse(int argc, char **argv, options *o)
          "the surface collides with itself: vertices with triangles, edges with edges (position-based solvers; "
          "docs/self-collision.md)"},
         {"--thickness", NULL, CLI_DOUBLE, &o->thickness, "T",
-         "self-collision: distance kept between two layers in m (default 0.005; below the edge lengths)", CLI_GT(0)},
+         "self-collision: distance kept between two layers in m (default 0.005, the crowd scene 0.01; below the "
+         "edge lengths)",
+         CLI_GT(0), .given = &o->thickness_set},
         {"--self-friction", NULL, CLI_DOUBLE, &o->self_friction, "MU", "self-collision: friction (default 0.3)",
          CLI_GE(0)},
         {"--self-capacity", NULL, CLI_UINT, &o->self_capacity, "K",
          "self-collision: candidates kept per vertex, triangle and edge, 1..32 (default 16); what does not fit is "
          "counted in the summary",
          .min = 1, .max = 32},
-        {"--with", NULL, CLI_STRING, &o->with, "ASSET",
-         "a second body from ASSET (placed as sinew-prep built it; GPBD Gauss-Seidel when it has tetrahedra, else "
-         "XPBD Gauss-Seidel; the same substeps, iterations, thickness, friction and capacity), each body colliding "
-         "with the other's surface, stepped after the first; drawn in the collider's colour "
-         "(docs/self-collision.md)"},
+        {"--add", NULL, CLI_CUSTOM, o, "ASSET[@X,Y,Z]",
+         "one more body from ASSET (made by sinew-prep), its particles moved by X,Y,Z m after loading (written "
+         "before the first step); repeatable, up to 64. Its solver: --add-solver, else as below; everything else "
+         "as the first body's, so that bodies of one solver share a batch. With any --add every body is stepped "
+         "in one world, one submit a step (docs/world.md), and bodies of one batch collide with each other and "
+         "themselves (--thickness, --self-friction, --self-capacity) unless --no-contacts; with contacts every "
+         "body whose solver is not given takes GPBD Gauss-Seidel (cloths and soft bodies in one batch, so that "
+         "they touch), without them GPBD Gauss-Seidel when it has tetrahedra and XPBD Gauss-Seidel otherwise. "
+         "Writes final-K.obj for the K-th added body",
+         .parse = parse_add},
+        {"--add-solver", NULL, CLI_CUSTOM, o, "NAME", "the solver of the body of the last --add (names as --solver)",
+         .parse = parse_add_solver},
+        {"--no-contacts", NULL, CLI_FLAG, &o->no_contacts, NULL,
+         "with --add or --scene crowd: the bodies do not touch each other (still one world, one submit)"},
+        {"--with", NULL, CLI_CUSTOM, o, "ASSET", "deprecated: the same as --add ASSET", .parse = parse_add},
         {"--intersections", NULL, CLI_FLAG, &o->intersections, NULL,
          "count the pairs of surface triangles sharing no vertex that intersect after the last step (the summary "
          "and --json)"},
@@ -646,7 +753,7 @@ int sim_parse(int argc, char **argv, options *o)
         {"--help", "-h", CLI_FLAG, &o->help, NULL, "this text"},
         {.kind = CLI_TEXT, .help = usage_soft},
         {"--scene", NULL, CLI_CUSTOM, &o->scene, "NAME",
-         "cloth (default), cube-drop, bar-stretch, bar-compress, bar-twist, block-flat, block-random",
+         "cloth (default), cube-drop, bar-stretch, bar-compress, bar-twist, block-flat, block-random, crowd",
          .parse = parse_scene},
         {.kind = CLI_TEXT, .help = usage_scenes},
         {"--cells", NULL, CLI_UINT, &o->cells, "N", "N vertices per side instead of the scene's", .min = 2,
@@ -681,12 +788,7 @@ int sim_parse(int argc, char **argv, options *o)
         cli_error(t, "--video joins the pictures of --every N: give --every and not --no-png%s%s", "", "");
         return -1;
     }
-    if (o->with && (o->checkpoint || o->resume)) {
-        cli_error(t, "--with: a checkpoint holds one body; %s cannot go with it%s", o->checkpoint ? "--checkpoint" : "--resume",
-                  "");
-        return -1;
-    }
-    if (!scene_presets(t, o))
+    if (!scene_presets(t, o) || !world_presets(t, o))
         return -1;
     if (o->check_outside > 0 && !o->shape_count) {
         cli_error(t, "--check-outside checks the colliders of the list: give --sphere, --capsule, --box or "

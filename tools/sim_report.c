@@ -127,10 +127,16 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
         fprintf(j, "%u,\n", t->unstable_step);
     else
         fprintf(j, "null,\n");
+    /* the run's cost per step: the world's, all bodies together, where there is one */
+    const sinew_world_stats ws = s->world ? sinew_world_get_stats(s->world) : (sinew_world_stats){0};
     fprintf(j, "  \"dispatches_per_step\": %u, \"barriers_per_step\": %u, \"submits_per_step\": %u, "
-               "\"host_waits_per_step\": %u, \"readback_bytes_per_step\": %llu, \"device_allocations\": %u,\n  ",
-            st.dispatches, st.barriers, st.submits, st.host_waits, (unsigned long long)st.readback_bytes,
-            st.device_allocations);
+               "\"host_waits_per_step\": %u, \"readback_bytes_per_step\": %llu, \"device_allocations\": %u,\n",
+            s->world ? ws.dispatches : st.dispatches, s->world ? ws.barriers : st.barriers,
+            s->world ? ws.submits : st.submits, s->world ? ws.host_waits : st.host_waits,
+            (unsigned long long)(s->world ? ws.readback_bytes : st.readback_bytes),
+            s->world ? ws.device_allocations : st.device_allocations);
+    sim_world_json(j, o, s);
+    fprintf(j, "  ");
     if (o->self_collision)
         fprintf(j, "\"self_collision\": {\"thickness\": %g, \"capacity\": %u, \"candidates\": %llu, "
                    "\"contacts\": %llu, \"dropped\": %llu},\n  ",
@@ -138,7 +144,7 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
                 (unsigned long long)t->self_contacts, (unsigned long long)t->self_dropped);
     if (o->intersections)
         fprintf(j, "\"intersections\": %llu,\n  ", (unsigned long long)t->crossings.pairs);
-    if (o->with && o->intersections)
+    if (s->world && o->intersections)
         fprintf(j, "\"intersections_between_bodies\": %llu,\n  ", (unsigned long long)t->between);
     if (o->check_outside > 0) {
         fprintf(j, "\"inside_colliders\": %u, ", t->inside);
@@ -299,7 +305,7 @@ int sim_report(const options *o, const sim *s, const tally *t)
                "the tolerance\n",
                (double)t->linear_sum / steps, o->solver == SINEW_SOLVER_IMPLICIT_MG ? "V-cycles" : "PCG iterations",
                t->linear_ms / steps, t->linear_worst, t->linear_unconverged);
-    if ((o->self_collision || o->with) && steps)
+    if ((o->self_collision || (s->world && !o->no_contacts)) && steps)
         printf("  %s  thickness %g m: %.0f candidate pairs and %.0f contact projections per step; %llu "
                "candidates dropped (capacity %u)\n",
                o->self_collision ? "self-collision" : "contacts      ", o->thickness, (double)t->self_candidates / steps, (double)t->self_contacts / steps,
@@ -310,19 +316,11 @@ int sim_report(const options *o, const sim *s, const tally *t)
         if (t->crossings.pairs)
             printf(" (the first: %u and %u)", t->crossings.first_a, t->crossings.first_b);
         printf("\n");
-        if (s->with_body)
+        if (s->world)
             printf("  between bodies  %llu pairs of a triangle of each body intersect after the last step\n",
                    (unsigned long long)t->between);
     }
-    if (s->with_body) {
-        sinew_step_stats ws = sinew_body_get_stats(s->with_body);
-        printf("  with            %s: %u particles (%s), its last step %llu candidate pairs and %llu contact "
-               "projections; final mesh %s\n",
-               o->with, s->with_n, sinew_solver_label(s->with_asset && sinew_asset_get_info(s->with_asset).tet_count
-                                                        ? SINEW_SOLVER_GPBD_GAUSS_SEIDEL
-                                                        : SINEW_SOLVER_XPBD_GAUSS_SEIDEL),
-               (unsigned long long)ws.self_candidates, (unsigned long long)ws.self_contacts, t->with_mesh);
-    }
+    sim_world_summary(o, s, steps);
     if (gpu_step_ms >= 0)
         printf("  time per step   %.3f ms GPU, %.3f ms wall\n", gpu_step_ms, wall_ms);
     else
@@ -378,7 +376,9 @@ int sim_report(const options *o, const sim *s, const tally *t)
         printf("  video           %s\n", o->video);
     if (o->checkpoint)
         printf("  checkpoint      %s (step %llu)\n", o->checkpoint, (unsigned long long)st.step_index);
-    if (o->hash) {
+    if (o->hash && s->world && !sim_world_hashes(s))
+        return 1;
+    if (o->hash && !s->world) {
         uint64_t h;
         if (sinew_body_state_hash(s->body, &h) != SINEW_RESULT_OK)
             return 1;

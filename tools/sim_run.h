@@ -49,16 +49,28 @@ typedef struct sim {
     uint32_t tri_count, *shown_tris; /* after a cut: the triangles that do not cross it */
     uint32_t *ends;                  /* cloth logs: each distance constraint's ends */
     double *rest_length;             /* and its rest-pose length */
-    /* --with: the second body, its positions read back and its triangles */
-    sinew_asset *with_asset;
-    sinew_body *with_body;
-    float *with_xyz;
-    const uint32_t *with_tris;
-    uint32_t with_n, with_tri_count;
+    /* --add, --scene crowd: the bodies beside the first (sim_world.c), all
+     * of them in one world; NULL with one body, stepped alone as ever */
+    sinew_world *world;
+    struct sim_body *others;
+    uint32_t other_count;
     /* The asset's render mesh (0 vertices: none): what the OBJ files hold */
     uint32_t render_count, render_index_count, *render_indices;
     float *render_out;
 } sim;
+
+/* A body beside the first: its asset, where --add moved it, its positions
+ * read back and the triangles drawn and written. */
+typedef struct sim_body {
+    char name[1024];
+    sinew_asset *asset;
+    sinew_body *body;
+    sinew_solver solver;
+    double at[3];
+    float *xyz;
+    const uint32_t *tris;
+    uint32_t n, tri_count, tet_count;
+} sim_body;
 
 /* What the steps measured, for the summary. */
 typedef struct tally {
@@ -77,7 +89,6 @@ typedef struct tally {
     double health_volume_error;   /* and its largest |V/V0 - 1| */
     char mesh[4096], picture[4096]; /* the final mesh and picture written */
     sinew_intersect_report crossings; /* --intersections, after the last step */
-    char with_mesh[4096];             /* --with: the second body's final mesh */
     /* --check-outside: particles deeper than its D inside a collider of the
      * list after the last step, and the least signed distance (m) of any
      * particle from any of them, its particle and shape */
@@ -110,5 +121,35 @@ int sim_cut(const options *o, sim *s);
 
 /* The summary, the checks and the JSON (sim_report.c); the exit status. */
 int sim_report(const options *o, const sim *s, const tally *t);
+
+/* Several bodies (sim_world.c). */
+/* The world the first body joins, when the options give more than one body
+ * (else s->world stays NULL); 0, having said why. */
+int sim_world_create(const options *o, sim *s);
+/* The crowd scene's first body (a block), to load_scene. */
+sinew_result sim_crowd_first(const options *o, sinew_asset **out);
+/* The bodies beside the first, with the first's description otherwise. */
+int sim_world_add(const options *o, sim *s, const sinew_body_desc *first);
+/* The solver of a body of this asset where none is given: GPBD
+ * Gauss-Seidel for every body of a world with contacts (one batch, so that
+ * cloths and soft bodies touch), else GPBD Gauss-Seidel for elements and
+ * XPBD Gauss-Seidel for cloth. */
+sinew_solver sim_default_solver(const options *o, const sinew_asset_info *ai);
+/* The world and the bodies beside the first (the first's handle too). */
+void sim_world_free(sim *s);
+/* One step of every body: the world's, or the body's alone. */
+sinew_result sim_step(sim *s);
+/* The checkpoint of the world (several bodies) or of the body. */
+sinew_result sim_save_checkpoint(const sim *s, const char *path);
+sinew_result sim_load_checkpoint(const sim *s, const char *path);
+/* final-K.obj of each body beside the first. */
+int sim_world_write_meshes(const options *o, const sim *s);
+/* The summary's lines of the world and its bodies; --hash's lines. */
+void sim_world_summary(const options *o, const sim *s, uint64_t steps);
+int sim_world_hashes(const sim *s);
+/* The JSON's world totals and bodies array (sep ends the last line). */
+void sim_world_json(FILE *j, const options *o, const sim *s);
+/* Pairs of triangles of different bodies that intersect (--intersections). */
+int sim_world_crossings(const sim *s, uint64_t *out);
 
 #endif

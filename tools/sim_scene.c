@@ -1,7 +1,8 @@
 /* sinew-sim's scene: the asset (a file, the default cloth or a soft-body
  * scene) with the options' materials and step parameters, the context, the
- * mesh colliders and the body (and --with's second one), the renderer and
- * the log; the cut that tears the body; and all of it freed at the end. */
+ * mesh colliders and the body (and, with --add or --scene crowd, the world
+ * and the bodies beside it: sim_world.c), the renderer and the log; the cut
+ * that tears the body; and all of it freed at the end. */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/sinew.h>
 
@@ -112,6 +113,7 @@ static int load_scene(options *o, sim *s)
     s->name = o->asset_path             ? o->asset_path
               : o->cape                 ? "cape scene"
               : o->flag                 ? "flag scene"
+              : o->crowd                ? "crowd block 1"
               : o->scene == SCENE_CLOTH ? "default scene"
                                         : soft_scenes[o->scene].name;
     sinew_logger quiet_log = sinew_logger_default();
@@ -120,6 +122,7 @@ static int load_scene(options *o, sim *s)
     sinew_material_model model =
         o->material == MATERIAL_UNSET ? SINEW_MATERIAL_NEO_HOOKEAN : (sinew_material_model)o->material;
     sinew_result r = o->asset_path ? sinew_asset_load(o->asset_path, NULL, &s->asset)
+                     : o->crowd               ? sim_crowd_first(o, &s->asset)
                      : o->scene == SCENE_CLOTH
                          ? (o->flag   ? scene_flag_cloth(o->cells * 3 / 2, o->cells, &s->asset)
                             : o->cape ? scene_cape_cloth(o->cells * 5 / 4, o->cells, &s->asset)
@@ -133,7 +136,7 @@ static int load_scene(options *o, sim *s)
     const sinew_asset_info ai = s->ai = sinew_asset_get_info(s->asset);
     s->soft = ai.tet_count > 0;
     if (!o->solver_set)
-        o->solver = scene_solver(&ai, o->solver);
+        o->solver = sim_default_solver(o, &ai);
 
     sinew_step_params *p = &s->p;
     *p = sinew_step_params_default();
@@ -169,7 +172,8 @@ static int load_scene(options *o, sim *s)
     }
     p->shapes = o->shape_count ? s->shapes : NULL;
     p->shape_count = o->shape_count;
-    if (!spheres && !o->asset_path && o->scene == SCENE_CLOTH && !o->no_sphere && !o->flag && !o->cape) {
+    if (!spheres && !o->asset_path && o->scene == SCENE_CLOTH && !o->no_sphere && !o->flag && !o->cape &&
+        !o->crowd) {
         p->sphere = 1;
         for (int k = 0; k < 3; k++)
             p->sphere_center[k] = (float)scene_default_sphere[k];
@@ -217,38 +221,6 @@ static int checkpoint_step(const char *path, uint64_t *step)
     return 1;
 }
 
-/* --with: the second body, as the first but with its own asset and a
- * solver that fits it, each in the other's contact list. */
-static int create_with(const options *o, sim *s, const sinew_body_desc *first)
-{
-    sinew_result r = sinew_asset_load(o->with, NULL, &s->with_asset);
-    if (r != SINEW_RESULT_OK) {
-        fprintf(stderr, "sinew-sim: --with %s: %s\n", o->with, sinew_result_string(r));
-        return 0;
-    }
-    const sinew_asset_info wi = sinew_asset_get_info(s->with_asset);
-    sinew_body_desc d = *first;
-    d.solver = wi.tet_count ? SINEW_SOLVER_GPBD_GAUSS_SEIDEL : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
-    d.materials = NULL;
-    d.material_count = 0;
-    d.sweep_layout = SINEW_SWEEP_LAYOUT_DEFAULT;
-    d.name = o->with;
-    s->with_n = wi.particle_count;
-    s->with_tris = sinew_asset_get_triangles(s->with_asset, &s->with_tri_count);
-    s->with_xyz = malloc(3ull * wi.particle_count * sizeof *s->with_xyz + 1);
-    if (!s->with_xyz) {
-        fprintf(stderr, "sinew-sim: out of host memory\n");
-        return 0;
-    }
-    if ((r = sinew_body_create(s->ctx, s->with_asset, &d, &s->with_body)) != SINEW_RESULT_OK ||
-        (r = sinew_body_set_contact_bodies(s->body, &s->with_body, 1)) != SINEW_RESULT_OK ||
-        (r = sinew_body_set_contact_bodies(s->with_body, &s->body, 1)) != SINEW_RESULT_OK) {
-        fprintf(stderr, "sinew-sim: --with %s: %s\n", o->with, sinew_result_string(r));
-        return 0;
-    }
-    return 1;
-}
-
 /* The context, the mesh collider and the body, and the host arrays the
  * measures read positions into. */
 static int create_body(const options *o, sim *s)
@@ -264,6 +236,8 @@ static int create_body(const options *o, sim *s)
         fprintf(stderr, "sinew-sim: no Vulkan context: %s\n", sinew_result_string(r));
         return 0;
     }
+    if (!sim_world_create(o, s))
+        return 0;
     for (unsigned m = 0; m < o->mesh_count; m++)
         if (!load_collider(s->ctx, &o->meshes[m], o->quiet, &s->meshes[m], &s->mesh_xyz[m], &s->mesh_vertex_count[m],
                            &s->mesh_tris[m], &s->mesh_tri_count[m]))
@@ -299,6 +273,7 @@ static int create_body(const options *o, sim *s)
     bd.self_friction = (float)o->self_friction;
     bd.self_capacity = o->self_capacity;
     bd.name = s->name;
+    bd.world = s->world;
     if (s->materials) {
         bd.materials = s->materials;
         bd.material_count = ai.material_count;
@@ -354,7 +329,7 @@ static int create_body(const options *o, sim *s)
         fprintf(stderr, "sinew-sim: cannot create the body: %s\n", sinew_result_string(r));
         return 0;
     }
-    if (o->with && !create_with(o, s, &bd))
+    if (!sim_world_add(o, s, &bd))
         return 0;
     if (o->checkpoint_every && !o->checkpoint) {
         fprintf(stderr, "sinew-sim: --checkpoint-every needs --checkpoint FILE\n");
@@ -381,7 +356,7 @@ static int create_body(const options *o, sim *s)
         return 0;
     if (o->resume && o->cut_set && o->cut_frame <= saved_step && !sim_cut(o, s))
         return 0;
-    if (o->resume && sinew_body_load_checkpoint_file(s->body, o->resume) != SINEW_RESULT_OK)
+    if (o->resume && sim_load_checkpoint(s, o->resume) != SINEW_RESULT_OK)
         return 0; /* the library said why */
     return 1;
 }
@@ -397,21 +372,26 @@ static int open_outputs(const options *o, sim *s)
             lo[k] = s->ai.bounds_min[k];
             hi[k] = s->ai.bounds_max[k];
         }
-        if (s->with_asset) {
-            const sinew_asset_info wi = sinew_asset_get_info(s->with_asset);
+        for (uint32_t b = 0; b < s->other_count; b++) { /* every body, where --add moves it */
+            const sinew_asset_info wi = sinew_asset_get_info(s->others[b].asset);
             for (int k = 0; k < 3; k++) {
-                lo[k] = fminf(lo[k], wi.bounds_min[k]);
-                hi[k] = fmaxf(hi[k], wi.bounds_max[k]);
+                lo[k] = fminf(lo[k], wi.bounds_min[k] + (float)s->others[b].at[k]);
+                hi[k] = fmaxf(hi[k], wi.bounds_max[k] + (float)s->others[b].at[k]);
             }
         }
         if (s->p.ground)
             lo[1] = lo[1] < s->p.ground_height ? lo[1] : s->p.ground_height;
         s->camera = render_camera_framing(lo, hi);
-        if (!o->asset_path && o->scene == SCENE_CLOTH)
+        if (!o->asset_path && o->scene == SCENE_CLOTH && !o->crowd)
             for (int k = 0; k < 3; k++) {
                 s->camera.eye[k] = o->flag ? scene_flag_eye[k] : scene_default_eye[k];
                 s->camera.target[k] = o->flag ? scene_flag_target[k] : scene_default_target[k];
             }
+        if (o->crowd) { /* the pile from above, in front and to the right */
+            const float eye[3] = {2.4f, 2.1f, 3.0f}, target[3] = {0.2f, 0.15f, 0.1f};
+            memcpy(s->camera.eye, eye, sizeof eye);
+            memcpy(s->camera.target, target, sizeof target);
+        }
         s->follow = o->cape && !o->camera_set;
         if (o->camera_set)
             for (int k = 0; k < 3; k++) {
@@ -421,6 +401,9 @@ static int open_outputs(const options *o, sim *s)
         s->renderer = render_create(s->ctx, s->body, s->tris, s->tri_count, o->picture[0], o->picture[1]);
         if (!s->renderer && (o->png || o->video))
             return 0; /* it said why */
+        for (uint32_t b = 0; s->renderer && b < s->other_count; b++)
+            if (!render_add_body(s->renderer, s->others[b].body, s->others[b].tris, s->others[b].tri_count))
+                return 0;
         for (unsigned m = 0; s->renderer && m < o->mesh_count; m++)
             if (!render_add_mesh(s->renderer, s->mesh_xyz[m], s->mesh_vertex_count[m], s->mesh_tris[m],
                                  s->mesh_tri_count[m]))
@@ -491,11 +474,9 @@ int sim_free(const options *o, sim *s)
         free(s->mesh_xyz[m]);
         free(s->mesh_tris[m]);
     }
-    free(s->with_xyz);
     free(s->render_indices);
     free(s->render_out);
-    sinew_body_destroy(s->with_body);
-    sinew_asset_destroy(s->with_asset);
+    sim_world_free(s); /* the world's bodies, the first among them */
     sinew_body_destroy(s->body);
     for (unsigned m = 0; m < SIM_MAX_MESHES; m++)
         sinew_collider_destroy(s->meshes[m]);

@@ -126,14 +126,16 @@ static int check_outputs(const options *o)
     }
     char mesh[4096];
     snprintf(mesh, sizeof mesh, "%s/final.obj", o->out_dir);
-    struct { const char *what, *path; } in[2 + SIM_MAX_MESHES] = {{"the asset", o->asset_path},
-                                                                  {"--resume", o->resume}};
+    struct { const char *what, *path; } in[2 + SIM_MAX_MESHES + SIM_MAX_ADDS] = {{"the asset", o->asset_path},
+                                                                                 {"--resume", o->resume}};
     for (unsigned m = 0; m < o->mesh_count; m++)
         in[2 + m].what = "--collider", in[2 + m].path = o->meshes[m].path;
+    for (unsigned a = 0; a < o->add_count; a++)
+        in[2 + o->mesh_count + a].what = "--add", in[2 + o->mesh_count + a].path = o->adds[a].path;
     const struct { const char *what, *path; } out[] = {
         {"--checkpoint", o->checkpoint}, {"--json", o->json}, {"--log", o->log}, {"--video", o->video},
         {"the final mesh", mesh}};
-    const int ins = 2 + (int)o->mesh_count, outs = sizeof out / sizeof out[0];
+    const int ins = 2 + (int)(o->mesh_count + o->add_count), outs = sizeof out / sizeof out[0];
     for (int k = 0; k < outs; k++) {
         if (!out[k].path)
             continue;
@@ -174,12 +176,10 @@ static int write_body_obj(sim *s, const char *path)
 /* ------------------------------------------------------------------ the run */
 
 #ifdef SINEW_HAVE_PNG
-/* A picture of the step: with --with, the second body is drawn as the step's
- * mesh collider would be (sinew-sim's colliders are all in the list), where
- * it is and in that colour. */
+/* A picture of the step: every body, the others (--add) each in a colour of
+ * its own. */
 static int picture(sim *s, const char *path)
 {
-    sinew_step_params p = s->p;
     if (s->follow) /* the cape scene's camera, placed in the frame as it is now */
         for (int k = 0; k < 2; k++) {
             float turned[3];
@@ -187,51 +187,9 @@ static int picture(sim *s, const char *path)
             for (int c = 0; c < 3; c++)
                 (k ? s->camera.target : s->camera.eye)[c] = s->frame.position[c] + turned[c];
         }
-    if (s->with_body) {
-        float *xyz = malloc(sizeof *xyz * 3 * ((size_t)s->with_n + 1));
-        int ok = xyz && sinew_body_read_positions(s->with_body, xyz, s->with_n) == SINEW_RESULT_OK &&
-                 render_set_collider(s->renderer, xyz, s->with_n, s->with_tris, s->with_tri_count);
-        free(xyz);
-        if (!ok)
-            return 0;
-        p.collider = 1;
-        memset(p.collider_position, 0, sizeof p.collider_position);
-        const float unturned[4] = {0, 0, 0, 1};
-        memcpy(p.collider_rotation, unturned, sizeof unturned);
-    }
-    return render_frame(s->renderer, &p, &s->camera, path);
+    return render_frame(s->renderer, &s->p, &s->camera, path);
 }
 #endif
-
-/* Pairs of a triangle of the first body and one of the second that
- * intersect: those of the two meshes as one, less those within each. */
-static int crossings_between(const sim *s, uint32_t n, uint64_t *out)
-{
-    const uint32_t nw = s->with_n, t1 = s->tri_count, t2 = s->with_tri_count;
-    float *xyz = malloc(sizeof *xyz * 3 * ((size_t)n + nw));
-    uint32_t *tris = malloc(sizeof *tris * 3 * ((size_t)t1 + t2 + 1));
-    sinew_logger lg = sinew_logger_default();
-    lg.level = SINEW_LOG_WARNING;
-    sinew_intersect_report all, first, second;
-    int ok = xyz && tris;
-    if (ok) {
-        memcpy(xyz, s->xyz, sizeof *xyz * 3 * n);
-        memcpy(xyz + 3 * (size_t)n, s->with_xyz, sizeof *xyz * 3 * nw);
-        memcpy(tris, s->tris, sizeof *tris * 3 * t1);
-        for (uint32_t k = 0; k < 3 * t2; k++)
-            tris[3 * t1 + k] = s->with_tris[k] + n;
-        ok = sinew_count_intersections(xyz, n + nw, tris, t1 + t2, &lg, &all) == SINEW_RESULT_OK &&
-             sinew_count_intersections(xyz, n, tris, t1, &lg, &first) == SINEW_RESULT_OK &&
-             sinew_count_intersections(xyz, n + nw, tris + 3 * (size_t)t1, t2, &lg, &second) == SINEW_RESULT_OK;
-    }
-    if (!xyz || !tris)
-        fprintf(stderr, "sinew-sim: out of host memory\n");
-    if (ok)
-        *out = all.pairs - first.pairs - second.pairs;
-    free(xyz);
-    free(tris);
-    return ok;
-}
 
 /* Step f's measures: the tally, the log line, the meshes, pictures and
  * checkpoints it asks for, and the progress line. f counts from the start of
@@ -303,7 +261,7 @@ static int after_step(const options *o, sim *s, tally *t, unsigned f, double ste
 #endif
     }
     if (o->checkpoint && (f == last || (o->checkpoint_every && f % o->checkpoint_every == 0)) &&
-        sinew_body_save_checkpoint_file(s->body, o->checkpoint) != SINEW_RESULT_OK)
+        sim_save_checkpoint(s, o->checkpoint) != SINEW_RESULT_OK)
         return 0;
     if (!o->quiet && (k % (o->frames / 10 ? o->frames / 10 : 1) == 0 || k == o->frames)) {
         int bar = (int)(30.0 * k / o->frames);
@@ -500,9 +458,7 @@ static int run(const options *o, sim *s, tally *t)
                 shapes_on_frame(o, s, &before_step, &s->frame);
         }
         double ts = now_s();
-        sinew_result r = sinew_body_step(s->body, &s->p);
-        if (r == SINEW_RESULT_OK && s->with_body && (r = sinew_body_step(s->with_body, &s->p)) != SINEW_RESULT_OK)
-            fprintf(stderr, "sinew-sim: step %u of --with %s failed\n", f, o->with);
+        sinew_result r = sim_step(s); /* the world's bodies all in one submit */
         double step_s = now_s() - ts;
         for (unsigned c = 0; c < o->shape_count; c++) /* the colliders where the step left them */
             sim_shape_advance(&s->shapes[c], s->p.dt);
@@ -547,14 +503,8 @@ static int run(const options *o, sim *s, tally *t)
             SINEW_RESULT_OK)
             return 0;
     }
-    if (s->with_body) {
-        snprintf(t->with_mesh, sizeof t->with_mesh, "%s/final-with.obj", o->out_dir);
-        if (sinew_body_read_positions(s->with_body, s->with_xyz, s->with_n) != SINEW_RESULT_OK ||
-            !write_obj(t->with_mesh, s->with_xyz, s->with_n, s->with_tris, s->with_tri_count))
-            return 0;
-        if (o->intersections && !crossings_between(s, ai.particle_count, &t->between))
-            return 0;
-    }
+    if (!sim_world_write_meshes(o, s) || (s->world && o->intersections && !sim_world_crossings(s, &t->between)))
+        return 0;
     return 1;
 }
 

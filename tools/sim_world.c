@@ -1,0 +1,382 @@
+/* sinew-sim's bodies beside the first (--add, --scene crowd): the world they
+ * all join (sinew/world.h: one submit a step, bodies of one description
+ * batched, contacts within a batch), their assets, moves, outputs, hashes
+ * and statistics, and the crowd scene's blocks and cloths. With one body
+ * there is no world: it is created and stepped alone, as it always was, so
+ * its numbers, hash and checkpoints stay those of a body alone
+ * (docs/world.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <sinew/sinew.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prep/cloth.h"
+#include "prep/mesh.h"
+#include "sim_run.h"
+
+/* ------------------------------------------------------------ the crowd */
+
+/* The crowd scene: soft blocks (size m, the bottom's centre) and flat
+ * cloths (side m, the centre, a turn about the vertical in degrees) dropped
+ * onto the ground and each other. The first block is the first body. */
+enum { CROWD_BLOCKS = 4, CROWD_CLOTHS = 4 };
+static const double crowd_blocks[CROWD_BLOCKS][3] = {
+    {0.00, 0.02, 0.00}, {-0.42, 0.05, 0.28}, {0.42, 0.15, -0.30}, {0.10, 0.55, 0.06}};
+static const double crowd_cloths[CROWD_CLOTHS][4] = {
+    {0.00, 1.05, 0.00, 0.0}, {0.10, 1.15, -0.10, 30.0}, {-0.10, 1.25, 0.10, 60.0}, {0.05, 1.35, 0.05, 15.0}};
+#define CROWD_BLOCK_SIZE 0.4
+#define CROWD_CLOTH_SIDE 1.0
+
+static sinew_result crowd_block(const options *o, unsigned k, sinew_asset **out)
+{
+    const double size[3] = {CROWD_BLOCK_SIZE, CROWD_BLOCK_SIZE, CROWD_BLOCK_SIZE};
+    const double centre[3] = {crowd_blocks[k][0], crowd_blocks[k][1] + 0.5 * CROWD_BLOCK_SIZE, crowd_blocks[k][2]};
+    sinew_volume v;
+    sinew_result r = sinew_volume_box(o->cells, o->cells, o->cells, size, centre, &v);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    sinew_soft_options opt = sinew_soft_options_default();
+    opt.model = o->material == MATERIAL_UNSET ? SINEW_MATERIAL_NEO_HOOKEAN : (sinew_material_model)o->material;
+    opt.youngs_modulus = o->youngs;
+    opt.poisson_ratio = o->poisson;
+    opt.source_name = "crowd block";
+    sinew_logger quiet = sinew_logger_default();
+    quiet.level = SINEW_LOG_WARNING;
+    r = sinew_soft_build(&v, &opt, &quiet, out, NULL);
+    sinew_volume_free(&v);
+    return r;
+}
+
+static sinew_result crowd_cloth(const options *o, unsigned k, sinew_asset **out)
+{
+    const unsigned n = 3 * o->cells + 2;
+    const double *c = crowd_cloths[k], turn = c[3] * 3.14159265358979323846 / 180.0;
+    sinew_mesh mesh;
+    sinew_result r = sinew_mesh_grid(n, n, CROWD_CLOTH_SIDE, CROWD_CLOTH_SIDE, SINEW_GRID_XZ, NULL, &mesh);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    for (uint32_t v = 0; v < mesh.vertex_count; v++) {
+        double *p = &mesh.positions[3 * v];
+        const double x = p[0], z = p[2];
+        p[0] = c[0] + cos(turn) * x + sin(turn) * z;
+        p[1] = c[1];
+        p[2] = c[2] - sin(turn) * x + cos(turn) * z;
+    }
+    sinew_cloth_options opt = sinew_cloth_options_default();
+    opt.source_name = "crowd cloth";
+    opt.cluster_particles = 0; /* as the blocks: clustered sweeps would keep them out of the blocks' batch */
+    sinew_logger quiet = sinew_logger_default();
+    quiet.level = SINEW_LOG_WARNING;
+    r = sinew_cloth_build(&mesh, &opt, &quiet, out, NULL);
+    sinew_mesh_free(&mesh);
+    return r;
+}
+
+sinew_result sim_crowd_first(const options *o, sinew_asset **out) { return crowd_block(o, 0, out); }
+
+/* ------------------------------------------------------------ the world */
+
+static int several(const options *o) { return o->add_count > 0 || o->crowd; }
+
+sinew_solver sim_default_solver(const options *o, const sinew_asset_info *ai)
+{
+    if (several(o) && !o->no_contacts)
+        return SINEW_SOLVER_GPBD_GAUSS_SEIDEL; /* one batch for cloths and soft bodies: they touch */
+    return ai->tet_count || ai->element_count ? SINEW_SOLVER_GPBD_GAUSS_SEIDEL : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+}
+
+int sim_world_create(const options *o, sim *s)
+{
+    if (!several(o))
+        return 1;
+    sinew_world_desc wd = sinew_world_desc_default();
+    wd.name = "sinew-sim";
+    wd.contacts = !o->no_contacts;
+    sinew_result r = sinew_world_create(s->ctx, &wd, &s->world);
+    if (r != SINEW_RESULT_OK)
+        fprintf(stderr, "sinew-sim: no world: %s\n", sinew_result_string(r));
+    return r == SINEW_RESULT_OK;
+}
+
+/* Body k beside the first: its asset (a file or the crowd's), made with the
+ * first's description but its own name and solver, and moved by --add's @. */
+static int add_one(const options *o, sim *s, const sinew_body_desc *first, unsigned k)
+{
+    sim_body *b = &s->others[k];
+    sinew_result r;
+    const sim_add *a = o->crowd ? NULL : &o->adds[k];
+    if (a) {
+        snprintf(b->name, sizeof b->name, "%s", a->path);
+        memcpy(b->at, a->at, sizeof b->at);
+        r = sinew_asset_load(a->path, NULL, &b->asset);
+    } else {
+        const int block = k + 1 < CROWD_BLOCKS;
+        const unsigned i = block ? k + 1 : k + 1 - CROWD_BLOCKS;
+        snprintf(b->name, sizeof b->name, "crowd %s %u", block ? "block" : "cloth", i + 1);
+        r = block ? crowd_block(o, i, &b->asset) : crowd_cloth(o, i, &b->asset);
+    }
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: body %u, %s: %s\n", k + 1, b->name, sinew_result_string(r));
+        return 0;
+    }
+    const sinew_asset_info ai = sinew_asset_get_info(b->asset);
+    b->solver = a && a->solver_set ? a->solver : a ? sim_default_solver(o, &ai) : o->solver; /* the crowd's: one */
+    sinew_body_desc d = *first;
+    d.solver = b->solver;
+    d.materials = NULL;
+    d.material_count = 0;
+    d.name = b->name;
+    b->n = ai.particle_count;
+    b->tet_count = ai.tet_count;
+    b->tris = sinew_asset_get_triangles(b->asset, &b->tri_count);
+    b->xyz = malloc(3ull * ai.particle_count * sizeof *b->xyz + 1);
+    if (!b->xyz) {
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+        return 0;
+    }
+    if ((r = sinew_body_create(s->ctx, b->asset, &d, &b->body)) != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: body %u, %s: %s\n", k + 1, b->name, sinew_result_string(r));
+        return 0;
+    }
+    if (b->at[0] == 0.0 && b->at[1] == 0.0 && b->at[2] == 0.0)
+        return 1;
+    sinew_asset_get_positions(b->asset, b->xyz);
+    for (uint32_t i = 0; i < b->n; i++)
+        for (int c = 0; c < 3; c++)
+            b->xyz[3 * i + c] = (float)(b->xyz[3 * i + c] + b->at[c]);
+    if ((r = sinew_body_write_positions(b->body, b->xyz, b->n)) != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: moving body %u, %s: %s\n", k + 1, b->name, sinew_result_string(r));
+        return 0;
+    }
+    return 1;
+}
+
+int sim_world_add(const options *o, sim *s, const sinew_body_desc *first)
+{
+    if (!s->world)
+        return 1;
+    const unsigned count = o->crowd ? CROWD_BLOCKS + CROWD_CLOTHS - 1 : o->add_count;
+    s->others = calloc(count, sizeof *s->others);
+    if (!s->others) {
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+        return 0;
+    }
+    for (unsigned k = 0; k < count; k++) {
+        if (!add_one(o, s, first, k))
+            return 0;
+        s->other_count = k + 1;
+    }
+    return 1;
+}
+
+void sim_world_free(sim *s)
+{
+    for (uint32_t k = 0; k < s->other_count; k++) {
+        free(s->others[k].xyz);
+        sinew_asset_destroy(s->others[k].asset);
+    }
+    /* the world destroys the bodies still in it, the first among them */
+    sinew_world_destroy(s->world);
+    if (s->world)
+        s->body = NULL;
+    free(s->others);
+}
+
+sinew_result sim_step(sim *s)
+{
+    return s->world ? sinew_world_step(s->world, &s->p) : sinew_body_step(s->body, &s->p);
+}
+
+sinew_result sim_save_checkpoint(const sim *s, const char *path)
+{
+    return s->world ? sinew_world_save_checkpoint_file(s->world, path)
+                    : sinew_body_save_checkpoint_file(s->body, path);
+}
+
+sinew_result sim_load_checkpoint(const sim *s, const char *path)
+{
+    return s->world ? sinew_world_load_checkpoint_file(s->world, path)
+                    : sinew_body_load_checkpoint_file(s->body, path);
+}
+
+/* ------------------------------------------------------------ outputs */
+
+static int write_mesh(const char *path, const float *xyz, uint32_t n, const uint32_t *tris, uint32_t t)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    fprintf(f, "# sinew-sim\n");
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "v %.6g %.6g %.6g\n", xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
+    for (uint32_t i = 0; i < t; i++)
+        fprintf(f, "f %u %u %u\n", tris[3 * i] + 1, tris[3 * i + 1] + 1, tris[3 * i + 2] + 1);
+    int ok = fclose(f) == 0;
+    if (!ok)
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, strerror(errno));
+    return ok;
+}
+
+int sim_world_write_meshes(const options *o, const sim *s)
+{
+    for (uint32_t k = 0; k < s->other_count; k++) {
+        const sim_body *b = &s->others[k];
+        char path[4096];
+        snprintf(path, sizeof path, "%s/final-%u.obj", o->out_dir, k + 1);
+        if (sinew_body_read_positions(b->body, b->xyz, b->n) != SINEW_RESULT_OK ||
+            !write_mesh(path, b->xyz, b->n, b->tris, b->tri_count))
+            return 0;
+    }
+    return 1;
+}
+
+/* The lowest point and the centre of a body's particles (m). */
+static void extent(const float *xyz, uint32_t n, double *lowest, double centre[3])
+{
+    *lowest = INFINITY;
+    centre[0] = centre[1] = centre[2] = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        *lowest = fmin(*lowest, xyz[3 * i + 1]);
+        for (int c = 0; c < 3; c++)
+            centre[c] += xyz[3 * i + c] / (double)n;
+    }
+}
+
+void sim_world_summary(const options *o, const sim *s, uint64_t steps)
+{
+    if (!s->world)
+        return;
+    const sinew_world_stats ws = sinew_world_get_stats(s->world);
+    printf("  world           %u bodies in %u chains (batches and bodies of their own), contacts %s: %u dispatches, "
+           "%u barriers, %u submit%s and %u host wait%s per step\n",
+           ws.body_count, ws.chain_count, o->no_contacts ? "off" : "within each batch", ws.dispatches, ws.barriers,
+           ws.submits, ws.submits == 1 ? "" : "s", ws.host_waits, ws.host_waits == 1 ? "" : "s");
+    for (uint32_t k = 0; k < s->other_count && steps; k++) {
+        const sim_body *b = &s->others[k];
+        double lowest = NAN, centre[3] = {NAN, NAN, NAN};
+        if (sinew_body_read_positions(b->body, b->xyz, b->n) == SINEW_RESULT_OK)
+            extent(b->xyz, b->n, &lowest, centre);
+        printf("  body %-10u  %s: %u particles, %u tetrahedra (%s); lowest y %.3g m, centre %.3g,%.3g,%.3g m; "
+               "final mesh %s/final-%u.obj\n",
+               k + 1, b->name, b->n, b->tet_count, sinew_solver_label(b->solver), lowest, centre[0], centre[1],
+               centre[2], o->out_dir, k + 1);
+    }
+}
+
+int sim_world_hashes(const sim *s)
+{
+    uint64_t h;
+    if (sinew_body_state_hash(s->body, &h) != SINEW_RESULT_OK)
+        return 0;
+    printf("  body 0 state hash %016llx\n", (unsigned long long)h);
+    for (uint32_t k = 0; k < s->other_count; k++) {
+        if (sinew_body_state_hash(s->others[k].body, &h) != SINEW_RESULT_OK)
+            return 0;
+        printf("  body %u state hash %016llx\n", k + 1, (unsigned long long)h);
+    }
+    if (sinew_world_state_hash(s->world, &h) != SINEW_RESULT_OK)
+        return 0;
+    printf("  state hash      %016llx\n", (unsigned long long)h);
+    return 1;
+}
+
+/* A name or path as a JSON string: quotes and backslashes escaped, control
+ * characters as '?'. */
+static void json_string(FILE *j, const char *text)
+{
+    fputc('"', j);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fputc('\\', j);
+        fputc((unsigned char)*c < 0x20 ? '?' : *c, j);
+    }
+    fputc('"', j);
+}
+
+/* One body of the JSON's array: what the summary says of it. */
+static void json_body(FILE *j, const options *o, const char *name, sinew_solver solver, sinew_body *body,
+                      float *xyz, uint32_t n, uint32_t tets, const char *mesh, const char *sep)
+{
+    double lowest = NAN, centre[3] = {NAN, NAN, NAN};
+    uint64_t h = 0;
+    if (sinew_body_read_positions(body, xyz, n) == SINEW_RESULT_OK)
+        extent(xyz, n, &lowest, centre);
+    fprintf(j, "    {\"name\": ");
+    json_string(j, name);
+    fprintf(j, ", \"solver\": \"%s\", \"particles\": %u, \"tets\": %u, \"mesh\": ", sinew_solver_name(solver), n,
+            tets);
+    json_string(j, mesh);
+    fprintf(j, ", ");
+    fprintf(j, isfinite(lowest) ? "\"lowest_y\": %.9g, " : "\"lowest_y\": null, ", lowest);
+    if (isfinite(centre[0] + centre[1] + centre[2]))
+        fprintf(j, "\"centre\": [%.9g, %.9g, %.9g], ", centre[0], centre[1], centre[2]);
+    if (o->hash && sinew_body_state_hash(body, &h) == SINEW_RESULT_OK)
+        fprintf(j, "\"state_hash\": \"%016llx\", ", (unsigned long long)h);
+    fprintf(j, "\"max_speed_batch\": %.9g}%s\n", (double)sinew_body_get_stats(body).max_speed, sep);
+}
+
+void sim_world_json(FILE *j, const options *o, const sim *s)
+{
+    if (!s->world)
+        return;
+    const sinew_world_stats ws = sinew_world_get_stats(s->world);
+    fprintf(j, "  \"world\": {\"bodies\": %u, \"chains\": %u, \"contacts\": %s, \"dispatches_per_step\": %u, "
+               "\"barriers_per_step\": %u, \"submits_per_step\": %u, \"host_waits_per_step\": %u},\n",
+            ws.body_count, ws.chain_count, o->no_contacts ? "false" : "true", ws.dispatches, ws.barriers, ws.submits,
+            ws.host_waits);
+    fprintf(j, "  \"bodies\": [\n");
+    char mesh[4096];
+    snprintf(mesh, sizeof mesh, "%s/final.obj", o->out_dir);
+    json_body(j, o, s->name, o->solver, s->body, s->xyz, s->ai.particle_count, s->ai.tet_count, mesh,
+              s->other_count ? "," : "");
+    for (uint32_t k = 0; k < s->other_count; k++) {
+        const sim_body *b = &s->others[k];
+        snprintf(mesh, sizeof mesh, "%s/final-%u.obj", o->out_dir, k + 1);
+        json_body(j, o, b->name, b->solver, b->body, b->xyz, b->n, b->tet_count, mesh,
+                  k + 1 < s->other_count ? "," : "");
+    }
+    fprintf(j, "  ],\n");
+}
+
+/* ------------------------------------------------------------ crossings */
+
+int sim_world_crossings(const sim *s, uint64_t *out)
+{
+    uint64_t n = s->ai.particle_count, t = s->tri_count;
+    for (uint32_t k = 0; k < s->other_count; k++)
+        n += s->others[k].n, t += s->others[k].tri_count;
+    float *xyz = malloc(sizeof *xyz * 3 * (n + 1));
+    uint32_t *tris = malloc(sizeof *tris * 3 * (t + 1));
+    sinew_logger lg = sinew_logger_default();
+    lg.level = SINEW_LOG_WARNING;
+    int ok = xyz && tris;
+    if (!ok)
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+    /* every body's own pairs, then all bodies' together: the difference is
+     * the pairs of two bodies */
+    uint64_t own = 0, at_n = 0, at_t = 0;
+    sinew_intersect_report rep;
+    for (uint32_t k = 0; ok && k <= s->other_count; k++) {
+        const float *bx = k ? s->others[k - 1].xyz : s->xyz;
+        const uint32_t bn = k ? s->others[k - 1].n : s->ai.particle_count;
+        const uint32_t *bt = k ? s->others[k - 1].tris : s->tris, btc = k ? s->others[k - 1].tri_count : s->tri_count;
+        memcpy(xyz + 3 * at_n, bx, sizeof *xyz * 3 * bn);
+        for (uint32_t q = 0; q < 3 * btc; q++)
+            tris[3 * at_t + q] = bt[q] + (uint32_t)at_n;
+        ok = sinew_count_intersections(bx, bn, bt, btc, &lg, &rep) == SINEW_RESULT_OK;
+        own += rep.pairs;
+        at_n += bn, at_t += btc;
+    }
+    ok = ok && sinew_count_intersections(xyz, (uint32_t)n, tris, (uint32_t)t, &lg, &rep) == SINEW_RESULT_OK;
+    if (ok)
+        *out = rep.pairs - own;
+    free(xyz);
+    free(tris);
+    return ok;
+}

@@ -71,8 +71,8 @@ cd "$build"
 # the tests above drive), the portable-limits reruns (the same host code as
 # the tests they repeat) and the Vulkan 1.1 shader compiles (no host code
 # of ours).
-gpu_here='test_context|test_memory|test_fusion|test_reliability|test_health|test_engine|test_engine_asset|test_bodies|test_mgpbd_body|test_attach|test_shapes|test_render_mesh'
-scenes='tool_selfcol_layers_sphere|tool_selfcol_cgal_horizons|tool_sim_with_soft_block|tool_bench_stiff_dry_run|tool_sim_mgpbd_sphere_lands|tool_bench_gpu_dry_run|tool_sim_implicit|test_imc'
+gpu_here='test_world|test_context|test_memory|test_fusion|test_reliability|test_health|test_engine|test_engine_asset|test_bodies|test_mgpbd_body|test_attach|test_shapes|test_render_mesh'
+scenes='tool_sim_add_resume|tool_sim_crowd|tool_bench_world_dry_run|tool_selfcol_layers_sphere|tool_selfcol_cgal_horizons|tool_sim_with_soft_block|tool_bench_stiff_dry_run|tool_sim_mgpbd_sphere_lands|tool_bench_gpu_dry_run|tool_sim_implicit|test_imc'
 # ctest takes one -R and one -E: the CPU label by name (ctest -N -L cpu),
 # the tools, and the GPU tests above.
 cpu=$(ctest -N -L cpu | sed -n 's/^ *Test *#[0-9]*: *//p' | grep -v '^shader_vulkan1[.]1_' | paste -sd'|' -)

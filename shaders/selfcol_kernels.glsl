@@ -18,6 +18,26 @@ uint E() { return self_hdr(SINEW_SELF_E); }
 uint I() { return V() + T() + E(); } // the body's own items
 uint IA() { return I() + self_hdr(SINEW_SELF_GV) + self_hdr(SINEW_SELF_GT) + self_hdr(SINEW_SELF_GE); } // and others'
 bool own_pairs() { return self_hdr(SINEW_SELF_OWN) != 0u; }
+// The body of particle q (the chain's own or another chain's), 0 without a
+// world's table.
+uint body_of(uint q)
+{
+    uint o = self_hdr(SINEW_SELF_BODY);
+    return o == 0u ? 0u : selfi[o + q];
+}
+// Whether particles p's and q's bodies collide (SINEW_SELF_FILTER): one body
+// when it asks for its own pairs, two when each one's category meets the
+// other's mask; without a table, always.
+bool bodies_collide(uint p, uint q)
+{
+    uint o = self_hdr(SINEW_SELF_BODY);
+    if (o == 0u)
+        return true;
+    uint a = selfi[o + p], b = selfi[o + q], f = self_hdr(SINEW_SELF_FILTER);
+    if (a == b)
+        return selfi[f + 3u * a + 2u] != 0u;
+    return (selfi[f + 3u * a] & selfi[f + 3u * b + 1u]) != 0u && (selfi[f + 3u * b] & selfi[f + 3u * a + 1u]) != 0u;
+}
 
 // 0 vertex, 1 triangle, 2 edge.
 uint kind_of(uint it)
@@ -404,6 +424,8 @@ bool near(vec4 alo, vec3 ahi, vec3 da, vec4 aball, uvec3 pa, uint b, ivec3 cell)
     item_particles(b, pb);
     if (any(equal(pa, pb.xxx)) || any(equal(pa, pb.yyy)) || any(equal(pa, pb.zzz)))
         return false; // (unused slots repeat the first particle)
+    if (!bodies_collide(pa.x, pb.x))
+        return false; // a world's filter
     // the two balls' distance is at most the items': a pair that far apart
     // is no candidate (a relative margin keeps the test from ruling out, by
     // rounding, a pair the exact test would keep)
@@ -428,7 +450,7 @@ bool candidate(vec4 alo, vec3 da, uvec3 pa, uint ma, uint b, out uint side, out 
     item_particles(b, pb);
     float th = self_thickness(), reach = pair_reach(alo, da, b);
     uint rest = self_hdr(SINEW_SELF_REAL_REST);
-    bool own = b < I(); // two of the body's own items: their rest shape counts
+    bool own = b < I() && body_of(pa.x) == body_of(pb.x); // two items of one body: its rest shape counts
     if (ma == 2u) {
         vec3 a0 = body_prev(pa.x), a1 = body_prev(pa.y), b0 = body_prev(pb.x), b1 = body_prev(pb.y);
         dist2 = segment_dist2(a0, a1, b0, b1);

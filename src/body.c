@@ -54,6 +54,8 @@ sinew_body_desc sinew_body_desc_default(void)
     d.mgpbd_setup_interval = 20;
     d.render_mesh = 1;
     d.tether_scale = 1.0f;
+    d.collision_category = 1u;
+    d.collision_mask = 0xFFFFFFFFu;
     return d;
 }
 
@@ -278,7 +280,7 @@ sinew_result sinew_body_make(sinew_context *ctx, const sinew_asset *asset, const
         memcpy(b->surface, asset->triangles, sizeof *b->surface * asset->triangle_count);
     }
     const sinew_surface own = sinew_surface_of(asset);
-    if (desc->self_collision && (r = sinew_selfcol_plan(ctx, &own, desc, NULL, 0, &b->self)) != SINEW_RESULT_OK) {
+    if (desc->self_collision && (r = sinew_selfcol_plan(ctx, &own, desc, NULL, 0, NULL, &b->self)) != SINEW_RESULT_OK) {
         sinew_body_unmake(b);
         return r;
     }
@@ -345,6 +347,11 @@ static void body_free(sinew_body *b)
     free(b->unpinned_w);
     sinew_attach_free(&b->attach);
     sinew_selfcol_free(&b->self);
+    if (b->world_bodies) {
+        free(b->world_bodies->body_of);
+        free(b->world_bodies->filter);
+        free(b->world_bodies);
+    }
     sinew_collider_destroy(b->collider);
     sinew_body_release_others(b);
     free(b->rest);

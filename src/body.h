@@ -95,6 +95,10 @@ struct sinew_body {
     /* A member: its world's hook that builds the batches that changed
      * (world.c), so that the body's calls reach its batch's body. */
     sinew_result (*build)(struct sinew_world *world);
+    /* A chain of a world with contacts: which body each of its particles
+     * (and its contact bodies') belongs to, and their filters; planned into
+     * its self-collision (selfcol.h). Owned; NULL: none. */
+    sinew_selfcol_bodies *world_bodies;
 };
 
 /* Finishes a pipelined step still in flight before a call reads or changes

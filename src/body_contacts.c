@@ -64,7 +64,7 @@ sinew_result sinew_body_set_contacts(sinew_body *b, sinew_body *const *others, u
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     sinew_selfcol plan = {0};
     const int on = b->desc.self_collision || count;
-    if (on && (r = sinew_selfcol_plan(ctx, &own, &b->desc, surfaces, count, &plan)) != SINEW_RESULT_OK) {
+    if (on && (r = sinew_selfcol_plan(ctx, &own, &b->desc, surfaces, count, b->world_bodies, &plan)) != SINEW_RESULT_OK) {
         free(list);
         return r;
     }

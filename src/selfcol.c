@@ -182,7 +182,8 @@ static int gather_ghosts(const sinew_surface *others, uint32_t count, uint32_t n
 static void free_ghosts(ghosts *g) { free(g->verts), free(g->tris), free(g->edges); }
 
 sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_surface *a, const sinew_body_desc *d,
-                                const sinew_surface *others, uint32_t other_count, sinew_selfcol *s)
+                                const sinew_surface *others, uint32_t other_count,
+                                const sinew_selfcol_bodies *bodies, sinew_selfcol *s)
 {
     const sinew_logger *lg = &ctx->logger;
     memset(s, 0, sizeof *s);
@@ -224,6 +225,9 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_surface *a
     uint64_t o_gedges = at;  at += 2ull * g.ne;
     uint64_t o_start = at;   at += n + 1ull;
     uint64_t o_inc = at;     at += slots;
+    SINEW_ASSERT(!bodies || bodies->particle_count == (uint64_t)n + g.particles);
+    uint64_t o_body = bodies ? at : 0; at += bodies ? bodies->particle_count : 0;
+    uint64_t o_filter = bodies ? at : 0; at += bodies ? 3ull * bodies->body_count : 0;
     const uint64_t fixed = at;
     uint64_t o_table = at;   at += H;
     uint64_t o_items = at;   at += room;
@@ -276,6 +280,12 @@ sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_surface *a
     img[SINEW_SELF_GEDGES] = (uint32_t)o_gedges;
     img[SINEW_SELF_REAL_GHOST] = (uint32_t)o_ghost;
     img[SINEW_SELF_GN] = g.particles;
+    img[SINEW_SELF_BODY] = (uint32_t)o_body;
+    img[SINEW_SELF_FILTER] = (uint32_t)o_filter;
+    if (bodies) {
+        memcpy(img + o_body, bodies->body_of, 4ull * bodies->particle_count);
+        memcpy(img + o_filter, bodies->filter, 12ull * bodies->body_count);
+    }
     memcpy(img + o_verts, verts, 4ull * nv);
     for (uint32_t k = 0; k < nt; k++)
         memcpy(img + o_tris + 3ull * k, a->triangles[k].v, 12);

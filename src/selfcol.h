@@ -60,6 +60,17 @@ typedef struct sinew_selfcol {
     uint64_t image_words;
 } sinew_selfcol;
 
+/* The bodies of a world's chain (world.c): each particle's body index, the
+ * chain's own particles then the other chains' as they follow in the
+ * surfaces given, and each body's filter (category bits, mask bits, 1 when
+ * its own pairs collide; shared/selfcol.h, SINEW_SELF_FILTER). */
+typedef struct sinew_selfcol_bodies {
+    uint32_t *body_of;       /* own particles + the other bodies' particles */
+    uint32_t particle_count;
+    uint32_t *filter;        /* 3 per body */
+    uint32_t body_count;
+} sinew_selfcol_bodies;
+
 /* Refuses what self-collision cannot take (no triangles, a solver without
  * it, parameters out of range), naming it. OK when desc->self_collision is 0
  * and `always` is 0 (1: the checks of collision with other bodies, which
@@ -70,10 +81,13 @@ sinew_result sinew_selfcol_check(const sinew_context *ctx, uint32_t triangle_cou
 /* The surface, its edges and each particle's slots, the other bodies'
  * surfaces after it (their particles numbered from own->particle_count, one
  * body after another), and the sizes of the two buffers; the body's own
- * pairs collide when d->self_collision is set. Refuses sizes past the
- * device's bindings. */
+ * pairs collide when d->self_collision is set, and, given a world's
+ * `bodies` (NULL: none; its particle count must be the own and the other
+ * surfaces' together), only the pairs of bodies its filter lets collide.
+ * Refuses sizes past the device's bindings. */
 sinew_result sinew_selfcol_plan(const sinew_context *ctx, const sinew_surface *own, const sinew_body_desc *d,
-                                const sinew_surface *others, uint32_t other_count, sinew_selfcol *s);
+                                const sinew_surface *others, uint32_t other_count,
+                                const sinew_selfcol_bodies *bodies, sinew_selfcol *s);
 /* Writes the fixed part into SELF_INDEX (made from the plan's sizes), the
  * body's rest positions into SELF_REAL, and frees the host image. */
 sinew_result sinew_selfcol_upload(sinew_context *ctx, sinew_selfcol *s, const sinew_surface *own,

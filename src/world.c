@@ -19,6 +19,7 @@
 #include "world.h"
 
 #include "collider.h"
+#include "stages.h"
 
 #include <sinew/vulkan.h>
 
@@ -230,9 +231,10 @@ sinew_result sinew_world_add_body(sinew_world *w, sinew_context *ctx, const sine
         b->element_count = asset->element_count;
         b->material_count = asset->material_count;
         b->triangle_count = asset->triangle_count;
-        b->render_vertex_count = desc->render_mesh ? asset->rvertex_count : 0;
-        b->render_index_count = desc->render_mesh ? 3 * asset->rtriangle_count : 0;
-        b->normals = (desc->normals || b->render_vertex_count) && asset->triangle_count > 0;
+        if ((r = sinew_render_map_plan(b, asset)) != SINEW_RESULT_OK) { /* as its batch will */
+            member_free(b);
+            return r;
+        }
         fresh_stats(&b->stats);
         b->build = sinew_world_build;
     }
@@ -380,32 +382,84 @@ static int joins(const sinew_body *first, const sinew_body *m)
 
 static uint32_t chains_of(const sinew_world *w, sinew_body **out);
 
-/* Contact across batches (and the bodies of their own) goes through the
- * chains' contact lists (body_contacts.c): each position-based chain sees
- * the others' surfaces, as their steps leave them. In one submit a chain's
- * copies of the others' positions follow every chain submitted before it
- * (its first copy's barrier orders them), so it sees those chains at the
- * end of this step and the later ones at its start: the order of the
- * chains matters here, as it does not within a batch. */
-static sinew_result across_chains(sinew_world *w)
+/* The world's index of each particle of a chain: a batch's members'
+ * ranges, or the body itself. */
+static void chain_bodies(const sinew_world *w, const sinew_body *chain, uint32_t *out)
 {
-    sinew_body **chains = malloc(sizeof *chains * (w->body_count + w->batch_count + 1)), **others = NULL;
+    for (uint32_t k = 0; k < w->body_count; k++) {
+        const sinew_body *b = w->bodies[k];
+        if (b == chain)
+            for (uint32_t i = 0; i < b->particle_count; i++)
+                out[i] = k;
+        else if (b->asset && b->batch == chain)
+            for (uint32_t i = 0; i < b->particle_count; i++)
+                out[b->map.particle_first + i] = k;
+    }
+}
+
+/* Contact in a world (world.h): every position-based chain that collides
+ * (the world's contacts, or its bodies' own self-collision) gets a table of
+ * which body each particle is (its own and its contact bodies') and each
+ * body's filter (collision_category, collision_mask, self_collision; no
+ * body touches another without the world's contacts), planned into its
+ * self-collision. Bodies of one batch meet in its own query; the other
+ * chains come through its contact list (body_contacts.c): in one submit a
+ * chain's copies of the others' positions follow every chain submitted
+ * before it (its first copy's barrier orders them), so it sees those at
+ * the end of this step and the later ones at its start: across chains the
+ * order matters, as it does not within a batch. */
+static sinew_result contact_tables(sinew_world *w)
+{
+    const uint32_t B = w->body_count;
+    sinew_body **chains = malloc(sizeof *chains * (B + w->batch_count + 1)), **others = NULL;
+    uint32_t *filter = malloc(sizeof *filter * (3 * (size_t)B + 1));
     sinew_result r = SINEW_RESULT_OK;
     const uint32_t count = chains ? chains_of(w, chains) : 0;
-    if (!chains || !(others = malloc(sizeof *others * (count + 1))))
+    if (!chains || !filter || !(others = malloc(sizeof *others * (count + 1))))
         r = sinew_fail(&w->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "world", "out of host memory");
+    for (uint32_t k = 0; k < B && r == SINEW_RESULT_OK; k++) {
+        const sinew_body_desc *d = &w->bodies[k]->desc;
+        filter[3 * k] = w->desc.contacts ? d->collision_category : 0u;
+        filter[3 * k + 1] = d->collision_mask;
+        filter[3 * k + 2] = d->self_collision ? 1u : 0u;
+    }
     for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++) {
-        if (sinew_body_ops(chains[i]) != &sinew_pbd_ops || !chains[i]->surface)
+        sinew_body *c = chains[i];
+        if (sinew_body_ops(c) != &sinew_pbd_ops || !c->surface || !(w->desc.contacts || c->desc.self_collision))
             continue; /* self-collision is the position-based solvers' (XPBD, GPBD, HPBD) */
         uint32_t n = 0;
-        for (uint32_t j = 0; j < count; j++)
-            if (j != i && chains[j]->surface && n < SINEW_MAX_CONTACT_BODIES)
+        uint64_t particles = c->particle_count;
+        for (uint32_t j = 0; j < count && w->desc.contacts; j++)
+            if (j != i && chains[j]->surface && n < SINEW_MAX_CONTACT_BODIES) {
                 others[n++] = chains[j];
-        if (n != chains[i]->other_count || memcmp(others, chains[i]->others, sizeof *others * n) != 0)
-            r = sinew_body_set_contacts(chains[i], others, n);
+                particles += chains[j]->particle_count;
+            }
+        sinew_selfcol_bodies *t = calloc(1, sizeof *t);
+        uint32_t *body_of = malloc(sizeof *body_of * (particles + 1)), *f = malloc(sizeof *f * (3 * (size_t)B + 1));
+        if (!t || !body_of || !f) {
+            free(t), free(body_of), free(f);
+            r = sinew_fail(&w->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "world", "out of host memory");
+            break;
+        }
+        chain_bodies(w, c, body_of);
+        uint64_t at = c->particle_count;
+        for (uint32_t j = 0; j < n; j++) {
+            chain_bodies(w, others[j], body_of + at);
+            at += others[j]->particle_count;
+        }
+        memcpy(f, filter, sizeof *f * 3 * B);
+        *t = (sinew_selfcol_bodies){body_of, (uint32_t)particles, f, B};
+        if (c->world_bodies) {
+            free(c->world_bodies->body_of);
+            free(c->world_bodies->filter);
+            free(c->world_bodies);
+        }
+        c->world_bodies = t;
+        r = sinew_body_set_contacts(c, others, n);
     }
     free(chains);
     free(others);
+    free(filter);
     return r;
 }
 
@@ -491,7 +545,7 @@ sinew_result sinew_world_build(sinew_world *w)
         w->batch_count = built;
         fresh = NULL;
         w->dirty = 0;
-        r = w->desc.contacts ? across_chains(w) : SINEW_RESULT_OK;
+        r = contact_tables(w);
         w->dirty = r != SINEW_RESULT_OK;
     }
     free(order), free(group_of), free(firsts), free(index), free(fresh), free(maps), free(new_map);

@@ -356,6 +356,13 @@ typedef struct sinew_body_desc {
      * only. Default 0: none. */
     int tethers;
     float tether_scale;
+    /* Which bodies of a world touch (sinew/world.h, sinew_world_desc.contacts),
+     * as engines' collision layers: the categories this body is in (bits) and
+     * the categories it collides with (mask). Two bodies touch when each
+     * one's categories meet the other's mask. Defaults 1 and all bits: every
+     * body touches every other. A body's own pairs: self_collision. */
+    uint32_t collision_category;
+    uint32_t collision_mask;
     /* The world the body joins (sinew/world.h), made on the same context:
      * the world steps it, with the others, in one submit. NULL (the
      * default): a world of its own, stepped by sinew_body_step. */

@@ -23,11 +23,17 @@
  * submit. A batch is (re)built at the world's next step after a body of it
  * joined or left, carrying the state of the bodies already in it.
  *
- * Contact between bodies: with desc.contacts, every batch runs
- * self-collision over the surfaces of all its bodies (docs/self-collision.md),
- * so a contact between two bodies of one batch is found by the same query
- * and moves both sides in the same iteration, by their inverse masses.
- * Bodies of different batches do not touch each other.
+ * Contact between bodies: with desc.contacts, every batch of the
+ * position-based solvers runs self-collision over the surfaces of all its
+ * bodies (docs/self-collision.md), so a contact between two bodies of one
+ * batch is found by the same query and moves both sides in the same
+ * iteration, by their inverse masses. Which bodies touch is each body's
+ * collision_category and collision_mask (sinew_body_desc), as engines'
+ * collision layers; a body's own pairs, its self_collision. Bodies of
+ * different batches (a cloth of XPBD on a block of GPBD) see each other
+ * through their chains' contact lists: each chain sees the chains
+ * submitted before it as they end the step and those after as they start
+ * it, so across batches the order of the chains matters.
  *
  * A body in a world is stepped only by its world: sinew_body_step and
  * sinew_body_record_step refuse it. Reading and writing its state, pins,
@@ -53,10 +59,12 @@ typedef struct sinew_world_desc {
     /* Pack compatible bodies into batches (default 1); 0: every body steps
      * as a chain of its own, still in one submit (to compare the two). */
     int batch;
-    /* Contact between the bodies of a batch, found with self-collision over
-     * all their surfaces (default 0). It turns each batch's self-collision
-     * on with the first body's self_thickness, self_friction and
-     * self_capacity, so a body also collides with itself. */
+    /* Contact between bodies (default 0): within a batch by its
+     * self-collision over all their surfaces (the first body's
+     * self_thickness, self_friction and self_capacity), across batches by
+     * contact lists; filtered by each body's collision_category and
+     * collision_mask. A body collides with itself only with its
+     * self_collision. */
     int contacts;
 } sinew_world_desc;
 

@@ -90,6 +90,14 @@
 #define SINEW_SELF_GEDGES 35
 #define SINEW_SELF_REAL_GHOST 36 /* in SELF_REAL, vec4s */
 #define SINEW_SELF_GN 37        /* the other bodies' particles */
+/* Bodies of a world (src/world.c): where each particle's body index lies
+ * (N + GN words: the chain's own particles, then the other chains'), 0 when
+ * the chain is one body and every pair of it may collide; and each body's
+ * filter (3 words a body: its category bits, its mask bits, 1 when its own
+ * pairs collide). Two bodies collide when each one's category meets the
+ * other's mask. */
+#define SINEW_SELF_BODY 38
+#define SINEW_SELF_FILTER 39
 
 /* Pairs nearer than this many thicknesses (plus how far their predicted
  * motions may bring them together) when a substep begins are candidates:

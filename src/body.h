@@ -162,8 +162,16 @@ sinew_result sinew_body_collect_from(sinew_body *b);
  * chains of different batches see each other this way (body_contacts.c). */
 sinew_result sinew_body_set_contacts(sinew_body *b, sinew_body *const *others, uint32_t count);
 /* A member of a world's batch (b->asset): the batch's body, its world's
- * batches built first; NULL with *r saying why (world_member.c). */
-sinew_body *sinew_member_batch(sinew_body *m, sinew_result *r);
+ * batches built first (through the world's hook); NULL with *r saying
+ * why. */
+static inline sinew_body *sinew_member_batch(sinew_body *m, sinew_result *r)
+{
+    *r = m->world ? m->build(m->world) : SINEW_RESULT_OK;
+    if (*r == SINEW_RESULT_OK && !m->batch)
+        *r = sinew_fail(&m->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "world",
+                        "body '%s' has no batch: its world was destroyed", m->name);
+    return *r == SINEW_RESULT_OK ? m->batch : NULL;
+}
 /* world_member.c: the calls of a member that body_access.c hands over. */
 sinew_result sinew_member_read(sinew_body *b, int binding, float *xyz, uint32_t count);
 sinew_result sinew_member_read_render(sinew_body *b, float *out, uint32_t count);

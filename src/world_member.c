@@ -23,15 +23,6 @@ static sinew_result check_count(const sinew_body *b, uint32_t count, uint32_t wa
     return SINEW_RESULT_OK;
 }
 
-sinew_body *sinew_member_batch(sinew_body *m, sinew_result *r)
-{
-    *r = m->world ? m->build(m->world) : SINEW_RESULT_OK;
-    if (*r == SINEW_RESULT_OK && !m->batch)
-        *r = sinew_fail(&m->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "world",
-                        "body '%s' has no batch: its world was destroyed", m->name);
-    return *r == SINEW_RESULT_OK ? m->batch : NULL;
-}
-
 /* The batch, its step finished. */
 static sinew_body *settled_batch(sinew_body *b, sinew_result *r)
 {

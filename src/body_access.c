@@ -44,7 +44,9 @@ sinew_vulkan_buffers sinew_body_get_vulkan_buffers(const sinew_body *b)
         v.positions_size = 16ull * b->particle_count;
         v.normals_offset = v.normals ? 16ull * b->map.particle_first : 0;
         v.normals_size = v.normals ? 16ull * b->particle_count : 0;
-        if (v.render_vertices) { /* indices count from the batch's first render vertex */
+        if (v.render_vertices) { /* its own vertices and indices, numbered from its first vertex */
+            v.render_vertices_offset += 4ull * SINEW_RENDER_OUTPUT_FLOATS * b->map.rvertex_first;
+            v.render_vertex_count = b->render_vertex_count;
             v.render_indices_offset += 4ull * 3 * b->map.rtriangle_first;
             v.render_index_count = b->render_index_count;
         }

@@ -97,7 +97,10 @@ typedef struct sinew_vulkan_buffers {
     VkBuffer normals;            /* VK_NULL_HANDLE when the body computes none */
     VkDeviceSize normals_size;
     /* Where the body's particles start in both buffers (bytes): 0 for a
-     * body alone; a body of a world's batch shares its batch's buffers. */
+     * body alone; a body of a world's batch shares its batch's buffers, its
+     * particles at these offsets, its render vertices and indices at the
+     * offsets below (its indices numbered from its own first vertex, as
+     * alone). */
     VkDeviceSize positions_offset;
     VkDeviceSize normals_offset;
     /* The render mesh (docs/render-mesh.md; desc.render_mesh): the artist's

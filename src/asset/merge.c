@@ -297,9 +297,10 @@ static void merge_particles(sinew_asset *m, const sinew_asset *const *src, uint3
                 v.particle[j] += p0;
             m->rvertices[maps[k].rvertex_first + i] = v;
         }
+        /* each source's render triangles keep their own numbering: a body of
+         * a batch is drawn from its first render vertex, as it is alone */
         for (uint32_t t = 0; t < s->rtriangle_count; t++)
-            for (int j = 0; j < 3; j++)
-                m->rtriangles[maps[k].rtriangle_first + t].v[j] = s->rtriangles[t].v[j] + maps[k].rvertex_first;
+            m->rtriangles[maps[k].rtriangle_first + t] = s->rtriangles[t];
     }
 }
 

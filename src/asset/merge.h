@@ -11,7 +11,9 @@
  *                       (distances and bends, each its own range)
  *
  * Particles, triangles, materials, links, red and black lists and the render
- * mesh are concatenated, their indices rebased. Multigrid levels and meta
+ * mesh are concatenated, their indices rebased, except the render
+ * triangles: each source's count from its own first render vertex, so that
+ * a body of a batch is drawn from there as it is alone. Multigrid levels and meta
  * text are not carried (the solvers that need levels are never batched).
  */
 #ifndef SINEW_ASSET_MERGE_H

@@ -741,14 +741,14 @@ echo \"straight: $a\"; echo \"resumed:  $b\"; test -n \"$a\" && test \"$a\" = \"
 set_tests_properties(tool_sim_add_resume PROPERTIES LABELS gpu DEPENDS tool_sim_add_two_cloths
   PASS_REGULAR_EXPRESSION "world-resume-identical" FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 
-# The crowd scene (soft blocks and cloths in one world, contacts on), a few
-# steps with validation: it runs, and its JSON reports one submit a step
-# for its 8 bodies.
+# The crowd scene (soft blocks and cloths in one world, two batches,
+# contacts on), a few steps with validation: it runs, and its JSON reports
+# one submit a step for its 8 bodies in 2 chains.
 add_test(NAME tool_sim_crowd
-  COMMAND sh -c "'${SIM}' --scene crowd -n 8 --validation --json '${OUT}/crowd/run.json' -o '${OUT}/crowd' && \
+  COMMAND sh -c "'${SIM}' --scene crowd -n 2 --validation --json '${OUT}/crowd/run.json' -o '${OUT}/crowd' && \
 grep -o '\"submits_per_step\": 1\\|\"bodies\": 8' '${OUT}/crowd/run.json'")
 set_tests_properties(tool_sim_crowd PROPERTIES LABELS gpu
-  PASS_REGULAR_EXPRESSION "world +8 bodies in 1 chains.*submits_per_step.: 1.*bodies.: 8"
+  PASS_REGULAR_EXPRESSION "world +8 bodies in 2 chains.*submits_per_step.: 1.*bodies.: 8"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|FAILED|UNSTABLE")
 
 # Options that several bodies cannot go with are refused.

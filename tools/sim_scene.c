@@ -269,7 +269,7 @@ static int create_body(const options *o, sim *s)
     bd.implicit.bdf2 = o->bdf2;
     bd.chebyshev_delay = o->delay;
     bd.self_collision = o->self_collision;
-    bd.self_thickness = (float)o->thickness;
+    bd.self_thickness = (float)o->thickness * (o->crowd ? 0.5f : 1.0f); /* the crowd's blocks: sim_world.c */
     bd.self_friction = (float)o->self_friction;
     bd.self_capacity = o->self_capacity;
     bd.name = s->name;
@@ -388,7 +388,7 @@ static int open_outputs(const options *o, sim *s)
                 s->camera.target[k] = o->flag ? scene_flag_target[k] : scene_default_target[k];
             }
         if (o->crowd) { /* the pile from above, in front and to the right */
-            const float eye[3] = {2.4f, 2.1f, 3.0f}, target[3] = {0.2f, 0.15f, 0.1f};
+            const float eye[3] = {1.6f, 1.5f, 2.1f}, target[3] = {0.0f, 0.22f, 0.0f};
             memcpy(s->camera.eye, eye, sizeof eye);
             memcpy(s->camera.target, target, sizeof target);
         }

@@ -20,16 +20,20 @@
 
 /* ------------------------------------------------------------ the crowd */
 
-/* The crowd scene: soft blocks (size m, the bottom's centre) and flat
- * cloths (side m, the centre, a turn about the vertical in degrees) dropped
- * onto the ground and each other. The first block is the first body. */
+/* The crowd scene: soft blocks (size m, the bottom's centre) side by side on
+ * the ground, two by two with a gap between them, and flat cloths (side m,
+ * the centre, a turn about the vertical in degrees) stacked above them, each
+ * turned from the one below, that drape over the blocks and each other. The
+ * first block is the first body; the blocks step in one batch (--solver,
+ * GPBD Gauss-Seidel by default), the cloths in another (XPBD Gauss-Seidel,
+ * their family's solver), and the two touch through their contact lists. */
 enum { CROWD_BLOCKS = 4, CROWD_CLOTHS = 4 };
 static const double crowd_blocks[CROWD_BLOCKS][3] = {
-    {0.00, 0.02, 0.00}, {-0.42, 0.05, 0.28}, {0.42, 0.15, -0.30}, {0.10, 0.55, 0.06}};
+    {-0.27, 0.005, -0.27}, {0.27, 0.005, -0.27}, {-0.27, 0.005, 0.27}, {0.27, 0.005, 0.27}};
 static const double crowd_cloths[CROWD_CLOTHS][4] = {
-    {0.00, 1.05, 0.00, 0.0}, {0.10, 1.15, -0.10, 30.0}, {-0.10, 1.25, 0.10, 60.0}, {0.05, 1.35, 0.05, 15.0}};
+    {0.03, 0.46, -0.02, 0.0}, {-0.03, 0.52, 0.03, 22.5}, {0.02, 0.58, 0.02, 45.0}, {-0.02, 0.64, -0.03, 67.5}};
 #define CROWD_BLOCK_SIZE 0.4
-#define CROWD_CLOTH_SIDE 1.0
+#define CROWD_CLOTH_SIDE 1.2
 
 static sinew_result crowd_block(const options *o, unsigned k, sinew_asset **out)
 {
@@ -123,12 +127,19 @@ static int add_one(const options *o, sim *s, const sinew_body_desc *first, unsig
         return 0;
     }
     const sinew_asset_info ai = sinew_asset_get_info(b->asset);
-    b->solver = a && a->solver_set ? a->solver : a ? sim_default_solver(o, &ai) : o->solver; /* the crowd's: one */
+    if (a)
+        b->solver = a->solver_set ? a->solver : sim_default_solver(o, &ai);
+    else /* the crowd's blocks take the first's solver, its cloths their family's */
+        b->solver = ai.tet_count ? o->solver : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
     sinew_body_desc d = *first;
     d.solver = b->solver;
     d.materials = NULL;
     d.material_count = 0;
     d.name = b->name;
+    if (!a && !ai.tet_count) /* the crowd's cloths keep --thickness from everything, its blocks half of it
+                              * (sim_scene.c): each yields only within its own thickness, so a cloth resting
+                              * on a block does not press it down step by step across the two batches */
+        d.self_thickness = (float)o->thickness;
     b->n = ai.particle_count;
     b->tet_count = ai.tet_count;
     b->tris = sinew_asset_get_triangles(b->asset, &b->tri_count);

@@ -166,10 +166,9 @@ static void host_buffer_destroy(const app *a, host_buffer *h)
 
 /* What the draw reads of one body: its render mesh (sinew_vulkan_buffers),
  * one interleaved vertex stream and a uint32 index buffer, both in sinew's
- * buffer at the offsets it gives. Bodies of one batch share the buffer: the
- * vertex offset is where the batch's render vertices start, the index offset
- * where this body's indices start, and its indices count from the batch's
- * first vertex. Any model of the engine's own has the same shape. */
+ * buffer at the offsets it gives. Bodies of one batch share the buffer,
+ * each at its own offsets, its indices counting from its own first vertex,
+ * as for a body alone. Any model of the engine's own has the same shape. */
 typedef struct cloth_mesh {
     VkBuffer vertices;
     VkDeviceSize vertices_offset;
@@ -338,7 +337,7 @@ static void record_draw(const app *a, const renderer *r, const cloth_mesh meshes
         const cloth_mesh *mesh = &meshes[k];
         vkCmdBindVertexBuffers(a->cmd, 0, 1, &mesh->vertices, &mesh->vertices_offset);
         vkCmdBindIndexBuffer(a->cmd, mesh->indices, mesh->indices_offset, VK_INDEX_TYPE_UINT32);
-        vkCmdDrawIndexed(a->cmd, mesh->index_count, 1, 0, 0, 0); /* vertexOffset 0: see cloth_mesh */
+        vkCmdDrawIndexed(a->cmd, mesh->index_count, 1, 0, 0, 0);
     }
     vkCmdEndRenderPass(a->cmd);
     if (!copy_out)

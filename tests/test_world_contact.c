@@ -185,7 +185,7 @@ static double rest_squeeze(uint32_t layers, int with_top, int top_first, uint32_
 Test(world_contact, stacked_blocks_press_each_other)
 {
     const uint32_t steps = 90;
-    const double alone = rest_squeeze(1, 0, 0, steps);
+    const double alone = rest_squeeze(1, 0, 0, 60); /* one block comes to rest sooner */
     const double below = rest_squeeze(1, 1, 0, steps), above = rest_squeeze(1, 1, 1, steps);
     const double ref_alone = reference_squeeze(1), ref_stack = reference_squeeze(2);
     cr_log_info("bottom block's compression: alone %.3f mm (reference %.3f), stacked %.3f mm bottom first, "

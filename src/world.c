@@ -98,6 +98,8 @@ void sinew_world_destroy(sinew_world *w)
             sinew_body_unmake(b);
     }
     free(w->bodies);
+    free(w->chains);
+    free(w->cmds);
     if (w->fence) {
         if (!ctx->lost)
             ctx->vk.vkWaitForFences(ctx->device, 1, &w->fence, VK_TRUE, UINT64_MAX);
@@ -382,6 +384,25 @@ static int joins(const sinew_body *first, const sinew_body *m)
 
 static uint32_t chains_of(const sinew_world *w, sinew_body **out);
 
+/* The chains a step submits, kept with their command buffers, so that a
+ * step allocates nothing (made again when the world is built). */
+static sinew_result list_chains(sinew_world *w)
+{
+    const uint32_t most = w->body_count + w->batch_count + 1;
+    sinew_body **chains = realloc(w->chains, sizeof *chains * most);
+    if (chains)
+        w->chains = chains;
+    VkCommandBuffer *cmds = chains ? realloc(w->cmds, sizeof *cmds * most) : NULL;
+    if (cmds)
+        w->cmds = cmds;
+    if (!chains || !cmds)
+        return sinew_fail(&w->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "world", "out of host memory");
+    w->chain_count = chains_of(w, w->chains);
+    for (uint32_t i = 0; i < w->chain_count; i++)
+        w->cmds[i] = w->chains[i]->cmd;
+    return SINEW_RESULT_OK;
+}
+
 /* The world's index of each particle of a chain: a batch's members'
  * ranges, or the body itself. */
 static void chain_bodies(const sinew_world *w, const sinew_body *chain, uint32_t *out)
@@ -546,6 +567,8 @@ sinew_result sinew_world_build(sinew_world *w)
         fresh = NULL;
         w->dirty = 0;
         r = contact_tables(w);
+        if (r == SINEW_RESULT_OK)
+            r = list_chains(w);
         w->dirty = r != SINEW_RESULT_OK;
     }
     free(order), free(group_of), free(firsts), free(index), free(fresh), free(maps), free(new_map);
@@ -608,19 +631,14 @@ sinew_result sinew_world_step(sinew_world *w, const sinew_step_params *p)
     if (r != SINEW_RESULT_OK)
         return r;
     const sinew_counters before = ctx->counters;
-    sinew_body **chains = malloc(sizeof *chains * (w->body_count + w->batch_count + 1));
-    VkCommandBuffer *cmds = malloc(sizeof *cmds * (w->body_count + w->batch_count + 1));
-    if (!chains || !cmds) {
-        free(chains), free(cmds);
-        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "world", "out of host memory");
-    }
-    const uint32_t count = chains_of(w, chains);
-    for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++) {
+    sinew_body **chains = w->chains;
+    const uint32_t count = w->chain_count;
+    for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++) /* may record a chain's step again */
         r = sinew_body_begin_step(chains[i], p);
-        cmds[i] = chains[i]->cmd;
-    }
+    for (uint32_t i = 0; i < count; i++)
+        w->cmds[i] = chains[i]->cmd;
     if (r == SINEW_RESULT_OK && count)
-        r = sinew_submit_many(ctx, cmds, count, w->fence);
+        r = sinew_submit_many(ctx, w->cmds, count, w->fence);
     if (r == SINEW_RESULT_OK && count) {
         VkResult vr = ctx->vk.vkWaitForFences(ctx->device, 1, &w->fence, VK_TRUE, UINT64_MAX);
         ctx->counters.host_waits++;
@@ -644,8 +662,6 @@ sinew_result sinew_world_step(sinew_world *w, const sinew_step_params *p)
         chains[i]->stats.readback_bytes = w->stats.readback_bytes;
     }
     gather_stats(w, chains, count);
-    free(chains);
-    free(cmds);
     return r;
 }
 
@@ -655,15 +671,10 @@ sinew_result sinew_world_record_step(sinew_world *w, VkCommandBuffer cmd, const 
     sinew_result r = sinew_world_build(w);
     if (r != SINEW_RESULT_OK)
         return r;
-    sinew_body **chains = malloc(sizeof *chains * (w->body_count + w->batch_count + 1));
-    if (!chains)
-        return sinew_fail(&w->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "world", "out of host memory");
-    const uint32_t count = chains_of(w, chains);
-    for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++)
-        r = sinew_body_record_into(chains[i], cmd, p);
-    w->recorded = r == SINEW_RESULT_OK && count;
-    gather_stats(w, chains, count);
-    free(chains);
+    for (uint32_t i = 0; i < w->chain_count && r == SINEW_RESULT_OK; i++)
+        r = sinew_body_record_into(w->chains[i], cmd, p);
+    w->recorded = r == SINEW_RESULT_OK && w->chain_count;
+    gather_stats(w, w->chains, w->chain_count);
     return r;
 }
 
@@ -674,18 +685,13 @@ sinew_result sinew_world_collect_stats(sinew_world *w)
         return sinew_fail(&w->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "world",
                           "world '%s': no recorded step to collect (sinew_world_record_step)", w->name);
     w->recorded = 0;
-    sinew_body **chains = malloc(sizeof *chains * (w->body_count + w->batch_count + 1));
-    if (!chains)
-        return sinew_fail(&w->ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "world", "out of host memory");
-    const uint32_t count = chains_of(w, chains);
     sinew_result r = SINEW_RESULT_OK;
-    for (uint32_t i = 0; i < count; i++) {
-        sinew_result e = sinew_body_collect_from(chains[i]);
+    for (uint32_t i = 0; i < w->chain_count; i++) {
+        sinew_result e = sinew_body_collect_from(w->chains[i]);
         r = r == SINEW_RESULT_OK ? e : r;
     }
     w->stats.step_index++;
-    gather_stats(w, chains, count);
-    free(chains);
+    gather_stats(w, w->chains, w->chain_count);
     return r;
 }
 

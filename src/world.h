@@ -26,6 +26,9 @@ struct sinew_world {
     uint32_t batch_count;
     int dirty;              /* a body joined or left since the batches were built */
     int building;           /* sinew_world_build is at work */
+    sinew_body **chains;    /* what a step submits: the batches' bodies, then the bodies of their own */
+    VkCommandBuffer *cmds;  /* their command buffers */
+    uint32_t chain_count;
     VkFence fence;          /* the world's step */
     sinew_world_stats stats;
     uint32_t recorded;      /* a step was recorded into an application's command buffer */

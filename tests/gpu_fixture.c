@@ -1,5 +1,8 @@
 #include "gpu_fixture.h"
 
+#include "asset/asset.h"
+#include "prep/intersect.h"
+
 #include "prep/hierarchy.h"
 #include "prep/mesh.h"
 #include "prep/nested.h"
@@ -214,4 +217,29 @@ sinew_asset *gpu_layered_cloth(uint32_t nx, double size, double y, uint32_t laye
 sinew_asset *gpu_turned_cloth(uint32_t nx, double size, double y, double turn)
 {
     return turned_layers(nx, size, y, 1, 0.0, 0.0, turn);
+}
+
+/* Triangle pairs of body a's surface and body b's that intersect, from
+ * their current positions (pairs within one body not counted). */
+uint64_t gpu_crossings(sinew_body *a, const sinew_asset *aa, sinew_body *b, const sinew_asset *ab)
+{
+    uint32_t na = aa->particle_count, nb = ab->particle_count, ta = 0, tb = 0;
+    const uint32_t *tra = sinew_asset_get_triangles(aa, &ta), *trb = sinew_asset_get_triangles(ab, &tb);
+    float *x = malloc(sizeof *x * 3 * (na + nb));
+    uint32_t *tris = malloc(sizeof *tris * 3 * (ta + tb));
+    cr_assert_eq(sinew_body_read_positions(a, x, na), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_read_positions(b, x + 3 * na, nb), SINEW_RESULT_OK);
+    memcpy(tris, tra, sizeof *tris * 3 * ta);
+    for (uint32_t k = 0; k < 3 * tb; k++)
+        tris[3 * ta + k] = trb[k] + na;
+    sinew_intersect_report all, one;
+    cr_assert_eq(sinew_count_intersections(x, na + nb, tris, ta + tb, gpu_logger(), &all), SINEW_RESULT_OK);
+    uint64_t within = 0;
+    cr_assert_eq(sinew_count_intersections(x, na, tris, ta, gpu_logger(), &one), SINEW_RESULT_OK);
+    within += one.pairs;
+    cr_assert_eq(sinew_count_intersections(x, na + nb, tris + 3 * ta, tb, gpu_logger(), &one), SINEW_RESULT_OK);
+    within += one.pairs;
+    free(x);
+    free(tris);
+    return all.pairs - within;
 }

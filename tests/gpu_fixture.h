@@ -51,4 +51,8 @@ sinew_asset *gpu_layered_cloth(uint32_t nx, double size, double y, uint32_t laye
 /* One such grid turned by `turn` rad about the vertical. */
 sinew_asset *gpu_turned_cloth(uint32_t nx, double size, double y, double turn);
 
+/* Triangle pairs of body a's surface (asset aa) and body b's that
+ * intersect at their current positions; pairs within one body not counted. */
+uint64_t gpu_crossings(sinew_body *a, const sinew_asset *aa, sinew_body *b, const sinew_asset *ab);
+
 #endif

@@ -25,31 +25,6 @@ static sinew_body_desc cloth_desc(void)
     return d;
 }
 
-/* Triangle pairs of body a's surface and body b's that intersect, from
- * their current positions (pairs within one body not counted). */
-static uint64_t crossings(sinew_body *a, const sinew_asset *aa, sinew_body *b, const sinew_asset *ab)
-{
-    uint32_t na = aa->particle_count, nb = ab->particle_count, ta = 0, tb = 0;
-    const uint32_t *tra = sinew_asset_get_triangles(aa, &ta), *trb = sinew_asset_get_triangles(ab, &tb);
-    float *x = malloc(sizeof *x * 3 * (na + nb));
-    uint32_t *tris = malloc(sizeof *tris * 3 * (ta + tb));
-    cr_assert_eq(sinew_body_read_positions(a, x, na), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_body_read_positions(b, x + 3 * na, nb), SINEW_RESULT_OK);
-    memcpy(tris, tra, sizeof *tris * 3 * ta);
-    for (uint32_t k = 0; k < 3 * tb; k++)
-        tris[3 * ta + k] = trb[k] + na;
-    sinew_intersect_report all, one;
-    cr_assert_eq(sinew_count_intersections(x, na + nb, tris, ta + tb, gpu_logger(), &all), SINEW_RESULT_OK);
-    uint64_t within = 0;
-    cr_assert_eq(sinew_count_intersections(x, na, tris, ta, gpu_logger(), &one), SINEW_RESULT_OK);
-    within += one.pairs;
-    cr_assert_eq(sinew_count_intersections(x, na + nb, tris + 3 * ta, tb, gpu_logger(), &one), SINEW_RESULT_OK);
-    within += one.pairs;
-    free(x);
-    free(tris);
-    return all.pairs - within;
-}
-
 static double mean_height(sinew_body *b, uint32_t n)
 {
     float *x = malloc(sizeof *x * 3 * n);
@@ -115,7 +90,7 @@ Test(bodies, two_cloths_match_reference)
         }
     }
     double gap = mean_height(b, n) - mean_height(a, n);
-    uint64_t crossed = crossings(a, lower, b, upper);
+    uint64_t crossed = gpu_crossings(a, lower, b, upper);
     cr_log_info("two cloths: %llu contacts projected, max |x_gpu - x_ref| / size = %.3g, %.4f m apart, %llu crossing "
                 "triangle pairs", (unsigned long long)contacts, worst / size, gap, (unsigned long long)crossed);
     cr_assert_gt(contacts, 100, "the sheets should have met");
@@ -137,7 +112,7 @@ Test(bodies, two_cloths_match_reference)
         cr_assert_eq(sinew_body_step(a, &p), SINEW_RESULT_OK);
         cr_assert_eq(sinew_body_step(b, &p), SINEW_RESULT_OK);
     }
-    uint64_t apart = crossings(a, lower, b, upper);
+    uint64_t apart = gpu_crossings(a, lower, b, upper);
     cr_log_info("without contact lists: %llu crossing triangle pairs", (unsigned long long)apart);
     cr_assert_gt(apart, 0);
     free(start);
@@ -193,7 +168,7 @@ static uint64_t drape(int listed, double *top_gap)
         if (fabs(xc[3 * i]) < 0.1 && fabs(xc[3 * i + 2]) < 0.1)
             over = fmin(over, xc[3 * i + 1]);
     *top_gap = over - top;
-    uint64_t crossed = crossings(cloth, cloth_asset, block, block_asset);
+    uint64_t crossed = gpu_crossings(cloth, cloth_asset, block, block_asset);
     free(xc);
     free(xb);
     sinew_body_destroy(cloth);

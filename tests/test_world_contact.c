@@ -203,31 +203,6 @@ Test(world_contact, stacked_blocks_press_each_other)
                  1e3 * alone);
 }
 
-/* Triangle pairs of body a's surface and body b's that intersect (pairs
- * within one body not counted). */
-static uint64_t crossings(sinew_body *a, const sinew_asset *aa, sinew_body *b, const sinew_asset *ab)
-{
-    uint32_t na = aa->particle_count, nb = ab->particle_count, ta = 0, tb = 0;
-    const uint32_t *tra = sinew_asset_get_triangles(aa, &ta), *trb = sinew_asset_get_triangles(ab, &tb);
-    float *x = malloc(sizeof *x * 3 * (na + nb));
-    uint32_t *tris = malloc(sizeof *tris * 3 * (ta + tb));
-    cr_assert_eq(sinew_body_read_positions(a, x, na), SINEW_RESULT_OK);
-    cr_assert_eq(sinew_body_read_positions(b, x + 3 * na, nb), SINEW_RESULT_OK);
-    memcpy(tris, tra, sizeof *tris * 3 * ta);
-    for (uint32_t k = 0; k < 3 * tb; k++)
-        tris[3 * ta + k] = trb[k] + na;
-    sinew_intersect_report all, one;
-    cr_assert_eq(sinew_count_intersections(x, na + nb, tris, ta + tb, gpu_logger(), &all), SINEW_RESULT_OK);
-    uint64_t within = 0;
-    cr_assert_eq(sinew_count_intersections(x, na, tris, ta, gpu_logger(), &one), SINEW_RESULT_OK);
-    within += one.pairs;
-    cr_assert_eq(sinew_count_intersections(x, na + nb, tris + 3 * ta, tb, gpu_logger(), &one), SINEW_RESULT_OK);
-    within += one.pairs;
-    free(x);
-    free(tris);
-    return all.pairs - within;
-}
-
 /* Two sheets a centimetre apart fall onto the ground in one world with
  * contacts: one batch, both moved in the same iterations. The device
  * against the CPU double reference of the coupled system (the two assets
@@ -289,7 +264,7 @@ Test(world_contact, two_cloths_match_reference)
     cr_assert_eq(sinew_body_read_positions(b, x, n), SINEW_RESULT_OK);
     for (uint32_t i = 0; i < n; i++)
         yb += x[3 * i + 1] / n;
-    const uint64_t crossed = crossings(a, lower, b, upper);
+    const uint64_t crossed = gpu_crossings(a, lower, b, upper);
     cr_log_info("two cloths in one world: %llu contacts projected, max |x_gpu - x_ref| / size = %.3g, %.4f m apart, "
                 "%llu crossing triangle pairs", (unsigned long long)contacts, worst / size, yb - ya,
                 (unsigned long long)crossed);
@@ -353,7 +328,7 @@ Test(world_contact, cloth_drapes_over_soft_block)
     for (uint32_t i = 0; i < nc; i++)
         if (fabs(xc[3 * i]) < 0.1 && fabs(xc[3 * i + 2]) < 0.1)
             over = fmin(over, xc[3 * i + 1]);
-    const uint64_t crossed = crossings(cloth, cloth_asset, block, block_asset);
+    const uint64_t crossed = gpu_crossings(cloth, cloth_asset, block, block_asset);
     cr_log_info("cloth on a soft block in one world: %llu crossing triangle pairs, the cloth %.4f m above the "
                 "block's top", (unsigned long long)crossed, over - top);
     cr_expect_eq(crossed, 0);
@@ -395,7 +370,7 @@ static uint64_t layered(uint32_t upper_category)
     for (int s = 0; s < 30; s++)
         cr_assert_eq(sinew_world_step(w, &p), SINEW_RESULT_OK);
     cr_expect_eq(sinew_world_get_stats(w).chain_count, 1, "layers do not split a batch");
-    const uint64_t crossed = crossings(a, lower, b, upper);
+    const uint64_t crossed = gpu_crossings(a, lower, b, upper);
     sinew_world_destroy(w);
     sinew_asset_destroy(lower);
     sinew_asset_destroy(upper);

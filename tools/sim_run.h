@@ -144,6 +144,9 @@ sinew_result sim_save_checkpoint(const sim *s, const char *path);
 sinew_result sim_load_checkpoint(const sim *s, const char *path);
 /* final-K.obj of each body beside the first. */
 int sim_world_write_meshes(const options *o, const sim *s);
+/* sinew-sim.c: an OBJ of n positions and t triangles; 0, having said why,
+ * when it cannot be written. */
+int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t *tris, uint32_t t);
 /* The summary's lines of the world and its bodies; --hash's lines. */
 void sim_world_summary(const options *o, const sim *s, uint64_t steps);
 int sim_world_hashes(const sim *s);

@@ -8,7 +8,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/sinew.h>
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,24 +214,6 @@ sinew_result sim_load_checkpoint(const sim *s, const char *path)
 
 /* ------------------------------------------------------------ outputs */
 
-static int write_mesh(const char *path, const float *xyz, uint32_t n, const uint32_t *tris, uint32_t t)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, strerror(errno));
-        return 0;
-    }
-    fprintf(f, "# sinew-sim\n");
-    for (uint32_t i = 0; i < n; i++)
-        fprintf(f, "v %.6g %.6g %.6g\n", xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
-    for (uint32_t i = 0; i < t; i++)
-        fprintf(f, "f %u %u %u\n", tris[3 * i] + 1, tris[3 * i + 1] + 1, tris[3 * i + 2] + 1);
-    int ok = fclose(f) == 0;
-    if (!ok)
-        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, strerror(errno));
-    return ok;
-}
-
 int sim_world_write_meshes(const options *o, const sim *s)
 {
     for (uint32_t k = 0; k < s->other_count; k++) {
@@ -240,7 +221,7 @@ int sim_world_write_meshes(const options *o, const sim *s)
         char path[4096];
         snprintf(path, sizeof path, "%s/final-%u.obj", o->out_dir, k + 1);
         if (sinew_body_read_positions(b->body, b->xyz, b->n) != SINEW_RESULT_OK ||
-            !write_mesh(path, b->xyz, b->n, b->tris, b->tri_count))
+            !sim_write_obj(path, b->xyz, b->n, b->tris, b->tri_count))
             return 0;
     }
     return 1;

@@ -24,7 +24,7 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-static int write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t *tris, uint32_t t)
+int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t *tris, uint32_t t)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -170,7 +170,7 @@ static int write_body_obj(sim *s, const char *path)
         return sinew_body_read_render_vertices(s->body, s->render_out, s->render_count) == SINEW_RESULT_OK &&
                write_render_obj(path, s->render_out, s->render_count, s->render_indices, s->render_index_count);
     return sinew_body_read_positions(s->body, s->xyz, s->ai.particle_count) == SINEW_RESULT_OK &&
-           write_obj(path, s->xyz, s->ai.particle_count, s->tris, s->tri_count);
+           sim_write_obj(path, s->xyz, s->ai.particle_count, s->tris, s->tri_count);
 }
 
 /* ------------------------------------------------------------------ the run */

@@ -18,9 +18,9 @@
  *                 all submitted together, one fence, one wait
  *
  * Which bodies batch: the position-based families (XPBD, GPBD, HPBD) and
- * projective dynamics, without attachments to frames; the implicit solvers,
- * MGPBD and bodies with frames step as chains of their own in the same
- * submit. A batch is (re)built at the world's next step after a body of it
+ * projective dynamics, without attachments to frames, mesh colliders of the
+ * list or pipelined steps; the others (and the implicit solvers and MGPBD)
+ * step as chains of their own in the same submit. A batch is (re)built at the world's next step after a body of it
  * joined or left, carrying the state of the bodies already in it.
  *
  * Contact between bodies: with desc.contacts, every batch of the
@@ -36,11 +36,12 @@
  * it, so across batches the order of the chains matters.
  *
  * A body in a world is stepped only by its world: sinew_body_step and
- * sinew_body_record_step refuse it. Reading and writing its state, pins,
- * materials, its statistics (its batch's: a batch reduces its statistics
- * together) and checkpoints of it work as for a body alone; loading a
- * checkpoint into one body of a batch and cutting one are refused (load the
- * world's; cut a body alone).
+ * sinew_body_record_step refuse it, and so do sinew_body_set_contact_bodies
+ * and sinew_body_shift_origin. Reading and writing its state, pins,
+ * materials, its state hash and its statistics (its batch's: a batch
+ * reduces its statistics together) work as for a body alone; a checkpoint
+ * of one body of a batch (saved or loaded) and cutting one are refused
+ * (save and load the world's; cut a body alone).
  */
 #ifndef SINEW_WORLD_H
 #define SINEW_WORLD_H

@@ -301,12 +301,7 @@ sinew_result sinew_body_make(sinew_context *ctx, const sinew_asset *asset, const
         return r;
     }
     b->desc.meshes = NULL; /* borrowed for the call: copied into SHAPES */
-    b->stats.max_strain = b->stats.rms_strain = -1.0f;
-    b->stats.max_measure_error = b->stats.rms_measure_error = -1.0f;
-    b->stats.max_speed = -1.0f;
-    b->stats.max_volume_error = -1.0f;
-    b->stats.ms_predict = b->stats.ms_solve = b->stats.ms_contacts = b->stats.ms_velocity = -1.0;
-    b->stats.ms_residual = b->stats.ms_total = -1.0;
+    sinew_body_unmeasured(&b->stats);
     b->stats.dispatches = b->dispatches;
     b->stats.barriers = b->barriers;
     b->stats.bytes = b->bytes;

@@ -117,5 +117,8 @@ void sinew_body_count_step(sinew_body *b, const sinew_counters *before);
 /* The finished step's statistics into b->stats; a failed health check
  * rolls back (when the step may be and desc.rollback) and says so. */
 sinew_result sinew_body_take_stats(sinew_body *b, int can_roll_back);
+/* A body's statistics before its first step: what is measured, negative
+ * (not measured yet). */
+void sinew_body_unmeasured(sinew_step_stats *s);
 
 #endif

@@ -157,3 +157,13 @@ sinew_result sinew_body_take_stats(sinew_body *b, int can_roll_back)
     s->step_index++;
     return SINEW_RESULT_OK;
 }
+
+void sinew_body_unmeasured(sinew_step_stats *s)
+{
+    s->max_strain = s->rms_strain = -1.0f;
+    s->max_measure_error = s->rms_measure_error = -1.0f;
+    s->max_speed = -1.0f;
+    s->max_volume_error = -1.0f;
+    s->ms_predict = s->ms_solve = s->ms_contacts = s->ms_velocity = -1.0;
+    s->ms_residual = s->ms_total = -1.0;
+}

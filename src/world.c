@@ -149,17 +149,6 @@ static sinew_result clone_asset(sinew_context *ctx, const sinew_asset *a, const 
     return r;
 }
 
-static void fresh_stats(sinew_step_stats *s)
-{
-    memset(s, 0, sizeof *s);
-    s->max_strain = s->rms_strain = -1.0f;
-    s->max_measure_error = s->rms_measure_error = -1.0f;
-    s->max_speed = -1.0f;
-    s->max_volume_error = -1.0f;
-    s->residual = -1.0f;
-    s->ms_predict = s->ms_solve = s->ms_contacts = s->ms_velocity = s->ms_residual = s->ms_total = -1.0;
-}
-
 /* A body is made in its world, or alone. */
 sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, const sinew_body_desc *desc,
                                sinew_body **out)
@@ -237,7 +226,7 @@ sinew_result sinew_world_add_body(sinew_world *w, sinew_context *ctx, const sine
             member_free(b);
             return r;
         }
-        fresh_stats(&b->stats);
+        sinew_body_unmeasured(&b->stats);
         b->build = sinew_world_build;
     }
     b->world = w;

@@ -502,17 +502,23 @@ static int world_presets(const char *t, options *o)
 int sim_parse(int argc, char **argv, options *o)
 {
     const char *t = "sinew-sim";
-    sinew_body_desc bd = sinew_body_desc_default();
+    /* The library's defaults, which an asset file given with no other
+     * option steps with (as a program calling the library, or the Python
+     * package, does); the scenes change some below. */
+    const sinew_body_desc bd = sinew_body_desc_default();
+    const sinew_step_params pd = sinew_step_params_default();
     memset(o, 0, sizeof *o);
     o->out_dir = "sinew-out";
     o->frames = 240;
-    o->substeps = 16;
-    o->iterations = 1;
-    o->dt = 1.0 / 60.0;
-    o->shear = 1e-6;
-    o->bend = 1e-2;
-    o->omega = 1.5;
-    o->friction = 0.3;
+    o->substeps = bd.substeps;
+    o->iterations = bd.iterations;
+    o->dt = pd.dt;
+    o->stretch = bd.stretch_compliance;
+    o->shear = bd.shear_compliance;
+    o->bend = bd.bend_compliance;
+    o->omega = bd.jacobi_omega;
+    o->friction = pd.friction;
+    o->damping = pd.damping;
     o->max_speed = bd.max_speed;
     o->max_inverted = bd.max_inverted;
     o->max_volume_error = bd.max_volume_error;
@@ -531,14 +537,15 @@ int sim_parse(int argc, char **argv, options *o)
     o->material = MATERIAL_UNSET;
     o->seed = 1;
     o->ramp = 1.0;
-    o->gravity = 9.81;
+    o->gravity = -pd.gravity[1];
     o->size = 1.0;
     o->thickness = bd.self_thickness;
     o->self_friction = bd.self_friction;
     o->self_capacity = bd.self_capacity;
     o->solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
-    o->ground_normal[1] = 1.0;
-    o->air_density = 1.2;
+    for (int k = 0; k < 3; k++)
+        o->ground_normal[k] = pd.ground_normal[k];
+    o->air_density = pd.air_density;
 
     char solver_help[2048], solver_intro[512];
     snprintf(solver_intro, sizeof solver_intro,
@@ -558,7 +565,7 @@ int sim_parse(int argc, char **argv, options *o)
         {"--rho", NULL, CLI_DOUBLE, &o->rho, "R", "PD Chebyshev: spectral radius estimate in (0, 1) (default 0.95)",
          CLI_IN_OO(0, 1)},
         {"--delay", NULL, CLI_UINT, &o->delay, "N", "PD Chebyshev: plain iterations first (default 1)", .max = 1000},
-        {"--substeps", NULL, CLI_UINT, &o->substeps, "N", "substeps per step (default 16)", .min = 1, .max = 1000,
+        {"--substeps", NULL, CLI_UINT, &o->substeps, "N", "substeps per step (default 8, the library's; the default scene 16)", .min = 1, .max = 1000,
          .given = &o->substeps_set},
         {"--iterations", NULL, CLI_UINT, &o->iterations, "N", "solver iterations per substep (default 1)", .min = 1,
          .max = 1000, .given = &o->iterations_set},
@@ -598,8 +605,8 @@ int sim_parse(int argc, char **argv, options *o)
          .given = &o->gravity_set},
         {"--friction", NULL, CLI_DOUBLE, &o->friction, "MU", "contact friction (default 0.3)"},
         {"--ground", NULL, CLI_DOUBLE, &o->ground, "Y",
-         "ground plane height in m (default: 0 for the scenes that have one, a quarter of the asset's size below "
-         "an asset)",
+         "ground plane height in m (default 0, the library's; an asset reaching below it: a quarter of the "
+         "asset's size below it)",
          .given = &o->ground_set},
         {"--no-ground", NULL, CLI_FLAG, &o->no_ground, NULL, "no ground plane"},
         {"--sphere", NULL, CLI_CUSTOM, o, "X,Y,Z,R",
@@ -827,6 +834,9 @@ int sim_parse(int argc, char **argv, options *o)
         if (!o->turns_set)
             o->turns = 2.0;
     }
+    /* The cloth scenes (the default one, --cape, --flag) take 16 substeps. */
+    if (!o->asset_path && o->scene == SCENE_CLOTH && !o->crowd && !o->substeps_set)
+        o->substeps = 16;
     if (!o->cells_set && !o->cape && !o->flag)
         o->cells = d->cells;
     if (!o->youngs_set)

@@ -148,10 +148,18 @@ static int load_scene(options *o, sim *s)
     for (int k = 0; k < 3; k++)
         extent = ai.bounds_max[k] - ai.bounds_min[k] > extent ? ai.bounds_max[k] - ai.bounds_min[k] : extent;
     p->ground = !o->no_ground;
-    /* Without a ground its height is never computed (nor checked). */
-    p->ground_height = o->no_ground || !o->asset_path ? 0.0f : ai.bounds_min[1] - 0.25f * extent;
+    /* The library's ground (y = 0), unless an asset reaches below it: then a
+     * quarter of its size below it, said. Without a ground its height is
+     * never computed (nor checked). */
     if (o->ground_set)
         p->ground_height = (float)o->ground;
+    else if (p->ground && o->asset_path && ai.bounds_min[1] < p->ground_height) {
+        p->ground_height = ai.bounds_min[1] - 0.25f * extent;
+        if (!o->quiet && isfinite(p->ground_height))
+            printf("  %s reaches y = %.4g m, below the ground at y = 0: the ground is at y = %.4g m, a quarter of "
+                   "its size below it (--ground Y to choose)\n", s->name, (double)ai.bounds_min[1],
+                   (double)p->ground_height);
+    }
     if (p->ground && !isfinite(p->ground_height)) {
         fprintf(stderr, "sinew-sim: %s spans %g m from y = %g m: a ground %s at y = %g m is not a finite float; "
                 "give --ground Y or --no-ground\n", s->name, (double)extent, (double)ai.bounds_min[1],

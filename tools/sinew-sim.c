@@ -33,7 +33,7 @@ int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t
     }
     fprintf(f, "# sinew-sim\n");
     for (uint32_t i = 0; i < n; i++)
-        fprintf(f, "v %.6g %.6g %.6g\n", xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
+        fprintf(f, "v %.9g %.9g %.9g\n", xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
     for (uint32_t i = 0; i < t; i++)
         fprintf(f, "f %u %u %u\n", tris[3 * i] + 1, tris[3 * i + 1] + 1, tris[3 * i + 2] + 1);
     int ok = fclose(f) == 0;
@@ -53,7 +53,7 @@ static int write_render_obj(const char *path, const float *v, uint32_t n, const 
     }
     fprintf(f, "# sinew-sim: the asset's render mesh\n");
     for (uint32_t i = 0; i < n; i++)
-        fprintf(f, "v %.6g %.6g %.6g\n", v[8 * i], v[8 * i + 1], v[8 * i + 2]);
+        fprintf(f, "v %.9g %.9g %.9g\n", v[8 * i], v[8 * i + 1], v[8 * i + 2]);
     for (uint32_t i = 0; i < n; i++)
         fprintf(f, "vt %.9g %.9g\n", v[8 * i + 6], v[8 * i + 7]);
     for (uint32_t i = 0; i < n; i++)

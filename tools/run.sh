@@ -6,7 +6,9 @@
 #   tools/run.sh test                      runs the whole test suite: the release
 #                                          build's tests, the same tests under
 #                                          ASan + UBSan + LSan (tools/sanitize.sh),
-#                                          a short fuzz run (tools/fuzz.sh 10, two
+#                                          the Python package's tests
+#                                          (tools/python-test.sh), a short fuzz
+#                                          run (tools/fuzz.sh 10, two
 #                                          processes a target) and
 #                                          the runtime library cross-built for
 #                                          Windows and aarch64 (tools/cross.sh)
@@ -98,6 +100,8 @@ test)
     export SINEW_CGAL_DATA="$build/cgal-data"
     echo "== release build: the test suite"
     (cd "$build" && ctest --output-on-failure -j "$(nproc)")
+    echo "== the Python package: built into a virtual environment, its tests (pytest)"
+    "$root/tools/python-test.sh"
     echo "== sanitizer build (address, undefined behaviour, leaks): the test suite"
     "$root/tools/sanitize.sh"
     echo "== fuzzing: 10 s per target in two processes"

@@ -18,7 +18,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def ctx():
-    c = sinew.Context()
+    c = sinew.Context(validation=True)
     yield c
     assert c.validation_messages == 0
     c.close()

@@ -31,3 +31,13 @@ def test_iterations_sweep(tmp_path):
     out = run(tmp_path, "iterations_sweep.py", "--steps", "5", "--iterations", "1,8", "--solvers", "xpbd-gs")
     strains = [float(s.rstrip("%")) for s in out.splitlines()[2].split()[1:]]
     assert strains[1] < strains[0]  # more iterations, less stretch
+
+
+def test_the_readmes_example(tmp_path, monkeypatch):
+    readme = (EXAMPLES.parents[1] / "README.md").read_text().splitlines()
+    start = readme.index("    import numpy as np, sinew")
+    end = readme.index("", start)
+    code = "\n".join(line[4:] for line in readme[start:end])
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    assert (tmp_path / "cloth.snwc").stat().st_size > 0

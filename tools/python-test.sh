@@ -9,7 +9,7 @@
 #
 # Needs Python 3.9 or newer with venv (Debian: python3-venv, installed here
 # when missing) and the packages PyPI gives (scikit-build-core, numpy,
-# pytest).
+# pytest, mypy).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +29,7 @@ if [ ! -x "$venv/bin/python" ]; then
         python3 -m venv "$venv"
     fi
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check pytest
+"$venv/bin/python" -m pip install -q --disable-pip-version-check pytest mypy
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
     --config-settings=build-dir="$build/python-build" "$root/python"
 # From a folder of its own, so that `import sinew` is the installed package.

@@ -26,7 +26,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 def solvers() -> List[str]:
     """Every solver's name, as the tools spell them ("xpbd-gs", "gpbd-gs", ...)."""
-    names = []
+    names: List[str] = []
     while True:
         n = lib.solver_name(len(names))
         if n is None:
@@ -60,6 +60,9 @@ class _Handle:
         if self._h is None:
             raise Error(f"this {self._kind} is closed", "ERROR_INVALID_ARGUMENT")
         return self._h
+
+    def _close_c(self, handle: int) -> None:
+        raise NotImplementedError
 
     @property
     def closed(self) -> bool:
@@ -231,7 +234,7 @@ class Context(_Handle):
         self._h = None
         call(lib.context_create, C.byref(d), C.byref(h), what="creating a Vulkan context")
         super().__init__(h.value)
-        self._children = weakref.WeakSet()
+        self._children: "weakref.WeakSet[_Handle]" = weakref.WeakSet()
 
     def _close_c(self, h):
         for child in list(self._children):
@@ -295,6 +298,7 @@ class Collider(_Handle):
     """A rigid mesh bodies collide with (desc collider= or meshes=)."""
 
     _kind = "collider"
+    context: Context
 
     @classmethod
     def _create(cls, ctx, vertices, triangles, cell_size, resolution, margin, name):
@@ -405,6 +409,12 @@ class Body(_Handle):
     unless told otherwise."""
 
     _kind = "body"
+    context: Context
+    world: Optional["World"]
+    name: str
+    solver: str
+    particle_count: int
+    params: StepParams
 
     @classmethod
     def _create(cls, ctx, asset, solver, world, desc):
@@ -531,6 +541,10 @@ class World(_Handle):
     w.create_body(...)); bodies lists them in the order they joined."""
 
     _kind = "world"
+    context: Context
+    name: str
+    params: StepParams
+    _bodies: List[Body]
 
     @classmethod
     def _create(cls, ctx, name, batch, contacts):

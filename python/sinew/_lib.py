@@ -13,6 +13,7 @@ import os
 import pathlib
 import sys
 import threading
+from typing import Any
 
 from . import _ffi
 
@@ -64,7 +65,10 @@ def _bind(lib, table):
 
 
 class _Functions:
-    """The C functions, by name without the sinew_ prefix."""
+    """The C functions, by name without the sinew_ prefix (bound below)."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"sinew: no C function sinew_{name} is bound")
 
 
 _fns = _Functions()

@@ -29,7 +29,13 @@
  * two per corner, through a null pointer when there is no list), and reads
  * some lines its own way (an unknown element's count from its name's digits,
  * words after the expected ones, unsigned values with a sign), so the walk
- * refuses those too. A binary glTF file's header is checked against its size
+ * refuses those too. Before any record is walked, the counts in the header
+ * must fit in the file (4000000000 vertices would otherwise be walked until
+ * the data ran out, or the face lines be read as vertices), and a file
+ * without faces is refused as the point cloud it is. A binary STL file's
+ * triangle count must match its size, which is all assimp goes by (it said
+ * only "Failed to determine STL storage representation"). A binary glTF
+ * file's header is checked against its size
  * as well: assimp allocates and zeroes the chunk lengths it declares before
  * reading them, so a 700-byte .glb asked for 1.85 GB (found by
  * tests/fuzz/fuzz_gltf). Other formats rely on assimp's own checks, which
@@ -93,7 +99,7 @@ typedef struct ply_property {
 
 typedef struct ply_element {
     char name[24];
-    uint64_t count;
+    uint64_t count, line_no; /* line_no: of its element line */
     uint32_t first, property_count; /* properties[first .. first + property_count) */
 } ply_element;
 
@@ -189,6 +195,43 @@ static int ply_has_role(const ply_file *f, const ply_element *e, int role)
     return 0;
 }
 
+static int ply_has_faces(const ply_file *f)
+{
+    for (uint32_t i = 0; i < f->element_count; i++)
+        if (f->elements[i].count > 0 &&
+            (strcmp(f->elements[i].name, "face") == 0 || strcmp(f->elements[i].name, "tristrips") == 0))
+            return 1;
+    return 0;
+}
+
+/* The fewest bytes the records the header declares can take (binary: each
+ * scalar and list length, lists empty; ASCII: a digit and a separator per
+ * value) must fit in the file after the header, else it is refused naming
+ * the count and the file size it needs: a count of 4000000000 would
+ * otherwise be walked record by record until the data ran out, or be read
+ * as other elements' lines. */
+static sinew_result ply_fits(ply_file *f, size_t header, size_t size)
+{
+    uint64_t need = header;
+    for (uint32_t i = 0; i < f->element_count; i++) {
+        const ply_element *e = &f->elements[i];
+        uint64_t record = 0;
+        for (uint32_t k = 0; k < e->property_count; k++) {
+            const ply_property *p = &f->properties[e->first + k];
+            record += f->format == PLY_ASCII ? 2 : ply_types[p->count_type == PLY_SCALAR ? p->type : p->count_type].size;
+        }
+        /* A record of at most 256 * 8 bytes: saturate rather than wrap. */
+        need = record && e->count > (UINT64_MAX - need) / record ? UINT64_MAX : need + e->count * record;
+        if (need > size)
+            return sinew_fail(f->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                              "%s:%" PRIu64 ": the header declares %" PRIu64 " '%s' records, which need a file of "
+                              "at least %" PRIu64 " bytes (%s); this one has %zu",
+                              f->path, e->line_no, e->count, e->name, need,
+                              f->format == PLY_ASCII ? "a digit and a space per value" : "every list empty", size);
+    }
+    return SINEW_RESULT_OK;
+}
+
 /* A header line assimp skips: its first word a name (a letter, then letters,
  * digits, '_', '-' or '.') that is no PLY keyword, as writers add them
  * ("author", "TextureFile", "generated_by"). A line opening with anything
@@ -251,6 +294,13 @@ static sinew_result ply_header(ply_file *f)
             /* assimp hung on a header of no element after a skipped line. */
             if (f->vertex_count == 0)
                 return ply_fail(f, "the header declares no vertices (no 'element vertex' with records)");
+            if (!ply_has_faces(f))
+                return sinew_fail(f->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                                  "%s: has no faces: a point cloud of %" PRIu64 " vertices, not a surface "
+                                  "(no 'element face' or 'tristrips' with records)", f->path, f->vertex_count);
+            sinew_result r = ply_fits(f, t->next, t->size);
+            if (r != SINEW_RESULT_OK)
+                return r;
             if (f->format != PLY_ASCII) {
                 f->p = (const unsigned char *)t->data + t->next;
                 f->end = (const unsigned char *)t->data + t->size;
@@ -288,6 +338,7 @@ static sinew_result ply_header(ply_file *f)
             memset(e, 0, sizeof *e);
             memcpy(e->name, a.s, a.len < sizeof e->name - 1 ? a.len : sizeof e->name - 1);
             e->count = (uint64_t)count;
+            e->line_no = t->line_no;
             e->first = f->property_count;
             if (token_is(a, "vertex"))
                 f->vertex_count = e->count;
@@ -459,6 +510,40 @@ static int is_ply(const char *path, const char *data, size_t size)
            (size >= 3 && (memcmp(data, "ply", 3) == 0 || memcmp(data, "PLY", 3) == 0));
 }
 
+/* ------------------------------------------------------------ STL structure */
+
+/* assimp reads an STL file as binary when its size is 84 + 50 per triangle
+ * of the count at byte 80 (computed in 32 bits), else as ASCII when it
+ * starts with "solid" (after spaces and tabs), else it fails with
+ * "Failed to determine STL storage representation". A binary file whose
+ * count does not match its size is refused here naming both; so is one whose
+ * count matches only once assimp's sum wraps. */
+static sinew_result stl_check(const char *path, const sinew_logger *lg, const uint8_t *p, size_t size)
+{
+    uint32_t count = size >= 84 ? sinew_get_u32(p + 80) : 0;
+    uint64_t need = 84 + 50 * (uint64_t)count;
+    if (size >= 84 && need == size)
+        return SINEW_RESULT_OK;
+    if (size >= 84 && (uint32_t)need == size)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                          "%s: binary STL header declares %u triangles, which need a file of %" PRIu64
+                          " bytes (84 + 50 per triangle); this one has %zu",
+                          path, count, need, size);
+    size_t i = 0;
+    while (i < size && (p[i] == ' ' || p[i] == '\t'))
+        i++;
+    if (size - i > 5 && memcmp(p + i, "solid", 5) == 0)
+        return SINEW_RESULT_OK;
+    if (size < 84)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                          "%s: %zu bytes: shorter than a binary STL header (84 bytes), and not ASCII STL (no "
+                          "'solid' first)", path, size);
+    return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                      "%s: binary STL header declares %u triangles, which need a file of %" PRIu64
+                      " bytes (84 + 50 per triangle); this one has %zu",
+                      path, count, need, size);
+}
+
 /* ------------------------------------------------------------ GLB structure */
 
 /* A binary glTF file (assimp reads one as such by its .glb extension):
@@ -623,6 +708,8 @@ sinew_result sinew_mesh_read_assimp(const char *path, const sinew_logger *lg, si
     } else {
         if (sinew_path_has_extension(path, ".glb"))
             r = glb_check(path, lg, bytes, size);
+        else if (sinew_path_has_extension(path, ".stl"))
+            r = stl_check(path, lg, bytes, size);
         /* From the path: glTF buffers and OBJ materials may live in other files. */
         free(data);
         data = NULL;

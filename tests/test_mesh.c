@@ -814,6 +814,72 @@ Test(assimp, ply_named_header_lines_skipped)
     expect_bad_ply("number.ply", data, sizeof data - 1, ":3: not a header line (no keyword; data before end_header?): '1'");
 }
 
+/* An accessor beyond its bufferView, a bufferView beyond its buffer, a .glb
+ * buffer beyond its BIN chunk: each named with its range (assimp said
+ * "Accessor with offset/length (0/16000) is out of range", naming neither). */
+Test(assimp, gltf_ranges_checked)
+{
+#ifndef SINEW_HAVE_CJSON
+    cr_skip_test("built without cJSON");
+#endif
+    static const char head[] = "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+                               "\"nodes\":[{\"mesh\":0}],"
+                               "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":1},\"indices\":0}]}],"
+                               "\"buffers\":[{\"byteLength\":60}],";
+    struct {
+        const char *views, *accessors, *expect;
+    } cases[] = {
+        {"[{\"buffer\":0,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":12,\"byteLength\":48}]",
+         "[{\"bufferView\":0,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"},"
+         "{\"bufferView\":1,\"componentType\":5126,\"count\":4000,\"type\":\"VEC3\"}]",
+         ": accessor 1 (4000 elements of 12 bytes from offset 0) needs bytes 0 to 48000 of bufferView 1, which "
+         "has 48"},
+        {"[{\"buffer\":0,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":12,\"byteLength\":48}]",
+         "[{\"bufferView\":0,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"},"
+         "{\"bufferView\":1,\"byteOffset\":40,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"}]",
+         ": accessor 1 (4 elements of 12 bytes from offset 40) needs bytes 40 to 88 of bufferView 1, which has 48"},
+        {"[{\"buffer\":0,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":12,\"byteLength\":48,\"byteStride\":16}]",
+         "[{\"bufferView\":0,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"},"
+         "{\"bufferView\":1,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"}]",
+         ": accessor 1 (4 elements of 12 bytes from offset 0) needs bytes 0 to 60 of bufferView 1, which has 48"},
+        {"[{\"buffer\":0,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":12,\"byteLength\":4800}]",
+         "[{\"bufferView\":0,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"}]",
+         ": bufferView 1 (bytes 12 to 4812) runs past the end of buffer 0 (60 bytes)"},
+        {"[{\"buffer\":0,\"byteLength\":12}]",
+         "[{\"bufferView\":3,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"}]",
+         ": accessor 0 names bufferView 3 of 1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[2048], name[32];
+        int n = snprintf(json, sizeof json, "%s\"bufferViews\":%s,\"accessors\":%s}", head, cases[i].views,
+                         cases[i].accessors);
+        snprintf(name, sizeof name, "range%zu.gltf", i);
+        expect_bad_ply(name, json, (size_t)n, cases[i].expect);
+    }
+    /* Nested past the JSON reader's limit: refused where it goes too deep. */
+    char deep[400];
+    int n = snprintf(deep, sizeof deep, "{\"asset\":{\"version\":\"2.0\"},\"extras\":");
+    for (int k = 0; k < 100; k++)
+        deep[n++] = '[';
+    expect_bad_ply("deep.gltf", deep, (size_t)n,
+                   ": key \"extras\": arrays and objects nested deeper than 64 at line 1, column 100");
+
+    /* A .glb whose buffer is longer than its BIN chunk. */
+    const char gjson[] = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":600}]}";
+    uint32_t json_len = (uint32_t)(sizeof gjson - 1 + 3) & ~3u, total = 12 + 8 + json_len + 8 + 60;
+    unsigned char glb[256] = {0};
+    put32(glb, 0x46546C67); /* "glTF" */
+    put32(glb + 4, 2);
+    put32(glb + 8, total);
+    put32(glb + 12, json_len);
+    put32(glb + 16, 0x4E4F534A); /* "JSON" */
+    memset(glb + 20, ' ', json_len);
+    memcpy(glb + 20, gjson, sizeof gjson - 1);
+    put32(glb + 20 + json_len, 60);
+    put32(glb + 24 + json_len, 0x004E4942); /* "BIN\0" */
+    expect_bad_ply("long_buffer.glb", glb, total, ": buffer 0 has a byteLength of 600, but the BIN chunk holds 60 bytes");
+}
+
 /* A binary STL's triangle count must match its size (84 + 50 per triangle):
  * assimp said only "Failed to determine STL storage representation". */
 Test(assimp, stl_count_checked_against_size)

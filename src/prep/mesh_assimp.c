@@ -38,14 +38,19 @@
  * file's header is checked against its size
  * as well: assimp allocates and zeroes the chunk lengths it declares before
  * reading them, so a 700-byte .glb asked for 1.85 GB (found by
- * tests/fuzz/fuzz_gltf). Other formats rely on assimp's own checks, which
- * are not enough for glTF: its importer still crashes on some primitives
- * without positions, and a .gltf that is not JSON goes to whichever importer
- * claims its content (docs/fuzzing.md lists them). Whatever assimp returns is
- * checked again: indices, finite coordinates, limits.
+ * tests/fuzz/fuzz_gltf). A glTF 2 file's JSON is read first (json.h, so a
+ * .gltf that is not JSON no longer goes to whichever importer claims its
+ * content), and every accessor must lie within its bufferView and every
+ * bufferView within its buffer, named with its range where not. Other
+ * formats rely on assimp's own checks, which are not enough for glTF: its
+ * importer still crashes on some primitives without positions
+ * (docs/fuzzing.md lists them). Whatever assimp returns is checked again:
+ * indices, finite coordinates, limits.
  */
 #include "mesh.h"
 #include "mesh_text.h"
+
+#include "json.h"
 
 #include "core/bytes.h"
 #include "core/file.h"
@@ -576,6 +581,113 @@ static sinew_result glb_check(const char *path, const sinew_logger *lg, const ui
     return SINEW_RESULT_OK;
 }
 
+/* ------------------------------------------------------------ glTF ranges */
+
+#ifdef SINEW_HAVE_CJSON
+
+/* A member that is a whole number in [0, 2^53], as *v; 0 if absent or not
+ * one (assimp's own checks answer for that). */
+static int gltf_count(const cJSON *o, const char *key, double fallback, double *v)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, key);
+    *v = fallback;
+    if (!m)
+        return 1;
+    if (!cJSON_IsNumber(m) || !(m->valuedouble >= 0 && m->valuedouble <= 9007199254740992.0) ||
+        m->valuedouble != floor(m->valuedouble))
+        return 0;
+    *v = m->valuedouble;
+    return 1;
+}
+
+static double gltf_element_size(const cJSON *accessor)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(accessor, "type");
+    double component;
+    if (!gltf_count(accessor, "componentType", -1, &component) || !cJSON_IsString(type))
+        return 0;
+    static const struct {
+        const char *name;
+        int n;
+    } types[] = {{"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}, {"MAT2", 4}, {"MAT3", 9}, {"MAT4", 16}};
+    int bytes = component == 5120 || component == 5121 ? 1 : component == 5122 || component == 5123 ? 2
+              : component == 5125 || component == 5126 ? 4 : 0;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(type->valuestring, types[i].name) == 0)
+            return (double)bytes * types[i].n;
+    return 0;
+}
+
+/* Every accessor must lie within its bufferView, every bufferView within its
+ * buffer, and in a .glb the buffer without a uri within the BIN chunk
+ * (bin_size; -1 for a .gltf): assimp said "Accessor with offset/length
+ * (0/16000) is out of range", naming neither the accessor nor its range.
+ * What is not a whole number here is left to assimp's own checks. */
+static sinew_result gltf_ranges(const char *path, const sinew_logger *lg, const char *text, size_t size,
+                                double bin_size)
+{
+    cJSON *root = NULL;
+    sinew_result r = sinew_json_parse(text, size, path, lg, "mesh", SINEW_RESULT_ERROR_BAD_MESH, &root);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    const cJSON *buffers = cJSON_GetObjectItemCaseSensitive(root, "buffers");
+    const cJSON *views = cJSON_GetObjectItemCaseSensitive(root, "bufferViews");
+    const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(root, "accessors");
+    int nb = cJSON_IsArray(buffers) ? cJSON_GetArraySize(buffers) : 0;
+    int nv = cJSON_IsArray(views) ? cJSON_GetArraySize(views) : 0;
+    int na = cJSON_IsArray(accessors) ? cJSON_GetArraySize(accessors) : 0;
+    for (int i = 0; r == SINEW_RESULT_OK && i < nb; i++) {
+        const cJSON *b = cJSON_GetArrayItem(buffers, i);
+        double length;
+        if (bin_size >= 0 && !cJSON_GetObjectItemCaseSensitive(b, "uri") && gltf_count(b, "byteLength", 0, &length) &&
+            length > bin_size)
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                           "%s: buffer %d has a byteLength of %.0f, but the BIN chunk holds %.0f bytes", path, i,
+                           length, bin_size);
+    }
+    for (int i = 0; r == SINEW_RESULT_OK && i < nv; i++) {
+        const cJSON *v = cJSON_GetArrayItem(views, i);
+        double buffer, offset, length, buffer_length;
+        if (!gltf_count(v, "buffer", -1, &buffer) || !gltf_count(v, "byteOffset", 0, &offset) ||
+            !gltf_count(v, "byteLength", -1, &length) || buffer < 0 || length < 0)
+            continue;
+        if (buffer >= nb) {
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: bufferView %d names buffer %.0f of %d", path,
+                           i, buffer, nb);
+        } else if (gltf_count(cJSON_GetArrayItem(buffers, (int)buffer), "byteLength", -1, &buffer_length) &&
+                   buffer_length >= 0 && offset + length > buffer_length) {
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                           "%s: bufferView %d (bytes %.0f to %.0f) runs past the end of buffer %.0f (%.0f bytes)",
+                           path, i, offset, offset + length, buffer, buffer_length);
+        }
+    }
+    for (int i = 0; r == SINEW_RESULT_OK && i < na; i++) {
+        const cJSON *a = cJSON_GetArrayItem(accessors, i);
+        double view, offset, count, stride, length, element = gltf_element_size(a);
+        if (!gltf_count(a, "bufferView", -1, &view) || view < 0 || !gltf_count(a, "byteOffset", 0, &offset) ||
+            !gltf_count(a, "count", -1, &count) || count < 1 || element == 0)
+            continue;
+        if (view >= nv) {
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: accessor %d names bufferView %.0f of %d",
+                           path, i, view, nv);
+            continue;
+        }
+        const cJSON *v = cJSON_GetArrayItem(views, (int)view);
+        if (!gltf_count(v, "byteLength", -1, &length) || length < 0 || !gltf_count(v, "byteStride", 0, &stride))
+            continue;
+        double end = offset + (count - 1) * (stride > 0 ? stride : element) + element;
+        if (end > length)
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                           "%s: accessor %d (%.0f elements of %.0f bytes from offset %.0f) needs bytes %.0f to %.0f "
+                           "of bufferView %.0f, which has %.0f",
+                           path, i, count, element, offset, offset, end, view, length);
+    }
+    cJSON_Delete(root);
+    return r;
+}
+
+#endif
+
 /* ------------------------------------------------------------ import */
 
 /* Polygon faces (3 or more corners) of one assimp mesh. */
@@ -708,7 +820,20 @@ sinew_result sinew_mesh_read_assimp(const char *path, const sinew_logger *lg, si
     } else {
         if (sinew_path_has_extension(path, ".glb"))
             r = glb_check(path, lg, bytes, size);
-        else if (sinew_path_has_extension(path, ".stl"))
+#ifdef SINEW_HAVE_CJSON
+        /* A glTF 2 file's JSON (glb_check has bounded the chunks). */
+        if (r == SINEW_RESULT_OK && sinew_path_has_extension(path, ".glb") && sinew_get_u32(bytes + 4) == 2) {
+            uint32_t json = sinew_get_u32(bytes + 12);
+            uint64_t bin = 20 + ((uint64_t)json + 3) / 4 * 4;
+            /* Some writers pad the chunk with NUL bytes rather than spaces. */
+            while (json > 0 && data[20 + json - 1] == '\0')
+                json--;
+            r = gltf_ranges(path, lg, data + 20, json, bin + 8 <= size ? sinew_get_u32(bytes + bin) : 0);
+        } else if (sinew_path_has_extension(path, ".gltf")) {
+            r = gltf_ranges(path, lg, data, size, -1);
+        }
+#endif
+        if (sinew_path_has_extension(path, ".stl"))
             r = stl_check(path, lg, bytes, size);
         /* From the path: glTF buffers and OBJ materials may live in other files. */
         free(data);

@@ -118,3 +118,14 @@ add_test(NAME tool_info_options_first
 '${INFO}' \"$d/g.snw\" --bogus; test $? -eq 2")
 set_tests_properties(tool_info_options_first PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "usage: sinew-info" FAIL_REGULAR_EXPRESSION "particles:")
+
+# --frames 0 is an option error (exit status 2), refused before the asset is
+# read or a Vulkan context made; it used to run no step and report a strain
+# of -100%.
+add_test(NAME tool_sim_frames_zero_refused
+  COMMAND sh -c "d='${FILES_OUT}/frames0'; rm -rf \"$d\"; mkdir -p \"$d\" && cd \"$d\" || exit 1; \
+'${PREP}' --grid 4x4 -q -o g.snw || exit 1; \
+${NO_VULKAN} timeout 20 '${SIM}' g.snw --frames 0 --no-png -o run; s=$?; [ $s -eq 2 ] && [ ! -e run ] && echo 'refused'")
+set_tests_properties(tool_sim_frames_zero_refused PROPERTIES LABELS cpu TIMEOUT 30
+  PASS_REGULAR_EXPRESSION "--frames: \"0\" is not a whole number in 1\\.\\.10000000.*refused"
+  FAIL_REGULAR_EXPRESSION "no Vulkan context|-100")

@@ -552,8 +552,10 @@ int sim_parse(int argc, char **argv, options *o)
              sinew_solver_name(SINEW_SOLVER_XPBD_GAUSS_SEIDEL), sinew_solver_name(SINEW_SOLVER_GPBD_GAUSS_SEIDEL));
     cli_solver_help(solver_help, sizeof solver_help, solver_intro);
     cli_option opts[] = {
+        /* 0 steps ran nothing and reported strain as -100% and progress
+         * divided by zero. */
         {"--frames", "-n", CLI_UINT, &o->frames, "N", "steps to simulate (default 240; soft scenes: below)",
-         .max = 10000000, .given = &o->frames_set},
+         .min = 1, .max = 10000000, .given = &o->frames_set},
         {"--dt", NULL, CLI_DOUBLE, &o->dt, "S", "step length in seconds (default 1/60)", CLI_GT(0),
          .given = &o->dt_set},
         {"--solver", NULL, CLI_CUSTOM, &o->solver, "NAME", solver_help, .parse = cli_solver, .given = &o->solver_set},

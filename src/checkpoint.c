@@ -453,11 +453,12 @@ sinew_result sinew_body_load_checkpoint_file(sinew_body *b, const char *path)
     uint8_t *bytes;
     size_t size;
     /* Up to the format's largest, so a checkpoint of another body gets the
-     * load's message saying how it differs; the header first, then no more
-     * than it declares. */
+     * load's message saying how it differs; the header first, and the rest
+     * only when the file is no longer than the header declares. */
     const size_t largest = SIZE_MAX > UINT32_MAX ? HEADER_SIZE + (size_t)UINT32_MAX : SIZE_MAX / 2;
-    sinew_result r = sinew_file_read_declared(path, HEADER_SIZE, declared_size, largest, &b->ctx->logger,
-                                              "checkpoint", &bytes, &size);
+    sinew_result r = sinew_file_read_declared(path, HEADER_SIZE, declared_size, largest,
+                                              SINEW_RESULT_ERROR_INVALID_ARGUMENT, &b->ctx->logger, "checkpoint",
+                                              &bytes, &size);
     if (r != SINEW_RESULT_OK)
         return r;
     r = sinew_body_load_checkpoint(b, bytes, size);

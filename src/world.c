@@ -860,7 +860,11 @@ sinew_result sinew_world_load_checkpoint_file(sinew_world *w, const char *path)
     SINEW_ASSERT(w && path);
     uint8_t *bytes;
     size_t size;
-    sinew_result r = sinew_file_read(path, SIZE_MAX / 2, &w->ctx->logger, "checkpoint", &bytes, &size);
+    /* No more than a checkpoint of this world holds: a larger file is
+     * refused on its size, before any read. */
+    sinew_result r = sinew_world_build(w);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_file_read(path, sinew_world_checkpoint_size(w), &w->ctx->logger, "checkpoint", &bytes, &size);
     if (r != SINEW_RESULT_OK)
         return r;
     r = sinew_world_load_checkpoint(w, bytes, size);

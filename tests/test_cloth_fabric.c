@@ -287,6 +287,18 @@ Test(fabric, malformed_files_refused)
     const char nul[] = GOOD_HEAD "\0\"warp\": []}";
     cr_assert_eq(sinew_fabric_parse(nul, sizeof nul - 1, "nul.json", &lg, &f), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
     cr_assert(strstr(c.text, "nul.json: key \"areal_density\": a NUL byte at line 1, column 44"), "%s", c.text);
+    /* Nested deeper than any fabric needs: named with where it first goes too
+     * deep (cJSON used to say "not valid JSON" past its own limit of 1000
+     * levels, and to recurse a C level each until then). */
+    static char deep[8000];
+    n = snprintf(deep, sizeof deep, GOOD_HEAD "\"warp\": ");
+    for (int i = 0; i < 3000; i++)
+        deep[n++] = '[';
+    deep[n] = '\0';
+    lg = capture_logger(&c);
+    cr_assert_eq(sinew_fabric_parse(deep, strlen(deep), "deep.json", &lg, &f), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(c.text, "deep.json: key \"warp\": arrays and objects nested deeper than 64 at line 1, column 115"),
+              "%s", c.text);
     lg = capture_logger(&c);
     cr_assert_eq(sinew_fabric_parse(huge, SINEW_FABRIC_MAX_BYTES + 1, "big.json", &lg, &f), SINEW_RESULT_ERROR_LIMIT);
     cr_assert(strstr(c.text, "big.json: larger than the reader's limit of 1048576 bytes"), "%s", c.text);

@@ -706,8 +706,12 @@ static void expect_bad_ply(const char *name, const void *data, size_t size, cons
 Test(assimp, malformed_ply_refused)
 {
     const char ascii_short[] = PLY_HEAD("ascii", 10, 1) "0 0 0\n1 0 0\n3 0 1 2\n";
-    expect_bad_ply("short.ply", ascii_short, sizeof ascii_short - 1, ":12: vertex 2 has more values than the header declares");
-    const char ascii_end[] = PLY_HEAD("ascii", 3, 1) "0 0 0\n1 0 0\n";
+    expect_bad_ply("short.ply", ascii_short, sizeof ascii_short - 1,
+                   ":3: the header declares 10 'vertex' records, which need a file of at least 215 bytes (a digit "
+                   "and a space per value); this one has 175");
+    const char ascii_more[] = PLY_HEAD("ascii", 3, 1) "0 0 0\n1 0 0\n0 1 0 5\n3 0 1 2\n";
+    expect_bad_ply("more.ply", ascii_more, sizeof ascii_more - 1, ":12: vertex 2 has more values than the header declares");
+    const char ascii_end[] = PLY_HEAD("ascii", 3, 1) "0.000 0.000 0.000\n1 0 0\n";
     expect_bad_ply("end.ply", ascii_end, sizeof ascii_end - 1, ":11: file ends in vertex 2 of the 3 its header declares");
     const char ascii_few[] = PLY_HEAD("ascii", 3, 1) "0 0 0\n1 0 0\n0 1\n3 0 1 2\n";
     expect_bad_ply("few.ply", ascii_few, sizeof ascii_few - 1, ":12: vertex 2 has fewer values than the header declares");
@@ -742,7 +746,9 @@ Test(assimp, malformed_ply_refused)
     unsigned char bin[sizeof head - 1 + 24 + 4];
     memcpy(bin, head, sizeof head - 1);
     memset(bin + sizeof head - 1, 0, sizeof bin - (sizeof head - 1));
-    expect_bad_ply("short_binary.ply", bin, sizeof bin, ": file ends in vertex 2 of the 10 its header declares");
+    expect_bad_ply("short_binary.ply", bin, sizeof bin,
+                   ":3: the header declares 10 'vertex' records, which need a file of at least 290 bytes (every "
+                   "list empty); this one has 198");
     const char head3[] = PLY_HEAD("binary_big_endian", 3, 1);
     unsigned char bin3[sizeof head3 - 1 + 36 + 1 + 12];
     memcpy(bin3, head3, sizeof head3 - 1);
@@ -754,10 +760,32 @@ Test(assimp, malformed_ply_refused)
     memset(bin3 + sizeof head3 - 1 + 16, 0xff, 4); /* vertex 1's y: a NaN */
     expect_bad_ply("nan_binary.ply", bin3, sizeof bin3, ": vertex 1 has a non-finite coordinate");
 
-    /* Points only: assimp refuses them in its own words. */
+    /* Points only (assimp said "No output meshes: all meshes are orphaned"). */
     const char points[] = "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\n"
                           "property float z\nend_header\n0 0 0\n1 0 0\n";
-    expect_bad_ply("points.ply", points, sizeof points - 1, ": ");
+    expect_bad_ply("points.ply", points, sizeof points - 1,
+                   ": has no faces: a point cloud of 2 vertices, not a surface (no 'element face' or 'tristrips' "
+                   "with records)");
+    const char no_faces[] = PLY_HEAD("ascii", 3, 0) "0 0 0\n1 0 0\n0 1 0\n";
+    expect_bad_ply("no_faces.ply", no_faces, sizeof no_faces - 1, ": has no faces: a point cloud of 3 vertices");
+    /* Counts no file could hold: refused on the header, naming the count and
+     * the size it needs (an ASCII one was read as "vertex 3 has more values
+     * than the header declares", its face line taken for a vertex). */
+    const char huge_ascii[] = PLY_HEAD("ascii", 4000000000, 1) "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    expect_bad_ply("huge.ply", huge_ascii, sizeof huge_ascii - 1,
+                   ":3: the header declares 4000000000 'vertex' records, which need a file of at least 24000000163 "
+                   "bytes (a digit and a space per value); this one has 189");
+    const char huge_binary[] = PLY_HEAD("binary_little_endian", 4000, 5000000000);
+    char want[160];
+    snprintf(want, sizeof want,
+             ":7: the header declares 5000000000 'face' records, which need a file of at least %llu bytes (every "
+             "list empty); this one has %zu", 48000ull + 5000000000ull + sizeof huge_binary - 1,
+             sizeof huge_binary - 1 + 48000);
+    char *big = calloc(1, sizeof huge_binary - 1 + 48000);
+    cr_assert_not_null(big);
+    memcpy(big, huge_binary, sizeof huge_binary - 1);
+    expect_bad_ply("huge_binary.ply", big, sizeof huge_binary - 1 + 48000, want);
+    free(big);
     /* Not PLY at all under a PLY name, and a damaged magic word (assimp hangs on
      * "ply9" without end_header). */
     expect_bad_ply("garbage.ply", "garbage\n", 8, ":1: first line is not 'ply': 'garbage'");
@@ -784,6 +812,102 @@ Test(assimp, ply_named_header_lines_skipped)
     const char data[] = "ply\nformat ascii 1.0\n1 2 3\nelement vertex 3\nproperty float x\nproperty float y\n"
                         "property float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n";
     expect_bad_ply("number.ply", data, sizeof data - 1, ":3: not a header line (no keyword; data before end_header?): '1'");
+}
+
+/* An accessor beyond its bufferView, a bufferView beyond its buffer, a .glb
+ * buffer beyond its BIN chunk: each named with its range (assimp said
+ * "Accessor with offset/length (0/16000) is out of range", naming neither). */
+Test(assimp, gltf_ranges_checked)
+{
+#ifndef SINEW_HAVE_CJSON
+    cr_skip_test("built without cJSON");
+#endif
+    static const char head[] = "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+                               "\"nodes\":[{\"mesh\":0}],"
+                               "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":1},\"indices\":0}]}],"
+                               "\"buffers\":[{\"byteLength\":60}],";
+    struct {
+        const char *views, *accessors, *expect;
+    } cases[] = {
+        {"[{\"buffer\":0,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":12,\"byteLength\":48}]",
+         "[{\"bufferView\":0,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"},"
+         "{\"bufferView\":1,\"componentType\":5126,\"count\":4000,\"type\":\"VEC3\"}]",
+         ": accessor 1 (4000 elements of 12 bytes from offset 0) needs bytes 0 to 48000 of bufferView 1, which "
+         "has 48"},
+        {"[{\"buffer\":0,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":12,\"byteLength\":48}]",
+         "[{\"bufferView\":0,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"},"
+         "{\"bufferView\":1,\"byteOffset\":40,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"}]",
+         ": accessor 1 (4 elements of 12 bytes from offset 40) needs bytes 40 to 88 of bufferView 1, which has 48"},
+        {"[{\"buffer\":0,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":12,\"byteLength\":48,\"byteStride\":16}]",
+         "[{\"bufferView\":0,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"},"
+         "{\"bufferView\":1,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"}]",
+         ": accessor 1 (4 elements of 12 bytes from offset 0) needs bytes 0 to 60 of bufferView 1, which has 48"},
+        {"[{\"buffer\":0,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":12,\"byteLength\":4800}]",
+         "[{\"bufferView\":0,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"}]",
+         ": bufferView 1 (bytes 12 to 4812) runs past the end of buffer 0 (60 bytes)"},
+        {"[{\"buffer\":0,\"byteLength\":12}]",
+         "[{\"bufferView\":3,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"}]",
+         ": accessor 0 names bufferView 3 of 1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[2048], name[32];
+        int n = snprintf(json, sizeof json, "%s\"bufferViews\":%s,\"accessors\":%s}", head, cases[i].views,
+                         cases[i].accessors);
+        snprintf(name, sizeof name, "range%zu.gltf", i);
+        expect_bad_ply(name, json, (size_t)n, cases[i].expect);
+    }
+    /* Nested past the JSON reader's limit: refused where it goes too deep. */
+    char deep[400];
+    int n = snprintf(deep, sizeof deep, "{\"asset\":{\"version\":\"2.0\"},\"extras\":");
+    for (int k = 0; k < 100; k++)
+        deep[n++] = '[';
+    expect_bad_ply("deep.gltf", deep, (size_t)n,
+                   ": key \"extras\": arrays and objects nested deeper than 64 at line 1, column 100");
+
+    /* A .glb whose buffer is longer than its BIN chunk. */
+    const char gjson[] = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":600}]}";
+    uint32_t json_len = (uint32_t)(sizeof gjson - 1 + 3) & ~3u, total = 12 + 8 + json_len + 8 + 60;
+    unsigned char glb[256] = {0};
+    put32(glb, 0x46546C67); /* "glTF" */
+    put32(glb + 4, 2);
+    put32(glb + 8, total);
+    put32(glb + 12, json_len);
+    put32(glb + 16, 0x4E4F534A); /* "JSON" */
+    memset(glb + 20, ' ', json_len);
+    memcpy(glb + 20, gjson, sizeof gjson - 1);
+    put32(glb + 20 + json_len, 60);
+    put32(glb + 24 + json_len, 0x004E4942); /* "BIN\0" */
+    expect_bad_ply("long_buffer.glb", glb, total, ": buffer 0 has a byteLength of 600, but the BIN chunk holds 60 bytes");
+}
+
+/* A binary STL's triangle count must match its size (84 + 50 per triangle):
+ * assimp said only "Failed to determine STL storage representation". */
+Test(assimp, stl_count_checked_against_size)
+{
+    unsigned char stl[84 + 50] = {0};
+    const float corners[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    for (int i = 0; i < 9; i++) {
+        uint32_t u;
+        memcpy(&u, &corners[i], sizeof u);
+        put32(stl + 84 + 12 + 4 * i, u);
+    }
+    put32(stl + 80, 1);
+    const char *path = SINEW_TEST_OUT_DIR "/one.stl";
+    write_bytes(path, stl, sizeof stl);
+    sinew_mesh m;
+    cr_assert_eq(sinew_mesh_read(path, NULL, &m), SINEW_RESULT_OK);
+    cr_assert_eq(m.face_count, 1);
+    sinew_mesh_free(&m);
+    put32(stl + 80, 100000000);
+    expect_bad_ply("huge.stl", stl, sizeof stl,
+                   ": binary STL header declares 100000000 triangles, which need a file of 5000000084 bytes "
+                   "(84 + 50 per triangle); this one has 134");
+    put32(stl + 80, 2);
+    expect_bad_ply("short.stl", stl, sizeof stl - 1,
+                   ": binary STL header declares 2 triangles, which need a file of 184 bytes (84 + 50 per "
+                   "triangle); this one has 133");
+    expect_bad_ply("tiny.stl", stl, 40,
+                   ": 40 bytes: shorter than a binary STL header (84 bytes), and not ASCII STL (no 'solid' first)");
 }
 
 /* Found by the fuzzing below: assimp's JoinIdenticalVertices crashed on these

@@ -403,7 +403,12 @@ static const bad_input bad_inputs[] = {
     {"1000 3 0 0\n0 0 0 0\n", "", SINEW_RESULT_ERROR_BAD_MESH, "1000 points do not fit"},
     {"4 3 0 0\n0 0 0 0\n1 1 0 0\n" PAD, "", SINEW_RESULT_ERROR_BAD_MESH, "t.node:4: file ends after 2 of 4 points"},
     {"4 3 0 0\n5 0 0 0\n" PAD, "", SINEW_RESULT_ERROR_BAD_MESH, "t.node:2: point number 5 out of range (0..1)"},
-    {"4 3 0 0\n1 0 0 0\n3 1 0 0\n" PAD, "", SINEW_RESULT_ERROR_BAD_MESH, "t.node:3: point number 3 out of range (2..2)"},
+    {"4 3 0 0\n1 0 0 0\n3 1 0 0\n" PAD, "", SINEW_RESULT_ERROR_BAD_MESH,
+     "t.node:3: point number 3 out of order: this one should be 2 (points are numbered 1, 2, ... in order)"},
+    /* A number given twice (was "point number 1 out of range (2..2)"). */
+    {"4 3 0 0\n# points\n0 0 0 0\n\n1 1 0 0\n1 0 1 0\n" PAD, "", SINEW_RESULT_ERROR_BAD_MESH,
+     "t.node:6: point number 1 again: line 5 gave it already (points are numbered 0, 1, ... in order; this one "
+     "should be 2)"},
     {"4 3 0 0\n0 0 0 0\n1 1 nan 0\n" PAD, "", SINEW_RESULT_ERROR_BAD_MESH, "point 1 has a non-finite coordinate"},
     {"4 3 0 0\n0 0 0 0\n1 1 0\n" PAD, "", SINEW_RESULT_ERROR_BAD_MESH, "point 1 has 2 coordinates, needs 3"},
     {"4 3 0 0\n0 0 0 0 7\n" PAD, "", SINEW_RESULT_ERROR_BAD_MESH,

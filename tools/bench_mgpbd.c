@@ -34,6 +34,7 @@
 #include "bench_mgpbd.h"
 #include "bench.h"
 #include "bench_mgpbd_run.h"
+#include "cli.h"
 #include "host_load.h"
 
 #include <cjson/cJSON.h>
@@ -637,6 +638,17 @@ static int run_scene(sinew_context *ctx, const bench_mgpbd_options *o, const sin
 
 /* ------------------------------------------------------------------ the suite */
 
+/* Where the model's surface is: --model itself where it names a path (has a
+ * '/'), else in SINEW_CGAL_DATA's meshes; "" where neither. */
+static void model_file(const bench_mgpbd_options *o, char *path, size_t size)
+{
+    path[0] = '\0';
+    if (strchr(o->model, '/'))
+        snprintf(path, size, "%s", o->model);
+    else if (o->meshes)
+        snprintf(path, size, "%s/%s", o->meshes, o->model);
+}
+
 int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *out)
 {
     const sinew_device_info di = sinew_context_get_device_info(ctx);
@@ -659,11 +671,8 @@ int bench_mgpbd(sinew_context *ctx, const bench_mgpbd_options *o, const char *ou
     }
 
     /* The model at each size. */
-    char model_path[2048] = "";
-    if (strchr(o->model, '/'))
-        snprintf(model_path, sizeof model_path, "%s", o->model);
-    else if (o->meshes)
-        snprintf(model_path, sizeof model_path, "%s/%s", o->meshes, o->model);
+    char model_path[2048];
+    model_file(o, model_path, sizeof model_path);
     if (!model_path[0] && o->size_count)
         fprintf(stderr, "sinew-bench: mgpbd: no model (SINEW_CGAL_DATA is not set and --model names no path): the "
                         "bar only\n");
@@ -803,5 +812,10 @@ int bench_mgpbd_suite(const bench_args *a)
         o.xpbd_sweeps = o.xpbd_sweeps == 10000 ? 50 : o.xpbd_sweeps;
     }
     o.plots = !a->no_plots;
+    /* The model is checked before the device is opened. */
+    char model[2048];
+    model_file(&o, model, sizeof model);
+    if (o.size_count && model[0] && !cli_input("sinew-bench", "--model", model))
+        return 0;
     return bench_on_device(a, "mgpbd", run_mgpbd, &o);
 }

@@ -6,6 +6,8 @@
 
 #include <sinew/sinew.h>
 
+#include "core/file.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -391,24 +393,41 @@ static inline int cli_mkdir_p(const char *path)
     }
 }
 
-/* Whether a file can be written at path, found by opening it to append (a
- * file that was not there is removed again); 0 with errno set if not. A
- * folder at path counts as not writable (EISDIR). */
-static inline int cli_writable(const char *path)
+/* A logger for the checks below, whose id is what the path is to the tool
+ * ("--json", "the mesh"): "TOOL: ID MESSAGE" on stderr. */
+static inline void cli_log(void *tool, sinew_log_level level, const char *id, const char *message)
 {
-    struct stat st;
-    int existed = stat(path, &st) == 0;
-    if (existed && S_ISDIR(st.st_mode)) {
-        errno = EISDIR;
-        return 0;
-    }
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return 0;
-    fclose(f);
-    if (!existed)
-        remove(path);
-    return 1;
+    (void)level;
+    fprintf(stderr, "%s: %s %s\n", (const char *)tool, id, message);
+}
+
+/* Whether input `what` ("the asset", "--resume") can be read at path, by the
+ * library's rules for inputs (core/file.h: a regular file that opens); 0,
+ * having said why, if not. Nothing is read. */
+static inline int cli_input(const char *tool, const char *what, const char *path)
+{
+    sinew_logger lg = {cli_log, (void *)tool, SINEW_LOG_ERROR};
+    return sinew_file_check_input(path, &lg, what) == SINEW_RESULT_OK;
+}
+
+/* Whether output `what` can be written at path, by the library's rules for
+ * outputs (core/file.h: nothing there yet or a regular file, a symbolic link
+ * written through, never a folder, device, FIFO or socket); 0, having said
+ * why, if not. Nothing is created. */
+static inline int cli_output(const char *tool, const char *what, const char *path)
+{
+    sinew_logger lg = {cli_log, (void *)tool, SINEW_LOG_ERROR};
+    return sinew_file_check_output(path, &lg, what) == SINEW_RESULT_OK;
+}
+
+/* Output `what` opened at path to write from its start, by the same rules
+ * (sinew_file_open_output); NULL, having said why. */
+static inline FILE *cli_open_output(const char *tool, const char *what, const char *path)
+{
+    sinew_logger lg = {cli_log, (void *)tool, SINEW_LOG_ERROR};
+    FILE *f = NULL;
+    sinew_file_open_output(path, &lg, what, &f);
+    return f;
 }
 
 /* Whole writes and reads through a pipe (retried on EINTR); 0 on failure or EOF. */

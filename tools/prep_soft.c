@@ -450,7 +450,7 @@ static int parse(int argc, char **argv, soft_args *s)
                 s->lattice ? "--lattice" : "--tetrahedralise");
         return 0;
     }
-    return 1;
+    return cli_output(tool, "-o", s->out);
 }
 
 /* ---------------------------------------------------------------- building */
@@ -612,6 +612,11 @@ int prep_soft_main(int argc, char **argv)
         free(s.pins);
         free(s.regions);
         return 2;
+    }
+    if (s.input && !cli_input(tool, "the mesh", s.input)) {
+        free(s.pins);
+        free(s.regions);
+        return 1;
     }
     sinew_logger lg = sinew_logger_default();
     lg.level = s.quiet ? SINEW_LOG_ERROR : SINEW_LOG_INFO;

@@ -7,8 +7,11 @@
  * called through a device table of the renderer's own. */
 #include "render.h"
 
+#include "core/file.h"
+
 #define PI 3.14159265358979323846
 
+#include <errno.h>
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -881,11 +884,19 @@ static int write_png(render *r, const char *path, uint32_t width, uint32_t heigh
     image.width = width;
     image.height = height;
     image.format = bgra ? PNG_FORMAT_BGRA : PNG_FORMAT_RGBA;
-    if (!png_image_write_to_file(&image, path, 0, r->pixels.mapped, 0, NULL)) {
-        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, image.message);
+    /* Opened by the library's rules for outputs (core/file.h): never a
+     * device, FIFO or folder, a symbolic link written through. */
+    sinew_logger lg = sinew_logger_default();
+    FILE *f;
+    if (sinew_file_open_output(path, &lg, "picture", &f) != SINEW_RESULT_OK)
         return 0;
-    }
-    return 1;
+    int ok = png_image_write_to_stdio(&image, f, 0, r->pixels.mapped, 0, NULL);
+    if (fclose(f) != 0)
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path,
+                image.warning_or_error ? image.message : strerror(errno));
+    return ok;
 }
 
 int render_present(render *r, const sinew_step_params *p, const render_camera *camera, VkImage target,

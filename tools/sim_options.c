@@ -50,11 +50,14 @@ static const char *const usage_scenes =
 
 static const char *const usage_tail =
     "\n"
-    "Every output is checked before the run: none may be an input (a checkpoint may\n"
-    "replace the one --resume read), each must be writable, --video needs ffmpeg.\n"
+    "Every input and output is checked before the run, before any Vulkan device is\n"
+    "opened: each input must be a file that opens; no output may be an input (a\n"
+    "checkpoint may replace the one --resume read), a device, FIFO, socket or folder\n"
+    "(a symbolic link is written through to its file), each must be writable,\n"
+    "--video needs ffmpeg.\n"
     "\n"
-    "Exit status: 0 done, 1 failure, 2 bad options or outputs, 3 a check failed or a\n"
-    "step was unstable (summary printed).\n";
+    "Exit status: 0 done, 1 failure (an input among them), 2 bad options or outputs,\n"
+    "3 a check failed or a step was unstable (summary printed).\n";
 
 static int is_gpbd(sinew_solver s) { return s == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || s == SINEW_SOLVER_GPBD_JACOBI; }
 
@@ -556,8 +559,10 @@ int sim_parse(int argc, char **argv, options *o)
              sinew_solver_name(SINEW_SOLVER_XPBD_GAUSS_SEIDEL), sinew_solver_name(SINEW_SOLVER_GPBD_GAUSS_SEIDEL));
     cli_solver_help(solver_help, sizeof solver_help, solver_intro);
     cli_option opts[] = {
+        /* 0 steps ran nothing and reported strain as -100% and progress
+         * divided by zero. */
         {"--frames", "-n", CLI_UINT, &o->frames, "N", "steps to simulate (default 240; soft scenes: below)",
-         .max = 10000000, .given = &o->frames_set},
+         .min = 1, .max = 10000000, .given = &o->frames_set},
         {"--dt", NULL, CLI_DOUBLE, &o->dt, "S", "step length in seconds (default 1/60)", CLI_GT(0),
          .given = &o->dt_set},
         {"--solver", NULL, CLI_CUSTOM, &o->solver, "NAME", solver_help, .parse = cli_solver, .given = &o->solver_set},
@@ -796,6 +801,17 @@ int sim_parse(int argc, char **argv, options *o)
         fputs(usage_tail, stdout);
         return 0;
     }
+    if (o->checkpoint_every && !o->checkpoint) {
+        cli_error(t, "--checkpoint-every needs --checkpoint FILE%s%s", "", "");
+        return -1;
+    }
+#ifndef SINEW_HAVE_PNG
+    if (o->png || o->video) {
+        cli_error(t, "built without libpng (Debian: libpng-dev): no pictures, so no %s%s", o->png ? "--png" : "--video",
+                  "");
+        return -1;
+    }
+#endif
     if (o->video && (!o->every || o->no_png)) {
         cli_error(t, "--video joins the pictures of --every N: give --every and not --no-png%s%s", "", "");
         return -1;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "sim_run.h"
 
 /* A number for JSON: non-finite values become null. */
@@ -100,11 +101,9 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
     const sinew_asset_info ai = s->ai;
     const sinew_step_stats st = sinew_body_get_stats(s->body);
     const int is_block = o->scene == SCENE_BLOCK_FLAT || o->scene == SCENE_BLOCK_RANDOM;
-    FILE *j = fopen(o->json, "w");
-    if (!j) {
-        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", o->json, strerror(errno));
+    FILE *j = cli_open_output("sinew-sim", "--json", o->json);
+    if (!j)
         return 0;
-    }
     fprintf(j, "{\n  \"scene\": \"%s\",\n",
             o->asset_path ? "asset" : o->cape ? "cape" : o->flag ? "flag" : soft_scenes[o->scene].name);
     fprintf(j, "  \"device\": \"%s\",\n  \"driver\": \"%s\",\n", s->di.name, s->di.driver);

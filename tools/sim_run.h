@@ -41,6 +41,7 @@ typedef struct sim {
     int follow; /* the camera follows the frame (the cape scene without --camera) */
 #endif
     FILE *log;
+    uint64_t resume_step; /* --resume with --cut: the step its checkpoint was saved at */
     soft_measure measure;
     float *xyz, *rest, *pin_xyz;     /* positions read back, the rest shape, the pins' targets */
     uint32_t *attached, attached_count; /* --attach-edge: the particles on the frame */

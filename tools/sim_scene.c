@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "prep/cloth.h"
 #include "prep/mesh.h"
 #include "scene.h"
@@ -106,6 +107,25 @@ static int load_collider(sinew_context *ctx, const sim_mesh *o, int quiet, sinew
     return 1;
 }
 
+/* The step a checkpoint file was saved at (docs/checkpoint-format.md: the
+ * u64 at byte 32 of its 64-byte header), before the body reads the rest. */
+static int checkpoint_step(const char *path, uint64_t *step)
+{
+    uint8_t h[64];
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(h, 1, sizeof h, f) : 0;
+    if (f)
+        fclose(f);
+    if (!f || got != sizeof h || memcmp(h, "SNWC", 4) != 0) {
+        fprintf(stderr, "sinew-sim: %s: %s\n", path, !f ? strerror(errno) : "not a checkpoint (no SNWC header)");
+        return 0;
+    }
+    *step = 0;
+    for (int k = 7; k >= 0; k--)
+        *step = *step << 8 | h[32 + k];
+    return 1;
+}
+
 /* The asset (a file, the default cloth or a soft-body scene), the materials
  * the options give it, and the step's parameters. */
 static int load_scene(options *o, sim *s)
@@ -121,6 +141,10 @@ static int load_scene(options *o, sim *s)
     sinew_soft_report rep = {0};
     sinew_material_model model =
         o->material == MATERIAL_UNSET ? SINEW_MATERIAL_NEO_HOOKEAN : (sinew_material_model)o->material;
+    /* --resume with --cut: the step the checkpoint was saved at, read
+     * before anything is made. */
+    if (o->resume && o->cut_set && !checkpoint_step(o->resume, &s->resume_step))
+        return 0;
     sinew_result r = o->asset_path ? sinew_asset_load(o->asset_path, NULL, &s->asset)
                      : o->crowd               ? sim_crowd_first(o, &s->asset)
                      : o->scene == SCENE_CLOTH
@@ -207,25 +231,6 @@ static int load_scene(options *o, sim *s)
             }
         }
     }
-    return 1;
-}
-
-/* The step a checkpoint file was saved at (docs/checkpoint-format.md: the
- * u64 at byte 32 of its 64-byte header), before the body reads the rest. */
-static int checkpoint_step(const char *path, uint64_t *step)
-{
-    uint8_t h[64];
-    FILE *f = fopen(path, "rb");
-    size_t got = f ? fread(h, 1, sizeof h, f) : 0;
-    if (f)
-        fclose(f);
-    if (!f || got != sizeof h || memcmp(h, "SNWC", 4) != 0) {
-        fprintf(stderr, "sinew-sim: %s: %s\n", path, !f ? strerror(errno) : "not a checkpoint (no SNWC header)");
-        return 0;
-    }
-    *step = 0;
-    for (int k = 7; k >= 0; k--)
-        *step = *step << 8 | h[32 + k];
     return 1;
 }
 
@@ -339,10 +344,6 @@ static int create_body(const options *o, sim *s)
     }
     if (!sim_world_add(o, s, &bd))
         return 0;
-    if (o->checkpoint_every && !o->checkpoint) {
-        fprintf(stderr, "sinew-sim: --checkpoint-every needs --checkpoint FILE\n");
-        return 0;
-    }
     /* Rest shapes from the positions at creation, before any start pose. */
     if (s->soft) {
         if (sinew_body_read_positions(s->body, s->rest, ai.particle_count) != SINEW_RESULT_OK)
@@ -359,10 +360,7 @@ static int create_body(const options *o, sim *s)
     }
     /* A checkpoint saved after the cut holds the cut body's constraints: the
      * cut comes first. */
-    uint64_t saved_step = 0;
-    if (o->resume && o->cut_set && !checkpoint_step(o->resume, &saved_step))
-        return 0;
-    if (o->resume && o->cut_set && o->cut_frame <= saved_step && !sim_cut(o, s))
+    if (o->resume && o->cut_set && o->cut_frame <= s->resume_step && !sim_cut(o, s))
         return 0;
     if (o->resume && sim_load_checkpoint(s, o->resume) != SINEW_RESULT_OK)
         return 0; /* the library said why */
@@ -418,15 +416,11 @@ static int open_outputs(const options *o, sim *s)
                 return 0;
     }
 #else
-    if (pictures && (o->png || o->video)) {
-        fprintf(stderr, "sinew-sim: built without libpng (Debian: libpng-dev): no pictures\n");
-        return 0;
-    }
+    (void)pictures; /* --png and --video were refused with the options */
 #endif
-    if (o->log && !(s->log = fopen(o->log, "w"))) {
-        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", o->log, strerror(errno));
+    sinew_logger lg = sinew_logger_default();
+    if (o->log && sinew_file_open_output(o->log, &lg, "--log", &s->log) != SINEW_RESULT_OK)
         return 0;
-    }
     if (s->log)
         fprintf(s->log, s->soft ? "step,wall_ms,gpu_ms,max_volume_error,rms_volume_error,total_volume_error,"
                                   "inverted_tets,max_green_strain,max_speed,newton_mean,residual\n"

@@ -361,12 +361,26 @@ static int parse(int argc, char **argv, bench_args *a)
     return 1;
 }
 
+/* The files given to read, before any suite runs or device is opened: each
+ * a regular file that opens (a suite's own, such as --model, it checks). */
+static int check_inputs(const bench_args *a)
+{
+    const char *t = "sinew-bench";
+    for (int k = 0; k < a->peer_count; k++)
+        if (!cli_input(t, "--peers", a->peers[k]))
+            return 0;
+    return (!a->report || cli_input(t, "--report", a->report)) &&
+           (!a->compare || cli_input(t, "--compare", a->compare));
+}
+
 int main(int argc, char **argv)
 {
     bench_args a;
     int go = parse(argc, argv, &a);
     if (go <= 0)
         return go < 0 ? 2 : 0;
+    if (!check_inputs(&a))
+        return 1;
     const bench_suite *s = find_suite(a.suite);
     bench b = {0};
     int ok = a.report   ? bench_load(a.report, &a, &b)

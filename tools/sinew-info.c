@@ -2,6 +2,7 @@
  * given asset files, what each holds (no device needed for that). */
 #include <sinew/sinew.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "asset/asset.h" /* sinew_material_model_name, the hierarchy's levels, red-black */
@@ -99,7 +100,12 @@ static int print_asset(const char *path)
 int main(int argc, char **argv)
 {
     sinew_context_desc d = sinew_context_desc_default();
+    /* Every argument is read before anything is done: a bad option is
+     * refused before any asset is read or device opened. */
     int assets = 0, failed = 0;
+    const char **paths = malloc(sizeof *paths * (size_t)argc);
+    if (!paths)
+        return 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--validation")) {
             d.validation = 1;
@@ -108,14 +114,19 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             d.device = argv[++i];
         } else if (argv[i][0] != '-') {
-            if (assets++)
-                printf("\n");
-            failed |= print_asset(argv[i]);
+            paths[assets++] = argv[i];
         } else {
+            free(paths);
             fputs(usage, stderr);
             return strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? 2 : 0;
         }
     }
+    for (int k = 0; k < assets; k++) {
+        if (k)
+            printf("\n");
+        failed |= print_asset(paths[k]);
+    }
+    free(paths);
     if (assets)
         return failed;
     d.logger.level = SINEW_LOG_DEBUG;

@@ -547,7 +547,20 @@ int main(int argc, char **argv)
     opt.membrane_material.poisson_ratio = (float)poisson;
     opt.membrane_material.thickness = (float)thickness;
 
+    /* The output and the inputs before anything is built: a device, FIFO or
+     * folder is never read or replaced, a symbolic link written through. */
+    if (!cli_output(t, "-o", out))
+        goto done;
+    /* An asset given as the mesh would be read whole before its format is
+     * known: refused by its name. */
+    if (mesh_path && (sinew_path_has_extension(mesh_path, ".snw") || sinew_path_has_extension(mesh_path, ".snwc"))) {
+        fprintf(stderr, "%s: %s is a sinew asset or checkpoint, not a mesh: sinew-prep makes assets from meshes "
+                        "(sinew-info shows what an asset holds)\n", t, mesh_path);
+        goto done;
+    }
     status = 1;
+    if ((mesh_path && !cli_input(t, "the mesh", mesh_path)) || (fabric && !cli_input(t, "the fabric", fabric)))
+        goto done;
     sinew_logger lg = sinew_logger_default();
     lg.level = quiet ? SINEW_LOG_ERROR : SINEW_LOG_INFO;
     sinew_mesh mesh = {0};

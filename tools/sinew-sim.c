@@ -26,11 +26,9 @@
 
 int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t *tris, uint32_t t)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, strerror(errno));
+    FILE *f = cli_open_output("sinew-sim", "the mesh", path);
+    if (!f)
         return 0;
-    }
     fprintf(f, "# sinew-sim\n");
     for (uint32_t i = 0; i < n; i++)
         fprintf(f, "v %.9g %.9g %.9g\n", xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
@@ -46,11 +44,9 @@ int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t
  * (position, normal, uv), faces v/vt/vn over the render indices. */
 static int write_render_obj(const char *path, const float *v, uint32_t n, const uint32_t *idx, uint32_t count)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, strerror(errno));
+    FILE *f = cli_open_output("sinew-sim", "the mesh", path);
+    if (!f)
         return 0;
-    }
     fprintf(f, "# sinew-sim: the asset's render mesh\n");
     for (uint32_t i = 0; i < n; i++)
         fprintf(f, "v %.9g %.9g %.9g\n", v[8 * i], v[8 * i + 1], v[8 * i + 2]);
@@ -109,9 +105,40 @@ static void cloth_stretch(const float *xyz, const uint32_t *ends, const double *
         *mean /= count;
 }
 
+typedef struct named_path {
+    const char *what, *path; /* what the path is to the run ("--resume"); NULL: not given */
+} named_path;
+
+/* The run's input files into in (the asset and --resume first); their count. */
+static int input_paths(const options *o, named_path in[2 + SIM_MAX_MESHES + SIM_MAX_ADDS])
+{
+    int n = 0;
+    in[n++] = (named_path){"the asset", o->asset_path};
+    in[n++] = (named_path){"--resume", o->resume};
+    for (unsigned m = 0; m < o->mesh_count; m++)
+        in[n++] = (named_path){"--collider", o->meshes[m].path};
+    for (unsigned a = 0; a < o->add_count; a++)
+        in[n++] = (named_path){"--add", o->adds[a].path};
+    return n;
+}
+
+/* Every input, before anything runs: each a regular file that opens. 0,
+ * having said why. */
+static int check_inputs(const options *o)
+{
+    named_path in[2 + SIM_MAX_MESHES + SIM_MAX_ADDS];
+    const int ins = input_paths(o, in);
+    for (int i = 0; i < ins; i++)
+        if (in[i].path && !cli_input("sinew-sim", in[i].what, in[i].path))
+            return 0;
+    return 1;
+}
+
 /* Every output, before anything runs: the folder exists (made with any
  * folders above it), no output is an input or another output, each can be
- * written, and --video has ffmpeg. 0, having said why. */
+ * written (core/file.h's rules: never a device, FIFO, socket or folder; a
+ * symbolic link written through), and --video has ffmpeg. 0, having said
+ * why. */
 static int check_outputs(const options *o)
 {
     const char *t = "sinew-sim";
@@ -126,16 +153,11 @@ static int check_outputs(const options *o)
     }
     char mesh[4096];
     snprintf(mesh, sizeof mesh, "%s/final.obj", o->out_dir);
-    struct { const char *what, *path; } in[2 + SIM_MAX_MESHES + SIM_MAX_ADDS] = {{"the asset", o->asset_path},
-                                                                                 {"--resume", o->resume}};
-    for (unsigned m = 0; m < o->mesh_count; m++)
-        in[2 + m].what = "--collider", in[2 + m].path = o->meshes[m].path;
-    for (unsigned a = 0; a < o->add_count; a++)
-        in[2 + o->mesh_count + a].what = "--add", in[2 + o->mesh_count + a].path = o->adds[a].path;
-    const struct { const char *what, *path; } out[] = {
-        {"--checkpoint", o->checkpoint}, {"--json", o->json}, {"--log", o->log}, {"--video", o->video},
-        {"the final mesh", mesh}};
-    const int ins = 2 + (int)(o->mesh_count + o->add_count), outs = sizeof out / sizeof out[0];
+    named_path in[2 + SIM_MAX_MESHES + SIM_MAX_ADDS];
+    const int ins = input_paths(o, in);
+    const named_path out[] = {{"--checkpoint", o->checkpoint}, {"--json", o->json}, {"--log", o->log},
+                              {"--video", o->video}, {"the final mesh", mesh}};
+    const int outs = sizeof out / sizeof out[0];
     for (int k = 0; k < outs; k++) {
         if (!out[k].path)
             continue;
@@ -150,10 +172,8 @@ static int check_outputs(const options *o)
                 fprintf(stderr, "%s: %s and %s both name %s\n", t, out[j].what, out[k].what, out[k].path);
                 return 0;
             }
-        if (!cli_writable(out[k].path)) {
-            fprintf(stderr, "%s: cannot write %s %s: %s\n", t, out[k].what, out[k].path, strerror(errno));
+        if (!cli_output(t, out[k].what, out[k].path))
             return 0;
-        }
     }
     if (o->video && system("command -v ffmpeg > /dev/null 2>&1") != 0) {
         fprintf(stderr, "%s: --video needs ffmpeg on PATH (Debian: ffmpeg); none found\n", t);
@@ -514,6 +534,8 @@ int main(int argc, char **argv)
     int go = sim_parse(argc, argv, &o);
     if (go <= 0)
         return go < 0 ? 2 : 0;
+    if (!check_inputs(&o))
+        return 1;
     if (!check_outputs(&o))
         return 2;
     sim s;

@@ -441,8 +441,20 @@ int main(int argc, char **argv)
         cli_help(stdout, opts, sizeof opts / sizeof opts[0], 22);
         return 0;
     }
+    /* The files before the window and the device: a bad path fails at once. */
+    if (screenshot && !cli_output(t, "--screenshot", screenshot))
+        return 2;
+    sinew_asset *asset = NULL;
+    if (asset_path) {
+        if (sinew_asset_load(asset_path, NULL, &asset) != SINEW_RESULT_OK)
+            return 1; /* it said why */
+    } else if (scene_default_cloth(64, &asset) != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-viewer: cannot build the default scene\n");
+        return 1;
+    }
     if (!glfwInit()) {
         fprintf(stderr, "sinew-viewer: no window system (is DISPLAY set? try xvfb-run)\n");
+        sinew_asset_destroy(asset);
         return 1;
     }
     viewer v = {0};
@@ -452,7 +464,6 @@ int main(int argc, char **argv)
     v.screenshot = screenshot;
     v.solver = solver;
     int status = 1;
-    sinew_asset *asset = NULL;
     glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
     glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
     v.window = glfwCreateWindow((int)v.width, (int)v.height, "sinew", NULL, NULL);
@@ -465,13 +476,6 @@ int main(int argc, char **argv)
     glfwSetKeyCallback(v.window, on_key);
     if (!create_vulkan(&v, validation))
         goto done;
-    if (asset_path) {
-        if (sinew_asset_load(asset_path, NULL, &asset) != SINEW_RESULT_OK)
-            goto done; /* it said why */
-    } else if (scene_default_cloth(64, &asset) != SINEW_RESULT_OK) {
-        fprintf(stderr, "sinew-viewer: cannot build the default scene\n");
-        goto done;
-    }
     v.asset = asset;
     sinew_asset_info ai = sinew_asset_get_info(asset);
     v.elements = ai.element_count > 0;

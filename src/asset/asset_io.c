@@ -605,10 +605,10 @@ sinew_result sinew_asset_load(const char *path, const sinew_logger *lg, sinew_as
     *out = NULL;
     uint8_t *bytes = NULL;
     size_t size = 0;
-    /* The header first: a file that is not an asset is refused on its 32
-     * bytes, whatever its length. */
-    sinew_result r = sinew_file_read_declared(path, HEADER_SIZE, declared_size, MAX_FILE_BYTES, lg, "asset", &bytes,
-                                              &size);
+    /* The header first: a file that is not an asset, or is longer than its
+     * header says, is refused on its 32 bytes, whatever its length. */
+    sinew_result r = sinew_file_read_declared(path, HEADER_SIZE, declared_size, MAX_FILE_BYTES,
+                                              SINEW_RESULT_ERROR_BAD_ASSET, lg, "asset", &bytes, &size);
     if (r != SINEW_RESULT_OK)
         return r;
     r = sinew_asset_load_memory(bytes, size, path, lg, out);

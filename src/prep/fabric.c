@@ -1,7 +1,8 @@
 /* Tabulated fabrics from JSON (format and rules in fabric.h), parsed with
  * Debian's cJSON: every value is type-checked and bounded before use, sizes
- * are limited before anything is allocated for them, and a syntax error is
- * reported with its line, column and the key it falls in. The resampling to
+ * are limited before anything is allocated for them, and a syntax error (or
+ * nesting deeper than any fabric needs) is reported with its line, column and
+ * the key it falls in (json.h). The resampling to
  * SINEW_TABLE_POINTS is a greedy top-down polyline simplification (Douglas and
  * Peucker 1973, with the vertical distance and a fixed point budget).
  */
@@ -9,6 +10,7 @@
 
 #include "core/file.h"
 #include "core/log.h"
+#include "json.h"
 
 #include <float.h>
 #include <math.h>
@@ -16,10 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef SINEW_HAVE_CJSON
-#include <cjson/cJSON.h>
-#endif
 
 sinew_result sinew_fabric_read(const char *path, const sinew_logger *lg, sinew_material *out)
 {
@@ -67,49 +65,6 @@ static sinew_result refuse(const reader *rd, const char *key, const char *fmt, .
     va_end(ap);
     return sinew_fail(rd->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "fabric", "%s: key \"%s\": %s", rd->name, key,
                       text);
-}
-
-/* The last object key that begins before text[pos] (printable ASCII, cut at
- * cap - 1 bytes; "" if none): where a syntax error is, in the file's words. */
-static void key_before(const char *text, size_t pos, char *key, size_t cap)
-{
-    key[0] = '\0';
-    size_t i = 0;
-    while (i < pos) {
-        if (text[i++] != '"')
-            continue;
-        size_t start = i;
-        while (i < pos && text[i] != '"')
-            i += text[i] == '\\' ? 2 : 1;
-        if (i >= pos)
-            return;
-        size_t end = i++, j = i;
-        while (j < pos && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r'))
-            j++;
-        if (j < pos && text[j] == ':') {
-            size_t k = 0;
-            for (size_t c = start; c < end && k + 1 < cap; c++)
-                key[k++] = text[c] >= 0x20 && text[c] < 0x7f ? text[c] : '?';
-            key[k] = '\0';
-        }
-    }
-}
-
-static sinew_result syntax_error(const reader *rd, const char *text, size_t size, size_t pos, const char *what)
-{
-    pos = pos > size ? size : pos;
-    unsigned line = 1, column = 1;
-    for (size_t i = 0; i < pos; i++) {
-        column = text[i] == '\n' ? 1 : column + 1;
-        line += text[i] == '\n';
-    }
-    char key[48];
-    key_before(text, pos, key, sizeof key);
-    if (key[0])
-        return sinew_fail(rd->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "fabric",
-                          "%s: key \"%s\": %s at line %u, column %u", rd->name, key, what, line, column);
-    return sinew_fail(rd->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "fabric", "%s: %s at line %u, column %u",
-                      rd->name, what, line, column);
 }
 
 /* The member named key, refusing a repeated key (cJSON would take the first
@@ -358,20 +313,11 @@ sinew_result sinew_fabric_parse(const char *text, size_t size, const char *name,
     if (size > SINEW_FABRIC_MAX_BYTES)
         return sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "fabric", "%s: larger than the reader's limit of %u bytes",
                           name, SINEW_FABRIC_MAX_BYTES);
-    const char *nul = size ? memchr(text, '\0', size) : NULL;
-    if (nul)
-        return syntax_error(&rd, text, size, (size_t)(nul - text), "a NUL byte");
-    const char *end = NULL;
-    cJSON *root = size ? cJSON_ParseWithLengthOpts(text, size, &end, 0) : NULL;
-    if (!root) {
-        size_t pos = end && end >= text && end <= text + size ? (size_t)(end - text) : size;
-        return syntax_error(&rd, text, size, pos, size ? "not valid JSON" : "empty: not valid JSON");
-    }
-    size_t pos = (size_t)(end - text);
-    while (pos < size && (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\n' || text[pos] == '\r'))
-        pos++;
-    sinew_result r = pos < size ? syntax_error(&rd, text, size, pos, "text after the JSON value")
-                                : parse_root(&rd, root, out);
+    cJSON *root = NULL;
+    sinew_result r =
+        sinew_json_parse(text, size, name, lg, "fabric", SINEW_RESULT_ERROR_INVALID_ARGUMENT, &root);
+    if (r == SINEW_RESULT_OK)
+        r = parse_root(&rd, root, out);
     cJSON_Delete(root);
     return r;
 }

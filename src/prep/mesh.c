@@ -368,9 +368,10 @@ sinew_result sinew_mesh_write_obj(const char *path, const double *positions, uin
                                   uint32_t face_count, const sinew_logger *lg)
 {
     SINEW_ASSERT(path && (positions || vertex_count == 0) && (face_offsets || face_count == 0));
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_IO, "mesh", "cannot create %s: %s", path, strerror(errno));
+    FILE *f;
+    sinew_result r = sinew_file_open_output(path, lg, "mesh", &f);
+    if (r != SINEW_RESULT_OK)
+        return r;
     fprintf(f, "# written by sinew\n");
     /* %.17g: doubles survive the round trip exactly. */
     for (uint32_t v = 0; v < vertex_count; v++) {

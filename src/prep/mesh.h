@@ -71,7 +71,9 @@ sinew_result sinew_mesh_read(const char *path, const sinew_logger *lg, sinew_mes
  * vertices at identical positions welded, since formats split a vertex at
  * normal or UV seams (STL at every face) and a cloth must not tear there.
  * Fails with BAD_MESH (assimp's message, or the problem found in a PLY file's
- * structure or a binary glTF file's header, with the path), ERROR_LIMIT
+ * structure, counts or missing faces, a binary STL file's triangle count or
+ * a binary glTF file's header, a glTF file's JSON or the range of an
+ * accessor or bufferView, with the path), ERROR_LIMIT
  * beyond 2^26 vertices (counted before welding) or faces, IO when the file
  * cannot be read. In builds without assimp (SINEW_HAVE_ASSIMP undefined) it
  * returns ERROR_UNSUPPORTED, saying so. *out is zeroed on failure; free it

@@ -29,17 +29,28 @@
  * two per corner, through a null pointer when there is no list), and reads
  * some lines its own way (an unknown element's count from its name's digits,
  * words after the expected ones, unsigned values with a sign), so the walk
- * refuses those too. A binary glTF file's header is checked against its size
+ * refuses those too. Before any record is walked, the counts in the header
+ * must fit in the file (4000000000 vertices would otherwise be walked until
+ * the data ran out, or the face lines be read as vertices), and a file
+ * without faces is refused as the point cloud it is. A binary STL file's
+ * triangle count must match its size, which is all assimp goes by (it said
+ * only "Failed to determine STL storage representation"). A binary glTF
+ * file's header is checked against its size
  * as well: assimp allocates and zeroes the chunk lengths it declares before
  * reading them, so a 700-byte .glb asked for 1.85 GB (found by
- * tests/fuzz/fuzz_gltf). Other formats rely on assimp's own checks, which
- * are not enough for glTF: its importer still crashes on some primitives
- * without positions, and a .gltf that is not JSON goes to whichever importer
- * claims its content (docs/fuzzing.md lists them). Whatever assimp returns is
- * checked again: indices, finite coordinates, limits.
+ * tests/fuzz/fuzz_gltf). A glTF 2 file's JSON is read first (json.h, so a
+ * .gltf that is not JSON no longer goes to whichever importer claims its
+ * content), and every accessor must lie within its bufferView and every
+ * bufferView within its buffer, named with its range where not. Other
+ * formats rely on assimp's own checks, which are not enough for glTF: its
+ * importer still crashes on some primitives without positions
+ * (docs/fuzzing.md lists them). Whatever assimp returns is checked again:
+ * indices, finite coordinates, limits.
  */
 #include "mesh.h"
 #include "mesh_text.h"
+
+#include "json.h"
 
 #include "core/bytes.h"
 #include "core/file.h"
@@ -93,7 +104,7 @@ typedef struct ply_property {
 
 typedef struct ply_element {
     char name[24];
-    uint64_t count;
+    uint64_t count, line_no; /* line_no: of its element line */
     uint32_t first, property_count; /* properties[first .. first + property_count) */
 } ply_element;
 
@@ -189,6 +200,43 @@ static int ply_has_role(const ply_file *f, const ply_element *e, int role)
     return 0;
 }
 
+static int ply_has_faces(const ply_file *f)
+{
+    for (uint32_t i = 0; i < f->element_count; i++)
+        if (f->elements[i].count > 0 &&
+            (strcmp(f->elements[i].name, "face") == 0 || strcmp(f->elements[i].name, "tristrips") == 0))
+            return 1;
+    return 0;
+}
+
+/* The fewest bytes the records the header declares can take (binary: each
+ * scalar and list length, lists empty; ASCII: a digit and a separator per
+ * value) must fit in the file after the header, else it is refused naming
+ * the count and the file size it needs: a count of 4000000000 would
+ * otherwise be walked record by record until the data ran out, or be read
+ * as other elements' lines. */
+static sinew_result ply_fits(ply_file *f, size_t header, size_t size)
+{
+    uint64_t need = header;
+    for (uint32_t i = 0; i < f->element_count; i++) {
+        const ply_element *e = &f->elements[i];
+        uint64_t record = 0;
+        for (uint32_t k = 0; k < e->property_count; k++) {
+            const ply_property *p = &f->properties[e->first + k];
+            record += f->format == PLY_ASCII ? 2 : ply_types[p->count_type == PLY_SCALAR ? p->type : p->count_type].size;
+        }
+        /* A record of at most 256 * 8 bytes: saturate rather than wrap. */
+        need = record && e->count > (UINT64_MAX - need) / record ? UINT64_MAX : need + e->count * record;
+        if (need > size)
+            return sinew_fail(f->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                              "%s:%" PRIu64 ": the header declares %" PRIu64 " '%s' records, which need a file of "
+                              "at least %" PRIu64 " bytes (%s); this one has %zu",
+                              f->path, e->line_no, e->count, e->name, need,
+                              f->format == PLY_ASCII ? "a digit and a space per value" : "every list empty", size);
+    }
+    return SINEW_RESULT_OK;
+}
+
 /* A header line assimp skips: its first word a name (a letter, then letters,
  * digits, '_', '-' or '.') that is no PLY keyword, as writers add them
  * ("author", "TextureFile", "generated_by"). A line opening with anything
@@ -251,6 +299,13 @@ static sinew_result ply_header(ply_file *f)
             /* assimp hung on a header of no element after a skipped line. */
             if (f->vertex_count == 0)
                 return ply_fail(f, "the header declares no vertices (no 'element vertex' with records)");
+            if (!ply_has_faces(f))
+                return sinew_fail(f->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                                  "%s: has no faces: a point cloud of %" PRIu64 " vertices, not a surface "
+                                  "(no 'element face' or 'tristrips' with records)", f->path, f->vertex_count);
+            sinew_result r = ply_fits(f, t->next, t->size);
+            if (r != SINEW_RESULT_OK)
+                return r;
             if (f->format != PLY_ASCII) {
                 f->p = (const unsigned char *)t->data + t->next;
                 f->end = (const unsigned char *)t->data + t->size;
@@ -288,6 +343,7 @@ static sinew_result ply_header(ply_file *f)
             memset(e, 0, sizeof *e);
             memcpy(e->name, a.s, a.len < sizeof e->name - 1 ? a.len : sizeof e->name - 1);
             e->count = (uint64_t)count;
+            e->line_no = t->line_no;
             e->first = f->property_count;
             if (token_is(a, "vertex"))
                 f->vertex_count = e->count;
@@ -459,6 +515,40 @@ static int is_ply(const char *path, const char *data, size_t size)
            (size >= 3 && (memcmp(data, "ply", 3) == 0 || memcmp(data, "PLY", 3) == 0));
 }
 
+/* ------------------------------------------------------------ STL structure */
+
+/* assimp reads an STL file as binary when its size is 84 + 50 per triangle
+ * of the count at byte 80 (computed in 32 bits), else as ASCII when it
+ * starts with "solid" (after spaces and tabs), else it fails with
+ * "Failed to determine STL storage representation". A binary file whose
+ * count does not match its size is refused here naming both; so is one whose
+ * count matches only once assimp's sum wraps. */
+static sinew_result stl_check(const char *path, const sinew_logger *lg, const uint8_t *p, size_t size)
+{
+    uint32_t count = size >= 84 ? sinew_get_u32(p + 80) : 0;
+    uint64_t need = 84 + 50 * (uint64_t)count;
+    if (size >= 84 && need == size)
+        return SINEW_RESULT_OK;
+    if (size >= 84 && (uint32_t)need == size)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                          "%s: binary STL header declares %u triangles, which need a file of %" PRIu64
+                          " bytes (84 + 50 per triangle); this one has %zu",
+                          path, count, need, size);
+    size_t i = 0;
+    while (i < size && (p[i] == ' ' || p[i] == '\t'))
+        i++;
+    if (size - i > 5 && memcmp(p + i, "solid", 5) == 0)
+        return SINEW_RESULT_OK;
+    if (size < 84)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                          "%s: %zu bytes: shorter than a binary STL header (84 bytes), and not ASCII STL (no "
+                          "'solid' first)", path, size);
+    return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                      "%s: binary STL header declares %u triangles, which need a file of %" PRIu64
+                      " bytes (84 + 50 per triangle); this one has %zu",
+                      path, count, need, size);
+}
+
 /* ------------------------------------------------------------ GLB structure */
 
 /* A binary glTF file (assimp reads one as such by its .glb extension):
@@ -490,6 +580,113 @@ static sinew_result glb_check(const char *path, const sinew_logger *lg, const ui
                           sinew_get_u32(p + bin), size);
     return SINEW_RESULT_OK;
 }
+
+/* ------------------------------------------------------------ glTF ranges */
+
+#ifdef SINEW_HAVE_CJSON
+
+/* A member that is a whole number in [0, 2^53], as *v; 0 if absent or not
+ * one (assimp's own checks answer for that). */
+static int gltf_count(const cJSON *o, const char *key, double fallback, double *v)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, key);
+    *v = fallback;
+    if (!m)
+        return 1;
+    if (!cJSON_IsNumber(m) || !(m->valuedouble >= 0 && m->valuedouble <= 9007199254740992.0) ||
+        m->valuedouble != floor(m->valuedouble))
+        return 0;
+    *v = m->valuedouble;
+    return 1;
+}
+
+static double gltf_element_size(const cJSON *accessor)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(accessor, "type");
+    double component;
+    if (!gltf_count(accessor, "componentType", -1, &component) || !cJSON_IsString(type))
+        return 0;
+    static const struct {
+        const char *name;
+        int n;
+    } types[] = {{"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}, {"MAT2", 4}, {"MAT3", 9}, {"MAT4", 16}};
+    int bytes = component == 5120 || component == 5121 ? 1 : component == 5122 || component == 5123 ? 2
+              : component == 5125 || component == 5126 ? 4 : 0;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(type->valuestring, types[i].name) == 0)
+            return (double)bytes * types[i].n;
+    return 0;
+}
+
+/* Every accessor must lie within its bufferView, every bufferView within its
+ * buffer, and in a .glb the buffer without a uri within the BIN chunk
+ * (bin_size; -1 for a .gltf): assimp said "Accessor with offset/length
+ * (0/16000) is out of range", naming neither the accessor nor its range.
+ * What is not a whole number here is left to assimp's own checks. */
+static sinew_result gltf_ranges(const char *path, const sinew_logger *lg, const char *text, size_t size,
+                                double bin_size)
+{
+    cJSON *root = NULL;
+    sinew_result r = sinew_json_parse(text, size, path, lg, "mesh", SINEW_RESULT_ERROR_BAD_MESH, &root);
+    if (r != SINEW_RESULT_OK)
+        return r;
+    const cJSON *buffers = cJSON_GetObjectItemCaseSensitive(root, "buffers");
+    const cJSON *views = cJSON_GetObjectItemCaseSensitive(root, "bufferViews");
+    const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(root, "accessors");
+    int nb = cJSON_IsArray(buffers) ? cJSON_GetArraySize(buffers) : 0;
+    int nv = cJSON_IsArray(views) ? cJSON_GetArraySize(views) : 0;
+    int na = cJSON_IsArray(accessors) ? cJSON_GetArraySize(accessors) : 0;
+    for (int i = 0; r == SINEW_RESULT_OK && i < nb; i++) {
+        const cJSON *b = cJSON_GetArrayItem(buffers, i);
+        double length;
+        if (bin_size >= 0 && !cJSON_GetObjectItemCaseSensitive(b, "uri") && gltf_count(b, "byteLength", 0, &length) &&
+            length > bin_size)
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                           "%s: buffer %d has a byteLength of %.0f, but the BIN chunk holds %.0f bytes", path, i,
+                           length, bin_size);
+    }
+    for (int i = 0; r == SINEW_RESULT_OK && i < nv; i++) {
+        const cJSON *v = cJSON_GetArrayItem(views, i);
+        double buffer, offset, length, buffer_length;
+        if (!gltf_count(v, "buffer", -1, &buffer) || !gltf_count(v, "byteOffset", 0, &offset) ||
+            !gltf_count(v, "byteLength", -1, &length) || buffer < 0 || length < 0)
+            continue;
+        if (buffer >= nb) {
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: bufferView %d names buffer %.0f of %d", path,
+                           i, buffer, nb);
+        } else if (gltf_count(cJSON_GetArrayItem(buffers, (int)buffer), "byteLength", -1, &buffer_length) &&
+                   buffer_length >= 0 && offset + length > buffer_length) {
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                           "%s: bufferView %d (bytes %.0f to %.0f) runs past the end of buffer %.0f (%.0f bytes)",
+                           path, i, offset, offset + length, buffer, buffer_length);
+        }
+    }
+    for (int i = 0; r == SINEW_RESULT_OK && i < na; i++) {
+        const cJSON *a = cJSON_GetArrayItem(accessors, i);
+        double view, offset, count, stride, length, element = gltf_element_size(a);
+        if (!gltf_count(a, "bufferView", -1, &view) || view < 0 || !gltf_count(a, "byteOffset", 0, &offset) ||
+            !gltf_count(a, "count", -1, &count) || count < 1 || element == 0)
+            continue;
+        if (view >= nv) {
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: accessor %d names bufferView %.0f of %d",
+                           path, i, view, nv);
+            continue;
+        }
+        const cJSON *v = cJSON_GetArrayItem(views, (int)view);
+        if (!gltf_count(v, "byteLength", -1, &length) || length < 0 || !gltf_count(v, "byteStride", 0, &stride))
+            continue;
+        double end = offset + (count - 1) * (stride > 0 ? stride : element) + element;
+        if (end > length)
+            r = sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
+                           "%s: accessor %d (%.0f elements of %.0f bytes from offset %.0f) needs bytes %.0f to %.0f "
+                           "of bufferView %.0f, which has %.0f",
+                           path, i, count, element, offset, offset, end, view, length);
+    }
+    cJSON_Delete(root);
+    return r;
+}
+
+#endif
 
 /* ------------------------------------------------------------ import */
 
@@ -623,6 +820,21 @@ sinew_result sinew_mesh_read_assimp(const char *path, const sinew_logger *lg, si
     } else {
         if (sinew_path_has_extension(path, ".glb"))
             r = glb_check(path, lg, bytes, size);
+#ifdef SINEW_HAVE_CJSON
+        /* A glTF 2 file's JSON (glb_check has bounded the chunks). */
+        if (r == SINEW_RESULT_OK && sinew_path_has_extension(path, ".glb") && sinew_get_u32(bytes + 4) == 2) {
+            uint32_t json = sinew_get_u32(bytes + 12);
+            uint64_t bin = 20 + ((uint64_t)json + 3) / 4 * 4;
+            /* Some writers pad the chunk with NUL bytes rather than spaces. */
+            while (json > 0 && data[20 + json - 1] == '\0')
+                json--;
+            r = gltf_ranges(path, lg, data + 20, json, bin + 8 <= size ? sinew_get_u32(bytes + bin) : 0);
+        } else if (sinew_path_has_extension(path, ".gltf")) {
+            r = gltf_ranges(path, lg, data, size, -1);
+        }
+#endif
+        if (sinew_path_has_extension(path, ".stl"))
+            r = stl_check(path, lg, bytes, size);
         /* From the path: glTF buffers and OBJ materials may live in other files. */
         free(data);
         data = NULL;

@@ -132,6 +132,38 @@ static sinew_result skip_fields(tetgen_reader *r, const char *what, uint32_t ind
     return SINEW_RESULT_OK;
 }
 
+/* The line of record k (0: the header) of the text r reads: found again
+ * only when a message needs it. */
+static uint64_t record_line(const tetgen_reader *r, uint64_t k)
+{
+    tetgen_reader again = {.lg = r->lg};
+    sinew_token tok;
+    sinew_text_init(&again.t, r->t.data, r->t.size);
+    for (uint64_t i = 0; i <= k && next_record(&again, &tok); i++)
+        ;
+    uint64_t line = again.t.line_no;
+    sinew_text_free(&again.t);
+    return line;
+}
+
+/* Point i's number must be first + i. One already given names both lines
+ * (TetGen would take the second for the next point, and the tetrahedra
+ * that name it would get the wrong one). */
+static sinew_result point_number(tetgen_reader *r, sinew_token tok, uint32_t i, int64_t *first, int64_t *number)
+{
+    if (i == 0)
+        return parse_int(r, tok, "point number", 0, 1, number);
+    sinew_result res = parse_int(r, tok, "point number", INT64_MIN, INT64_MAX, number);
+    if (res || *number == *first + i)
+        return res;
+    if (*number >= *first && *number < *first + i)
+        return fail(r, "point number %" PRId64 " again: line %" PRIu64 " gave it already (points are numbered "
+                    "%" PRId64 ", %" PRId64 ", ... in order; this one should be %" PRId64 ")",
+                    *number, record_line(r, (uint64_t)(*number - *first) + 1), *first, *first + 1, *first + i);
+    return fail(r, "point number %" PRId64 " out of order: this one should be %" PRId64 " (points are numbered "
+                "%" PRId64 ", %" PRId64 ", ... in order)", *number, *first + i, *first, *first + 1);
+}
+
 static sinew_result read_points(tetgen_reader *r, sinew_volume *v, int64_t *first)
 {
     sinew_token tok;
@@ -158,7 +190,7 @@ static sinew_result read_points(tetgen_reader *r, sinew_volume *v, int64_t *firs
         int64_t number;
         if (!next_record(r, &tok))
             return fail(r, "file ends after %u of %" PRId64 " points", i, count);
-        if ((res = parse_int(r, tok, "point number", i == 0 ? 0 : *first + i, i == 0 ? 1 : *first + i, &number)))
+        if ((res = point_number(r, tok, i, first, &number)))
             return res;
         if (i == 0)
             *first = number;

@@ -170,3 +170,33 @@ set_tests_properties(tool_prep_ply_named_header_lines PROPERTIES LABELS cpu
 if(NOT SINEW_HAVE_ASSIMP)
   set_tests_properties(tool_prep_ply_named_header_lines PROPERTIES DISABLED ON)
 endif()
+
+# A tool stopped by a signal (signals.sh): sinew-sim, signalled once its
+# first periodic checkpoint is written, finishes the step, writes the
+# summary, --json ("status": "interrupted", the signal, the step), the final
+# mesh and a checkpoint of that step, from which --resume goes on, and exits
+# with 128 + the signal (130 for SIGINT, 143 for SIGTERM). sinew-prep
+# --tetrahedralise, signalled while TetGen (a stand-in that sleeps) runs,
+# stops it and removes its temporary folder from the test's own TMPDIR
+# (SIGHUP 129, SIGTERM 143).
+foreach(case "int;INT;130" "term;TERM;143")
+  list(GET case 0 name)
+  list(GET case 1 sig)
+  list(GET case 2 status)
+  add_test(NAME tool_sim_stopped_by_sig${name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signals.sh sim ${PREP} ${SIM} ${CLI_OUT}/sim-sig${name} ${sig} ${status})
+  set_tests_properties(tool_sim_stopped_by_sig${name} PROPERTIES LABELS gpu TIMEOUT 180
+    PASS_REGULAR_EXPRESSION "interrupted +by SIG${sig} after step [0-9]+.*resumed at step [0-9]+\nstopped cleanly"
+    FAIL_REGULAR_EXPRESSION "FAILED|Validation|Sanitizer")
+endforeach()
+foreach(case "hup;HUP;129" "term;TERM;143")
+  list(GET case 0 name)
+  list(GET case 1 sig)
+  list(GET case 2 status)
+  add_test(NAME tool_prep_tetgen_stopped_by_sig${name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signals.sh tetgen ${PREP} ${CMAKE_SOURCE_DIR}/data/pebble.off
+            ${CLI_OUT}/tetgen-sig${name} ${sig} ${status})
+  set_tests_properties(tool_prep_tetgen_stopped_by_sig${name} PROPERTIES LABELS cpu TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "interrupted while .*tetgen was meshing it.*stopped by SIG${sig}.*TetGen stopped, no temporary folder left\nstopped cleanly"
+    FAIL_REGULAR_EXPRESSION "FAILED|Sanitizer")
+endforeach()

@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "mesh_pipe.h"
 #include "prep/soft.h"
+#include "stop.h"
 
 static const char *const tool = "sinew-prep";
 
@@ -455,14 +456,6 @@ static int parse(int argc, char **argv, soft_args *s)
 
 /* ---------------------------------------------------------------- building */
 
-/* Ctrl-C or a kill while TetGen runs: the run stops and its temporary files
- * are removed (sinew_prep_interrupted) before sinew-prep exits. */
-static void interrupted(int sig)
-{
-    (void)sig;
-    sinew_prep_interrupted = 1;
-}
-
 /* The volume, and the surface it was made from (zeroed for a box or a volume
  * file): its render mesh is embedded in the tetrahedra. */
 static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sinew_volume *v, sinew_mesh *surface)
@@ -490,15 +483,12 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
     if (r == SINEW_RESULT_OK && s->lattice)
         r = sinew_volume_lattice(&m, s->lattice, s->follow, s->input, lg, v);
     else if (r == SINEW_RESULT_OK) {
-        struct sigaction sa, old_int, old_term;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = interrupted; /* no SA_RESTART: the wait for TetGen returns */
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
+        /* Ctrl-C, a kill or a hang-up while TetGen runs: the run stops and its
+         * temporary folder is removed before sinew-prep exits (stop.h). No
+         * SA_RESTART: the wait for TetGen returns. */
+        stop_catch(0);
         r = sinew_volume_tetrahedralise(&m, s->max_volume, s->quality, s->tetgen, s->input, lg, v);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
+        stop_release();
     }
     if (r == SINEW_RESULT_OK)
         *surface = m;
@@ -623,12 +613,15 @@ int prep_soft_main(int argc, char **argv)
     if (r == SINEW_RESULT_OK)
         r = report_pieces(&s, &lg, &v);
     if (r != SINEW_RESULT_OK) {
-        fprintf(stderr, "%s: %s: %s\n", tool, what, sinew_result_string(r));
+        if (stop_signal())
+            fprintf(stderr, "%s: %s: stopped by %s\n", tool, what, stop_name());
+        else
+            fprintf(stderr, "%s: %s: %s\n", tool, what, sinew_result_string(r));
         sinew_volume_free(&v);
         sinew_mesh_free(&surface);
         free(s.pins);
         free(s.regions);
-        return sinew_prep_interrupted ? 130 : 1;
+        return stop_signal() ? stop_status() : 1;
     }
     for (uint32_t i = 0; i < v.vertex_count; i++)
         for (int k = 0; k < 3; k++)

@@ -53,8 +53,16 @@ static const char *const usage_tail =
     "Every output is checked before the run: none may be an input (a checkpoint may\n"
     "replace the one --resume read), each must be writable, --video needs ffmpeg.\n"
     "\n"
+    "Ctrl-C (SIGINT), SIGTERM or SIGHUP (unless ignored, as under nohup) ends the\n"
+    "run after the step in progress: the summary, --json (\"status\": \"interrupted\",\n"
+    "with the signal and the last step), the final mesh and picture and the\n"
+    "--checkpoint of that step are written as at the end of a run, and sinew-sim\n"
+    "exits with 128 + the signal's number. A second signal of the same kind ends it\n"
+    "at once, without them.\n"
+    "\n"
     "Exit status: 0 done, 1 failure, 2 bad options or outputs, 3 a check failed or a\n"
-    "step was unstable (summary printed).\n";
+    "step was unstable (summary printed), 130 stopped by SIGINT, 143 by SIGTERM, 129\n"
+    "by SIGHUP (outputs written).\n";
 
 static int is_gpbd(sinew_solver s) { return s == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || s == SINEW_SOLVER_GPBD_JACOBI; }
 
@@ -726,7 +734,7 @@ int sim_parse(int argc, char **argv, options *o)
          "health check, soft bodies: a step leaving a tetrahedron's |V/V0 - 1| above E fails likewise (e.g. 0.5; "
          "default: no bound)",
          CLI_GE(0)},
-        {"--checkpoint", NULL, CLI_STRING, &o->checkpoint, "FILE", "save the body's state to FILE after the last step"},
+        {"--checkpoint", NULL, CLI_STRING, &o->checkpoint, "FILE", "save the body's state to FILE after the last step, or the step a signal stopped the run at"},
         {"--checkpoint-every", NULL, CLI_UINT, &o->checkpoint_every, "N", "and every N steps", .max = 10000000},
         {"--resume", NULL, CLI_STRING, &o->resume, "FILE",
          "start from a checkpoint saved from the same asset and options; --frames more steps are taken, "

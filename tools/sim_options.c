@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "prep/estimate.h"
 #include "scene.h"
 #include "sim.h"
 #include "soft_scenes.h"
@@ -507,6 +508,11 @@ static int world_presets(const char *t, options *o)
     return 1;
 }
 
+static int parse_bytes(const char *tool, const char *opt, const char *text, void *value)
+{
+    return cli_bytes(tool, opt, text, value);
+}
+
 int sim_parse(int argc, char **argv, options *o)
 {
     const char *t = "sinew-sim";
@@ -541,6 +547,7 @@ int sim_parse(int argc, char **argv, options *o)
     o->ramp = 1.0;
     o->gravity = 9.81;
     o->size = 1.0;
+    o->max_memory = sinew_estimate_memory_default();
     o->thickness = bd.self_thickness;
     o->self_friction = bd.self_friction;
     o->self_capacity = bd.self_capacity;
@@ -772,6 +779,10 @@ int sim_parse(int argc, char **argv, options *o)
         {"--cells", NULL, CLI_UINT, &o->cells, "N", "N vertices per side instead of the scene's", .min = 2,
          .max = 400, .given = &o->cells_set},
         {"--size", NULL, CLI_DOUBLE, &o->size, "L", "scale the scene's box by L (default 1: sizes above)", CLI_GT(0)},
+        {"--max-memory", NULL, CLI_CUSTOM, &o->max_memory, "SIZE",
+         "refuse a scene whose box is estimated to take more host memory than SIZE to build: bytes, or 512M, 4G "
+         "(default: half of this machine's memory; 0: no bound; docs/prep-library.md#estimates)",
+         .parse = parse_bytes},
         {"--material", NULL, CLI_CUSTOM, &o->material, "nh|snh", "neo-Hookean (default) or stable neo-Hookean",
          .parse = parse_material},
         {"--youngs", NULL, CLI_DOUBLE, &o->youngs, "E", "Young's modulus in Pa (default 1e6)", CLI_GT(0),

@@ -122,6 +122,16 @@ static int load_scene(options *o, sim *s)
     sinew_soft_report rep = {0};
     sinew_material_model model =
         o->material == MATERIAL_UNSET ? SINEW_MATERIAL_NEO_HOOKEAN : (sinew_material_model)o->material;
+    /* A soft scene's box is built here: estimated first, as sinew-prep --box is. */
+    if (!o->asset_path && !o->crowd && o->scene != SCENE_CLOTH) {
+        const uint64_t c = o->cells;
+        const sinew_estimate e = sinew_estimate_soft(c * c * c, 6 * (c - 1) * (c - 1) * (c - 1));
+        char job[32];
+        snprintf(job, sizeof job, "--cells %u", o->cells);
+        if (sinew_estimate_check(&e, o->max_memory, s->name, job, "--max-memory SIZE", &quiet_log) !=
+            SINEW_RESULT_OK)
+            return 0; /* the estimate said why */
+    }
     sinew_result r = o->asset_path ? sinew_asset_load(o->asset_path, NULL, &s->asset)
                      : o->crowd               ? sim_crowd_first(o, &s->asset)
                      : o->scene == SCENE_CLOTH
@@ -492,12 +502,14 @@ static int warn_thickness(const options *o, const sim *s)
     if (!(edge > 0.0) || !(o->thickness > SINEW_ESTIMATE_THICK_EDGES * edge))
         return 1;
     const sinew_self_estimate e = sinew_estimate_self_collision(o->thickness, edge, vertices);
+    if (!(e.cost > SINEW_ESTIMATE_THICK_COST)) /* a small surface: every item is in reach at any thickness */
+        return 1;
     fprintf(stderr,
             "sinew-sim: warning: --thickness %g m is %.0f times the mean edge length of %s's surface (%.3g m): "
             "some %.0f items come within reach of each vertex, of which its query keeps %u (--self-capacity), and "
             "each query scans some %.0f entries of the spatial hash, %.0f times the work at a thickness of one edge "
-            "length; the steps will be slow. A thickness below the edge lengths keeps layers apart "
-            "(docs/self-collision.md)\n",
+            "length; the steps will be slow: lower --thickness (one below the edge lengths keeps layers apart, "
+            "docs/self-collision.md)\n",
             o->thickness, o->thickness / edge, s->name, edge, e.candidates, o->self_capacity, e.scanned, e.cost);
     return 1;
 }

@@ -68,7 +68,9 @@ typedef struct sinew_self_estimate {
 
 sinew_self_estimate sinew_estimate_self_collision(double thickness, double mean_edge, uint64_t surface_vertices);
 
-/* A thickness past this many mean edge lengths is worth a warning. */
+/* A thickness past this many mean edge lengths, whose broad phase costs
+ * more than this many times the one at one edge length, is worth a warning. */
 #define SINEW_ESTIMATE_THICK_EDGES 3.0
+#define SINEW_ESTIMATE_THICK_COST 4.0
 
 #endif

@@ -501,8 +501,9 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
     if (s->box_given) {
         double origin[3] = {0.0, s->height, 0.0};
         sinew_result r = within_memory(s, NULL, NULL, lg);
-        if (r == SINEW_RESULT_OK)
-            r = sinew_volume_box(s->box[0], s->box[1], s->box[2], s->box_size, origin, v);
+        if (r != SINEW_RESULT_OK)
+            return r; /* the estimate said why */
+        r = sinew_volume_box(s->box[0], s->box[1], s->box[2], s->box_size, origin, v);
         if (r == SINEW_RESULT_ERROR_LIMIT)
             fprintf(stderr, "%s: --box %u %u %u: %llu vertices and %llu tetrahedra, past the limits of %u and %u\n",
                     tool, s->box[0], s->box[1], s->box[2],

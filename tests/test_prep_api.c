@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct capture {
     unsigned errors, warnings;
@@ -799,4 +800,92 @@ Test(prep_api, bad_input_refused_with_a_message)
     cr_expect(strstr(c.text, "indices is NULL"), "%s", c.text);
 #undef TRY
     grid_free(&g);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A build is estimated from its input's sizes before any work, and one past
+ * options.max_memory is refused at once, naming the estimate, the limit and
+ * the option (docs/prep-library.md#estimates): 11 subdivisions of one quad
+ * are 8.4 million triangles, some 4 GiB, a minute's work. */
+Test(prep_api, a_build_past_max_memory_is_refused_before_any_work)
+{
+    capture c;
+    sinew_logger lg;
+    sinew_prep_output out;
+    sinew_prep_cloth_options o = sinew_prep_cloth_options_default();
+    const sinew_prep_soft_options so_default = sinew_prep_soft_options_default();
+    cr_assert_gt(o.max_memory, 0, "the default: half the machine's memory");
+    cr_expect_eq(o.max_memory, so_default.max_memory);
+
+    grid_mesh one = grid_make(2, 2);
+    sinew_prep_mesh m = quad_mesh(&one);
+    o.subdivisions = 11;
+    o.max_memory = 64ull << 20;
+    lg = capture_logger(&c);
+    double t0 = now_seconds();
+    sinew_result r = sinew_prep_cloth(&m, &o, &lg, &out);
+    double took = now_seconds() - t0;
+    expect_refused(r, SINEW_RESULT_ERROR_LIMIT, &c, &out, "subdivisions 11 needs about", "11 subdivisions, 64 MiB");
+    cr_expect(strstr(c.text, "past the limit of 64 MiB; options.max_memory raises it"), "%s", c.text);
+    cr_expect_lt(took, 0.5, "refused in %.3f s: before the work", took);
+
+    /* The same through the grid entry point, and a whole build within it. */
+    sinew_prep_grid grid = sinew_prep_grid_default();
+    grid.nx = grid.ny = 2;
+    lg = capture_logger(&c);
+    expect_refused(sinew_prep_cloth_grid(&grid, &o, &lg, &out), SINEW_RESULT_ERROR_LIMIT, &c, &out,
+                   "options.max_memory", "the grid, 11 subdivisions");
+    o.subdivisions = 2;
+    lg = capture_logger(&c);
+    cr_expect_eq(sinew_prep_cloth(&m, &o, &lg, &out), SINEW_RESULT_OK, "%s", c.text);
+    sinew_prep_output_free(&out);
+
+    /* Under the default, 11 subdivisions of 8 quads (67 million triangles,
+     * some 32 GiB) on a machine of less than 64 GiB. */
+    grid_mesh eight = grid_make(9, 2);
+    sinew_prep_mesh m8 = quad_mesh(&eight);
+    sinew_prep_cloth_options d = sinew_prep_cloth_options_default();
+    d.subdivisions = 11;
+    if (d.max_memory < (32ull << 30)) {
+        lg = capture_logger(&c);
+        t0 = now_seconds();
+        r = sinew_prep_cloth(&m8, &d, &lg, &out);
+        took = now_seconds() - t0;
+        expect_refused(r, SINEW_RESULT_ERROR_LIMIT, &c, &out, "GiB of memory", "11 subdivisions, the default");
+        cr_expect_lt(took, 0.5, "refused in %.3f s", took);
+    } else {
+        cr_log_info("half this machine's memory is %llu bytes: 8 quads subdivided 11 times fit",
+                    (unsigned long long)d.max_memory);
+    }
+
+    /* Soft bodies: the tetrahedra given, and a surface as lattice cubes. */
+    sinew_prep_soft_options so = sinew_prep_soft_options_default();
+    so.max_memory = 1024;
+    sinew_prep_volume v = {8, NULL, cube_xyz, 6, cube_tets, NULL};
+    lg = capture_logger(&c);
+    expect_refused(sinew_prep_soft(&v, &so, &lg, &out), SINEW_RESULT_ERROR_LIMIT, &c, &out, "options.max_memory",
+                   "six tetrahedra in 1 KiB");
+    sinew_prep_mesh s = sinew_prep_mesh_default();
+    s.vertex_count = 8;
+    s.positions_f64 = cube_xyz;
+    s.triangle_count = 12;
+    s.triangles = cube_faces;
+    so = sinew_prep_soft_options_default();
+    so.mesher = SINEW_PREP_MESHER_LATTICE;
+    so.lattice_cells = 200; /* 8 million cubes inside: 48 million tetrahedra, some 11 GiB */
+    so.max_memory = 1ull << 30;
+    lg = capture_logger(&c);
+    t0 = now_seconds();
+    r = sinew_prep_soft_from_surface(&s, &so, &lg, &out);
+    took = now_seconds() - t0;
+    expect_refused(r, SINEW_RESULT_ERROR_LIMIT, &c, &out, "lattice_cells 200 needs about", "the lattice, 1 GiB");
+    cr_expect_lt(took, 0.5, "refused in %.3f s", took);
+    grid_free(&one);
+    grid_free(&eight);
 }

@@ -170,3 +170,64 @@ set_tests_properties(tool_prep_ply_named_header_lines PROPERTIES LABELS cpu
 if(NOT SINEW_HAVE_ASSIMP)
   set_tests_properties(tool_prep_ply_named_header_lines PROPERTIES DISABLED ON)
 endif()
+
+# A tool stopped by a signal (signals.sh): sinew-sim, signalled once its
+# first periodic checkpoint is written, finishes the step, writes the
+# summary, --json ("status": "interrupted", the signal, the step), the final
+# mesh and a checkpoint of that step, from which --resume goes on, and exits
+# with 128 + the signal (130 for SIGINT, 143 for SIGTERM). sinew-prep
+# --tetrahedralise, signalled while TetGen (a stand-in that sleeps) runs,
+# stops it and removes its temporary folder from the test's own TMPDIR
+# (SIGHUP 129, SIGTERM 143).
+foreach(case "int;INT;130" "term;TERM;143")
+  list(GET case 0 name)
+  list(GET case 1 sig)
+  list(GET case 2 status)
+  add_test(NAME tool_sim_stopped_by_sig${name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signals.sh sim ${PREP} ${SIM} ${CLI_OUT}/sim-sig${name} ${sig} ${status})
+  set_tests_properties(tool_sim_stopped_by_sig${name} PROPERTIES LABELS gpu TIMEOUT 180
+    PASS_REGULAR_EXPRESSION "interrupted +by SIG${sig} after step [0-9]+.*resumed at step [0-9]+\nstopped cleanly"
+    FAIL_REGULAR_EXPRESSION "FAILED|Validation|Sanitizer")
+endforeach()
+foreach(case "hup;HUP;129" "term;TERM;143")
+  list(GET case 0 name)
+  list(GET case 1 sig)
+  list(GET case 2 status)
+  add_test(NAME tool_prep_tetgen_stopped_by_sig${name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signals.sh tetgen ${PREP} ${CMAKE_SOURCE_DIR}/data/pebble.off
+            ${CLI_OUT}/tetgen-sig${name} ${sig} ${status})
+  set_tests_properties(tool_prep_tetgen_stopped_by_sig${name} PROPERTIES LABELS cpu TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "interrupted while .*tetgen was meshing it.*stopped by SIG${sig}.*TetGen stopped, no temporary folder left\nstopped cleanly"
+    FAIL_REGULAR_EXPRESSION "FAILED|Sanitizer")
+endforeach()
+
+# Estimates before work (docs/prep-library.md#estimates): a build whose
+# estimated memory passes --max-memory is refused at once, before the mesh is
+# meshed or subdivided, naming the estimate, the limit and the option:
+# sinew-prep's lattice, subdivision and box, sinew-sim's soft scene box; a
+# size that is not one is a bad option (2); a build within it goes on.
+add_test(NAME tool_prep_max_memory
+  COMMAND sh -c "d='${CLI_OUT}/max-memory'; rm -rf \"$d\"; mkdir -p \"$d\"; \
+'${PREP}' '${CMAKE_SOURCE_DIR}/data/pebble.off' --lattice 200 --max-memory 64M -o \"$d/l.snw\"; [ $? -eq 1 ] || exit 1; \
+'${PREP}' --grid 16x16 --subdivide 8 --max-memory 64M -o \"$d/s.snw\"; [ $? -eq 1 ] || exit 1; \
+'${PREP}' --box 100 100 100 1 1 1 --max-memory 64M -o \"$d/b.snw\"; [ $? -eq 1 ] || exit 1; \
+'${SIM}' --scene cube-drop --cells 100 --max-memory 64M --frames 0 -o \"$d/run\"; [ $? -eq 1 ] || exit 1; \
+'${PREP}' --grid 8x8 --max-memory 12Q -o \"$d/q.snw\"; [ $? -eq 2 ] || exit 1; \
+[ ! -e \"$d/l.snw\" ] && [ ! -e \"$d/s.snw\" ] && [ ! -e \"$d/b.snw\" ] && [ ! -e \"$d/run/final.obj\" ] || exit 1; \
+'${PREP}' --grid 16x16 --subdivide 2 --max-memory 64M -q -o \"$d/ok.snw\" && echo 'nothing built past the bound'")
+set_tests_properties(tool_prep_max_memory PROPERTIES LABELS cpu TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "--lattice 200 needs about [0-9.]+ GiB of memory \\(an estimate: [0-9.]+ million tetrahedra[^)]*\\), past the limit of 64 MiB; --max-memory SIZE raises it.*--subdivide 8 needs about .*--max-memory SIZE raises it.*--box 100 100 100 needs about .*--max-memory SIZE raises it.*--cells 100 needs about .*--max-memory SIZE raises it.*--max-memory: \"12Q\" is not a size.*nothing built past the bound"
+  FAIL_REGULAR_EXPRESSION "Sanitizer|past the limits of")
+
+# A self-collision thickness of many edge lengths is warned about before the
+# first step, naming --thickness: 27 edges of a 32 x 32 grid (the broad phase
+# some 9 times the work at one edge); none at 0.01 m (a third of an edge).
+add_test(NAME tool_sim_thickness_warning
+  COMMAND sh -c "d='${CLI_OUT}/thickness'; rm -rf \"$d\"; mkdir -p \"$d\"; \
+'${PREP}' --grid 32x32 --pin-corners -q -o \"$d/g.snw\" || exit 1; \
+'${SIM}' \"$d/g.snw\" --self-collision --thickness 0.01 --frames 0 -q -o \"$d/thin\" 2> \"$d/thin.txt\" || exit 1; \
+grep -q 'warning: --thickness' \"$d/thin.txt\" && { echo 'warned at 0.01 m'; exit 1; }; \
+'${SIM}' \"$d/g.snw\" --self-collision --thickness 1 --frames 0 -q -o \"$d/thick\" || exit 1")
+set_tests_properties(tool_sim_thickness_warning PROPERTIES LABELS gpu TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "warning: --thickness 1 m is 27 times the mean edge length of .*g.snw's surface .*[0-9]+ times the work at a thickness of one edge length; the steps will be slow: lower --thickness"
+  FAIL_REGULAR_EXPRESSION "warned at|Validation|Sanitizer")

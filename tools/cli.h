@@ -87,6 +87,27 @@ static inline int cli_doubles(const char *tool, const char *opt, const char *tex
     return 1;
 }
 
+/* Parses a size in bytes: a number, alone or followed by K, M, G or T
+ * (powers of 1024; "iB" or "B" may follow): 4096, 512M, 1.5G, 2GiB. */
+static inline int cli_bytes(const char *tool, const char *opt, const char *text, uint64_t *out)
+{
+    if (!text)
+        return cli_error(tool, "%s needs a size%s", opt, "");
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    const char *units = "KMGT", *unit = *end ? strchr(units, *end) : NULL;
+    if (unit)
+        v = ldexp(v, 10 * (int)(unit - units + 1)), end++;
+    if (unit && (!strcmp(end, "iB") || !strcmp(end, "B")))
+        end += strlen(end);
+    if (end == text || *end != '\0' || errno == ERANGE || !(v >= 0.0) || !(v < 1.8e19))
+        return cli_error(tool, "%s: \"%s\" is not a size: bytes, or a number with K, M, G or T (512M, 1.5G)", opt,
+                         text);
+    *out = (uint64_t)v;
+    return 1;
+}
+
 /* ------------------------------------------------------------ option tables
  *
  * A tool lists its options in an array of cli_option, each row naming the

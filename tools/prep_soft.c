@@ -25,7 +25,9 @@
 
 #include "cli.h"
 #include "mesh_pipe.h"
+#include "prep/estimate.h"
 #include "prep/soft.h"
+#include "stop.h"
 
 static const char *const tool = "sinew-prep";
 
@@ -69,6 +71,10 @@ void prep_soft_help(void)
            "      --scale S, --translate X,Y,Z   transform the mesh (scale first)\n"
            "      --height Y            --box: height of its centre (default 1 m)\n"
            "      --colouring balanced|greedy   (default balanced)\n"
+           "      --max-memory SIZE     as for cloth: the box, the volume file's tetrahedra, the lattice\n"
+           "                            (from the surface's bounds and enclosed volume) or TetGen's\n"
+           "                            tetrahedra (from the enclosed volume over --max-volume and the\n"
+           "                            surface's faces) are estimated before any meshing\n"
            "  -q, --quiet               errors only\n",
            d.youngs_modulus, d.poisson_ratio, d.density);
 }
@@ -223,6 +229,7 @@ typedef struct soft_args {
     unsigned box[3], lattice;
     double box_size[3];
     double max_volume, quality, scale, translate[3], height, box_pin[6];
+    uint64_t max_memory; /* bytes a build is estimated to take, at most (0: no bound) */
     uint32_t *pins, pin_count;
     sinew_soft_options opt;
 } soft_args;
@@ -362,6 +369,8 @@ static int parse_option(int argc, char **argv, int *i, soft_args *s)
     } else if (!strcmp(a, "--quality")) {
         ok = cli_double(tool, a, v, &s->quality) &&
              (s->quality == 0 || s->quality >= 1 || cli_error(tool, "%s must be >= 1, or 0 for none%s", a, ""));
+    } else if (!strcmp(a, "--max-memory")) {
+        ok = cli_bytes(tool, a, v, &s->max_memory);
     } else if (!strcmp(a, "--tetgen")) {
         ok = v != NULL || cli_error(tool, "%s needs a path%s", a, "");
         s->tetgen = v;
@@ -455,12 +464,32 @@ static int parse(int argc, char **argv, soft_args *s)
 
 /* ---------------------------------------------------------------- building */
 
-/* Ctrl-C or a kill while TetGen runs: the run stops and its temporary files
- * are removed (sinew_prep_interrupted) before sinew-prep exits. */
-static void interrupted(int sig)
+/* Whether the build is estimated to fit in --max-memory, before the work it
+ * measures: the box's, the volume file's (vol), or the meshing of the
+ * surface m; LIMIT, having said why, if not. */
+static sinew_result within_memory(const soft_args *s, const sinew_mesh *m, const sinew_volume *vol,
+                                  const sinew_logger *lg)
 {
-    (void)sig;
-    sinew_prep_interrupted = 1;
+    char job[64];
+    sinew_estimate e;
+    if (s->box_given) {
+        const uint64_t n[3] = {s->box[0], s->box[1], s->box[2]};
+        e = sinew_estimate_soft(n[0] * n[1] * n[2], 6 * (n[0] - 1) * (n[1] - 1) * (n[2] - 1));
+        snprintf(job, sizeof job, "--box %u %u %u", s->box[0], s->box[1], s->box[2]);
+    } else if (vol) {
+        e = sinew_estimate_soft(vol->vertex_count, vol->tet_count);
+        snprintf(job, sizeof job, "its %u tetrahedra", vol->tet_count);
+    } else if (s->lattice) {
+        e = sinew_estimate_lattice(m, s->lattice);
+        snprintf(job, sizeof job, "--lattice %u", s->lattice);
+    } else if (s->max_volume > 0) {
+        e = sinew_estimate_tetgen(m, s->max_volume);
+        snprintf(job, sizeof job, "--max-volume %g", s->max_volume);
+    } else {
+        e = sinew_estimate_tetgen(m, 0.0);
+        snprintf(job, sizeof job, "--tetrahedralise");
+    }
+    return sinew_estimate_check(&e, s->max_memory, s->input ? s->input : "box", job, "--max-memory SIZE", lg);
 }
 
 /* The volume, and the surface it was made from (zeroed for a box or a volume
@@ -471,7 +500,10 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
     memset(surface, 0, sizeof *surface);
     if (s->box_given) {
         double origin[3] = {0.0, s->height, 0.0};
-        sinew_result r = sinew_volume_box(s->box[0], s->box[1], s->box[2], s->box_size, origin, v);
+        sinew_result r = within_memory(s, NULL, NULL, lg);
+        if (r != SINEW_RESULT_OK)
+            return r; /* the estimate said why */
+        r = sinew_volume_box(s->box[0], s->box[1], s->box[2], s->box_size, origin, v);
         if (r == SINEW_RESULT_ERROR_LIMIT)
             fprintf(stderr, "%s: --box %u %u %u: %llu vertices and %llu tetrahedra, past the limits of %u and %u\n",
                     tool, s->box[0], s->box[1], s->box[2],
@@ -483,22 +515,25 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
                     sinew_result_string(r));
         return r;
     }
-    if (!s->tetrahedralise && !s->lattice)
-        return read_isolated(s->input, 1, lg, NULL, v);
+    if (!s->tetrahedralise && !s->lattice) {
+        sinew_result r = read_isolated(s->input, 1, lg, NULL, v);
+        if (r == SINEW_RESULT_OK && (r = within_memory(s, NULL, v, lg)) != SINEW_RESULT_OK)
+            sinew_volume_free(v);
+        return r;
+    }
     sinew_mesh m = {0};
     sinew_result r = read_isolated(s->input, 0, lg, &m, NULL);
+    if (r == SINEW_RESULT_OK)
+        r = within_memory(s, &m, NULL, lg);
     if (r == SINEW_RESULT_OK && s->lattice)
         r = sinew_volume_lattice(&m, s->lattice, s->follow, s->input, lg, v);
     else if (r == SINEW_RESULT_OK) {
-        struct sigaction sa, old_int, old_term;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = interrupted; /* no SA_RESTART: the wait for TetGen returns */
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
+        /* Ctrl-C, a kill or a hang-up while TetGen runs: the run stops and its
+         * temporary folder is removed before sinew-prep exits (stop.h). No
+         * SA_RESTART: the wait for TetGen returns. */
+        stop_catch(0);
         r = sinew_volume_tetrahedralise(&m, s->max_volume, s->quality, s->tetgen, s->input, lg, v);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
+        stop_release();
     }
     if (r == SINEW_RESULT_OK)
         *surface = m;
@@ -607,7 +642,8 @@ static void print_report(const soft_args *s, const sinew_asset *asset, const sin
 
 int prep_soft_main(int argc, char **argv)
 {
-    soft_args s = {.quality = 1.4, .scale = 1.0, .height = 1.0, .opt = sinew_soft_options_default()};
+    soft_args s = {.quality = 1.4, .scale = 1.0, .height = 1.0, .opt = sinew_soft_options_default(),
+                   .max_memory = sinew_estimate_memory_default()};
     if (!parse(argc, argv, &s)) {
         free(s.pins);
         free(s.regions);
@@ -628,12 +664,15 @@ int prep_soft_main(int argc, char **argv)
     if (r == SINEW_RESULT_OK)
         r = report_pieces(&s, &lg, &v);
     if (r != SINEW_RESULT_OK) {
-        fprintf(stderr, "%s: %s: %s\n", tool, what, sinew_result_string(r));
+        if (stop_signal())
+            fprintf(stderr, "%s: %s: stopped by %s\n", tool, what, stop_name());
+        else
+            fprintf(stderr, "%s: %s: %s\n", tool, what, sinew_result_string(r));
         sinew_volume_free(&v);
         sinew_mesh_free(&surface);
         free(s.pins);
         free(s.regions);
-        return sinew_prep_interrupted ? 130 : 1;
+        return stop_signal() ? stop_status() : 1;
     }
     for (uint32_t i = 0; i < v.vertex_count; i++)
         for (int k = 0; k < 3; k++)

@@ -58,6 +58,7 @@ typedef struct options {
     sim_add adds[SIM_MAX_ADDS];
     unsigned add_count;
     int crowd;                /* --scene crowd: blocks and cloths built in memory */
+    uint64_t max_memory;      /* --max-memory: bytes a soft scene's box is estimated to take, at most (0: no bound) */
     int no_contacts;          /* --no-contacts: the world's bodies do not touch */
     int thickness_set;
     int ground_set, no_ground, no_sphere, frames_set, dt_set, substeps_set, iterations_set;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "prep/estimate.h"
 #include "scene.h"
 #include "sim.h"
 #include "soft_scenes.h"
@@ -56,8 +57,16 @@ static const char *const usage_tail =
     "(a symbolic link is written through to its file), each must be writable,\n"
     "--video needs ffmpeg.\n"
     "\n"
+    "Ctrl-C (SIGINT), SIGTERM or SIGHUP (unless ignored, as under nohup) ends the\n"
+    "run after the step in progress: the summary, --json (\"status\": \"interrupted\",\n"
+    "with the signal and the last step), the final mesh and picture and the\n"
+    "--checkpoint of that step are written as at the end of a run, and sinew-sim\n"
+    "exits with 128 + the signal's number. A second signal of the same kind ends it\n"
+    "at once, without them.\n"
+    "\n"
     "Exit status: 0 done, 1 failure (an input among them), 2 bad options or outputs,\n"
-    "3 a check failed or a step was unstable (summary printed).\n";
+    "3 a check failed or a step was unstable (summary printed), 130 stopped by\n"
+    "SIGINT, 143 by SIGTERM, 129 by SIGHUP (outputs written).\n";
 
 static int is_gpbd(sinew_solver s) { return s == SINEW_SOLVER_GPBD_GAUSS_SEIDEL || s == SINEW_SOLVER_GPBD_JACOBI; }
 
@@ -502,6 +511,11 @@ static int world_presets(const char *t, options *o)
     return 1;
 }
 
+static int parse_bytes(const char *tool, const char *opt, const char *text, void *value)
+{
+    return cli_bytes(tool, opt, text, value);
+}
+
 int sim_parse(int argc, char **argv, options *o)
 {
     const char *t = "sinew-sim";
@@ -542,6 +556,7 @@ int sim_parse(int argc, char **argv, options *o)
     o->ramp = 1.0;
     o->gravity = -pd.gravity[1];
     o->size = 1.0;
+    o->max_memory = sinew_estimate_memory_default();
     o->thickness = bd.self_thickness;
     o->self_friction = bd.self_friction;
     o->self_capacity = bd.self_capacity;
@@ -738,7 +753,7 @@ int sim_parse(int argc, char **argv, options *o)
          "health check, soft bodies: a step leaving a tetrahedron's |V/V0 - 1| above E fails likewise (e.g. 0.5; "
          "default: no bound)",
          CLI_GE(0)},
-        {"--checkpoint", NULL, CLI_STRING, &o->checkpoint, "FILE", "save the body's state to FILE after the last step"},
+        {"--checkpoint", NULL, CLI_STRING, &o->checkpoint, "FILE", "save the body's state to FILE after the last step, or the step a signal stopped the run at"},
         {"--checkpoint-every", NULL, CLI_UINT, &o->checkpoint_every, "N", "and every N steps", .max = 10000000},
         {"--resume", NULL, CLI_STRING, &o->resume, "FILE",
          "start from a checkpoint saved from the same asset and options; --frames more steps are taken, "
@@ -776,6 +791,10 @@ int sim_parse(int argc, char **argv, options *o)
         {"--cells", NULL, CLI_UINT, &o->cells, "N", "N vertices per side instead of the scene's", .min = 2,
          .max = 400, .given = &o->cells_set},
         {"--size", NULL, CLI_DOUBLE, &o->size, "L", "scale the scene's box by L (default 1: sizes above)", CLI_GT(0)},
+        {"--max-memory", NULL, CLI_CUSTOM, &o->max_memory, "SIZE",
+         "refuse a scene whose box is estimated to take more host memory than SIZE to build: bytes, or 512M, 4G "
+         "(default: half of this machine's memory; 0: no bound; docs/prep-library.md#estimates)",
+         .parse = parse_bytes},
         {"--material", NULL, CLI_CUSTOM, &o->material, "nh|snh", "neo-Hookean (default) or stable neo-Hookean",
          .parse = parse_material},
         {"--youngs", NULL, CLI_DOUBLE, &o->youngs, "E", "Young's modulus in Pa (default 1e6)", CLI_GT(0),

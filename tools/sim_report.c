@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "sim_run.h"
+#include "stop.h"
 
 /* A number for JSON: non-finite values become null. */
 static void json_num(FILE *f, const char *key, double v, const char *sep)
@@ -126,6 +127,13 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
         fprintf(j, "%u,\n", t->unstable_step);
     else
         fprintf(j, "null,\n");
+    /* finished: every step asked for; interrupted: a signal ended it after interrupted_after_step */
+    fprintf(j, "  \"status\": \"%s\", \"interrupted_by\": ",
+            t->interrupted ? "interrupted" : t->unstable_step ? "unstable" : "finished");
+    if (t->interrupted)
+        fprintf(j, "\"%s\", \"interrupted_after_step\": %u,\n", stop_name(), t->first + t->steps_done);
+    else
+        fprintf(j, "null, \"interrupted_after_step\": null,\n");
     /* the run's cost per step: the world's, all bodies together, where there is one */
     const sinew_world_stats ws = s->world ? sinew_world_get_stats(s->world) : (sinew_world_stats){0};
     fprintf(j, "  \"dispatches_per_step\": %u, \"barriers_per_step\": %u, \"submits_per_step\": %u, "
@@ -299,6 +307,9 @@ int sim_report(const options *o, const sim *s, const tally *t)
         if (t->unstable_step)
             printf("  stability       UNSTABLE at step %u\n", t->unstable_step);
     }
+    if (t->interrupted)
+        printf("  interrupted     by %s after step %u, %u of the %u steps asked: what follows is that step's\n",
+               stop_name(), t->first + steps, steps, o->frames);
     if ((o->solver == SINEW_SOLVER_IMPLICIT_MG || o->solver == SINEW_SOLVER_IMPLICIT_PCG) && steps)
         printf("  linear solve    %.1f %s and %.1f ms per step; worst relative residual %.2e; %u solves above "
                "the tolerance\n",
@@ -428,6 +439,8 @@ int sim_report(const options *o, const sim *s, const tally *t)
     } else if (o->check_recovered) {
         printf("  check           passed: recovered\n");
     }
+    if (t->interrupted) /* 130 for Ctrl-C, whatever the checks said of the steps done */
+        status = 128 + t->interrupted;
     if (o->json && !write_json(o, s, t, &mat0, wall_ms, gpu_step_ms, newton_mean, newton_last, status))
         return 1;
     return status;

@@ -80,6 +80,7 @@ typedef struct tally {
     uint32_t most_inverted;
     unsigned first;       /* steps taken before this run: a resumed checkpoint's */
     unsigned gpu_steps, steps_done, unstable_step;
+    int interrupted;      /* the signal that ended the run before its last step (stop.h); 0: none */
     double gpu_ms, step_wall, worst_strain, worst_rms, fastest, wall;
     double newton_sum, linear_ms, linear_worst;
     double residual, worst_residual; /* the solver's residual: last step, largest (negative: not measured) */

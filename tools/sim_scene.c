@@ -14,6 +14,7 @@
 
 #include "core/file.h"
 #include "prep/cloth.h"
+#include "prep/estimate.h"
 #include "prep/mesh.h"
 #include "scene.h"
 #include "sim_run.h"
@@ -145,6 +146,16 @@ static int load_scene(options *o, sim *s)
      * before anything is made. */
     if (o->resume && o->cut_set && !checkpoint_step(o->resume, &s->resume_step))
         return 0;
+    /* A soft scene's box is built here: estimated first, as sinew-prep --box is. */
+    if (!o->asset_path && !o->crowd && o->scene != SCENE_CLOTH) {
+        const uint64_t c = o->cells;
+        const sinew_estimate e = sinew_estimate_soft(c * c * c, 6 * (c - 1) * (c - 1) * (c - 1));
+        char job[32];
+        snprintf(job, sizeof job, "--cells %u", o->cells);
+        if (sinew_estimate_check(&e, o->max_memory, s->name, job, "--max-memory SIZE", &quiet_log) !=
+            SINEW_RESULT_OK)
+            return 0; /* the estimate said why */
+    }
     sinew_result r = o->asset_path ? sinew_asset_load(o->asset_path, NULL, &s->asset)
                      : o->crowd               ? sim_crowd_first(o, &s->asset)
                      : o->scene == SCENE_CLOTH
@@ -447,9 +458,68 @@ static int load_render_mesh(sim *s)
     return 1;
 }
 
+/* The mean rest length of the edges of the asset's surface triangles (each
+ * edge once per triangle) and the vertices on them; 0 when out of memory. */
+static int surface_edges(const sinew_asset *asset, const sinew_asset_info *ai, double *mean, uint32_t *vertices)
+{
+    uint32_t count = 0;
+    const uint32_t *tris = sinew_asset_get_triangles(asset, &count);
+    float *xyz = malloc(3 * sizeof *xyz * ((size_t)ai->particle_count + 1));
+    uint8_t *on = calloc((size_t)ai->particle_count + 1, 1);
+    if (!xyz || !on) {
+        free(xyz);
+        free(on);
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+        return 0;
+    }
+    sinew_asset_get_positions(asset, xyz);
+    double sum = 0.0;
+    *vertices = 0;
+    for (uint32_t t = 0; t < count; t++)
+        for (int k = 0; k < 3; k++) {
+            const float *a = &xyz[3 * tris[3 * t + k]], *b = &xyz[3 * tris[3 * t + (k + 1) % 3]];
+            sum += sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2));
+            *vertices += !on[tris[3 * t + k]];
+            on[tris[3 * t + k]] = 1;
+        }
+    *mean = count ? sum / (3.0 * count) : 0.0;
+    free(xyz);
+    free(on);
+    return 1;
+}
+
+/* Self-collision (and contacts between bodies) at a thickness of several
+ * edge lengths: each vertex finds hundreds of candidates, and each query
+ * scans as many entries of the spatial hash, so the broad phase grows with
+ * the square of the thickness over the edges. Said before the first step,
+ * with the estimate (prep/estimate.h). 0 when out of memory. */
+static int warn_thickness(const options *o, const sim *s)
+{
+    if (!o->self_collision && !((o->add_count || o->crowd) && !o->no_contacts))
+        return 1;
+    double edge = 0.0;
+    uint32_t vertices = 0;
+    if (!surface_edges(s->asset, &s->ai, &edge, &vertices))
+        return 0;
+    if (!(edge > 0.0) || !(o->thickness > SINEW_ESTIMATE_THICK_EDGES * edge))
+        return 1;
+    const sinew_self_estimate e = sinew_estimate_self_collision(o->thickness, edge, vertices);
+    if (!(e.cost > SINEW_ESTIMATE_THICK_COST)) /* a small surface: every item is in reach at any thickness */
+        return 1;
+    fprintf(stderr,
+            "sinew-sim: warning: --thickness %g m is %.0f times the mean edge length of %s's surface (%.3g m): "
+            "some %.0f items come within reach of each vertex, of which its query keeps %u (--self-capacity), and "
+            "each query scans some %.0f entries of the spatial hash, %.0f times the work at a thickness of one edge "
+            "length; the steps will be slow: lower --thickness (one below the edge lengths keeps layers apart, "
+            "docs/self-collision.md)\n",
+            o->thickness, o->thickness / edge, s->name, edge, e.candidates, o->self_capacity, e.scanned, e.cost);
+    return 1;
+}
+
 int sim_build(options *o, sim *s)
 {
-    return load_scene(o, s) && create_body(o, s) && load_render_mesh(s) && open_outputs(o, s);
+    return load_scene(o, s) && warn_thickness(o, s) && create_body(o, s) && load_render_mesh(s) &&
+           open_outputs(o, s);
 }
 
 int sim_free(const options *o, sim *s)

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "mesh_pipe.h"
 #include "prep/cloth.h"
+#include "prep/estimate.h"
 #include "prep/fabric.h"
 #include "prep/hierarchy.h"
 #include "prep/mesh_text.h" /* the mesh limits */
@@ -64,6 +65,11 @@ static const char *const usage =
     "      --clusters N|none     Gauss-Seidel sweeps in passes of clusters of at most N\n"
     "                            particles (16..512, default 256), one dispatch a pass\n"
     "                            (docs/colouring.md); none: one dispatch a colour\n"
+    "      --max-memory SIZE     refuse a build whose memory, estimated before any work\n"
+    "                            from the input's size and the options (--subdivide,\n"
+    "                            --lattice, --max-volume, --box), passes SIZE: bytes, or\n"
+    "                            512M, 4G (default: half of this machine's memory; 0: no\n"
+    "                            bound); a build of more than a minute is warned about\n"
     "  -q, --quiet               errors only\n"
     "  -h, --help                this text\n";
 
@@ -181,6 +187,23 @@ static int within_mesh_limits(const char *t, const sinew_mesh *m, int quadrangul
             "of %u and %u\n", t, quadrangulate ? "quadrangulate" : "triangulate", (unsigned long long)vertices,
             (unsigned long long)faces, m->vertex_count, m->face_count, SINEW_MESH_MAX_VERTICES, SINEW_MESH_MAX_FACES);
     return 0;
+}
+
+/* Whether the cloth (subdivided) is estimated to fit in max_memory, saying
+ * why not. */
+static int within_memory(const sinew_mesh *m, const char *mesh_path, const unsigned grid[2], uint32_t subdivide,
+                         uint64_t max_memory, const sinew_logger *lg)
+{
+    char job[64];
+    if (subdivide)
+        snprintf(job, sizeof job, "--subdivide %u", subdivide);
+    else if (grid[0])
+        snprintf(job, sizeof job, "--grid %ux%u", grid[0], grid[1]);
+    else
+        snprintf(job, sizeof job, "its cloth");
+    const sinew_estimate e = sinew_estimate_cloth_mesh(m, subdivide);
+    return sinew_estimate_check(&e, max_memory, mesh_path ? mesh_path : "grid", job, "--max-memory SIZE", lg) ==
+           SINEW_RESULT_OK;
 }
 
 static void print_hierarchy(const sinew_hierarchy_report *r, const sinew_hierarchy_options *o)
@@ -344,6 +367,7 @@ int main(int argc, char **argv)
     int red_black = 0;
     uint32_t subdivide = 0;
     int hierarchy_options = 0;
+    uint64_t max_memory = sinew_estimate_memory_default();
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -488,6 +512,8 @@ int main(int argc, char **argv)
             ok = (v && !strcmp(v, "none")) ||
                  cli_uint_in(t, a, v, SINEW_CLUSTER_MIN_PARTICLES, SINEW_CLUSTER_MAX_PARTICLES, &cluster_size);
             opt.cluster_particles = cluster_size;
+        } else if (!strcmp(a, "--max-memory")) {
+            ok = cli_bytes(t, a, v, &max_memory);
         } else if (!strcmp(a, "--compare-colouring")) {
             compare = 1;
             used = 0;
@@ -631,6 +657,10 @@ int main(int argc, char **argv)
             sinew_mesh_free(&mesh);
             goto done;
         }
+    if (!within_memory(&mesh, mesh_path, grid, subdivide, max_memory, &lg)) {
+        sinew_mesh_free(&mesh);
+        goto done;
+    }
     if (subdivide) {
         int quads = 0;
         for (uint32_t f = 0; f < mesh.face_count; f++)

@@ -21,6 +21,7 @@
 #include "prep/intersect.h"
 #include "scene.h"
 #include "sim_run.h"
+#include "stop.h"
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -409,8 +410,21 @@ static void shapes_on_frame(const options *o, sim *s, const sinew_frame *before,
     }
 }
 
-/* The steps, until --frames or an unstable one, then the last frame's
- * picture, the video and the final mesh. 0, having said why, on a failure. */
+/* A signal (stop.h) before step f: the run ends after the step before it,
+ * and writes what a finished run writes. */
+static void stopped(const options *o, tally *t, int tty)
+{
+    t->interrupted = stop_signal();
+    if (!o->quiet && tty)
+        printf("\n");
+    fflush(stdout);
+    fprintf(stderr, "sinew-sim: %s: stopping after step %u; writing the outputs (a second %s ends at once, without "
+            "them)\n", stop_name(), t->first + t->steps_done, stop_name());
+}
+
+/* The steps, until --frames, an unstable one or a signal (stop.h), then the
+ * last frame's picture, the video, the final mesh and, after a signal, the
+ * checkpoint. 0, having said why, on a failure. */
 static int run(const options *o, sim *s, tally *t)
 {
     const sinew_asset_info ai = s->ai;
@@ -453,6 +467,10 @@ static int run(const options *o, sim *s, tally *t)
     double last_s = 0.0, t0 = now_s();
     const int tty = isatty(fileno(stdout));
     for (unsigned f = t->first + 1; f <= t->first + o->frames; f++) {
+        if (stop_signal()) {
+            stopped(o, t, tty);
+            break;
+        }
         if (s->pin_count) {
             /* The ends are where they should be at the end of this step. */
             double ramp = soft_ramp(f * o->dt / o->ramp);
@@ -497,9 +515,12 @@ static int run(const options *o, sim *s, tally *t)
         if (!after_step(o, s, t, f, step_s, tty))
             return 0;
     }
-    if (!o->quiet && tty)
+    if (!o->quiet && tty && !t->interrupted)
         printf("\n");
     t->wall = now_s() - t0;
+    /* the state the run stopped at, to go on from (after_step saved the last step's) */
+    if (t->interrupted && o->checkpoint && sim_save_checkpoint(s, o->checkpoint) != SINEW_RESULT_OK)
+        return 0;
 #ifdef SINEW_HAVE_PNG
     if (s->renderer) {
         snprintf(t->picture, sizeof t->picture, "%s/final.png", o->out_dir);
@@ -538,6 +559,7 @@ int main(int argc, char **argv)
         return 1;
     if (!check_outputs(&o))
         return 2;
+    stop_catch(1); /* the steps end at a signal; the outputs are written (stop.h) */
     sim s;
     memset(&s, 0, sizeof s);
     tally t = {.worst_step = -1, .worst_inverted_step = -1, .recovered_step = -1, .residual = -1.0,

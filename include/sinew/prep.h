@@ -224,6 +224,11 @@ typedef struct sinew_prep_cloth_options {
      * solvers: needs a quad network without diagonals (shear = 0, or
      * quadrangulate); refused, naming an odd cycle, otherwise [--red-black]. */
     int red_black;
+    /* Bytes of host memory the build may take: one whose estimate, made from
+     * the mesh's counts and the subdivisions before any work, passes it is
+     * refused (LIMIT, naming both). Default: half the machine's physical
+     * memory; 0: no bound [--max-memory]. docs/prep-library.md#estimates. */
+    uint64_t max_memory;
 } sinew_prep_cloth_options;
 
 SINEW_PREP_API sinew_prep_cloth_options sinew_prep_cloth_options_default(void);
@@ -329,6 +334,11 @@ typedef struct sinew_prep_soft_options {
     const char *tetgen;          /* the tetgen executable; NULL: "tetgen" on PATH [--tetgen] */
     uint32_t lattice_cells;      /* LATTICE: cubes along the longest side, 1..1024 (default 16) [--lattice] */
     int follow_surface;          /* LATTICE: boundary corners onto the surface [--follow-surface] */
+    /* Bytes of host memory the build may take, as max_memory of the cloth's
+     * options: estimated from the tetrahedra given, or before meshing a
+     * surface from its bounds, enclosed volume and faces with lattice_cells or
+     * max_volume [--max-memory]. */
+    uint64_t max_memory;
 } sinew_prep_soft_options;
 
 SINEW_PREP_API sinew_prep_soft_options sinew_prep_soft_options_default(void);

@@ -257,6 +257,14 @@ def test_prep_refuses_bad_meshes():
         sinew.prep.cloth(v, [[0, 1, 2]], shearing=False)
 
 
+def test_prep_refuses_a_build_past_max_memory():
+    # eleven subdivisions of one square: some 4 M triangles, refused at once
+    with pytest.raises(sinew.Error, match="max_memory") as e:
+        sinew.prep.grid(1, 1, subdivide=11, max_memory=64 << 20)
+    assert e.value.result == "ERROR_LIMIT"
+    assert sinew.prep.grid(1, 1, subdivide=2, max_memory=64 << 20).info.particle_count == 25
+
+
 def test_cloth_from_arrays_keeps_its_render_mesh(ctx, tmp_path):
     v = np.array([[0, 1, 0], [1, 1, 0], [1, 1, 1], [0, 1, 1]], dtype=float)
     uv = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "prep/cloth.h"
 #include "prep/colouring.h"
+#include "prep/estimate.h"
 #include "prep/fabric.h"
 #include "prep/hierarchy.h"
 #include "prep/mesh.h"
@@ -21,6 +22,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +62,7 @@ sinew_prep_cloth_options sinew_prep_cloth_options_default(void)
     o.hierarchy_k = h.k;
     o.hierarchy_min_particles = h.min_particles;
     o.hierarchy_rest = (sinew_prep_hierarchy_rest)h.rest;
+    o.max_memory = sinew_estimate_memory_default();
     return o;
 }
 
@@ -83,6 +86,7 @@ sinew_prep_soft_options sinew_prep_soft_options_default(void)
     o.mesher = SINEW_PREP_MESHER_TETGEN;
     o.quality = 1.4; /* sinew-prep's --quality default */
     o.lattice_cells = 16;
+    o.max_memory = sinew_estimate_memory_default();
     return o;
 }
 
@@ -388,6 +392,13 @@ static sinew_result build_cloth(sinew_mesh *mesh, const sinew_prep_cloth_options
         r = sinew_mesh_triangulate_quads(mesh);
     if (r == SINEW_RESULT_OK && o->quadrangulate)
         r = sinew_mesh_quadrangulate(mesh);
+    if (r == SINEW_RESULT_OK) {
+        char job[64] = "the cloth";
+        if (o->subdivisions)
+            snprintf(job, sizeof job, "subdivisions %u", o->subdivisions);
+        const sinew_estimate e = sinew_estimate_cloth_mesh(mesh, o->subdivisions);
+        r = sinew_estimate_check(&e, o->max_memory, name, job, "options.max_memory", lg);
+    }
     /* Subdivision numbers the input's vertices first, so pins keep naming them. */
     sinew_nested nested = {0};
     if (r == SINEW_RESULT_OK && o->subdivisions) {
@@ -688,6 +699,10 @@ sinew_result sinew_prep_soft(const sinew_prep_volume *volume, const sinew_prep_s
     if (!volume->tets)
         return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, ID, "%s: tets is NULL but tet_count is %u", name,
                           volume->tet_count);
+    const sinew_estimate e = sinew_estimate_soft(volume->vertex_count, volume->tet_count);
+    r = sinew_estimate_check(&e, options->max_memory, name, "the soft body", "options.max_memory", lg);
+    if (r != SINEW_RESULT_OK)
+        return r;
     sinew_volume v = {0};
     r = copy_positions(name, volume->vertex_count, volume->positions, volume->positions_f64, lg, &v.positions);
     if (r != SINEW_RESULT_OK)
@@ -712,6 +727,22 @@ sinew_result sinew_prep_soft(const sinew_prep_volume *volume, const sinew_prep_s
     return r;
 }
 
+/* The mesher's work on the surface, estimated before it starts. */
+static sinew_result check_surface_estimate(const sinew_mesh *m, const sinew_prep_soft_options *o, const char *name,
+                                           const sinew_logger *lg)
+{
+    char job[64];
+    const int lattice = o->mesher == SINEW_PREP_MESHER_LATTICE;
+    if (lattice)
+        snprintf(job, sizeof job, "lattice_cells %u", o->lattice_cells);
+    else if (o->max_volume > 0.0)
+        snprintf(job, sizeof job, "max_volume %g m^3", o->max_volume);
+    else
+        snprintf(job, sizeof job, "TetGen's mesh");
+    const sinew_estimate e = lattice ? sinew_estimate_lattice(m, o->lattice_cells) : sinew_estimate_tetgen(m, o->max_volume);
+    return sinew_estimate_check(&e, o->max_memory, name, job, "options.max_memory", lg);
+}
+
 sinew_result sinew_prep_soft_from_surface(const sinew_prep_mesh *surface, const sinew_prep_soft_options *options,
                                           const sinew_logger *lg, sinew_prep_output *out)
 {
@@ -727,8 +758,12 @@ sinew_result sinew_prep_soft_from_surface(const sinew_prep_mesh *surface, const 
                           (int)options->mesher);
     sinew_mesh m;
     r = to_mesh(surface, name, lg, &m, NULL);
-    if (r != SINEW_RESULT_OK)
+    if (r == SINEW_RESULT_OK)
+        r = check_surface_estimate(&m, options, name, lg);
+    if (r != SINEW_RESULT_OK) {
+        sinew_mesh_free(&m);
         return r;
+    }
     sinew_volume v = {0};
     if (options->mesher == SINEW_PREP_MESHER_LATTICE)
         r = sinew_volume_lattice(&m, options->lattice_cells, options->follow_surface, name, lg, &v);

@@ -413,9 +413,12 @@ static void output_tail(const tetgen_run *t, const char *log, char *out, size_t 
 }
 
 /* Runs exe with argv, stdin from /dev/null, stdout and stderr into log in the
- * directory. The spawn's error (ENOENT: not found) or 0 with *status set. */
+ * directory. The spawn's error (ENOENT: not found; EINTR: interrupted before
+ * it started) or 0 with *status set. */
 static int spawn(const tetgen_run *t, const char *exe, char *const argv[], const char *log, int *status)
 {
+    if (sinew_prep_interrupted) /* before TetGen started: it never does */
+        return EINTR;
     char log_path[4200];
     path_in(t, log, log_path, sizeof log_path);
     posix_spawn_file_actions_t actions;

@@ -260,9 +260,9 @@ def test_prep_refuses_bad_meshes():
 def test_prep_refuses_a_build_past_max_memory():
     # eleven subdivisions of one square: some 4 M triangles, refused at once
     with pytest.raises(sinew.Error, match="max_memory") as e:
-        sinew.prep.grid(1, 1, subdivide=11, max_memory=64 << 20)
+        sinew.prep.grid(2, 2, subdivide=11, max_memory=64 << 20)
     assert e.value.result == "ERROR_LIMIT"
-    assert sinew.prep.grid(1, 1, subdivide=2, max_memory=64 << 20).info.particle_count == 25
+    assert sinew.prep.grid(2, 2, subdivide=2, max_memory=64 << 20).info.particle_count == 25
 
 
 def test_cloth_from_arrays_keeps_its_render_mesh(ctx, tmp_path):

@@ -211,7 +211,7 @@ add_test(NAME tool_prep_max_memory
 '${PREP}' '${CMAKE_SOURCE_DIR}/data/pebble.off' --lattice 200 --max-memory 64M -o \"$d/l.snw\"; [ $? -eq 1 ] || exit 1; \
 '${PREP}' --grid 16x16 --subdivide 8 --max-memory 64M -o \"$d/s.snw\"; [ $? -eq 1 ] || exit 1; \
 '${PREP}' --box 100 100 100 1 1 1 --max-memory 64M -o \"$d/b.snw\"; [ $? -eq 1 ] || exit 1; \
-'${SIM}' --scene cube-drop --cells 100 --max-memory 64M --frames 0 -o \"$d/run\"; [ $? -eq 1 ] || exit 1; \
+'${SIM}' --scene cube-drop --cells 100 --max-memory 64M --frames 1 -o \"$d/run\"; [ $? -eq 1 ] || exit 1; \
 '${PREP}' --grid 8x8 --max-memory 12Q -o \"$d/q.snw\"; [ $? -eq 2 ] || exit 1; \
 [ ! -e \"$d/l.snw\" ] && [ ! -e \"$d/s.snw\" ] && [ ! -e \"$d/b.snw\" ] && [ ! -e \"$d/run/final.obj\" ] || exit 1; \
 '${PREP}' --grid 16x16 --subdivide 2 --max-memory 64M -q -o \"$d/ok.snw\" && echo 'nothing built past the bound'")
@@ -225,9 +225,9 @@ set_tests_properties(tool_prep_max_memory PROPERTIES LABELS cpu TIMEOUT 60
 add_test(NAME tool_sim_thickness_warning
   COMMAND sh -c "d='${CLI_OUT}/thickness'; rm -rf \"$d\"; mkdir -p \"$d\"; \
 '${PREP}' --grid 32x32 --pin-corners -q -o \"$d/g.snw\" || exit 1; \
-'${SIM}' \"$d/g.snw\" --self-collision --thickness 0.01 --frames 0 -q -o \"$d/thin\" 2> \"$d/thin.txt\" || exit 1; \
+'${SIM}' \"$d/g.snw\" --self-collision --thickness 0.01 --frames 1 --substeps 1 -q -o \"$d/thin\" 2> \"$d/thin.txt\" || exit 1; \
 grep -q 'warning: --thickness' \"$d/thin.txt\" && { echo 'warned at 0.01 m'; exit 1; }; \
-'${SIM}' \"$d/g.snw\" --self-collision --thickness 1 --frames 0 -q -o \"$d/thick\" || exit 1")
+'${SIM}' \"$d/g.snw\" --self-collision --thickness 1 --frames 1 --substeps 1 -q -o \"$d/thick\" || exit 1")
 set_tests_properties(tool_sim_thickness_warning PROPERTIES LABELS gpu TIMEOUT 120
   PASS_REGULAR_EXPRESSION "warning: --thickness 1 m is 27 times the mean edge length of .*g.snw's surface .*[0-9]+ times the work at a thickness of one edge length; the steps will be slow: lower --thickness"
   FAIL_REGULAR_EXPRESSION "warned at|Validation|Sanitizer")

@@ -18,6 +18,7 @@
  */
 #include "world.h"
 
+#include "checkpoint.h"
 #include "collider.h"
 #include "stages.h"
 
@@ -722,8 +723,7 @@ sinew_result sinew_world_state_hash(sinew_world *w, uint64_t *hash)
 
 /* A world's checkpoint: "SNWW", version 1, the chain count, then each
  * chain's body checkpoint (docs/checkpoint-format.md) after its size
- * (u64), in the world's chain order. */
-#define WORLD_HEADER 16u
+ * (u64), in the world's chain order; read by checkpoint_read.c. */
 
 static sinew_result world_chains(sinew_world *w, sinew_body ***out, uint32_t *count)
 {
@@ -744,7 +744,7 @@ size_t sinew_world_checkpoint_size(sinew_world *w)
     uint32_t count = 0;
     if (world_chains(w, &chains, &count) != SINEW_RESULT_OK)
         return 0;
-    size_t size = WORLD_HEADER;
+    size_t size = SINEW_WORLD_CHECKPOINT_HEADER;
     for (uint32_t i = 0; i < count; i++)
         size += 8 + sinew_body_checkpoint_size(chains[i]);
     free(chains);
@@ -764,11 +764,11 @@ sinew_result sinew_world_save_checkpoint(sinew_world *w, void *dst, size_t size)
     if (r != SINEW_RESULT_OK)
         return r;
     uint8_t *p = dst;
-    memset(p, 0, WORLD_HEADER);
+    memset(p, 0, SINEW_WORLD_CHECKPOINT_HEADER);
     memcpy(p, "SNWW", 4);
     sinew_put_u32(p + 4, 1);
     sinew_put_u32(p + 8, count);
-    size_t at = WORLD_HEADER;
+    size_t at = SINEW_WORLD_CHECKPOINT_HEADER;
     for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++) {
         const size_t one = sinew_body_checkpoint_size(chains[i]);
         sinew_put_u64(p + at, one);
@@ -779,64 +779,66 @@ sinew_result sinew_world_save_checkpoint(sinew_world *w, void *dst, size_t size)
     return r;
 }
 
+/* The chains' states as they are, into *backup (each its checkpoint, one
+ * after the other), so that a refused load can put them back. */
+static sinew_result back_up(sinew_body **chains, uint32_t count, const sinew_logger *lg, uint8_t **backup)
+{
+    size_t total = 0, at = 0;
+    for (uint32_t i = 0; i < count; i++)
+        total += sinew_body_checkpoint_size(chains[i]);
+    *backup = malloc(total + 1);
+    if (!*backup)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
+    sinew_result r = SINEW_RESULT_OK;
+    for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++) {
+        const size_t one = sinew_body_checkpoint_size(chains[i]);
+        r = sinew_body_save_checkpoint(chains[i], *backup + at, one);
+        at += one;
+    }
+    return r;
+}
+
+/* Chains 0 .. count - 1 back to their states in backup (each checkpoint's
+ * size from its header: a chain's size may have changed with what it
+ * loaded). */
+static void restore(sinew_body **chains, uint32_t count, const uint8_t *backup)
+{
+    size_t at = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const size_t one = SINEW_CHECKPOINT_HEADER + sinew_get_u32(backup + at + SINEW_CK_PAYLOAD_SIZE);
+        sinew_body_load_checkpoint(chains[i], backup + at, one);
+        at += one;
+    }
+}
+
 sinew_result sinew_world_load_checkpoint(sinew_world *w, const void *src, size_t size)
 {
     SINEW_ASSERT(w && (src || size == 0));
     const sinew_logger *lg = &w->ctx->logger;
     const uint8_t *p = src;
-    if (size < WORLD_HEADER || memcmp(p, "SNWW", 4) != 0 || sinew_get_u32(p + 4) != 1)
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
-                          "world '%s': not a world checkpoint of version 1 (%zu bytes); nothing was changed",
-                          w->name, size);
     sinew_body **chains = NULL;
-    uint32_t count = 0;
-    sinew_result r = world_chains(w, &chains, &count);
-    if (r != SINEW_RESULT_OK)
-        return r;
-    if (sinew_get_u32(p + 8) != count) {
-        free(chains);
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
-                          "world '%s': the checkpoint holds %u chains, the world %u; nothing was changed", w->name,
-                          sinew_get_u32(p + 8), count);
-    }
-    /* every chain's part in bounds first, and the state as it is kept, so a
-     * chain that refuses its part leaves every chain as it was */
-    size_t at = WORLD_HEADER, backup_size = 0;
-    for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++) {
-        const uint64_t one = size - at >= 8 ? sinew_get_u64(p + at) : UINT64_MAX;
-        if (one > size - at - (size - at >= 8 ? 8 : 0))
-            r = sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
-                           "world '%s': chain %u's part runs past the checkpoint's %zu bytes; nothing was changed",
-                           w->name, i, size);
-        else
-            at += 8 + (size_t)one;
-        backup_size += sinew_body_checkpoint_size(chains[i]);
-    }
-    uint8_t *backup = r == SINEW_RESULT_OK ? malloc(backup_size + 1) : NULL;
-    if (r == SINEW_RESULT_OK && !backup)
+    uint32_t count = 0, held = 0;
+    /* the header first: no batch is built for bytes that are no world checkpoint */
+    sinew_result r = sinew_checkpoint_world_header(src, size, w->name, lg, &held);
+    if (r == SINEW_RESULT_OK)
+        r = world_chains(w, &chains, &count);
+    size_t *at = r == SINEW_RESULT_OK ? malloc(sizeof *at * 2 * ((size_t)count + 1)) : NULL;
+    if (r == SINEW_RESULT_OK && !at)
         r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "checkpoint", "out of host memory");
-    size_t saved = 0;
-    for (uint32_t i = 0; i < count && r == SINEW_RESULT_OK; i++) {
-        const size_t one = sinew_body_checkpoint_size(chains[i]);
-        r = sinew_body_save_checkpoint(chains[i], backup + saved, one);
-        saved += one;
-    }
-    at = WORLD_HEADER;
+    if (r == SINEW_RESULT_OK) /* every chain's part in bounds first */
+        r = sinew_checkpoint_world_chains(src, size, count, w->name, lg, at, at + count + 1);
+    /* the state as it is kept, so a chain that refuses its part leaves every
+     * chain as it was */
+    uint8_t *backup = NULL;
+    if (r == SINEW_RESULT_OK)
+        r = back_up(chains, count, lg, &backup);
     uint32_t loaded = 0;
-    for (; loaded < count && r == SINEW_RESULT_OK; loaded++) {
-        const size_t one = (size_t)sinew_get_u64(p + at);
-        r = sinew_body_load_checkpoint(chains[loaded], p + at + 8, one);
-        at += 8 + one;
-    }
-    if (r != SINEW_RESULT_OK && backup) { /* the chains loaded already go back */
-        saved = 0;
-        for (uint32_t i = 0; i + 1 < loaded; i++) {
-            const size_t one = sinew_body_checkpoint_size(chains[i]);
-            sinew_body_load_checkpoint(chains[i], backup + saved, one);
-            saved += one;
-        }
-    }
+    for (; loaded < count && r == SINEW_RESULT_OK; loaded++)
+        r = sinew_body_load_checkpoint(chains[loaded], p + at[loaded], at[count + 1 + loaded]);
+    if (r != SINEW_RESULT_OK && backup && loaded) /* the chains loaded already go back */
+        restore(chains, loaded - 1, backup);
     free(backup);
+    free(at);
     free(chains);
     return r;
 }

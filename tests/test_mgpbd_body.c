@@ -226,8 +226,8 @@ Test(mgpbd_body, a_soft_bar_lands_on_the_ground)
 
 /* A checkpoint saved after 6 steps of the bar falling onto the ground (a
  * setup every 4 steps, so mid-interval) and loaded into a new body: 8 more
- * steps of both end in the same state, bit for bit (saving and loading both
- * set the hierarchy up afresh before the next step). */
+ * steps of both end in the same state, bit for bit (the checkpoint carries
+ * the lazy setup: the new body sets the same hierarchy up again). */
 Test(mgpbd_body, checkpoint_resumes_bit_for_bit)
 {
     sinew_asset *a = bar(0);
@@ -261,6 +261,204 @@ Test(mgpbd_body, checkpoint_resumes_bit_for_bit)
     free(ckpt);
     sinew_body_destroy(b);
     sinew_body_destroy(c);
+    sinew_asset_destroy(a);
+}
+
+/* Body b stepping `steps` times; its state hash, and with xyz its
+ * positions (3 floats a particle). */
+static uint64_t step_and_hash_at(sinew_body *b, int steps, float *xyz)
+{
+    const sinew_step_params p = sinew_step_params_default();
+    for (int k = 0; k < steps; k++)
+        cr_assert_eq(sinew_body_step(b, &p), SINEW_RESULT_OK, "step %d", k);
+    uint64_t h = 0;
+    cr_assert_eq(sinew_body_state_hash(b, &h), SINEW_RESULT_OK);
+    if (xyz)
+        cr_assert_eq(sinew_body_read_positions(b, xyz, sinew_body_get_particle_count(b)), SINEW_RESULT_OK);
+    return h;
+}
+
+static uint64_t step_and_hash(sinew_body *b, int steps) { return step_and_hash_at(b, steps, NULL); }
+
+#define RESUME_STEPS 25
+#define SPLITS 5
+
+/* The block falling onto the ground with the default setup interval (20):
+ * checkpoints saved after 1, 7, 15 and 20 steps (all before the first setup
+ * from the body's state, the last on the step before it) and after 22 (two
+ * steps after it), each loaded into a new body that steps on to 25 steps:
+ * each ends in the state of a body that took the 25 steps without a
+ * checkpoint, bit for bit (state hash and positions), and so does the body
+ * that saved them. */
+Test(mgpbd_body, a_resume_anywhere_between_setups_is_bit_for_bit)
+{
+    sinew_asset *a = gpu_make_solver_asset(SINEW_SOLVER_MGPBD);
+    const sinew_body_desc d = mgpbd_desc();
+    cr_assert_eq(d.mgpbd_setup_interval, 20);
+    sinew_body *straight, *saver;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &straight), SINEW_RESULT_OK);
+    const size_t xyz_bytes = 12ull * sinew_body_get_particle_count(straight);
+    float *want_xyz = malloc(xyz_bytes), *got_xyz = malloc(xyz_bytes);
+    const uint64_t want = step_and_hash_at(straight, RESUME_STEPS, want_xyz);
+    sinew_body_destroy(straight);
+    const int split[SPLITS] = {1, 7, 15, 20, 22};
+    void *ckpt[SPLITS];
+    size_t size[SPLITS];
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &saver), SINEW_RESULT_OK);
+    for (int k = 0, done = 0; k < SPLITS; done = split[k++]) {
+        step_and_hash(saver, split[k] - done);
+        size[k] = sinew_body_checkpoint_size(saver);
+        ckpt[k] = malloc(size[k]);
+        cr_assert_eq(sinew_body_save_checkpoint(saver, ckpt[k], size[k]), SINEW_RESULT_OK);
+    }
+    const uint64_t saver_end = step_and_hash(saver, RESUME_STEPS - split[SPLITS - 1]);
+    sinew_body_destroy(saver);
+    for (int k = 0; k < SPLITS; k++) {
+        sinew_body *resumed;
+        cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &resumed), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_body_load_checkpoint(resumed, ckpt[k], size[k]), SINEW_RESULT_OK);
+        const uint64_t got = step_and_hash_at(resumed, RESUME_STEPS - split[k], got_xyz);
+        cr_assert_eq(got, want, "resumed after %d steps: state hash %016llx, straight %016llx", split[k],
+                     (unsigned long long)got, (unsigned long long)want);
+        cr_assert_eq(memcmp(got_xyz, want_xyz, xyz_bytes), 0, "resumed after %d steps: other positions", split[k]);
+        cr_assert_eq(sinew_body_get_stats(resumed).step_index, RESUME_STEPS);
+        sinew_body_destroy(resumed);
+        free(ckpt[k]);
+    }
+    cr_assert_eq(saver_end, want, "saving checkpoints changed the body that saved them");
+    free(want_xyz);
+    free(got_xyz);
+    sinew_asset_destroy(a);
+}
+
+/* A world of the MGPBD block and a pinned cloth of XPBD (bodies of their
+ * own, a chain each) takes RESUME_STEPS steps; the world's state hash. A
+ * checkpoint of the world (NULL: none) is loaded first if given, saved
+ * after save_at steps if asked (0: not). */
+static uint64_t world_run(const void *load, size_t load_size, int steps, int save_at, void **saved, size_t *size)
+{
+    sinew_asset *block = gpu_make_solver_asset(SINEW_SOLVER_MGPBD), *cloth = gpu_make_cloth(6, 6, 0.3, 0.5, 1);
+    sinew_world *w;
+    sinew_world_desc wd = sinew_world_desc_default();
+    cr_assert_eq(sinew_world_create(gpu_ctx, &wd, &w), SINEW_RESULT_OK);
+    sinew_body_desc d = mgpbd_desc(), dc = sinew_body_desc_default();
+    d.world = w;
+    dc.world = w;
+    sinew_body *b, *c;
+    cr_assert_eq(sinew_body_create(gpu_ctx, block, &d, &b), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_create(gpu_ctx, cloth, &dc, &c), SINEW_RESULT_OK);
+    if (load)
+        cr_assert_eq(sinew_world_load_checkpoint(w, load, load_size), SINEW_RESULT_OK, "%s", gpu_log_text());
+    const sinew_step_params p = sinew_step_params_default();
+    for (int k = 0; k < steps; k++) {
+        cr_assert_eq(sinew_world_step(w, &p), SINEW_RESULT_OK, "step %d", k);
+        if (k + 1 == save_at) {
+            *size = sinew_world_checkpoint_size(w);
+            *saved = malloc(*size);
+            cr_assert_eq(sinew_world_save_checkpoint(w, *saved, *size), SINEW_RESULT_OK);
+        }
+    }
+    uint64_t h = 0;
+    cr_assert_eq(sinew_world_state_hash(w, &h), SINEW_RESULT_OK);
+    sinew_world_destroy(w);
+    sinew_asset_destroy(block);
+    sinew_asset_destroy(cloth);
+    return h;
+}
+
+/* A world's checkpoint carries its MGPBD body's record: a world saved
+ * after 7 steps (between setups) and loaded into a new world ends 25 steps
+ * in the state of one that took them straight without a checkpoint, and so
+ * does the world that saved it. */
+Test(mgpbd_body, a_world_resumes_its_mgpbd_body_bit_for_bit)
+{
+    void *saved = NULL;
+    size_t size = 0;
+    const uint64_t want = world_run(NULL, 0, RESUME_STEPS, 0, NULL, NULL);
+    const uint64_t saver = world_run(NULL, 0, RESUME_STEPS, 7, &saved, &size);
+    const uint64_t got = world_run(saved, size, RESUME_STEPS - 7, 0, NULL, NULL);
+    cr_assert_eq(got, want, "resumed world %016llx, straight %016llx", (unsigned long long)got,
+                 (unsigned long long)want);
+    cr_assert_eq(saver, want, "saving the checkpoint changed the world that saved it");
+    free(saved);
+}
+
+static uint8_t *copy_of(const uint8_t *bytes, size_t size)
+{
+    uint8_t *c = malloc(size);
+    memcpy(c, bytes, size);
+    return c;
+}
+
+/* A checkpoint's CRCs (payload, then header) made right again. */
+static void fix_crcs(uint8_t *c, size_t size)
+{
+    const uint32_t payload = sinew_crc32(0, c + 64, size - 64);
+    for (int k = 0; k < 4; k++)
+        c[44 + k] = (uint8_t)(payload >> 8 * k);
+    const uint32_t header = sinew_crc32(0, c, 60);
+    for (int k = 0; k < 4; k++)
+        c[60 + k] = (uint8_t)(header >> 8 * k);
+}
+
+static uint32_t get_u32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    for (int k = 0; k < 4; k++)
+        p[k] = (uint8_t)(v >> 8 * k);
+}
+
+/* A checkpoint whose MGPBD record is damaged (its level count, its step
+ * size; the CRCs made right) is refused naming the record, the body
+ * unchanged; the same checkpoint as version 2 wrote it (no record) loads,
+ * and the next step sets the hierarchy up afresh from the positions
+ * loaded. */
+Test(mgpbd_body, the_record_is_checked_and_version_2_still_loads)
+{
+    sinew_asset *a = gpu_make_solver_asset(SINEW_SOLVER_MGPBD);
+    const sinew_body_desc d = mgpbd_desc();
+    sinew_body *b;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK);
+    const uint64_t before = step_and_hash(b, 3);
+    const size_t size = sinew_body_checkpoint_size(b);
+    uint8_t *ckpt = malloc(size);
+    cr_assert_eq(sinew_body_save_checkpoint(b, ckpt, size), SINEW_RESULT_OK);
+    const uint32_t record = get_u32(ckpt + 52);
+    cr_assert(get_u32(ckpt + 4) == 3 && (get_u32(ckpt + 28) & 8) && record > 0, "a version 3 checkpoint with the record");
+    const size_t at = size - record; /* u32 steps since the setup, f32 h, u32 levels */
+    const struct { size_t offset; uint32_t value; const char *says; } damage[2] = {
+        {at + 8, 99, "level count"}, {at + 4, 0x7fc00000u, "step size"}};
+    for (int k = 0; k < 2; k++) {
+        uint8_t *bad = copy_of(ckpt, size);
+        put_u32(bad + damage[k].offset, damage[k].value);
+        fix_crcs(bad, size);
+        gpu_log_clear();
+        cr_assert_eq(sinew_body_load_checkpoint(b, bad, size), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+        cr_assert(gpu_log_contains(damage[k].says) && gpu_log_contains("MGPBD record"), "%s", gpu_log_text());
+        gpu_log_clear();
+        uint64_t h = 0;
+        cr_assert_eq(sinew_body_state_hash(b, &h), SINEW_RESULT_OK);
+        cr_assert_eq(h, before, "a refused record changed the body");
+        free(bad);
+    }
+    /* version 2: no record, no record flag, the payload that much shorter */
+    uint8_t *v2 = copy_of(ckpt, size - record);
+    put_u32(v2 + 4, 2);
+    put_u32(v2 + 28, get_u32(v2 + 28) & ~8u);
+    put_u32(v2 + 40, get_u32(v2 + 40) - record);
+    put_u32(v2 + 52, 0);
+    fix_crcs(v2, size - record);
+    cr_assert_eq(sinew_body_load_checkpoint(b, v2, size - record), SINEW_RESULT_OK, "%s", gpu_log_text());
+    const sinew_step_params p = sinew_step_params_default();
+    cr_assert_eq(sinew_body_step(b, &p), SINEW_RESULT_OK);
+    cr_assert_gt(sinew_body_get_stats(b).submits, 1, "a setup (submits of its own) expected");
+    cr_assert_eq(sinew_body_load_checkpoint(b, ckpt, size), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_step(b, &p), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_get_stats(b).submits, 1, "no setup expected after a version 3 checkpoint");
+    free(v2);
+    free(ckpt);
+    sinew_body_destroy(b);
     sinew_asset_destroy(a);
 }
 

@@ -11,12 +11,16 @@ file(MAKE_DIRECTORY ${CLI_OUT} ${CLI_OUT}/outputs)
 # steps, a checkpoint, then M resumed steps end in the same state, for scenes
 # that change with time: bar-twist's pins turn over a ramp; a cloth is cut at a
 # frame while a turned box collider moves and spins through it (the resumed
-# run comes after the cut). Each compares the state hash and the final mesh's
-# bytes.
-foreach(scene bar cloth)
+# run comes after the cut); a soft bar of MGPBD with an AMG setup every 7
+# steps, saved 3 steps after one (the checkpoint carries the lazy setup).
+# Each compares the state hash and the final mesh's bytes.
+foreach(scene bar cloth mgpbd)
   if(scene STREQUAL bar)
     set(args "--scene bar-twist --cells 6 --ramp 0.2")
     set(make "true")
+  elseif(scene STREQUAL mgpbd)
+    set(args "\"$d/bar.snw\" --no-png --solver mgpbd --setup-interval 7")
+    set(make "'${PREP}' '${CMAKE_CURRENT_SOURCE_DIR}/data/bar-v2.msh' -q -o \"$d/bar.snw\"")
   else()
     set(args "\"$d/g.snw\" --no-png --box 0,0.5,0.2,0.3,0.3,0.3,0,0,1,20 --velocity 0,0,-1 --spin 0,2,0 --cut-y 1.0 --cut-frame 5")
     set(make "'${PREP}' --grid 12x12 --plane xy --pin-corners -q -o \"$d/g.snw\"")

@@ -5,7 +5,7 @@
 #   tools/fuzz.sh [SECONDS] [TARGET...]
 #
 # SECONDS per target (default 30); TARGETs among asset obj off cloth fabric msh
-# tetgen mtx ply stl gltf (default: all but gltf; ply, stl and gltf need assimp).
+# tetgen mtx checkpoint prep ply stl gltf (default: all but gltf; ply, stl and gltf need assimp).
 # gltf runs only when named: assimp's glTF importer crashes within seconds on
 # inputs our code cannot screen (tests/fuzz/assimp-known/). With
 # SINEW_FUZZ_FORK=N set, each target runs in N parallel processes.
@@ -25,7 +25,7 @@ build="$root/build-fuzz"
 fuzz="$root/tests/fuzz"
 
 usage() {
-    echo "usage: tools/fuzz.sh [SECONDS] [asset|obj|off|cloth|fabric|msh|tetgen|mtx|ply|stl|gltf ...]" >&2
+    echo "usage: tools/fuzz.sh [SECONDS] [asset|obj|off|cloth|fabric|msh|tetgen|mtx|checkpoint|prep|ply|stl|gltf ...]" >&2
     exit 2
 }
 
@@ -82,7 +82,8 @@ max_len() {
     msh) echo 32768 ;;
     tetgen) echo 8192 ;;
     obj | off | gltf) echo 8192 ;;
-    cloth | fabric | mtx) echo 4096 ;;
+    cloth | fabric | mtx | prep) echo 4096 ;;
+    checkpoint) echo 8192 ;;
     *) return 1 ;;
     esac
 }
@@ -103,7 +104,7 @@ export LSAN_OPTIONS="suppressions=$fuzz/lsan.supp:print_suppressions=0"
 
 targets="$*"
 if [ -z "$targets" ]; then
-    targets="asset obj off cloth fabric msh tetgen mtx ply stl"
+    targets="asset obj off cloth fabric msh tetgen mtx checkpoint prep ply stl"
     echo "fuzz_gltf: not run unless named (assimp's own crashes, docs/fuzzing.md)"
 fi
 mkdir -p "$build/logs"

@@ -60,6 +60,9 @@ SINEW_API void sinew_asset_destroy(sinew_asset *asset);
 
 SINEW_API sinew_asset_info sinew_asset_get_info(const sinew_asset *asset);
 
+/* The arrays the functions below fill have room for the counts of
+ * sinew_asset_info or sinew_render_info; one whose count is 0 may be NULL. */
+
 /* The triangles of the surface (3 particle indices each), for rendering and
  * export. Owned by the asset, valid until it is destroyed. */
 SINEW_API const uint32_t *sinew_asset_get_triangles(const sinew_asset *asset, uint32_t *triangle_count);

@@ -105,9 +105,11 @@ typedef enum sinew_solver {
      * step; between setups the coarse operators are recomputed on the
      * device each outer iteration. Distance compliances below 1e-9 m/N
      * (inextensible included) are taken as 1e-9, since the dual system
-     * must stay positive definite. Saving or loading a checkpoint makes the
-     * next step set the hierarchy up afresh (a resumed body then steps bit
-     * for bit as the one that saved it). Assets with bending hinges or
+     * must stay positive definite. A checkpoint carries the lazy setup
+     * (the positions the hierarchy was set up from, each level's rho and
+     * power vector): loading one sets the same hierarchy up again, so a
+     * resumed body steps bit for bit as one that never stopped, wherever
+     * between two setups it was saved. Assets with bending hinges or
      * elements other than tetrahedra are refused; it cannot be cut. */
     SINEW_SOLVER_MGPBD = 11,
 } sinew_solver;
@@ -538,7 +540,8 @@ SINEW_API sinew_result sinew_body_move_pinned(sinew_body *body, const uint32_t *
 /* ---------------------------------------------------------------- checkpoints
  * A checkpoint holds everything a body carries from one step to the next:
  * positions with inverse masses (pins included), velocities, each bending
- * hinge's last angle (kept continuous through a fold) and the step count. The
+ * hinge's last angle (kept continuous through a fold), the step count, and
+ * what a solver keeps on the host between steps (MGPBD's lazy setup). The
  * XPBD multipliers are reset every substep and the other buffers are
  * rewritten before they are read, so a body restored from a checkpoint
  * continues bit for bit as the body it was saved from would have, given the
@@ -547,7 +550,8 @@ SINEW_API sinew_result sinew_body_move_pinned(sinew_body *body, const uint32_t *
  * checkpoint was made from the same asset topology and that every value is
  * finite, and changes nothing unless all checks pass. */
 
-/* Bytes a checkpoint of this body takes. */
+/* Bytes a checkpoint of this body takes now: a body of MGPBD's changes with
+ * its hierarchy's levels at each setup. */
 SINEW_API size_t sinew_body_checkpoint_size(const sinew_body *body);
 /* Writes the checkpoint into dst (size >= sinew_body_checkpoint_size). Waits. */
 SINEW_API sinew_result sinew_body_save_checkpoint(sinew_body *body, void *dst, size_t size);

@@ -5,6 +5,13 @@
  *    return a sinew_result and send a message naming what was wrong to the logger;
  *  - programmer errors (null handle, unstamped desc) trip SINEW_ASSERT, which logs
  *    and calls the assert hook (abort() unless replaced).
+ *
+ * Every function given a handle, or a pointer it needs, checks it is not NULL
+ * before anything else. The NULLs allowed are said where each function is:
+ * destroying NULL does nothing, a NULL logger sends messages to stderr, an
+ * optional output may be NULL, and an array whose length is 0 may be NULL.
+ * The asset-building library (prep.h) takes untrusted input and refuses a
+ * NULL with SINEW_RESULT_ERROR_INVALID_ARGUMENT instead.
  */
 #ifndef SINEW_CORE_H
 #define SINEW_CORE_H
@@ -95,7 +102,10 @@ SINEW_API uint32_t sinew_version(void);
 /* A logger writing to stderr, dropping messages below INFO. */
 SINEW_API sinew_logger sinew_logger_default(void);
 
-/* Programmer-error hook. Default: abort(). A test may install its own. */
+/* Programmer-error hook, called with the failed check's text, file and line.
+ * Default (and fn NULL): abort(). A test may install its own; it must not
+ * return (it may exit, or longjmp out), since the library would go on past
+ * the failed check. */
 typedef void (*sinew_assert_fn)(const char *expression, const char *file, int line);
 SINEW_API void sinew_set_assert_hook(sinew_assert_fn fn);
 

@@ -594,6 +594,7 @@ void sinew_context_destroy(sinew_context *ctx)
 
 sinew_device_info sinew_context_get_device_info(const sinew_context *ctx)
 {
+    SINEW_ASSERT(ctx);
     sinew_device_info info = {0};
     snprintf(info.name, sizeof info.name, "%s", ctx->props.deviceName);
     snprintf(info.driver, sizeof info.driver, "%s", ctx->driver);
@@ -612,9 +613,17 @@ sinew_device_info sinew_context_get_device_info(const sinew_context *ctx)
     return info;
 }
 
-void sinew_context_set_device_memory_limit(sinew_context *ctx, uint64_t bytes) { ctx->device_memory_limit = bytes; }
+void sinew_context_set_device_memory_limit(sinew_context *ctx, uint64_t bytes)
+{
+    SINEW_ASSERT(ctx);
+    ctx->device_memory_limit = bytes;
+}
 
-int sinew_context_is_lost(const sinew_context *ctx) { return ctx->lost; }
+int sinew_context_is_lost(const sinew_context *ctx)
+{
+    SINEW_ASSERT(ctx);
+    return ctx->lost;
+}
 
 void sinew_context_inject_device_loss(sinew_context *ctx) { ctx->inject_device_loss = 1; }
 
@@ -657,8 +666,20 @@ sinew_result sinew_submit_and_wait(sinew_context *ctx, VkCommandBuffer cmd, VkFe
     return SINEW_RESULT_OK;
 }
 
-uint64_t sinew_context_get_device_memory(const sinew_context *ctx) { return ctx->device_memory; }
+uint64_t sinew_context_get_device_memory(const sinew_context *ctx)
+{
+    SINEW_ASSERT(ctx);
+    return ctx->device_memory;
+}
 
-uint32_t sinew_context_get_allocation_count(const sinew_context *ctx) { return ctx->allocations; }
+uint32_t sinew_context_get_allocation_count(const sinew_context *ctx)
+{
+    SINEW_ASSERT(ctx);
+    return ctx->allocations;
+}
 
-uint32_t sinew_context_get_validation_message_count(const sinew_context *ctx) { return ctx->validation_messages; }
+uint32_t sinew_context_get_validation_message_count(const sinew_context *ctx)
+{
+    SINEW_ASSERT(ctx);
+    return ctx->validation_messages;
+}

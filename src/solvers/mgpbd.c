@@ -97,6 +97,7 @@ void sinew_mgpbd_destroy(sinew_mgpbd *s)
     sinew_csr_free(&s->pattern);
     sinew_csr_free(&s->x0);
     free(s->readback);
+    free(s->setup_x);
     free(s->w);
     free(s->colours);
     free(s);

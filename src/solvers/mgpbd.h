@@ -16,6 +16,7 @@
 #include "../asset/asset.h"
 #include "../gpu/gpu.h"
 #include "amg.h"
+#include "mgpbd_lazy.h"
 
 typedef enum sinew_mgpbd_precond {
     SINEW_MGPBD_PRECOND_NONE = 0,   /* plain CG */
@@ -243,6 +244,21 @@ void sinew_mgpbd_record_substep(sinew_mgpbd *s, sinew_recorder *r, float h, uint
  * dst at offset: a body's residual partial (their ratio's root is the
  * relative dual residual). */
 void sinew_mgpbd_record_residual(sinew_mgpbd *s, sinew_recorder *r, float h, sinew_buffer *dst, VkDeviceSize offset);
+
+/* ------------------------------------------------------------ the lazy setup as bytes */
+
+/* (The record read from bytes: mgpbd_lazy.h.) */
+/* Bytes of the record now; 0 when the hierarchy in use was not set up by
+ * sinew_mgpbd_setup_from (none to record). */
+size_t sinew_mgpbd_lazy_size(const sinew_mgpbd *s);
+/* Writes the record (sinew_mgpbd_lazy_size bytes, not 0) into dst: a read-back of rho and the power vectors. */
+sinew_result sinew_mgpbd_lazy_save(sinew_mgpbd *s, uint8_t *dst);
+/* Sets the hierarchy up again from the record's positions and step size
+ * and takes its rho and power vectors. INVALID_ARGUMENT (the hierarchy in
+ * use kept) when the hierarchy set up has other levels or rows than the
+ * record says: it was written on another device, or by a solver of
+ * another asset or desc. */
+sinew_result sinew_mgpbd_lazy_load(sinew_mgpbd *s, const sinew_mgpbd_lazy *lazy, const char *name);
 
 /* ------------------------------------------------------------ the linear solve alone */
 

@@ -20,9 +20,12 @@
  * which the solver's kernels take as a push constant. The first hierarchy
  * is made at creation from the rest shape dilated by 1 % about its centre:
  * at rest every as-rigid-as-possible constraint has F = R and no gradient,
- * so the operator there is diagonal and aggregates nothing. */
+ * so the operator there is diagonal and aggregates nothing. A checkpoint
+ * carries the lazy setup (its record: the steps since the setup, then
+ * mgpbd_lazy.c's), so a body resumed from it continues bit for bit. */
 #include <stdlib.h>
 
+#include "../core/bytes.h"
 #include "mgpbd.h"
 #include "solver.h"
 
@@ -34,12 +37,15 @@
  * make it singular. */
 #define MGPBD_MIN_COMPLIANCE 1e-9f
 
+/* since_setup of a body whose next step sets the hierarchy up afresh. */
+#define SETUP_DUE UINT32_MAX
+
 typedef struct body_mgpbd {
     sinew_mgpbd *mg;
     const sinew_bindings *bindings; /* the body's sets, bound again after the solver's */
     float h;                        /* the substep size recorded (the solver's kernels take it as a constant) */
-    uint32_t since_setup;           /* steps since the hierarchy was set up */
-    int setup_due;                  /* set up before the next step whatever since_setup says */
+    uint32_t since_setup;           /* steps since the hierarchy was set up (SETUP_DUE: set up before the next) */
+    int stale;                      /* the recorded step names a hierarchy replaced since (a record loaded) */
 } body_mgpbd;
 
 static sinew_result check(const sinew_context *ctx, const sinew_asset *a, const sinew_body_desc *d)
@@ -162,35 +168,61 @@ static sinew_result before_step(void *state, const sinew_body_view *v, const sin
     body_mgpbd *s = state;
     const float h = p->dt / (float)v->desc->substeps;
     sinew_result r = SINEW_RESULT_OK;
-    if (h != s->h) {
+    if (h != s->h || s->stale) {
         s->h = h;
+        s->stale = 0;
         *rerecord = 1;
     }
-    if (s->setup_due || s->since_setup >= v->desc->mgpbd_setup_interval) {
+    if (s->since_setup >= v->desc->mgpbd_setup_interval) {
         r = sinew_mgpbd_setup_from(s->mg, &v->buffers[SINEW_BIND_POS], h);
         s->since_setup = 0;
-        s->setup_due = 0;
         *rerecord = 1;
     }
     s->since_setup++;
     return r;
 }
 
-/* A checkpoint was saved or loaded: the next step sets the hierarchy up
- * afresh from the positions it holds, in the body that saved it and in one
- * resumed from it alike, so that the two step the same (a setup starts
- * everything the solver carries from step to step afresh: the hierarchy,
- * each level's rho and power vector). */
-static void state_saved(void *state)
+/* The record: the steps since the setup (u32), then the lazy setup's
+ * (mgpbd_lazy.c); none before a setup from positions. */
+static size_t record_size(void *state)
 {
-    body_mgpbd *s = state;
-    s->setup_due = 1;
+    const size_t lazy = sinew_mgpbd_lazy_size(((body_mgpbd *)state)->mg);
+    return lazy ? 4 + lazy : 0;
 }
 
+static sinew_result save_record(void *state, const sinew_body_view *v, uint8_t *dst)
+{
+    (void)v;
+    body_mgpbd *s = state;
+    sinew_put_u32(dst, s->since_setup);
+    return sinew_mgpbd_lazy_save(s->mg, dst + 4);
+}
+
+static sinew_result load_record(void *state, const sinew_body_view *v, const uint8_t *src, size_t size)
+{
+    body_mgpbd *s = state;
+    sinew_mgpbd_lazy lazy;
+    sinew_result r = size >= 4 ? sinew_mgpbd_lazy_read(src + 4, size - 4, v->particle_count, v->name,
+                                                       &v->ctx->logger, &lazy)
+                               : sinew_fail(&v->ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "checkpoint",
+                                            "body '%s': the MGPBD record has %zu bytes; nothing was changed",
+                                            v->name, size);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_mgpbd_lazy_load(s->mg, &lazy, v->name);
+    if (r == SINEW_RESULT_OK) {
+        s->since_setup = sinew_get_u32(src);
+        s->stale = 1;
+    }
+    return r;
+}
+
+/* A checkpoint without the record (one of version 2 or before): the next
+ * step sets the hierarchy up afresh from the positions loaded. */
 static void state_loaded(void *state, uint32_t flags)
 {
-    (void)flags;
-    state_saved(state);
+    body_mgpbd *s = state;
+    if (!(flags & SINEW_STATE_RECORD))
+        s->since_setup = SETUP_DUE;
 }
 
 const sinew_solver_ops sinew_mgpbd_ops = {
@@ -205,6 +237,8 @@ const sinew_solver_ops sinew_mgpbd_ops = {
     .record_residual = record_residual,
     .before_step = before_step,
     .state_loaded = state_loaded,
-    .state_saved = state_saved,
+    .record_size = record_size,
+    .save_record = save_record,
+    .load_record = load_record,
     .uncuttable = "a body of MGPBD cannot be cut (its hierarchy is built from its constraints)",
 };

@@ -51,6 +51,9 @@ struct sinew_mgpbd {
     int have_setup;
     uint32_t gate;                 /* the scalar gating the dispatches being recorded (0: none) */
     int power_warm;                /* the power iteration's vectors have served a lazy iteration since the setup */
+    float *setup_x;                /* the positions the hierarchy in use was set up from (4 n; mgpbd_lazy.c) */
+    float setup_h;                 /* and the step size */
+    int setup_kept;                /* setup_x and setup_h are the hierarchy's (its setup was sinew_mgpbd_setup_from's) */
     sinew_mgpbd_counters counters;
 };
 
@@ -72,6 +75,18 @@ sinew_result sinew_mgpbd_upload(sinew_mgpbd *s, int real, uint64_t at, const voi
 sinew_result sinew_mgpbd_download(sinew_mgpbd *s, int real, uint64_t at, void *data, uint64_t count);
 /* (mgpbd_layout.c) Submits r's commands and waits for them, counted. */
 sinew_result sinew_mgpbd_submit(sinew_mgpbd *s, sinew_recorder *r);
+
+/* (mgpbd_solve.c) A setup in its parts: the finest operator assembled on
+ * the device at positions pos (n vec4s, copied into the solver's own) with
+ * step size h; a hierarchy set up on the host from it, not in use yet; that
+ * hierarchy taken into use (uploaded, its rho and power vectors afresh;
+ * fresh is the solver's then, freed on failure). */
+sinew_result sinew_mgpbd_assemble_at(sinew_mgpbd *s, const sinew_buffer *pos, float h);
+sinew_result sinew_mgpbd_setup_fresh(sinew_mgpbd *s, sinew_amg *fresh);
+sinew_result sinew_mgpbd_take_hierarchy(sinew_mgpbd *s, sinew_amg *fresh);
+/* (mgpbd_lazy.c) After a setup from the solver's positions with step size
+ * h: keeps both, for the lazy setup's record. */
+sinew_result sinew_mgpbd_keep_setup(sinew_mgpbd *s, float h);
 
 /* (mgpbd_solve.c) The recording the host's operations (mgpbd_host.c) share
  * with the outer loop. */

@@ -427,31 +427,41 @@ static sinew_result refresh_rho_host(sinew_mgpbd *s)
 
 /* ---------------------------------------------------------------- host operations */
 
-sinew_result sinew_mgpbd_setup(sinew_mgpbd *s)
+sinew_result sinew_mgpbd_setup_fresh(sinew_mgpbd *s, sinew_amg *fresh)
 {
     sinew_csr A;
     sinew_result r = sinew_mgpbd_read_matrix(s, 0, &A);
     if (r != SINEW_RESULT_OK)
         return r;
-    sinew_amg fresh;
-    r = sinew_amg_setup(&A, &s->desc.amg, &fresh, &s->ctx->logger);
+    r = sinew_amg_setup(&A, &s->desc.amg, fresh, &s->ctx->logger);
     sinew_csr_free(&A);
-    if (r != SINEW_RESULT_OK)
-        return r;
+    return r;
+}
+
+sinew_result sinew_mgpbd_take_hierarchy(sinew_mgpbd *s, sinew_amg *fresh)
+{
     /* One level without a factor (nothing to coarsen, too large to factor)
      * is fine too: the V-cycle is then coarse_sweeps smoother applications. */
     sinew_amg_free(&s->amg);
-    s->amg = fresh;
-    r = sinew_mgpbd_upload_hierarchy(s);
+    s->amg = *fresh;
+    sinew_result r = sinew_mgpbd_upload_hierarchy(s);
     s->have_setup = r == SINEW_RESULT_OK;
     s->setup_frame = s->frame;
     s->power_warm = 0;
+    s->setup_kept = 0;
     if (r != SINEW_RESULT_OK) {
         sinew_amg_free(&s->amg);
         s->levels = 0;
         s->dense_rows = 0;
     }
     return r;
+}
+
+sinew_result sinew_mgpbd_setup(sinew_mgpbd *s)
+{
+    sinew_amg fresh;
+    sinew_result r = sinew_mgpbd_setup_fresh(s, &fresh);
+    return r == SINEW_RESULT_OK ? sinew_mgpbd_take_hierarchy(s, &fresh) : r;
 }
 
 /* ---------------------------------------------------------------- the outer loop */
@@ -787,11 +797,8 @@ sinew_result sinew_mgpbd_solve_step(sinew_mgpbd *s, float h, const float gravity
 
 sinew_buffer *sinew_mgpbd_positions(sinew_mgpbd *s) { return &s->body[SINEW_BIND_POS]; }
 
-sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, float h)
+sinew_result sinew_mgpbd_assemble_at(sinew_mgpbd *s, const sinew_buffer *pos, float h)
 {
-    sinew_result r = check_h(s, h);
-    if (r != SINEW_RESULT_OK)
-        return r;
     sinew_recorder rec;
     s->gate = 0;
     sinew_workspace_begin(&rec, s->ctx, &s->ws);
@@ -801,9 +808,18 @@ sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, flo
     GpuAmgPush p = push(s->m, 0);
     p.a = 1.0f / (h * h);
     sinew_mgpbd_run(&rec, SINEW_KERNEL_AMG_ASSEMBLE, s->m, &p);
-    r = sinew_mgpbd_submit(s, &rec);
+    return sinew_mgpbd_submit(s, &rec);
+}
+
+sinew_result sinew_mgpbd_setup_from(sinew_mgpbd *s, const sinew_buffer *pos, float h)
+{
+    sinew_result r = check_h(s, h);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_mgpbd_assemble_at(s, pos, h);
     if (r == SINEW_RESULT_OK)
         r = sinew_mgpbd_setup(s);
+    if (r == SINEW_RESULT_OK) /* what the lazy setup's record holds (mgpbd_lazy.c) */
+        r = sinew_mgpbd_keep_setup(s, h);
     /* Every outer iteration recorded from now on takes the power iteration's
      * usual steps, the first after the setup too: a body records its step
      * again without a setup (sinew_body_record_unfused), and what it records

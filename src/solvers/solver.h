@@ -32,6 +32,7 @@
 #include <sinew/body.h>
 
 #include "../asset/asset.h"
+#include "../checkpoint.h"
 #include "../gpu/gpu.h"
 
 /* What a solver may use of its body. Filled by the body; valid for the
@@ -69,12 +70,7 @@ typedef struct sinew_state_part {
     const char *what;       /* "anchor": in "the anchor of particle 3 is not finite" */
 } sinew_state_part;
 
-#define SINEW_STATE_ANCHORS 1u /* the pins' anchors (the implicit solvers) */
-#define SINEW_STATE_HISTORY 2u /* the step before (BDF2) */
-#define SINEW_STATE_MAX_PARTS 2
-/* Not a solver's: the body's frames (attachments), their last poses, 8
- * floats each, after the solver's parts. */
-#define SINEW_STATE_FRAMES 4u
+/* The flags (SINEW_STATE_*) are the checkpoint format's (checkpoint.h). */
 
 typedef struct sinew_solver_ops {
     /* Accepts the asset and desc or refuses them, naming what is wrong.
@@ -143,8 +139,15 @@ typedef struct sinew_solver_ops {
      * checkpoint held (flags). */
     uint32_t (*state_parts)(void *state, const sinew_body_view *v, sinew_state_part parts[SINEW_STATE_MAX_PARTS]);
     void (*state_loaded)(void *state, uint32_t flags);
-    /* A checkpoint of the body was saved (NULL: nothing to note). */
-    void (*state_saved)(void *state);
+    /* The solver's record (NULL: none; docs/checkpoint-format.md): its size
+     * in bytes now (0: nothing to record), and the record written into dst
+     * (that many bytes). */
+    size_t (*record_size)(void *state);
+    sinew_result (*save_record)(void *state, const sinew_body_view *v, uint8_t *dst);
+    /* A checkpoint's record, checked and taken before the body's state is
+     * written (a refusal, with a message, leaves the solver as it was);
+     * state_loaded follows with the flags. */
+    sinew_result (*load_record)(void *state, const sinew_body_view *v, const uint8_t *src, size_t size);
 } sinew_solver_ops;
 
 typedef struct sinew_solver_row {

@@ -58,6 +58,7 @@ sinew_result sinew_solver_check_fit(const sinew_context *ctx, const sinew_asset 
 
 sinew_result sinew_solver_from_name(const char *name, sinew_solver *out)
 {
+    SINEW_ASSERT(out);
     for (size_t i = 0; name && i < ROW_COUNT; i++)
         if (!strcmp(name, rows[i].name)) {
             *out = rows[i].id;

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Regenerates the committed seed corpora in tests/fuzz/corpus/ from real files.
 
-    tests/fuzz/make_seeds.py [CGAL_MESHES_DIR] [SINEW_PREP]
+    tests/fuzz/make_seeds.py [CGAL_MESHES_DIR] [SINEW_PREP] [SINEW_SIM]
+
+    tests/fuzz/make_seeds.py --only checkpoint,prep [SINEW_PREP] [SINEW_SIM]
 
 CGAL_MESHES_DIR defaults to build/cgal-data/meshes (tools/run.sh test unpacks
-Debian's CGAL demo models there) and SINEW_PREP to build/tools/sinew-prep.
+Debian's CGAL demo models there), SINEW_PREP to build/tools/sinew-prep and
+SINEW_SIM to build/tools/sinew-sim (checkpoints need a Vulkan device:
+lavapipe will do). --only regenerates those targets' seeds alone.
 
   obj, cloth  tests/data/*.obj, and small CGAL models converted to OBJ
   off         tests/data/*.off and small CGAL models as they are
@@ -20,6 +24,12 @@ Debian's CGAL demo models there) and SINEW_PREP to build/tools/sinew-prep.
               mesh with a UV seam); and elements.asset, a format 1.1
               asset of finite elements written here from the format's
               specification
+  checkpoint  checkpoints sinew-sim writes (docs/checkpoint-format.md): a
+              cloth of XPBD, the same as versions 1 and 2 wrote it, an
+              implicit cloth (anchors), a soft bar of MGPBD (its record),
+              a world of two cloths
+  prep        inputs of fuzz_prep's decoder (tests/fuzz/fuzz_prep.c), one
+              per entry point, each a small valid mesh or graph
 
 Only the standard library; the conversions are written here from the formats'
 specifications so that the seeds do not depend on assimp's exporters.
@@ -278,9 +288,96 @@ def element_asset():
                           (b"META", len(meta), meta)])
 
 
+# ---------------------------------------------------------------- checkpoints
+
+def checkpoint_with_version(ck, version):
+    """A version 3 checkpoint without a record as an older version wrote it:
+    version 1 has no mass CRC either. The header CRC made right again."""
+    out = bytearray(ck)
+    assert struct.unpack_from("<I", out, 52)[0] == 0, "a record: no older version holds it"
+    struct.pack_into("<I", out, 4, version)
+    if version < 2:
+        struct.pack_into("<I", out, 48, 0)
+    struct.pack_into("<I", out, 60, zlib.crc32(bytes(out[:60])))
+    return bytes(out)
+
+
+def checkpoint_seeds(prep, sim):
+    shutil.rmtree(os.path.join(CORPUS, "checkpoint"), ignore_errors=True)
+    env = dict(os.environ, XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR", "/tmp"))
+    with tempfile.TemporaryDirectory() as tmp:
+        def run(args):
+            subprocess.run(args, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def saved(name, asset, extra):
+            out = os.path.join(tmp, name + ".snwc")
+            run([sim, asset, "-n", "3", "-q", "--no-png", "-o", os.path.join(tmp, name), "--checkpoint", out] + extra)
+            with open(out, "rb") as f:
+                return f.read()
+
+        grid = os.path.join(tmp, "grid.snw")
+        run([prep, "--grid", "4x4", "--pin-corners", "-q", "-o", grid])
+        sub = os.path.join(tmp, "sub.snw")
+        run([prep, "--grid", "3x3", "--pin-corners", "--subdivide", "1", "-q", "-o", sub])
+        bar = os.path.join(tmp, "bar.snw")
+        run([prep, os.path.join(DATA, "bar-v2.msh"), "-q", "-o", bar])
+        cloth = saved("cloth", grid, [])
+        write("checkpoint", "cloth.snwc", cloth)
+        write("checkpoint", "cloth_v2.snwc", checkpoint_with_version(cloth, 2))
+        write("checkpoint", "cloth_v1.snwc", checkpoint_with_version(cloth, 1))
+        write("checkpoint", "implicit.snwc", saved("implicit", sub, ["--solver", "implicit-pcg", "--substeps", "1"]))
+        write("checkpoint", "mgpbd.snwc", saved("mgpbd", bar, ["--solver", "mgpbd", "--setup-interval", "2"]))
+        write("checkpoint", "world.snwc", saved("world", grid, ["--add", grid + "@0.1,0.3,0"]))
+
+
+# ---------------------------------------------------------------- fuzz_prep's inputs
+
+def prep_value(v):
+    """fuzz_prep's value(): 255, then the float's four bytes."""
+    return b"\xff" + struct.pack("<f", v)
+
+
+def prep_positions(points):
+    return b"".join(prep_value(c) for p in points for c in p)
+
+
+def prep_seeds():
+    """One input per entry point of fuzz_prep (the decoder's order: entry,
+    then its arrays, then the options' bits, all zero here: the defaults)."""
+    shutil.rmtree(os.path.join(CORPUS, "prep"), ignore_errors=True)
+    quad = [(0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1), (2, 0, 0), (2, 0, 1)]
+    # cloth: flags 0 (floats, no UVs), 6 vertices, 1 triangle, 1 quad
+    write("prep", "cloth.bin", bytes([0, 0, 6]) + prep_positions(quad) + bytes([1, 1, 1, 4, 5, 0, 1, 2, 3])
+          + bytes(4))
+    # cloth with UVs (flags 8) and double positions (flags 1)
+    uvs = b"".join(prep_value(c) for p in quad for c in (p[0] / 2, p[2]))
+    write("prep", "cloth_uv.bin", bytes([0, 9, 6]) + prep_positions(quad) + bytes([0, 1, 0, 1, 2, 3]) + uvs
+          + bytes(4))
+    # grid: flags 0, 5 x 4 vertices, the default options
+    write("prep", "grid.bin", bytes([1, 0, 5, 4]) + bytes(4))
+    # soft: two tetrahedra sharing a face
+    tets = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 1)]
+    write("prep", "soft.bin", bytes([2, 0, 5]) + prep_positions(tets) + bytes([2, 0, 1, 2, 3, 1, 2, 3, 4])
+          + bytes(4))
+    # soft from a surface: a closed tetrahedron's four faces, lattice of 4 cells (bits 9..11: 3)
+    faces = bytes([0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2])
+    write("prep", "surface.bin", bytes([3, 0, 4]) + prep_positions(tets[:4]) + bytes([4, 0]) + faces
+          + struct.pack("<I", 3 << 9))
+    # colouring: 4 constraints of 2 particles on a chain of 5, in range (flags 2)
+    write("prep", "colour.bin", bytes([4, 4, 5, 2, 2, 2, 2, 2, 0, 1, 1, 2, 2, 3, 3, 4]))
+
+
 def main():
+    tools = os.path.join(ROOT, "build", "tools")
+    if sys.argv[1:2] == ["--only"] and len(sys.argv) > 2:
+        prep = sys.argv[3] if len(sys.argv) > 3 else os.path.join(tools, "sinew-prep")
+        sim = sys.argv[4] if len(sys.argv) > 4 else os.path.join(tools, "sinew-sim")
+        for target in sys.argv[2].split(","):
+            {"checkpoint": lambda: checkpoint_seeds(prep, sim), "prep": prep_seeds}[target]()
+        return
     cgal = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "cgal-data", "meshes")
-    prep = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "build", "tools", "sinew-prep")
+    prep = sys.argv[2] if len(sys.argv) > 2 else os.path.join(tools, "sinew-prep")
+    sim = sys.argv[3] if len(sys.argv) > 3 else os.path.join(tools, "sinew-sim")
     for target in ["obj", "off", "ply", "stl", "gltf", "asset", "cloth"]:
         shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
         os.makedirs(os.path.join(CORPUS, target))
@@ -341,6 +438,8 @@ def main():
         write("asset", "quad_unknown_section.asset", add_section(quad, b"XTRA", b"private data"))
         write("asset", "quad_no_meta.asset", drop_meta(quad))
     write("asset", "elements.asset", element_asset())
+    checkpoint_seeds(prep, sim)
+    prep_seeds()
 
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
     print("seeds: %d bytes in %s" % (total, CORPUS))

@@ -110,8 +110,9 @@ static sinew_result check_desc(const sinew_context *ctx, const sinew_body_desc *
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "max_speed %g is not finite and > 0",
                           d->max_speed);
     if (!(isfinite(d->origin[0]) && isfinite(d->origin[1]) && isfinite(d->origin[2])))
-        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "origin (%g, %g, %g) is not finite",
-                          d->origin[0], d->origin[1], d->origin[2]);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "origin (%g, %g, %g) (the asset's origin plus desc.origin) is not finite", d->origin[0],
+                          d->origin[1], d->origin[2]);
     if (!(d->max_volume_error >= 0.0f))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
                           "max_volume_error %g is not >= 0 (INFINITY: no bound)", d->max_volume_error);

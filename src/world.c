@@ -157,8 +157,13 @@ sinew_result sinew_body_create(sinew_context *ctx, const sinew_asset *asset, con
     SINEW_ASSERT(ctx && asset && desc && out);
     SINEW_ASSERT(desc->cookie == SINEW_DESC_COOKIE && "desc must come from sinew_body_desc_default");
     *out = NULL;
-    return desc->world ? sinew_world_add_body(desc->world, ctx, asset, desc, out)
-                       : sinew_body_make(ctx, asset, desc, out);
+    /* The body's frame is the asset's origin moved by desc.origin, summed in
+     * double: the positions stay the asset's small numbers. */
+    sinew_body_desc own = *desc;
+    for (int k = 0; k < 3; k++)
+        own.origin[k] = asset->origin[k] + desc->origin[k];
+    return desc->world ? sinew_world_add_body(desc->world, ctx, asset, &own, out)
+                       : sinew_body_make(ctx, asset, &own, out);
 }
 
 /* A body in a world leaves it first (a member of a batch is freed there). */
@@ -184,6 +189,15 @@ sinew_result sinew_world_add_body(sinew_world *w, sinew_context *ctx, const sine
     sinew_result r = sinew_body_check(ctx, asset, desc);
     if (r != SINEW_RESULT_OK)
         return r;
+    /* One step's ground and colliders serve every body: one frame for all. */
+    const double *o = desc->origin, *first = w->body_count ? w->bodies[0]->desc.origin : o;
+    if (o[0] != first[0] || o[1] != first[1] || o[2] != first[2])
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "world",
+                          "body '%s' has origin (%.17g, %.17g, %.17g) m (its asset's plus desc.origin) but world "
+                          "'%s' has its bodies at (%.17g, %.17g, %.17g): a world's bodies share one origin, as they "
+                          "share the step's ground and colliders; give desc.origin the difference and move its "
+                          "positions by the opposite (sinew/world.h)", desc->name ? desc->name : "body", o[0], o[1],
+                          o[2], w->name, first[0], first[1], first[2]);
     if (w->body_count == w->body_capacity) {
         uint32_t cap = w->body_capacity ? 2 * w->body_capacity : 8;
         sinew_body **grown = realloc(w->bodies, sizeof *grown * cap);

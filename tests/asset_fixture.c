@@ -488,6 +488,7 @@ void assert_assets_equal(const sinew_asset *x, const sinew_asset *y)
     cr_assert_eq(x->black_count, y->black_count);
     assert_same_array(x->reds, y->reds, x->red_count * sizeof *x->reds);
     assert_same_array(x->blacks, y->blacks, x->black_count * sizeof *x->blacks);
+    cr_assert_eq(memcmp(x->origin, y->origin, sizeof x->origin), 0, "the origins differ in their bits");
     cr_assert_eq(!x->meta, !y->meta);
     if (x->meta)
         cr_assert_str_eq(x->meta, y->meta);

@@ -124,6 +124,7 @@ static struct {
 #define ARG_const_sinew_vulkan_device_p (&fx.vk)
 #define ARG_sinew_device_probe_p (&fx.probe)
 #define ARG_const_sinew_asset_p fx.asset
+#define ARG_sinew_asset_p fx.asset
 #define ARG_sinew_asset_p_p (&fx.made_asset)
 #define ARG_sinew_body_p fx.body
 #define ARG_const_sinew_body_p fx.body

@@ -66,9 +66,11 @@ void prep_soft_help(void)
            "                            above. Each region becomes a material (in increasing order\n"
            "                            of R), its tetrahedra's masses from its own density\n"
            "      --pin I,J,...         pin vertices by index (0-based, as in the file)\n"
-           "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after transform)\n"
+           "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after --scale and\n"
+           "                            --translate: where the mesh ends up in the world)\n"
            "      --pin-bottom F        pin vertices within fraction F of the height above the lowest\n"
-           "      --scale S, --translate X,Y,Z   transform the mesh (scale first)\n"
+           "      --scale S, --translate X,Y,Z   transform the mesh (scale first); --translate\n"
+           "                            moves the asset's origin (double), not its float positions\n"
            "      --height Y            --box: height of its centre (default 1 m)\n"
            "      --colouring balanced|greedy   (default balanced)\n"
            "      --max-memory SIZE     as for cloth: the box, the volume file's tetrahedra, the lattice\n"
@@ -674,12 +676,18 @@ int prep_soft_main(int argc, char **argv)
         free(s.regions);
         return stop_signal() ? stop_status() : 1;
     }
+    /* --translate places the asset's origin; the positions stay relative to
+     * it (sinew-prep.c says why), and --pin-box comes into that frame. */
     for (uint32_t i = 0; i < v.vertex_count; i++)
         for (int k = 0; k < 3; k++)
-            v.positions[3 * (size_t)i + k] = v.positions[3 * (size_t)i + k] * s.scale + s.translate[k];
+            v.positions[3 * (size_t)i + k] *= s.scale;
     for (uint32_t i = 0; i < surface.vertex_count; i++)
         for (int k = 0; k < 3; k++)
-            surface.positions[3 * (size_t)i + k] = surface.positions[3 * (size_t)i + k] * s.scale + s.translate[k];
+            surface.positions[3 * (size_t)i + k] *= s.scale;
+    for (int k = 0; k < 3; k++) {
+        s.opt.box_min[k] -= s.translate[k];
+        s.opt.box_max[k] -= s.translate[k];
+    }
     s.opt.render_source = surface.render_vertex_count ? &surface : NULL;
     char source[512];
     snprintf(source, sizeof source, "%s", what);
@@ -698,6 +706,8 @@ int prep_soft_main(int argc, char **argv)
                   : SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     sinew_volume_free(&v);
     sinew_mesh_free(&surface);
+    if (r == SINEW_RESULT_OK)
+        r = sinew_asset_set_origin(asset, s.translate, &lg);
     if (r == SINEW_RESULT_OK)
         r = sinew_asset_write(asset, s.out, &lg);
     if (r == SINEW_RESULT_OK && !s.quiet)

@@ -74,6 +74,8 @@ typedef struct options {
      * a mesh shape's `mesh` indexes meshes[]. */
     sinew_shape shapes[SIM_MAX_SHAPES];
     unsigned shape_count;
+    double shape_at[SIM_MAX_SHAPES][3]; /* each shape's position as given (world, m, double) */
+    double origin[3];                   /* --origin: added to the asset's origin (m) */
     sim_mesh meshes[SIM_MAX_MESHES];
     unsigned mesh_count;
     double check_outside;             /* --check-outside D (m; 0: no check) */

@@ -186,9 +186,21 @@ static sinew_shape *add_shape(const char *tool, const char *opt, options *o, sin
                 tool, opt, SIM_MAX_SHAPES, tool);
         return NULL;
     }
+    memset(o->shape_at[o->shape_count], 0, sizeof o->shape_at[0]);
     sinew_shape *s = &o->shapes[o->shape_count++];
     *s = sinew_shape_default(kind);
     return s;
+}
+
+/* Where shape s of the options goes in the world: kept in double, the
+ * float position taken from it in the body's frame once the origin is
+ * known (sim_scene.c). */
+static void place_shape(options *o, sinew_shape *s, const double at[3])
+{
+    for (int k = 0; k < 3; k++) {
+        o->shape_at[s - o->shapes][k] = at[k];
+        s->position[k] = (float)at[k];
+    }
 }
 
 /* The rotation of --box and --collider-at from AX,AY,AZ,DEG; 0, having said
@@ -218,8 +230,7 @@ static int parse_sphere(const char *tool, const char *opt, const char *text, voi
     sinew_shape *s = add_shape(tool, opt, value, SINEW_SHAPE_SPHERE);
     if (!s)
         return 0;
-    for (int k = 0; k < 3; k++)
-        s->position[k] = (float)f[k];
+    place_shape(value, s, f);
     s->radius = (float)f[3];
     return 1;
 }
@@ -236,8 +247,8 @@ static int parse_capsule(const char *tool, const char *opt, const char *text, vo
     sinew_shape *s = add_shape(tool, opt, value, SINEW_SHAPE_CAPSULE);
     if (!s)
         return 0;
-    for (int k = 0; k < 3; k++)
-        s->position[k] = (float)(0.5 * (f[k] + f[3 + k]));
+    const double centre[3] = {0.5 * (f[0] + f[3]), 0.5 * (f[1] + f[4]), 0.5 * (f[2] + f[5])};
+    place_shape(value, s, centre);
     s->radius = (float)f[6];
     s->half_extents[1] = (float)(0.5 * len);
     if (len > 0.0) {
@@ -263,10 +274,9 @@ static int parse_box(const char *tool, const char *opt, const char *text, void *
     sinew_shape *s = add_shape(tool, opt, value, SINEW_SHAPE_BOX);
     if (!s)
         return 0;
-    for (int k = 0; k < 3; k++) {
-        s->position[k] = (float)f[k];
+    place_shape(value, s, f);
+    for (int k = 0; k < 3; k++)
         s->half_extents[k] = (float)f[3 + k];
-    }
     if (n == 10)
         memcpy(s->rotation, q, sizeof q);
     return 1;
@@ -335,8 +345,7 @@ static int parse_collider_at(const char *tool, const char *opt, const char *text
     sinew_shape *s = n && (n == 3 || read_turn(tool, opt, text, f + 3, q)) ? last_shape(tool, opt, value, 1) : NULL;
     if (!s)
         return 0;
-    for (int k = 0; k < 3; k++)
-        s->position[k] = (float)f[k];
+    place_shape(value, s, f);
     memcpy(s->rotation, q, sizeof q);
     return 1;
 }
@@ -629,6 +638,13 @@ int sim_parse(int argc, char **argv, options *o)
          "asset's size below it)",
          .given = &o->ground_set},
         {"--no-ground", NULL, CLI_FLAG, &o->no_ground, NULL, "no ground plane"},
+        {"--origin", NULL, CLI_DOUBLES, o->origin, "X,Y,Z",
+         "where the body goes (m): added to the asset's origin (sinew-prep --translate; 0 for an asset without "
+         "one). The body's particles stay small numbers in its own frame; the ground, the colliders, --cut-y and "
+         "--camera are given in the world and taken into that frame in double, and final.obj, the frames and the "
+         "JSON's positions are written in the world (docs/api.md, large worlds). With --add, the world's bodies "
+         "share the first body's origin",
+         .count = 3},
         {"--sphere", NULL, CLI_CUSTOM, o, "X,Y,Z,R",
          "a sphere collider: centre and radius (m). Repeatable, as each collider below: each is one more shape of "
          "the collider list (docs/colliders.md), up to 64 in all. The default scene has a sphere of its own at "
@@ -771,7 +787,7 @@ int sim_parse(int argc, char **argv, options *o)
         {"--picture", NULL, CLI_CUSTOM, o->picture, "WxH", "picture size in pixels (default 960x720)",
          .parse = cli_pixels},
         {"--camera", NULL, CLI_DOUBLES, o->camera, "EX,EY,EZ,TX,TY,TZ",
-         "eye and target (m); default: framing the scene", .count = 6, .given = &o->camera_set},
+         "eye and target (m, world); default: framing the scene", .count = 6, .given = &o->camera_set},
         {"--video", NULL, CLI_STRING, &o->video, "FILE", "join the --every pictures into FILE with ffmpeg"},
         {"--json", NULL, CLI_STRING, &o->json, "FILE", "write the summary as JSON"},
         {"--log", NULL, CLI_STRING, &o->log, "FILE", "write one CSV line per step (time, volume error, ...)"},

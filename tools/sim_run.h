@@ -19,6 +19,10 @@
  * the host copies the measures need, and the outputs. */
 typedef struct sim {
     const char *name; /* in messages: the asset's path or the scene's name */
+    /* The body's frame in the world (m): the asset's origin plus --origin.
+     * Everything the device holds is relative to it; what the run writes
+     * (meshes, JSON positions) is in the world. */
+    double origin[3];
     sinew_asset *asset;
     sinew_asset_info ai;
     int soft;                  /* tetrahedra: volume measures rather than strain */
@@ -148,7 +152,11 @@ sinew_result sim_load_checkpoint(const sim *s, const char *path);
 int sim_world_write_meshes(const options *o, const sim *s);
 /* sinew-sim.c: an OBJ of n positions and t triangles; 0, having said why,
  * when it cannot be written. */
-int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t *tris, uint32_t t);
+/* Positions in the body's frame, written in the world: each plus origin,
+ * in double; with an origin other than 0 with 17 digits (10 km and 0.1 mm
+ * need 10), else %.9g as ever. */
+int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t *tris, uint32_t t,
+                  const double origin[3]);
 /* The summary's lines of the world and its bodies; --hash's lines. */
 void sim_world_summary(const options *o, const sim *s, uint64_t steps);
 int sim_world_hashes(const sim *s);

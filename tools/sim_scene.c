@@ -21,8 +21,10 @@
 
 /* Tears the body: cuts the distance constraints whose rest end points lie on
  * both sides of the plane y = cut_y. */
-static int cut_across(sinew_body *body, const sinew_asset *asset, double cut_y, int quiet)
+static int cut_across(sinew_body *body, const sinew_asset *asset, double cut_y, double origin_y, int quiet)
 {
+    const double world_y = cut_y; /* the plane as given; the rest positions are relative to the origin */
+    cut_y -= origin_y;
     sinew_asset_info ai = sinew_asset_get_info(asset);
     float *rest = malloc(sizeof *rest * 3 * ((size_t)ai.particle_count + 1));
     uint32_t *ends = malloc(sizeof *ends * 2 * ((size_t)ai.distance_count + 1)), count = 0;
@@ -45,9 +47,9 @@ static int cut_across(sinew_body *body, const sinew_asset *asset, double cut_y, 
     uint32_t cut = 0;
     sinew_result r = sinew_body_cut(body, ends, count, &cut);
     if (r != SINEW_RESULT_OK)
-        fprintf(stderr, "sinew-sim: cutting at y = %g failed: %s\n", cut_y, sinew_result_string(r));
+        fprintf(stderr, "sinew-sim: cutting at y = %g failed: %s\n", world_y, sinew_result_string(r));
     else if (!quiet)
-        printf("  cut %u distance constraints across y = %g m\n", cut, cut_y);
+        printf("  cut %u distance constraints across y = %g m\n", cut, world_y);
     free(rest);
     free(ends);
     return r == SINEW_RESULT_OK;
@@ -172,6 +174,21 @@ static int load_scene(options *o, sim *s)
     s->soft = ai.tet_count > 0;
     if (!o->solver_set)
         o->solver = sim_default_solver(o, &ai);
+    /* The body's frame: the asset's origin plus --origin, in double. What
+     * the options give in the world comes into it here, once. */
+    sinew_asset_get_origin(s->asset, s->origin);
+    for (int k = 0; k < 3; k++) {
+        s->origin[k] += o->origin[k];
+        if (!(fabs(s->origin[k]) <= 1e9)) {
+            fprintf(stderr, "sinew-sim: %s: the origin (%.17g, %.17g, %.17g) m (the asset's plus --origin) is beyond "
+                    "1e9 m\n", s->name, s->origin[0], s->origin[1], s->origin[2]);
+            return 0;
+        }
+    }
+    const double *origin = s->origin;
+    for (unsigned k = 0; k < o->shape_count; k++)
+        for (int c = 0; c < 3; c++)
+            o->shapes[k].position[c] = (float)(o->shape_at[k][c] - origin[c]);
 
     sinew_step_params *p = &s->p;
     *p = sinew_step_params_default();
@@ -183,22 +200,32 @@ static int load_scene(options *o, sim *s)
     for (int k = 0; k < 3; k++)
         extent = ai.bounds_max[k] - ai.bounds_min[k] > extent ? ai.bounds_max[k] - ai.bounds_min[k] : extent;
     p->ground = !o->no_ground;
-    /* The library's ground (y = 0), unless an asset reaches below it: then a
-     * quarter of its size below it, said. Without a ground its height is
-     * never computed (nor checked). */
+    /* The library's ground (y = 0 in the world), unless an asset reaches
+     * below it: then a quarter of its size below it, said. Without a ground
+     * its height is never computed (nor checked). Heights here are the
+     * world's; the step's is the body frame's. */
+    const double lowest = ai.bounds_min[1] + origin[1];
+    double ground = 0.0;
     if (o->ground_set)
-        p->ground_height = (float)o->ground;
-    else if (p->ground && o->asset_path && ai.bounds_min[1] < p->ground_height) {
-        p->ground_height = ai.bounds_min[1] - 0.25f * extent;
-        if (!o->quiet && isfinite(p->ground_height))
-            printf("  %s reaches y = %.4g m, below the ground at y = 0: the ground is at y = %.4g m, a quarter of "
-                   "its size below it (--ground Y to choose)\n", s->name, (double)ai.bounds_min[1],
-                   (double)p->ground_height);
+        ground = o->ground;
+    else if (p->ground && o->asset_path && lowest < 0.0) {
+        ground = lowest - 0.25 * extent;
+        if (!o->quiet && isfinite(ground))
+            printf("  %s reaches y = %.*g m, below the ground at y = 0: the ground is at y = %.*g m, a quarter of "
+                   "its size below it (--ground Y to choose)\n", s->name, origin[1] != 0.0 ? 10 : 4, lowest,
+                   origin[1] != 0.0 ? 10 : 4, ground);
     }
+    /* The plane dot(n, x) = h (n made unit by the step) in the body's frame: dot(n, x') = h - dot(n, origin). */
+    const double *n = o->ground_normal, norm = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    const double along = norm > 0.0 ? (n[0] * origin[0] + n[1] * origin[1] + n[2] * origin[2]) / norm : 0.0;
+    if (p->ground && !o->ground_set && o->asset_path && lowest < 0.0) /* as ever in the body's own floats */
+        p->ground_height = (ai.bounds_min[1] - 0.25f * extent) + (float)(origin[1] - along);
+    else if (p->ground)
+        p->ground_height = (float)(ground - along);
     if (p->ground && !isfinite(p->ground_height)) {
         fprintf(stderr, "sinew-sim: %s spans %g m from y = %g m: a ground %s at y = %g m is not a finite float; "
-                "give --ground Y or --no-ground\n", s->name, (double)extent, (double)ai.bounds_min[1],
-                o->ground_set ? "given" : "a quarter of its size below it", (double)p->ground_height);
+                "give --ground Y or --no-ground\n", s->name, (double)extent, lowest,
+                o->ground_set ? "given" : "a quarter of its size below it", ground);
         return 0;
     }
     for (int k = 0; k < 3; k++) {
@@ -219,7 +246,7 @@ static int load_scene(options *o, sim *s)
         !o->crowd) {
         p->sphere = 1;
         for (int k = 0; k < 3; k++)
-            p->sphere_center[k] = (float)scene_default_sphere[k];
+            p->sphere_center[k] = (float)(scene_default_sphere[k] - origin[k]);
         p->sphere_radius = (float)scene_default_sphere[3];
     }
 
@@ -298,6 +325,7 @@ static int create_body(const options *o, sim *s)
     bd.self_capacity = o->self_capacity;
     bd.name = s->name;
     bd.world = s->world;
+    memcpy(bd.origin, o->origin, sizeof bd.origin); /* the library adds the asset's */
     if (s->materials) {
         bd.materials = s->materials;
         bd.material_count = ai.material_count;
@@ -400,20 +428,23 @@ static int open_outputs(const options *o, sim *s)
             lo[1] = lo[1] < s->p.ground_height ? lo[1] : s->p.ground_height;
         s->camera = render_camera_framing(lo, hi);
         if (!o->asset_path && o->scene == SCENE_CLOTH && !o->crowd)
-            for (int k = 0; k < 3; k++) {
-                s->camera.eye[k] = o->flag ? scene_flag_eye[k] : scene_default_eye[k];
-                s->camera.target[k] = o->flag ? scene_flag_target[k] : scene_default_target[k];
+            for (int k = 0; k < 3; k++) { /* the scene's camera in the world, drawn in the body's frame */
+                s->camera.eye[k] = (float)((o->flag ? scene_flag_eye[k] : scene_default_eye[k]) - s->origin[k]);
+                s->camera.target[k] =
+                    (float)((o->flag ? scene_flag_target[k] : scene_default_target[k]) - s->origin[k]);
             }
         if (o->crowd) { /* the pile from above, in front and to the right */
-            const float eye[3] = {1.6f, 1.5f, 2.1f}, target[3] = {0.0f, 0.22f, 0.0f};
-            memcpy(s->camera.eye, eye, sizeof eye);
-            memcpy(s->camera.target, target, sizeof target);
+            const double eye[3] = {1.6, 1.5, 2.1}, target[3] = {0.0, 0.22, 0.0};
+            for (int k = 0; k < 3; k++) {
+                s->camera.eye[k] = (float)(eye[k] - s->origin[k]);
+                s->camera.target[k] = (float)(target[k] - s->origin[k]);
+            }
         }
         s->follow = o->cape && !o->camera_set;
         if (o->camera_set)
             for (int k = 0; k < 3; k++) {
-                s->camera.eye[k] = (float)o->camera[k];
-                s->camera.target[k] = (float)o->camera[3 + k];
+                s->camera.eye[k] = (float)(o->camera[k] - s->origin[k]);
+                s->camera.target[k] = (float)(o->camera[3 + k] - s->origin[k]);
             }
         s->renderer = render_create(s->ctx, s->body, s->tris, s->tri_count, o->picture[0], o->picture[1]);
         if (!s->renderer && (o->png || o->video))
@@ -561,7 +592,7 @@ int sim_free(const options *o, sim *s)
  * it shown no more. */
 int sim_cut(const options *o, sim *s)
 {
-    if (!cut_across(s->body, s->asset, o->cut_y, o->quiet))
+    if (!cut_across(s->body, s->asset, o->cut_y, s->origin[1], o->quiet))
         return 0;
     free(s->shown_tris);
     s->shown_tris = malloc(sizeof *s->shown_tris * 3 * ((size_t)s->tri_count + 1));
@@ -573,7 +604,7 @@ int sim_cut(const options *o, sim *s)
     for (uint32_t k = 0; k < s->tri_count; k++) {
         int below = 0;
         for (int c = 0; c < 3; c++)
-            below += s->rest[3 * s->tris[3 * k + c] + 1] < o->cut_y;
+            below += s->rest[3 * s->tris[3 * k + c] + 1] < o->cut_y - s->origin[1];
         if (below == 0 || below == 3)
             memcpy(&s->shown_tris[3 * kept++], &s->tris[3 * k], 3 * sizeof *s->tris);
     }

@@ -130,7 +130,16 @@ static int add_one(const options *o, sim *s, const sinew_body_desc *first, unsig
         b->solver = a->solver_set ? a->solver : sim_default_solver(o, &ai);
     else /* the crowd's blocks take the first's solver, its cloths their family's */
         b->solver = ai.tet_count ? o->solver : SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+    /* The world's bodies share the first's origin (sinew/world.h): this one
+     * is made there, its positions moved by its asset's origin less that,
+     * and by --add's @, summed in double and rounded once. */
+    double own[3];
+    sinew_asset_get_origin(b->asset, own);
     sinew_body_desc d = *first;
+    for (int c = 0; c < 3; c++) {
+        d.origin[c] = s->origin[c] - own[c];
+        b->at[c] += own[c] - s->origin[c];
+    }
     d.solver = b->solver;
     d.materials = NULL;
     d.material_count = 0;
@@ -152,7 +161,7 @@ static int add_one(const options *o, sim *s, const sinew_body_desc *first, unsig
         return 0;
     }
     if (b->at[0] == 0.0 && b->at[1] == 0.0 && b->at[2] == 0.0)
-        return 1;
+        return 1; /* where its asset put it, in the first's frame */
     sinew_asset_get_positions(b->asset, b->xyz);
     for (uint32_t i = 0; i < b->n; i++)
         for (int c = 0; c < 3; c++)
@@ -221,7 +230,7 @@ int sim_world_write_meshes(const options *o, const sim *s)
         char path[4096];
         snprintf(path, sizeof path, "%s/final-%u.obj", o->out_dir, k + 1);
         if (sinew_body_read_positions(b->body, b->xyz, b->n) != SINEW_RESULT_OK ||
-            !sim_write_obj(path, b->xyz, b->n, b->tris, b->tri_count))
+            !sim_write_obj(path, b->xyz, b->n, b->tris, b->tri_count, s->origin))
             return 0;
     }
     return 1;
@@ -239,6 +248,14 @@ static void extent(const float *xyz, uint32_t n, double *lowest, double centre[3
     }
 }
 
+/* A lowest height and a centre in the body's frame, into the world's. */
+static void world_place(const sim *s, double *lowest, double centre[3])
+{
+    *lowest += s->origin[1];
+    for (int c = 0; c < 3; c++)
+        centre[c] += s->origin[c];
+}
+
 void sim_world_summary(const options *o, const sim *s, uint64_t steps)
 {
     if (!s->world)
@@ -253,6 +270,7 @@ void sim_world_summary(const options *o, const sim *s, uint64_t steps)
         double lowest = NAN, centre[3] = {NAN, NAN, NAN};
         if (sinew_body_read_positions(b->body, b->xyz, b->n) == SINEW_RESULT_OK)
             extent(b->xyz, b->n, &lowest, centre);
+        world_place(s, &lowest, centre);
         printf("  body %-10u  %s: %u particles, %u tetrahedra (%s); lowest y %.3g m, centre %.3g,%.3g,%.3g m; "
                "final mesh %s/final-%u.obj\n",
                k + 1, b->name, b->n, b->tet_count, sinew_solver_label(b->solver), lowest, centre[0], centre[1],
@@ -291,22 +309,24 @@ static void json_string(FILE *j, const char *text)
 }
 
 /* One body of the JSON's array: what the summary says of it. */
-static void json_body(FILE *j, const options *o, const char *name, sinew_solver solver, sinew_body *body,
-                      float *xyz, uint32_t n, uint32_t tets, const char *mesh, const char *sep)
+static void json_body(FILE *j, const options *o, const sim *s, const char *name, sinew_solver solver,
+                      sinew_body *body, float *xyz, uint32_t n, uint32_t tets, const char *mesh, const char *sep)
 {
     double lowest = NAN, centre[3] = {NAN, NAN, NAN};
     uint64_t h = 0;
     if (sinew_body_read_positions(body, xyz, n) == SINEW_RESULT_OK)
         extent(xyz, n, &lowest, centre);
+    world_place(s, &lowest, centre);
     fprintf(j, "    {\"name\": ");
     json_string(j, name);
     fprintf(j, ", \"solver\": \"%s\", \"particles\": %u, \"tets\": %u, \"mesh\": ", sinew_solver_name(solver), n,
             tets);
     json_string(j, mesh);
     fprintf(j, ", ");
-    fprintf(j, isfinite(lowest) ? "\"lowest_y\": %.9g, " : "\"lowest_y\": null, ", lowest);
+    const int digits = s->origin[0] != 0.0 || s->origin[1] != 0.0 || s->origin[2] != 0.0 ? 17 : 9;
+    fprintf(j, isfinite(lowest) ? "\"lowest_y\": %.*g, " : "\"lowest_y\": null, ", digits, lowest);
     if (isfinite(centre[0] + centre[1] + centre[2]))
-        fprintf(j, "\"centre\": [%.9g, %.9g, %.9g], ", centre[0], centre[1], centre[2]);
+        fprintf(j, "\"centre\": [%.*g, %.*g, %.*g], ", digits, centre[0], digits, centre[1], digits, centre[2]);
     if (o->hash && sinew_body_state_hash(body, &h) == SINEW_RESULT_OK)
         fprintf(j, "\"state_hash\": \"%016llx\", ", (unsigned long long)h);
     fprintf(j, "\"max_speed_batch\": %.9g}%s\n", (double)sinew_body_get_stats(body).max_speed, sep);
@@ -324,12 +344,12 @@ void sim_world_json(FILE *j, const options *o, const sim *s)
     fprintf(j, "  \"bodies\": [\n");
     char mesh[4096];
     snprintf(mesh, sizeof mesh, "%s/final.obj", o->out_dir);
-    json_body(j, o, s->name, o->solver, s->body, s->xyz, s->ai.particle_count, s->ai.tet_count, mesh,
+    json_body(j, o, s, s->name, o->solver, s->body, s->xyz, s->ai.particle_count, s->ai.tet_count, mesh,
               s->other_count ? "," : "");
     for (uint32_t k = 0; k < s->other_count; k++) {
         const sim_body *b = &s->others[k];
         snprintf(mesh, sizeof mesh, "%s/final-%u.obj", o->out_dir, k + 1);
-        json_body(j, o, b->name, b->solver, b->body, b->xyz, b->n, b->tet_count, mesh,
+        json_body(j, o, s, b->name, b->solver, b->body, b->xyz, b->n, b->tet_count, mesh,
                   k + 1 < s->other_count ? "," : "");
     }
     fprintf(j, "  ],\n");

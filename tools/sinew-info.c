@@ -44,9 +44,15 @@ static int print_asset(const char *path)
     printf("asset:             %s\n", path);
     printf("particles:         %u (%u pinned), %g kg\n", info.particle_count, info.pinned_count,
            (double)info.total_mass);
-    printf("bounds:            (%g, %g, %g) .. (%g, %g, %g) m\n", (double)info.bounds_min[0],
+    double origin[3];
+    sinew_asset_get_origin(asset, origin);
+    const int far = origin[0] != 0.0 || origin[1] != 0.0 || origin[2] != 0.0;
+    if (far) /* only then: the lines of an asset at the world's origin stay what they were */
+        printf("origin:            (%.17g, %.17g, %.17g) m (the positions are relative to it)\n", origin[0],
+               origin[1], origin[2]);
+    printf("bounds:            (%g, %g, %g) .. (%g, %g, %g) m%s\n", (double)info.bounds_min[0],
            (double)info.bounds_min[1], (double)info.bounds_min[2], (double)info.bounds_max[0],
-           (double)info.bounds_max[1], (double)info.bounds_max[2]);
+           (double)info.bounds_max[1], (double)info.bounds_max[2], far ? " from the origin" : "");
     printf("triangles:         %u\n", info.triangle_count);
     printf("constraints:       %u distance, %u bending, in %u colours\n", info.distance_count, info.bend_count,
            info.colour_count);

@@ -44,12 +44,16 @@ static const char *const usage =
     "                            0) is L * NX * NY + v for --pin\n"
     "      --layer-gap G         between layers in m, > 0 (default 0.02; --scale scales it)\n"
     "      --scale S             scale the mesh uniformly\n"
-    "      --translate X,Y,Z     then move it (m)\n"
+    "      --translate X,Y,Z     then move it (m): the asset's origin goes there (in double,\n"
+    "                            its ORIG section) and its float positions stay as they\n"
+    "                            were, relative to it, so a cloth 10 km out is as precise\n"
+    "                            as one at home; bodies start at the origin (sinew-sim)\n"
     "      --density KG_M2       areal density (default 0.2 kg/m^2)\n"
     "      --pin I,J,...         pin vertices by index (0-based, as in the file)\n"
     "      --pin-corners         grid only: pin the two corners of the first row (of\n"
     "                            each layer; --pin-box and --pin-top go by position)\n"
-    "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after transform);\n"
+    "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after --scale and\n"
+    "                            --translate: where the mesh ends up in the world);\n"
     "                            the smaller corner first\n"
     "      --pin-top F           pin vertices within fraction F of the height below the top\n"
     "                            (refused where that pins every vertex: a mesh flat along y)\n"
@@ -643,9 +647,17 @@ int main(int argc, char **argv)
         sinew_mesh_free(&mesh);
         goto done;
     }
+    /* --translate places the asset's origin, not its positions: they stay
+     * small, relative to it (docs/asset-format.md, ORIG). --pin-box is given
+     * in the world, where the translation puts the mesh: into the asset's
+     * frame with it. */
     for (uint32_t i = 0; i < mesh.vertex_count; i++)
         for (int k = 0; k < 3; k++)
-            mesh.positions[3 * i + k] = mesh.positions[3 * i + k] * scale + translate[k];
+            mesh.positions[3 * i + k] *= scale;
+    for (int k = 0; k < 3; k++) {
+        opt.box_min[k] -= translate[k];
+        opt.box_max[k] -= translate[k];
+    }
     sinew_nested nested = {0};
     /* Subdivision numbers the input's vertices first: a pin past them would
      * take a particle subdivision made, which no one can name. */
@@ -718,6 +730,12 @@ int main(int argc, char **argv)
     }
     if (compare)
         compare_colourings(asset);
+    if ((r = sinew_asset_set_origin(asset, translate, &lg)) != SINEW_RESULT_OK) {
+        fprintf(stderr, "%s: --translate: %s\n", t, sinew_result_string(r));
+        sinew_asset_destroy(asset);
+        sinew_nested_free(&nested);
+        goto done;
+    }
     sinew_hierarchy_report hierarchy;
     if (levels) {
         r = sinew_hierarchy_build(asset, &hopt, &lg, &hierarchy);

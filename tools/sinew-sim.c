@@ -25,14 +25,24 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t *tris, uint32_t t)
+/* Digits a coordinate in the world needs: a float's 9 at the world's
+ * origin (the files stay what they were), a double's 17 elsewhere. */
+static int world_digits(const double origin[3])
+{
+    return origin[0] != 0.0 || origin[1] != 0.0 || origin[2] != 0.0 ? 17 : 9;
+}
+
+int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t *tris, uint32_t t,
+                  const double origin[3])
 {
     FILE *f = cli_open_output("sinew-sim", "the mesh", path);
     if (!f)
         return 0;
     fprintf(f, "# sinew-sim\n");
+    const int digits = world_digits(origin);
     for (uint32_t i = 0; i < n; i++)
-        fprintf(f, "v %.9g %.9g %.9g\n", xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
+        fprintf(f, "v %.*g %.*g %.*g\n", digits, origin[0] + xyz[3 * i], digits, origin[1] + xyz[3 * i + 1], digits,
+                origin[2] + xyz[3 * i + 2]);
     for (uint32_t i = 0; i < t; i++)
         fprintf(f, "f %u %u %u\n", tris[3 * i] + 1, tris[3 * i + 1] + 1, tris[3 * i + 2] + 1);
     int ok = fclose(f) == 0;
@@ -43,14 +53,17 @@ int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t
 
 /* The render mesh (docs/render-mesh.md) as OBJ: 8 floats per render vertex
  * (position, normal, uv), faces v/vt/vn over the render indices. */
-static int write_render_obj(const char *path, const float *v, uint32_t n, const uint32_t *idx, uint32_t count)
+static int write_render_obj(const char *path, const float *v, uint32_t n, const uint32_t *idx, uint32_t count,
+                            const double origin[3])
 {
     FILE *f = cli_open_output("sinew-sim", "the mesh", path);
     if (!f)
         return 0;
     fprintf(f, "# sinew-sim: the asset's render mesh\n");
+    const int digits = world_digits(origin);
     for (uint32_t i = 0; i < n; i++)
-        fprintf(f, "v %.9g %.9g %.9g\n", v[8 * i], v[8 * i + 1], v[8 * i + 2]);
+        fprintf(f, "v %.*g %.*g %.*g\n", digits, origin[0] + v[8 * i], digits, origin[1] + v[8 * i + 1], digits,
+                origin[2] + v[8 * i + 2]);
     for (uint32_t i = 0; i < n; i++)
         fprintf(f, "vt %.9g %.9g\n", v[8 * i + 6], v[8 * i + 7]);
     for (uint32_t i = 0; i < n; i++)
@@ -189,9 +202,10 @@ static int write_body_obj(sim *s, const char *path)
 {
     if (s->render_count)
         return sinew_body_read_render_vertices(s->body, s->render_out, s->render_count) == SINEW_RESULT_OK &&
-               write_render_obj(path, s->render_out, s->render_count, s->render_indices, s->render_index_count);
+               write_render_obj(path, s->render_out, s->render_count, s->render_indices, s->render_index_count,
+                                s->origin);
     return sinew_body_read_positions(s->body, s->xyz, s->ai.particle_count) == SINEW_RESULT_OK &&
-           sim_write_obj(path, s->xyz, s->ai.particle_count, s->tris, s->tri_count);
+           sim_write_obj(path, s->xyz, s->ai.particle_count, s->tris, s->tri_count, s->origin);
 }
 
 /* ------------------------------------------------------------------ the run */
@@ -437,6 +451,9 @@ static int run(const options *o, sim *s, tally *t)
         printf("sinew-sim: %s on %s\n  %u particles (%u pinned), %u tetrahedra in %u colours, %u boundary triangles\n",
                s->name, s->di.name, ai.particle_count, ai.pinned_count, ai.tet_count, ai.element_colour_count,
                ai.triangle_count);
+    if (!o->quiet && world_digits(s->origin) > 9)
+        printf("  origin %.17g, %.17g, %.17g m (the asset's plus --origin): the body works in its own frame there; "
+               "the meshes are written in the world\n", s->origin[0], s->origin[1], s->origin[2]);
     if (!o->quiet && o->resume)
         printf("  resumed at step %llu from %s\n", (unsigned long long)sinew_body_get_stats(s->body).step_index,
                o->resume);

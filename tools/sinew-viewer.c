@@ -12,6 +12,11 @@
  *                      (finite elements: 1 2 3 GPBD Gauss-Seidel, Jacobi, MGPBD)
  *   Q, Esc             quit
  *
+ * An asset with an origin (sinew-prep --translate) is shown in the body's
+ * own frame, its ground a quarter of its size below it as for any asset:
+ * the window follows the body wherever its origin puts it in the world, as
+ * an engine draws camera-relative, and the float positions stay precise.
+ *
  * A soft body is drawn by its boundary triangles, which the asset carries
  * beside its tetrahedra, as sinew-sim draws it; the default scene, an asset's
  * solver and ground are sinew-sim's (scene.h).

@@ -71,8 +71,25 @@ SINEW_API const uint32_t *sinew_asset_get_triangles(const sinew_asset *asset, ui
  * oriented at rest), copied into tets (room for 4 * info.tet_count). */
 SINEW_API void sinew_asset_get_tets(const sinew_asset *asset, uint32_t *tets);
 
-/* The rest positions (3 floats per particle, room for 3 * info.particle_count). */
+/* The rest positions (3 floats per particle, room for 3 * info.particle_count),
+ * relative to the asset's origin. */
 SINEW_API void sinew_asset_get_positions(const sinew_asset *asset, float *xyz);
+
+/* Where the asset's frame sits in the world (m, double; docs/asset-format.md,
+ * section ORIG): its positions and bounds are relative to it, so they stay
+ * small numbers however far out the asset was placed (sinew-prep
+ * --translate). A body made from the asset starts there: its origin is this
+ * plus desc.origin (sinew_body_desc). (0, 0, 0) for an asset without one,
+ * and for every file older than format 1.7. */
+SINEW_API void sinew_asset_get_origin(const sinew_asset *asset, double origin[3]);
+
+/* Places the asset's frame at `origin` (m) without moving its positions
+ * relative to it: the bodies made from it afterwards start there.
+ * INVALID_ARGUMENT, naming the coordinate
+ * and leaving the asset unchanged, for a coordinate that is not finite or
+ * beyond 1e9 m. logger may be NULL (stderr). */
+SINEW_API sinew_result sinew_asset_set_origin(sinew_asset *asset, const double origin[3],
+                                              const sinew_logger *logger);
 
 /* The particles each distance constraint joins (2 per constraint, room for
  * 2 * info.distance_count), in the asset's order: what sinew_body_cut takes. */

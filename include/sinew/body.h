@@ -306,7 +306,11 @@ typedef struct sinew_body_desc {
      * numbers, so a body 10 km from the world's origin is as precise as one
      * at it (a float resolves about 1 mm at 10 km). An engine keeps a body's
      * origin near the body (sinew_body_shift_origin as it travels) and draws
-     * it translated by the origin. Default (0, 0, 0). */
+     * it translated by the origin. An asset carries an origin of its own
+     * (sinew_asset_get_origin; sinew-prep --translate): the body's origin
+     * is the asset's plus this, summed in double, so desc.origin moves a
+     * body away from where its asset was placed (0: just there) and
+     * sinew_body_get_origin gives the sum. Default (0, 0, 0). */
     double origin[3];
     /* Render mesh (docs/render-mesh.md): for an asset with one
      * (sinew_asset_get_render_info), write the artist's vertices (position,
@@ -511,8 +515,8 @@ SINEW_API sinew_result sinew_body_read_velocities(sinew_body *body, float *xyz, 
  * bending hinge's continuous angle restarts from the new pose. */
 SINEW_API sinew_result sinew_body_write_positions(sinew_body *body, const float *xyz, uint32_t count);
 
-/* The body's origin in the world (desc.origin, moved by
- * sinew_body_shift_origin), m. */
+/* The body's origin in the world (the asset's origin plus desc.origin,
+ * moved by sinew_body_shift_origin), m. */
 SINEW_API void sinew_body_get_origin(const sinew_body *body, double origin[3]);
 
 /* Moves the body's frame by `by` (m) without moving the body: its positions

@@ -229,6 +229,13 @@ typedef struct sinew_prep_cloth_options {
      * refused (LIMIT, naming both). Default: half the machine's physical
      * memory; 0: no bound [--max-memory]. docs/prep-library.md#estimates. */
     uint64_t max_memory;
+    /* Where the asset's frame sits in the world (m, double; the asset's
+     * ORIG section, docs/asset-format.md): the positions are kept as given,
+     * relative to it, and bodies made from the asset start there
+     * (sinew_asset_get_origin). Finite, each coordinate within 1e9 m
+     * (INVALID_ARGUMENT otherwise). Default (0, 0, 0): the file is then
+     * byte for byte what it was before origins [--translate]. */
+    double origin[3];
 } sinew_prep_cloth_options;
 
 SINEW_PREP_API sinew_prep_cloth_options sinew_prep_cloth_options_default(void);
@@ -339,6 +346,7 @@ typedef struct sinew_prep_soft_options {
      * surface from its bounds, enclosed volume and faces with lattice_cells or
      * max_volume [--max-memory]. */
     uint64_t max_memory;
+    double origin[3];            /* m, as the cloth options' origin [--translate] */
 } sinew_prep_soft_options;
 
 SINEW_PREP_API sinew_prep_soft_options sinew_prep_soft_options_default(void);

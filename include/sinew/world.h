@@ -35,6 +35,17 @@
  * submitted before it as they end the step and those after as they start
  * it, so across batches the order of the chains matters.
  *
+ * Origins: the step's ground and colliders are one set of numbers for all
+ * the bodies, so a world's bodies share one origin (desc.origin,
+ * sinew_body_desc): a body whose origin (its asset's plus desc.origin)
+ * differs from the first body's is refused, naming both. To bring a body
+ * placed elsewhere (an asset with another origin) into the world's frame,
+ * give it desc.origin = world origin - asset origin and move its positions
+ * by asset origin - world origin (sinew_body_write_positions, the sum in
+ * double rounded once): its positions are then relative to the world's
+ * origin, precise as far as the bodies lie near it (sinew-sim --add does
+ * this).
+ *
  * A body in a world is stepped only by its world: sinew_body_step and
  * sinew_body_record_step refuse it, and so do sinew_body_set_contact_bodies
  * and sinew_body_shift_origin. Reading and writing its state, pins,

@@ -200,7 +200,7 @@ class PrepClothOptions(Struct):
                 ("membrane_material", Material), ("springs", i32), ("spring_compliance", f64),
                 ("keep_distances", i32), ("warp", f64 * 3), ("hierarchy_levels", u32), ("hierarchy_k", u32),
                 ("hierarchy_min_particles", u32), ("hierarchy_rest", enum), ("subdivisions", u32),
-                ("red_black", i32), ("max_memory", u64)]
+                ("red_black", i32), ("max_memory", u64), ("origin", f64 * 3)]
 
 
 class PrepGrid(Struct):
@@ -222,7 +222,7 @@ class PrepSoftOptions(Struct):
                 ("pin_box", i32), ("box_min", f64 * 3), ("box_max", f64 * 3), ("pin_bottom", f64),
                 ("largest_piece", i32), ("mesher", enum), ("max_volume", f64), ("quality", f64),
                 ("tetgen", char_p), ("lattice_cells", u32), ("follow_surface", i32),
-                ("max_memory", u64)]
+                ("max_memory", u64), ("origin", f64 * 3)]
 
 
 STRUCTS = [Logger, ContextDesc, DeviceInfo, AssetInfo, Material, ImplicitDesc, Frame, Attachment, BodyDesc,

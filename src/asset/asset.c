@@ -595,6 +595,52 @@ static sinew_result validate_meta(const sinew_asset *a, const char *name, const 
     return SINEW_RESULT_OK;
 }
 
+int sinew_asset_has_origin(const sinew_asset *a)
+{
+    return a->origin[0] != 0.0 || a->origin[1] != 0.0 || a->origin[2] != 0.0;
+}
+
+/* The first coordinate of o that is not finite or lies past
+ * SINEW_ASSET_MAX_ORIGIN (a unit or parsing error, not a place); -1: none.
+ * NaN fails the comparison too. */
+static int bad_origin_axis(const double o[3])
+{
+    for (int k = 0; k < 3; ++k)
+        if (!(fabs(o[k]) <= SINEW_ASSET_MAX_ORIGIN))
+            return k;
+    return -1;
+}
+
+static sinew_result validate_origin(const sinew_asset *a, const char *name, const sinew_logger *lg)
+{
+    const double *o = a->origin;
+    const int k = bad_origin_axis(o);
+    if (k < 0)
+        return SINEW_RESULT_OK;
+    return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset",
+                      "%s: section ORIG: origin (%.17g, %.17g, %.17g) m: its %c coordinate is not finite or beyond "
+                      "%g m", name, o[0], o[1], o[2], "xyz"[k], SINEW_ASSET_MAX_ORIGIN);
+}
+
+void sinew_asset_get_origin(const sinew_asset *asset, double origin[3])
+{
+    SINEW_ASSERT(asset && origin);
+    memcpy(origin, asset->origin, sizeof asset->origin);
+}
+
+sinew_result sinew_asset_set_origin(sinew_asset *asset, const double origin[3], const sinew_logger *lg)
+{
+    SINEW_ASSERT(asset && origin);
+    const int k = bad_origin_axis(origin);
+    if (k >= 0)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "asset",
+                          "origin (%.17g, %.17g, %.17g) m: its %c coordinate is not finite or beyond %g m; the "
+                          "asset's origin is unchanged", origin[0], origin[1], origin[2], "xyz"[k],
+                          SINEW_ASSET_MAX_ORIGIN);
+    memcpy(asset->origin, origin, sizeof asset->origin);
+    return SINEW_RESULT_OK;
+}
+
 sinew_result sinew_asset_validate(const sinew_asset *a, const char *name, const sinew_logger *lg)
 {
     SINEW_ASSERT(a && name);
@@ -607,7 +653,8 @@ sinew_result sinew_asset_validate(const sinew_asset *a, const char *name, const 
         (r = check_limit(lg, name, "ELEM", a->element_count, SINEW_ASSET_MAX_RECORDS, "elements")) ||
         (r = check_limit(lg, name, "ECOL", a->element_colour_count, SINEW_ASSET_MAX_COLOURS, "element colours")) ||
         (r = check_limit(lg, name, "MATL", a->material_count, SINEW_ASSET_MAX_MATERIALS, "materials")) ||
-        (r = validate_particles(a, name, lg)) || (r = validate_triangles(a, name, lg)) ||
+        (r = validate_particles(a, name, lg)) || (r = validate_origin(a, name, lg)) ||
+        (r = validate_triangles(a, name, lg)) ||
         (r = validate_distances(a, name, lg)) || (r = validate_bends(a, name, lg)) ||
         (r = validate_colour_ranges(a, name, lg)) || (r = validate_independence(a, name, lg)) ||
         (r = validate_elements(a, name, lg)) || (r = validate_element_colour_ranges(a, name, lg)) ||

@@ -49,6 +49,11 @@
  * local particle twice in one cluster colour. A sweep runs the passes in
  * order, each one dispatch; a cluster runs its colours in order.
  *
+ * Origin (format 1.7): where the asset's frame sits in the world (m, double):
+ * the positions above are relative to it, so they stay small however far
+ * out the body is; bodies start there (sinew_body_desc.origin adds to it).
+ * Finite, each coordinate within SINEW_ASSET_MAX_ORIGIN; (0, 0, 0): none.
+ *
  * Render mesh (format 1.6; docs/render-mesh.md), both present or both empty:
  *   rvertices  [r]  { particle[4], weight[4], normal xyz, mode,
  *                     u, v, 0, 0 }                                  64 B
@@ -213,6 +218,10 @@ _Static_assert(sizeof(sinew_render_vertex_rec) == 64, "file layout");
 #define SINEW_CLUSTER_MAX_PARTICLES 512u
 /* Weights of a node's parents sum to 1 within this. */
 #define SINEW_HIERARCHY_WEIGHT_TOLERANCE 1e-4
+/* The farthest an origin's coordinate may lie from the world's (m): past it
+ * (a million km) a double resolves no better than the float positions it
+ * carries, and such a number is a unit or parsing error, not a place. */
+#define SINEW_ASSET_MAX_ORIGIN 1e9
 
 struct sinew_asset {
     uint32_t particle_count, triangle_count, distance_count, bend_count, colour_count;
@@ -258,6 +267,8 @@ struct sinew_asset {
     uint32_t rvertex_count, rtriangle_count;
     sinew_render_vertex_rec *rvertices;
     sinew_triangle_rec *rtriangles;
+    /* Where the frame of the positions sits in the world (m); 0: at its origin. */
+    double origin[3];
 };
 
 /* Allocates an empty asset with arrays of the given sizes (zeroed). NULL on OOM. */
@@ -292,6 +303,9 @@ int sinew_asset_alloc_clusters(sinew_asset *a, uint32_t passes, uint32_t cluster
 /* Gives the asset render mesh arrays of these sizes (zeroed), replacing any
  * it had; both zero removes them. 0 on OOM (the asset is unchanged then). */
 int sinew_asset_alloc_render(sinew_asset *a, uint32_t vertices, uint32_t triangles);
+
+/* Whether the asset has an origin other than (0, 0, 0) (an ORIG section). */
+int sinew_asset_has_origin(const sinew_asset *a);
 
 /* The render mesh's checks (part of sinew_asset_validate; src/asset/render.c). */
 sinew_result sinew_asset_validate_render(const sinew_asset *a, const char *name, const sinew_logger *lg);

@@ -1,6 +1,6 @@
 /* The v1 asset file (format 1.0, 1.1 with finite elements, 1.2 with a
  * hierarchy, 1.3 with a red-black partition, 1.4 with multigrid levels, 1.5
- * with clustered sweeps, 1.6 with a render mesh):
+ * with clustered sweeps, 1.6 with a render mesh, 1.7 with an origin):
  * serialisation,
  * atomic writing, and a loader that treats every byte as untrusted.
  * docs/asset-format.md is the reference; the loader's checks follow its
@@ -36,6 +36,8 @@
 #define FORMAT_MINOR_MULTIGRID 4u /* 1.4 added MLEV, MTRI, MPAR, MCOL, MVTX */
 #define FORMAT_MINOR_CLUSTERS 5u /* 1.5 added CPAS, CLUS, CPRT, CCOL, CITM */
 #define FORMAT_MINOR_RENDER 6u /* 1.6 added RVTX, RIDX */
+#define FORMAT_MINOR_ORIGIN 7u /* 1.7 added ORIG */
+#define ORIGIN_RECORD 24u      /* ORIG: x, y, z, f64 each */
 #define SECTION_VERSION 1u /* of every section this version defines */
 #define HEADER_SIZE 32u
 #define ENTRY_SIZE 32u
@@ -58,7 +60,7 @@ enum {
     SEC_PART, SEC_TRIS, SEC_DIST, SEC_BEND, SEC_COLR, SEC_ELEM, SEC_ECOL, SEC_MATL,
     SEC_HLEV, SEC_HNOD, SEC_HLNK, SEC_HDST, SEC_HCOL, SEC_PRED, SEC_PBLK,
     SEC_MLEV, SEC_MTRI, SEC_MPAR, SEC_MCOL, SEC_MVTX, SEC_CPAS, SEC_CLUS, SEC_CPRT, SEC_CCOL, SEC_CITM,
-    SEC_RVTX, SEC_RIDX, SEC_META, SEC_COUNT
+    SEC_RVTX, SEC_RIDX, SEC_META, SEC_ORIG, SEC_COUNT
 };
 
 static const struct section_kind {
@@ -95,6 +97,7 @@ static const struct section_kind {
     [SEC_RVTX] = {"RVTX", sizeof(sinew_render_vertex_rec), SINEW_ASSET_MAX_RECORDS, "render vertices"},
     [SEC_RIDX] = {"RIDX", sizeof(sinew_triangle_rec), SINEW_ASSET_MAX_RECORDS, "render triangles"},
     [SEC_META] = {"META", 1, MAX_META_BYTES, "bytes of text"},
+    [SEC_ORIG] = {"ORIG", ORIGIN_RECORD, 1, "origins"},
 };
 
 /* One parsed entry of the section table. */
@@ -244,6 +247,7 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         [SEC_RVTX] = {a->rvertex_count, a->rvertices},
         [SEC_RIDX] = {a->rtriangle_count, a->rtriangles},
         [SEC_META] = {(uint32_t)meta_len, a->meta},
+        [SEC_ORIG] = {1, a->origin},
     };
     /* The oldest version that holds the asset: 1.0 without finite elements or
      * a hierarchy, so that files of cloth alone stay what they were; 1.1 with
@@ -251,14 +255,18 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
      * then its five; 1.3 with a red-black partition; 1.4 with multigrid
      * levels; 1.5 with clustered sweeps; 1.6 with a render mesh. The sections of the older versions are written with a newer
      * one's too, empty or not. META only when there is text, so that NULL and "" stay distinct
-     * through a round trip. */
-    int has_render = a->rvertex_count > 0;
+     * through a round trip. 1.7 with an origin other than 0 (ORIG, then
+     * every section before it): an asset at the world's origin is the file
+     * it always was. */
+    int has_origin = sinew_asset_has_origin(a);
+    int has_render = a->rvertex_count > 0 || has_origin;
     int has_clusters = a->cpass_count > 0 || has_render;
     int has_multigrid = a->mlevel_count > 0 || has_clusters;
     int has_red_black = a->red_count || a->black_count || has_multigrid;
     int has_hierarchy = a->level_count > 0 || has_red_black;
     int has_elements = a->element_count || a->element_colour_count || a->material_count || has_hierarchy;
-    uint32_t minor = has_render      ? FORMAT_MINOR_RENDER
+    uint32_t minor = has_origin      ? FORMAT_MINOR_ORIGIN
+                     : has_render    ? FORMAT_MINOR_RENDER
                      : has_clusters  ? FORMAT_MINOR_CLUSTERS
                      : has_multigrid ? FORMAT_MINOR_MULTIGRID
                      : has_red_black ? FORMAT_MINOR_RED_BLACK
@@ -277,7 +285,7 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         if ((is_element_section && !has_elements) || (is_hierarchy_section && !has_hierarchy) ||
             (is_red_black_section && !has_red_black) || (is_multigrid_section && !has_multigrid) ||
             (is_cluster_section && !has_clusters) || (is_render_section && !has_render) ||
-            (i == SEC_META && !a->meta))
+            (i == SEC_META && !a->meta) || (i == SEC_ORIG && !has_origin))
             continue;
         order[section_count++] = i;
     }
@@ -307,6 +315,12 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         uint8_t *payload = file + offset[i];
         if (k == SEC_META)
             memcpy(payload, a->meta, meta_len);
+        else if (k == SEC_ORIG)
+            for (int c = 0; c < 3; ++c) { /* a double keeps its bits, little-endian */
+                uint64_t bits;
+                memcpy(&bits, &a->origin[c], 8);
+                sinew_put_u64(payload + 8 * c, bits);
+            }
         else
             put_words(payload, src[k].data, (size_t)length[i] / 4);
         uint8_t *e = file + HEADER_SIZE + (size_t)ENTRY_SIZE * i;
@@ -531,6 +545,10 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
         memcpy(a->meta, p + known[SEC_META]->offset, count[SEC_META]);
         a->meta[count[SEC_META]] = '\0';
     }
+    for (int c = 0; c < 3 && count[SEC_ORIG]; ++c) { /* no ORIG, or an empty one: at the world's origin */
+        uint64_t bits = sinew_get_u64(p + known[SEC_ORIG]->offset + 8 * c);
+        memcpy(&a->origin[c], &bits, 8);
+    }
     *out = a;
     return SINEW_RESULT_OK;
 }
@@ -589,6 +607,9 @@ sinew_result sinew_asset_load_memory(const void *bytes, size_t size, const char 
     if (a->rvertex_count)
         sinew_logf(lg, SINEW_LOG_INFO, "asset", "%s: render mesh of %u vertices, %u triangles", name,
                    a->rvertex_count, a->rtriangle_count);
+    if (sinew_asset_has_origin(a))
+        sinew_logf(lg, SINEW_LOG_INFO, "asset", "%s: origin at (%.17g, %.17g, %.17g) m", name, a->origin[0],
+                   a->origin[1], a->origin[2]);
     *out = a;
     return SINEW_RESULT_OK;
 }

@@ -317,6 +317,18 @@ static sinew_result load(sinew_result r, sinew_prep_output *out, const char *nam
 
 /* ---------------------------------------------------------------- cloth */
 
+/* options.origin: finite, within the asset's bound (the loader's check,
+ * said as the option's). */
+static sinew_result check_origin(const double o[3], const char *name, const sinew_logger *lg)
+{
+    for (int k = 0; k < 3; k++)
+        if (!(fabs(o[k]) <= SINEW_ASSET_MAX_ORIGIN))
+            return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, ID,
+                              "%s: origin (%.17g, %.17g, %.17g) m: its %c coordinate is not finite or beyond %g m",
+                              name, o[0], o[1], o[2], "xyz"[k], SINEW_ASSET_MAX_ORIGIN);
+    return SINEW_RESULT_OK;
+}
+
 /* sinew-prep's checks of what the stages after the cloth builder take. */
 static sinew_result check_cloth_options(const sinew_prep_cloth_options *o, const char *name, const sinew_logger *lg)
 {
@@ -342,7 +354,7 @@ static sinew_result check_cloth_options(const sinew_prep_cloth_options *o, const
     if (o->hierarchy_rest != SINEW_PREP_HIERARCHY_REST_POSE && o->hierarchy_rest != SINEW_PREP_HIERARCHY_REST_GEODESIC)
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, ID, "%s: hierarchy_rest %d is not POSE or GEODESIC",
                           name, (int)o->hierarchy_rest);
-    return SINEW_RESULT_OK;
+    return check_origin(o->origin, name, lg);
 }
 
 /* --triangulate or --quadrangulate keep the mesh within the limits. */
@@ -461,6 +473,7 @@ static sinew_result build_cloth(sinew_mesh *mesh, const sinew_prep_cloth_options
         p->dropped_vertices = rep.dropped_vertices;
         p->part_count = rep.part_count;
         p->unpinned_parts = rep.unpinned_parts;
+        memcpy(a->origin, o->origin, sizeof a->origin);
         r = finish(a, name, lg, out);
     }
     sinew_asset_destroy(a);
@@ -593,7 +606,7 @@ static sinew_result check_soft_options(const sinew_prep_soft_options *o, const c
     if (!(o->pin_bottom >= 0.0 && o->pin_bottom <= 1.0))
         return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, ID, "%s: pin_bottom %g must be in [0, 1]", name,
                           o->pin_bottom);
-    return SINEW_RESULT_OK;
+    return check_origin(o->origin, name, lg);
 }
 
 /* Parts joined by no face: warned about (as sinew-prep does), only the
@@ -673,6 +686,7 @@ static sinew_result build_soft(sinew_volume *v, const sinew_prep_soft_options *o
         out->report.colour_count = rep.colour_count;
         out->report.dropped_vertices = rep.dropped_vertices;
         out->report.flipped_tets = rep.flipped_tets;
+        memcpy(a->origin, o->origin, sizeof a->origin);
         r = finish(a, name, lg, out);
     }
     sinew_asset_destroy(a);

@@ -273,7 +273,7 @@ static double spin_drift(const sinew_asset *a, double *p_norm)
     const uint32_t n = a->particle_count;
     sinew_body_desc d = sinew_body_desc_default();
     d.solver = SINEW_SOLVER_GPBD_GAUSS_SEIDEL;
-    d.substeps = 4;
+    d.substeps = 8;
     sinew_body *b;
     cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK, "%s", gpu_log_text());
     double centre[3] = {0, 0, 0};
@@ -310,7 +310,10 @@ static double spin_drift(const sinew_asset *a, double *p_norm)
  * spinning block's momentum keeps its y part within 1e-3 of |P| over 5 s;
  * with its float positions 1 m up (origin 0) it drifts, the rounding of
  * floats just above and below 1.0 not cancelling (the issue measured
- * P_y -0.065 |P|, a 2.5 cm sink, with its block). 4 substeps a step. */
+ * P_y -0.065 |P|, a 2.5 cm sink, with its block). 8 substeps a step;
+ * measured on lavapipe: 1.6e-5 by the origin, -1.1e-3 by the floats (4
+ * substeps: 4e-6 and -5e-5; 16: 4.3e-5 and -5.8e-3: the bias grows with
+ * the substeps, each rounding the positions once more). */
 Test(origin, spinning_block_keeps_its_momentum_by_its_origin)
 {
     const double up[3] = {0.0, 1.0, 0.0}, none[3] = {0.0, 0.0, 0.0};
@@ -323,7 +326,8 @@ Test(origin, spinning_block_keeps_its_momentum_by_its_origin)
     cr_log_info("spinning block 1 m up, 5 s: dP_y / |P| = %.3g by its origin, %.3g by its float positions "
                 "(|P| %.4g kg m/s)", drift_origin, drift_floats, norm_origin);
     cr_expect_lt(fabs(drift_origin), 1e-3, "by its origin: dP_y = %g |P|", drift_origin);
-    cr_expect_gt(fabs(drift_floats), fabs(drift_origin), "by floats: %g, by origin: %g", drift_floats, drift_origin);
+    cr_expect_gt(fabs(drift_floats), 10.0 * fabs(drift_origin), "by floats: %g, by origin: %g", drift_floats,
+                 drift_origin);
     sinew_asset_destroy(by_origin);
     sinew_asset_destroy(by_floats);
 }

@@ -405,7 +405,9 @@ static int parse_option(int argc, char **argv, int *i, soft_args *s)
     } else if (!strcmp(a, "--scale")) {
         ok = cli_double(tool, a, v, &s->scale) && (s->scale > 0 || cli_error(tool, "%s must be > 0%s", a, ""));
     } else if (!strcmp(a, "--translate")) {
-        ok = cli_doubles(tool, a, v, 3, s->translate);
+        ok = cli_doubles(tool, a, v, 3, s->translate) &&
+             ((fabs(s->translate[0]) <= 1e9 && fabs(s->translate[1]) <= 1e9 && fabs(s->translate[2]) <= 1e9) ||
+              cli_error(tool, "%s: \"%s\" reaches beyond 1e9 m (the bound of an asset's origin)", a, v));
     } else if (!strcmp(a, "--height")) {
         ok = cli_double(tool, a, v, &s->height);
     } else if (!strcmp(a, "--colouring")) {

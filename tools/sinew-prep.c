@@ -418,7 +418,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--scale")) {
             ok = cli_double(t, a, v, &scale) && (scale > 0 || cli_error(t, "%s must be > 0%s", a, ""));
         } else if (!strcmp(a, "--translate")) {
-            ok = cli_doubles(t, a, v, 3, translate);
+            ok = cli_doubles(t, a, v, 3, translate) &&
+                 ((fabs(translate[0]) <= 1e9 && fabs(translate[1]) <= 1e9 && fabs(translate[2]) <= 1e9) ||
+                  cli_error(t, "%s: \"%s\" reaches beyond 1e9 m (the bound of an asset's origin)", a, v));
         } else if (!strcmp(a, "--density")) {
             ok = cli_double(t, a, v, &opt.density);
             density_given = 1;

@@ -164,10 +164,18 @@ class Asset(_Handle):
         return _from_c(AssetInfo, lib.asset_get_info(self._handle()))
 
     def positions(self) -> np.ndarray:
-        """The rest positions, (N, 3) float32."""
+        """The rest positions, (N, 3) float32, relative to the asset's origin."""
         out = np.empty((self.info.particle_count, 3), dtype=np.float32)
         lib.asset_get_positions(self._handle(), out.ctypes.data)
         return out
+
+    @property
+    def origin(self) -> Tuple[float, float, float]:
+        """Where the asset's frame sits in the world (m, double): prep's
+        ``origin=``, sinew-prep --translate; bodies start there."""
+        o = (C.c_double * 3)()
+        lib.asset_get_origin(self._handle(), o)
+        return tuple(o)
 
     def triangles(self) -> np.ndarray:
         """The surface triangles, (T, 3) uint32 particle indices."""

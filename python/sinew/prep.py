@@ -117,14 +117,14 @@ def _cloth_options(where, keep, name=None, density=None, no_shear=False, no_bend
                    quadrangulate=False, colouring=None, clusters=None, pins=None, pin_box=None, pin_top=None,
                    free_parts=False, membrane=None, youngs=None, poisson=None, thickness=None, springs=None,
                    keep_distances=False, warp=None, hierarchy=None, hierarchy_k=None, hierarchy_min=None,
-                   hierarchy_rest=None, subdivide=None, red_black=False, max_memory=None):
+                   hierarchy_rest=None, subdivide=None, red_black=False, max_memory=None, origin=None):
     o = lib.prep_cloth_options_default()
     if name is not None:
         keep.append(cstr(name))
         o.name = keep[-1]
     values = {"density": density, "pin_top": pin_top, "warp": warp, "hierarchy_levels": hierarchy,
               "hierarchy_k": hierarchy_k, "hierarchy_min_particles": hierarchy_min, "subdivisions": subdivide,
-              "max_memory": max_memory}
+              "max_memory": max_memory, "origin": origin}
     cv.set_fields(o, {k: v for k, v in values.items() if v is not None}, where)
     o.shear, o.bending = int(not no_shear), int(not no_bending)
     o.triangulate, o.quadrangulate = int(bool(triangulate)), int(bool(quadrangulate))
@@ -166,7 +166,9 @@ def cloth(vertices, faces, uvs=None, normals=None, *, quads=None, **options: Any
     poisson, thickness, springs (compliance), keep_distances, warp,
     hierarchy (levels), hierarchy_k, hierarchy_min, hierarchy_rest
     ("pose", "geodesic"), subdivide, red_black, max_memory (bytes the build
-    may take, refused before any work past it; 0: no bound)."""
+    may take, refused before any work past it; 0: no bound), origin ((x, y, z)
+    m: where the asset sits in the world, sinew-prep --translate; the
+    positions stay as given, relative to it)."""
     keep: list = []
     o = _cloth_options("cloth", keep, **options)
     m = _mesh(vertices, faces, uvs, normals, quads, keep, "cloth")
@@ -199,7 +201,7 @@ def grid(nx: int = 16, ny: int = 16, *, size: Optional[Sequence[float]] = None, 
 def _soft_options(where, keep, name=None, material=None, youngs=None, poisson=None, density=None,
                   region: Optional[Mapping[int, Material]] = None, colouring=None, pins=None, pin_box=None,
                   pin_bottom=None, pieces=None, tetrahedralise=None, lattice=None, follow_surface=False,
-                  max_volume=None, quality=None, tetgen=None, max_memory=None):
+                  max_volume=None, quality=None, tetgen=None, max_memory=None, origin=None):
     o = lib.prep_soft_options_default()
     if name is not None:
         keep.append(cstr(name))
@@ -207,7 +209,7 @@ def _soft_options(where, keep, name=None, material=None, youngs=None, poisson=No
     if material is not None:
         o.model = _choice(_SOFT_MODEL, material, f"{where}: material")
     values = {"youngs_modulus": youngs, "poisson_ratio": poisson, "density": density, "pin_bottom": pin_bottom,
-              "max_volume": max_volume, "quality": quality, "max_memory": max_memory}
+              "max_volume": max_volume, "quality": quality, "max_memory": max_memory, "origin": origin}
     cv.set_fields(o, {k: v for k, v in values.items() if v is not None}, where)
     if region:
         arr = (_ffi.PrepRegionMaterial * len(region))()
@@ -238,8 +240,8 @@ def soft(vertices, tets, regions=None, **options: Any) -> Asset:
     vertices (N, 3) in m, tets (K, 4) indices, regions (K,) optional.
     options, as sinew-prep's: name, material ("nh", "snh"), youngs (Pa),
     poisson, density (kg/m^3), region ({value: sinew.Material}), colouring,
-    pins, pin_box, pin_bottom, pieces ("all", "largest"), max_memory (as
-    cloth()'s)."""
+    pins, pin_box, pin_bottom, pieces ("all", "largest"), max_memory and
+    origin (as cloth()'s)."""
     keep: list = []
     o = _soft_options("soft", keep, **options)
     v = cv.array(vertices, "soft: vertices", np.float64, 3)

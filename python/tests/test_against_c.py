@@ -32,6 +32,18 @@ def test_cloth_as_sinew_sim_steps_it(ctx, tools, tmp_path):
     assert body.stats().step_index == 60
 
 
+def test_prep_origin_is_sinew_preps_translate(tools, tmp_path):
+    path = tmp_path / "far.snw"
+    far = (10000.000123456789, 0.0, -10000.0)
+    subprocess.run([tools / "sinew-prep", "--grid", "6x5", "--pin-corners", "--translate",
+                    ",".join(repr(c) for c in far), "-q", "-o", path], check=True)
+    c_asset = sinew.Asset.load(path)
+    py_asset = sinew.prep.grid(6, 5, pin_corners=True, origin=far)
+    home = sinew.prep.grid(6, 5, pin_corners=True)
+    assert c_asset.origin == py_asset.origin == far and home.origin == (0.0, 0.0, 0.0)
+    assert np.array_equal(c_asset.positions(), home.positions())  # the origin moved, not the positions
+
+
 def test_prep_grid_is_sinew_preps(tools, tmp_path):
     path = tmp_path / "grid.snw"
     subprocess.run([tools / "sinew-prep", "--grid", "12x9", "--size", "1.2x0.9", "--pin-corners", "-q", "-o", path],

@@ -26,6 +26,7 @@ BODY(SELF_REAL) buffer SelfRealBuf { vec4 selfr[]; };
 BODY(RENDER) buffer RenderBuf { vec4 render[]; };
 BODY(SHAPES) buffer ShapesBuf { vec4 shape_data[]; };
 BODY(ATTACH) buffer AttachBuf { vec4 attach[]; };
+BODY(REST) buffer RestBuf { vec4 rest_state[]; };
 #undef BODY
 
 // The MGPBD kernels (amg_*) define SINEW_PUSH_AMG: their push constants are

@@ -25,10 +25,24 @@ void main()
         barrier();
     }
     vec4 strain = red[0];
+    barrier();
+    vec4 w = vec4(0.0);
+    for (uint g = t; g < range.first; g += SINEW_WORKGROUP_SIZE)
+        w += partial[range.first + g];
+    red[t] = w;
+    barrier();
+    for (uint s = SINEW_WORKGROUP_SIZE / 2; s > 0u; s >>= 1) {
+        if (t < s)
+            red[t] += red[t + s];
+        barrier();
+    }
+    // the imbalance's work over the loads': gravity's and inertia's
+    vec4 works = red[0];
+    float load = abs(works.y) + abs(works.z);
     if (range.first2 > 0u) { // uniform: every invocation takes this branch or none
         vec2 s = vec2(0.0);
         for (uint g = t; g < range.first2; g += SINEW_WORKGROUP_SIZE)
-            s += partial[range.first + g].xy;
+            s += partial[2u * range.first + g].xy;
         barrier();
         red[t] = vec4(s, 0.0, 0.0);
         barrier();
@@ -47,5 +61,6 @@ void main()
         stats.max_measure_error = strain.z;
         stats.rms_measure_error = range.count2 > 0u ? sqrt(strain.w / float(range.count2)) : 0.0;
         stats.element_count = range.count2;
+        stats.error = load > 0.0 ? abs(works.x + works.y - works.z) / load : 0.0;
     }
 }

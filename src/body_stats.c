@@ -100,6 +100,37 @@ void sinew_body_count_step(sinew_body *b, const sinew_counters *before)
     s->readback_bytes = now->readback_bytes - before->readback_bytes;
 }
 
+/* Whether the error estimate has a force law for every part of the body
+ * (sinew_step_stats.error_estimate): compliant constraints, tetrahedra of
+ * the neo-Hookean materials, springs of a compliance; not MGPBD, not the
+ * implicit solvers on cloth (their energy is desc.implicit's). */
+static int error_measured(const sinew_body *b)
+{
+    const int implicit = sinew_body_ops(b)->record_substep != NULL;
+    if (!b->desc.residual || b->desc.solver == SINEW_SOLVER_MGPBD ||
+        (implicit && (b->distance_count || b->bend_count || !b->element_count)))
+        return 0;
+    if (b->held_exactly < 0) { /* counted once: compliances are the description's */
+        sinew_body *counted = (sinew_body *)b;
+        counted->held_exactly = 0;
+        for (uint32_t c = 0; c < b->distance_count; c++)
+            counted->held_exactly += !(b->dist_host[c].compliance > 0.0f);
+        for (uint32_t c = 0; c < b->bend_count; c++)
+            counted->held_exactly += !(b->bend_host[c].compliance > 0.0f);
+    }
+    if (b->held_exactly)
+        return 0;
+    for (uint32_t m = 0; m < b->material_count; m++) {
+        const sinew_material *mat = &b->materials[m];
+        const uint8_t kinds = b->material_kinds[m];
+        const int tet_ok = mat->model == SINEW_MATERIAL_NEO_HOOKEAN || mat->model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN;
+        if ((kinds & (1u << SINEW_ELEMENT_TRIANGLE)) || ((kinds & (1u << SINEW_ELEMENT_TET)) && !tet_ok) ||
+            ((kinds & (1u << SINEW_ELEMENT_SPRING)) && !(mat->compliance > 0.0f)))
+            return 0;
+    }
+    return 1;
+}
+
 /* The finished step's statistics into b->stats; a failed health check rolls
  * back (when the step may be and desc.rollback) and says so. */
 sinew_result sinew_body_take_stats(sinew_body *b, int can_roll_back)
@@ -139,6 +170,7 @@ sinew_result sinew_body_take_stats(sinew_body *b, int can_roll_back)
         s->rms_strain = gs.rms_strain;
         s->max_measure_error = b->element_count ? gs.max_measure_error : -1.0f;
         s->rms_measure_error = b->element_count ? gs.rms_measure_error : -1.0f;
+        s->error_estimate = error_measured(b) ? gs.error : -1.0f;
     }
     s->rolled_back = 0;
     if (b->desc.health_check) {
@@ -162,6 +194,7 @@ void sinew_body_unmeasured(sinew_step_stats *s)
 {
     s->max_strain = s->rms_strain = -1.0f;
     s->max_measure_error = s->rms_measure_error = -1.0f;
+    s->error_estimate = -1.0f;
     s->max_speed = -1.0f;
     s->max_volume_error = -1.0f;
     s->ms_predict = s->ms_solve = s->ms_contacts = s->ms_velocity = -1.0;

@@ -63,7 +63,8 @@ sinew_result sinew_body_upload_asset(sinew_body *b, const sinew_asset *a)
     sinew_context *ctx = b->ctx;
     const sinew_body_desc *d = &b->desc;
     const uint32_t n = a->particle_count;
-    const uint64_t items = a->distance_count > a->element_count ? a->distance_count : a->element_count;
+    /* the strain partials, then the error estimate's as many (solver.h) */
+    const uint64_t groups = sinew_residual_groups(a->distance_count, a->bend_count, a->element_count, n);
     const sinew_buffer_plan plan[] = {
         {SINEW_BIND_POS, 16ull * n, SINEW_MEMORY_DEVICE, "positions"},
         {SINEW_BIND_PREV, 16ull * n, SINEW_MEMORY_DEVICE, "previous positions"},
@@ -71,7 +72,7 @@ sinew_result sinew_body_upload_asset(sinew_body *b, const sinew_asset *a)
         {SINEW_BIND_PARAMS, sizeof(GpuParams), SINEW_MEMORY_DEVICE, "step parameters"},
         {SINEW_BIND_STATS, sizeof(GpuStats), SINEW_MEMORY_DEVICE, "step statistics"},
         {SINEW_BIND_PARTIAL,
-         16ull * ((items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE + solver_residual_groups(a)),
+         16ull * (groups * (d->residual ? 2 : 1) + solver_residual_groups(a)),
          SINEW_MEMORY_DEVICE, "residual partials"},
         {SINEW_BIND_DIST, sizeof(GpuDistance) * (uint64_t)a->distance_count, SINEW_MEMORY_DEVICE, "distance constraints"},
         {SINEW_BIND_BEND, sizeof(GpuBend) * (uint64_t)a->bend_count, SINEW_MEMORY_DEVICE, "bending constraints"},
@@ -87,6 +88,7 @@ sinew_result sinew_body_upload_asset(sinew_body *b, const sinew_asset *a)
          "render mesh"},
         {SINEW_BIND_SHAPES, 16 * sinew_shapes_plan(b), SINEW_MEMORY_DEVICE, "collider list, mesh colliders and wind"},
         {SINEW_BIND_ATTACH, sinew_attach_bytes(&b->attach), SINEW_MEMORY_DEVICE, "attachments and pins"},
+        {SINEW_BIND_REST, d->residual ? 48ull * n : 0, SINEW_MEMORY_DEVICE, "rest pose (error estimate)"},
         /* SDF: the collider's own, bound in its place */
         {0, d->rollback ? 32ull * n + 4ull * a->bend_count : 0, SINEW_MEMORY_DEVICE, "rollback copy", 0, &b->saved},
         {0, UPLOAD_ATTACH(b) + sinew_attach_dynamic_bytes(&b->attach), SINEW_MEMORY_HOST, "step parameters (host)", 0,
@@ -114,6 +116,14 @@ sinew_result sinew_body_upload_asset(sinew_body *b, const sinew_asset *a)
         r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_POS], 0, pos, 16ull * n);
         if (r == SINEW_RESULT_OK)
             r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_PREV], 0, pos, 16ull * n);
+    }
+    if (r == SINEW_RESULT_OK && d->residual) { /* the rest pose, still there for two steps */
+        float *rest = scratch;
+        memset(rest, 0, 48ull * n);
+        for (uint32_t i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++)
+                memcpy(&rest[12 * i + 4 * k], &a->particles[i], 12);
+        r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_REST], 0, rest, 48ull * n);
     }
     GpuDistance *dist = b->dist_host;
     for (uint32_t c = 0; c < a->distance_count; c++) {

@@ -140,27 +140,30 @@ static void record_health(sinew_body *b, sinew_recorder *r, sinew_stage_at *at)
     r->bytes += health_bytes(b, 0);
 }
 
-/* The strain residual and the solver's own beside it (both read positions
- * and write their own parts of PARTIAL), then, behind one barrier that
- * also orders the health check and normals before it, their reduction
- * into STATS. */
+/* The strain residual, the error estimate's virtual works and the
+ * solver's own residual beside them (all read positions and write their own
+ * parts of PARTIAL; the error estimate also its step-start velocities in
+ * REST), then, behind one barrier that also orders the health check and
+ * normals before it, their reduction into STATS. */
 static void record_residual(sinew_body *b, sinew_recorder *r, sinew_stage_at *at)
 {
     if (!b->desc.residual)
         return;
-    uint32_t items = b->distance_count > b->element_count ? b->distance_count : b->element_count;
-    uint32_t groups = (items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
-    GpuRange residual = {0, b->distance_count, 0, b->element_count};
+    const uint32_t n = b->particle_count;
+    const uint32_t groups =
+        (uint32_t)sinew_residual_groups(b->distance_count, b->bend_count, b->element_count, n);
+    GpuRange residual = {n, b->distance_count, b->bend_count, b->element_count};
     GpuRange reduce = {groups, b->distance_count, 0, b->element_count};
-    sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL, items, &residual, sizeof residual);
+    sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL, groups * SINEW_WORKGROUP_SIZE, &residual, sizeof residual);
     const sinew_solver_ops *ops = sinew_body_ops(b);
     if (ops->record_residual) {
         sinew_record_independent(r);
-        reduce.first2 = ops->record_residual(b->state, &b->view, r, groups);
+        reduce.first2 = ops->record_residual(b->state, &b->view, r, 2 * groups);
     }
     sinew_record_barrier(r);
     sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL_REDUCE, SINEW_REDUCE_SIZE, &reduce, sizeof reduce);
-    r->bytes += 48ull * b->distance_count + 144ull * b->element_count + 32ull * groups;
+    r->bytes += 48ull * b->distance_count + 56ull * b->bend_count + 144ull * b->element_count + 80ull * n +
+                64ull * groups;
 }
 
 /* The residual and health phase's end, STATS to the body's readback

@@ -134,7 +134,7 @@ GpuParams sinew_body_gpu_params(sinew_body *b, const sinew_step_params *p)
                     {p->box_velocity[0] * h, p->box_velocity[1] * h, p->box_velocity[2] * h, 0.0f},
                     1.0f / h, 1.0f / (h * h), expf(-p->damping * h), p->ground ? p->ground_height : -3e38f,
                     p->friction, p->contact_offset, b->desc.jacobi_omega, b->desc.max_speed,
-                    b->desc.newton_iterations, b->desc.newton_tolerance, 0u, 0.0f,
+                    b->desc.newton_iterations, b->desc.newton_tolerance, 0u, p->dt,
                     {p->capsule_a[0], p->capsule_a[1], p->capsule_a[2], p->capsule ? p->capsule_radius : -1.0f},
                     {p->capsule_b[0], p->capsule_b[1], p->capsule_b[2], 0.0f}};
     if (sinew_body_ops(b)->step_flags)

@@ -88,6 +88,7 @@ typedef struct tally {
     double gpu_ms, step_wall, worst_strain, worst_rms, fastest, wall;
     double newton_sum, linear_ms, linear_worst;
     double residual, worst_residual; /* the solver's residual: last step, largest (negative: not measured) */
+    double error_estimate;           /* the last step's (sinew_step_stats.error_estimate; negative: not measured) */
     uint64_t linear_sum;
     uint32_t linear_unconverged;
     uint64_t self_candidates, self_contacts, self_dropped; /* self-collision, summed over the steps */

@@ -250,6 +250,7 @@ static int after_step(const options *o, sim *s, tally *t, unsigned f, double ste
     t->self_contacts += st.self_contacts;
     t->self_dropped += st.self_dropped;
     t->residual = st.residual;
+    t->error_estimate = st.error_estimate;
     /* NaN compares false: a non-finite residual counts as the worst */
     if (!(st.residual <= t->worst_residual))
         t->worst_residual = st.residual;
@@ -580,7 +581,7 @@ int main(int argc, char **argv)
     sim s;
     memset(&s, 0, sizeof s);
     tally t = {.worst_step = -1, .worst_inverted_step = -1, .recovered_step = -1, .residual = -1.0,
-               .worst_residual = -1.0};
+               .worst_residual = -1.0, .error_estimate = -1.0};
     int status = sim_build(&o, &s) && run(&o, &s, &t) ? sim_report(&o, &s, &t) : 1;
     fflush(stdout); /* before any exit-time report a sanitizer may end the process with */
     if (!sim_free(&o, &s))

@@ -132,7 +132,8 @@ class StepStats(Struct):
                 ("max_volume_error", f32), ("newton_iterations", u64), ("loops_cut", u32),
                 ("linear_iterations", u32), ("linear_residual", f64), ("linear_unconverged", u32),
                 ("ms_linear", f64), ("linear_fallback_iterations", u32), ("self_candidates", u64),
-                ("self_dropped", u32), ("self_contacts", u64)]
+                ("self_dropped", u32), ("self_contacts", u64),
+                ("error_estimate", f32)]
 
 
 class WorldDesc(Struct):

@@ -58,7 +58,10 @@
  *   PARAMS    [1] GpuParams     per-step values written by the host
  *   STATS     [1] GpuStats      reduced residual and health, read by the host
  *   PARTIAL   [groups] vec4     residual partials: strain max and sum of squares,
- *                               element measure error max and sum of squares
+ *                               element measure error max and sum of squares;
+ *                               then as many of the error estimate's virtual
+ *                               works (internal, gravity's, inertia's, 0); then
+ *                               the solver's residual partials
  *   DIST      [d] GpuDistance   sorted by colour
  *   BEND      [b] GpuBend       sorted by colour
  *   ANGLE     [b] float     hinge angle of each bend at its last projection,
@@ -97,6 +100,10 @@
  *                           index as uint bits), the meshes' distance
  *                           values (floats, 4 a vec4), [n] the wind's
  *                           velocity change of each particle (wind.comp)
+ *   REST      [3n] vec4     the error estimate (desc.residual): 3i the rest
+ *                           position, 3i + 1 and 3i + 2 the positions at the
+ *                           ends of the last two steps (written by the
+ *                           residual kernel at each step's end)
  *   ATTACH    vec4          attachments to frames, pins' targets and tethers
  *                           (docs/attachments.md), in vec4s:
  *                             [0, 4F)        per frame: position and rotation
@@ -137,7 +144,9 @@
 #define SINEW_BIND_ATTACH 17
 /* Render mesh (docs/render-mesh.md). */
 #define SINEW_BIND_RENDER 18
-#define SINEW_BODY_BINDINGS 19
+/* The error estimate's rest pose and step-start velocities (desc.residual). */
+#define SINEW_BIND_REST 19
+#define SINEW_BODY_BINDINGS 20
 /* ATTACH: a pin slot without a particle. */
 #define SINEW_ATTACH_NONE 0xFFFFFFFFu
 /* Set 1's size: the most buffers any solver owns. Both sets together stay
@@ -441,7 +450,7 @@ SINEW_STRUCT(GpuParams) {
     float newton_tolerance;   /* GPBD: stop when |grad| <= tol * |grad at start| */
     SINEW_UINT solver_flags;  /* the solver's own (the implicit solvers: 1 when BDF2's record of the
                                  step before is valid) */
-    float pad1;
+    float step_dt;            /* s, the whole step (substeps x h): the error estimate's accelerations */
     SINEW_VEC4(capsule_a);    /* xyz one end of a capsule's segment (m), w radius (m); < 0: none */
     SINEW_VEC4(capsule_b);    /* xyz the other end */
     /* The mesh collider: a world point p is at sdf_frame * (p, 1) in the
@@ -519,7 +528,9 @@ SINEW_STRUCT(GpuStats) {
     SINEW_UINT self_candidates;
     SINEW_UINT self_dropped;
     SINEW_UINT self_contacts;
-    SINEW_UINT pad1;
+    /* The error estimate (docs/accuracy.md): the virtual work of the force
+     * imbalance over that of the loads, along the displacement from rest. */
+    float error;
 } SINEW_END(GpuStats)
 
 /* Push constants of every kernel. Threads [0, count) work on records

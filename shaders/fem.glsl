@@ -60,28 +60,73 @@ FemModes fem_modes(vec3 s, float g1, float g2, float f1, float f2)
     return m;
 }
 
-// The 3 x 3 block (rows: vertex a, columns: vertex b) of the element's
-// projected Hessian over its volume, in the frame of U: the sum over modes of
-// lambda (M beta_a)(M beta_b)^T, beta_a = W^T b_a for the vertex's vector b_a
-// of F (dF/dx_a = I (x) b_a). The block in the world is U G U^T.
-mat3 fem_block(FemModes m, vec3 ba, vec3 bb)
+// The pairs (i, j) of axes of the twist and flip modes: (1, 2), (0, 2), (0, 1).
+const ivec2 FEM_PAIR[3] = ivec2[3](ivec2(1, 2), ivec2(0, 2), ivec2(0, 1));
+
+// Rayleigh damping that leaves rigid rotation alone (docs/implicit.md,
+// "Integrators"): the projected Hessian with the element's infinitesimal
+// rotations W F (W skew) projected out, its modes' eigenvalues as a
+// stiffness on the strain rate. A rotation of the pair (i, j) is, in the
+// pair's (twist, flip) plane, along (s_i + s_j, s_j - s_i), so each pair
+// keeps one mode, its unit normal n = (s_i - s_j, s_i + s_j) / |.|, of
+// eigenvalue twist n_t^2 + flip n_f^2; the scalings, which a rotation does
+// not move, are kept. At rest (s = 1) n is the flip: the damping is the
+// Hessian's there. n per pair into n[k], its eigenvalue into lambda[k].
+void fem_damping_modes(FemModes m, vec3 s, out vec2 n[3], out vec3 lambda)
+{
+    [[unroll]] for (int k = 0; k < 3; k++) {
+        float si = s[FEM_PAIR[k].x], sj = s[FEM_PAIR[k].y];
+        vec2 d = vec2(si - sj, si + sj);
+        float l = length(d);
+        n[k] = l > 1e-12 ? d / l : vec2(0.0, 1.0);
+        lambda[k] = m.twist[k] * n[k].x * n[k].x + m.flip[k] * n[k].y * n[k].y;
+    }
+}
+
+// The 3 x 3 block (rows: vertex a, columns: vertex b) over the element's
+// volume of stiff K + damp K_d, K the projected Hessian (fem_modes) and K_d
+// the damping's (fem_damping_modes), in the frame of U: the sum over modes
+// of lambda (M beta_a)(M beta_b)^T, beta_a = W^T b_a for the vertex's vector
+// b_a of F (dF/dx_a = I (x) b_a). The block in the world is U G U^T.
+mat3 fem_block_damped(FemModes m, vec2 n[3], vec3 lambda, float stiff, float damp, vec3 ba, vec3 bb)
 {
     const float r = 0.70710678;
     mat3 G = mat3(0.0);
-    // twist and flip of (1, 2), (0, 2), (0, 1)
-    vec3 ta = r * vec3(0.0, ba.z, -ba.y), tb = r * vec3(0.0, bb.z, -bb.y);
-    vec3 fa = r * vec3(0.0, ba.z, ba.y), fb = r * vec3(0.0, bb.z, bb.y);
-    G += m.twist.x * outerProduct(ta, tb) + m.flip.x * outerProduct(fa, fb);
-    ta = r * vec3(ba.z, 0.0, -ba.x), tb = r * vec3(bb.z, 0.0, -bb.x);
-    fa = r * vec3(ba.z, 0.0, ba.x), fb = r * vec3(bb.z, 0.0, bb.x);
-    G += m.twist.y * outerProduct(ta, tb) + m.flip.y * outerProduct(fa, fb);
-    ta = r * vec3(ba.y, -ba.x, 0.0), tb = r * vec3(bb.y, -bb.x, 0.0);
-    fa = r * vec3(ba.y, ba.x, 0.0), fb = r * vec3(bb.y, bb.x, 0.0);
-    G += m.twist.z * outerProduct(ta, tb) + m.flip.z * outerProduct(fa, fb);
-    // scalings
+    [[unroll]] for (int k = 0; k < 3; k++) {
+        int i = FEM_PAIR[k].x, j = FEM_PAIR[k].y;
+        // <t, u beta^T> = (u_i beta_j - u_j beta_i) / sqrt 2 as a vector over u; f with +
+        vec3 ta = vec3(0.0), tb = vec3(0.0), fa = vec3(0.0), fb = vec3(0.0);
+        ta[i] = r * ba[j], ta[j] = -r * ba[i], tb[i] = r * bb[j], tb[j] = -r * bb[i];
+        fa[i] = r * ba[j], fa[j] = r * ba[i], fb[i] = r * bb[j], fb[j] = r * bb[i];
+        vec3 na = n[k].x * ta + n[k].y * fa, nb = n[k].x * tb + n[k].y * fb;
+        G += stiff * (m.twist[k] * outerProduct(ta, tb) + m.flip[k] * outerProduct(fa, fb)) +
+             damp * lambda[k] * outerProduct(na, nb);
+    }
     [[unroll]] for (int k = 0; k < 3; k++)
-        G += m.scale[k] * outerProduct(m.E[k] * ba, m.E[k] * bb);
+        G += (stiff + damp) * m.scale[k] * outerProduct(m.E[k] * ba, m.E[k] * bb);
     return G;
+}
+
+// The damping's stress on a rate D of the deformation gradient, both in
+// the frames of U and W (D = U^T dF/dt W): K_d : D.
+mat3 fem_damping_stress(FemModes m, vec2 n[3], vec3 lambda, mat3 D)
+{
+    const float r = 0.70710678;
+    mat3 P = mat3(0.0);
+    [[unroll]] for (int k = 0; k < 3; k++) {
+        int i = FEM_PAIR[k].x, j = FEM_PAIR[k].y;
+        // GLSL indexes [column][row]: D_ij = D[j][i]
+        float ct = r * (D[j][i] - D[i][j]), cf = r * (D[j][i] + D[i][j]);
+        float q = lambda[k] * (n[k].x * ct + n[k].y * cf);
+        P[j][i] += q * r * (n[k].x + n[k].y);
+        P[i][j] += q * r * (n[k].y - n[k].x);
+    }
+    vec3 d = vec3(D[0][0], D[1][1], D[2][2]);
+    [[unroll]] for (int k = 0; k < 3; k++) {
+        float c = m.scale[k] * dot(m.E[k], d);
+        P[0][0] += c * m.E[k].x, P[1][1] += c * m.E[k].y, P[2][2] += c * m.E[k].z;
+    }
+    return P;
 }
 
 #endif

@@ -14,7 +14,11 @@
 //   h^2 (f + D d + M g) - ((h beta + h^2) K + h^2 D) h v
 // with the inertia h M v, large against the rest, cancelled exactly rather
 // than in single precision, so that float's residual reaches 1e-6 of it.
-// range.first2: the level.
+// A solid's (range.count2 = 2) elements are linearised at x + h v instead
+// (mg_tet, which leaves f there less the damping's force at v), so its
+// right-hand side is h^2 (f + D (d - h v) + M g) (tests/ref/imc_solid_ref.c).
+// range.first2: the level; range.count2: 0 a coarse level, 1 the finest of a
+// cloth, 2 a solid's.
 #include "common.glsl"
 #include "constraints.glsl"
 #include "mg.glsl"
@@ -134,7 +138,11 @@ void main()
     uint dat = mg_field(level, SINEW_MG_D) + 3u * i;
     add_rows(i, m * vec3(1, 0, 0) + h * h * mg_real[dat].xyz, m * vec3(0, 1, 0) + h * h * mg_real[dat + 1u].xyz,
              m * vec3(0, 0, 1) + h * h * mg_real[dat + 2u].xyz);
-    if (range.count2 == 1u) {
+    if (range.count2 == 2u) { // a solid: its elements' stiffness is in the force (mg_tet, at x + h v)
+        vec3 d = mg_real[mg_vec(level, SINEW_MG_TARGET, i)].xyz;
+        vec3 b = h * h * (force + mg_block_mul(dat, d - h * vel[i].xyz) + m * gravity);
+        mg_real[mg_vec(level, SINEW_MG_F, i)] = vec4(b, 0.0);
+    } else if (range.count2 == 1u) {
         vec3 d = mg_real[mg_vec(level, SINEW_MG_TARGET, i)].xyz;
         vec3 b = h * h * (force + mg_block_mul(dat, d) + m * gravity);
         for (uint k = row_begin; k < row_end; k++) { // minus (A - M) h v: the row without its mass

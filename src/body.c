@@ -49,7 +49,7 @@ sinew_body_desc sinew_body_desc_default(void)
         .pin_stiffness = 1e5f, .contact_stiffness = 1e5f, .friction_stiffness = 0.0f,
         .pre_smooth = 5, .post_smooth = 10, .coarse_iterations = 40, /* the paper's 5 and 10 */
         .tolerance = 1e-4f, .max_cycles = 20, .max_pcg_iterations = 1000,
-        .fallback_iterations = 200};
+        .fallback_iterations = 200, .bdf2 = SINEW_IMPLICIT_BDF2_AUTO};
     d.mgpbd_cg_iterations = 20;
     d.mgpbd_setup_interval = 20;
     d.render_mesh = 1;

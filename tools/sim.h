@@ -38,7 +38,7 @@ typedef struct options {
     double cut_y;
     int cut_set, sweep, sweep_layout;
     sinew_solver solver;
-    int validation, portable, quiet, hash, scene, material, check_recovered, bdf2, help;
+    int validation, portable, quiet, hash, scene, material, check_recovered, bdf2, backward_euler, help;
     double dt, stretch, shear, bend, omega, damping, friction, ground, check_strain, max_speed;
     double check_residual;
     double newton_tol, youngs, poisson, scale, turns, ramp, gravity, size, rho;

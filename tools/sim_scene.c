@@ -317,7 +317,7 @@ static int create_body(const options *o, sim *s)
     bd.sweep_order = (sinew_sweep_order)o->sweep;
     bd.sweep_layout = (sinew_sweep_layout)o->sweep_layout;
     bd.chebyshev_rho = (float)o->rho;
-    bd.implicit.bdf2 = o->bdf2;
+    bd.implicit.bdf2 = o->bdf2 ? 1 : o->backward_euler ? 0 : SINEW_IMPLICIT_BDF2_AUTO;
     bd.chebyshev_delay = o->delay;
     bd.self_collision = o->self_collision;
     bd.self_thickness = (float)o->thickness * (o->crowd ? 0.5f : 1.0f); /* the crowd's blocks: sim_world.c */

@@ -291,7 +291,8 @@ static void record_assembly(sinew_imc *s, sinew_recorder *r)
     if (s->L[0].tets) /* a solid's elements, once each */
         dispatch(r, SINEW_KERNEL_MG_TET, s->L[0].tets, 0, 0, 0, 0, 0);
     for (uint32_t l = 0; l < s->levels; l++)
-        dispatch(r, SINEW_KERNEL_MG_ASSEMBLE, s->L[l].n, l, l + 1 == s->levels, 0, 0, 0);
+        dispatch(r, SINEW_KERNEL_MG_ASSEMBLE, s->L[l].n, l, l + 1 < s->levels ? 0u : s->L[0].tets ? 2u : 1u, 0, 0,
+                 0);
 }
 
 /* The globals (shared/layout.h), h and gravity as given. */

@@ -109,6 +109,14 @@ static sinew_result check(const sinew_context *ctx, const sinew_asset *a, const 
     return SINEW_RESULT_OK;
 }
 
+/* SINEW_IMPLICIT_BDF2_AUTO: BDF2 for a solid, whose tumbling backward
+ * Euler damps away (docs/implicit.md, "Integrators"), backward Euler for a
+ * cloth. */
+static int uses_bdf2(const sinew_asset *a, const sinew_body_desc *d)
+{
+    return d->implicit.bdf2 == SINEW_IMPLICIT_BDF2_AUTO ? sinew_imc_solid(a) : d->implicit.bdf2 != 0;
+}
+
 static sinew_result create(const sinew_body_view *v, const sinew_asset *a, void **state)
 {
     sinew_implicit *s = calloc(1, sizeof *s);
@@ -117,8 +125,8 @@ static sinew_result create(const sinew_body_view *v, const sinew_asset *a, void 
     *state = s;
     const sinew_implicit_desc *m = &v->desc->implicit;
     const sinew_imc_material mat = {m->stretch, m->shear, m->bend, m->damping, m->density};
-    s->bdf2 = m->bdf2 != 0;
-    sinew_result r = sinew_imc_create(v->ctx, a, &mat, m->pin_stiffness, v->buffers, m->bdf2, &s->imc);
+    s->bdf2 = uses_bdf2(a, v->desc);
+    sinew_result r = sinew_imc_create(v->ctx, a, &mat, m->pin_stiffness, v->buffers, s->bdf2, &s->imc);
     if (r == SINEW_RESULT_OK)
         sinew_imc_set_contacts(s->imc, m->contact_stiffness, m->friction_stiffness,
                                v->desc->solver == SINEW_SOLVER_IMPLICIT_PCG);
@@ -154,22 +162,22 @@ static uint32_t timestamps(const void *state, const sinew_body_view *v)
     return 2; /* the assembly's end (PREDICT) and the solve's (SOLVE) */
 }
 
-/* The solve a body's desc asks for. */
-static sinew_imc_solve_plan plan_of(const sinew_body_desc *d)
+/* The solve a body's desc asks for (bdf2: resolved at creation). */
+static sinew_imc_solve_plan plan_of(const sinew_body_desc *d, int bdf2)
 {
     const sinew_implicit_desc *m = &d->implicit;
     const int mg = d->solver == SINEW_SOLVER_IMPLICIT_MG;
     sinew_imc_solve_plan p = {mg,
                               {m->pre_smooth, m->post_smooth, m->coarse_iterations, m->tolerance, m->max_cycles,
                                mg ? m->fallback_iterations : 0},
-                              m->max_pcg_iterations, PCG_BATCH, d->substeps, m->bdf2};
+                              m->max_pcg_iterations, PCG_BATCH, d->substeps, bdf2};
     return p;
 }
 
 static void record_substep(void *state, const sinew_body_view *v, sinew_recorder *r, uint32_t substep)
 {
     sinew_implicit *s = state;
-    const sinew_imc_solve_plan p = plan_of(v->desc);
+    const sinew_imc_solve_plan p = plan_of(v->desc, s->bdf2);
     sinew_imc_record_substep(s->imc, r, &p, substep);
 }
 
@@ -202,7 +210,7 @@ static uint32_t state_parts(void *state, const sinew_body_view *v, sinew_state_p
     sinew_implicit *s = state;
     const uint64_t n = v->particle_count;
     parts[0] = (sinew_state_part){SINEW_STATE_ANCHORS, 1, 1, &v->buffers[SINEW_BIND_PREV], 16 * n, "anchor"};
-    if (!v->desc->implicit.bdf2)
+    if (!s->bdf2)
         return 1;
     parts[1] = (sinew_state_part){SINEW_STATE_HISTORY, 0, s->history, sinew_imc_history_buffer(s->imc), 32 * n,
                                   "the step before's state"};

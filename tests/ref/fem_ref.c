@@ -104,6 +104,8 @@ static void stress(const fem_ref_material *m, const double F[9], double P[9])
 
 void fem_ref_stress(const fem_ref_material *m, const double F[9], double P[9]) { stress(m, F, P); }
 
+double fem_ref_psi(const fem_ref_material *m, const double F[9]) { return psi(m, F); }
+
 /* Eigen-decomposition of a symmetric 9 x 9 matrix by cyclic Jacobi rotations
  * (A destroyed; Q's columns the eigenvectors, Q[9 r + c] row r column c). */
 static void jacobi9(double A[81], double Q[81], double ev[9])
@@ -146,13 +148,12 @@ static void jacobi9(double A[81], double Q[81], double ev[9])
         ev[i] = A[10 * i];
 }
 
-int fem_ref_projected_hessian(const fem_ref_material *m, const double F[9], double H[81])
+void fem_ref_hessian(const fem_ref_material *m, const double F[9], double A[81])
 {
     double scale = 0.0;
     for (int i = 0; i < 9; i++)
         scale = fmax(scale, fabs(F[i]));
     const double step = 1e-5 * fmax(scale, 1.0);
-    double A[81];
     for (int k = 0; k < 9; k++) { /* A[9 i + k] = dP_i / dF_k by central differences */
         double Fp[9], Fm[9], Pp[9], Pm[9];
         memcpy(Fp, F, sizeof Fp), memcpy(Fm, F, sizeof Fm);
@@ -165,7 +166,12 @@ int fem_ref_projected_hessian(const fem_ref_material *m, const double F[9], doub
     for (int i = 0; i < 9; i++) /* symmetric to the differences' error */
         for (int k = 0; k < i; k++)
             A[9 * i + k] = A[9 * k + i] = 0.5 * (A[9 * i + k] + A[9 * k + i]);
-    double Q[81], ev[9];
+}
+
+int fem_ref_projected_hessian(const fem_ref_material *m, const double F[9], double H[81])
+{
+    double A[81], Q[81], ev[9];
+    fem_ref_hessian(m, F, A);
     jacobi9(A, Q, ev);
     int clamped = 0;
     for (int e = 0; e < 9; e++)
@@ -178,6 +184,65 @@ int fem_ref_projected_hessian(const fem_ref_material *m, const double F[9], doub
             H[9 * i + k] = h;
         }
     return clamped;
+}
+
+void fem_ref_damping_hessian(const fem_ref_material *m, const double F[9], double D[81])
+{
+    double K[81];
+    fem_ref_projected_hessian(m, F, K);
+    /* an orthonormal basis of the rotations W F (W skew) by Gram-Schmidt */
+    double Q[3][9];
+    int q = 0;
+    for (int a = 0; a < 3; a++) {
+        double W[9] = {0}, R[9];
+        const int i = (a + 1) % 3, j = (a + 2) % 3;
+        W[3 * j + i] = 1.0, W[3 * i + j] = -1.0; /* column-major: W_ij = 1, W_ji = -1 */
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++) {
+                double v = 0.0;
+                for (int k = 0; k < 3; k++)
+                    v += W[3 * k + r] * F[3 * c + k];
+                R[3 * c + r] = v;
+            }
+        for (int b = 0; b < q; b++) {
+            double d = 0.0;
+            for (int k = 0; k < 9; k++)
+                d += R[k] * Q[b][k];
+            for (int k = 0; k < 9; k++)
+                R[k] -= d * Q[b][k];
+        }
+        double l = 0.0;
+        for (int k = 0; k < 9; k++)
+            l += R[k] * R[k];
+        if (l > 1e-24) {
+            for (int k = 0; k < 9; k++)
+                Q[q][k] = R[k] / sqrt(l);
+            q++;
+        }
+    }
+    double P[81]; /* I - Q Q^T */
+    for (int i = 0; i < 9; i++)
+        for (int k = 0; k < 9; k++) {
+            double v = i == k;
+            for (int b = 0; b < q; b++)
+                v -= Q[b][i] * Q[b][k];
+            P[9 * i + k] = v;
+        }
+    double T[81];
+    for (int i = 0; i < 9; i++)
+        for (int k = 0; k < 9; k++) {
+            double v = 0.0;
+            for (int l = 0; l < 9; l++)
+                v += K[9 * i + l] * P[9 * l + k];
+            T[9 * i + k] = v;
+        }
+    for (int i = 0; i < 9; i++)
+        for (int k = 0; k < 9; k++) {
+            double v = 0.0;
+            for (int l = 0; l < 9; l++)
+                v += P[9 * i + l] * T[9 * l + k];
+            D[9 * i + k] = v;
+        }
 }
 
 typedef struct element {

@@ -76,9 +76,17 @@ int fem_ref_asset_displacement(const struct sinew_asset *a, const fem_ref_materi
  * (-gradient; pinned vertices included) into force_out when not NULL. */
 double fem_ref_energy(const fem_ref_problem *p, const double *x, double *force_out);
 
+/* The energy density Psi(F) of a material (J/m^3; +inf where a neo-Hookean
+ * F is inverted), F as below. */
+double fem_ref_psi(const fem_ref_material *m, const double F[9]);
+
 /* The first Piola stress dPsi/dF of a material at F (9, column-major:
  * F[3 c + r] row r, column c). */
 void fem_ref_stress(const fem_ref_material *m, const double F[9], double P[9]);
+
+/* The Hessian d^2 Psi / dF^2 at F, central differences of the stress,
+ * symmetrised: H[9 i + k], i and k indices of F as above. */
+void fem_ref_hessian(const fem_ref_material *m, const double F[9], double H[81]);
 
 /* The Hessian d^2 Psi / dF^2 at F (central differences of the stress,
  * symmetrised) made positive semi-definite by a full eigen-decomposition
@@ -86,5 +94,12 @@ void fem_ref_stress(const fem_ref_material *m, const double F[9], double P[9]);
  * above. Returns how many eigenvalues were negative. What the implicit solvers' stiffness of a tetrahedron is (their
  * analytic eigensystem, shaders/fem.glsl), computed the long way. */
 int fem_ref_projected_hessian(const fem_ref_material *m, const double F[9], double H[81]);
+
+/* Rayleigh damping's stiffness of the implicit solvers (docs/implicit.md,
+ * "Integrators"): the projected Hessian (above) with the infinitesimal
+ * rotations of F, W F for every skew W, projected out on both sides,
+ * (I - Q Q^T) H (I - Q Q^T) with Q an orthonormal basis of them, so that a
+ * rigid rotation is not damped. H as above. */
+void fem_ref_damping_hessian(const fem_ref_material *m, const double F[9], double H[81]);
 
 #endif

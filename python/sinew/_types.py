@@ -227,6 +227,7 @@ class StepStats:
     self_candidates: int
     self_dropped: int
     self_contacts: int
+    error_estimate: float
 
 
 @dataclass(frozen=True)

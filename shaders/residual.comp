@@ -9,75 +9,26 @@
 //
 // The error estimate (docs/accuracy.md, docs/math.md 9): the virtual work,
 // along the displacement u = x - X from the rest pose X (REST), of the
-// forces the body's energy puts on its free particles (W_int: distance c and
-// bend c (c < first2) of non-zero compliance, tetrahedron or spring c), of
-// gravity (W_g) and of the particles' inertia (W_a, m a with a from the
-// positions of the last three steps' ends), thread c < first taking particle
-// c; each workgroup's sums (W_int, W_g, W_a, 0) into partial[groups + g].
-// Pinned particles (w = 0) are left out.
+// forces the body's energy puts on its free particles (W_int: tetrahedron
+// c), of gravity (W_g) and of the particles' inertia (W_a, m a with a from
+// the positions of the last three steps' ends), thread c < first taking
+// particle c; each workgroup's sums (W_int, W_g, W_a, 0) into
+// partial[groups + g]. Pinned particles (w = 0) are left out.
 #include "common.glsl"
 #include "measure.glsl"
-#include "constraints.glsl"
 #include "fem.glsl"
 
 shared vec4 red[SINEW_WORKGROUP_SIZE];
 
 vec3 displacement(uint i) { return pos[i].xyz - rest_state[3u * i].xyz; }
 
-// The work of a force of magnitude s along n on a (and -n on b).
-float pair_work(uint a, uint b, vec3 n, float s)
-{
-    float w = 0.0;
-    if (pos[a].w > 0.0)
-        w += s * dot(n, displacement(a));
-    if (pos[b].w > 0.0)
-        w -= s * dot(n, displacement(b));
-    return w;
-}
-
-float distance_work(uint c)
-{
-    GpuDistance d = dist[c];
-    if (d.a == d.b || !(d.compliance > 0.0)) // cut, or held exactly: no force law
-        return 0.0;
-    vec3 e = pos[d.a].xyz - pos[d.b].xyz;
-    float len = length(e);
-    return len > 0.0 ? pair_work(d.a, d.b, e / len, -(len - d.rest) / d.compliance) : 0.0;
-}
-
-float bend_work(uint c)
-{
-    GpuBend b = bend[c];
-    float theta;
-    vec3 g[4];
-    vec3 p[4] = vec3[4](pos[b.v.x].xyz, pos[b.v.y].xyz, pos[b.v.z].xyz, pos[b.v.w].xyz);
-    if (!(b.compliance > 0.0) || !hinge(p[0], p[1], p[2], p[3], theta, g))
-        return 0.0;
-    const float pi = 3.14159265358979;
-    float d = theta - angle[c]; // the branch nearest the hinge's last angle
-    if (d > pi) d -= 2.0 * pi;
-    if (d <= -pi) d += 2.0 * pi;
-    float s = -(angle[c] + d - b.rest_angle) / b.compliance;
-    float w = 0.0;
-    for (int j = 0; j < 4; j++)
-        if (pos[b.v[j]].w > 0.0)
-            w += s * dot(g[j], displacement(b.v[j]));
-    return w;
-}
-
 float element_work(uint c)
 {
     GpuElement e = elem[c];
-    uint kind = e.kind, model = material[e.material].model;
-    if (kind == SINEW_GPU_SPRING) {
-        float al = material[e.material].extra;
-        vec3 x = pos[e.v.x].xyz - pos[e.v.y].xyz;
-        float len = length(x);
-        return al > 0.0 && len > 0.0 ? pair_work(e.v.x, e.v.y, x / len, -(len - e.r[0].x) / al) : 0.0;
-    }
-    if (kind != SINEW_GPU_TET ||
+    uint model = material[e.material].model;
+    if (e.kind != SINEW_GPU_TET ||
         (model != SINEW_GPU_MODEL_NEO_HOOKEAN && model != SINEW_GPU_MODEL_STABLE_NEO_HOOKEAN))
-        return 0.0; // the host reports no estimate for bodies with these
+        return 0.0; // the host reports no estimate for bodies with others
     vec3 r[4] = vec3[4](-(e.r[0].xyz + e.r[1].xyz + e.r[2].xyz), e.r[0].xyz, e.r[1].xyz, e.r[2].xyz);
     mat3 F = mat3(0.0);
     for (int j = 0; j < 4; j++)
@@ -101,15 +52,12 @@ void main()
         GpuDistance d = dist[c];
         float s = d.a == d.b ? 0.0 : abs(length(pos[d.a].xyz - pos[d.b].xyz) - d.rest) / d.rest;  // a == b: cut
         v.xy = vec2(s, s * s);
-        work.x += distance_work(c);
     }
     if (c < range.count2) {
         float s = abs(measure_ratio(elem[c]) - 1.0);
         v.zw = vec2(s, s * s);
         work.x += element_work(c);
     }
-    if (c < range.first2)
-        work.x += bend_work(c);
     if (c < range.first) {
         vec4 x = pos[c];
         vec3 x1 = rest_state[3u * c + 1u].xyz, x2 = rest_state[3u * c + 2u].xyz;

@@ -250,7 +250,6 @@ sinew_result sinew_body_make(sinew_context *ctx, const sinew_asset *asset, const
     sinew_body *b = calloc(1, sizeof *b);
     if (!b)
         return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-    b->held_exactly = -1; /* counted at the first statistics (body_stats.c) */
     b->refs = 1;
     b->ctx = ctx;
     b->desc = *desc;

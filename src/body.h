@@ -122,12 +122,11 @@ sinew_result sinew_body_take_stats(sinew_body *b, int can_roll_back);
 void sinew_body_unmeasured(sinew_step_stats *s);
 
 /* Workgroups of the body's residual kernel (shaders/residual.comp): one
- * thread per distance, bend, element or particle, whichever are most. PARTIAL
+ * thread per distance, element or particle, whichever are most. PARTIAL
  * holds that many strain partials, then as many of the error estimate's. */
-static inline uint64_t sinew_residual_groups(uint64_t distances, uint64_t bends, uint64_t elements, uint64_t particles)
+static inline uint64_t sinew_residual_groups(uint64_t distances, uint64_t elements, uint64_t particles)
 {
-    uint64_t items = distances > bends ? distances : bends;
-    items = items > elements ? items : elements;
+    uint64_t items = distances > elements ? distances : elements;
     items = items > particles ? items : particles;
     return (items + SINEW_WORKGROUP_SIZE - 1) / SINEW_WORKGROUP_SIZE;
 }

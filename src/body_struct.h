@@ -41,8 +41,6 @@ struct sinew_body {
     GpuDistance *dist_host;
     GpuBend *bend_host;
     uint8_t *dist_cut, *bend_cut;
-    int held_exactly;                   /* constraints of compliance 0 (no force law for the error
-                                           estimate); -1: not yet counted */
     uint32_t topology_base;             /* topology_crc before any cut */
     uint32_t cut_count;                 /* distance constraints cut so far */
     int normals;                        /* vertex normals computed after each step (MESH, NORMAL) */

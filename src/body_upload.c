@@ -64,7 +64,7 @@ sinew_result sinew_body_upload_asset(sinew_body *b, const sinew_asset *a)
     const sinew_body_desc *d = &b->desc;
     const uint32_t n = a->particle_count;
     /* the strain partials, then the error estimate's as many (solver.h) */
-    const uint64_t groups = sinew_residual_groups(a->distance_count, a->bend_count, a->element_count, n);
+    const uint64_t groups = sinew_residual_groups(a->distance_count, a->element_count, n);
     const sinew_buffer_plan plan[] = {
         {SINEW_BIND_POS, 16ull * n, SINEW_MEMORY_DEVICE, "positions"},
         {SINEW_BIND_PREV, 16ull * n, SINEW_MEMORY_DEVICE, "previous positions"},

@@ -151,8 +151,8 @@ static void record_residual(sinew_body *b, sinew_recorder *r, sinew_stage_at *at
         return;
     const uint32_t n = b->particle_count;
     const uint32_t groups =
-        (uint32_t)sinew_residual_groups(b->distance_count, b->bend_count, b->element_count, n);
-    GpuRange residual = {n, b->distance_count, b->bend_count, b->element_count};
+        (uint32_t)sinew_residual_groups(b->distance_count, b->element_count, n);
+    GpuRange residual = {n, b->distance_count, 0, b->element_count};
     GpuRange reduce = {groups, b->distance_count, 0, b->element_count};
     sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL, groups * SINEW_WORKGROUP_SIZE, &residual, sizeof residual);
     const sinew_solver_ops *ops = sinew_body_ops(b);
@@ -162,8 +162,7 @@ static void record_residual(sinew_body *b, sinew_recorder *r, sinew_stage_at *at
     }
     sinew_record_barrier(r);
     sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL_REDUCE, SINEW_REDUCE_SIZE, &reduce, sizeof reduce);
-    r->bytes += 48ull * b->distance_count + 56ull * b->bend_count + 144ull * b->element_count + 80ull * n +
-                64ull * groups;
+    r->bytes += 48ull * b->distance_count + 144ull * b->element_count + 80ull * n + 64ull * groups;
 }
 
 /* The residual and health phase's end, STATS to the body's readback

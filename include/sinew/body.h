@@ -697,10 +697,10 @@ typedef struct sinew_step_stats {
      * At rest it is the relative error of the deformation, within a factor
      * of about 3 on the accuracy suite (0.1: within about 10 %); in motion
      * it also holds the error of the one-step acceleration. Measured for
-     * bodies whose every distance and bending constraint has a compliance
-     * > 0 and whose elements are tetrahedra of neo-Hookean or stable
-     * neo-Hookean materials or springs, with the position-based solvers and
-     * the implicit solvers on solids (not MGPBD: its model is its own).
+     * solids: bodies of tetrahedra of neo-Hookean or stable neo-Hookean
+     * materials only, with every solver but MGPBD (its model is its own);
+     * not for cloth or spring networks, where it would over-report
+     * (docs/accuracy.md).
      * Contacts, attachments and wind are not among the forces: a body
      * pressed on a collider shows its contact force here. The first two
      * steps after creation or a host write of positions measure inertia

@@ -473,6 +473,9 @@ static int scene_presets(const char *t, options *o)
     if (!o->shape_count) {
         scene_cape_figure(o->shapes);
         o->shape_count = SCENE_FIGURE_SHAPES;
+        for (unsigned k = 0; k < o->shape_count; k++) /* where they are in the world, as --sphere's */
+            for (int c = 0; c < 3; c++)
+                o->shape_at[k][c] = o->shapes[k].position[c];
     }
     return 1;
 }

@@ -13,7 +13,8 @@
 // c), of gravity (W_g) and of the particles' inertia (W_a, m a with a from
 // the positions of the last three steps' ends), thread c < first taking
 // particle c; each workgroup's sums (W_int, W_g, W_a, 0) into
-// partial[groups + g]. Pinned particles (w = 0) are left out.
+// partial[groups + g] (zeros where first = 0: no estimate, REST unbound).
+// Pinned particles (w = 0) are left out.
 #include "common.glsl"
 #include "measure.glsl"
 #include "fem.glsl"
@@ -56,7 +57,8 @@ void main()
     if (c < range.count2) {
         float s = abs(measure_ratio(elem[c]) - 1.0);
         v.zw = vec2(s, s * s);
-        work.x += element_work(c);
+        if (range.first > 0u) // the body has an estimate (REST bound)
+            work.x += element_work(c);
     }
     if (c < range.first) {
         vec4 x = pos[c];

@@ -102,15 +102,14 @@ void sinew_body_count_step(sinew_body *b, const sinew_counters *before)
 
 /* Whether the error estimate holds for the body
  * (sinew_step_stats.error_estimate, docs/accuracy.md): solids of
- * tetrahedra of the neo-Hookean materials and nothing else; not MGPBD (its
- * model is its own). Cloth and spring networks are not measured: their
+ * tetrahedra (b->estimate: the kernel ran) of the neo-Hookean materials.
+ * Not MGPBD (its model is its own); not cloth or spring networks: their
  * deformation is mostly bending and turning, which the estimate's
  * projection on the displacement does not separate from their stiff
  * stretch (it over-reports a hanging cloth's error by some 300 times). */
 static int error_measured(const sinew_body *b)
 {
-    if (!b->desc.residual || b->desc.solver == SINEW_SOLVER_MGPBD || b->distance_count || b->bend_count ||
-        b->tet_count == 0 || b->tet_count != b->element_count)
+    if (!b->estimate)
         return 0;
     for (uint32_t m = 0; m < b->material_count; m++) {
         const sinew_material *mat = &b->materials[m];

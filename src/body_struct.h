@@ -44,6 +44,8 @@ struct sinew_body {
     uint32_t topology_base;             /* topology_crc before any cut */
     uint32_t cut_count;                 /* distance constraints cut so far */
     int normals;                        /* vertex normals computed after each step (MESH, NORMAL) */
+    int estimate;                       /* the error estimate runs (a solid of tetrahedra with desc.residual,
+                                           not MGPBD: body_stats.c, error_measured; REST) */
     uint32_t render_vertex_count;       /* render mesh (RENDER; 0: none): vertices and indices */
     uint32_t render_index_count;
     uint64_t render_bytes;              /* what the render kernel reads and writes a step */

@@ -63,8 +63,10 @@ sinew_result sinew_body_upload_asset(sinew_body *b, const sinew_asset *a)
     sinew_context *ctx = b->ctx;
     const sinew_body_desc *d = &b->desc;
     const uint32_t n = a->particle_count;
-    /* the strain partials, then the error estimate's as many (solver.h) */
+    /* the strain partials, then the error estimate's as many (stages.c) */
     const uint64_t groups = sinew_residual_groups(a->distance_count, a->element_count, n);
+    b->estimate = d->residual && d->solver != SINEW_SOLVER_MGPBD && !a->distance_count && !a->bend_count &&
+                  b->tet_count && b->tet_count == a->element_count;
     const sinew_buffer_plan plan[] = {
         {SINEW_BIND_POS, 16ull * n, SINEW_MEMORY_DEVICE, "positions"},
         {SINEW_BIND_PREV, 16ull * n, SINEW_MEMORY_DEVICE, "previous positions"},
@@ -88,7 +90,10 @@ sinew_result sinew_body_upload_asset(sinew_body *b, const sinew_asset *a)
          "render mesh"},
         {SINEW_BIND_SHAPES, 16 * sinew_shapes_plan(b), SINEW_MEMORY_DEVICE, "collider list, mesh colliders and wind"},
         {SINEW_BIND_ATTACH, sinew_attach_bytes(&b->attach), SINEW_MEMORY_DEVICE, "attachments and pins"},
-        {SINEW_BIND_REST, d->residual ? 48ull * n : 0, SINEW_MEMORY_DEVICE, "rest pose (error estimate)"},
+        /* REST: the residual kernel writes it (where the body has an estimate), so every body with a
+         * residual holds its own, not the context's shared empty buffer */
+        {SINEW_BIND_REST, b->estimate ? 48ull * n : d->residual ? 16 : 0, SINEW_MEMORY_DEVICE,
+         "rest pose (error estimate)"},
         /* SDF: the collider's own, bound in its place */
         {0, d->rollback ? 32ull * n + 4ull * a->bend_count : 0, SINEW_MEMORY_DEVICE, "rollback copy", 0, &b->saved},
         {0, UPLOAD_ATTACH(b) + sinew_attach_dynamic_bytes(&b->attach), SINEW_MEMORY_HOST, "step parameters (host)", 0,
@@ -117,7 +122,7 @@ sinew_result sinew_body_upload_asset(sinew_body *b, const sinew_asset *a)
         if (r == SINEW_RESULT_OK)
             r = sinew_buffer_upload(ctx, &b->buffers[SINEW_BIND_PREV], 0, pos, 16ull * n);
     }
-    if (r == SINEW_RESULT_OK && d->residual) { /* the rest pose, still there for two steps */
+    if (r == SINEW_RESULT_OK && b->estimate) { /* the rest pose, still there for two steps */
         float *rest = scratch;
         memset(rest, 0, 48ull * n);
         for (uint32_t i = 0; i < n; i++)

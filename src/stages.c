@@ -140,19 +140,19 @@ static void record_health(sinew_body *b, sinew_recorder *r, sinew_stage_at *at)
     r->bytes += health_bytes(b, 0);
 }
 
-/* The strain residual, the error estimate's virtual works and the
- * solver's own residual beside them (all read positions and write their own
- * parts of PARTIAL; the error estimate also its step-start velocities in
- * REST), then, behind one barrier that also orders the health check and
- * normals before it, their reduction into STATS. */
+/* The strain residual, the error estimate's virtual works (where the body
+ * has one, b->estimate) and the solver's own residual beside them (all read
+ * positions and write their own parts of PARTIAL; the error estimate also
+ * the step's end positions in REST), then, behind one barrier that also
+ * orders the health check and normals before it, their reduction into
+ * STATS. */
 static void record_residual(sinew_body *b, sinew_recorder *r, sinew_stage_at *at)
 {
     if (!b->desc.residual)
         return;
     const uint32_t n = b->particle_count;
-    const uint32_t groups =
-        (uint32_t)sinew_residual_groups(b->distance_count, b->element_count, n);
-    GpuRange residual = {n, b->distance_count, 0, b->element_count};
+    const uint32_t groups = (uint32_t)sinew_residual_groups(b->distance_count, b->element_count, n);
+    GpuRange residual = {b->estimate ? n : 0, b->distance_count, 0, b->element_count};
     GpuRange reduce = {groups, b->distance_count, 0, b->element_count};
     sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL, groups * SINEW_WORKGROUP_SIZE, &residual, sizeof residual);
     const sinew_solver_ops *ops = sinew_body_ops(b);
@@ -162,7 +162,8 @@ static void record_residual(sinew_body *b, sinew_recorder *r, sinew_stage_at *at
     }
     sinew_record_barrier(r);
     sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL_REDUCE, SINEW_REDUCE_SIZE, &reduce, sizeof reduce);
-    r->bytes += 48ull * b->distance_count + 144ull * b->element_count + 80ull * n + 64ull * groups;
+    r->bytes += 48ull * b->distance_count + 144ull * b->element_count + 64ull * groups +
+                (b->estimate ? 80ull * n + 64ull * b->element_count : 0);
 }
 
 /* The residual and health phase's end, STATS to the body's readback

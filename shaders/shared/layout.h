@@ -100,9 +100,10 @@
  *                           index as uint bits), the meshes' distance
  *                           values (floats, 4 a vec4), [n] the wind's
  *                           velocity change of each particle (wind.comp)
- *   REST      [3n] vec4     the error estimate (desc.residual): 3i the rest
- *                           position, 3i + 1 and 3i + 2 the positions at the
- *                           ends of the last two steps (written by the
+ *   REST      [3n] vec4     the error estimate (desc.residual, a solid of
+ *                           tetrahedra; one vec4 of its own otherwise): 3i the
+ *                           rest position, 3i + 1 and 3i + 2 the positions at
+ *                           the ends of the last two steps (written by the
  *                           residual kernel at each step's end)
  *   ATTACH    vec4          attachments to frames, pins' targets and tethers
  *                           (docs/attachments.md), in vec4s:

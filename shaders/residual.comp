@@ -13,7 +13,8 @@
 // c), of gravity (W_g) and of the particles' inertia (W_a, m a with a from
 // the positions of the last three steps' ends), thread c < first taking
 // particle c; each workgroup's sums (W_int, W_g, W_a, 0) into
-// partial[groups + g] (zeros where first = 0: no estimate, REST unbound).
+// partial[first2 + g], first2 the strain partials' count (zeros where
+// first = 0: no estimate, REST a placeholder).
 // Pinned particles (w = 0) are left out.
 #include "common.glsl"
 #include "measure.glsl"
@@ -73,7 +74,6 @@ void main()
         rest_state[3u * c + 1u] = vec4(x.xyz, 0.0);
     }
     uint g = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     red[t] = v;
     barrier();
     for (uint s = SINEW_WORKGROUP_SIZE / 2; s > 0u; s >>= 1) {
@@ -93,5 +93,5 @@ void main()
         barrier();
     }
     if (t == 0u)
-        partial[groups + g] = red[0];
+        partial[range.first2 + g] = red[0];
 }

@@ -152,7 +152,7 @@ static void record_residual(sinew_body *b, sinew_recorder *r, sinew_stage_at *at
         return;
     const uint32_t n = b->particle_count;
     const uint32_t groups = (uint32_t)sinew_residual_groups(b->distance_count, b->element_count, n);
-    GpuRange residual = {b->estimate ? n : 0, b->distance_count, 0, b->element_count};
+    GpuRange residual = {b->estimate ? n : 0, b->distance_count, groups, b->element_count};
     GpuRange reduce = {groups, b->distance_count, 0, b->element_count};
     sinew_record_dispatch(r, SINEW_KERNEL_RESIDUAL, groups * SINEW_WORKGROUP_SIZE, &residual, sizeof residual);
     const sinew_solver_ops *ops = sinew_body_ops(b);

@@ -35,6 +35,12 @@ void fem_terms(uint mi, float IC, float J, out float g1, out float g2, out float
     }
 }
 
+// The first Piola stress dPsi/dF = 2 g' F + f' cof F, from fem_terms' g' and f'.
+mat3 fem_stress(mat3 F, float g1, float f1)
+{
+    return 2.0 * g1 * F + f1 * mat3(cross(F[1], F[2]), cross(F[2], F[0]), cross(F[0], F[1]));
+}
+
 // The projected Hessian's eigensystem at F = U diag(s) W^T. For the pair of
 // axes (i, j) left by axis k (k = 0: (1, 2), 1: (0, 2), 2: (0, 1)):
 //   twist  (e_i e_j^T - e_j e_i^T)/sqrt 2   eigenvalue 2 g' + f' s_k

@@ -39,7 +39,7 @@ void main()
     float IC = dot(F[0], F[0]) + dot(F[1], F[1]) + dot(F[2], F[2]), J = determinant(F);
     float g1, g2, f1, f2;
     fem_terms(el.material, IC, J, g1, g2, f1, f2);
-    mat3 P = 2.0 * g1 * F + f1 * mat3(cross(F[1], F[2]), cross(F[2], F[0]), cross(F[0], F[1]));
+    mat3 P = fem_stress(F, g1, f1);
     mat3 U, W;
     vec3 s;
     svd_rv(F, U, s, W);

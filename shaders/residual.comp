@@ -37,7 +37,7 @@ float element_work(uint c)
         F += outerProduct(pos[e.v[j]].xyz, r[j]);
     float g1, g2, f1, f2;
     fem_terms(e.material, dot(F[0], F[0]) + dot(F[1], F[1]) + dot(F[2], F[2]), determinant(F), g1, g2, f1, f2);
-    mat3 P = 2.0 * g1 * F + f1 * mat3(cross(F[1], F[2]), cross(F[2], F[0]), cross(F[0], F[1]));
+    mat3 P = fem_stress(F, g1, f1);
     float w = 0.0;
     for (int j = 0; j < 4; j++)
         if (pos[e.v[j]].w > 0.0)

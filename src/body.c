@@ -270,16 +270,17 @@ sinew_result sinew_body_make(sinew_context *ctx, const sinew_asset *asset, const
     sinew_wind_plan(b, asset);
     b->view = (sinew_body_view){ctx, &b->desc, b->name, b->particle_count, b->distance_count, b->bend_count,
                                 asset->element_count, b->buffers, &b->saved, &b->stats};
-    if (asset->triangle_count) { /* the surface, for collision with other bodies */
-        b->rest = malloc(sizeof *b->rest * asset->particle_count);
-        b->surface = malloc(sizeof *b->surface * asset->triangle_count);
-        if (!b->rest || !b->surface) {
-            sinew_body_unmake(b);
-            return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
-        }
-        memcpy(b->rest, asset->particles, sizeof *b->rest * asset->particle_count);
-        memcpy(b->surface, asset->triangles, sizeof *b->surface * asset->triangle_count);
+    /* the rest pose (the static error estimate, body_error.c) and the
+     * surface (collision with other bodies) */
+    b->rest = malloc(sizeof *b->rest * asset->particle_count + 1);
+    b->surface = asset->triangle_count ? malloc(sizeof *b->surface * asset->triangle_count) : NULL;
+    if (!b->rest || (asset->triangle_count && !b->surface)) {
+        sinew_body_unmake(b);
+        return sinew_fail(&ctx->logger, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     }
+    memcpy(b->rest, asset->particles, sizeof *b->rest * asset->particle_count);
+    if (asset->triangle_count)
+        memcpy(b->surface, asset->triangles, sizeof *b->surface * asset->triangle_count);
     const sinew_surface own = sinew_surface_of(asset);
     if (desc->self_collision && (r = sinew_selfcol_plan(ctx, &own, desc, NULL, 0, NULL, &b->self)) != SINEW_RESULT_OK) {
         sinew_body_unmake(b);

@@ -75,8 +75,8 @@ struct sinew_body {
     sinew_collider *collider;           /* desc.collider, retained */
     sinew_selfcol self;                 /* desc.self_collision's surface and sizes */
     int warned_self_dropped;            /* the dropped-candidates warning was logged (once a body) */
-    sinew_particle_rec *rest;           /* the asset's particles and surface triangles (NULL without */
-    sinew_triangle_rec *surface;        /* triangles): what another body's contacts need of this one */
+    sinew_particle_rec *rest;           /* the asset's particles (the rest pose) and surface triangles (NULL */
+    sinew_triangle_rec *surface;        /* without): what another body's contacts need of this one */
     struct sinew_body **others;         /* the bodies this one collides with (retained), */
     uint32_t other_count;               /* sinew_body_set_contact_bodies */
     uint32_t refs;                      /* 1 for the application until it destroys the body, 1 for each

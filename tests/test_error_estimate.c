@@ -14,6 +14,7 @@
 #include "gpu_fixture.h"
 #include "prep/soft.h"
 #include "prep/volume.h"
+#include "ref/cloth_static_ref.h"
 #include "ref/fem_ref.h"
 #include "solvers/gpbd.h"
 
@@ -124,5 +125,116 @@ Test(error_estimate, none_for_cloth)
         cr_expect(e < 0.0f, "stretch compliance %g: estimate %g", d.stretch_compliance, e);
         sinew_body_destroy(b);
     }
+    sinew_asset_destroy(a);
+}
+
+/* Rests an XPBD cloth (stretch and shear compliance alpha) for 150 steps;
+ * the static estimate and the true error |x - x*|_M / |x* - X|_M against the
+ * equilibrium of the same energy (tests/ref/cloth_static_ref.c). */
+static void rest_cloth(const sinew_asset *a, float alpha, uint32_t substeps, uint32_t iterations,
+                       sinew_static_error *est, double *truth)
+{
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = SINEW_SOLVER_XPBD_GAUSS_SEIDEL;
+    d.stretch_compliance = d.shear_compliance = alpha;
+    d.substeps = substeps;
+    d.iterations = iterations;
+    sinew_body *b = NULL;
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK, "%s", gpu_log_text());
+    sinew_step_params p = sinew_step_params_default();
+    p.ground = 0;
+    p.damping = 4.0f;
+    for (int s = 0; s < 150; s++)
+        cr_assert_eq(sinew_body_step(b, &p), SINEW_RESULT_OK, "%s", gpu_log_text());
+    cr_assert_eq(sinew_body_estimate_error(b, &p, est), SINEW_RESULT_OK, "%s", gpu_log_text());
+    const uint32_t n = a->particle_count;
+    float *x = malloc(sizeof *x * 3 * n);
+    double *ref = malloc(sizeof *ref * 3 * n);
+    cr_assert_eq(sinew_body_read_positions(b, x, n), SINEW_RESULT_OK);
+    for (uint32_t i = 0; i < 3 * n; i++)
+        ref[i] = x[i];
+    const double compliance[3] = {alpha, alpha, d.bend_compliance}, g[3] = {p.gravity[0], p.gravity[1], p.gravity[2]};
+    cr_assert_geq(cloth_static_ref_solve(a, compliance, g, 1e-8, 60, ref), 0, "the reference did not converge");
+    double du = 0.0, uu = 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            const double m = a->particles[i].w > 0.0f ? 1.0 / a->particles[i].w : 0.0, u = ref[3 * i + k] - (&a->particles[i].x)[k];
+            du += m * (x[3 * i + k] - ref[3 * i + k]) * (x[3 * i + k] - ref[3 * i + k]);
+            uu += m * u * u;
+        }
+    *truth = sqrt(du / uu);
+    free(x), free(ref);
+    sinew_body_destroy(b);
+}
+
+/* Cloth's static estimate (sinew_body_estimate_error): a cloth hanging from
+ * two corners, which XPBD converges in a few iterations, and a trampoline
+ * (every edge pinned, stiff in stretch: it sags by bending), which too few
+ * iterations leave many times too deep (the done-when case of 16 x 4). */
+Test(error_estimate, static_estimate_for_cloth)
+{
+    static const struct { int trampoline; uint32_t side; float alpha; uint32_t substeps, iterations; int converged; } cases[] = {
+        {0, 12, 1e-3f, 16, 2, 1},
+        {1, 16, 1e-4f, 16, 4, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const uint32_t side = cases[c].side;
+        sinew_asset *a = gpu_make_cloth(side, side, 1.0, 1.0, 1);
+        if (cases[c].trampoline)
+            for (uint32_t i = 0; i < a->particle_count; i++) {
+                const uint32_t r = i / side, k = i % side;
+                if (r == 0 || k == 0 || r == side - 1 || k == side - 1)
+                    a->particles[i].w = 0.0f;
+            }
+        sinew_static_error est;
+        double truth;
+        rest_cloth(a, cases[c].alpha, cases[c].substeps, cases[c].iterations, &est, &truth);
+        cr_log_info("%s %ux%u, XPBD %u x %u: error %.3g, estimate %.3g (%u CG iterations)",
+                    cases[c].trampoline ? "trampoline" : "hanging", side, side, cases[c].substeps,
+                    cases[c].iterations, truth, est.error, est.iterations);
+        cr_expect(est.converged, "case %zu: the estimate's solve did not converge", c);
+        cr_expect(est.error > truth / 3.0 && est.error < truth * 3.0, "case %zu: estimate %.3g, error %.3g", c,
+                  est.error, truth);
+        cr_expect((est.error <= 0.1) == (cases[c].converged != 0), "case %zu: --check-residual 0.1 would %s it", c,
+                  est.error <= 0.1 ? "pass" : "fail");
+        sinew_asset_destroy(a);
+    }
+}
+
+/* What it refuses, naming why: a body of finite elements, a cloth with no
+ * pinned particle, an inextensible one. */
+Test(error_estimate, static_estimate_refuses)
+{
+    sinew_static_error est;
+    sinew_step_params p = sinew_step_params_default();
+    sinew_asset *solid = cantilever();
+    sinew_body_desc d = sinew_body_desc_default();
+    d.solver = SINEW_SOLVER_GPBD_GAUSS_SEIDEL;
+    sinew_body *b = NULL;
+    cr_assert_eq(sinew_body_create(gpu_ctx, solid, &d, &b), SINEW_RESULT_OK, "%s", gpu_log_text());
+    gpu_log_clear();
+    cr_expect_eq(sinew_body_estimate_error(b, &p, &est), SINEW_RESULT_ERROR_UNSUPPORTED);
+    cr_expect(strstr(gpu_log_text(), "finite elements"), "%s", gpu_log_text());
+    cr_expect(est.error < 0.0);
+    sinew_body_destroy(b);
+    sinew_asset_destroy(solid);
+    for (int free_cloth = 0; free_cloth < 2; free_cloth++) {
+        sinew_asset *a = gpu_make_cloth(6, 6, 1.0, 1.0, !free_cloth);
+        d = sinew_body_desc_default();
+        d.stretch_compliance = d.shear_compliance = free_cloth ? 1e-4f : 0.0f;
+        gpu_log_clear();
+        cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK, "%s", gpu_log_text());
+        cr_expect_eq(sinew_body_estimate_error(b, &p, &est), SINEW_RESULT_ERROR_UNSUPPORTED);
+        cr_expect(strstr(gpu_log_text(), free_cloth ? "no pinned particle" : "compliance 0"), "%s", gpu_log_text());
+        sinew_body_destroy(b);
+        sinew_asset_destroy(a);
+    }
+    p.gravity[1] = NAN;
+    sinew_asset *a = gpu_make_cloth(6, 6, 1.0, 1.0, 1);
+    cr_assert_eq(sinew_body_create(gpu_ctx, a, &d, &b), SINEW_RESULT_OK, "%s", gpu_log_text());
+    gpu_log_clear();
+    cr_expect_eq(sinew_body_estimate_error(b, &p, &est), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_expect(strstr(gpu_log_text(), "gravity.y"), "%s", gpu_log_text());
+    sinew_body_destroy(b);
     sinew_asset_destroy(a);
 }

@@ -75,6 +75,7 @@ static struct {
     sinew_world_desc world_desc;
     sinew_collider_desc collider_desc;
     sinew_step_params params;
+    sinew_static_error static_error;
     sinew_material material;
     sinew_device_probe probe;
     sinew_solver solver;
@@ -132,6 +133,7 @@ static struct {
 #define ARG_sinew_body_p_const_p fx.others
 #define ARG_const_sinew_body_desc_p (&fx.body_desc)
 #define ARG_const_sinew_step_params_p (&fx.params)
+#define ARG_sinew_static_error_p (&fx.static_error)
 #define ARG_sinew_world_p fx.world
 #define ARG_sinew_world_p_p (&fx.made_world)
 #define ARG_const_sinew_world_desc_p (&fx.world_desc)

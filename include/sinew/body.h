@@ -712,6 +712,38 @@ typedef struct sinew_step_stats {
  * the step completed. */
 SINEW_API sinew_step_stats sinew_body_get_stats(const sinew_body *body);
 
+/* How far a body of constraints rests from its static equilibrium
+ * (docs/accuracy.md, "Cloth and spring networks"). */
+typedef struct sinew_static_error {
+    /* |d|_M / |u + d|_M: d the Newton step of the body's energy and the
+     * given gravity from its current positions, u their displacement from
+     * the rest pose (M: the particles' masses). At rest and in the linear
+     * regime, the relative error of the deformation; a body in motion shows
+     * its motion. Negative when not measured. */
+    double error;
+    uint32_t iterations; /* of the conjugate gradients that solved for d */
+    int converged;       /* they reached 1e-6 of the net force (otherwise error is a lower bound) */
+} sinew_static_error;
+
+/* The static error estimate of a body of distance constraints and bending
+ * hinges (cloth, spring networks) stepped by XPBD, HPBD, GPBD or PD, where
+ * the per-step error_estimate above does not hold: the body's energy
+ * sum C^2 / (2 alpha) over its constraints and hinges, the gravity of
+ * `params` (its other fields are not used), pinned particles held. One
+ * Newton step in double on the host: the tangent stiffness (each
+ * stretched spring's geometric part kept, each hinge's Gauss-Newton part)
+ * solved by Jacobi-preconditioned conjugate gradients. Costs a readback of
+ * the positions and hinge angles and host work of about (distance + hinge
+ * count) x iterations (hundreds for a 24 x 24 cloth); for checks, not every
+ * step. Contacts, attachments' springs and wind are not among the forces.
+ * ERROR_UNSUPPORTED (naming why) for a body with finite elements (their
+ * estimate is the step's), the implicit solvers and MGPBD (their energies
+ * are their own), an inextensible constraint (compliance 0), a body
+ * with no pinned particle (no static equilibrium) or none free. Waits for
+ * pending work. */
+SINEW_API sinew_result sinew_body_estimate_error(sinew_body *body, const sinew_step_params *params,
+                                                 sinew_static_error *out);
+
 SINEW_API uint32_t sinew_body_get_particle_count(const sinew_body *body);
 
 /* Pins a particle where it is (inverse mass 0: the solvers leave it and

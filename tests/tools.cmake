@@ -63,6 +63,31 @@ grep -q '\"error_estimate\": 0\\.[1-9]' '${OUT}/beam-soft.json' && \
 set_tests_properties(tool_sim_check_error_estimate PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "check +FAILED: error estimate 0\\.[1-9][0-9]* at the last step, above 0.1.*check +passed: error estimate [0-9.e-]+ at the last step, within 0.1"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+# A cloth's static error estimate (docs/accuracy.md, "Cloth and spring
+# networks") through the tools: a 16 x 16 trampoline (every edge pinned,
+# stretch and shear compliance 1e-4) that XPBD 16 x 4 leaves about 22 times
+# too deep fails --check-residual 0.1; a 12 x 12 cloth hanging from two
+# corners (compliance 1e-3), which 16 x 2 converges, passes it.
+set(edge_pins "")
+foreach(i RANGE 255)
+  math(EXPR row "${i} / 16")
+  math(EXPR col "${i} % 16")
+  if(row EQUAL 0 OR row EQUAL 15 OR col EQUAL 0 OR col EQUAL 15)
+    string(APPEND edge_pins ",${i}")
+  endif()
+endforeach()
+string(SUBSTRING "${edge_pins}" 1 -1 edge_pins)
+add_test(NAME tool_sim_check_static_error
+  COMMAND sh -c "'${PREP}' --grid 16x16 --pin ${edge_pins} -q -o '${OUT}/trampoline.snw' && \
+'${SIM}' '${OUT}/trampoline.snw' --no-ground --no-sphere --stretch-compliance 1e-4 --shear-compliance 1e-4 \
+--damping 4 --substeps 16 --iterations 4 -n 150 --check-residual 0.1 --validation --json '${OUT}/trampoline.json' \
+-o '${OUT}/trampoline'; test $? -eq 3 && grep -q '\"static_error_estimate\": [1-9][0-9]\\.' '${OUT}/trampoline.json' && \
+'${PREP}' --grid 12x12 --pin-corners -q -o '${OUT}/hanging.snw' && \
+'${SIM}' '${OUT}/hanging.snw' --no-ground --no-sphere --stretch-compliance 1e-3 --shear-compliance 1e-3 \
+--damping 4 --substeps 16 --iterations 2 -n 150 --check-residual 0.1 --validation -o '${OUT}/hanging'")
+set_tests_properties(tool_sim_check_static_error PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "check +FAILED: static error estimate [1-9][0-9][.0-9]* after the last step, above 0.1.*check +passed: static error estimate [0-9.e-]+ after the last step, within 0.1"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 # A soft body with the implicit solver through sinew-sim: a stable
 # neo-Hookean cube of 6^3 vertices dropped on the ground stays whole (no
 # tetrahedron inverted, volume within 5 %), its linear solve reported.

@@ -756,10 +756,11 @@ int sim_parse(int argc, char **argv, options *o)
          "exit with status 3 if the RMS strain of any step exceeds S (e.g. 0.05), or a position stops being finite",
          CLI_GT(0)},
         {"--check-residual", NULL, CLI_DOUBLE, &o->check_residual, "R",
-         "exit with status 3 if the last step's error estimate (the summary's) exceeds R, e.g. 0.1: a solid "
+         "exit with status 3 if the last step's error estimate (the summary's) exceeds R, e.g. 0.1: a body "
          "resting more than about a tenth of its deformation from where its equations put it (too few "
-         "iterations); a body with no estimate (cloth, spring networks, MGPBD: docs/accuracy.md) is held to "
-         "its solver's residual in every step instead",
+         "iterations); for cloth and spring networks (XPBD, HPBD, PD) the static estimate after the last step, "
+         "without contacts (run without ground and colliders); a body with neither (MGPBD, implicit cloth: "
+         "docs/accuracy.md) is held to its solver's residual in every step instead",
          CLI_GT(0)},
         {"--check-outside", NULL, CLI_DOUBLE, &o->check_outside, "D",
          "exit with status 3 if a particle ends the run deeper than D m (e.g. 0.01) inside a collider of the list "

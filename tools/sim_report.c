@@ -169,6 +169,8 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
     json_num(j, "error_estimate", t->error_estimate >= 0 || isnan(t->error_estimate) ? t->error_estimate : NAN, ", ");
     json_num(j, "worst_residual", t->worst_residual >= 0 || isnan(t->worst_residual) ? t->worst_residual : NAN,
              ", ");
+    if (t->static_error.error >= 0 || isnan(t->static_error.error))
+        json_num(j, "static_error_estimate", t->static_error.error, ", ");
     if (ai.element_count) {
         json_num(j, "newton_mean", newton_mean, ", ");
         json_num(j, "newton_last_step", newton_last, ", ");
@@ -380,6 +382,11 @@ int sim_report(const options *o, const sim *s, const tally *t)
     if (t->error_estimate >= 0 || isnan(t->error_estimate))
         printf("  error estimate  %.3g last step (how far the body is from where its equations put it, relative "
                "to its deformation: docs/accuracy.md)\n", t->error_estimate);
+    if (t->static_error.error >= 0 || isnan(t->static_error.error))
+        printf("  error estimate  %.3g after the last step, static (a Newton step of the body's energy on the host, "
+               "%u CG iterations%s: docs/accuracy.md)\n",
+               t->static_error.error, t->static_error.iterations,
+               t->static_error.converged ? "" : ", short of their tolerance: a lower bound");
     printf("  device memory   %.2f MiB body, %.2f MiB context\n", st.device_memory / 1048576.0,
            sinew_context_get_device_memory(s->ctx) / 1048576.0);
     printf("  run time        %.1f s\n", t->wall);
@@ -411,6 +418,13 @@ int sim_report(const options *o, const sim *s, const tally *t)
         printf("  check           %s: error estimate %.3g at the last step, %s %.3g%s\n", ok ? "passed" : "FAILED",
                t->error_estimate, ok ? "within" : "above", o->check_residual,
                ok ? "" : " (more iterations or substeps, or a global solver: docs/accuracy.md)");
+        status = ok ? status : 3;
+    } else if (o->check_residual > 0 && (t->static_error.error >= 0 || isnan(t->static_error.error))) {
+        /* a body of constraints: its static estimate after the last step */
+        const int ok = t->static_error.error <= o->check_residual;
+        printf("  check           %s: static error estimate %.3g after the last step, %s %.3g%s\n",
+               ok ? "passed" : "FAILED", t->static_error.error, ok ? "within" : "above", o->check_residual,
+               ok ? "" : " (more iterations or substeps: docs/accuracy.md)");
         status = ok ? status : 3;
     } else if (o->check_residual > 0 && !(t->worst_residual >= 0 || isnan(t->worst_residual))) {
         printf("  check           FAILED: --check-residual, but this solver measures no residual (docs/math.md 9)\n");

@@ -89,6 +89,10 @@ typedef struct tally {
     double newton_sum, linear_ms, linear_worst;
     double residual, worst_residual; /* the solver's residual: last step, largest (negative: not measured) */
     double error_estimate;           /* the last step's (sinew_step_stats.error_estimate; negative: not measured) */
+    /* --check-residual on a body with no per-step estimate: its static
+     * estimate after the last step (sinew_body_estimate_error; negative: not
+     * measured), and whether its solve converged */
+    sinew_static_error static_error;
     uint64_t linear_sum;
     uint32_t linear_unconverged;
     uint64_t self_candidates, self_contacts, self_dropped; /* self-collision, summed over the steps */

@@ -374,6 +374,13 @@ test $(grep -c '^99,240,' \"$d/accuracy.csv\") -eq 12; cat \"$d/README.md\"")
   set_tests_properties(tool_bench_accuracy_dry_run PROPERTIES LABELS gpu TIMEOUT 300
     PASS_REGULAR_EXPRESSION "Exact tip sag [0-9.]+ mm \\(static solve: [0-9]+ Newton steps.*\\| Gauss-Seidel \\| 8 x 4 \\| 32 \\|.*\\| Jacobi \\| 8 x 64 \\| 512 \\|.*\\| implicit PCG \\| 1 x 80 \\| 80 \\|.*At the cost of GPBD Gauss-Seidel 8 x 4"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
+  add_test(NAME tool_bench_accuracy_cloth_dry_run
+    COMMAND sh -c "set -e; d='${OUT}/bench-accuracy-cloth'; \
+'$<TARGET_FILE:sinew-bench>' --suite accuracy-cloth --dry-run --validation -o \"$d\"; \
+test $(grep -c ',16,2,10,0,' \"$d/accuracy-cloth.csv\") -eq 2; cat \"$d/README.md\"")
+  set_tests_properties(tool_bench_accuracy_cloth_dry_run PROPERTIES LABELS gpu TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "\\| hanging from two corners \\| 144 \\| 0.001 \\| 16 x 2 \\| 10 \\| no \\| [0-9.e-]+ \\| [0-9.e-]+ \\|.*\\| trampoline \\(every edge pinned\\) \\| 144 \\| 0.0001 \\| 16 x 2 \\|"
+    FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
   add_test(NAME tool_bench_collider_dry_run
     COMMAND sh -c "set -e; d='${OUT}/bench-collider'; \
 '$<TARGET_FILE:sinew-bench>' --suite collider --dry-run --validation -o \"$d\"; \

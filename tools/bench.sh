@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerates the benchmark page of this machine's Vulkan device:
-#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|clusters|selfcol|overlap|accuracy|accuracy-implicit|mgpbd|world|all] [sinew-bench options]   (default quick)
+#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|clusters|selfcol|overlap|accuracy|accuracy-implicit|accuracy-cloth|mgpbd|world|all] [sinew-bench options]   (default quick)
 # builds (release), runs sinew-bench and writes docs/benchmarks/<device>/
 # (README.md, bench.json, plots; the gpbd suite, the GPBD paper's cube impact,
 # in docs/benchmarks/<device>/gpbd/, the hpbd suite, the HPBD paper's figure 7,
@@ -14,6 +14,7 @@
 # effect, in .../selfcol/, the overlap suite in .../overlap/, the accuracy suite,
 # where bodies come to rest against their exact equilibrium, in .../accuracy/,
 # its implicit solver beside GPBD's default cost in .../accuracy-implicit/, the
+# static error estimate of cloth against its true error in .../accuracy-cloth/, the
 # world suite, many bodies as one world against each alone, in .../world/),
 # comparing with the previous bench.json
 # there (run to run) and including the peers' results in peers.jsonl there
@@ -50,6 +51,7 @@ out="$root/docs/benchmarks/$slug"
 [ "$suite" = overlap ] && out="$out/overlap"
 [ "$suite" = accuracy ] && out="$out/accuracy"
 [ "$suite" = accuracy-implicit ] && out="$out/accuracy-implicit"
+[ "$suite" = accuracy-cloth ] && out="$out/accuracy-cloth"
 [ "$suite" = world ] && out="$out/world"
 mkdir -p "$out"
 

@@ -72,6 +72,11 @@ static const bench_suite suites[] = {
      "beside GPBD Gauss-Seidel 8 x 4, the default cost, only: error against GPU time a step; own README.md, CSV, "
      "plots",
      "", NULL, bench_accuracy_implicit_suite},
+    {"accuracy-cloth",
+     "the static error estimate of cloth against its true error: XPBD cloths hanging from two corners (24^2) "
+     "and pinned on every edge (16^2) at 16 substeps and 2 to 16 iterations, against the exact equilibrium of "
+     "the same energy (the CPU double reference); own README.md, CSV",
+     "", NULL, bench_accuracy_cloth_suite},
     {"mgpbd",
      "the MGPBD paper's convergence: one stiff 10 ms step of a squashed CGAL model at several sizes and of a "
      "twisted bar, MGPBD's dual residual against outer iterations and time beside XPBD's against sweeps; memory "

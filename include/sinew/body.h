@@ -700,7 +700,7 @@ typedef struct sinew_step_stats {
      * solids: bodies of tetrahedra of neo-Hookean or stable neo-Hookean
      * materials only, with every solver but MGPBD (its model is its own);
      * not for cloth or spring networks, where it would over-report
-     * (docs/accuracy.md).
+     * (docs/accuracy.md; sinew_body_estimate_error measures those at rest).
      * Contacts, attachments and wind are not among the forces: a body
      * pressed on a collider shows its contact force here. The first two
      * steps after creation or a host write of positions measure inertia

@@ -17,8 +17,8 @@ they reach the device.
 from . import prep
 from ._core import Asset, Body, Collider, Context, World, solver_label, solvers
 from ._lib import Error, lib as _c
-from ._types import (AssetInfo, Attachment, ColliderInfo, DeviceInfo, Frame, Material, PrepReport, Shape, StepParams,
-                     StepStats, WorldStats)
+from ._types import (AssetInfo, Attachment, ColliderInfo, DeviceInfo, Frame, Material, PrepReport, Shape,
+                     StaticError, StepParams, StepStats, WorldStats)
 
 __version__ = "0.3.0"
 
@@ -30,5 +30,5 @@ def version() -> str:
 
 
 __all__ = ["Asset", "AssetInfo", "Attachment", "Body", "Collider", "ColliderInfo", "Context", "DeviceInfo", "Error",
-           "Frame", "Material", "PrepReport", "Shape", "StepParams", "StepStats", "World", "WorldStats", "prep",
+           "Frame", "Material", "PrepReport", "Shape", "StaticError", "StepParams", "StepStats", "World", "WorldStats", "prep",
            "solver_label", "solvers", "version"]

@@ -18,8 +18,8 @@ import numpy as np
 from . import _convert as cv
 from . import _ffi
 from ._lib import LOGGER, Error, call, cstr, lib
-from ._types import (AssetInfo, ColliderInfo, DeviceInfo, Material, PrepReport, StepParams, StepStats, WorldStats,
-                     _from_c)
+from ._types import (AssetInfo, ColliderInfo, DeviceInfo, Material, PrepReport, StaticError, StepParams, StepStats,
+                     WorldStats, _from_c)
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -524,6 +524,17 @@ class Body(_Handle):
     def stats(self) -> StepStats:
         """Statistics of the last step (never waits)."""
         return _from_c(StepStats, lib.body_get_stats(self._handle()))
+
+    def estimate_error(self, **params: Any) -> StaticError:
+        """The static error estimate of a cloth or spring network
+        (sinew_body_estimate_error): one Newton step of its energy under the
+        gravity of self.params (changed by the keywords), on the host."""
+        p = replace(self.params, **params) if params else self.params
+        c, keep = p._c()
+        out = _ffi.StaticError()
+        call(lib.body_estimate_error, self._handle(), C.byref(c), C.byref(out),
+             what=f"{self.name}: error estimate")
+        return _from_c(StaticError, out)
 
     def state_hash(self) -> int:
         """64-bit hash of the state a checkpoint holds (sinew_body_state_hash)."""

@@ -136,6 +136,11 @@ class StepStats(Struct):
                 ("error_estimate", f32)]
 
 
+class StaticError(Struct):
+    _c_name_ = "sinew_static_error"
+    _fields_ = [("error", f64), ("iterations", u32), ("converged", i32)]
+
+
 class WorldDesc(Struct):
     _c_name_ = "sinew_world_desc"
     _fields_ = [("cookie", u32), ("name", char_p), ("batch", i32), ("contacts", i32)]
@@ -227,7 +232,7 @@ class PrepSoftOptions(Struct):
 
 
 STRUCTS = [Logger, ContextDesc, DeviceInfo, AssetInfo, Material, ImplicitDesc, Frame, Attachment, BodyDesc,
-           Shape, StepParams, StepStats, WorldDesc, WorldStats, ColliderDesc, ColliderInfo, PrepMesh, PrepVolume,
+           Shape, StepParams, StepStats, StaticError, WorldDesc, WorldStats, ColliderDesc, ColliderInfo, PrepMesh, PrepVolume,
            PrepReport, PrepOutput, PrepClothOptions, PrepGrid, PrepRegionMaterial, PrepSoftOptions]
 
 # Enumerations the package names, value by C name (checked by the build too).
@@ -308,6 +313,7 @@ FUNCTIONS = {
     "sinew_body_load_checkpoint_file": (i32, [_H, char_p]),
     "sinew_body_state_hash": (i32, [_H, C.POINTER(u64)]),
     "sinew_body_get_stats": (StepStats, [_H]),
+    "sinew_body_estimate_error": (i32, [_H, C.POINTER(StepParams), C.POINTER(StaticError)]),
     "sinew_body_get_particle_count": (u32, [_H]),
     "sinew_body_set_pinned": (i32, [_H, u32, i32]),
     "sinew_body_set_material": (i32, [_H, u32, C.POINTER(Material)]),

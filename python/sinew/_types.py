@@ -231,6 +231,16 @@ class StepStats:
 
 
 @dataclass(frozen=True)
+class StaticError:
+    """How far a body of constraints rests from its static equilibrium
+    (sinew_static_error, sinew_body_estimate_error; docs/accuracy.md)."""
+
+    error: float
+    iterations: int
+    converged: int
+
+
+@dataclass(frozen=True)
 class WorldStats:
     """What a world's last step cost and found (sinew_world_stats)."""
 
@@ -344,4 +354,4 @@ class ColliderInfo:
 # Which dataclass mirrors which structure (the package's tests compare them).
 MIRRORS = [(StepStats, _ffi.StepStats), (WorldStats, _ffi.WorldStats), (AssetInfo, _ffi.AssetInfo),
            (DeviceInfo, _ffi.DeviceInfo), (PrepReport, _ffi.PrepReport), (ColliderInfo, _ffi.ColliderInfo),
-           (StepParams, _ffi.StepParams)]
+           (StepParams, _ffi.StepParams), (StaticError, _ffi.StaticError)]

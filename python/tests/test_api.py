@@ -112,6 +112,19 @@ def test_step_parameters_are_checked(ctx):
     assert body.stats().step_index == 1
 
 
+def test_static_error_estimate(ctx):
+    # a cloth hanging from two corners, compliant: XPBD rests near its
+    # equilibrium, and the estimate says so; a free cloth has none
+    body = grid_body(ctx, 8, stretch_compliance=1e-3, shear_compliance=1e-3)
+    for _ in range(60):
+        body.step(ground=0, damping=4.0)
+    e = body.estimate_error(ground=0)
+    assert isinstance(e, sinew.StaticError) and e.converged and 0.0 <= e.error < 0.1 and e.iterations > 0
+    free = ctx.create_body(sinew.prep.grid(6, 6, pin_corners=False), stretch_compliance=1e-3)
+    with pytest.raises(sinew.Error, match="no pinned particle"):
+        free.estimate_error()
+
+
 def test_closed_handles_refuse(ctx):
     body = grid_body(ctx, 8)
     body.close()

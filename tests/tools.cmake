@@ -381,6 +381,13 @@ test $(grep -c ',16,2,10,0,' \"$d/accuracy-cloth.csv\") -eq 2; cat \"$d/README.m
   set_tests_properties(tool_bench_accuracy_cloth_dry_run PROPERTIES LABELS gpu TIMEOUT 300
     PASS_REGULAR_EXPRESSION "\\| hanging from two corners \\| 144 \\| 0.001 \\| 16 x 2 \\| 10 \\| no \\| [0-9.e-]+ \\| [0-9.e-]+ \\|.*\\| trampoline \\(every edge pinned\\) \\| 144 \\| 0.0001 \\| 16 x 2 \\|"
     FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
+  add_test(NAME tool_bench_accuracy_settle_dry_run
+    COMMAND sh -c "set -e; d='${OUT}/bench-accuracy-settle'; \
+'$<TARGET_FILE:sinew-bench>' --suite accuracy-settle --dry-run --validation -o \"$d\"; \
+test $(grep -c '^BDF2,' \"$d/accuracy-settle.csv\") -eq 10; cat \"$d/README.md\"")
+  set_tests_properties(tool_bench_accuracy_settle_dry_run PROPERTIES LABELS gpu TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "cantilever of 99 vertices.*\\| backward Euler \\| [0-9]+ \\| [-+][0-9.]+ % \\|.*\\| BDF2 \\|"
+    FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}|failed|validation messages")
   add_test(NAME tool_bench_collider_dry_run
     COMMAND sh -c "set -e; d='${OUT}/bench-collider'; \
 '$<TARGET_FILE:sinew-bench>' --suite collider --dry-run --validation -o \"$d\"; \

@@ -67,6 +67,7 @@ int bench_mgpbd_suite(const bench_args *a);
 int bench_accuracy_suite(const bench_args *a); /* bench_accuracy.c */
 int bench_accuracy_implicit_suite(const bench_args *a); /* bench_accuracy.c */
 int bench_accuracy_cloth_suite(const bench_args *a); /* bench_accuracy_cloth.c */
+int bench_accuracy_settle_suite(const bench_args *a); /* bench_accuracy.c */
 int bench_stiff_suite(const bench_args *a);    /* bench_stiff.c */
 int bench_world_suite(const bench_args *a);    /* bench_world.c */
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerates the benchmark page of this machine's Vulkan device:
-#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|clusters|selfcol|overlap|accuracy|accuracy-implicit|accuracy-cloth|mgpbd|world|all] [sinew-bench options]   (default quick)
+#   tools/bench.sh [quick|gpu|gpbd|hpbd|pd|implicit|collider|clusters|selfcol|overlap|accuracy|accuracy-implicit|accuracy-cloth|accuracy-settle|mgpbd|world|all] [sinew-bench options]   (default quick)
 # builds (release), runs sinew-bench and writes docs/benchmarks/<device>/
 # (README.md, bench.json, plots; the gpbd suite, the GPBD paper's cube impact,
 # in docs/benchmarks/<device>/gpbd/, the hpbd suite, the HPBD paper's figure 7,
@@ -14,7 +14,8 @@
 # effect, in .../selfcol/, the overlap suite in .../overlap/, the accuracy suite,
 # where bodies come to rest against their exact equilibrium, in .../accuracy/,
 # its implicit solver beside GPBD's default cost in .../accuracy-implicit/, the
-# static error estimate of cloth against its true error in .../accuracy-cloth/, the
+# static error estimate of cloth against its true error in .../accuracy-cloth/, how
+# long the implicit solver takes to settle the finest beam in .../accuracy-settle/, the
 # world suite, many bodies as one world against each alone, in .../world/),
 # comparing with the previous bench.json
 # there (run to run) and including the peers' results in peers.jsonl there
@@ -52,6 +53,7 @@ out="$root/docs/benchmarks/$slug"
 [ "$suite" = accuracy ] && out="$out/accuracy"
 [ "$suite" = accuracy-implicit ] && out="$out/accuracy-implicit"
 [ "$suite" = accuracy-cloth ] && out="$out/accuracy-cloth"
+[ "$suite" = accuracy-settle ] && out="$out/accuracy-settle"
 [ "$suite" = world ] && out="$out/world"
 mkdir -p "$out"
 

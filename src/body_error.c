@@ -227,11 +227,13 @@ static sinew_result estimate(const sinew_body *rec, sinew_body *t, uint32_t firs
         GpuDistance q = t->dist_host[j];
         if (t->dist_cut[j] || q.a < first || q.a - first >= n || q.b < first || q.b - first >= n)
             continue;
-        if (!(q.compliance > 0.0f))
+        if (!(q.compliance > 0.0f)) {
             r = sinew_fail(log, SINEW_RESULT_ERROR_UNSUPPORTED, "body",
                            "body '%s': distance constraint %u has compliance 0 (inextensible), which has no finite "
                            "energy to estimate an error of",
                            rec->name, j);
+            break;
+        }
         q.a -= first, q.b -= first;
         dist[p.dist_count++] = q;
     }
@@ -240,8 +242,15 @@ static sinew_result estimate(const sinew_body *rec, sinew_body *t, uint32_t firs
         int inside = !t->bend_cut[j];
         for (int i = 0; i < 4; i++)
             inside = inside && q.v[i] >= first && q.v[i] - first < n;
-        if (!inside || !(q.compliance > 0.0f))
-            continue; /* a hinge of compliance 0 is off */
+        if (!inside)
+            continue;
+        if (!(q.compliance > 0.0f)) {
+            r = sinew_fail(log, SINEW_RESULT_ERROR_UNSUPPORTED, "body",
+                           "body '%s': bending hinge %u has compliance 0 (rigid), which has no finite energy to "
+                           "estimate an error of",
+                           rec->name, j);
+            break;
+        }
         double v[4][3];
         for (int i = 0; i < 4; i++) {
             q.v[i] -= first;

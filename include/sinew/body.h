@@ -738,7 +738,7 @@ typedef struct sinew_static_error {
  * step. Contacts, attachments' springs and wind are not among the forces.
  * ERROR_UNSUPPORTED (naming why) for a body with finite elements (their
  * estimate is the step's), the implicit solvers and MGPBD (their energies
- * are their own), an inextensible constraint (compliance 0), a body
+ * are their own), an inextensible constraint or rigid hinge (compliance 0), a body
  * with no pinned particle (no static equilibrium) or none free. Waits for
  * pending work. */
 SINEW_API sinew_result sinew_body_estimate_error(sinew_body *body, const sinew_step_params *params,

@@ -587,6 +587,18 @@ add_test(NAME tool_sim_block_not_recovered
   COMMAND sh -c "'${SIM}' --scene block-random --cells 5 --frames 2 --check-recovered -q -o '${OUT}/block-2'; test $? -eq 3")
 set_tests_properties(tool_sim_block_not_recovered PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "recovered +no: not within 2 steps.*check +FAILED: not recovered")
+# A run that ends with tetrahedra inverted is not stable, whatever each
+# step's health check passed: "stable": false, status "inverted", exit 3
+# (and within --max-inverted it is).
+add_test(NAME tool_sim_ends_inverted
+  COMMAND sh -c "'${SIM}' --scene block-random --cells 4 --frames 2 --json '${OUT}/inverted.json' -o '${OUT}/inverted'; \
+test $? -eq 3 && grep -q '\"stable\": false' '${OUT}/inverted.json' && \
+grep -q '\"status\": \"inverted\", \"inverted_elements\": [1-9]' '${OUT}/inverted.json' && \
+'${SIM}' --scene block-random --cells 4 --frames 2 --max-inverted 1000 --json '${OUT}/inverted-ok.json' -q \
+-o '${OUT}/inverted-ok' && grep -q '\"stable\": true' '${OUT}/inverted-ok.json'")
+set_tests_properties(tool_sim_ends_inverted PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "stability +NOT STABLE: [0-9]+ tetrahedra inverted at the last step, though"
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 add_test(NAME tool_sim_cube_drop
   COMMAND ${SIM} --scene cube-drop --cells 6 --frames 20 -q -o ${OUT}/cube-drop)
 set_tests_properties(tool_sim_cube_drop PROPERTIES LABELS gpu

@@ -33,6 +33,7 @@ typedef struct sim_add {
 
 typedef struct options {
     const char *asset_path, *out_dir, *device, *checkpoint, *resume, *json, *log;
+    char out_buf[4096];     /* out_dir without its trailing slashes, when it had any */
     unsigned frames, every, substeps, iterations, checkpoint_every, newton, cells, seed, level_iterations, cut_frame;
     unsigned cg_iterations, setup_interval; /* MGPBD */
     double cut_y;

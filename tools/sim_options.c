@@ -739,7 +739,7 @@ int sim_parse(int argc, char **argv, options *o)
          "count the pairs of surface triangles sharing no vertex that intersect after the last step (the summary "
          "and --json)"},
         {"--attach-edge", NULL, CLI_CUSTOM, &o->attach_edge, "x-|x+|y-|y+|z-|z+",
-         "attach the particles at that end of the asset (within 0.1 %% of its size) to a frame (docs/attachments.md)",
+         "attach the particles at that end of the asset (within 0.1 % of its size) to a frame (docs/attachments.md)",
          .parse = parse_edge},
         {"--attach-compliance", NULL, CLI_DOUBLE, &o->attach_compliance, "C",
          "the attachment's compliance in m/N (default 0: held exactly)", CLI_GE(0)},
@@ -903,6 +903,19 @@ int sim_parse(int argc, char **argv, options *o)
         o->youngs = d->youngs ? d->youngs : 1e6;
     if (!o->poisson_set)
         o->poisson = d->poisson ? d->poisson : 0.45;
+    /* -o dir/ writes dir/final.obj, not dir//final.obj */
+    size_t len = strlen(o->out_dir);
+    while (len > 1 && o->out_dir[len - 1] == '/')
+        len--;
+    if (len < strlen(o->out_dir)) {
+        if (len >= sizeof o->out_buf) {
+            fprintf(stderr, "%s: -o: the folder's name is longer than %zu characters\n", t, sizeof o->out_buf - 1);
+            return -1;
+        }
+        memcpy(o->out_buf, o->out_dir, len);
+        o->out_buf[len] = '\0';
+        o->out_dir = o->out_buf;
+    }
     return 1;
 }
 

@@ -95,6 +95,15 @@ static stretch_report measure_stretch(const float *xyz, const uint32_t *ends, co
     return r;
 }
 
+/* The run ended with more tetrahedra inverted than --max-inverted allows
+ * (none, when it is not given): a run that did not end stable, whatever
+ * each step's health check passed. */
+static int ended_inverted(const options *o, const sim *s, const sinew_step_stats *st)
+{
+    const uint32_t bound = o->max_inverted == UINT32_MAX ? 0 : o->max_inverted;
+    return s->soft && st->inverted_elements > bound;
+}
+
 /* The summary as JSON (--json). */
 static int write_json(const options *o, const sim *s, const tally *t, const sinew_material *mat0, double wall_ms,
                       double gpu_step_ms, double newton_mean, double newton_last, int status)
@@ -122,14 +131,19 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
     if (soft_scene_is_bar(o->scene))
         fprintf(j, "  \"scale\": %g, \"turns\": %g, \"ramp\": %g,\n", o->scene == SCENE_BAR_TWIST ? 1.0 : o->scale,
                 o->scene == SCENE_BAR_TWIST ? o->turns : 0.0, o->ramp);
-    fprintf(j, "  \"stable\": %s, \"unstable_step\": ", t->unstable_step ? "false" : "true");
+    const int inverted = !t->unstable_step && ended_inverted(o, s, &st);
+    fprintf(j, "  \"stable\": %s, \"unstable_step\": ", t->unstable_step || inverted ? "false" : "true");
     if (t->unstable_step)
         fprintf(j, "%u,\n", t->unstable_step);
     else
         fprintf(j, "null,\n");
-    /* finished: every step asked for; interrupted: a signal ended it after interrupted_after_step */
-    fprintf(j, "  \"status\": \"%s\", \"interrupted_by\": ",
-            t->interrupted ? "interrupted" : t->unstable_step ? "unstable" : "finished");
+    /* unstable: a step failed the health check (the run ended there);
+     * inverted: it ended with more tetrahedra inverted than --max-inverted
+     * (inverted_elements); finished: every step asked for; interrupted: a
+     * signal ended it after interrupted_after_step */
+    fprintf(j, "  \"status\": \"%s\", \"inverted_elements\": %u, \"interrupted_by\": ",
+            t->unstable_step ? "unstable" : inverted ? "inverted" : t->interrupted ? "interrupted" : "finished",
+            st.inverted_elements);
     if (t->interrupted)
         fprintf(j, "\"%s\", \"interrupted_after_step\": %u,\n", stop_name(), t->first + t->steps_done);
     else
@@ -245,10 +259,14 @@ static void soft_stability(const options *o, const tally *t, const sinew_step_st
         if (st->max_volume_error > o->max_volume_error)
             printf("%s max |V/V0 - 1| %.3g (above %g)", sep, st->max_volume_error, o->max_volume_error);
         printf("\n");
+    } else if (st->inverted_elements > (o->max_inverted == UINT32_MAX ? 0 : o->max_inverted)) { /* ended_inverted */
+        printf("  stability       NOT STABLE: %u tetrahedra inverted at the last step%s, though every step passed "
+               "the health check (fastest particle %.3g m/s; exit status 3)\n",
+               st->inverted_elements, o->max_inverted == UINT32_MAX ? "" : ", above --max-inverted", t->fastest);
     } else if (st->inverted_elements) {
-        printf("  stability       finite, but %u tetrahedra inverted at the last step: every step passed the health "
-               "check (fastest particle %.3g m/s)\n",
-               st->inverted_elements, t->fastest);
+        printf("  stability       finite, %u tetrahedra inverted at the last step (within --max-inverted %u): every "
+               "step passed the health check (fastest particle %.3g m/s)\n",
+               st->inverted_elements, o->max_inverted, t->fastest);
     } else {
         printf("  stability       stable: every step passed the health check (fastest particle %.3g m/s)\n",
                t->fastest);
@@ -405,7 +423,7 @@ int sim_report(const options *o, const sim *s, const tally *t)
             return 1;
         printf("  state hash      %016llx\n", (unsigned long long)h);
     }
-    int status = t->unstable_step ? 3 : 0;
+    int status = t->unstable_step || ended_inverted(o, s, &st) ? 3 : 0;
     if (o->check_strain > 0 && !(t->worst_rms <= o->check_strain)) {
         printf("  check           FAILED: RMS strain reached %.3g, above %.3g\n", t->worst_rms, o->check_strain);
         status = 3;

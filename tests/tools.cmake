@@ -33,6 +33,19 @@ add_test(NAME tool_prep_nonmanifold
 set_tests_properties(tool_prep_nonmanifold PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "non-manifold.*wrote|wrote.*non-manifold")
 
+# Repeated options: --pin-box adds a box each time (cloth and soft bodies);
+# an option that takes one value, given twice, is refused naming it.
+add_test(NAME tool_prep_pin_boxes_add_up
+  COMMAND sh -c "'${PREP}' --grid 16x16 --pin-box -1,0,-1,1,2,-0.49 --pin-box -1,0,0.49,1,2,1 -o '${OUT}/two-boxes.snw' && \
+'${PREP}' --box 11 3 3 1 0.2 0.2 --pin-box -1,-1,-1,-0.49,2,1 --pin-box 0.49,-1,-1,1,2,1 -o '${OUT}/two-boxes-soft.snw'")
+set_tests_properties(tool_prep_pin_boxes_add_up PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "256 particles \\(32 pinned\\).*99 particles \\(18 pinned\\)")
+add_test(NAME tool_repeated_option_refused
+  COMMAND sh -c "'${PREP}' --grid 8x8 --size 1x1 --size 2x2 -o '${OUT}/x.snw'; test $? -eq 2 && \
+'${PREP}' --box 4 4 4 1 1 1 --youngs 1e6 --youngs 2e6 -o '${OUT}/x.snw'; test $? -eq 2 && \
+'${SIM}' --frames 2 -n 3 -o '${OUT}/x'; test $? -eq 2")
+set_tests_properties(tool_repeated_option_refused PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--size is given twice.*--youngs is given twice.*--frames \\(-n\\) is given twice")
 # Bad options: a clear message and a non-zero exit.
 add_test(NAME tool_sim_bad_option COMMAND sh -c "'${SIM}' --frames many; test $? -eq 2")
 set_tests_properties(tool_sim_bad_option PROPERTIES LABELS cpu

@@ -150,6 +150,8 @@ typedef struct cli_option {
      * said why (naming the option), when the text is not a value. */
     int (*parse)(const char *tool, const char *opt, const char *text, void *value);
     int *given;        /* set to 1 when the option appears; NULL: not wanted */
+    int repeat;        /* may appear more than once, each adding (a shape, a body, a pin box); any other
+                          option given twice is refused, naming it */
     int seen;          /* set by cli_parse: the option appeared */
 } cli_option;
 
@@ -225,6 +227,12 @@ static inline int cli_parse(const char *tool, int argc, char **argv, cli_option 
             *operand = a;
             continue;
         }
+        if (o->seen && !o->repeat) {
+            fprintf(stderr, "%s: %s%s%s%s is given twice: it takes one value, and the second would replace the "
+                            "first\n(try %s --help)\n", tool, o->name, o->alias ? " (" : "", o->alias ? o->alias : "",
+                    o->alias ? ")" : "", tool);
+            return 0;
+        }
         if (o->kind == CLI_FLAG)
             *(int *)o->value = 1;
         else if (!cli_read_value(tool, o, i + 1 < argc ? argv[++i] : NULL))
@@ -233,6 +241,32 @@ static inline int cli_parse(const char *tool, int argc, char **argv, cli_option 
         if (o->given)
             *o->given = 1;
     }
+    return 1;
+}
+
+/* For the hand-written parsers (sinew-prep's): 0 with a message when
+ * option a (its long name: -o is --out) was seen before and is not among
+ * `repeatable` (NULL-terminated); else records it. seen holds up to 128
+ * names; an option past that is not checked. */
+static inline int cli_once(const char *tool, const char *a, const char *const *repeatable, const char **seen,
+                           unsigned *count)
+{
+    static const char *const aliases[][2] = {{"-o", "--out"}, {"-q", "--quiet"}, {"-h", "--help"},
+                                             {"--tetrahedralize", "--tetrahedralise"}};
+    for (size_t k = 0; k < sizeof aliases / sizeof aliases[0]; k++)
+        if (!strcmp(a, aliases[k][0]))
+            a = aliases[k][1];
+    for (const char *const *r = repeatable; *r; r++)
+        if (!strcmp(a, *r))
+            return 1;
+    for (unsigned k = 0; k < *count; k++)
+        if (!strcmp(seen[k], a)) {
+            fprintf(stderr, "%s: %s is given twice: it takes one value, and the second would replace the first\n"
+                            "(try %s --help)\n", tool, a, tool);
+            return 0;
+        }
+    if (*count < 128)
+        seen[(*count)++] = a;
     return 1;
 }
 

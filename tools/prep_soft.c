@@ -67,7 +67,8 @@ void prep_soft_help(void)
            "                            of R), its tetrahedra's masses from its own density\n"
            "      --pin I,J,...         pin vertices by index (0-based, as in the file)\n"
            "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after --scale and\n"
-           "                            --translate: where the mesh ends up in the world)\n"
+           "                            --translate: where the mesh ends up in the world);\n"
+           "                            repeatable, each one more box\n"
            "      --pin-bottom F        pin vertices within fraction F of the height above the lowest\n"
            "      --scale S, --translate X,Y,Z   transform the mesh (scale first); --translate\n"
            "                            moves the asset's origin (double), not its float positions\n"
@@ -230,7 +231,9 @@ typedef struct soft_args {
     int tetrahedralise, quiet, box_given, follow, largest_piece;
     unsigned box[3], lattice;
     double box_size[3];
-    double max_volume, quality, scale, translate[3], height, box_pin[6];
+    double max_volume, quality, scale, translate[3], height;
+    double boxes[6 * PREP_MAX_PIN_BOXES]; /* --pin-box, each one more */
+    unsigned box_count;
     uint64_t max_memory; /* bytes a build is estimated to take, at most (0: no bound) */
     uint32_t *pins, pin_count;
     sinew_soft_options opt;
@@ -394,11 +397,10 @@ static int parse_option(int argc, char **argv, int *i, soft_args *s)
         ok = v ? parse_region(v, s) : cli_error(tool, "%s needs R:MATERIAL%s", a, "");
     } else if (!strcmp(a, "--pin")) {
         ok = v ? parse_pins(v, s) : cli_error(tool, "%s needs a list of vertex indices%s", a, "");
-    } else if (!strcmp(a, "--pin-box")) {
-        ok = cli_doubles(tool, a, v, 6, s->box_pin);
-        s->opt.pin_box = 1;
-        memcpy(s->opt.box_min, s->box_pin, sizeof s->opt.box_min);
-        memcpy(s->opt.box_max, s->box_pin + 3, sizeof s->opt.box_max);
+    } else if (!strcmp(a, "--pin-box")) { /* each one more box */
+        ok = (s->box_count < PREP_MAX_PIN_BOXES || cli_error(tool, "%s: at most %s boxes", a, PREP_MAX_PIN_BOXES_TEXT)) &&
+             cli_doubles(tool, a, v, 6, &s->boxes[6 * s->box_count]);
+        s->box_count += ok;
     } else if (!strcmp(a, "--pin-bottom")) {
         ok = cli_double(tool, a, v, &s->opt.pin_bottom) &&
              ((s->opt.pin_bottom >= 0 && s->opt.pin_bottom <= 1) || cli_error(tool, "%s must be in [0, 1]%s", a, ""));
@@ -432,8 +434,12 @@ static int parse_option(int argc, char **argv, int *i, soft_args *s)
 
 static int parse(int argc, char **argv, soft_args *s)
 {
+    static const char *const repeatable[] = {"--pin", "--pin-box", "--region", NULL};
+    const char *seen[128];
+    unsigned seen_count = 0;
     for (int i = 1; i < argc; i++)
-        if (!parse_option(argc, argv, &i, s))
+        if ((argv[i][0] == '-' && argv[i][1] && !cli_once(tool, argv[i], repeatable, seen, &seen_count)) ||
+            !parse_option(argc, argv, &i, s))
             return 0;
     if (!s->out || (!s->input && !s->box_given) || (s->input && s->box_given)) {
         fprintf(stderr, "%s: give one VOLUME, SURFACE --tetrahedralise or --box, and -o ASSET.snw\n(try %s --help)\n",
@@ -686,10 +692,11 @@ int prep_soft_main(int argc, char **argv)
     for (uint32_t i = 0; i < surface.vertex_count; i++)
         for (int k = 0; k < 3; k++)
             surface.positions[3 * (size_t)i + k] *= s.scale;
-    for (int k = 0; k < 3; k++) {
-        s.opt.box_min[k] -= s.translate[k];
-        s.opt.box_max[k] -= s.translate[k];
-    }
+    for (unsigned b = 0; b < s.box_count; b++)
+        for (int k = 0; k < 6; k++)
+            s.boxes[6 * b + k] -= s.translate[k % 3];
+    s.opt.pin_boxes = s.boxes;
+    s.opt.pin_box_count = s.box_count;
     s.opt.render_source = surface.render_vertex_count ? &surface : NULL;
     char source[512];
     snprintf(source, sizeof source, "%s", what);

@@ -4,6 +4,11 @@
 #ifndef SINEW_TOOLS_PREP_SOFT_H
 #define SINEW_TOOLS_PREP_SOFT_H
 
+/* --pin-box may be given this many times, each one more box (cloth and
+ * soft bodies alike). */
+#define PREP_MAX_PIN_BOXES 64
+#define PREP_MAX_PIN_BOXES_TEXT "64"
+
 /* 1 when the command line asks for a soft body: --box, --tetrahedralise, or an
  * input named .msh, .node or .ele. */
 int prep_soft_wanted(int argc, char **argv);

@@ -655,33 +655,33 @@ int sim_parse(int argc, char **argv, options *o)
          "a sphere collider: centre and radius (m). Repeatable, as each collider below: each is one more shape of "
          "the collider list (docs/colliders.md), up to 64 in all. The default scene has a sphere of its own at "
          "0,0.45,-0.35,0.3 unless --sphere or --no-sphere is given",
-         .parse = parse_sphere},
+         .parse = parse_sphere, .repeat = 1},
         {"--no-sphere", NULL, CLI_FLAG, &o->no_sphere, NULL, "not the default scene's sphere"},
         {"--capsule", NULL, CLI_CUSTOM, o, "AX,AY,AZ,BX,BY,BZ,R",
-         "a capsule collider: the points within R of the segment from A to B (m)", .parse = parse_capsule},
+         "a capsule collider: the points within R of the segment from A to B (m)", .parse = parse_capsule, .repeat = 1},
         {"--box", NULL, CLI_CUSTOM, o, "X,Y,Z,HX,HY,HZ[,AX,AY,AZ,DEG]",
          "a box collider: centre and half extents (m), turned by DEG degrees about the axis AX,AY,AZ (default: "
          "axis-aligned)",
-         .parse = parse_box},
+         .parse = parse_box, .repeat = 1},
         {"--collider", NULL, CLI_CUSTOM, o, "MESH",
          "a triangle-mesh collider (OFF, OBJ, ...; closed meshes), placed and sized by the three options after "
          "it, up to 16",
-         .parse = parse_collider},
+         .parse = parse_collider, .repeat = 1},
         {"--collider-at", NULL, CLI_CUSTOM, o, "X,Y,Z[,AX,AY,AZ,DEG]",
-         "where its origin goes (m; default 0,0,0) and its turn, as --box's", .parse = parse_collider_at},
+         "where its origin goes (m; default 0,0,0) and its turn, as --box's", .parse = parse_collider_at, .repeat = 1},
         {"--collider-size", NULL, CLI_CUSTOM, o, "S",
          "scale it so its longest side is S m, its bounds' bottom centre at its origin (default: the file's "
          "coordinates)",
-         .parse = parse_collider_size},
+         .parse = parse_collider_size, .repeat = 1},
         {"--collider-resolution", NULL, CLI_CUSTOM, o, "N",
-         "distance-field cells along its longest side, 2..4096 (default 64)", .parse = parse_collider_resolution},
+         "distance-field cells along its longest side, 2..4096 (default 64)", .parse = parse_collider_resolution, .repeat = 1},
         {"--velocity", NULL, CLI_CUSTOM, o, "VX,VY,VZ",
          "the collider given last moves at this velocity (m/s), through each step and from step to step",
-         .parse = parse_velocity},
+         .parse = parse_velocity, .repeat = 1},
         {"--spin", NULL, CLI_CUSTOM, o, "WX,WY,WZ",
          "and turns at this angular velocity (rad/s, world axes, about its centre), carrying what rests on it "
          "by friction (a turning box: a drum)",
-         .parse = parse_spin},
+         .parse = parse_spin, .repeat = 1},
         {"--ground-normal", NULL, CLI_DOUBLES, o->ground_normal, "NX,NY,NZ",
          "the ground plane's normal: the plane is {x : n.x = --ground} (default 0,1,0)", .count = 3},
         {"--wind", NULL, CLI_DOUBLES, o->wind, "X,Y,Z", "wind velocity (m/s; acts with --drag or --lift)", .count = 3,
@@ -729,12 +729,12 @@ int sim_parse(int argc, char **argv, options *o)
          "within a batch by its self-collision, across batches by contact lists. A body whose solver is not given "
          "takes GPBD Gauss-Seidel when it has tetrahedra and XPBD Gauss-Seidel otherwise. "
          "Writes final-K.obj for the K-th added body",
-         .parse = parse_add},
+         .parse = parse_add, .repeat = 1},
         {"--add-solver", NULL, CLI_CUSTOM, o, "NAME", "the solver of the body of the last --add (names as --solver)",
-         .parse = parse_add_solver},
+         .parse = parse_add_solver, .repeat = 1},
         {"--no-contacts", NULL, CLI_FLAG, &o->no_contacts, NULL,
          "with --add or --scene crowd: the bodies do not touch each other (still one world, one submit)"},
-        {"--with", NULL, CLI_CUSTOM, o, "ASSET", "deprecated: the same as --add ASSET", .parse = parse_add},
+        {"--with", NULL, CLI_CUSTOM, o, "ASSET", "deprecated: the same as --add ASSET", .parse = parse_add, .repeat = 1},
         {"--intersections", NULL, CLI_FLAG, &o->intersections, NULL,
          "count the pairs of surface triangles sharing no vertex that intersect after the last step (the summary "
          "and --json)"},

@@ -228,7 +228,7 @@ static int parse(int argc, char **argv, bench_args *a)
         {"--out", "-o", CLI_STRING, &a->out, "DIR", "where bench.json, plots and README.md go (default "
          "./sinew-bench-out)", .given = &a->out_given},
         {"--peers", NULL, CLI_CUSTOM, a, "FILE", "JSONL of peer runs (tools/peers/run.sh); may repeat",
-         .parse = parse_peers},
+         .parse = parse_peers, .repeat = 1},
         {"--device", NULL, CLI_STRING, &a->device, "NAME|INDEX", "Vulkan device"},
         {"--validation", NULL, CLI_FLAG, &a->validation, NULL, "run with validation layers (slow; for dry runs)"},
         {"--no-plots", NULL, CLI_FLAG, &a->no_plots, NULL, "do not call gnuplot"},
@@ -244,7 +244,7 @@ static int parse(int argc, char **argv, bench_args *a)
         {"--cube", NULL, CLI_CUSTOM, a, "N",
          "GPBD cube of N^3 vertices, in place of the suite's cube sizes; may repeat (e.g. --suite gpbd --cube 26: "
          "the paper's size only)",
-         .parse = parse_cube},
+         .parse = parse_cube, .repeat = 1},
         {"--steps", NULL, CLI_UINT, &a->steps, "N",
          "measured impact steps per cube run (gpbd suite: 4); implicit: steps counted per run (default 10; dry "
          "run 2); collider: timed steps (default 60); world: measured steps per configuration (default 3)",
@@ -266,7 +266,7 @@ static int parse(int argc, char **argv, bench_args *a)
         {"--tets", NULL, CLI_CUSTOM, a, "N",
          "mgpbd: a target tetrahedron count of the model, met through TetGen's max volume (its surface alone sets "
          "a floor: 27 474 for elephant.off); may repeat, up to 8 (default 30000); 0: the bar alone",
-         .parse = parse_tets, .given = &a->tets_given},
+         .parse = parse_tets, .given = &a->tets_given, .repeat = 1},
         {"--model", NULL, CLI_STRING, &mg->model, "FILE",
          "mgpbd: a closed surface, in SINEW_CGAL_DATA/meshes or a path with a '/' (default elephant.off; dry run "
          "ellipsoid.off)",

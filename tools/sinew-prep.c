@@ -54,7 +54,7 @@ static const char *const usage =
     "                            each layer; --pin-box and --pin-top go by position)\n"
     "      --pin-box X0,Y0,Z0,X1,Y1,Z1   pin vertices inside the box (after --scale and\n"
     "                            --translate: where the mesh ends up in the world);\n"
-    "                            the smaller corner first\n"
+    "                            the smaller corner first; repeatable, each one more box\n"
     "      --pin-top F           pin vertices within fraction F of the height below the top\n"
     "                            (refused where that pins every vertex: a mesh flat along y)\n"
     "      --free-parts          connected parts without a pin are meant to fall on their own\n"
@@ -357,7 +357,8 @@ int main(int argc, char **argv)
     unsigned grid[2] = {0, 0}, layers = 1;
     double layer_gap = 0.02;
     int layer_options = 0;
-    double size[2] = {1.0, 1.0}, height = 1.0, scale = 1.0, translate[3] = {0, 0, 0}, box[6];
+    double size[2] = {1.0, 1.0}, height = 1.0, scale = 1.0, translate[3] = {0, 0, 0}, boxes[6 * PREP_MAX_PIN_BOXES];
+    unsigned box_count = 0;
     int plane_xy = 0, pin_corners = 0, compare = 0, quiet = 0, triangulate = 0, quadrangulate = 0;
     uint32_t *pins = NULL, pin_count = 0;
     sinew_cloth_options opt = sinew_cloth_options_default();
@@ -373,9 +374,14 @@ int main(int argc, char **argv)
     int hierarchy_options = 0;
     uint64_t max_memory = sinew_estimate_memory_default();
 
+    static const char *const repeatable[] = {"--pin", "--pin-box", NULL};
+    const char *seen[128];
+    unsigned seen_count = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1, used = 1;
+        if (a[0] == '-' && a[1] && !cli_once(t, a, repeatable, seen, &seen_count))
+            goto done;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             print_hierarchy_help(&hopt);
@@ -463,11 +469,13 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--pin-corners")) {
             pin_corners = 1;
             used = 0;
-        } else if (!strcmp(a, "--pin-box")) {
-            ok = cli_doubles(t, a, v, 6, box);
-            opt.pin_box = 1;
-            memcpy(opt.box_min, box, sizeof opt.box_min);
-            memcpy(opt.box_max, box + 3, sizeof opt.box_max);
+        } else if (!strcmp(a, "--pin-box")) { /* each one more box */
+            ok = (box_count < PREP_MAX_PIN_BOXES ||
+                  cli_error(t, "%s: at most %s boxes", a, PREP_MAX_PIN_BOXES_TEXT)) &&
+                 cli_doubles(t, a, v, 6, &boxes[6 * box_count]);
+            box_count += ok;
+            opt.pin_boxes = boxes;
+            opt.pin_box_count = box_count;
         } else if (!strcmp(a, "--pin-top")) {
             ok = cli_double(t, a, v, &opt.pin_top);
         } else if (!strcmp(a, "--free-parts")) {
@@ -656,10 +664,9 @@ int main(int argc, char **argv)
     for (uint32_t i = 0; i < mesh.vertex_count; i++)
         for (int k = 0; k < 3; k++)
             mesh.positions[3 * i + k] *= scale;
-    for (int k = 0; k < 3; k++) {
-        opt.box_min[k] -= translate[k];
-        opt.box_max[k] -= translate[k];
-    }
+    for (unsigned b = 0; b < box_count; b++)
+        for (int k = 0; k < 6; k++)
+            boxes[6 * b + k] -= translate[k % 3];
     sinew_nested nested = {0};
     /* Subdivision numbers the input's vertices first: a pin past them would
      * take a particle subdivision made, which no one can name. */

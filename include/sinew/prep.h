@@ -196,6 +196,10 @@ typedef struct sinew_prep_cloth_options {
     uint32_t pin_count;
     int pin_box;                 /* pin every vertex inside [box_min, box_max] [--pin-box] */
     double box_min[3], box_max[3];
+    /* More pin boxes, 6 doubles each (min x, y, z, then max x, y, z): a
+     * vertex inside any box is pinned [--pin-box given again]; borrowed. */
+    const double *pin_boxes;
+    uint32_t pin_box_count;
     double pin_top;              /* > 0: pin vertices within this fraction of the height below the top [--pin-top] */
     int free_parts;              /* parts without a pin are meant to fall: no warning [--free-parts] */
 
@@ -331,6 +335,8 @@ typedef struct sinew_prep_soft_options {
     uint32_t pin_count;
     int pin_box;                 /* [--pin-box] */
     double box_min[3], box_max[3];
+    const double *pin_boxes;     /* more boxes, as the cloth options' [--pin-box again]; borrowed */
+    uint32_t pin_box_count;
     double pin_bottom;           /* > 0: pin vertices within this fraction of the height above the lowest [--pin-bottom] */
     int largest_piece;           /* keep only the largest of parts joined by no face [--pieces largest] */
 

@@ -202,7 +202,7 @@ class PrepClothOptions(Struct):
     _fields_ = [("cookie", u32), ("name", char_p), ("density", f64), ("shear", i32), ("bending", i32),
                 ("triangulate", i32), ("quadrangulate", i32), ("colouring", enum), ("cluster_particles", u32),
                 ("pins", C.POINTER(u32)), ("pin_count", u32), ("pin_box", i32), ("box_min", f64 * 3),
-                ("box_max", f64 * 3), ("pin_top", f64), ("free_parts", i32), ("membrane", u32),
+                ("box_max", f64 * 3), ("pin_boxes", C.POINTER(f64)), ("pin_box_count", u32), ("pin_top", f64), ("free_parts", i32), ("membrane", u32),
                 ("membrane_material", Material), ("springs", i32), ("spring_compliance", f64),
                 ("keep_distances", i32), ("warp", f64 * 3), ("hierarchy_levels", u32), ("hierarchy_k", u32),
                 ("hierarchy_min_particles", u32), ("hierarchy_rest", enum), ("subdivisions", u32),
@@ -225,7 +225,8 @@ class PrepSoftOptions(Struct):
     _fields_ = [("cookie", u32), ("name", char_p), ("model", enum), ("youngs_modulus", f64),
                 ("poisson_ratio", f64), ("density", f64), ("regions", C.POINTER(PrepRegionMaterial)),
                 ("region_count", u32), ("colouring", enum), ("pins", C.POINTER(u32)), ("pin_count", u32),
-                ("pin_box", i32), ("box_min", f64 * 3), ("box_max", f64 * 3), ("pin_bottom", f64),
+                ("pin_box", i32), ("box_min", f64 * 3), ("box_max", f64 * 3), ("pin_boxes", C.POINTER(f64)),
+                ("pin_box_count", u32), ("pin_bottom", f64),
                 ("largest_piece", i32), ("mesher", enum), ("max_volume", f64), ("quality", f64),
                 ("tetgen", char_p), ("lattice_cells", u32), ("follow_surface", i32),
                 ("max_memory", u64), ("origin", f64 * 3)]

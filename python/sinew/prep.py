@@ -46,16 +46,22 @@ def _pins(options, pins, keep, where):
     options.pins, options.pin_count = cv.pointer(p, C.c_uint32), p.size
 
 
-def _box(options, box, where):
+def _box(options, box, keep, where):
+    """pin_box: one box (min, max), or a list of them (each one more)."""
     if box is None:
         return
     try:
-        lo, hi = box
+        boxes = [box] if len(box) == 2 and all(len(c) == 3 for c in box) else list(box)
+        corners = [(lo, hi) for lo, hi in boxes]
     except (TypeError, ValueError):
-        cv.refuse(f"{where}: pin_box", "is not (min, max), two points")
-    options.pin_box = 1
-    options.box_min = cv.field(C.c_double * 3, lo, f"{where}: pin_box min")
-    options.box_max = cv.field(C.c_double * 3, hi, f"{where}: pin_box max")
+        cv.refuse(f"{where}: pin_box", "is not (min, max), two points, nor a list of such")
+    flat = (C.c_double * (6 * len(corners)))()
+    for k, (lo, hi) in enumerate(corners):
+        flat[6 * k:6 * k + 3] = list(cv.field(C.c_double * 3, lo, f"{where}: pin_box {k} min"))
+        flat[6 * k + 3:6 * k + 6] = list(cv.field(C.c_double * 3, hi, f"{where}: pin_box {k} max"))
+    keep.append(flat)
+    options.pin_boxes = C.cast(flat, C.POINTER(C.c_double))
+    options.pin_box_count = len(corners)
 
 
 def _build(fn, where, *args):
@@ -138,7 +144,7 @@ def _cloth_options(where, keep, name=None, density=None, no_shear=False, no_bend
     if springs is not None:
         o.springs, o.spring_compliance = 1, cv.number(springs, f"{where}: springs (compliance)")
     _pins(o, pins, keep, where)
-    _box(o, pin_box, where)
+    _box(o, pin_box, keep, where)
     stvk = {"youngs_modulus": youngs, "poisson_ratio": poisson, "thickness": thickness}
     if membrane is None:
         if any(v is not None for v in stvk.values()):
@@ -161,7 +167,7 @@ def cloth(vertices, faces, uvs=None, normals=None, *, quads=None, **options: Any
     mesh. options, as sinew-prep's: name, density (kg/m^2), no_shear,
     no_bending, triangulate, quadrangulate, colouring ("balanced",
     "greedy"), clusters (particles a cluster, or "none"), pins (vertex
-    indices), pin_box ((min), (max)), pin_top, free_parts, membrane
+    indices), pin_box ((min), (max), or a list of such boxes), pin_top, free_parts, membrane
     ("stvk", a fabric file or a tabulated sinew.Material) with youngs,
     poisson, thickness, springs (compliance), keep_distances, warp,
     hierarchy (levels), hierarchy_k, hierarchy_min, hierarchy_rest
@@ -223,7 +229,7 @@ def _soft_options(where, keep, name=None, material=None, youngs=None, poisson=No
     if pieces is not None:
         o.largest_piece = _choice({"all": 0, "largest": 1}, pieces, f"{where}: pieces")
     _pins(o, pins, keep, where)
-    _box(o, pin_box, where)
+    _box(o, pin_box, keep, where)
     if lattice is not None:
         if tetrahedralise:
             cv.refuse(f"{where}: lattice", "and tetrahedralise both given: choose one mesher")

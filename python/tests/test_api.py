@@ -257,6 +257,17 @@ def test_soft_body_from_arrays(ctx):
     assert body.positions()[:, 1].min() > -0.01  # on the ground
 
 
+def test_prep_pin_boxes_add_up():
+    # a 16 x 16 grid, 1 m wide: one box over the first row pins 16, a second over the last row 16 more
+    first = ((-1, 0, -1), (1, 2, -0.49))
+    last = ((-1, 0, 0.49), (1, 2, 1))
+    one = sinew.prep.grid(16, 16, pin_corners=False, pin_box=first)
+    two = sinew.prep.grid(16, 16, pin_corners=False, pin_box=[first, last])
+    assert one.info.pinned_count == 16 and two.info.pinned_count == 32
+    with pytest.raises(sinew.Error, match="pin box 2 is inverted"):
+        sinew.prep.grid(16, 16, pin_corners=False, pin_box=[first, ((0, 0, 0), (-1, 1, 1))])
+
+
 def test_prep_refuses_bad_meshes():
     v = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], dtype=float)
     with pytest.raises(sinew.Error) as e:

@@ -22,6 +22,7 @@
  */
 #include "cloth.h"
 #include "embed.h"
+#include "pin_boxes.h"
 
 #include "core/log.h"
 #include "math/xpbd_math.h"
@@ -173,11 +174,18 @@ static sinew_result check_options(const cloth_builder *b)
         return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep", "%s: clusters of %u particles: the "
                           "size must be %u to %u, or 0 for none", b->name, o->cluster_particles,
                           SINEW_CLUSTER_MIN_PARTICLES, SINEW_CLUSTER_MAX_PARTICLES);
-    for (int k = 0; k < 3 && o->pin_box; k++)
-        if (!(o->box_min[k] <= o->box_max[k]) || !isfinite(o->box_min[k]) || !isfinite(o->box_max[k]))
-            return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
-                              "%s: the pin box is inverted or not finite along %c: from %g to %g m (give the "
-                              "smaller corner first)", b->name, "xyz"[k], o->box_min[k], o->box_max[k]);
+    if (o->pin_box_count && !o->pin_boxes)
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep", "%s: %u pin boxes but pin_boxes is NULL",
+                          b->name, o->pin_box_count);
+    int axis = 0;
+    const int64_t bad = sinew_pin_boxes_bad(o->pin_box, o->box_min, o->box_max, o->pin_boxes, o->pin_box_count, &axis);
+    if (bad >= 0) {
+        const double *lo, *hi;
+        sinew_pin_box_at(o->pin_box, o->box_min, o->box_max, o->pin_boxes, (uint32_t)bad, &lo, &hi);
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                          "%s: pin box %lld is inverted or not finite along %c: from %g to %g m (give the "
+                          "smaller corner first)", b->name, (long long)bad + 1, "xyz"[axis], lo[axis], hi[axis]);
+    }
     for (uint32_t i = 0; i < o->pin_count; i++)
         if (o->pin_indices[i] >= b->mesh->vertex_count)
             return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
@@ -522,9 +530,8 @@ static sinew_result apply_pins(cloth_builder *b)
     }
     for (uint32_t i = 0; i < b->n; i++) {
         const double *p = position(b, i);
-        int in_box = o->pin_box;
-        for (int k = 0; k < 3; k++)
-            in_box = in_box && p[k] >= o->box_min[k] && p[k] <= o->box_max[k];
+        const int in_box = sinew_pin_boxes_contain(o->pin_box, o->box_min, o->box_max, o->pin_boxes,
+                                                   o->pin_box_count, p);
         if (in_box || (o->pin_top > 0.0 && p[1] >= top))
             pin(b, i);
     }

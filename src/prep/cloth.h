@@ -25,6 +25,8 @@ typedef struct sinew_cloth_options {
     uint32_t pin_count;
     int pin_box;                /* pin every vertex inside [box_min, box_max]; min <= max */
     double box_min[3], box_max[3];
+    const double *pin_boxes;    /* pin_box_count more boxes (pin_boxes.h); borrowed */
+    uint32_t pin_box_count;
     double pin_top;             /* > 0: pin vertices within this fraction of the
                                    height below the highest y; refused where
                                    that band holds every vertex (a mesh flat

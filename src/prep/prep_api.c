@@ -388,6 +388,8 @@ static sinew_result build_cloth(sinew_mesh *mesh, const sinew_prep_cloth_options
     c.pin_box = o->pin_box;
     memcpy(c.box_min, o->box_min, sizeof c.box_min);
     memcpy(c.box_max, o->box_max, sizeof c.box_max);
+    c.pin_boxes = o->pin_boxes;
+    c.pin_box_count = o->pin_box_count;
     c.pin_top = o->pin_top;
     c.free_parts = o->free_parts;
     c.source_name = name;
@@ -658,6 +660,8 @@ static sinew_result build_soft(sinew_volume *v, const sinew_prep_soft_options *o
     s.pin_box = o->pin_box;
     memcpy(s.box_min, o->box_min, sizeof s.box_min);
     memcpy(s.box_max, o->box_max, sizeof s.box_max);
+    s.pin_boxes = o->pin_boxes;
+    s.pin_box_count = o->pin_box_count;
     s.pin_bottom = o->pin_bottom;
     s.source_name = name;
     s.render_source = render_source;

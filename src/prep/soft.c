@@ -16,6 +16,7 @@
 #include "soft.h"
 
 #include "embed.h"
+#include "pin_boxes.h"
 
 #include "core/log.h"
 
@@ -119,6 +120,18 @@ static sinew_result check_options(soft_builder *b)
             return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
                               "%s: pin index %u (pin %u) out of range (%u vertices)", b->name, o->pin_indices[i], i,
                               in->vertex_count);
+    if (o->pin_box_count && !o->pin_boxes)
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep", "%s: %u pin boxes but pin_boxes is NULL",
+                          b->name, o->pin_box_count);
+    int axis = 0;
+    const int64_t bad = sinew_pin_boxes_bad(o->pin_box, o->box_min, o->box_max, o->pin_boxes, o->pin_box_count, &axis);
+    if (bad >= 0) {
+        const double *lo, *hi;
+        sinew_pin_box_at(o->pin_box, o->box_min, o->box_max, o->pin_boxes, (uint32_t)bad, &lo, &hi);
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                          "%s: pin box %lld is inverted or not finite along %c: from %g to %g m (give the "
+                          "smaller corner first)", b->name, (long long)bad + 1, "xyz"[axis], lo[axis], hi[axis]);
+    }
     if (o->tet_materials && o->material_count == 0)
         return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
                           "%s: per-tetrahedron material indices without a materials table", b->name);
@@ -429,9 +442,8 @@ static sinew_result apply_pins(soft_builder *b)
     double bottom = ymin + o->pin_bottom * (ymax - ymin);
     for (uint32_t i = 0; i < n; i++) {
         const double *p = position(b, i);
-        int in_box = o->pin_box;
-        for (int k = 0; k < 3; k++)
-            in_box = in_box && p[k] >= o->box_min[k] && p[k] <= o->box_max[k];
+        const int in_box = sinew_pin_boxes_contain(o->pin_box, o->box_min, o->box_max, o->pin_boxes,
+                                                   o->pin_box_count, p);
         if (in_box || (o->pin_bottom > 0.0 && p[1] <= bottom))
             pin(b, i);
     }

@@ -46,6 +46,8 @@ typedef struct sinew_soft_options {
     uint32_t pin_count;
     int pin_box;                 /* pin every vertex inside [box_min, box_max] */
     double box_min[3], box_max[3];
+    const double *pin_boxes;     /* pin_box_count more boxes (pin_boxes.h); borrowed */
+    uint32_t pin_box_count;
     double pin_bottom;           /* > 0: pin vertices within this fraction of the
                                     height above the lowest y */
     const char *source_name;     /* recorded in the asset's META section */

@@ -46,6 +46,14 @@ add_test(NAME tool_repeated_option_refused
 '${SIM}' --frames 2 -n 3 -o '${OUT}/x'; test $? -eq 2")
 set_tests_properties(tool_repeated_option_refused PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "--size is given twice.*--youngs is given twice.*--frames \\(-n\\) is given twice")
+# The library's messages through a tool name the flag beside the field:
+# candidates dropped past --self-capacity say so.
+add_test(NAME tool_sim_message_names_the_flag
+  COMMAND sh -c "'${PREP}' --grid 16x16 --size 0.4x0.4 --height 0.25 --layers 4 --layer-gap 0.015 --free-parts -q \
+-o '${OUT}/layers-msg.snw' && '${SIM}' '${OUT}/layers-msg.snw' --self-collision --self-capacity 1 --thickness 0.05 \
+--iterations 1 --substeps 2 --frames 1 -q -o '${OUT}/layers-msg'")
+set_tests_properties(tool_sim_message_names_the_flag PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "did not fit in self_capacity \\(--self-capacity\\).*raise self_capacity \\(--self-capacity\\)")
 # Bad options: a clear message and a non-zero exit.
 add_test(NAME tool_sim_bad_option COMMAND sh -c "'${SIM}' --frames many; test $? -eq 2")
 set_tests_properties(tool_sim_bad_option PROPERTIES LABELS cpu

@@ -92,6 +92,9 @@ typedef struct options {
 /* Reads the options into *o, then the scene's settings where no option gave
  * one: 1 to run, 0 when done (--help), -1 on a bad option (said why). */
 int sim_parse(int argc, char **argv, options *o);
+/* sinew-sim's logger (the context's): the library's messages, each field a
+ * flag sets followed by the flag ("self_capacity (--self-capacity)"). */
+void sim_log(void *user, sinew_log_level level, const char *id, const char *message);
 
 /* The shapes' geometry (sim_shapes.c). */
 

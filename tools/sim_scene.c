@@ -280,6 +280,7 @@ static int create_body(const options *o, sim *s)
     sinew_context_desc cd = sinew_context_desc_default();
     cd.device = o->device;
     cd.validation = o->validation;
+    cd.logger.fn = sim_log;
     if (o->portable)
         cd.limits = SINEW_LIMITS_PORTABLE;
     sinew_result r = sinew_context_create(&cd, &s->ctx);

@@ -54,6 +54,20 @@ add_test(NAME tool_sim_message_names_the_flag
 --iterations 1 --substeps 2 --frames 1 -q -o '${OUT}/layers-msg'")
 set_tests_properties(tool_sim_message_names_the_flag PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "did not fit in self_capacity \\(--self-capacity\\).*raise self_capacity \\(--self-capacity\\)")
+# Units first: --scale (and --units) act on the mesh as read, so TetGen's
+# --max-volume (m^3) sees the scaled model: half the size makes under half
+# the tetrahedra, twice the size over three times (the surface's own
+# triangles bound the smallest count). A model that reads as 367 m across,
+# or under a centimetre, is warned about.
+add_test(NAME tool_prep_units_first
+  COMMAND sh -c "for s in 1 0.5 2; do '${PREP}' '${CMAKE_CURRENT_SOURCE_DIR}/../data/pebble.off' --tetrahedralise \
+--max-volume 1e-5 --scale $s -o '${OUT}/pebble-'$s'.snw' | sed -n 's/.*, \\([0-9]*\\) tetrahedra.*/\\1/p' > '${OUT}/pebble-'$s'.n' || exit 1; done; \
+a=$(cat '${OUT}/pebble-1.n'); h=$(cat '${OUT}/pebble-0.5.n'); d=$(cat '${OUT}/pebble-2.n'); echo tets $a $h $d; \
+test $((2 * h)) -lt $a && test $d -gt $((3 * a)) && \
+'${PREP}' '${CMAKE_CURRENT_SOURCE_DIR}/../data/pebble.off' --tetrahedralise --scale 1000 -o '${OUT}/pebble-km.snw' && \
+'${PREP}' '${CMAKE_CURRENT_SOURCE_DIR}/../data/tablecloth.obj' --units mm -o '${OUT}/tablecloth-mm.snw'")
+set_tests_properties(tool_prep_units_first PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "tets [0-9]+ [0-9]+ [0-9]+.*is 366.7 m across, over 100 m: is it in millimetres\\? --units mm.*0.0012 m across, under a centimetre")
 # Bad options: a clear message and a non-zero exit.
 add_test(NAME tool_sim_bad_option COMMAND sh -c "'${SIM}' --frames many; test $? -eq 2")
 set_tests_properties(tool_sim_bad_option PROPERTIES LABELS cpu

@@ -81,11 +81,11 @@ set_tests_properties(tool_prep_grid_trailing_text PROPERTIES LABELS cpu
 add_test(NAME tool_prep_pin_box_inverted
   COMMAND sh -c "'${PREP}' --grid 8x8 --pin-box 0,0,1,1,2,0 -o '${CLI_OUT}/x.snw'; test $? -eq 1")
 set_tests_properties(tool_prep_pin_box_inverted PROPERTIES LABELS cpu
-  PASS_REGULAR_EXPRESSION "pin box is inverted or not finite along z: from 1 to 0 m")
+  PASS_REGULAR_EXPRESSION "pin box 1 is inverted or not finite along z: from 1 to 0 m")
 add_test(NAME tool_prep_pin_top_flat
   COMMAND sh -c "'${PREP}' --grid 8x8 --pin-top 0.05 -o '${CLI_OUT}/x.snw'; test $? -eq 1")
 set_tests_properties(tool_prep_pin_top_flat PROPERTIES LABELS cpu
-  PASS_REGULAR_EXPRESSION "pin_top 0.05 would pin all 64 particles: the mesh is flat along y .*no top edge")
+  PASS_REGULAR_EXPRESSION "pin_top \\(--pin-top\\) 0.05 would pin all 64 particles: the mesh is flat along y .*no top edge")
 add_test(NAME tool_prep_pin_subdivided
   COMMAND sh -c "'${PREP}' --grid 4x4 --subdivide 1 --pin 3,20 -o '${CLI_OUT}/x.snw'; test $? -eq 1")
 set_tests_properties(tool_prep_pin_subdivided PROPERTIES LABELS cpu

@@ -270,6 +270,50 @@ static inline int cli_once(const char *tool, const char *a, const char *const *r
     return 1;
 }
 
+/* A tool's logger (sinew_logger.fn, user: a text naming the tool's flags,
+ * such as its --help): the library's messages name its fields
+ * ("self_capacity"), the user typed flags, so each snake_case word whose
+ * dashed form is a flag of the text gets the flag beside it,
+ * "self_capacity (--self-capacity)". Written as the library's own logger
+ * writes (to stderr). */
+static inline int cli_text_has_flag(const char *text, const char *flag)
+{
+    const size_t len = strlen(flag);
+    for (const char *p = strstr(text, flag); p; p = strstr(p + 1, flag))
+        if ((p == text || !strchr("abcdefghijklmnopqrstuvwxyz0123456789-", p[-1])) &&
+            !strchr("abcdefghijklmnopqrstuvwxyz0123456789-", p[len] ? p[len] : ' '))
+            return 1;
+    return 0;
+}
+
+static inline void cli_log_flags(void *user, sinew_log_level level, const char *id, const char *message)
+{
+    static const char *const names[] = {"error", "warning", "info", "debug"};
+    const char *flags = user ? (const char *)user : "";
+    char out[4096];
+    size_t n = 0;
+    for (const char *p = message; *p && n + 1 < sizeof out;) {
+        size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
+        const int word =
+            len && (p == message || !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", p[-1]));
+        if (!len)
+            len = 1;
+        char dashed[64] = "--";
+        int flag = 0;
+        if (word && memchr(p, '_', len) && len + 3 < sizeof dashed) {
+            for (size_t k = 0; k < len; k++)
+                dashed[2 + k] = p[k] == '_' ? '-' : p[k];
+            dashed[2 + len] = '\0';
+            flag = cli_text_has_flag(flags, dashed);
+        }
+        n += (size_t)snprintf(out + n, sizeof out - n, "%.*s", (int)len, p);
+        if (flag && n + 1 < sizeof out)
+            n += (size_t)snprintf(out + n, sizeof out - n, " (%s)", dashed);
+        p += len;
+    }
+    fprintf(stderr, "sinew %s [%s]: %s\n", names[level <= SINEW_LOG_DEBUG ? level : SINEW_LOG_DEBUG], id, out);
+}
+
 /* Prints text from column `at` on, continuation lines from column `col`,
  * wrapped at 80 columns; '\n' breaks a line, the spaces opening a line
  * indent its continuations too, and runs of spaces within a line stay. */

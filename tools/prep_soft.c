@@ -31,10 +31,10 @@
 
 static const char *const tool = "sinew-prep";
 
-void prep_soft_help(void)
+void prep_soft_help(FILE *f)
 {
     sinew_soft_options d = sinew_soft_options_default();
-    printf("\n"
+    fprintf(f, "\n"
            "Soft bodies (tetrahedra for the GPBD solvers):\n"
            "  sinew-prep VOLUME.msh|X.node|X.ele -o ASSET.snw [options]   Gmsh 2.2/4.1, TetGen\n"
            "  sinew-prep SURFACE --tetrahedralise -o ASSET.snw [options]  the solid a surface bounds\n"
@@ -70,8 +70,12 @@ void prep_soft_help(void)
            "                            --translate: where the mesh ends up in the world);\n"
            "                            repeatable, each one more box\n"
            "      --pin-bottom F        pin vertices within fraction F of the height above the lowest\n"
-           "      --scale S, --translate X,Y,Z   transform the mesh (scale first); --translate\n"
-           "                            moves the asset's origin (double), not its float positions\n"
+           "      --units mm|cm|m|in    the unit of the file's coordinates (default m): with --scale,\n"
+           "                            applied to the mesh as read, before anything is built from\n"
+           "                            it (TetGen and --max-volume, the lattice, masses, pins)\n"
+           "      --scale S, --translate X,Y,Z   transform the mesh (scale first, as --units);\n"
+           "                            --translate moves the asset's origin (double), not its\n"
+           "                            float positions\n"
            "      --height Y            --box: height of its centre (default 1 m)\n"
            "      --colouring balanced|greedy   (default balanced)\n"
            "      --max-memory SIZE     as for cloth: the box, the volume file's tetrahedra, the lattice\n"
@@ -231,7 +235,7 @@ typedef struct soft_args {
     int tetrahedralise, quiet, box_given, follow, largest_piece;
     unsigned box[3], lattice;
     double box_size[3];
-    double max_volume, quality, scale, translate[3], height;
+    double max_volume, quality, scale, units, translate[3], height;
     double boxes[6 * PREP_MAX_PIN_BOXES]; /* --pin-box, each one more */
     unsigned box_count;
     uint64_t max_memory; /* bytes a build is estimated to take, at most (0: no bound) */
@@ -406,6 +410,8 @@ static int parse_option(int argc, char **argv, int *i, soft_args *s)
              ((s->opt.pin_bottom >= 0 && s->opt.pin_bottom <= 1) || cli_error(tool, "%s must be in [0, 1]%s", a, ""));
     } else if (!strcmp(a, "--scale")) {
         ok = cli_double(tool, a, v, &s->scale) && (s->scale > 0 || cli_error(tool, "%s must be > 0%s", a, ""));
+    } else if (!strcmp(a, "--units")) {
+        ok = prep_parse_units(tool, a, v, &s->units);
     } else if (!strcmp(a, "--translate")) {
         ok = cli_doubles(tool, a, v, 3, s->translate) &&
              ((fabs(s->translate[0]) <= 1e9 && fabs(s->translate[1]) <= 1e9 && fabs(s->translate[2]) <= 1e9) ||
@@ -504,6 +510,50 @@ static sinew_result within_memory(const soft_args *s, const sinew_mesh *m, const
 
 /* The volume, and the surface it was made from (zeroed for a box or a volume
  * file): its render mesh is embedded in the tetrahedra. */
+int prep_parse_units(const char *tool_name, const char *opt, const char *text, double *factor)
+{
+    static const struct { const char *name; double metres; } units[] = {
+        {"mm", 1e-3}, {"cm", 1e-2}, {"m", 1.0}, {"in", 0.0254}};
+    for (size_t k = 0; text && k < sizeof units / sizeof units[0]; k++)
+        if (!strcmp(text, units[k].name)) {
+            *factor = units[k].metres;
+            return 1;
+        }
+    return cli_error(tool_name, "%s: \"%s\" is not mm, cm, m or in", opt, text ? text : "");
+}
+
+void prep_report_size(const char *tool_name, const char *what, const float *xyz, uint32_t count, double mass, int quiet)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < count; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], xyz[3 * i + k]);
+            hi[k] = fmax(hi[k], xyz[3 * i + k]);
+        }
+    if (!count)
+        return;
+    const double span = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    if (!quiet)
+        printf("  size %.4g x %.4g x %.4g m, mass %.4g kg\n", hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], mass);
+    if (span < 0.01)
+        fprintf(stderr, "%s: warning: %s is %.3g m across, under a centimetre: is it in metres while the file is "
+                        "in another unit? (--units cm, --units in, or --scale)\n", tool_name, what, span);
+    else if (span > 100.0)
+        fprintf(stderr, "%s: warning: %s is %.4g m across, over 100 m: is it in millimetres? --units mm (or "
+                        "--units cm, --scale)\n", tool_name, what, span);
+    else if (mass > 1000.0)
+        fprintf(stderr, "%s: warning: %s weighs %.4g kg, over a tonne: is it in millimetres? --units mm (or "
+                        "--units cm, --scale, --density)\n", tool_name, what, mass);
+}
+
+static void scale_positions(double *xyz, uint32_t count, double factor)
+{
+    for (size_t i = 0; factor != 1.0 && i < 3 * (size_t)count; i++)
+        xyz[i] *= factor;
+}
+
+/* The volume (or the surface to mesh) read and scaled to metres (--units,
+ * --scale) before anything is built from it. */
 static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sinew_volume *v, sinew_mesh *surface)
 {
     memset(v, 0, sizeof *v);
@@ -514,6 +564,8 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
         if (r != SINEW_RESULT_OK)
             return r; /* the estimate said why */
         r = sinew_volume_box(s->box[0], s->box[1], s->box[2], s->box_size, origin, v);
+        if (r == SINEW_RESULT_OK)
+            scale_positions(v->positions, v->vertex_count, s->scale * s->units);
         if (r == SINEW_RESULT_ERROR_LIMIT)
             fprintf(stderr, "%s: --box %u %u %u: %llu vertices and %llu tetrahedra, past the limits of %u and %u\n",
                     tool, s->box[0], s->box[1], s->box[2],
@@ -527,12 +579,16 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
     }
     if (!s->tetrahedralise && !s->lattice) {
         sinew_result r = read_isolated(s->input, 1, lg, NULL, v);
+        if (r == SINEW_RESULT_OK)
+            scale_positions(v->positions, v->vertex_count, s->scale * s->units);
         if (r == SINEW_RESULT_OK && (r = within_memory(s, NULL, v, lg)) != SINEW_RESULT_OK)
             sinew_volume_free(v);
         return r;
     }
     sinew_mesh m = {0};
     sinew_result r = read_isolated(s->input, 0, lg, &m, NULL);
+    if (r == SINEW_RESULT_OK) /* units first: TetGen's --max-volume and the lattice see the mesh in metres */
+        scale_positions(m.positions, m.vertex_count, s->scale * s->units);
     if (r == SINEW_RESULT_OK)
         r = within_memory(s, &m, NULL, lg);
     if (r == SINEW_RESULT_OK && s->lattice)
@@ -652,7 +708,7 @@ static void print_report(const soft_args *s, const sinew_asset *asset, const sin
 
 int prep_soft_main(int argc, char **argv)
 {
-    soft_args s = {.quality = 1.4, .scale = 1.0, .height = 1.0, .opt = sinew_soft_options_default(),
+    soft_args s = {.quality = 1.4, .scale = 1.0, .units = 1.0, .height = 1.0, .opt = sinew_soft_options_default(),
                    .max_memory = sinew_estimate_memory_default()};
     if (!parse(argc, argv, &s)) {
         free(s.pins);
@@ -666,6 +722,16 @@ int prep_soft_main(int argc, char **argv)
     }
     sinew_logger lg = sinew_logger_default();
     lg.level = s.quiet ? SINEW_LOG_ERROR : SINEW_LOG_INFO;
+    /* the library's fields named with the flags that set them (the help's) */
+    char *flags = NULL;
+    size_t flags_size = 0;
+    FILE *help = open_memstream(&flags, &flags_size);
+    if (help) {
+        prep_soft_help(help);
+        fclose(help);
+        lg.fn = cli_log_flags;
+        lg.user = flags;
+    }
     const char *what = s.input ? s.input : "box";
 
     sinew_volume v;
@@ -682,16 +748,12 @@ int prep_soft_main(int argc, char **argv)
         sinew_mesh_free(&surface);
         free(s.pins);
         free(s.regions);
+        free(flags);
         return stop_signal() ? stop_status() : 1;
     }
     /* --translate places the asset's origin; the positions stay relative to
-     * it (sinew-prep.c says why), and --pin-box comes into that frame. */
-    for (uint32_t i = 0; i < v.vertex_count; i++)
-        for (int k = 0; k < 3; k++)
-            v.positions[3 * (size_t)i + k] *= s.scale;
-    for (uint32_t i = 0; i < surface.vertex_count; i++)
-        for (int k = 0; k < 3; k++)
-            surface.positions[3 * (size_t)i + k] *= s.scale;
+     * it (sinew-prep.c says why), and --pin-box comes into that frame. (The
+     * mesh was scaled as it was read.) */
     for (unsigned b = 0; b < s.box_count; b++)
         for (int k = 0; k < 6; k++)
             s.boxes[6 * b + k] -= s.translate[k % 3];
@@ -721,6 +783,15 @@ int prep_soft_main(int argc, char **argv)
         r = sinew_asset_write(asset, s.out, &lg);
     if (r == SINEW_RESULT_OK && !s.quiet)
         print_report(&s, asset, &rep, regions, region_count, by_region && regions);
+    if (r == SINEW_RESULT_OK) {
+        const sinew_asset_info ai = sinew_asset_get_info(asset);
+        float *xyz = malloc(12ull * ai.particle_count + 12);
+        if (xyz) {
+            sinew_asset_get_positions(asset, xyz);
+            prep_report_size(tool, what, xyz, ai.particle_count, rep.total_mass, s.quiet);
+        }
+        free(xyz);
+    }
     if (r != SINEW_RESULT_OK)
         fprintf(stderr, "%s: %s: %s\n", tool, what, sinew_result_string(r));
     sinew_asset_destroy(asset);
@@ -728,5 +799,6 @@ int prep_soft_main(int argc, char **argv)
     free(materials);
     free(s.pins);
     free(s.regions);
+    free(flags);
     return r == SINEW_RESULT_OK ? 0 : 1;
 }

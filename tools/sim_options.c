@@ -528,41 +528,13 @@ static int parse_bytes(const char *tool, const char *opt, const char *text, void
     return cli_bytes(tool, opt, text, value);
 }
 
-/* The options' names, for the messages (sim_log). */
-static const char *flags[256];
-static size_t flag_count;
+/* The options' names, one after another, for the messages (sim_log). */
+static char flag_text[8192];
 
-/* The library's messages name its fields ("self_capacity"); the user typed
- * flags: each field that a flag of sinew-sim sets (its name with dashes)
- * gets the flag beside it, "self_capacity (--self-capacity)". Written as
- * the library's own logger writes. */
 void sim_log(void *user, sinew_log_level level, const char *id, const char *message)
 {
     (void)user;
-    static const char *const names[] = {"error", "warning", "info", "debug"};
-    char out[4096];
-    size_t n = 0;
-    for (const char *p = message; *p && n + 1 < sizeof out;) {
-        size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
-        const int word = len && (p == message || !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-",
-                                                         p[-1]));
-        if (!len)
-            len = 1;
-        const char *flag = NULL;
-        if (word && memchr(p, '_', len) && len + 3 < 64) {
-            char dashed[64] = "--";
-            for (size_t k = 0; k < len; k++)
-                dashed[2 + k] = p[k] == '_' ? '-' : p[k];
-            dashed[2 + len] = '\0';
-            for (size_t k = 0; k < flag_count && !flag; k++)
-                flag = !strcmp(flags[k], dashed) ? flags[k] : NULL;
-        }
-        n += (size_t)snprintf(out + n, sizeof out - n, "%.*s", (int)len, p);
-        if (flag && n + 1 < sizeof out)
-            n += (size_t)snprintf(out + n, sizeof out - n, " (%s)", flag);
-        p += len;
-    }
-    fprintf(stderr, "sinew %s [%s]: %s\n", names[level <= SINEW_LOG_DEBUG ? level : SINEW_LOG_DEBUG], id, out);
+    cli_log_flags(flag_text, level, id, message);
 }
 
 int sim_parse(int argc, char **argv, options *o)
@@ -874,8 +846,9 @@ int sim_parse(int argc, char **argv, options *o)
          "blocks: exit with status 3 unless the last step has no inverted tetrahedra and a Green strain under 1%"},
     };
     const size_t count = sizeof opts / sizeof opts[0];
-    for (size_t k = 0; k < count && flag_count < sizeof flags / sizeof flags[0]; k++)
-        flags[flag_count++] = opts[k].name;
+    for (size_t k = 0, n = 0; k < count; k++) /* the flags, not the help's headings */
+        if (opts[k].kind != CLI_TEXT && opts[k].name && n + strlen(opts[k].name) + 2 < sizeof flag_text)
+            n += (size_t)snprintf(flag_text + n, sizeof flag_text - n, "%s ", opts[k].name);
     if (!cli_parse(t, argc, argv, opts, count, &o->asset_path, "asset"))
         return -1;
     if (o->help) {

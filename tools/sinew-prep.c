@@ -43,6 +43,8 @@ static const char *const usage =
     "                            separate parts in one asset; vertex v of layer L (from\n"
     "                            0) is L * NX * NY + v for --pin\n"
     "      --layer-gap G         between layers in m, > 0 (default 0.02; --scale scales it)\n"
+    "      --units mm|cm|m|in    the unit of the mesh file's coordinates (default m), applied\n"
+    "                            with --scale before anything is built\n"
     "      --scale S             scale the mesh uniformly\n"
     "      --translate X,Y,Z     then move it (m): the asset's origin goes there (in double,\n"
     "                            its ORIG section) and its float positions stay as they\n"
@@ -357,7 +359,7 @@ int main(int argc, char **argv)
     unsigned grid[2] = {0, 0}, layers = 1;
     double layer_gap = 0.02;
     int layer_options = 0;
-    double size[2] = {1.0, 1.0}, height = 1.0, scale = 1.0, translate[3] = {0, 0, 0}, boxes[6 * PREP_MAX_PIN_BOXES];
+    double size[2] = {1.0, 1.0}, height = 1.0, scale = 1.0, units = 1.0, translate[3] = {0, 0, 0}, boxes[6 * PREP_MAX_PIN_BOXES];
     unsigned box_count = 0;
     int plane_xy = 0, pin_corners = 0, compare = 0, quiet = 0, triangulate = 0, quadrangulate = 0;
     uint32_t *pins = NULL, pin_count = 0;
@@ -386,7 +388,7 @@ int main(int argc, char **argv)
             fputs(usage, stdout);
             print_hierarchy_help(&hopt);
             print_element_help(&opt);
-            prep_soft_help();
+            prep_soft_help(stdout);
             free(pins);
             return 0;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
@@ -423,6 +425,8 @@ int main(int argc, char **argv)
             ok = cli_double(t, a, v, &height);
         } else if (!strcmp(a, "--scale")) {
             ok = cli_double(t, a, v, &scale) && (scale > 0 || cli_error(t, "%s must be > 0%s", a, ""));
+        } else if (!strcmp(a, "--units")) {
+            ok = prep_parse_units(t, a, v, &units);
         } else if (!strcmp(a, "--translate")) {
             ok = cli_doubles(t, a, v, 3, translate) &&
                  ((fabs(translate[0]) <= 1e9 && fabs(translate[1]) <= 1e9 && fabs(translate[2]) <= 1e9) ||
@@ -603,6 +607,8 @@ int main(int argc, char **argv)
         goto done;
     sinew_logger lg = sinew_logger_default();
     lg.level = quiet ? SINEW_LOG_ERROR : SINEW_LOG_INFO;
+    lg.fn = cli_log_flags; /* the library's fields named with the flags that set them */
+    lg.user = (void *)usage;
     sinew_mesh mesh = {0};
     sinew_result r;
     if (fabric) {
@@ -663,7 +669,7 @@ int main(int argc, char **argv)
      * frame with it. */
     for (uint32_t i = 0; i < mesh.vertex_count; i++)
         for (int k = 0; k < 3; k++)
-            mesh.positions[3 * i + k] *= scale;
+            mesh.positions[3 * i + k] *= scale * units;
     for (unsigned b = 0; b < box_count; b++)
         for (int k = 0; k < 6; k++)
             boxes[6 * b + k] -= translate[k % 3];
@@ -795,6 +801,25 @@ int main(int argc, char **argv)
         if (!quiet && red_black)
             printf("red-black partition: %u red, %u black particles in %u piece%s\n", rb.red, rb.black, rb.pieces,
                    rb.pieces == 1 ? "" : "s");
+        /* its size and mass (areal density times the triangles' area), and
+         * a warning when they look like the wrong unit */
+        double area = 0.0;
+        for (uint32_t k = 0; k < asset->triangle_count; k++) {
+            const sinew_triangle_rec *tr = &asset->triangles[k];
+            const sinew_particle_rec *p0 = &asset->particles[tr->v[0]], *p1 = &asset->particles[tr->v[1]],
+                                     *p2 = &asset->particles[tr->v[2]];
+            const double e1[3] = {p1->x - p0->x, p1->y - p0->y, p1->z - p0->z};
+            const double e2[3] = {p2->x - p0->x, p2->y - p0->y, p2->z - p0->z};
+            const double c[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                                 e1[0] * e2[1] - e1[1] * e2[0]};
+            area += 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+        }
+        float *xyz = malloc(12ull * info.particle_count + 12);
+        if (xyz) {
+            sinew_asset_get_positions(asset, xyz);
+            prep_report_size(t, mesh_path ? mesh_path : "grid", xyz, info.particle_count, opt.density * area, quiet);
+        }
+        free(xyz);
         status = 0;
     }
     sinew_asset_destroy(asset);

@@ -43,10 +43,12 @@ static void json_shape(FILE *f, const char *key, const soft_shape *s, long step,
  * length-weighted mean is the total elongation over the total rest length. */
 typedef struct stretch_report {
     double median;             /* m, of the rest lengths */
-    double most, weighted;     /* over the edges of at least a tenth of the median */
+    double most, weighted;     /* over the edges of at least a tenth of the median, free and whole */
     uint32_t worst, counted;   /* the constraint of the largest; how many count */
     double short_most;         /* over the shorter ones */
     uint32_t short_worst, short_count;
+    double pinned_most;        /* over the edges at a pin */
+    uint32_t pinned_worst, pinned_count, cut_count;
 } stretch_report;
 
 static int compare_doubles(const void *a, const void *b)
@@ -55,10 +57,11 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static stretch_report measure_stretch(const float *xyz, const uint32_t *ends, const double *rest_length, uint32_t count)
+static stretch_report measure_stretch(const float *xyz, const uint32_t *ends, const double *rest_length,
+                                      const uint8_t *left_out, uint32_t count)
 {
     stretch_report r = {0};
-    r.worst = r.short_worst = UINT32_MAX;
+    r.worst = r.short_worst = r.pinned_worst = UINT32_MAX;
     double *sorted = malloc(sizeof *sorted * ((size_t)count + 1));
     if (!sorted || count == 0) {
         free(sorted);
@@ -73,6 +76,18 @@ static stretch_report measure_stretch(const float *xyz, const uint32_t *ends, co
         const float *a = &xyz[3 * ends[2 * c]], *b = &xyz[3 * ends[2 * c + 1]];
         double l = sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2)), L = rest_length[c];
         double e = L > 0.0 ? l / L - 1.0 : 0.0;
+        if (left_out && left_out[c] == 2) { /* cut: its ends part as they should */
+            r.cut_count++;
+            continue;
+        }
+        if (left_out && left_out[c] == 1) { /* at a pin: where the cloth is held, reported apart */
+            r.pinned_count++;
+            if (e > r.pinned_most || r.pinned_worst == UINT32_MAX) {
+                r.pinned_most = e;
+                r.pinned_worst = c;
+            }
+            continue;
+        }
         if (L < 0.1 * r.median) {
             r.short_count++;
             if (e > r.short_most || r.short_worst == UINT32_MAX) {
@@ -92,6 +107,7 @@ static stretch_report measure_stretch(const float *xyz, const uint32_t *ends, co
     r.weighted = length > 0.0 ? elongation / length : 0.0;
     r.most = r.most > 0.0 ? r.most : 0.0;
     r.short_most = r.short_most > 0.0 ? r.short_most : 0.0;
+    r.pinned_most = r.pinned_most > 0.0 ? r.pinned_most : 0.0;
     return r;
 }
 
@@ -210,7 +226,7 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
         json_num(j, "max_strain", st.max_strain, ", ");
         json_num(j, "worst_max_strain", t->worst_strain, ", ");
         json_num(j, "worst_rms_strain", t->worst_rms, ",\n");
-        const stretch_report sr = measure_stretch(s->xyz, s->ends, s->rest_length, ai.distance_count);
+        const stretch_report sr = measure_stretch(s->xyz, s->ends, s->rest_length, s->left_out, ai.distance_count);
         fprintf(j, "  \"stretch\": {\"edges\": %u, \"median_rest_length\": %.9g, ", sr.counted, sr.median);
         json_num(j, "max", sr.most, ", ");
         json_num(j, "length_weighted_mean", sr.weighted, ", ");
@@ -218,7 +234,10 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
             fprintf(j, "\"worst_edge\": [%u, %u], \"worst_rest_length\": %.9g, ", s->ends[2 * sr.worst],
                     s->ends[2 * sr.worst + 1], s->rest_length[sr.worst]);
         fprintf(j, "\"short_edges\": %u, ", sr.short_count);
-        json_num(j, "short_max", sr.short_most, "},\n");
+        json_num(j, "short_max", sr.short_most, ", ");
+        fprintf(j, "\"pinned_edges\": %u, ", sr.pinned_count);
+        json_num(j, "pinned_max", sr.pinned_most, ", ");
+        fprintf(j, "\"cut_edges\": %u},\n", sr.cut_count);
     }
     fprintf(j, "  \"exit_status\": %d\n}\n", status);
     if (fclose(j) != 0) {
@@ -375,12 +394,19 @@ int sim_report(const options *o, const sim *s, const tally *t)
     } else {
         /* Stretch at the last step, over edges of a meaningful length; then
          * the device's strain |C|/L of every distance constraint. */
-        const stretch_report sr = measure_stretch(s->xyz, s->ends, s->rest_length, ai.distance_count);
+        const stretch_report sr = measure_stretch(s->xyz, s->ends, s->rest_length, s->left_out, ai.distance_count);
         if (sr.worst != UINT32_MAX)
             printf("  stretch         %.3f%% at most at the last step, edge %u-%u (rest %.3g m), over the %u edges at "
-                   "least a tenth of the median rest length %.3g m; %.3f%% length-weighted mean\n",
+                   "least a tenth of the median rest length %.3g m, free of pins and whole; %.3f%% length-weighted "
+                   "mean\n",
                    100.0 * sr.most, s->ends[2 * sr.worst], s->ends[2 * sr.worst + 1], s->rest_length[sr.worst],
                    sr.counted, sr.median, 100.0 * sr.weighted);
+        if (sr.pinned_count)
+            printf("  edges at pins   %u left out above: at most %.3f%%, edge %u-%u (rest %.3g m)\n", sr.pinned_count,
+                   100.0 * sr.pinned_most, s->ends[2 * sr.pinned_worst], s->ends[2 * sr.pinned_worst + 1],
+                   s->rest_length[sr.pinned_worst]);
+        if (sr.cut_count)
+            printf("  cut edges       %u left out above (--cut-y: their ends part)\n", sr.cut_count);
         if (sr.short_count)
             printf("  short edges     %u shorter than %.3g m left out above: at most %.3g%%, edge %u-%u (rest %.3g m)\n",
                    sr.short_count, 0.1 * sr.median, 100.0 * sr.short_most, s->ends[2 * sr.short_worst],

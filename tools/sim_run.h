@@ -54,6 +54,7 @@ typedef struct sim {
     uint32_t tri_count, *shown_tris; /* after a cut: the triangles that do not cross it */
     uint32_t *ends;                  /* cloth logs: each distance constraint's ends */
     double *rest_length;             /* and its rest-pose length */
+    uint8_t *left_out;               /* the summary's stretch leaves it out: 1 at a pin, 2 cut (--cut-y) */
     /* --add, --scene crowd: the bodies beside the first (sim_world.c), all
      * of them in one world; NULL with one body, stepped alone as ever */
     sinew_world *world;

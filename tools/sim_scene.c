@@ -21,7 +21,8 @@
 
 /* Tears the body: cuts the distance constraints whose rest end points lie on
  * both sides of the plane y = cut_y. */
-static int cut_across(sinew_body *body, const sinew_asset *asset, double cut_y, double origin_y, int quiet)
+static int cut_across(sinew_body *body, const sinew_asset *asset, double cut_y, double origin_y, int quiet,
+                      uint8_t *left_out)
 {
     const double world_y = cut_y; /* the plane as given; the rest positions are relative to the origin */
     cut_y -= origin_y;
@@ -39,6 +40,7 @@ static int cut_across(sinew_body *body, const sinew_asset *asset, double cut_y, 
     for (uint32_t c = 0; c < ai.distance_count; c++) {
         uint32_t a = ends[2 * c], b = ends[2 * c + 1];
         if ((rest[3 * a + 1] < cut_y) != (rest[3 * b + 1] < cut_y)) {
+            left_out[c] = 2; /* the summary's stretch leaves a cut edge out */
             ends[2 * count] = a; /* compacted in place: count <= c */
             ends[2 * count + 1] = b;
             count++;
@@ -343,10 +345,20 @@ static int create_body(const options *o, sim *s)
     }
     sinew_asset_get_positions(s->asset, s->rest);
     sinew_asset_get_distances(s->asset, s->ends);
+    float *w = malloc(sizeof *w * ((size_t)ai.particle_count + 1));
+    s->left_out = calloc((size_t)ai.distance_count + 1, 1);
+    if (!w || !s->left_out) {
+        free(w);
+        fprintf(stderr, "sinew-sim: out of host memory\n");
+        return 0;
+    }
+    sinew_asset_get_inverse_masses(s->asset, w);
     for (uint32_t c = 0; c < ai.distance_count; c++) {
         const float *a = &s->rest[3 * s->ends[2 * c]], *b = &s->rest[3 * s->ends[2 * c + 1]];
         s->rest_length[c] = sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2));
+        s->left_out[c] = w[s->ends[2 * c]] == 0.0f || w[s->ends[2 * c + 1]] == 0.0f; /* held at a pin */
     }
+    free(w);
     sinew_attachment attachment = {0};
     if (o->attach_edge >= 0) { /* the particles at that end of the asset, on a frame at their centre */
         const int axis = o->attach_edge / 2, top = o->attach_edge % 2;
@@ -568,6 +580,7 @@ int sim_free(const options *o, sim *s)
     free(s->xyz);
     free(s->ends);
     free(s->rest_length);
+    free(s->left_out);
     free(s->rest);
     free(s->pin_xyz);
     free(s->attached);
@@ -593,7 +606,7 @@ int sim_free(const options *o, sim *s)
  * it shown no more. */
 int sim_cut(const options *o, sim *s)
 {
-    if (!cut_across(s->body, s->asset, o->cut_y, s->origin[1], o->quiet))
+    if (!cut_across(s->body, s->asset, o->cut_y, s->origin[1], o->quiet, s->left_out))
         return 0;
     free(s->shown_tris);
     s->shown_tris = malloc(sizeof *s->shown_tris * 3 * ((size_t)s->tri_count + 1));

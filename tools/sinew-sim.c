@@ -52,9 +52,10 @@ int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t
 }
 
 /* The render mesh (docs/render-mesh.md) as OBJ: 8 floats per render vertex
- * (position, normal, uv), faces v/vt/vn over the render indices. */
+ * (position, normal, uv), faces v/vt/vn over the render indices; v//vn and
+ * no vt lines when the source had no texture coordinates (uvs 0). */
 static int write_render_obj(const char *path, const float *v, uint32_t n, const uint32_t *idx, uint32_t count,
-                            const double origin[3])
+                            const double origin[3], int uvs)
 {
     FILE *f = cli_open_output("sinew-sim", "the mesh", path);
     if (!f)
@@ -64,13 +65,17 @@ static int write_render_obj(const char *path, const float *v, uint32_t n, const 
     for (uint32_t i = 0; i < n; i++)
         fprintf(f, "v %.*g %.*g %.*g\n", digits, origin[0] + v[8 * i], digits, origin[1] + v[8 * i + 1], digits,
                 origin[2] + v[8 * i + 2]);
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; uvs && i < n; i++)
         fprintf(f, "vt %.9g %.9g\n", v[8 * i + 6], v[8 * i + 7]);
     for (uint32_t i = 0; i < n; i++)
         fprintf(f, "vn %.6g %.6g %.6g\n", v[8 * i + 3], v[8 * i + 4], v[8 * i + 5]);
-    for (uint32_t i = 0; i + 2 < count; i += 3)
-        fprintf(f, "f %u/%u/%u %u/%u/%u %u/%u/%u\n", idx[i] + 1, idx[i] + 1, idx[i] + 1, idx[i + 1] + 1,
-                idx[i + 1] + 1, idx[i + 1] + 1, idx[i + 2] + 1, idx[i + 2] + 1, idx[i + 2] + 1);
+    for (uint32_t i = 0; i + 2 < count; i += 3) {
+        const uint32_t a = idx[i] + 1, b = idx[i + 1] + 1, c = idx[i + 2] + 1;
+        if (uvs)
+            fprintf(f, "f %u/%u/%u %u/%u/%u %u/%u/%u\n", a, a, a, b, b, b, c, c, c);
+        else
+            fprintf(f, "f %u//%u %u//%u %u//%u\n", a, a, b, b, c, c);
+    }
     int ok = fclose(f) == 0;
     if (!ok)
         fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, strerror(errno));
@@ -203,7 +208,7 @@ static int write_body_obj(sim *s, const char *path)
     if (s->render_count)
         return sinew_body_read_render_vertices(s->body, s->render_out, s->render_count) == SINEW_RESULT_OK &&
                write_render_obj(path, s->render_out, s->render_count, s->render_indices, s->render_index_count,
-                                s->origin);
+                                s->origin, sinew_asset_get_render_info(s->asset).has_uvs);
     return sinew_body_read_positions(s->body, s->xyz, s->ai.particle_count) == SINEW_RESULT_OK &&
            sim_write_obj(path, s->xyz, s->ai.particle_count, s->tris, s->tri_count, s->origin);
 }

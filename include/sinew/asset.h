@@ -75,6 +75,10 @@ SINEW_API void sinew_asset_get_tets(const sinew_asset *asset, uint32_t *tets);
  * relative to the asset's origin. */
 SINEW_API void sinew_asset_get_positions(const sinew_asset *asset, float *xyz);
 
+/* Each particle's inverse mass (1/kg; 0: pinned), room for
+ * info.particle_count. */
+SINEW_API void sinew_asset_get_inverse_masses(const sinew_asset *asset, float *w);
+
 /* Where the asset's frame sits in the world (m, double; docs/asset-format.md,
  * section ORIG): its positions and bounds are relative to it, so they stay
  * small numbers however far out the asset was placed (sinew-prep

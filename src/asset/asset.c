@@ -173,6 +173,13 @@ void sinew_asset_get_tets(const sinew_asset *asset, uint32_t *tets)
         }
 }
 
+void sinew_asset_get_inverse_masses(const sinew_asset *asset, float *w)
+{
+    SINEW_ASSERT(asset && (w || asset->particle_count == 0));
+    for (uint32_t i = 0; i < asset->particle_count; ++i)
+        w[i] = asset->particles[i].w;
+}
+
 void sinew_asset_get_positions(const sinew_asset *asset, float *xyz)
 {
     SINEW_ASSERT(asset && (xyz || asset->particle_count == 0));

@@ -169,6 +169,12 @@ class Asset(_Handle):
         lib.asset_get_positions(self._handle(), out.ctypes.data)
         return out
 
+    def inverse_masses(self) -> np.ndarray:
+        """Each particle's inverse mass (1/kg), (N,) float32; 0: pinned."""
+        out = np.empty(self.info.particle_count, dtype=np.float32)
+        lib.asset_get_inverse_masses(self._handle(), out.ctypes.data)
+        return out
+
     @property
     def origin(self) -> Tuple[float, float, float]:
         """Where the asset's frame sits in the world (m, double): prep's

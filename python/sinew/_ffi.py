@@ -278,6 +278,7 @@ FUNCTIONS = {
     "sinew_asset_get_triangles": (C.POINTER(u32), [_H, C.POINTER(u32)]),
     "sinew_asset_get_tets": (None, [_H, ptr]),
     "sinew_asset_get_positions": (None, [_H, ptr]),
+    "sinew_asset_get_inverse_masses": (None, [_H, ptr]),
     "sinew_asset_get_origin": (None, [_H, f64 * 3]),
     "sinew_asset_get_distances": (None, [_H, ptr]),
     "sinew_asset_get_material": (i32, [_H, u32, C.POINTER(Material)]),

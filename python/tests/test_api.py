@@ -264,6 +264,7 @@ def test_prep_pin_boxes_add_up():
     one = sinew.prep.grid(16, 16, pin_corners=False, pin_box=first)
     two = sinew.prep.grid(16, 16, pin_corners=False, pin_box=[first, last])
     assert one.info.pinned_count == 16 and two.info.pinned_count == 32
+    assert int((two.inverse_masses() == 0).sum()) == 32
     with pytest.raises(sinew.Error, match="pin box 2 is inverted"):
         sinew.prep.grid(16, 16, pin_corners=False, pin_box=[first, ((0, 0, 0), (-1, 1, 1))])
 

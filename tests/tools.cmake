@@ -78,6 +78,16 @@ grep -m1 '^f' '${OUT}/box-normals/final.obj'")
 set_tests_properties(tool_sim_render_without_uvs PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "vt 0 vn 24.f [0-9]+//[0-9]+ [0-9]+//[0-9]+ [0-9]+//[0-9]+"
   FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
+# --json names the asset, sinew's version and the device, as JSON strings:
+# a path holding a quote and a backslash comes out escaped.
+add_test(NAME tool_sim_json_strings
+  COMMAND sh -c "d='${OUT}/json q\"b\\s'; mkdir -p \"$d\" && \
+'${PREP}' --grid 8x8 --pin-corners -q -o \"$d/a.snw\" && \
+'${SIM}' \"$d/a.snw\" -n 2 -q --json '${OUT}/json-strings.json' -o '${OUT}/json-strings' > /dev/null && \
+cat '${OUT}/json-strings.json'")
+set_tests_properties(tool_sim_json_strings PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "\"asset\": \"[^\"]*/json q[\\]\"b[\\][\\]s/a.snw\",.*\"sinew_version\": \"[0-9]+[.][0-9]+[.][0-9]+\",.*\"device\": \""
+  FAIL_REGULAR_EXPRESSION "${FAIL_ON_MESSAGES}")
 # Bad options: a clear message and a non-zero exit.
 add_test(NAME tool_sim_bad_option COMMAND sh -c "'${SIM}' --frames many; test $? -eq 2")
 set_tests_properties(tool_sim_bad_option PROPERTIES LABELS cpu

@@ -120,6 +120,26 @@ static int ended_inverted(const options *o, const sim *s, const sinew_step_stats
     return s->soft && st->inverted_elements > bound;
 }
 
+/* A JSON string: quoted, with quotes, backslashes and control characters
+ * escaped (a path or a device name may hold any of them); null for NULL. */
+static void json_string(FILE *f, const char *text)
+{
+    if (!text) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
 /* The summary as JSON (--json). */
 static int write_json(const options *o, const sim *s, const tally *t, const sinew_material *mat0, double wall_ms,
                       double gpu_step_ms, double newton_mean, double newton_last, int status)
@@ -132,7 +152,15 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
         return 0;
     fprintf(j, "{\n  \"scene\": \"%s\",\n",
             o->asset_path ? "asset" : o->cape ? "cape" : o->flag ? "flag" : soft_scenes[o->scene].name);
-    fprintf(j, "  \"device\": \"%s\",\n  \"driver\": \"%s\",\n", s->di.name, s->di.driver);
+    /* what the run was: the asset read (null: a scene), sinew's version, the device */
+    fputs("  \"asset\": ", j);
+    json_string(j, o->asset_path);
+    const uint32_t v = sinew_version();
+    fprintf(j, ",\n  \"sinew_version\": \"%u.%u.%u\",\n  \"device\": ", v >> 22, (v >> 12) & 0x3FFu, v & 0xFFFu);
+    json_string(j, s->di.name);
+    fputs(",\n  \"driver\": ", j);
+    json_string(j, s->di.driver);
+    fputs(",\n", j);
     fprintf(j, "  \"particles\": %u, \"pinned\": %u, \"tets\": %u, \"cells\": %u,\n", ai.particle_count,
             ai.pinned_count, ai.tet_count, o->asset_path ? 0 : o->cells);
     if (s->soft)

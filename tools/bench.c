@@ -56,6 +56,24 @@ int bench_write_text(const char *path, const char *text)
     return 1;
 }
 
+int bench_open_results(const char *out, const char *csv_name, FILE **csv, FILE **md)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", out, csv_name);
+    *csv = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/README.md", out);
+    *md = fopen(path, "w");
+    if (*csv && *md)
+        return 1;
+    fprintf(stderr, "sinew-bench: cannot write into %s: %s\n", out, strerror(errno));
+    if (*csv)
+        fclose(*csv);
+    if (*md)
+        fclose(*md);
+    *csv = *md = NULL;
+    return 0;
+}
+
 void bench_gnuplot(const char *path)
 {
     char cmd[4200];

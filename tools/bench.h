@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "bench_collider.h"
 #include "bench_implicit.h"
@@ -82,6 +83,10 @@ double bench_now_s(void);
 
 /* Writes text to path; 0 with a message on failure. */
 int bench_write_text(const char *path, const char *text);
+
+/* A suite's results: opens OUT/csv_name and OUT/README.md for writing; 0
+ * with a message (and neither left open) when either cannot be. */
+int bench_open_results(const char *out, const char *csv_name, FILE **csv, FILE **md);
 
 /* gnuplot on the script at path, with a message when it fails. */
 void bench_gnuplot(const char *path);

@@ -344,19 +344,9 @@ static int run_accuracy(sinew_context *ctx, const void *opt, const char *out)
 static int run_settle(sinew_context *ctx, const void *opt, const char *out)
 {
     const options *o = opt;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/accuracy-settle.csv", out);
-    FILE *csv = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/README.md", out);
-    FILE *md = fopen(path, "w");
-    if (!csv || !md) {
-        fprintf(stderr, "sinew-bench: cannot write into %s\n", out);
-        if (csv)
-            fclose(csv);
-        if (md)
-            fclose(md);
+    FILE *csv, *md;
+    if (!bench_open_results(out, "accuracy-settle.csv", &csv, &md))
         return 0;
-    }
     sinew_logger quiet = sinew_logger_default();
     quiet.level = SINEW_LOG_ERROR;
     const mesh m = meshes[o->dry ? 0 : sizeof meshes / sizeof meshes[0] - 1];

@@ -131,19 +131,9 @@ typedef struct options { int dry; } options;
 static int run_cloth(sinew_context *ctx, const void *opt, const char *out)
 {
     const options *o = opt;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/accuracy-cloth.csv", out);
-    FILE *csv = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/README.md", out);
-    FILE *md = fopen(path, "w");
-    if (!csv || !md) {
-        fprintf(stderr, "sinew-bench: cannot write into %s\n", out);
-        if (csv)
-            fclose(csv);
-        if (md)
-            fclose(md);
+    FILE *csv, *md;
+    if (!bench_open_results(out, "accuracy-cloth.csv", &csv, &md))
         return 0;
-    }
     sinew_logger quiet = sinew_logger_default();
     quiet.level = SINEW_LOG_ERROR;
     fprintf(csv, "scene,vertices,compliance,substeps,iterations,steps,rested,true_error,estimate,cg_iterations,"

@@ -98,19 +98,9 @@ static int run(sinew_context *ctx, const sinew_asset *a, const config *c, int cl
 static int run_clusters(sinew_context *ctx, const void *options, const char *out)
 {
     const int dry = *(const int *)options;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/clusters.csv", out);
-    FILE *csv = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/README.md", out);
-    FILE *md = fopen(path, "w");
-    if (!csv || !md) {
-        fprintf(stderr, "sinew-bench: cannot write into %s\n", out);
-        if (csv)
-            fclose(csv);
-        if (md)
-            fclose(md);
+    FILE *csv, *md;
+    if (!bench_open_results(out, "clusters.csv", &csv, &md))
         return 0;
-    }
     sinew_device_probe probe = {0};
     sinew_context_probe(ctx, &probe);
     fprintf(csv, "particles,substeps,iterations,sweep,colours,passes,dispatches_per_step,barriers_per_step,"

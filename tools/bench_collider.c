@@ -160,19 +160,9 @@ int bench_collider(sinew_context *ctx, const bench_collider_options *o, const ch
         return 0;
     }
 
-    char path[2048];
-    snprintf(path, sizeof path, "%s/collider.csv", out);
-    FILE *csv = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/README.md", out);
-    FILE *md = fopen(path, "w");
-    if (!csv || !md) {
-        fprintf(stderr, "sinew-bench: cannot write into %s\n", out);
-        if (csv)
-            fclose(csv);
-        if (md)
-            fclose(md);
+    FILE *csv, *md;
+    if (!bench_open_results(out, "collider.csv", &csv, &md))
         return 0;
-    }
     fprintf(csv, "part,mesh,triangles,resolution,nodes,build_ms,device_mib,max_error_m,collider,ms_contacts,ms_total\n");
     fprintf(md, "# sinew-bench: collider suite on %s\n\n", device);
     fprintf(md, "What a triangle-mesh collider (docs/collider.md) costs. Made by `tools/bench.sh collider` "

@@ -81,19 +81,9 @@ static int frames(sinew_context *ctx, const sinew_asset *a, int pipelined, doubl
 static int run_overlap(sinew_context *ctx, const void *options, const char *out)
 {
     const int dry = *(const int *)options;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/overlap.csv", out);
-    FILE *csv = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/README.md", out);
-    FILE *md = fopen(path, "w");
-    if (!csv || !md) {
-        fprintf(stderr, "sinew-bench: cannot write into %s\n", out);
-        if (csv)
-            fclose(csv);
-        if (md)
-            fclose(md);
+    FILE *csv, *md;
+    if (!bench_open_results(out, "overlap.csv", &csv, &md))
         return 0;
-    }
     fprintf(csv, "particles,host_ms,waiting_ms_per_frame,pipelined_ms_per_frame,identical\n");
     fprintf(md, "# sinew-bench: overlap suite on %s\n\n", sinew_context_get_device_info(ctx).name);
     fprintf(md, "A pinned cloth (XPBD, 16 substeps x 1 iteration, 1/60 s steps), %u frames each followed by the "

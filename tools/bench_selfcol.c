@@ -96,19 +96,9 @@ static int run(sinew_context *ctx, const sinew_asset *a, const config *c, int se
 static int run_selfcol(sinew_context *ctx, const void *options, const char *out)
 {
     const int dry = *(const int *)options;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/selfcol.csv", out);
-    FILE *csv = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/README.md", out);
-    FILE *md = fopen(path, "w");
-    if (!csv || !md) {
-        fprintf(stderr, "sinew-bench: cannot write into %s\n", out);
-        if (csv)
-            fclose(csv);
-        if (md)
-            fclose(md);
+    FILE *csv, *md;
+    if (!bench_open_results(out, "selfcol.csv", &csv, &md))
         return 0;
-    }
     sinew_device_probe probe = {0};
     sinew_context_probe(ctx, &probe);
     fprintf(csv, "particles,steps,self_collision,dispatches_per_step,barriers_per_step,ms_gpu_per_step,"

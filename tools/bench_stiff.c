@@ -313,17 +313,8 @@ static int run_stiff(sinew_context *ctx, const void *options, const char *out)
     }
     const double dts[3] = {0.01, 0.02, 0.03};
     stiff_run runs[3][SOLVERS];
-    char path[1024];
-    snprintf(path, sizeof path, "%s/stiff.csv", out);
-    FILE *csv = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/README.md", out);
-    FILE *md = fopen(path, "w");
-    if (!csv || !md) {
-        fprintf(stderr, "sinew-bench: cannot write into %s\n", out);
-        if (csv)
-            fclose(csv);
-        if (md)
-            fclose(md);
+    FILE *csv, *md;
+    if (!bench_open_results(out, "stiff.csv", &csv, &md)) {
         free(x0);
         sinew_asset_destroy(a);
         return 0;

@@ -4,6 +4,8 @@
 #ifndef SINEW_PREP_PIN_BOXES_H
 #define SINEW_PREP_PIN_BOXES_H
 
+#include "core/log.h"
+
 #include <math.h>
 #include <stdint.h>
 
@@ -36,6 +38,26 @@ static inline int64_t sinew_pin_boxes_bad(int single, const double single_min[3]
             }
     }
     return -1;
+}
+
+/* OK, or INVALID_ARGUMENT naming (for `name`) the first box that is
+ * inverted or not finite, numbered from 1, or a count without a list. */
+static inline sinew_result sinew_pin_boxes_check(int single, const double single_min[3], const double single_max[3],
+                                                 const double *boxes, uint32_t count, const sinew_logger *lg,
+                                                 const char *name)
+{
+    if (count && !boxes)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep", "%s: %u pin boxes but pin_boxes is NULL",
+                          name, count);
+    int axis = 0;
+    const int64_t bad = sinew_pin_boxes_bad(single, single_min, single_max, boxes, count, &axis);
+    if (bad < 0)
+        return SINEW_RESULT_OK;
+    const double *lo, *hi;
+    sinew_pin_box_at(single, single_min, single_max, boxes, (uint32_t)bad, &lo, &hi);
+    return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
+                      "%s: pin box %lld is inverted or not finite along %c: from %g to %g m (give the smaller corner "
+                      "first)", name, (long long)bad + 1, "xyz"[axis], lo[axis], hi[axis]);
 }
 
 /* Whether p lies in any of the boxes. */

@@ -120,18 +120,10 @@ static sinew_result check_options(soft_builder *b)
             return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
                               "%s: pin index %u (pin %u) out of range (%u vertices)", b->name, o->pin_indices[i], i,
                               in->vertex_count);
-    if (o->pin_box_count && !o->pin_boxes)
-        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep", "%s: %u pin boxes but pin_boxes is NULL",
-                          b->name, o->pin_box_count);
-    int axis = 0;
-    const int64_t bad = sinew_pin_boxes_bad(o->pin_box, o->box_min, o->box_max, o->pin_boxes, o->pin_box_count, &axis);
-    if (bad >= 0) {
-        const double *lo, *hi;
-        sinew_pin_box_at(o->pin_box, o->box_min, o->box_max, o->pin_boxes, (uint32_t)bad, &lo, &hi);
-        return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
-                          "%s: pin box %lld is inverted or not finite along %c: from %g to %g m (give the "
-                          "smaller corner first)", b->name, (long long)bad + 1, "xyz"[axis], lo[axis], hi[axis]);
-    }
+    sinew_result boxes = sinew_pin_boxes_check(o->pin_box, o->box_min, o->box_max, o->pin_boxes, o->pin_box_count,
+                                               b->lg, b->name);
+    if (boxes != SINEW_RESULT_OK)
+        return boxes;
     if (o->tet_materials && o->material_count == 0)
         return sinew_fail(b->lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "prep",
                           "%s: per-tetrahedron material indices without a materials table", b->name);

@@ -185,13 +185,13 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
      * inverted: it ended with more tetrahedra inverted than --max-inverted
      * (inverted_elements); finished: every step asked for; interrupted: a
      * signal ended it after interrupted_after_step */
-    fprintf(j, "  \"status\": \"%s\", \"inverted_elements\": %u, \"interrupted_by\": ",
-            t->unstable_step ? "unstable" : inverted ? "inverted" : t->interrupted ? "interrupted" : "finished",
-            st.inverted_elements);
+    fprintf(j, "  \"status\": \"%s\", \"interrupted_by\": ",
+            t->unstable_step ? "unstable" : inverted ? "inverted" : t->interrupted ? "interrupted" : "finished");
     if (t->interrupted)
         fprintf(j, "\"%s\", \"interrupted_after_step\": %u,\n", stop_name(), t->first + t->steps_done);
     else
         fprintf(j, "null, \"interrupted_after_step\": null,\n");
+    fprintf(j, "  \"inverted_elements\": %u,\n", st.inverted_elements); /* at the last step */
     /* the run's cost per step: the world's, all bodies together, where there is one */
     const sinew_world_stats ws = s->world ? sinew_world_get_stats(s->world) : (sinew_world_stats){0};
     fprintf(j, "  \"dispatches_per_step\": %u, \"barriers_per_step\": %u, \"submits_per_step\": %u, "

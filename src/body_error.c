@@ -29,6 +29,7 @@ typedef struct problem {
     uint32_t dist_count;
     const GpuBend *bend;
     const double *angle; /* each hinge's continuous angle at x */
+    const double *grad;  /* and its gradient there, 12 doubles (x stays put: taken once) */
     uint32_t bend_count;
 } problem;
 
@@ -54,16 +55,11 @@ static void forces(const problem *p, double *f)
     }
     for (uint32_t j = 0; j < p->bend_count; j++) {
         const GpuBend *q = &p->bend[j];
-        double v[4][3], g[4][3];
-        for (int i = 0; i < 4; i++)
-            for (int k = 0; k < 3; k++)
-                v[i][k] = p->x[3 * q->v[i] + k];
-        if (!sinew_dihedral_gradient(v[0], v[1], v[2], v[3], g))
-            continue;
+        const double *g = &p->grad[12 * (size_t)j];
         const double s = (p->angle[j] - q->rest_angle) / q->compliance;
         for (int i = 0; i < 4; i++)
             for (int k = 0; k < 3; k++)
-                f[3 * q->v[i] + k] -= s * g[i][k];
+                f[3 * q->v[i] + k] -= s * g[3 * i + k];
     }
 }
 
@@ -97,20 +93,15 @@ static void stiffness(const problem *p, const double *d, double *y, double *diag
     }
     for (uint32_t j = 0; j < p->bend_count; j++) {
         const GpuBend *q = &p->bend[j];
-        double v[4][3], g[4][3];
-        for (int i = 0; i < 4; i++)
-            for (int k = 0; k < 3; k++)
-                v[i][k] = p->x[3 * q->v[i] + k];
-        if (!sinew_dihedral_gradient(v[0], v[1], v[2], v[3], g))
-            continue;
+        const double *g = &p->grad[12 * (size_t)j];
         double gd = 0.0;
         for (int i = 0; i < 4; i++)
-            gd += dot3(g[i], &d[3 * q->v[i]]);
+            gd += dot3(&g[3 * i], &d[3 * q->v[i]]);
         for (int i = 0; i < 4; i++)
             for (int k = 0; k < 3; k++) {
-                y[3 * q->v[i] + k] += gd / q->compliance * g[i][k];
+                y[3 * q->v[i] + k] += gd / q->compliance * g[3 * i + k];
                 if (diag)
-                    diag[3 * q->v[i] + k] += g[i][k] * g[i][k] / q->compliance;
+                    diag[3 * q->v[i] + k] += g[3 * i + k] * g[3 * i + k] / q->compliance;
             }
     }
 }
@@ -205,8 +196,9 @@ static sinew_result estimate(const sinew_body *rec, sinew_body *t, uint32_t firs
     GpuDistance *dist = malloc(sizeof *dist * ((size_t)t->distance_count + 1));
     GpuBend *bend = malloc(sizeof *bend * ((size_t)t->bend_count + 1));
     double *angle = malloc(sizeof *angle * ((size_t)t->bend_count + 1));
+    double *grad = malloc(sizeof *grad * 12 * ((size_t)t->bend_count + 1));
     double *f = malloc(sizeof *f * m + 8), *d = malloc(sizeof *d * m + 8), *work = malloc(sizeof *work * 5 * m + 8);
-    if (!pos || !ang || !x || !w || !dist || !bend || !angle || !f || !d || !work)
+    if (!pos || !ang || !x || !w || !dist || !bend || !angle || !grad || !f || !d || !work)
         r = sinew_fail(log, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "body", "out of host memory");
     if (r == SINEW_RESULT_OK) /* pins moved since the last step: where the next puts them */
         r = sinew_buffer_download(t->ctx, &t->buffers[SINEW_BIND_POS], 0, pos, 16ull * t->particle_count);
@@ -214,7 +206,7 @@ static sinew_result estimate(const sinew_body *rec, sinew_body *t, uint32_t firs
         sinew_attach_overlay(&t->attach, pos, 4);
     if (r == SINEW_RESULT_OK && t->bend_count)
         r = sinew_buffer_download(t->ctx, &t->buffers[SINEW_BIND_ANGLE], 0, ang, 4ull * t->bend_count);
-    problem p = {first, n, x, w, dist, 0, bend, angle, 0};
+    problem p = {first, n, x, w, dist, 0, bend, angle, grad, 0};
     uint32_t pinned = 0;
     for (uint32_t i = 0; r == SINEW_RESULT_OK && i < n; i++) {
         for (int k = 0; k < 3; k++)
@@ -259,9 +251,11 @@ static sinew_result estimate(const sinew_body *rec, sinew_body *t, uint32_t firs
         }
         int ok = 0;
         const double theta = sinew_dihedral_angle(v[0], v[1], v[2], v[3], &ok);
-        if (!ok)
-            continue;
+        double g[4][3];
+        if (!ok || !sinew_dihedral_gradient(v[0], v[1], v[2], v[3], g))
+            continue; /* a degenerate wing: no angle to hold */
         angle[p.bend_count] = sinew_unwrap_angle(theta, ang[j]); /* on the branch the hinge has followed */
+        memcpy(&grad[12 * (size_t)p.bend_count], g, sizeof g);
         bend[p.bend_count++] = q;
     }
     if (r == SINEW_RESULT_OK && (!pinned || pinned == n))
@@ -296,7 +290,7 @@ static sinew_result estimate(const sinew_body *rec, sinew_body *t, uint32_t firs
                       "tolerance; the estimate %.3g is a lower bound",
                       rec->name, iterations, out->error);
     }
-    free(pos), free(ang), free(x), free(w), free(dist), free(bend), free(angle), free(f), free(d), free(work);
+    free(pos), free(ang), free(x), free(w), free(dist), free(bend), free(angle), free(grad), free(f), free(d), free(work);
     return r;
 }
 

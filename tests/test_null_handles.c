@@ -50,6 +50,8 @@ static const null_allowed allowed[] = {
     {"sinew_asset_get_render_map", "weights", NULL_IGNORED, "either array may be NULL"},
     {"sinew_asset_get_render_rest", "positions", NULL_IGNORED, "either array may be NULL"},
     {"sinew_asset_get_render_rest", "normals", NULL_IGNORED, "either array may be NULL"},
+    {"sinew_asset_get_material_library", "text", NULL_IGNORED, "either output may be NULL"},
+    {"sinew_asset_get_material_library", "size", NULL_IGNORED, "either output may be NULL"},
     {"sinew_collider_distance", "normal", NULL_IGNORED, "the normal is optional"},
     {"sinew_body_cut", "cut", NULL_IGNORED, "the count of constraints cut is optional"},
     {"sinew_prep_*_asset", "report", NULL_IGNORED, "the report is optional"},
@@ -77,6 +79,9 @@ static struct {
     sinew_step_params params;
     sinew_static_error static_error;
     sinew_material material;
+    sinew_render_material render_material;
+    const char *text_out;
+    size_t size_out;
     sinew_device_probe probe;
     sinew_solver solver;
     uint64_t u64;
@@ -142,6 +147,9 @@ static struct {
 #define ARG_const_sinew_collider_desc_p (&fx.collider_desc)
 #define ARG_const_sinew_material_p (&fx.material)
 #define ARG_sinew_material_p (&fx.material)
+#define ARG_sinew_render_material_p (&fx.render_material)
+#define ARG_const_char_p_p (&fx.text_out)
+#define ARG_size_t_p (&fx.size_out)
 #define ARG_sinew_solver_p (&fx.solver)
 #define ARG_const_sinew_prep_mesh_p (&fx.mesh)
 #define ARG_const_sinew_prep_volume_p (&fx.volume)

@@ -5,6 +5,7 @@
  * solid's embedded vertex inside its tetrahedron, its normal F^-T n); a
  * malformed render section is refused with a message. Lavapipe, validation
  * on. */
+#define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 
@@ -23,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* One device context for the bodies (lavapipe takes seconds to make one),
  * none for the asset and file checks. */
@@ -477,6 +480,171 @@ Test(render_asset, malformed_render_section_is_refused)
     cr_assert_eq(sinew_asset_load_memory(copy, size, "bad.snw", capture_logger(SINEW_LOG_WARNING), &bad),
                  SINEW_RESULT_ERROR_BAD_ASSET);
     assert_one_error("section RVTX", "payload CRC-32 mismatch");
+    free(copy);
+    free(bytes);
+}
+
+/* ------------------------------------------------------------ material groups */
+
+/* The flag's three usemtl groups and its library go through the OBJ reader,
+ * the cloth builder and the asset file as they were: names in order, each
+ * group's triangles the source's faces of that material, the library's text
+ * byte for byte. A mesh with materials and no UVs keeps its render mesh. */
+Test(render_asset, materials_survive_prep_and_the_file)
+{
+    sinew_logger lg = sinew_logger_default();
+    lg.level = SINEW_LOG_ERROR;
+    sinew_mesh m;
+    cr_assert_eq(sinew_mesh_read(SINEW_TEST_DATA_DIR "/flag.obj", &lg, &m), SINEW_RESULT_OK);
+    cr_assert_eq(m.materials.count, 3);
+    cr_assert_str_eq(m.materials.library, "flag.mtl");
+    cr_assert_not_null(m.materials.library_text);
+    sinew_asset *a = cloth_of(&m, "flag", &lg);
+    sinew_mesh_free(&m);
+    void *bytes;
+    size_t size;
+    cr_assert_eq(sinew_asset_serialize(a, &bytes, &size, &lg), SINEW_RESULT_OK);
+    sinew_asset_destroy(a);
+    cr_assert_eq(((uint8_t *)bytes)[6], 8, "format 1.8");
+    cr_assert_eq(sinew_asset_load_memory(bytes, size, "flag.snw", &lg, &a), SINEW_RESULT_OK);
+    free(bytes);
+    const char *names[3] = {"cotton_red", "cotton_white", "silk_blue"};
+    cr_assert_eq(sinew_asset_get_render_material_count(a), 3);
+    sinew_render_info ri = sinew_asset_get_render_info(a);
+    uint32_t *idx = malloc(sizeof *idx * ri.index_count);
+    float *rest = malloc(sizeof *rest * 3 * ri.vertex_count);
+    sinew_asset_get_render_indices(a, idx);
+    sinew_asset_get_render_rest(a, rest, NULL);
+    for (uint32_t g = 0; g < 3; g++) {
+        sinew_render_material rm;
+        cr_assert_eq(sinew_asset_get_render_material(a, g, &rm), SINEW_RESULT_OK);
+        cr_assert_str_eq(rm.name, names[g]);
+        cr_assert_eq(rm.first_index, 48 * g, "8 quads, 16 triangles a group");
+        cr_assert_eq(rm.index_count, 48);
+        /* group g is the columns 2g and 2g + 1: x in [0.2 g, 0.2 g + 0.2] */
+        for (uint32_t i = rm.first_index; i < rm.first_index + rm.index_count; i++) {
+            float x = rest[3 * idx[i]];
+            cr_assert(x >= 0.2f * g - 1e-6f && x <= 0.2f * g + 0.2f + 1e-6f, "group %u, index %u at x %g", g, i, x);
+        }
+    }
+    sinew_render_material rm;
+    cr_assert_eq(sinew_asset_get_render_material(a, 3, &rm), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    const char *text;
+    size_t text_size;
+    cr_assert_str_eq(sinew_asset_get_material_library(a, &text, &text_size), "flag.mtl");
+    uint8_t *source;
+    size_t source_size;
+    FILE *f = fopen(SINEW_TEST_DATA_DIR "/flag.mtl", "rb");
+    cr_assert(f);
+    source = malloc(4096);
+    source_size = fread(source, 1, 4096, f);
+    fclose(f);
+    cr_assert_eq(text_size, source_size);
+    cr_assert(memcmp(text, source, source_size) == 0);
+    free(source);
+    free(idx);
+    free(rest);
+    sinew_asset_destroy(a);
+
+    /* materials without UVs or split vertices: the render mesh stays */
+    const char plain[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nusemtl a\nf 2 4 3\n";
+    cr_assert_eq(sinew_mesh_read_obj_memory(plain, sizeof plain - 1, "plain.obj", &lg, &m), SINEW_RESULT_OK);
+    cr_assert_eq(m.render_vertex_count, 4);
+    cr_assert_eq(m.materials.count, 2, "\"\" (the face before any usemtl) and a");
+    cr_assert_str_eq(m.materials.names[0], "");
+    cr_assert_str_eq(m.materials.names[1], "a");
+    cr_assert_null(m.materials.library);
+    sinew_mesh_free(&m);
+    /* usemtl A, B, A: two groups, the triangles gathered by material */
+    const char again[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nusemtl A\nf 1 2 3\nusemtl B\nf 2 4 3\nusemtl A\n"
+                         "f 1 3 4\n";
+    cr_assert_eq(sinew_mesh_read_obj_memory(again, sizeof again - 1, "again.obj", &lg, &m), SINEW_RESULT_OK);
+    cr_assert_eq(m.materials.count, 2);
+    cr_assert_eq(m.materials.first[1], 2, "A's two triangles first");
+    cr_assert_eq(m.render_triangles[3 * 1 + 2], m.render_triangles[3 * 0 + 2] + 1, "the second A face (1 3 4) second");
+    sinew_mesh_free(&m);
+    /* a control character in a material's name */
+    const char ctl[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\x01z\nf 1 2 3\n";
+    cr_assert_eq(sinew_mesh_read_obj_memory(ctl, sizeof ctl - 1, "ctl.obj", capture_logger(SINEW_LOG_ERROR), &m),
+                 SINEW_RESULT_ERROR_BAD_MESH);
+    cr_assert(strstr(cap.text, "ctl.obj:4: material name with a control character"), "%s", cap.text);
+}
+
+/* A library named outside the model's folder is not read (a stranger's model
+ * must not carry another file into the asset), one that is missing is
+ * named; the groups stay either way. */
+Test(render_asset, material_library_outside_or_missing_is_not_read)
+{
+    char dir[] = "/tmp/sinew-mtl-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char obj[256], secret[256];
+    snprintf(secret, sizeof secret, "%s/secret.mtl", dir);
+    FILE *f = fopen(secret, "w");
+    fputs("newmtl private\n", f);
+    fclose(f);
+    const char *libs[] = {"../secret.mtl", "/etc/passwd", "absent.mtl"};
+    const char *needles[] = {"outside the model's folder", "outside the model's folder", "absent.mtl not kept"};
+    snprintf(obj, sizeof obj, "%s/sub", dir);
+    cr_assert_eq(mkdir(obj, 0700), 0);
+    snprintf(obj, sizeof obj, "%s/sub/m.obj", dir);
+    for (int k = 0; k < 3; k++) {
+        f = fopen(obj, "w");
+        fprintf(f, "mtllib %s\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl private\nf 1 2 3\n", libs[k]);
+        fclose(f);
+        sinew_mesh m;
+        cr_assert_eq(sinew_mesh_read(obj, capture_logger(SINEW_LOG_WARNING), &m), SINEW_RESULT_OK);
+        cr_assert(strstr(cap.text, needles[k]), "%s: %s", libs[k], cap.text);
+        cr_assert_eq(m.materials.count, 1);
+        cr_assert_null(m.materials.library_text, "%s", libs[k]);
+        sinew_mesh_free(&m);
+    }
+    remove(obj);
+    snprintf(obj, sizeof obj, "%s/sub", dir);
+    rmdir(obj);
+    remove(secret);
+    rmdir(dir);
+}
+
+/* Every malformed material section is refused, naming what is wrong. */
+Test(render_asset, malformed_material_section_is_refused)
+{
+    sinew_logger lg = sinew_logger_default();
+    lg.level = SINEW_LOG_ERROR;
+    sinew_mesh m;
+    cr_assert_eq(sinew_mesh_read(SINEW_TEST_DATA_DIR "/flag.obj", &lg, &m), SINEW_RESULT_OK);
+    sinew_asset *a = cloth_of(&m, "flag", &lg);
+    sinew_mesh_free(&m);
+    uint8_t *bytes;
+    size_t size;
+    cr_assert_eq(sinew_asset_serialize(a, (void **)&bytes, &size, &lg), SINEW_RESULT_OK);
+    sinew_asset_destroy(a);
+    uint8_t *copy = malloc(size);
+    sinew_asset *bad = NULL;
+    struct {
+        uint32_t record, field, value;
+        const char *needle;
+    } cases[] = {
+        {1, 0, 17, "section RMAT, record 1: triangles [17, +16) do not follow the group before (at 16)"},
+        {2, 4, 17, "section RMAT, record 2: triangles [32, +17) do not follow"},
+        {0, 12, 5000, "section RMAT, record 0: name of 5000 bytes"},
+        {1, 12, 3, "section RMAT, record 1: name is not printable text ended by a NUL"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        memcpy(copy, bytes, size);
+        wr32(field_of(copy, "RMAT", 16, cases[c].record, cases[c].field), cases[c].value);
+        fix_crcs(copy, size);
+        cr_assert_eq(sinew_asset_load_memory(copy, size, "bad.snw", capture_logger(SINEW_LOG_WARNING), &bad),
+                     SINEW_RESULT_ERROR_BAD_ASSET, "%s", cases[c].needle);
+        cr_assert_null(bad);
+        assert_one_error("bad.snw", cases[c].needle);
+    }
+    /* the library's name with a folder in it */
+    memcpy(copy, bytes, size);
+    field_of(copy, "RLIB", 1, 0, 4)[0] = '/';
+    fix_crcs(copy, size);
+    cr_assert_eq(sinew_asset_load_memory(copy, size, "bad.snw", capture_logger(SINEW_LOG_WARNING), &bad),
+                 SINEW_RESULT_ERROR_BAD_ASSET);
+    assert_one_error("section RLIB", "not a file name");
     free(copy);
     free(bytes);
 }

@@ -68,6 +68,23 @@ test $((2 * h)) -lt $a && test $d -gt $((3 * a)) && \
 '${PREP}' '${CMAKE_CURRENT_SOURCE_DIR}/../data/tablecloth.obj' --units mm -o '${OUT}/tablecloth-mm.snw'")
 set_tests_properties(tool_prep_units_first PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "tets [0-9]+ [0-9]+ [0-9]+.*is 366.7 m across, over 100 m: is it in millimetres\\? --units mm.*0.0012 m across, under a centimetre")
+# Materials kept (docs/render-mesh.md): the flag (cloth, UVs) and the box
+# (tetrahedralised, no UVs) come back from sinew-sim with as many usemtl
+# lines as their source, mtllib naming the library written beside final.obj
+# byte for byte, and no vt for the box. A library of the user's already in
+# the folder is left as it was, with a warning.
+add_test(NAME tool_sim_materials_kept
+  COMMAND sh -c "d='${CMAKE_CURRENT_SOURCE_DIR}/data'; o='${OUT}/materials'; rm -rf \"$o\"; mkdir -p \"$o/box\" && \
+'${PREP}' \"$d/flag.obj\" -q -o \"$o/flag.snw\" && '${SIM}' \"$o/flag.snw\" -n 2 -q -o \"$o/flag\" > /dev/null && \
+'${PREP}' \"$d/box3.obj\" --tetrahedralise -q -o \"$o/box3.snw\" && echo mine > \"$o/box/box3.mtl\" && \
+'${SIM}' \"$o/box3.snw\" -n 2 -q -o \"$o/box\" > /dev/null && \
+test $(grep -c '^usemtl' \"$o/flag/final.obj\") -eq $(grep -c '^usemtl' \"$d/flag.obj\") && \
+test $(grep -c '^usemtl' \"$o/box/final.obj\") -eq $(grep -c '^usemtl' \"$d/box3.obj\") && \
+grep -qx 'mtllib flag.mtl' \"$o/flag/final.obj\" && cmp \"$d/flag.mtl\" \"$o/flag/flag.mtl\" && \
+test \"$(cat \"$o/box/box3.mtl\")\" = mine && \
+echo flag $(grep -c '^usemtl' \"$o/flag/final.obj\") box $(grep -c '^usemtl' \"$o/box/final.obj\") vt $(grep -c '^vt' \"$o/box/final.obj\")")
+set_tests_properties(tool_sim_materials_kept PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "box3.mtl is not the asset's material library and is left as it is.*flag 3 box 3 vt 0")
 # A render mesh without texture coordinates (a box whose corners split at
 # its hard edges) writes no vt lines: faces v//vn.
 add_test(NAME tool_sim_render_without_uvs

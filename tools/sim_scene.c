@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cli.h"
 #include "core/file.h"
 #include "prep/cloth.h"
 #include "prep/estimate.h"
@@ -484,8 +486,54 @@ static int open_outputs(const options *o, sim *s)
     return 1;
 }
 
+/* Whether the file at path holds exactly size bytes of text. */
+static int file_holds(const char *path, const char *text, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    int same = 1;
+    char buf[4096];
+    size_t at = 0, n;
+    while (same && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+        same = at + n <= size && memcmp(buf, text + at, n) == 0;
+        at += n;
+    }
+    fclose(f);
+    return same && at == size;
+}
+
+/* The asset's material library beside the meshes (-o), which name it: written
+ * when absent, left when it holds the same text, and left with a warning when
+ * it holds other text (a library of the user's, never replaced). */
+static int write_material_library(const options *o, const sinew_asset *asset)
+{
+    const char *text;
+    size_t size;
+    const char *name = sinew_asset_get_material_library(asset, &text, &size);
+    if (!name || !text)
+        return 1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", o->out_dir, name);
+    if (file_holds(path, text, size))
+        return 1;
+    if (access(path, F_OK) == 0) {
+        fprintf(stderr, "sinew-sim: warning: %s is not the asset's material library and is left as it is; the "
+                "meshes name it\n", path);
+        return 1;
+    }
+    FILE *f = cli_open_output("sinew-sim", "the material library", path);
+    if (!f)
+        return 0;
+    int ok = fwrite(text, 1, size, f) == size;
+    ok = fclose(f) == 0 && ok;
+    if (!ok)
+        fprintf(stderr, "sinew-sim: cannot write %s: %s\n", path, strerror(errno));
+    return ok;
+}
+
 /* The asset's render mesh, when it has one: the OBJ files are written from it. */
-static int load_render_mesh(sim *s)
+static int load_render_mesh(const options *o, sim *s)
 {
     sinew_render_info ri = sinew_asset_get_render_info(s->asset);
     if (!ri.vertex_count)
@@ -499,7 +547,7 @@ static int load_render_mesh(sim *s)
     sinew_asset_get_render_indices(s->asset, s->render_indices);
     s->render_count = ri.vertex_count;
     s->render_index_count = ri.index_count;
-    return 1;
+    return write_material_library(o, s->asset);
 }
 
 /* The mean rest length of the edges of the asset's surface triangles (each
@@ -562,7 +610,7 @@ static int warn_thickness(const options *o, const sim *s)
 
 int sim_build(options *o, sim *s)
 {
-    return load_scene(o, s) && warn_thickness(o, s) && create_body(o, s) && load_render_mesh(s) &&
+    return load_scene(o, s) && warn_thickness(o, s) && create_body(o, s) && load_render_mesh(o, s) &&
            open_outputs(o, s);
 }
 

@@ -697,22 +697,14 @@ int main(int argc, char **argv)
             r = sinew_nested_subdivide(&mesh, subdivide, &lg, &nested);
         /* The finest mesh numbers the input's vertices first: the render
          * mesh stays on them. */
-        sinew_mesh render = mesh;
-        mesh.render_vertex = mesh.render_triangles = NULL;
-        mesh.render_uv = mesh.render_normal = NULL;
+        sinew_mesh render = {0};
+        sinew_mesh_move_render(&render, &mesh);
         sinew_mesh_free(&mesh);
         if (r == SINEW_RESULT_OK)
             r = sinew_nested_finest_mesh(&nested, &mesh);
-        if (r == SINEW_RESULT_OK) {
-            mesh.render_vertex_count = render.render_vertex_count;
-            mesh.render_vertex = render.render_vertex;
-            mesh.render_uv = render.render_uv;
-            mesh.render_normal = render.render_normal;
-            mesh.render_triangle_count = render.render_triangle_count;
-            mesh.render_triangles = render.render_triangles;
-        } else {
-            sinew_mesh_free_render(&render);
-        }
+        if (r == SINEW_RESULT_OK)
+            sinew_mesh_move_render(&mesh, &render);
+        sinew_mesh_free_render(&render);
         if (r != SINEW_RESULT_OK) {
             fprintf(stderr, "%s: %s: subdivision: %s\n", t, mesh_path ? mesh_path : "grid", sinew_result_string(r));
             sinew_nested_free(&nested);

@@ -53,14 +53,20 @@ int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t
 
 /* The render mesh (docs/render-mesh.md) as OBJ: 8 floats per render vertex
  * (position, normal, uv), faces v/vt/vn over the render indices; v//vn and
- * no vt lines when the source had no texture coordinates (uvs 0). */
+ * no vt lines when the source had no texture coordinates (uvs 0). The
+ * asset's material groups as usemtl lines (none for the group ""), its
+ * library as mtllib. */
 static int write_render_obj(const char *path, const float *v, uint32_t n, const uint32_t *idx, uint32_t count,
-                            const double origin[3], int uvs)
+                            const double origin[3], const sinew_asset *asset)
 {
+    const int uvs = sinew_asset_get_render_info(asset).has_uvs;
     FILE *f = cli_open_output("sinew-sim", "the mesh", path);
     if (!f)
         return 0;
     fprintf(f, "# sinew-sim: the asset's render mesh\n");
+    const char *library = sinew_asset_get_material_library(asset, NULL, NULL);
+    if (library)
+        fprintf(f, "mtllib %s\n", library);
     const int digits = world_digits(origin);
     for (uint32_t i = 0; i < n; i++)
         fprintf(f, "v %.*g %.*g %.*g\n", digits, origin[0] + v[8 * i], digits, origin[1] + v[8 * i + 1], digits,
@@ -69,12 +75,20 @@ static int write_render_obj(const char *path, const float *v, uint32_t n, const 
         fprintf(f, "vt %.9g %.9g\n", v[8 * i + 6], v[8 * i + 7]);
     for (uint32_t i = 0; i < n; i++)
         fprintf(f, "vn %.6g %.6g %.6g\n", v[8 * i + 3], v[8 * i + 4], v[8 * i + 5]);
-    for (uint32_t i = 0; i + 2 < count; i += 3) {
-        const uint32_t a = idx[i] + 1, b = idx[i + 1] + 1, c = idx[i + 2] + 1;
-        if (uvs)
-            fprintf(f, "f %u/%u/%u %u/%u/%u %u/%u/%u\n", a, a, a, b, b, b, c, c, c);
-        else
-            fprintf(f, "f %u//%u %u//%u %u//%u\n", a, a, b, b, c, c);
+    const uint32_t groups = sinew_asset_get_render_material_count(asset);
+    for (uint32_t g = 0; g < (groups ? groups : 1); g++) {
+        sinew_render_material m = {"", 0, count};
+        if (groups && sinew_asset_get_render_material(asset, g, &m) != SINEW_RESULT_OK)
+            break;
+        if (m.name[0] && m.index_count)
+            fprintf(f, "usemtl %s\n", m.name);
+        for (uint32_t i = m.first_index; i + 2 < m.first_index + m.index_count; i += 3) {
+            const uint32_t a = idx[i] + 1, b = idx[i + 1] + 1, c = idx[i + 2] + 1;
+            if (uvs)
+                fprintf(f, "f %u/%u/%u %u/%u/%u %u/%u/%u\n", a, a, a, b, b, b, c, c, c);
+            else
+                fprintf(f, "f %u//%u %u//%u %u//%u\n", a, a, b, b, c, c);
+        }
     }
     int ok = fclose(f) == 0;
     if (!ok)
@@ -208,7 +222,7 @@ static int write_body_obj(sim *s, const char *path)
     if (s->render_count)
         return sinew_body_read_render_vertices(s->body, s->render_out, s->render_count) == SINEW_RESULT_OK &&
                write_render_obj(path, s->render_out, s->render_count, s->render_indices, s->render_index_count,
-                                s->origin, sinew_asset_get_render_info(s->asset).has_uvs);
+                                s->origin, s->asset);
     return sinew_body_read_positions(s->body, s->xyz, s->ai.particle_count) == SINEW_RESULT_OK &&
            sim_write_obj(path, s->xyz, s->ai.particle_count, s->tris, s->tri_count, s->origin);
 }

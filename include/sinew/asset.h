@@ -133,6 +133,29 @@ SINEW_API void sinew_asset_get_render_map(const sinew_asset *asset, uint32_t *pa
  * the map gives (3 floats per render vertex); either may be NULL. */
 SINEW_API void sinew_asset_get_render_rest(const sinew_asset *asset, float *positions, float *normals);
 
+/* The render mesh's material groups (docs/render-mesh.md): the source's
+ * materials (OBJ usemtl) in order of first use, each a run of the index
+ * buffer; together they cover it. 0 groups: the source named none. */
+typedef struct sinew_render_material {
+    const char *name;     /* as the source names it; "" for the triangles before its first usemtl.
+                             Valid while the asset lives. */
+    uint32_t first_index; /* its triangles are indices [first_index, first_index + index_count) */
+    uint32_t index_count;
+} sinew_render_material;
+
+SINEW_API uint32_t sinew_asset_get_render_material_count(const sinew_asset *asset);
+
+/* Group `index` (ERROR_INVALID_ARGUMENT past the count). */
+SINEW_API sinew_result sinew_asset_get_render_material(const sinew_asset *asset, uint32_t index,
+                                                       sinew_render_material *out);
+
+/* The source's material library (OBJ mtllib), carried in the asset: its file
+ * name (no folder), or NULL when the asset has none. *text (NUL-terminated;
+ * NULL when the library was named but not found beside the source, or empty)
+ * and *size (bytes) its contents; either may be NULL. The pointers
+ * are valid while the asset lives. */
+SINEW_API const char *sinew_asset_get_material_library(const sinew_asset *asset, const char **text, size_t *size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -99,6 +99,7 @@ void sinew_asset_destroy(sinew_asset *asset)
     free(asset->meta);
     free(asset->rvertices);
     free(asset->rtriangles);
+    sinew_asset_free_render_materials(asset);
     free(asset);
 }
 

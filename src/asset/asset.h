@@ -64,6 +64,16 @@
  * SINEW_RENDER_HAS_UV that u, v came from the source; normal is the unit
  * rest normal.
  *
+ * Render materials (format 1.8; docs/render-mesh.md), only with a render mesh:
+ *   rmaterials [g]  { first_triangle, triangle_count, name_offset,
+ *                     name_length }                                 16 B
+ *   rnames          the names, each followed by a NUL byte
+ *   rlibrary        "<file name>" NUL "<text>": the source's material library
+ * The groups follow each other over rtriangles without gaps and cover them
+ * all; a name is printable text of at most SINEW_ASSET_MAX_MATERIAL_NAME
+ * bytes ("" for the source's triangles before its first usemtl); the
+ * library's file name has no folder.
+ *
  * distances and bends are sorted by colour: colour k owns
  * distances[distance_begin, +distance_count) and bends[bend_begin, +bend_count),
  * the ranges follow each other without gaps, and no particle appears twice among
@@ -202,6 +212,15 @@ typedef struct sinew_render_vertex_rec {
     float uv[2];
     uint32_t reserved[2];
 } sinew_render_vertex_rec;
+
+typedef struct sinew_render_material_rec {
+    uint32_t first_triangle, triangle_count, name_offset, name_length;
+} sinew_render_material_rec;
+_Static_assert(sizeof(sinew_render_material_rec) == 16, "file layout");
+#define SINEW_ASSET_MAX_RENDER_MATERIALS 65536u
+#define SINEW_ASSET_MAX_MATERIAL_NAME 1024u
+#define SINEW_ASSET_MAX_LIBRARY_NAME 255u
+#define SINEW_ASSET_MAX_LIBRARY ((1u << 20) + SINEW_ASSET_MAX_LIBRARY_NAME + 1u) /* bytes of RLIB */
 _Static_assert(sizeof(sinew_render_vertex_rec) == 64, "file layout");
 /* Weights of a render vertex sum to 1 within this. */
 #define SINEW_RENDER_WEIGHT_TOLERANCE 1e-4
@@ -267,6 +286,12 @@ struct sinew_asset {
     uint32_t rvertex_count, rtriangle_count;
     sinew_render_vertex_rec *rvertices;
     sinew_triangle_rec *rtriangles;
+    /* Render materials; rmaterial_count == 0: none. rnames and rlibrary hold
+     * one byte more than their size, a NUL. */
+    uint32_t rmaterial_count, rname_size, rlibrary_size;
+    sinew_render_material_rec *rmaterials;
+    char *rnames;
+    char *rlibrary;
     /* Where the frame of the positions sits in the world (m); 0: at its origin. */
     double origin[3];
 };
@@ -303,6 +328,16 @@ int sinew_asset_alloc_clusters(sinew_asset *a, uint32_t passes, uint32_t cluster
 /* Gives the asset render mesh arrays of these sizes (zeroed), replacing any
  * it had; both zero removes them. 0 on OOM (the asset is unchanged then). */
 int sinew_asset_alloc_render(sinew_asset *a, uint32_t vertices, uint32_t triangles);
+
+/* Gives the asset render materials (replacing any it had): count groups over
+ * its render triangles (group g is triangles [first[g], first[g + 1])), named
+ * names[g], and the material library library (a file name; NULL: none) with
+ * text (text_size bytes; NULL: none). 0 on OOM (the asset is unchanged). */
+int sinew_asset_set_render_materials(sinew_asset *a, uint32_t count, char *const *names, const uint32_t *first,
+                                     const char *library, const char *text, size_t text_size);
+
+/* Frees the render materials' arrays. */
+void sinew_asset_free_render_materials(sinew_asset *a);
 
 /* Whether the asset has an origin other than (0, 0, 0) (an ORIG section). */
 int sinew_asset_has_origin(const sinew_asset *a);

@@ -1,6 +1,7 @@
 /* The v1 asset file (format 1.0, 1.1 with finite elements, 1.2 with a
  * hierarchy, 1.3 with a red-black partition, 1.4 with multigrid levels, 1.5
- * with clustered sweeps, 1.6 with a render mesh, 1.7 with an origin):
+ * with clustered sweeps, 1.6 with a render mesh, 1.7 with an origin, 1.8 with
+ * render materials):
  * serialisation,
  * atomic writing, and a loader that treats every byte as untrusted.
  * docs/asset-format.md is the reference; the loader's checks follow its
@@ -37,6 +38,7 @@
 #define FORMAT_MINOR_CLUSTERS 5u /* 1.5 added CPAS, CLUS, CPRT, CCOL, CITM */
 #define FORMAT_MINOR_RENDER 6u /* 1.6 added RVTX, RIDX */
 #define FORMAT_MINOR_ORIGIN 7u /* 1.7 added ORIG */
+#define FORMAT_MINOR_MATERIALS 8u /* 1.8 added RMAT, RMNM, RLIB */
 #define ORIGIN_RECORD 24u      /* ORIG: x, y, z, f64 each */
 #define SECTION_VERSION 1u /* of every section this version defines */
 #define HEADER_SIZE 32u
@@ -60,7 +62,7 @@ enum {
     SEC_PART, SEC_TRIS, SEC_DIST, SEC_BEND, SEC_COLR, SEC_ELEM, SEC_ECOL, SEC_MATL,
     SEC_HLEV, SEC_HNOD, SEC_HLNK, SEC_HDST, SEC_HCOL, SEC_PRED, SEC_PBLK,
     SEC_MLEV, SEC_MTRI, SEC_MPAR, SEC_MCOL, SEC_MVTX, SEC_CPAS, SEC_CLUS, SEC_CPRT, SEC_CCOL, SEC_CITM,
-    SEC_RVTX, SEC_RIDX, SEC_META, SEC_ORIG, SEC_COUNT
+    SEC_RVTX, SEC_RIDX, SEC_META, SEC_ORIG, SEC_RMAT, SEC_RMNM, SEC_RLIB, SEC_COUNT
 };
 
 static const struct section_kind {
@@ -98,6 +100,10 @@ static const struct section_kind {
     [SEC_RIDX] = {"RIDX", sizeof(sinew_triangle_rec), SINEW_ASSET_MAX_RECORDS, "render triangles"},
     [SEC_META] = {"META", 1, MAX_META_BYTES, "bytes of text"},
     [SEC_ORIG] = {"ORIG", ORIGIN_RECORD, 1, "origins"},
+    [SEC_RMAT] = {"RMAT", sizeof(sinew_render_material_rec), SINEW_ASSET_MAX_RENDER_MATERIALS, "render materials"},
+    [SEC_RMNM] = {"RMNM", 1, SINEW_ASSET_MAX_RENDER_MATERIALS * (SINEW_ASSET_MAX_MATERIAL_NAME + 1u),
+                  "bytes of material names"},
+    [SEC_RLIB] = {"RLIB", 1, SINEW_ASSET_MAX_LIBRARY, "bytes of material library"},
 };
 
 /* One parsed entry of the section table. */
@@ -248,6 +254,9 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         [SEC_RIDX] = {a->rtriangle_count, a->rtriangles},
         [SEC_META] = {(uint32_t)meta_len, a->meta},
         [SEC_ORIG] = {1, a->origin},
+        [SEC_RMAT] = {a->rmaterial_count, a->rmaterials},
+        [SEC_RMNM] = {a->rname_size, a->rnames},
+        [SEC_RLIB] = {a->rlibrary_size, a->rlibrary},
     };
     /* The oldest version that holds the asset: 1.0 without finite elements or
      * a hierarchy, so that files of cloth alone stay what they were; 1.1 with
@@ -257,15 +266,18 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
      * one's too, empty or not. META only when there is text, so that NULL and "" stay distinct
      * through a round trip. 1.7 with an origin other than 0 (ORIG, then
      * every section before it): an asset at the world's origin is the file
-     * it always was. */
-    int has_origin = sinew_asset_has_origin(a);
+     * it always was. 1.8 with render materials (RMAT, RMNM, RLIB, and ORIG
+     * with it, (0, 0, 0) where there is none). */
+    int has_materials = a->rmaterial_count > 0 || a->rlibrary_size > 0;
+    int has_origin = sinew_asset_has_origin(a) || has_materials;
     int has_render = a->rvertex_count > 0 || has_origin;
     int has_clusters = a->cpass_count > 0 || has_render;
     int has_multigrid = a->mlevel_count > 0 || has_clusters;
     int has_red_black = a->red_count || a->black_count || has_multigrid;
     int has_hierarchy = a->level_count > 0 || has_red_black;
     int has_elements = a->element_count || a->element_colour_count || a->material_count || has_hierarchy;
-    uint32_t minor = has_origin      ? FORMAT_MINOR_ORIGIN
+    uint32_t minor = has_materials   ? FORMAT_MINOR_MATERIALS
+                     : has_origin    ? FORMAT_MINOR_ORIGIN
                      : has_render    ? FORMAT_MINOR_RENDER
                      : has_clusters  ? FORMAT_MINOR_CLUSTERS
                      : has_multigrid ? FORMAT_MINOR_MULTIGRID
@@ -285,7 +297,8 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
         if ((is_element_section && !has_elements) || (is_hierarchy_section && !has_hierarchy) ||
             (is_red_black_section && !has_red_black) || (is_multigrid_section && !has_multigrid) ||
             (is_cluster_section && !has_clusters) || (is_render_section && !has_render) ||
-            (i == SEC_META && !a->meta) || (i == SEC_ORIG && !has_origin))
+            (i == SEC_META && !a->meta) || (i == SEC_ORIG && !has_origin) ||
+            (i >= SEC_RMAT && !has_materials))
             continue;
         order[section_count++] = i;
     }
@@ -313,8 +326,8 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
     for (uint32_t i = 0; i < section_count; ++i) {
         int k = order[i];
         uint8_t *payload = file + offset[i];
-        if (k == SEC_META)
-            memcpy(payload, a->meta, meta_len);
+        if (k == SEC_META || k == SEC_RMNM || k == SEC_RLIB) /* bytes */
+            memcpy(payload, src[k].data, (size_t)length[i]);
         else if (k == SEC_ORIG)
             for (int c = 0; c < 3; ++c) { /* a double keeps its bits, little-endian */
                 uint64_t bits;
@@ -528,6 +541,24 @@ static sinew_result decode(const uint8_t *p, const section_entry *known[SEC_COUN
         ok = sinew_asset_alloc_render(a, count[SEC_RVTX], count[SEC_RIDX]);
     if (ok && known[SEC_META])
         ok = (a->meta = malloc((size_t)count[SEC_META] + 1)) != NULL;
+    if (ok && (count[SEC_RMAT] || count[SEC_RMNM] || count[SEC_RLIB])) {
+        a->rmaterials = calloc(count[SEC_RMAT] ? count[SEC_RMAT] : 1, sizeof *a->rmaterials);
+        a->rnames = malloc((size_t)count[SEC_RMNM] + 1);
+        a->rlibrary = malloc((size_t)count[SEC_RLIB] + 1);
+        ok = a->rmaterials && a->rnames && a->rlibrary;
+        if (ok) {
+            a->rmaterial_count = count[SEC_RMAT];
+            a->rname_size = count[SEC_RMNM];
+            a->rlibrary_size = count[SEC_RLIB];
+            if (count[SEC_RMAT])
+                get_words(a->rmaterials, p + known[SEC_RMAT]->offset, (size_t)known[SEC_RMAT]->size / 4);
+            if (count[SEC_RMNM])
+                memcpy(a->rnames, p + known[SEC_RMNM]->offset, count[SEC_RMNM]);
+            if (count[SEC_RLIB])
+                memcpy(a->rlibrary, p + known[SEC_RLIB]->offset, count[SEC_RLIB]);
+            a->rnames[count[SEC_RMNM]] = a->rlibrary[count[SEC_RLIB]] = '\0';
+        }
+    }
     if (!ok) {
         sinew_asset_destroy(a);
         return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "asset", "%s: no memory for the asset", name);

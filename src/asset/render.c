@@ -1,5 +1,6 @@
-/* The render mesh of an asset (format 1.6; docs/render-mesh.md,
- * docs/asset-format.md): its allocation, every check the loader makes of it,
+/* The render mesh of an asset (format 1.6, its materials 1.8;
+ * docs/render-mesh.md, docs/asset-format.md): its allocation, every check
+ * the loader makes of it,
  * so that the render kernel never reads past the particles and never divides
  * by a weight sum far from 1, and the public getters. */
 #include "asset.h"
@@ -27,6 +28,115 @@ int sinew_asset_alloc_render(sinew_asset *a, uint32_t vertices, uint32_t triangl
     a->rvertex_count = vertices;
     a->rtriangle_count = triangles;
     return 1;
+}
+
+void sinew_asset_free_render_materials(sinew_asset *a)
+{
+    free(a->rmaterials);
+    free(a->rnames);
+    free(a->rlibrary);
+    a->rmaterials = NULL;
+    a->rnames = a->rlibrary = NULL;
+    a->rmaterial_count = a->rname_size = a->rlibrary_size = 0;
+}
+
+int sinew_asset_set_render_materials(sinew_asset *a, uint32_t count, char *const *names, const uint32_t *first,
+                                     const char *library, const char *text, size_t text_size)
+{
+    SINEW_ASSERT(a && (count == 0 || (names && first)));
+    size_t name_bytes = 0;
+    for (uint32_t g = 0; g < count; g++)
+        name_bytes += strlen(names[g]) + 1;
+    size_t library_bytes = library ? strlen(library) + 1 + (text ? text_size : 0) : 0;
+    if (name_bytes > UINT32_MAX || library_bytes > UINT32_MAX)
+        return 0;
+    sinew_render_material_rec *rec = calloc(count ? count : 1, sizeof *rec);
+    char *pool = malloc(name_bytes + 1), *lib = malloc(library_bytes + 1);
+    if (!rec || !pool || !lib) {
+        free(rec);
+        free(pool);
+        free(lib);
+        return 0;
+    }
+    size_t at = 0;
+    for (uint32_t g = 0; g < count; g++) {
+        size_t len = strlen(names[g]);
+        rec[g] = (sinew_render_material_rec){first[g], first[g + 1] - first[g], (uint32_t)at, (uint32_t)len};
+        memcpy(pool + at, names[g], len + 1);
+        at += len + 1;
+    }
+    pool[name_bytes] = '\0';
+    if (library) {
+        size_t len = strlen(library);
+        memcpy(lib, library, len + 1);
+        if (text)
+            memcpy(lib + len + 1, text, text_size);
+    }
+    lib[library_bytes] = '\0';
+    sinew_asset_free_render_materials(a);
+    a->rmaterials = rec;
+    a->rnames = pool;
+    a->rlibrary = lib;
+    a->rmaterial_count = count;
+    a->rname_size = (uint32_t)name_bytes;
+    a->rlibrary_size = (uint32_t)library_bytes;
+    return 1;
+}
+
+/* Printable text: no byte below 0x20 and no DEL. */
+static int printable(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7F)
+            return 0;
+    return 1;
+}
+
+static sinew_result validate_materials(const sinew_asset *a, const char *name, const sinew_logger *lg)
+{
+    if (a->rmaterial_count > SINEW_ASSET_MAX_RENDER_MATERIALS)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: %u render materials exceed the limit "
+                          "of %u", name, a->rmaterial_count, SINEW_ASSET_MAX_RENDER_MATERIALS);
+    if ((a->rmaterial_count || a->rlibrary_size) && a->rtriangle_count == 0)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: render materials without a render mesh "
+                          "(sections RMAT and RLIB need RIDX)", name);
+    if (a->rlibrary_size && a->rmaterial_count == 0)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: a material library without material "
+                          "groups (section RLIB needs RMAT)", name);
+    uint64_t next = 0;
+    for (uint32_t g = 0; g < a->rmaterial_count; g++) {
+        const sinew_render_material_rec *m = &a->rmaterials[g];
+        if (m->first_triangle != next || (uint64_t)m->first_triangle + m->triangle_count > a->rtriangle_count)
+            return sinew_asset_bad_record(lg, name, "RMAT", g, "triangles [%u, +%u) do not follow the group before "
+                                          "(at %llu) within the %u render triangles", m->first_triangle,
+                                          m->triangle_count, (unsigned long long)next, a->rtriangle_count);
+        next += m->triangle_count;
+        if (m->name_length > SINEW_ASSET_MAX_MATERIAL_NAME ||
+            (uint64_t)m->name_offset + m->name_length >= a->rname_size)
+            return sinew_asset_bad_record(lg, name, "RMAT", g, "name of %u bytes at %u outside the %u bytes of "
+                                          "section RMNM (or over %u bytes)", m->name_length, m->name_offset,
+                                          a->rname_size, SINEW_ASSET_MAX_MATERIAL_NAME);
+        const char *s = a->rnames + m->name_offset;
+        if (s[m->name_length] != '\0' || !printable(s, m->name_length))
+            return sinew_asset_bad_record(lg, name, "RMAT", g, "name is not printable text ended by a NUL");
+    }
+    if (next != a->rtriangle_count && a->rmaterial_count)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: render materials cover %llu of %u render "
+                          "triangles", name, (unsigned long long)next, a->rtriangle_count);
+    if (a->rlibrary_size) {
+        const char *end = memchr(a->rlibrary, 0, a->rlibrary_size);
+        size_t len = end ? (size_t)(end - a->rlibrary) : 0;
+        if (!end || len == 0 || len > SINEW_ASSET_MAX_LIBRARY_NAME || !printable(a->rlibrary, len) ||
+            memchr(a->rlibrary, '/', len) || memchr(a->rlibrary, '\\', len) || strcmp(a->rlibrary, ".") == 0 ||
+            strcmp(a->rlibrary, "..") == 0)
+            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: section RLIB: the library's name is "
+                              "not a file name of 1 to %u printable bytes without a folder, ended by a NUL", name,
+                              SINEW_ASSET_MAX_LIBRARY_NAME);
+        if (memchr(end + 1, 0, a->rlibrary_size - len - 1))
+            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: section RLIB: the library's text "
+                              "holds a NUL byte", name);
+    }
+    return SINEW_RESULT_OK;
 }
 
 static sinew_result validate_vertex(const sinew_asset *a, uint32_t i, const char *name, const sinew_logger *lg)
@@ -77,7 +187,7 @@ sinew_result sinew_asset_validate_render(const sinew_asset *a, const char *name,
             if (a->rtriangles[t].v[c] >= a->rvertex_count)
                 return sinew_asset_bad_record(lg, name, "RIDX", t, "render vertex %u out of range (%u vertices)",
                                               a->rtriangles[t].v[c], a->rvertex_count);
-    return SINEW_RESULT_OK;
+    return validate_materials(a, name, lg);
 }
 
 sinew_render_info sinew_asset_get_render_info(const sinew_asset *a)
@@ -135,4 +245,34 @@ void sinew_asset_get_render_rest(const sinew_asset *a, float *positions, float *
         for (int c = 0; c < 3; c++)
             positions[3 * (size_t)i + c] = (float)p[c];
     }
+}
+
+uint32_t sinew_asset_get_render_material_count(const sinew_asset *a)
+{
+    SINEW_ASSERT(a);
+    return a->rmaterial_count;
+}
+
+sinew_result sinew_asset_get_render_material(const sinew_asset *a, uint32_t index, sinew_render_material *out)
+{
+    SINEW_ASSERT(a && out);
+    /* The asset keeps no logger: the message goes to stderr. */
+    if (index >= a->rmaterial_count)
+        return sinew_fail(NULL, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "asset",
+                          "render material %u out of range (the asset has %u)", index, a->rmaterial_count);
+    const sinew_render_material_rec *m = &a->rmaterials[index];
+    *out = (sinew_render_material){a->rnames + m->name_offset, 3 * m->first_triangle, 3 * m->triangle_count};
+    return SINEW_RESULT_OK;
+}
+
+const char *sinew_asset_get_material_library(const sinew_asset *a, const char **text, size_t *size)
+{
+    SINEW_ASSERT(a);
+    const char *name = a->rlibrary_size ? a->rlibrary : NULL;
+    size_t len = name ? strlen(name) : 0;
+    if (text)
+        *text = name && a->rlibrary_size > len + 1 ? a->rlibrary + len + 1 : NULL;
+    if (size)
+        *size = name ? a->rlibrary_size - len - 1 : 0;
+    return name;
 }

@@ -902,12 +902,15 @@ static sinew_result add_render_mesh(cloth_builder *b, sinew_asset *a)
     }
     memcpy(a->rtriangles, m->render_triangles, sizeof(uint32_t) * 3 * (size_t)m->render_triangle_count);
     free(face_normals);
+    if (!sinew_render_copy_materials(a, m))
+        return sinew_fail(b->lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", b->name);
     if (orphans)
         sinew_logf(b->lg, SINEW_LOG_WARNING, "prep",
                    "%s: %u render vertices lie only on dropped faces: each follows its nearest particle", b->name,
                    orphans);
-    sinew_logf(b->lg, SINEW_LOG_INFO, "prep", "%s: render mesh of %u vertices, %u triangles%s", b->name,
-               m->render_vertex_count, m->render_triangle_count, m->render_uv ? ", with UVs" : "");
+    sinew_logf(b->lg, SINEW_LOG_INFO, "prep", "%s: render mesh of %u vertices, %u triangles%s, %u material group%s", b->name,
+               m->render_vertex_count, m->render_triangle_count, m->render_uv ? ", with UVs" : "",
+               m->materials.count, m->materials.count == 1 ? "" : "s");
     return SINEW_RESULT_OK;
 }
 

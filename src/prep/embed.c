@@ -165,6 +165,18 @@ static int grid_build(tet_grid *g, const sinew_asset *a, const uint32_t *tets, u
     return 1;
 }
 
+int sinew_render_copy_materials(sinew_asset *a, const sinew_mesh *m)
+{
+    const sinew_mesh_materials *g = &m->materials;
+    if (g->count == 0)
+        return 1;
+    if (sinew_asset_set_render_materials(a, g->count, g->names, g->first, g->library, g->library_text,
+                                         g->library_size))
+        return 1;
+    sinew_asset_alloc_render(a, 0, 0);
+    return 0;
+}
+
 void sinew_render_vertex_surface(sinew_render_vertex_rec *r, const sinew_mesh *m, const float *face_normals, uint32_t i)
 {
     const float *n = m->render_normal ? m->render_normal + 3 * (size_t)i : NULL;
@@ -268,11 +280,14 @@ sinew_result sinew_render_embed(sinew_asset *a, const sinew_mesh *m, const char 
     free(face_normals);
     free(g.start);
     free(g.items);
+    if (!sinew_render_copy_materials(a, m))
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", name);
     if (outside)
         sinew_logf(lg, SINEW_LOG_INFO, "prep",
                    "%s: %u of %u render vertices lie outside the tetrahedra (at most %.3g m): each follows its "
                    "nearest tetrahedron", name, outside, m->render_vertex_count, worst);
-    sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: render mesh of %u vertices, %u triangles embedded in %u tetrahedra%s",
-               name, m->render_vertex_count, m->render_triangle_count, t, m->render_uv ? ", with UVs" : "");
+    sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: render mesh of %u vertices, %u triangles embedded in %u tetrahedra%s, %u material group%s",
+               name, m->render_vertex_count, m->render_triangle_count, t, m->render_uv ? ", with UVs" : "",
+               m->materials.count, m->materials.count == 1 ? "" : "s");
     return SINEW_RESULT_OK;
 }

@@ -28,8 +28,20 @@ void sinew_mesh_free(sinew_mesh *m)
     memset(m, 0, sizeof *m);
 }
 
+static void free_materials(sinew_mesh_materials *g)
+{
+    for (uint32_t i = 0; g->names && i < g->count; i++)
+        free(g->names[i]);
+    free(g->names);
+    free(g->first);
+    free(g->library);
+    free(g->library_text);
+    memset(g, 0, sizeof *g);
+}
+
 void sinew_mesh_free_render(sinew_mesh *m)
 {
+    free_materials(&m->materials);
     free(m->render_vertex);
     free(m->render_uv);
     free(m->render_normal);
@@ -37,6 +49,88 @@ void sinew_mesh_free_render(sinew_mesh *m)
     m->render_vertex_count = m->render_triangle_count = 0;
     m->render_vertex = m->render_triangles = NULL;
     m->render_uv = m->render_normal = NULL;
+}
+
+void sinew_mesh_move_render(sinew_mesh *dst, sinew_mesh *src)
+{
+    sinew_mesh_free_render(dst);
+    dst->render_vertex_count = src->render_vertex_count;
+    dst->render_vertex = src->render_vertex;
+    dst->render_uv = src->render_uv;
+    dst->render_normal = src->render_normal;
+    dst->render_triangle_count = src->render_triangle_count;
+    dst->render_triangles = src->render_triangles;
+    dst->materials = src->materials;
+    src->render_vertex_count = src->render_triangle_count = 0;
+    src->render_vertex = src->render_triangles = NULL;
+    src->render_uv = src->render_normal = NULL;
+    memset(&src->materials, 0, sizeof src->materials);
+}
+
+/* ------------------------------------------------------------ materials */
+
+typedef struct last_message {
+    char text[512];
+} last_message;
+
+static void keep_message(void *user, sinew_log_level level, const char *id, const char *message)
+{
+    (void)level;
+    (void)id;
+    snprintf(((last_message *)user)->text, sizeof ((last_message *)user)->text, "%s", message);
+}
+
+sinew_result sinew_mesh_read_library(sinew_mesh *m, const char *obj_path, const sinew_logger *lg)
+{
+    sinew_mesh_materials *g = &m->materials;
+    if (!g->library || g->library_text)
+        return SINEW_RESULT_OK;
+    const char *name = g->library;
+    /* Only what lies in the source's folder or below it: a model from a
+     * stranger must not carry /etc/passwd into an asset. */
+    int leaves = name[0] == '/' || name[0] == '\\' || strstr(name, "..") != NULL || strchr(name, ':') != NULL;
+    if (leaves) {
+        sinew_logf(lg, SINEW_LOG_WARNING, "mesh", "%s: material library \"%s\" not read: it is outside the model's "
+                   "folder; its usemtl groups are kept", obj_path, name);
+        return SINEW_RESULT_OK;
+    }
+    const char *slash = strrchr(obj_path, '/');
+    size_t dir = slash ? (size_t)(slash - obj_path) + 1 : 0;
+    char *path = malloc(dir + strlen(name) + 1);
+    if (!path)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", obj_path);
+    memcpy(path, obj_path, dir);
+    strcpy(path + dir, name);
+    last_message why = {""};
+    sinew_logger quiet = {keep_message, &why, SINEW_LOG_ERROR};
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    sinew_result r = sinew_file_read(path, SINEW_MESH_MAX_LIBRARY, &quiet, "mesh", &bytes, &size);
+    if (r == SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY) {
+        free(path);
+        return sinew_fail(lg, r, "mesh", "%s: out of memory", obj_path);
+    }
+    const void *nul = r == SINEW_RESULT_OK ? memchr(bytes, 0, size) : NULL;
+    if (r != SINEW_RESULT_OK || nul)
+        sinew_logf(lg, SINEW_LOG_WARNING, "mesh", "%s: material library %s not kept (%s); its usemtl groups are kept "
+                   "and the meshes written will name it", obj_path, path,
+                   nul ? "it holds a NUL byte: not a text file" : why.text[0] ? why.text : sinew_result_string(r));
+    char *text = r == SINEW_RESULT_OK && !nul ? realloc(bytes, size + 1) : NULL;
+    if (r == SINEW_RESULT_OK && !nul && !text) {
+        free(bytes);
+        free(path);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mesh", "%s: out of memory", obj_path);
+    }
+    if (!text)
+        free(bytes);
+    else {
+        text[size] = '\0';
+        g->library_text = text;
+        g->library_size = size;
+        sinew_logf(lg, SINEW_LOG_INFO, "mesh", "%s: material library %s (%zu bytes) kept", obj_path, path, size);
+    }
+    free(path);
+    return SINEW_RESULT_OK;
 }
 
 /* ------------------------------------------------------------ welding */
@@ -132,9 +226,20 @@ sinew_result sinew_mesh_render_finish(sinew_mesh *m, const char *name, const sin
                               "%s: render triangle %llu names render vertex %u of %u", name,
                               (unsigned long long)(k / 3), bad, r);
         }
-    if (m->render_uv)
+    const sinew_mesh_materials *g = &m->materials;
+    for (uint32_t i = 0; i < g->count; i++)
+        if (g->first[i] > g->first[i + 1] || (i == 0 && g->first[0] != 0)) {
+            sinew_mesh_free_render(m);
+            return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: material group %u out of order", name, i);
+        }
+    if (g->count && g->first[g->count] != m->render_triangle_count) {
+        sinew_mesh_free_render(m);
+        return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s: material groups cover %u of %u render "
+                          "triangles", name, g->first[g->count], m->render_triangle_count);
+    }
+    if (m->render_uv || g->count)
         return SINEW_RESULT_OK;
-    /* Without UVs the render mesh matters only where it splits a vertex. */
+    /* Without UVs or materials the render mesh matters only where it splits a vertex. */
     uint8_t *seen = calloc((size_t)m->vertex_count + 1, 1);
     if (!seen) {
         sinew_mesh_free_render(m);
@@ -349,6 +454,8 @@ sinew_result sinew_mesh_read(const char *path, const sinew_logger *lg, sinew_mes
     r = off ? sinew_mesh_read_off_memory(data, size, path, lg, out)
             : sinew_mesh_read_obj_memory(data, size, path, lg, out);
     free(bytes);
+    if (r == SINEW_RESULT_OK && (r = sinew_mesh_read_library(out, path, lg)) != SINEW_RESULT_OK)
+        sinew_mesh_free(out);
     return r;
 }
 

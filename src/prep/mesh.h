@@ -10,6 +10,24 @@
 
 #include <sinew/core.h>
 
+/* The material groups of a render mesh (docs/render-mesh.md): the source's
+ * usemtl names in order of first use, each over a run of render triangles
+ * (group g is triangles [first[g], first[g + 1])), and the source's material
+ * library, read from beside the source where it could be. Part of the render
+ * mesh: freed, kept and moved with it. count 0: the source names none. */
+typedef struct sinew_mesh_materials {
+    uint32_t count;
+    char **names;        /* count names; "" for the faces before the first usemtl */
+    uint32_t *first;     /* count + 1 render-triangle offsets */
+    char *library;       /* the library's file name (no folder), or NULL: none named */
+    char *library_text;  /* its contents (NUL-terminated, no NUL inside), or NULL: not found */
+    size_t library_size; /* bytes of library_text */
+} sinew_mesh_materials;
+
+#define SINEW_MESH_MAX_MATERIALS 65536u
+#define SINEW_MESH_MAX_MATERIAL_NAME 1024u
+#define SINEW_MESH_MAX_LIBRARY (1u << 20) /* bytes of a material library */
+
 typedef struct sinew_mesh {
     uint32_t vertex_count;
     double *positions;      /* 3 per vertex */
@@ -29,12 +47,26 @@ typedef struct sinew_mesh {
     float *render_normal;           /* 3 per render vertex, or NULL: no normals */
     uint32_t render_triangle_count;
     uint32_t *render_triangles;     /* 3 per triangle, over render vertices; polygons fanned */
+    sinew_mesh_materials materials; /* the source's material groups over render_triangles */
 } sinew_mesh;
 
 void sinew_mesh_free(sinew_mesh *m);
 
 /* Frees m's render mesh alone (the fields above), leaving the rest. */
 void sinew_mesh_free_render(sinew_mesh *m);
+
+/* Moves src's render mesh (materials included) into dst, freeing dst's;
+ * src is left without one. For a mesh rebuilt on the same first vertices
+ * (subdivision numbers the input's vertices first). */
+void sinew_mesh_move_render(sinew_mesh *dst, sinew_mesh *src);
+
+/* Reads the material library an OBJ named (m->materials.library) from the
+ * folder of the OBJ at obj_path, into m->materials.library_text. A library
+ * that is not there, not a regular file, over SINEW_MESH_MAX_LIBRARY bytes,
+ * holding a NUL, or named by a path that leaves that folder (absolute, or
+ * through "..") is not read, with a warning naming it: the groups and the
+ * name are kept. Fails only on out-of-memory. */
+sinew_result sinew_mesh_read_library(sinew_mesh *m, const char *obj_path, const sinew_logger *lg);
 
 /* Merges vertices at identical positions (bit for bit, but -0.0 == +0.0)
  * into the first of them, and renumbers the rest in their original order:

@@ -1,7 +1,8 @@
 /* Wavefront OBJ reader, safe for untrusted input (see mesh_text.h).
  *
  * Reads `v x y z [w]`, `vt u v [w]`, `vn x y z` and `f` records with a, a/t,
- * a/t/n and a//n vertices and negative (relative) indices; groups, materials
+ * a/t/n and a//n vertices and negative (relative) indices, `usemtl` (each
+ * face's material) and `mtllib` (the library's name: mesh.c reads it); groups
  * and smoothing groups are ignored, `l` polylines and unknown records skipped
  * with a debug message. Positive indices may refer to vertices defined later in
  * the file, as most exporters' readers allow; they are checked at the end.
@@ -34,6 +35,16 @@ typedef struct obj_reader {
     uint32_t *corner_t, *corner_n;
     int64_t max_t, max_n;       /* largest positive vt and vn indices seen, and their lines */
     uint64_t max_t_line, max_n_line;
+    /* Materials: names in order of first use ("" for faces before any
+     * usemtl), a hash of them, each face's, and the one in force. */
+    char **mat_name;
+    uint32_t mat_count, mat_current;
+    size_t mat_cap, face_mat_cap;
+    uint32_t *mat_slot;  /* open addressing over mat_name; NONE: empty */
+    size_t mat_slot_mask;
+    uint32_t *face_mat;
+    int saw_usemtl;
+    char *library;
 } obj_reader;
 
 #define NONE UINT32_MAX
@@ -166,6 +177,108 @@ static int64_t resolve(int64_t a, uint32_t count, int64_t *max, uint64_t *max_li
     return i >= 0 ? i : -1;
 }
 
+static uint64_t name_hash(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The material named by tok (len 0: ""), added at the end when new; NONE on OOM
+ * or past the limit (r->mat_count says which). */
+static uint32_t material_index(obj_reader *r, const char *s, size_t len)
+{
+    if (2 * ((size_t)r->mat_count + 1) > r->mat_slot_mask) { /* rehash at half full */
+        size_t cap = r->mat_slot_mask ? 2 * (r->mat_slot_mask + 1) : 64;
+        uint32_t *slot = malloc(sizeof *slot * cap);
+        if (!slot)
+            return NONE;
+        for (size_t i = 0; i < cap; i++)
+            slot[i] = NONE;
+        for (uint32_t m = 0; m < r->mat_count; m++) {
+            size_t i = (size_t)name_hash(r->mat_name[m], strlen(r->mat_name[m])) & (cap - 1);
+            while (slot[i] != NONE)
+                i = (i + 1) & (cap - 1);
+            slot[i] = m;
+        }
+        free(r->mat_slot);
+        r->mat_slot = slot;
+        r->mat_slot_mask = cap - 1;
+    }
+    size_t i = (size_t)name_hash(s, len) & r->mat_slot_mask;
+    for (; r->mat_slot[i] != NONE; i = (i + 1) & r->mat_slot_mask) {
+        const char *n = r->mat_name[r->mat_slot[i]];
+        if (strlen(n) == len && memcmp(n, s, len) == 0)
+            return r->mat_slot[i];
+    }
+    if (r->mat_count == SINEW_MESH_MAX_MATERIALS ||
+        !sinew_grow((void **)&r->mat_name, &r->mat_cap, (size_t)r->mat_count + 1, sizeof(char *)))
+        return NONE;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return NONE;
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    r->mat_name[r->mat_count] = copy;
+    r->mat_slot[i] = r->mat_count;
+    return r->mat_count++;
+}
+
+/* A material or library name: printable, at most SINEW_MESH_MAX_MATERIAL_NAME bytes. */
+static sinew_result check_name(obj_reader *r, sinew_token tok, const char *what)
+{
+    if (tok.len > SINEW_MESH_MAX_MATERIAL_NAME)
+        return sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s:%" PRIu64 ": %s of %zu bytes (at most %u)",
+                          r->name, r->t.line_no, what, tok.len, SINEW_MESH_MAX_MATERIAL_NAME);
+    for (size_t i = 0; i < tok.len; i++)
+        if ((uint8_t)tok.s[i] < 0x20 || tok.s[i] == 0x7F)
+            return bad(r, what, tok);
+    return SINEW_RESULT_OK;
+}
+
+static sinew_result read_usemtl(obj_reader *r)
+{
+    sinew_token tok = {"", 0};
+    sinew_token more;
+    if (sinew_text_token(&r->t, &tok) && sinew_text_token(&r->t, &more))
+        return bad(r, "material name with a space (usemtl takes one name)", more);
+    sinew_result res = check_name(r, tok, "material name with a control character");
+    if (res != SINEW_RESULT_OK)
+        return res;
+    r->saw_usemtl = 1;
+    r->mat_current = material_index(r, tok.s, tok.len);
+    if (r->mat_current == NONE)
+        return r->mat_count == SINEW_MESH_MAX_MATERIALS
+                   ? sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s:%" PRIu64 ": more than %u materials",
+                                r->name, r->t.line_no, SINEW_MESH_MAX_MATERIALS)
+                   : out_of_memory(r);
+    return SINEW_RESULT_OK;
+}
+
+/* The first library named (mesh.c reads it); later ones are noted and left. */
+static sinew_result read_mtllib(obj_reader *r)
+{
+    sinew_token tok;
+    while (sinew_text_token(&r->t, &tok)) {
+        sinew_result res = check_name(r, tok, "material library name with a control character");
+        if (res != SINEW_RESULT_OK)
+            return res;
+        if (r->library) {
+            char buf[40];
+            sinew_logf(r->lg, SINEW_LOG_WARNING, "mesh", "%s:%" PRIu64 ": material library '%s' left out: only "
+                       "the first one (%s) is kept", r->name, r->t.line_no, sinew_token_printable(tok, buf),
+                       r->library);
+            continue;
+        }
+        if (!(r->library = malloc(tok.len + 1)))
+            return out_of_memory(r);
+        memcpy(r->library, tok.s, tok.len);
+        r->library[tok.len] = '\0';
+    }
+    return SINEW_RESULT_OK;
+}
+
 static sinew_result read_face(obj_reader *r)
 {
     sinew_mesh *m = r->m;
@@ -216,6 +329,11 @@ static sinew_result read_face(obj_reader *r)
     if (k < 3)
         return sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh",
                           "%s:%" PRIu64 ": face has %u vertices, needs at least 3", r->name, r->t.line_no, k);
+    if (r->mat_current == NONE && (r->mat_current = material_index(r, "", 0)) == NONE)
+        return out_of_memory(r);
+    if (!sinew_grow((void **)&r->face_mat, &r->face_mat_cap, (size_t)m->face_count + 1, sizeof(uint32_t)))
+        return out_of_memory(r);
+    r->face_mat[m->face_count] = r->mat_current;
     m->face_offsets[m->face_count] = first;
     m->face_offsets[++m->face_count] = r->index_count;
     return SINEW_RESULT_OK;
@@ -223,7 +341,7 @@ static sinew_result read_face(obj_reader *r)
 
 static sinew_result read_records(obj_reader *r)
 {
-    static const char *const ignored[] = {"vp", "o", "g", "s", "usemtl", "mtllib"};
+    static const char *const ignored[] = {"vp", "o", "g", "s"};
     uint64_t skipped = 0, first_skipped = 0;
     while (sinew_text_next_line(&r->t)) {
         sinew_token kw;
@@ -238,6 +356,10 @@ static sinew_result read_records(obj_reader *r)
             res = read_attribute(r, 0);
         else if (token_is(kw, "vn"))
             res = read_attribute(r, 1);
+        else if (token_is(kw, "usemtl"))
+            res = read_usemtl(r);
+        else if (token_is(kw, "mtllib"))
+            res = read_mtllib(r);
         else {
             int known = 0;
             for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
@@ -303,7 +425,10 @@ static sinew_result make_render_mesh(obj_reader *r)
         has_uv |= r->corner_t[k] != NONE;
         has_n |= r->corner_n[k] != NONE;
     }
-    if (!has_uv && !has_n)
+    /* Materials only where the file names one: faces before any usemtl are
+     * then the group "". */
+    const uint32_t groups = r->saw_usemtl ? r->mat_count : 0;
+    if (!has_uv && !has_n && !groups)
         return SINEW_RESULT_OK;
     size_t cap = 16;
     while (cap < 2 * (size_t)corners)
@@ -338,13 +463,35 @@ static sinew_result make_render_mesh(obj_reader *r)
         }
         rv[k] = *slot;
     }
+    /* The triangles by material, in order of first use (a counting sort);
+     * without materials, in the file's order. */
+    uint32_t *first = calloc((size_t)groups + 2, sizeof *first);
+    if (!first && res == SINEW_RESULT_OK)
+        res = out_of_memory(r);
+    for (uint32_t f = 0; f < m->face_count && groups && res == SINEW_RESULT_OK; f++)
+        first[r->face_mat[f] + 1] += m->face_offsets[f + 1] - m->face_offsets[f] - 2;
+    for (uint32_t g = 0; g < groups && res == SINEW_RESULT_OK; g++)
+        first[g + 1] += first[g];
     uint32_t t = 0;
-    for (uint32_t f = 0; f < m->face_count && res == SINEW_RESULT_OK; f++)
-        for (uint32_t k = m->face_offsets[f] + 1; k + 1 < m->face_offsets[f + 1]; k++, t++) {
-            m->render_triangles[3 * (size_t)t] = rv[m->face_offsets[f]];
-            m->render_triangles[3 * (size_t)t + 1] = rv[k];
-            m->render_triangles[3 * (size_t)t + 2] = rv[k + 1];
+    for (uint32_t f = 0; f < m->face_count && res == SINEW_RESULT_OK; f++) {
+        uint32_t *at = groups ? &first[r->face_mat[f]] : &t;
+        for (uint32_t k = m->face_offsets[f] + 1; k + 1 < m->face_offsets[f + 1]; k++, (*at)++) {
+            m->render_triangles[3 * (size_t)*at] = rv[m->face_offsets[f]];
+            m->render_triangles[3 * (size_t)*at + 1] = rv[k];
+            m->render_triangles[3 * (size_t)*at + 2] = rv[k + 1];
         }
+    }
+    if (groups && res == SINEW_RESULT_OK) { /* first[g] now ends group g: shift back */
+        t = first[groups - 1];
+        memmove(first + 1, first, sizeof *first * groups);
+        first[0] = 0;
+        m->materials = (sinew_mesh_materials){groups, r->mat_name, first, r->library, NULL, 0};
+        r->mat_name = NULL;
+        r->mat_count = 0;
+        r->library = NULL;
+        first = NULL;
+    }
+    free(first);
     m->render_vertex_count = count;
     m->render_triangle_count = t;
     free(c.key);
@@ -360,7 +507,7 @@ sinew_result sinew_mesh_read_obj_memory(const char *text, size_t size, const cha
 {
     SINEW_ASSERT(out && (text || size == 0));
     memset(out, 0, sizeof *out);
-    obj_reader r = {.name = name ? name : "<memory>", .lg = lg, .m = out};
+    obj_reader r = {.name = name ? name : "<memory>", .lg = lg, .m = out, .mat_current = NONE};
     sinew_text_init(&r.t, text, size);
     sinew_result res = read_records(&r);
     if (res == SINEW_RESULT_OK)
@@ -370,6 +517,12 @@ sinew_result sinew_mesh_read_obj_memory(const char *text, size_t size, const cha
     free(r.nrm);
     free(r.corner_t);
     free(r.corner_n);
+    for (uint32_t i = 0; i < r.mat_count; i++)
+        free(r.mat_name[i]);
+    free(r.mat_name);
+    free(r.mat_slot);
+    free(r.face_mat);
+    free(r.library);
     if (res != SINEW_RESULT_OK)
         sinew_mesh_free(out);
     return res;

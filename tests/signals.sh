@@ -49,8 +49,9 @@ if [ "$mode" = sim ]; then
     cat "$d/stderr.txt" "$d/summary.txt"
     [ "$status" -eq "$want" ] || fail "exit status $status"
     [ -s "$d/run/final.obj" ] || fail "no final mesh"
-    grep -q '"status": "interrupted", "interrupted_by": "SIG'"$sig"'"' "$d/s.json" || fail "the JSON says no interruption"
-    step=$(sed -n 's/.*"interrupted_after_step": \([0-9]*\).*/\1/p' "$d/s.json")
+    grep -q '"status":[[:space:]]*"interrupted"' "$d/s.json" || fail "the JSON says no interruption"
+    grep -q '"interrupted_by":[[:space:]]*"SIG'"$sig"'"' "$d/s.json" || fail "the JSON names no signal"
+    step=$(sed -n 's/.*"interrupted_after_step":[[:space:]]*\([0-9]*\).*/\1/p' "$d/s.json")
     grep -q "checkpoint .*c.snwc (step $step)" "$d/summary.txt" || fail "no checkpoint of step $step"
     "$subject" "$d/g.snw" --resume "$d/c.snwc" --frames 2 --no-png -o "$d/resumed" > "$d/resumed.txt" 2>&1 ||
         fail "the resumed run failed: $(cat "$d/resumed.txt")"

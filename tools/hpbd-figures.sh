@@ -120,7 +120,7 @@ if [ -n "${PLOT_ONLY:-}" ]; then
 fi
 
 DEVICE=$("$SIM" --frames 1 --json "$TMP/dev.json" -q -o "$TMP/out" > /dev/null &&
-         sed -n 's/.*"device": "\([^"]*\)".*/\1/p' "$TMP/dev.json")
+         sed -n 's/.*"device":[[:space:]]*"\([^"]*\)".*/\1/p' "$TMP/dev.json")
 echo "device: $DEVICE"
 
 ITERS="1 2 3 4 5 6 8 10 12 16 20 24 32 40 48 64 80 96 128"

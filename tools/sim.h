@@ -29,6 +29,16 @@ typedef struct sim_add {
     int solver_set;
 } sim_add;
 
+/* One option of the command line's table, kept for --json's "settings":
+ * its flag, its cli_kind, where its value is (in the options) and whether
+ * it was given. */
+typedef struct sim_setting {
+    const char *name;
+    int kind, count, given;
+    const void *value;
+} sim_setting;
+#define SIM_MAX_SETTINGS 256
+
 /* The options, with the scene's settings filled in where none was given. */
 
 typedef struct options {
@@ -87,6 +97,11 @@ typedef struct options {
     int cape;                         /* --cape: the cape scene */
     int shapes_on_frame;              /* --shapes-on-frame: the collider list rides on the attachment's frame */
     double check_downwind;            /* --check-downwind D (m; 0: no check) */
+    /* the command line and its table (for --json) */
+    int argc;
+    char **argv;
+    sim_setting settings[SIM_MAX_SETTINGS];
+    unsigned setting_count;
 } options;
 
 /* Reads the options into *o, then the scene's settings where no option gave

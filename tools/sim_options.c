@@ -807,7 +807,9 @@ int sim_parse(int argc, char **argv, options *o)
         {"--camera", NULL, CLI_DOUBLES, o->camera, "EX,EY,EZ,TX,TY,TZ",
          "eye and target (m, world); default: framing the scene", .count = 6, .given = &o->camera_set},
         {"--video", NULL, CLI_STRING, &o->video, "FILE", "join the --every pictures into FILE with ffmpeg"},
-        {"--json", NULL, CLI_STRING, &o->json, "FILE", "write the summary as JSON"},
+        {"--json", NULL, CLI_STRING, &o->json, "FILE",
+         "write the summary as JSON, with the asset, sinew's version, the device, the command line and every "
+         "option's value (\"settings\"); needs a build with libcjson"},
         {"--log", NULL, CLI_STRING, &o->log, "FILE", "write one CSV line per step (time, volume error, ...)"},
         {"--device", NULL, CLI_STRING, &o->device, "NAME|INDEX",
          "Vulkan device (default: SINEW_DEVICE, else the best)"},
@@ -851,6 +853,18 @@ int sim_parse(int argc, char **argv, options *o)
             n += (size_t)snprintf(flag_text + n, sizeof flag_text - n, "%s ", opts[k].name);
     if (!cli_parse(t, argc, argv, opts, count, &o->asset_path, "asset"))
         return -1;
+    o->argc = argc;
+    o->argv = argv;
+    for (size_t k = 0; k < count && o->setting_count < SIM_MAX_SETTINGS; k++)
+        if (opts[k].kind != CLI_TEXT && opts[k].name && opts[k].value)
+            o->settings[o->setting_count++] =
+                (sim_setting){opts[k].name, (int)opts[k].kind, opts[k].count, opts[k].seen, opts[k].value};
+#ifndef SINEW_HAVE_CJSON
+    if (o->json) {
+        cli_error(t, "built without libcjson (Debian: libcjson-dev): no --json%s%s", "", "");
+        return -1;
+    }
+#endif
     if (o->help) {
         fputs(usage_head, stdout);
         cli_help(stdout, opts, count, 28);

@@ -11,29 +11,11 @@
 #include <string.h>
 
 #include "cli.h"
+#ifdef SINEW_HAVE_CJSON
+#include <cjson/cJSON.h>
+#endif
 #include "sim_run.h"
 #include "stop.h"
-
-/* A number for JSON: non-finite values become null. */
-static void json_num(FILE *f, const char *key, double v, const char *sep)
-{
-    if (isfinite(v))
-        fprintf(f, "\"%s\": %.9g%s", key, v, sep);
-    else
-        fprintf(f, "\"%s\": null%s", key, sep);
-}
-
-static void json_shape(FILE *f, const char *key, const soft_shape *s, long step, const char *sep)
-{
-    fprintf(f, "  \"%s\": {", key);
-    if (step >= 0)
-        fprintf(f, "\"step\": %ld, ", step);
-    json_num(f, "max_volume_error", s->max_error, ", ");
-    json_num(f, "rms_volume_error", s->rms_error, ", ");
-    json_num(f, "total_volume_error", s->total_error, ", ");
-    json_num(f, "max_green_strain", s->max_green, ", ");
-    fprintf(f, "\"inverted_tets\": %u, \"finite\": %s}%s\n", s->inverted, s->finite ? "true" : "false", sep);
-}
 
 /* The stretch the summary reports: elongation l / L - 1 of the distance
  * constraints at positions xyz (L: the rest pose's length; compression does
@@ -120,160 +102,271 @@ static int ended_inverted(const options *o, const sim *s, const sinew_step_stats
     return s->soft && st->inverted_elements > bound;
 }
 
-/* A JSON string: quoted, with quotes, backslashes and control characters
- * escaped (a path or a device name may hold any of them); null for NULL. */
-static void json_string(FILE *f, const char *text)
+#ifdef SINEW_HAVE_CJSON
+/* A float's value as the shortest decimal that reads back as that float
+ * (0.001, not 0.0010000000474974513); any other double as it is. */
+static double json_tidy(double v)
 {
-    if (!text) {
-        fputs("null", f);
-        return;
+    if (!isfinite(v) || (double)(float)v != v)
+        return v;
+    char text[32];
+    for (int digits = 6; digits <= 9; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, v);
+        if ((float)strtod(text, NULL) == (float)v)
+            return strtod(text, NULL);
     }
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
+    return v;
 }
 
-/* The summary as JSON (--json). */
+/* A number, or null where it is not finite (JSON has no NaN). */
+static void json_num(cJSON *obj, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(obj, key, json_tidy(v));
+    else
+        cJSON_AddNullToObject(obj, key);
+}
+
+static void json_shape(cJSON *root, const char *key, const soft_shape *s, long step)
+{
+    cJSON *o = cJSON_AddObjectToObject(root, key);
+    if (step >= 0)
+        cJSON_AddNumberToObject(o, "step", (double)step);
+    json_num(o, "max_volume_error", s->max_error);
+    json_num(o, "rms_volume_error", s->rms_error);
+    json_num(o, "total_volume_error", s->total_error);
+    json_num(o, "max_green_strain", s->max_green);
+    cJSON_AddNumberToObject(o, "inverted_tets", s->inverted);
+    cJSON_AddBoolToObject(o, "finite", s->finite);
+}
+
+/* Every option of the command line's table with the value the run used
+ * (the scene's defaults filled in), and the command line itself: what
+ * reproduces the run. An option whose value is a list (shapes, pins, bodies)
+ * says whether it was given; its text is in "command_line". */
+static void json_settings(cJSON *root, const options *o)
+{
+    cJSON *line = cJSON_AddArrayToObject(root, "command_line");
+    for (int k = 0; k < o->argc; k++)
+        cJSON_AddItemToArray(line, cJSON_CreateString(o->argv[k]));
+    cJSON *set = cJSON_AddObjectToObject(root, "settings");
+    for (unsigned k = 0; k < o->setting_count; k++) {
+        const sim_setting *e = &o->settings[k];
+        const char *key = e->name + 2; /* without "--" */
+        switch (e->kind) {
+        case CLI_FLAG:
+            cJSON_AddBoolToObject(set, key, *(const int *)e->value != 0);
+            break;
+        case CLI_UINT:
+            cJSON_AddNumberToObject(set, key, *(const unsigned *)e->value);
+            break;
+        case CLI_DOUBLE:
+            json_num(set, key, *(const double *)e->value);
+            break;
+        case CLI_STRING: {
+            const char *text = *(const char *const *)e->value;
+            if (text)
+                cJSON_AddStringToObject(set, key, text);
+            else
+                cJSON_AddNullToObject(set, key);
+            break;
+        }
+        case CLI_DOUBLES: {
+            cJSON *list = cJSON_AddArrayToObject(set, key);
+            for (int c = 0; c < e->count; c++)
+                cJSON_AddItemToArray(list, isfinite(((const double *)e->value)[c])
+                                               ? cJSON_CreateNumber(json_tidy(((const double *)e->value)[c]))
+                                               : cJSON_CreateNull());
+            break;
+        }
+        default:
+            cJSON_AddBoolToObject(set, key, e->given);
+        }
+    }
+}
+
+/* The summary as JSON (--json), through cJSON: strings escaped, numbers
+ * finite or null, and the settings that made the run. */
 static int write_json(const options *o, const sim *s, const tally *t, const sinew_material *mat0, double wall_ms,
                       double gpu_step_ms, double newton_mean, double newton_last, int status)
 {
     const sinew_asset_info ai = s->ai;
     const sinew_step_stats st = sinew_body_get_stats(s->body);
     const int is_block = o->scene == SCENE_BLOCK_FLAT || o->scene == SCENE_BLOCK_RANDOM;
-    FILE *j = cli_open_output("sinew-sim", "--json", o->json);
-    if (!j)
+    cJSON *j = cJSON_CreateObject();
+    if (!j) {
+        fprintf(stderr, "sinew-sim: out of host memory for --json\n");
         return 0;
-    fprintf(j, "{\n  \"scene\": \"%s\",\n",
-            o->asset_path ? "asset" : o->cape ? "cape" : o->flag ? "flag" : soft_scenes[o->scene].name);
+    }
+    cJSON_AddStringToObject(j, "scene",
+                            o->asset_path ? "asset" : o->cape ? "cape" : o->flag ? "flag" : soft_scenes[o->scene].name);
     /* what the run was: the asset read (null: a scene), sinew's version, the device */
-    fputs("  \"asset\": ", j);
-    json_string(j, o->asset_path);
-    const uint32_t v = sinew_version();
-    fprintf(j, ",\n  \"sinew_version\": \"%u.%u.%u\",\n  \"device\": ", v >> 22, (v >> 12) & 0x3FFu, v & 0xFFFu);
-    json_string(j, s->di.name);
-    fputs(",\n  \"driver\": ", j);
-    json_string(j, s->di.driver);
-    fputs(",\n", j);
-    fprintf(j, "  \"particles\": %u, \"pinned\": %u, \"tets\": %u, \"cells\": %u,\n", ai.particle_count,
-            ai.pinned_count, ai.tet_count, o->asset_path ? 0 : o->cells);
-    if (s->soft)
-        fprintf(j, "  \"material\": \"%s\", \"youngs\": %g, \"poisson\": %g, \"density\": %g,\n",
-                mat0->model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN ? "snh" : "nh", (double)mat0->youngs_modulus,
-                (double)mat0->poisson_ratio, (double)mat0->density);
-    fprintf(j, "  \"solver\": \"%s\", \"substeps\": %u, \"iterations\": %u, \"newton_iterations\": %u, "
-               "\"newton_tolerance\": %g,\n",
-            sinew_solver_name(o->solver), o->substeps, o->iterations, o->newton, o->newton_tol);
-    fprintf(j, "  \"dt\": %g, \"frames\": %u, \"steps\": %u, \"gravity\": %g, \"ground\": %s, \"damping\": %g,\n",
-            o->dt, o->frames, t->steps_done, o->gravity, s->p.ground ? "true" : "false", o->damping);
-    if (soft_scene_is_bar(o->scene))
-        fprintf(j, "  \"scale\": %g, \"turns\": %g, \"ramp\": %g,\n", o->scene == SCENE_BAR_TWIST ? 1.0 : o->scale,
-                o->scene == SCENE_BAR_TWIST ? o->turns : 0.0, o->ramp);
-    const int inverted = !t->unstable_step && ended_inverted(o, s, &st);
-    fprintf(j, "  \"stable\": %s, \"unstable_step\": ", t->unstable_step || inverted ? "false" : "true");
-    if (t->unstable_step)
-        fprintf(j, "%u,\n", t->unstable_step);
+    if (o->asset_path)
+        cJSON_AddStringToObject(j, "asset", o->asset_path);
     else
-        fprintf(j, "null,\n");
+        cJSON_AddNullToObject(j, "asset");
+    const uint32_t v = sinew_version();
+    char version[32];
+    snprintf(version, sizeof version, "%u.%u.%u", v >> 22, (v >> 12) & 0x3FFu, v & 0xFFFu);
+    cJSON_AddStringToObject(j, "sinew_version", version);
+    cJSON_AddStringToObject(j, "device", s->di.name);
+    cJSON_AddStringToObject(j, "driver", s->di.driver);
+    cJSON_AddNumberToObject(j, "particles", ai.particle_count);
+    cJSON_AddNumberToObject(j, "pinned", ai.pinned_count);
+    cJSON_AddNumberToObject(j, "tets", ai.tet_count);
+    cJSON_AddNumberToObject(j, "cells", o->asset_path ? 0 : o->cells);
+    if (s->soft) {
+        cJSON_AddStringToObject(j, "material", mat0->model == SINEW_MATERIAL_STABLE_NEO_HOOKEAN ? "snh" : "nh");
+        json_num(j, "youngs", mat0->youngs_modulus);
+        json_num(j, "poisson", mat0->poisson_ratio);
+        json_num(j, "density", mat0->density);
+    }
+    cJSON_AddStringToObject(j, "solver", sinew_solver_name(o->solver));
+    cJSON_AddNumberToObject(j, "substeps", o->substeps);
+    cJSON_AddNumberToObject(j, "iterations", o->iterations);
+    cJSON_AddNumberToObject(j, "newton_iterations", o->newton);
+    json_num(j, "newton_tolerance", o->newton_tol);
+    json_num(j, "dt", o->dt);
+    cJSON_AddNumberToObject(j, "frames", o->frames);
+    cJSON_AddNumberToObject(j, "steps", t->steps_done);
+    json_num(j, "gravity", o->gravity);
+    cJSON_AddBoolToObject(j, "ground", s->p.ground);
+    json_num(j, "damping", o->damping);
+    if (soft_scene_is_bar(o->scene)) {
+        json_num(j, "scale", o->scene == SCENE_BAR_TWIST ? 1.0 : o->scale);
+        json_num(j, "turns", o->scene == SCENE_BAR_TWIST ? o->turns : 0.0);
+        json_num(j, "ramp", o->ramp);
+    }
+    const int inverted = !t->unstable_step && ended_inverted(o, s, &st);
+    cJSON_AddBoolToObject(j, "stable", !(t->unstable_step || inverted));
+    if (t->unstable_step)
+        cJSON_AddNumberToObject(j, "unstable_step", t->unstable_step);
+    else
+        cJSON_AddNullToObject(j, "unstable_step");
     /* unstable: a step failed the health check (the run ended there);
      * inverted: it ended with more tetrahedra inverted than --max-inverted
      * (inverted_elements); finished: every step asked for; interrupted: a
      * signal ended it after interrupted_after_step */
-    fprintf(j, "  \"status\": \"%s\", \"interrupted_by\": ",
-            t->unstable_step ? "unstable" : inverted ? "inverted" : t->interrupted ? "interrupted" : "finished");
-    if (t->interrupted)
-        fprintf(j, "\"%s\", \"interrupted_after_step\": %u,\n", stop_name(), t->first + t->steps_done);
-    else
-        fprintf(j, "null, \"interrupted_after_step\": null,\n");
-    fprintf(j, "  \"inverted_elements\": %u,\n", st.inverted_elements); /* at the last step */
+    cJSON_AddStringToObject(j, "status", t->unstable_step ? "unstable"
+                                         : inverted       ? "inverted"
+                                         : t->interrupted ? "interrupted"
+                                                          : "finished");
+    if (t->interrupted) {
+        cJSON_AddStringToObject(j, "interrupted_by", stop_name());
+        cJSON_AddNumberToObject(j, "interrupted_after_step", t->first + t->steps_done);
+    } else {
+        cJSON_AddNullToObject(j, "interrupted_by");
+        cJSON_AddNullToObject(j, "interrupted_after_step");
+    }
+    cJSON_AddNumberToObject(j, "inverted_elements", st.inverted_elements); /* at the last step */
     /* the run's cost per step: the world's, all bodies together, where there is one */
     const sinew_world_stats ws = s->world ? sinew_world_get_stats(s->world) : (sinew_world_stats){0};
-    fprintf(j, "  \"dispatches_per_step\": %u, \"barriers_per_step\": %u, \"submits_per_step\": %u, "
-               "\"host_waits_per_step\": %u, \"readback_bytes_per_step\": %llu, \"device_allocations\": %u,\n",
-            s->world ? ws.dispatches : st.dispatches, s->world ? ws.barriers : st.barriers,
-            s->world ? ws.submits : st.submits, s->world ? ws.host_waits : st.host_waits,
-            (unsigned long long)(s->world ? ws.readback_bytes : st.readback_bytes),
-            s->world ? ws.device_allocations : st.device_allocations);
+    cJSON_AddNumberToObject(j, "dispatches_per_step", s->world ? ws.dispatches : st.dispatches);
+    cJSON_AddNumberToObject(j, "barriers_per_step", s->world ? ws.barriers : st.barriers);
+    cJSON_AddNumberToObject(j, "submits_per_step", s->world ? ws.submits : st.submits);
+    cJSON_AddNumberToObject(j, "host_waits_per_step", s->world ? ws.host_waits : st.host_waits);
+    cJSON_AddNumberToObject(j, "readback_bytes_per_step", (double)(s->world ? ws.readback_bytes : st.readback_bytes));
+    cJSON_AddNumberToObject(j, "device_allocations", s->world ? ws.device_allocations : st.device_allocations);
     sim_world_json(j, o, s);
-    fprintf(j, "  ");
-    if (o->self_collision)
-        fprintf(j, "\"self_collision\": {\"thickness\": %g, \"capacity\": %u, \"candidates\": %llu, "
-                   "\"contacts\": %llu, \"dropped\": %llu},\n  ",
-                o->thickness, o->self_capacity, (unsigned long long)t->self_candidates,
-                (unsigned long long)t->self_contacts, (unsigned long long)t->self_dropped);
+    if (o->self_collision) {
+        cJSON *sc = cJSON_AddObjectToObject(j, "self_collision");
+        json_num(sc, "thickness", o->thickness);
+        cJSON_AddNumberToObject(sc, "capacity", o->self_capacity);
+        cJSON_AddNumberToObject(sc, "candidates", (double)t->self_candidates);
+        cJSON_AddNumberToObject(sc, "contacts", (double)t->self_contacts);
+        cJSON_AddNumberToObject(sc, "dropped", (double)t->self_dropped);
+    }
     if (o->intersections)
-        fprintf(j, "\"intersections\": %llu,\n  ", (unsigned long long)t->crossings.pairs);
+        cJSON_AddNumberToObject(j, "intersections", (double)t->crossings.pairs);
     if (s->world && o->intersections)
-        fprintf(j, "\"intersections_between_bodies\": %llu,\n  ", (unsigned long long)t->between);
+        cJSON_AddNumberToObject(j, "intersections_between_bodies", (double)t->between);
     if (o->check_outside > 0) {
-        fprintf(j, "\"inside_colliders\": %u, ", t->inside);
-        json_num(j, "nearest_collider_distance", t->nearest, ",\n  ");
+        cJSON_AddNumberToObject(j, "inside_colliders", t->inside);
+        json_num(j, "nearest_collider_distance", t->nearest);
     }
     if (o->flag) {
-        fprintf(j, "\"flag\": {");
-        json_num(j, "fly_downwind", t->fly_downwind, ", ");
-        json_num(j, "fly_drop", t->fly_drop, "},\n  ");
+        cJSON *fl = cJSON_AddObjectToObject(j, "flag");
+        json_num(fl, "fly_downwind", t->fly_downwind);
+        json_num(fl, "fly_drop", t->fly_drop);
     }
-    json_num(j, "ms_per_step_wall", wall_ms, ", ");
-    json_num(j, "ms_per_step_gpu", gpu_step_ms >= 0 ? gpu_step_ms : NAN, ", ");
-    json_num(j, "max_speed", t->fastest, ", ");
-    json_num(j, "residual", t->residual >= 0 ? t->residual : NAN, ", ");
-    json_num(j, "error_estimate", t->error_estimate >= 0 || isnan(t->error_estimate) ? t->error_estimate : NAN, ", ");
-    json_num(j, "worst_residual", t->worst_residual >= 0 || isnan(t->worst_residual) ? t->worst_residual : NAN,
-             ", ");
+    json_num(j, "ms_per_step_wall", wall_ms);
+    json_num(j, "ms_per_step_gpu", gpu_step_ms >= 0 ? gpu_step_ms : NAN);
+    json_num(j, "max_speed", t->fastest);
+    json_num(j, "residual", t->residual >= 0 ? t->residual : NAN);
+    json_num(j, "error_estimate", t->error_estimate >= 0 || isnan(t->error_estimate) ? t->error_estimate : NAN);
+    json_num(j, "worst_residual", t->worst_residual >= 0 || isnan(t->worst_residual) ? t->worst_residual : NAN);
     if (t->static_error.error >= 0 || isnan(t->static_error.error))
-        json_num(j, "static_error_estimate", t->static_error.error, ", ");
+        json_num(j, "static_error_estimate", t->static_error.error);
     if (ai.element_count) {
-        json_num(j, "newton_mean", newton_mean, ", ");
-        json_num(j, "newton_last_step", newton_last, ", ");
+        json_num(j, "newton_mean", newton_mean);
+        json_num(j, "newton_last_step", newton_last);
     }
-    json_num(j, "run_seconds", t->wall, ",\n");
+    json_num(j, "run_seconds", t->wall);
     if (s->soft) {
-        json_shape(j, "start", &t->start, -1, ",");
-        json_shape(j, "final", &t->last, (long)t->first + t->steps_done, ",");
-        json_shape(j, "worst", &t->worst, t->worst_step, ",");
-        fprintf(j, "  \"most_inverted_tets\": %u,\n", t->most_inverted);
-        fprintf(j, "  \"health\": {\"inverted_last\": %u, \"inverted_most\": %u, ", st.inverted_elements,
-                t->health_inverted);
-        json_num(j, "volume_error_last", st.max_volume_error, ", ");
-        json_num(j, "volume_error_worst", t->health_volume_error, ", ");
-        fprintf(j, "\"max_inverted\": %u, ", o->max_inverted);
-        json_num(j, "max_volume_error", o->max_volume_error, "},\n");
-        if (is_block && t->recovered_step >= 0)
-            fprintf(j, "  \"recovered_step\": %ld, \"recovered_at_end\": %s,\n", t->recovered_step,
-                    shape_recovered(&t->last) ? "true" : "false");
-        else if (is_block)
-            fprintf(j, "  \"recovered_step\": null, \"recovered_at_end\": false,\n");
+        json_shape(j, "start", &t->start, -1);
+        json_shape(j, "final", &t->last, (long)t->first + t->steps_done);
+        json_shape(j, "worst", &t->worst, t->worst_step);
+        cJSON_AddNumberToObject(j, "most_inverted_tets", t->most_inverted);
+        cJSON *h = cJSON_AddObjectToObject(j, "health");
+        cJSON_AddNumberToObject(h, "inverted_last", st.inverted_elements);
+        cJSON_AddNumberToObject(h, "inverted_most", t->health_inverted);
+        json_num(h, "volume_error_last", st.max_volume_error);
+        json_num(h, "volume_error_worst", t->health_volume_error);
+        cJSON_AddNumberToObject(h, "max_inverted", o->max_inverted);
+        json_num(h, "max_volume_error", o->max_volume_error);
+        if (is_block) {
+            if (t->recovered_step >= 0)
+                cJSON_AddNumberToObject(j, "recovered_step", (double)t->recovered_step);
+            else
+                cJSON_AddNullToObject(j, "recovered_step");
+            cJSON_AddBoolToObject(j, "recovered_at_end", t->recovered_step >= 0 && shape_recovered(&t->last));
+        }
     } else {
-        json_num(j, "max_strain", st.max_strain, ", ");
-        json_num(j, "worst_max_strain", t->worst_strain, ", ");
-        json_num(j, "worst_rms_strain", t->worst_rms, ",\n");
+        json_num(j, "max_strain", st.max_strain);
+        json_num(j, "worst_max_strain", t->worst_strain);
+        json_num(j, "worst_rms_strain", t->worst_rms);
         const stretch_report sr = measure_stretch(s->xyz, s->ends, s->rest_length, s->left_out, ai.distance_count);
-        fprintf(j, "  \"stretch\": {\"edges\": %u, \"median_rest_length\": %.9g, ", sr.counted, sr.median);
-        json_num(j, "max", sr.most, ", ");
-        json_num(j, "length_weighted_mean", sr.weighted, ", ");
-        if (sr.worst != UINT32_MAX)
-            fprintf(j, "\"worst_edge\": [%u, %u], \"worst_rest_length\": %.9g, ", s->ends[2 * sr.worst],
-                    s->ends[2 * sr.worst + 1], s->rest_length[sr.worst]);
-        fprintf(j, "\"short_edges\": %u, ", sr.short_count);
-        json_num(j, "short_max", sr.short_most, ", ");
-        fprintf(j, "\"pinned_edges\": %u, ", sr.pinned_count);
-        json_num(j, "pinned_max", sr.pinned_most, ", ");
-        fprintf(j, "\"cut_edges\": %u},\n", sr.cut_count);
+        cJSON *sj = cJSON_AddObjectToObject(j, "stretch");
+        cJSON_AddNumberToObject(sj, "edges", sr.counted);
+        json_num(sj, "median_rest_length", sr.median);
+        json_num(sj, "max", sr.most);
+        json_num(sj, "length_weighted_mean", sr.weighted);
+        if (sr.worst != UINT32_MAX) {
+            cJSON *we = cJSON_AddArrayToObject(sj, "worst_edge");
+            cJSON_AddItemToArray(we, cJSON_CreateNumber(s->ends[2 * sr.worst]));
+            cJSON_AddItemToArray(we, cJSON_CreateNumber(s->ends[2 * sr.worst + 1]));
+            json_num(sj, "worst_rest_length", s->rest_length[sr.worst]);
+        }
+        cJSON_AddNumberToObject(sj, "short_edges", sr.short_count);
+        json_num(sj, "short_max", sr.short_most);
+        cJSON_AddNumberToObject(sj, "pinned_edges", sr.pinned_count);
+        json_num(sj, "pinned_max", sr.pinned_most);
+        cJSON_AddNumberToObject(sj, "cut_edges", sr.cut_count);
     }
-    fprintf(j, "  \"exit_status\": %d\n}\n", status);
-    if (fclose(j) != 0) {
+    json_settings(j, o);
+    cJSON_AddNumberToObject(j, "exit_status", status);
+    char *text = cJSON_Print(j);
+    cJSON_Delete(j);
+    FILE *f = text ? cli_open_output("sinew-sim", "--json", o->json) : NULL;
+    if (!text)
+        fprintf(stderr, "sinew-sim: out of host memory for --json\n");
+    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    cJSON_free(text);
+    if (f && (fclose(f) != 0 || !ok)) {
         fprintf(stderr, "sinew-sim: cannot write %s: %s\n", o->json, strerror(errno));
         return 0;
     }
-    return 1;
+    return f != NULL;
 }
+#else
+static int write_json(const options *o, const sim *s, const tally *t, const sinew_material *mat0, double wall_ms,
+                      double gpu_step_ms, double newton_mean, double newton_last, int status)
+{
+    (void)o, (void)s, (void)t, (void)mat0, (void)wall_ms, (void)gpu_step_ms, (void)newton_mean, (void)newton_last,
+        (void)status;
+    return 0; /* sim_parse refuses --json in a build without cJSON */
+}
+#endif
 
 /* A soft body's stability as the health check saw it: particles and
  * tetrahedra, so that no run reads "stable" with its elements inside out. */

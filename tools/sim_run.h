@@ -167,7 +167,11 @@ int sim_write_obj(const char *path, const float *xyz, uint32_t n, const uint32_t
 void sim_world_summary(const options *o, const sim *s, uint64_t steps);
 int sim_world_hashes(const sim *s);
 /* The JSON's world totals and bodies array (sep ends the last line). */
-void sim_world_json(FILE *j, const options *o, const sim *s);
+#ifdef SINEW_HAVE_CJSON
+struct cJSON;
+/* The world and its bodies into --json's object j (nothing without a world). */
+void sim_world_json(struct cJSON *j, const options *o, const sim *s);
+#endif
 /* Pairs of triangles of different bodies that intersect (--intersections). */
 int sim_world_crossings(const sim *s, uint64_t *out);
 

@@ -16,6 +16,9 @@
 #include "prep/cloth.h"
 #include "prep/mesh.h"
 #include "sim_run.h"
+#ifdef SINEW_HAVE_CJSON
+#include <cjson/cJSON.h>
+#endif
 
 /* ------------------------------------------------------------ the crowd */
 
@@ -295,65 +298,61 @@ int sim_world_hashes(const sim *s)
     return 1;
 }
 
-/* A name or path as a JSON string: quotes and backslashes escaped, control
- * characters as '?'. */
-static void json_string(FILE *j, const char *text)
-{
-    fputc('"', j);
-    for (const char *c = text; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fputc('\\', j);
-        fputc((unsigned char)*c < 0x20 ? '?' : *c, j);
-    }
-    fputc('"', j);
-}
-
+#ifdef SINEW_HAVE_CJSON
 /* One body of the JSON's array: what the summary says of it. */
-static void json_body(FILE *j, const options *o, const sim *s, const char *name, sinew_solver solver,
-                      sinew_body *body, float *xyz, uint32_t n, uint32_t tets, const char *mesh, const char *sep)
+static void json_body(cJSON *list, const options *o, const sim *s, const char *name, sinew_solver solver,
+                      sinew_body *body, float *xyz, uint32_t n, uint32_t tets, const char *mesh)
 {
     double lowest = NAN, centre[3] = {NAN, NAN, NAN};
     uint64_t h = 0;
     if (sinew_body_read_positions(body, xyz, n) == SINEW_RESULT_OK)
         extent(xyz, n, &lowest, centre);
     world_place(s, &lowest, centre);
-    fprintf(j, "    {\"name\": ");
-    json_string(j, name);
-    fprintf(j, ", \"solver\": \"%s\", \"particles\": %u, \"tets\": %u, \"mesh\": ", sinew_solver_name(solver), n,
-            tets);
-    json_string(j, mesh);
-    fprintf(j, ", ");
-    const int digits = s->origin[0] != 0.0 || s->origin[1] != 0.0 || s->origin[2] != 0.0 ? 17 : 9;
-    fprintf(j, isfinite(lowest) ? "\"lowest_y\": %.*g, " : "\"lowest_y\": null, ", digits, lowest);
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddItemToArray(list, b);
+    cJSON_AddStringToObject(b, "name", name);
+    cJSON_AddStringToObject(b, "solver", sinew_solver_name(solver));
+    cJSON_AddNumberToObject(b, "particles", n);
+    cJSON_AddNumberToObject(b, "tets", tets);
+    cJSON_AddStringToObject(b, "mesh", mesh);
+    if (isfinite(lowest))
+        cJSON_AddNumberToObject(b, "lowest_y", lowest);
+    else
+        cJSON_AddNullToObject(b, "lowest_y");
     if (isfinite(centre[0] + centre[1] + centre[2]))
-        fprintf(j, "\"centre\": [%.*g, %.*g, %.*g], ", digits, centre[0], digits, centre[1], digits, centre[2]);
-    if (o->hash && sinew_body_state_hash(body, &h) == SINEW_RESULT_OK)
-        fprintf(j, "\"state_hash\": \"%016llx\", ", (unsigned long long)h);
-    fprintf(j, "\"max_speed_batch\": %.9g}%s\n", (double)sinew_body_get_stats(body).max_speed, sep);
+        cJSON_AddItemToObject(b, "centre", cJSON_CreateDoubleArray(centre, 3));
+    char hex[17];
+    if (o->hash && sinew_body_state_hash(body, &h) == SINEW_RESULT_OK) {
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+        cJSON_AddStringToObject(b, "state_hash", hex);
+    }
+    cJSON_AddNumberToObject(b, "max_speed_batch", (double)sinew_body_get_stats(body).max_speed);
 }
 
-void sim_world_json(FILE *j, const options *o, const sim *s)
+void sim_world_json(cJSON *j, const options *o, const sim *s)
 {
     if (!s->world)
         return;
     const sinew_world_stats ws = sinew_world_get_stats(s->world);
-    fprintf(j, "  \"world\": {\"bodies\": %u, \"chains\": %u, \"contacts\": %s, \"dispatches_per_step\": %u, "
-               "\"barriers_per_step\": %u, \"submits_per_step\": %u, \"host_waits_per_step\": %u},\n",
-            ws.body_count, ws.chain_count, o->no_contacts ? "false" : "true", ws.dispatches, ws.barriers, ws.submits,
-            ws.host_waits);
-    fprintf(j, "  \"bodies\": [\n");
+    cJSON *w = cJSON_AddObjectToObject(j, "world");
+    cJSON_AddNumberToObject(w, "bodies", ws.body_count);
+    cJSON_AddNumberToObject(w, "chains", ws.chain_count);
+    cJSON_AddBoolToObject(w, "contacts", !o->no_contacts);
+    cJSON_AddNumberToObject(w, "dispatches_per_step", ws.dispatches);
+    cJSON_AddNumberToObject(w, "barriers_per_step", ws.barriers);
+    cJSON_AddNumberToObject(w, "submits_per_step", ws.submits);
+    cJSON_AddNumberToObject(w, "host_waits_per_step", ws.host_waits);
+    cJSON *list = cJSON_AddArrayToObject(j, "bodies");
     char mesh[4096];
     snprintf(mesh, sizeof mesh, "%s/final.obj", o->out_dir);
-    json_body(j, o, s, s->name, o->solver, s->body, s->xyz, s->ai.particle_count, s->ai.tet_count, mesh,
-              s->other_count ? "," : "");
+    json_body(list, o, s, s->name, o->solver, s->body, s->xyz, s->ai.particle_count, s->ai.tet_count, mesh);
     for (uint32_t k = 0; k < s->other_count; k++) {
         const sim_body *b = &s->others[k];
         snprintf(mesh, sizeof mesh, "%s/final-%u.obj", o->out_dir, k + 1);
-        json_body(j, o, s, b->name, b->solver, b->body, b->xyz, b->n, b->tet_count, mesh,
-                  k + 1 < s->other_count ? "," : "");
+        json_body(list, o, s, b->name, b->solver, b->body, b->xyz, b->n, b->tet_count, mesh);
     }
-    fprintf(j, "  ],\n");
 }
+#endif
 
 /* ------------------------------------------------------------ crossings */
 

@@ -162,12 +162,7 @@ sinew_result sinew_body_record_unfused(sinew_body *b)
     if (r != SINEW_RESULT_OK)
         return r;
     b->unfused = 1;
-    if ((r = sinew_body_rerecord(b)) != SINEW_RESULT_OK)
-        return r;
-    b->stats.dispatches = b->dispatches;
-    b->stats.barriers = b->barriers;
-    b->stats.bytes = b->bytes;
-    return SINEW_RESULT_OK;
+    return sinew_body_rerecord(b);
 }
 
 /* Set 0 from the body's buffers (the mesh collider's field in place of the
@@ -463,10 +458,6 @@ static sinew_result solver_before_step(sinew_body *b, const sinew_step_params *p
     sinew_result r = ops->before_step(b->state, &b->view, p, &again);
     if (r == SINEW_RESULT_OK && again && can_rerecord) {
         r = sinew_body_rerecord(b);
-        b->stats.dispatches = b->dispatches;
-        b->stats.barriers = b->barriers;
-        b->stats.bytes = b->bytes;
-        b->stats.device_memory = sinew_body_device_memory(b, &b->stats.device_allocations);
     }
     return r;
 }

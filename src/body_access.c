@@ -293,6 +293,35 @@ sinew_result sinew_body_move_pinned(sinew_body *b, const uint32_t *indices, uint
     return r;
 }
 
+sinew_result sinew_body_set_substeps(sinew_body *b, uint32_t substeps)
+{
+    SINEW_ASSERT(b);
+    const sinew_logger *lg = &b->ctx->logger;
+    if (b->world || b->asset)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "body '%s' is in a world: its substeps are its batch's (sinew_world_desc)", b->name);
+    if (substeps < 1 || substeps > 1000)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body", "body '%s': substeps %u: must be in 1..1000",
+                          b->name, substeps);
+    if (b->desc.solver == SINEW_SOLVER_IMPLICIT_MG || b->desc.solver == SINEW_SOLVER_IMPLICIT_PCG)
+        return sinew_fail(lg, SINEW_RESULT_ERROR_INVALID_ARGUMENT, "body",
+                          "body '%s': the implicit solvers take one substep; their budgets are sized by it", b->name);
+    if (substeps == b->desc.substeps)
+        return SINEW_RESULT_OK;
+    sinew_result r = sinew_body_settle(b); /* a pipelined step still running ends first */
+    if (r != SINEW_RESULT_OK)
+        return r;
+    const uint32_t was = b->desc.substeps;
+    b->desc.substeps = substeps;
+    if ((r = sinew_body_rerecord(b)) != SINEW_RESULT_OK) {
+        b->desc.substeps = was;
+        sinew_result back = sinew_body_rerecord(b);
+        if (back != SINEW_RESULT_OK)
+            b->unrecorded = back;
+    }
+    return r;
+}
+
 sinew_result sinew_body_set_pinned(sinew_body *b, uint32_t index, int pinned)
 {
     SINEW_ASSERT(b);

@@ -105,9 +105,5 @@ sinew_result sinew_body_set_contacts(sinew_body *b, sinew_body *const *others, u
         return r;
     }
     b->unrecorded = SINEW_RESULT_OK;
-    b->stats.dispatches = b->dispatches;
-    b->stats.barriers = b->barriers;
-    b->stats.bytes = b->bytes;
-    b->stats.device_memory = sinew_body_device_memory(b, &b->stats.device_allocations);
     return SINEW_RESULT_OK;
 }

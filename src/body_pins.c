@@ -40,10 +40,6 @@ sinew_result sinew_body_grow_pins(sinew_body *b, uint32_t capacity)
         b->unrecorded = r;
         return r;
     }
-    b->stats.dispatches = b->dispatches;
-    b->stats.barriers = b->barriers;
-    b->stats.bytes = b->bytes;
-    b->stats.device_memory = sinew_body_device_memory(b, &b->stats.device_allocations);
     return SINEW_RESULT_OK;
 }
 

@@ -83,7 +83,8 @@ sinew_result sinew_body_record_commands(sinew_body *b)
     return SINEW_RESULT_OK;
 }
 
-/* Records the step again into a new command buffer (the body settled). */
+/* Records the step again into a new command buffer (the body settled), and
+ * its counts into the statistics. */
 sinew_result sinew_body_rerecord(sinew_body *b)
 {
     sinew_context *ctx = b->ctx;
@@ -99,5 +100,12 @@ sinew_result sinew_body_rerecord(sinew_body *b)
     b->queries = VK_NULL_HANDLE;
     b->query_results = NULL;
     b->query_phase = NULL;
-    return sinew_body_record_new(b);
+    sinew_result r = sinew_body_record_new(b);
+    if (r == SINEW_RESULT_OK) {
+        b->stats.dispatches = b->dispatches;
+        b->stats.barriers = b->barriers;
+        b->stats.bytes = b->bytes;
+        b->stats.device_memory = sinew_body_device_memory(b, &b->stats.device_allocations);
+    }
+    return r;
 }

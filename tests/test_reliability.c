@@ -376,6 +376,46 @@ Test(reliability, unhealthy_step_fails_and_rolls_back)
     gpu_log_clear();
 }
 
+/* A step retried at more substeps: sinew_body_set_substeps records the step
+ * again (its dispatches grow with the substeps), the body steps on from the
+ * state it had, and stepping at 8 substeps gives the bits a body made with 8
+ * gives. Out of range, or an implicit solver, is refused and changes
+ * nothing. */
+Test(reliability, set_substeps_records_again)
+{
+    sinew_asset *asset = gpu_make_cloth(10, 10, 0.5, 0.5, 1);
+    sinew_body *body = make_body(gpu_ctx, asset, SINEW_SOLVER_XPBD_GAUSS_SEIDEL); /* 4 substeps */
+    const sinew_step_params p = scene_params();
+    steps(body, &p, 3);
+    const uint32_t at4 = sinew_body_get_stats(body).dispatches;
+    size_t size;
+    void *saved = save(body, &size);
+    cr_assert_eq(sinew_body_set_substeps(body, 8), SINEW_RESULT_OK);
+    cr_assert_gt(sinew_body_get_stats(body).dispatches, at4, "recorded again for 8 substeps");
+    steps(body, &p, 3);
+    /* a body made at 8 from the same state */
+    sinew_body_desc d = sinew_body_desc_default();
+    d.substeps = 8;
+    d.name = "test cloth";
+    sinew_body *eight = NULL;
+    cr_assert_eq(sinew_body_create(gpu_ctx, asset, &d, &eight), SINEW_RESULT_OK);
+    cr_assert_eq(sinew_body_load_checkpoint(eight, saved, size), SINEW_RESULT_OK);
+    steps(eight, &p, 3);
+    cr_assert_eq(hash_of(body), hash_of(eight), "8 substeps set or made: the same bits");
+    gpu_log_clear();
+    const uint64_t before = hash_of(body);
+    cr_assert_eq(sinew_body_set_substeps(body, 0), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sinew_body_set_substeps(body, 1001), SINEW_RESULT_ERROR_INVALID_ARGUMENT);
+    cr_assert(gpu_log_contains("substeps 1001: must be in 1..1000"));
+    cr_assert_eq(hash_of(body), before);
+    steps(body, &p, 1); /* still steps */
+    gpu_log_clear();
+    free(saved);
+    sinew_body_destroy(body);
+    sinew_body_destroy(eight);
+    sinew_asset_destroy(asset);
+}
+
 /* ---------------------------------------------------------------- device faults */
 
 /* Every device allocation a body makes (its buffers and the staging buffers

@@ -52,3 +52,25 @@ add_test(NAME tool_prep_box_past_limits
   COMMAND sh -c "'$<TARGET_FILE:sinew-prep>' --box 1000 1000 1000 1 1 1 -o '${VOL_OUT}/huge.snw'; test $? -eq 1")
 set_tests_properties(tool_prep_box_past_limits PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "--box 1000 1000 1000: 1000000000 vertices and 5982017994 tetrahedra, past the limits of 67108864 and 67108864")
+
+# Thin parts kept (the camel's legs, ears and tail, thinner than a lattice
+# cube of 3 cm): cubes join where the surface lies farther than half a cube
+# from those inside, and the boundary is pushed out over the surface's
+# vertices, so that none lies half a cube outside the tetrahedra (1.55
+# cubes before) and the loose pieces go from 10 to 2.
+add_test(NAME tool_prep_volume_thin_parts
+  COMMAND sh -c "${CGAL_DIR}; '$<TARGET_FILE:sinew-prep>' \"$d/camel.off\" --tetrahedralise -o '${VOL_OUT}/camel.snw'")
+set_tests_properties(tool_prep_volume_thin_parts PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 FIXTURES_SETUP camel_asset
+  PASS_REGULAR_EXPRESSION "[0-9]+ more cubes keep the parts thinner than a cube.*of 9770 surface vertices \\(1?[0-9][.][0-9]+%\\) outside the tetrahedra, the farthest [0-9.e-]+ m \\(0[.][0-4][0-9] cubes\\).*2 pieces joined by no face")
+
+# A landing that holds: the camel dropped with sinew-sim's defaults (GPBD
+# Gauss-Seidel, 8 substeps) blows up on its thin legs at step 22; the health
+# check's landing bounds catch it, and the run goes back to the last kept
+# state and on at twice the substeps until it lands (64), stable, exit 0.
+add_test(NAME tool_sim_landing_retries
+  COMMAND sh -c "${CGAL_DIR}; '$<TARGET_FILE:sinew-sim>' '${VOL_OUT}/camel.snw' -n 40 -q --no-png --json '${VOL_OUT}/camel.json' \
+-o '${VOL_OUT}/camel' && grep -q '\"status\":[[:space:]]*\"finished\"' '${VOL_OUT}/camel.json' && \
+grep -q '\"retry_count\":[[:space:]]*[1-9]' '${VOL_OUT}/camel.json' && echo landed")
+set_tests_properties(tool_sim_landing_retries PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 FIXTURES_REQUIRED camel_asset
+  PASS_REGULAR_EXPRESSION "failed the health check at 8 substeps: back to step [0-9]+, on at 16.*stability +stable.*retries +[1-9].*landed"
+  FAIL_REGULAR_EXPRESSION "UNSTABLE|NOT STABLE|Validation")

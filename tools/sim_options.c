@@ -560,6 +560,7 @@ int sim_parse(int argc, char **argv, options *o)
     o->max_speed = bd.max_speed;
     o->max_inverted = bd.max_inverted;
     o->max_volume_error = bd.max_volume_error;
+    o->retries = 3;
     o->newton = bd.newton_iterations;
     o->cg_iterations = bd.mgpbd_cg_iterations;
     o->setup_interval = bd.mgpbd_setup_interval;
@@ -780,13 +781,19 @@ int sim_parse(int argc, char **argv, options *o)
          "the run as unstable (exit status 3) (default 500)",
          CLI_GT(0)},
         {"--max-inverted", NULL, CLI_UINT, &o->max_inverted, "N",
-         "health check, soft bodies: a step leaving more than N tetrahedra inverted fails likewise (default: no "
-         "bound; the summary reports them)",
-         .max = 0xffffffffu},
+         "health check, soft bodies: a step leaving more than N tetrahedra inverted fails likewise (default: for a "
+         "soft body from an asset the larger of 16 and 0.2% of its tetrahedra; no bound for the scenes; the "
+         "summary reports them)",
+         .max = 0xffffffffu, .given = &o->max_inverted_set},
         {"--max-volume-error", NULL, CLI_DOUBLE, &o->max_volume_error, "E",
          "health check, soft bodies: a step leaving a tetrahedron's |V/V0 - 1| above E fails likewise (e.g. 0.5; "
-         "default: no bound)",
-         CLI_GE(0)},
+         "default: 2 for a soft body from an asset, where a landing that blows up is caught and retried; no bound "
+         "for the scenes)",
+         CLI_GE(0), .given = &o->max_volume_error_set},
+        {"--retries", NULL, CLI_UINT, &o->retries, "N",
+         "a step that fails the health check is rolled back and tried again at twice the substeps, up to N times "
+         "(default 3; 0: the run ends at it); the run goes on at the substeps that passed",
+         .max = 10},
         {"--checkpoint", NULL, CLI_STRING, &o->checkpoint, "FILE", "save the body's state to FILE after the last step, or the step a signal stopped the run at"},
         {"--checkpoint-every", NULL, CLI_UINT, &o->checkpoint_every, "N", "and every N steps", .max = 10000000},
         {"--resume", NULL, CLI_STRING, &o->resume, "FILE",

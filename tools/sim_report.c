@@ -259,6 +259,17 @@ static int write_json(const options *o, const sim *s, const tally *t, const sine
         cJSON_AddNullToObject(j, "interrupted_after_step");
     }
     cJSON_AddNumberToObject(j, "inverted_elements", st.inverted_elements); /* at the last step */
+    /* steps the health check rolled back and --retries tried again */
+    cJSON *retries = cJSON_AddArrayToObject(j, "retries");
+    for (unsigned k = 0; k < t->retry_count && k < SIM_MAX_RETRIES_KEPT; k++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "step", t->retries[k].step);
+        cJSON_AddNumberToObject(e, "substeps_before", t->retries[k].from);
+        cJSON_AddNumberToObject(e, "substeps", t->retries[k].to);
+        cJSON_AddNumberToObject(e, "back_to_step", t->retries[k].back);
+        cJSON_AddItemToArray(retries, e);
+    }
+    cJSON_AddNumberToObject(j, "retry_count", t->retry_count);
     /* the run's cost per step: the world's, all bodies together, where there is one */
     const sinew_world_stats ws = s->world ? sinew_world_get_stats(s->world) : (sinew_world_stats){0};
     cJSON_AddNumberToObject(j, "dispatches_per_step", s->world ? ws.dispatches : st.dispatches);
@@ -467,6 +478,15 @@ int sim_report(const options *o, const sim *s, const tally *t)
         printf("  steps           %u of %.4g s\n", steps, o->dt);
         if (t->unstable_step)
             printf("  stability       UNSTABLE at step %u\n", t->unstable_step);
+    }
+    if (t->retry_count) {
+        printf("  retries         %u: a step failed the health check and the run went back and on at twice the "
+               "substeps:", t->retry_count);
+        for (unsigned k = 0; k < t->retry_count && k < SIM_MAX_RETRIES_KEPT; k++)
+            printf("%s step %u (back to step %u, %u substeps)", k ? "," : "", t->retries[k].step, t->retries[k].back,
+                   t->retries[k].to);
+        printf("%s; the run %s at %u substeps\n", t->retry_count > SIM_MAX_RETRIES_KEPT ? ", ..." : "",
+               t->unstable_step ? "ended" : "went on", o->substeps);
     }
     if (t->interrupted)
         printf("  interrupted     by %s after step %u, %u of the %u steps asked: what follows is that step's\n",

@@ -79,6 +79,24 @@ typedef struct sim_body {
 } sim_body;
 
 /* What the steps measured, for the summary. */
+/* A step the health check failed, and what --retries did: the run went
+ * back to the state after step `back` and on at `to` substeps. */
+typedef struct sim_retry {
+    unsigned step, from, to; /* substeps */
+    unsigned back;
+} sim_retry;
+#define SIM_MAX_RETRIES_KEPT 16
+/* The health check's default bound on |V/V0 - 1| for a soft body from an
+ * asset (--max-volume-error): a landing that recovers stays under it (the
+ * CGAL camel's at 64 substeps peaks at 1.5); one that blows up passes it
+ * within a step or two (20 at 8 substeps). */
+#define SIM_ASSET_MAX_VOLUME_ERROR 2.0
+/* And on the tetrahedra a step may leave inverted (--max-inverted): the
+ * larger of these. The camel's landings that recover invert at most 7 of
+ * its 10 734; those that blow up, hundreds. */
+#define SIM_ASSET_MAX_INVERTED 16u
+#define SIM_ASSET_MAX_INVERTED_SHARE 0.002
+
 typedef struct tally {
     soft_shape start, last, worst;
     long worst_step, worst_inverted_step, recovered_step;
@@ -111,6 +129,8 @@ typedef struct tally {
      * pose's edge opposite the pole) from the middle of its hoist, along the
      * horizontal wind (m; NaN: no horizontal wind) and downwards */
     double fly_downwind, fly_drop;
+    sim_retry retries[SIM_MAX_RETRIES_KEPT]; /* the first retries (--retries) */
+    unsigned retry_count;
 } tally;
 
 /* A block has recovered its rest shape: nothing inverted, Green strain under 1 %. */

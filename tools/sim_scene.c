@@ -608,10 +608,24 @@ static int warn_thickness(const options *o, const sim *s)
     return 1;
 }
 
+/* A soft body from an asset is health-checked for blowing up (a landing on
+ * thin legs can), so that a step that does is caught and retried
+ * (--retries). */
+static int landing_bounds(options *o, const sim *s)
+{
+    if (s->soft && o->asset_path && !o->max_volume_error_set)
+        o->max_volume_error = SIM_ASSET_MAX_VOLUME_ERROR;
+    if (s->soft && o->asset_path && !o->max_inverted_set) {
+        const uint32_t share = (uint32_t)(SIM_ASSET_MAX_INVERTED_SHARE * s->ai.tet_count);
+        o->max_inverted = share > SIM_ASSET_MAX_INVERTED ? share : SIM_ASSET_MAX_INVERTED;
+    }
+    return 1;
+}
+
 int sim_build(options *o, sim *s)
 {
-    return load_scene(o, s) && warn_thickness(o, s) && create_body(o, s) && load_render_mesh(o, s) &&
-           open_outputs(o, s);
+    return load_scene(o, s) && landing_bounds(o, s) && warn_thickness(o, s) && create_body(o, s) &&
+           load_render_mesh(o, s) && open_outputs(o, s);
 }
 
 int sim_free(const options *o, sim *s)

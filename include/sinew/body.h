@@ -752,6 +752,15 @@ SINEW_API uint32_t sinew_body_get_particle_count(const sinew_body *body);
  * range, or freeing a particle the asset pinned. Waits for pending work. */
 SINEW_API sinew_result sinew_body_set_pinned(sinew_body *body, uint32_t index, int pinned);
 
+/* Sets the substeps of every later step (1..1000; the body's
+ * desc.substeps), recording the step again: what a program does to retry a
+ * step the health check rolled back (SINEW_RESULT_ERROR_UNSTABLE) with
+ * smaller substeps, or to go back to its usual count. Refuses, changing
+ * nothing, a count out of range, the implicit solvers (one substep, their
+ * budgets sized by it) and a body in a world (its desc is its batch's).
+ * Waits for pending work. */
+SINEW_API sinew_result sinew_body_set_substeps(sinew_body *body, uint32_t substeps);
+
 /* Replaces material `index` (GPBD bodies), taking effect at the next step.
  * Refuses (changing nothing) an index out of range, an invalid material, or a
  * model that does not fit the kind of an element using it. */

@@ -317,6 +317,12 @@ static void closest_on_triangle(const double *a, const double *b, const double *
 int sinew_surface_closest(const sinew_surface_tree *t, const double p[3], double max_distance, double q[3],
                           double *distance)
 {
+    return sinew_surface_closest_triangle(t, p, max_distance, q, distance, NULL);
+}
+
+int sinew_surface_closest_triangle(const sinew_surface_tree *t, const double p[3], double max_distance, double q[3],
+                                   double *distance, uint32_t *triangle)
+{
     uint32_t stack[2 * MAX_DEPTH + 2], top = 0;
     double best = max_distance * max_distance;
     int found = 0;
@@ -336,6 +342,8 @@ int sinew_surface_closest(const sinew_surface_tree *t, const double p[3], double
                     best = d2;
                     memcpy(q, c, sizeof c);
                     found = 1;
+                    if (triangle)
+                        *triangle = tri;
                 }
             }
         } else if (top + 2 <= 2 * MAX_DEPTH + 2) {

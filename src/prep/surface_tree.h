@@ -34,6 +34,12 @@ double sinew_surface_winding(const sinew_surface_tree *tree, const double p[3]);
 int sinew_surface_closest(const sinew_surface_tree *tree, const double p[3], double max_distance, double q[3],
                           double *distance);
 
+/* The same, with the triangle q lies on (the surface's polygons fanned into
+ * triangles in face order: triangle i of an all-triangle surface is its
+ * face i) into *triangle, when it is not NULL. */
+int sinew_surface_closest_triangle(const sinew_surface_tree *tree, const double p[3], double max_distance,
+                                   double q[3], double *distance, uint32_t *triangle);
+
 /* Whether the segment from a to b meets a triangle of the surface. */
 int sinew_surface_crosses(const sinew_surface_tree *tree, const double a[3], const double b[3]);
 

@@ -98,7 +98,12 @@ sinew_result sinew_volume_box(uint32_t nx, uint32_t ny, uint32_t nz, const doubl
  * `follow`, each corner on the solid's boundary moves onto the surface's
  * closest point within a cube's edge (or half or a quarter of the way)
  * where every tetrahedron it belongs to keeps at least a quarter of its
- * volume; without, the boundary is a staircase. Cubes touching only along
+ * volume, and then out over the surface's vertices it left outside (a
+ * tetrahedron keeping a quarter, no edge over 1.75 cubes), and parts
+ * thinner than a cube keep the cubes the surface passes through there and
+ * those back to the cubes inside (volume_lattice.c); without, the boundary
+ * is a staircase. The log says how many
+ * of the surface's vertices stay outside, and how far. Cubes touching only along
  * an edge or at a corner stay as they are (sinew_volume_pieces counts the
  * parts). BAD_MESH for a face of fewer than 3 vertices, an index out of
  * range, a coordinate that is not finite, or a surface that encloses no

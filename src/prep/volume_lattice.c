@@ -12,7 +12,26 @@
  * number changes slowly: a block of cubes that no triangle comes near takes
  * the value at its centre unless that is within 1/4 of 1/2 (an opening's
  * span), so the cost grows with the cubes the surface and its openings pass
- * through, not with all of them. */
+ * through, not with all of them.
+ *
+ * Parts thinner than a cube (ears, fingers, a tail, a sheet of cloth sewn
+ * on) have no cube centre inside them. Where the boundary follows the
+ * surface they are kept: every cube holding a
+ * point of the surface farther than half a cube from the cubes inside joins
+ * them, and from those the cubes the surface runs through join too until
+ * they reach the cubes inside, so that a thin part stays attached to the
+ * body it grows from.
+ *
+ * The boundary's corners, once on the surface, cut across its convex parts,
+ * leaving about half the surface's vertices just outside. A few rounds then
+ * push it out over them: each vertex outside moves the corners of the
+ * boundary face nearest it by the way from that face to it, so that the
+ * tetrahedra hold more of the model the render mesh embeds in them. A move
+ * that would leave a tetrahedron under a quarter of a lattice tetrahedron's
+ * volume or an edge over 1.75 cubes is halved or left out: longer edges let
+ * the CGAL camel cover all but 0.2 % of its vertices but blow up on landing
+ * at 64 substeps; within these bounds 15 % stay outside, by at most 0.36 of
+ * a cube, and it lands. */
 #include "volume.h"
 #include "surface_tree.h"
 
@@ -25,6 +44,10 @@
 #define NONE UINT32_MAX
 #define BLOCK 4u             /* cubes per side of a block that may share one winding number */
 #define SNAP_KEEP 0.25       /* a moved corner keeps its tetrahedra above this fraction of their volume */
+#define COVER_ROUNDS 12
+#define COVER_KEEP 0.25      /* and one pushed out over the surface above this fraction, */
+#define COVER_SHAPE 0.5       /* and above this fraction of a lattice tetrahedron's volume over its longest edge cubed */
+#define LATTICE_SHAPE (1.0 / (6.0 * 3.0 * 1.7320508075688772)) /* h^3 / 6 over (h sqrt 3)^3 */
 /* A surface encloses a volume when the surface passes through at least this
  * fraction of the boundary faces of the cubes inside, and their winding
  * number is at least this on average: a box without its lid has 0.83 and
@@ -224,6 +247,319 @@ static double coverage(const sinew_surface_tree *tree, const lattice *L, const u
     return faces ? (double)near / (double)faces : 0.0;
 }
 
+/* ------------------------------------------------------------ thin parts */
+
+/* The cube holding p (clamped into the lattice). */
+static size_t cube_of(const lattice *L, const double p[3], uint32_t c[3])
+{
+    for (int a = 0; a < 3; a++) {
+        double x = floor((p[a] - L->lo[a]) / L->h);
+        c[a] = x < 0.0 ? 0 : x >= L->n[a] ? L->n[a] - 1 : (uint32_t)x;
+    }
+    return ((size_t)c[2] * L->n[1] + c[1]) * L->n[0] + c[0];
+}
+
+/* The distance from p to the nearest cube marked in `kept` among the 27
+ * around cube c; INFINITY when none is. */
+static double near_kept(const lattice *L, const uint8_t *kept, const double p[3], const uint32_t c[3])
+{
+    double best = INFINITY;
+    for (int dk = -1; dk <= 1; dk++)
+        for (int dj = -1; dj <= 1; dj++)
+            for (int di = -1; di <= 1; di++) {
+                const int64_t q[3] = {(int64_t)c[0] + di, (int64_t)c[1] + dj, (int64_t)c[2] + dk};
+                if (q[0] < 0 || q[1] < 0 || q[2] < 0 || q[0] >= L->n[0] || q[1] >= L->n[1] || q[2] >= L->n[2] ||
+                    !kept[((size_t)q[2] * L->n[1] + (size_t)q[1]) * L->n[0] + (size_t)q[0]])
+                    continue;
+                double d2 = 0.0;
+                for (int a = 0; a < 3; a++) {
+                    double lo = L->lo[a] + q[a] * L->h, hi = lo + L->h;
+                    double e = p[a] < lo ? lo - p[a] : p[a] > hi ? p[a] - hi : 0.0;
+                    d2 += e * e;
+                }
+                best = fmin(best, sqrt(d2));
+            }
+    return best;
+}
+
+/* Samples of every face of the surface no farther apart than half a cube
+ * (each polygon fanned into triangles, a barycentric grid on each), passed
+ * to visit(p, user). */
+static void sample_surface(const sinew_mesh *m, double spacing, void (*visit)(const double p[3], void *user),
+                           void *user)
+{
+    for (uint32_t f = 0; f < m->face_count; f++) {
+        const uint32_t *idx = m->face_indices + m->face_offsets[f];
+        const uint32_t k = m->face_offsets[f + 1] - m->face_offsets[f];
+        for (uint32_t t = 1; t + 1 < k; t++) {
+            const double *a = m->positions + 3 * (size_t)idx[0], *b = m->positions + 3 * (size_t)idx[t],
+                         *c = m->positions + 3 * (size_t)idx[t + 1];
+            double longest = 0.0;
+            for (int e = 0; e < 3; e++) {
+                const double *u = e == 0 ? a : e == 1 ? b : c, *v = e == 0 ? b : e == 1 ? c : a;
+                longest = fmax(longest, sqrt((u[0] - v[0]) * (u[0] - v[0]) + (u[1] - v[1]) * (u[1] - v[1]) +
+                                             (u[2] - v[2]) * (u[2] - v[2])));
+            }
+            const double steps = ceil(longest / spacing);
+            const uint32_t n = steps < 1.0 ? 1u : steps > 4096.0 ? 4096u : (uint32_t)steps;
+            for (uint32_t i = 0; i <= n; i++)
+                for (uint32_t j = 0; i + j <= n; j++) {
+                    const double wb = (double)i / n, wc = (double)j / n, wa = 1.0 - wb - wc;
+                    const double p[3] = {wa * a[0] + wb * b[0] + wc * c[0], wa * a[1] + wb * b[1] + wc * c[1],
+                                         wa * a[2] + wb * b[2] + wc * c[2]};
+                    visit(p, user);
+                }
+        }
+    }
+}
+
+typedef struct thin_pass {
+    const lattice *L;
+    const uint8_t *inside;
+    uint8_t *mark; /* bit 0: the surface runs through the cube; bit 1: a sample in it lies far from inside */
+} thin_pass;
+
+static void visit_sample(const double p[3], void *user)
+{
+    thin_pass *t = user;
+    uint32_t c[3];
+    const size_t q = cube_of(t->L, p, c);
+    t->mark[q] |= 1;
+    if (!t->inside[q] && near_kept(t->L, t->inside, p, c) > 0.5 * t->L->h)
+        t->mark[q] |= 2;
+}
+
+/* Keeps the thin parts (see the top of the file): marks the cubes they add
+ * in `inside` (value 2) and returns how many. 0 cubes and *ok 0 when out of
+ * memory. */
+static uint64_t keep_thin_parts(const sinew_mesh *surface, const lattice *L, uint8_t *inside, int *ok)
+{
+    const size_t cubes = (size_t)L->n[0] * L->n[1] * L->n[2];
+    uint8_t *mark = calloc(cubes + 1, 1);
+    size_t *queue = malloc(sizeof *queue * (cubes + 1));
+    *ok = mark && queue;
+    uint64_t added = 0;
+    if (*ok) {
+        thin_pass t = {L, inside, mark};
+        sample_surface(surface, 0.5 * L->h, visit_sample, &t);
+        size_t head = 0, tail = 0;
+        for (size_t q = 0; q < cubes; q++)
+            if (mark[q] & 2) {
+                inside[q] = 2;
+                queue[tail++] = q;
+                added++;
+            }
+        /* From each, along the cubes the surface runs through, to the cubes
+         * inside: a cube next to one inside is the last of its way. */
+        while (head < tail) {
+            const size_t q = queue[head++];
+            const uint32_t c[3] = {(uint32_t)(q % L->n[0]), (uint32_t)(q / L->n[0] % L->n[1]),
+                                   (uint32_t)(q / ((size_t)L->n[0] * L->n[1]))};
+            for (int dk = -1; dk <= 1; dk++)
+                for (int dj = -1; dj <= 1; dj++)
+                    for (int di = -1; di <= 1; di++) {
+                        const int64_t n[3] = {(int64_t)c[0] + di, (int64_t)c[1] + dj, (int64_t)c[2] + dk};
+                        if (n[0] < 0 || n[1] < 0 || n[2] < 0 || n[0] >= L->n[0] || n[1] >= L->n[1] || n[2] >= L->n[2])
+                            continue;
+                        const size_t r = ((size_t)n[2] * L->n[1] + (size_t)n[1]) * L->n[0] + (size_t)n[0];
+                        if (inside[r] || !(mark[r] & 1))
+                            continue;
+                        inside[r] = 2;
+                        added++;
+                        const uint32_t nc[3] = {(uint32_t)n[0], (uint32_t)n[1], (uint32_t)n[2]};
+                        /* next to a cube inside by its centre: arrived */
+                        int arrived = 0;
+                        for (int dz = -1; dz <= 1 && !arrived; dz++)
+                            for (int dy = -1; dy <= 1 && !arrived; dy++)
+                                for (int dx = -1; dx <= 1 && !arrived; dx++) {
+                                    const int64_t m[3] = {(int64_t)nc[0] + dx, (int64_t)nc[1] + dy, (int64_t)nc[2] + dz};
+                                    if (m[0] >= 0 && m[1] >= 0 && m[2] >= 0 && m[0] < L->n[0] && m[1] < L->n[1] &&
+                                        m[2] < L->n[2])
+                                        arrived = inside[((size_t)m[2] * L->n[1] + (size_t)m[1]) * L->n[0] +
+                                                         (size_t)m[0]] == 1;
+                                }
+                        if (!arrived)
+                            queue[tail++] = r;
+                    }
+        }
+    }
+    free(mark);
+    free(queue);
+    return added;
+}
+
+/* ------------------------------------------------------------ what stays outside */
+
+typedef struct face_key {
+    uint32_t sorted[3], face[3];
+} face_key;
+
+static int face_key_compare(const void *pa, const void *pb)
+{
+    const face_key *a = pa, *b = pb;
+    return memcmp(a->sorted, b->sorted, sizeof a->sorted);
+}
+
+/* The tetrahedra's boundary: the faces only one of them has, turned
+ * outward, as a surface over v's positions (offsets and indices malloc'd
+ * into *out; free them). 0 when out of memory. */
+static int tet_boundary(const sinew_volume *v, sinew_mesh *out)
+{
+    static const int faces[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}}; /* outward */
+    const size_t n = 4 * (size_t)v->tet_count;
+    face_key *k = malloc(sizeof *k * (n + 1));
+    uint32_t *offsets = malloc(sizeof *offsets * (n + 1)), *indices = malloc(sizeof *indices * 3 * (n + 1));
+    memset(out, 0, sizeof *out);
+    if (!k || !offsets || !indices) {
+        free(k);
+        free(offsets);
+        free(indices);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t *t = v->tets + 4 * (i / 4);
+        for (int c = 0; c < 3; c++)
+            k[i].face[c] = k[i].sorted[c] = t[faces[i % 4][c]];
+        for (int a = 0; a < 2; a++) /* sort three */
+            for (int b = 0; b < 2 - a; b++)
+                if (k[i].sorted[b] > k[i].sorted[b + 1]) {
+                    uint32_t x = k[i].sorted[b];
+                    k[i].sorted[b] = k[i].sorted[b + 1];
+                    k[i].sorted[b + 1] = x;
+                }
+    }
+    qsort(k, n, sizeof *k, face_key_compare);
+    uint32_t count = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && face_key_compare(&k[i], &k[j]) == 0; j++)
+            ;
+        if (j == i + 1) {
+            offsets[count] = 3 * count;
+            memcpy(indices + 3 * (size_t)count, k[i].face, sizeof k[i].face);
+            count++;
+        }
+    }
+    offsets[count] = 3 * count;
+    free(k);
+    *out = (sinew_mesh){v->vertex_count, v->positions, count, offsets, indices};
+    return 1;
+}
+
+/* Each tetrahedron's corners' lists of the tetrahedra they belong to (CSR). */
+typedef struct corner_tets {
+    uint32_t *start, *list;
+} corner_tets;
+
+static int corner_tets_build(const sinew_volume *v, corner_tets *c)
+{
+    const uint32_t nv = v->vertex_count, nt = v->tet_count;
+    c->start = calloc((size_t)nv + 1, sizeof *c->start);
+    c->list = malloc(sizeof *c->list * 4 * (size_t)nt + 1);
+    if (!c->start || !c->list)
+        return 0;
+    for (size_t q = 0; q < 4 * (size_t)nt; q++)
+        c->start[v->tets[q] + 1]++;
+    for (uint32_t i = 0; i < nv; i++)
+        c->start[i + 1] += c->start[i];
+    for (size_t q = 0; q < 4 * (size_t)nt; q++)
+        c->list[c->start[v->tets[q]]++] = (uint32_t)(q / 4);
+    for (uint32_t i = nv; i > 0; i--)
+        c->start[i] = c->start[i - 1];
+    c->start[0] = 0;
+    return 1;
+}
+
+static void corner_tets_free(corner_tets *c)
+{
+    free(c->start);
+    free(c->list);
+}
+
+/* Moves corner i to `to` unless a tetrahedron of it would keep less than
+ * floor_volume, or less than min_shape times its longest edge cubed: 1 when
+ * moved. */
+static int move_corner(sinew_volume *v, const corner_tets *c, uint32_t i, const double to[3], double floor_volume,
+                       double min_shape)
+{
+    double *p = v->positions + 3 * (size_t)i, was[3];
+    memcpy(was, p, sizeof was);
+    memcpy(p, to, sizeof was);
+    for (uint32_t j = c->start[i]; j < c->start[i + 1]; j++) {
+        const uint32_t *t = v->tets + 4 * (size_t)c->list[j];
+        const double *x = v->positions;
+        const double volume = sinew_tet_signed_volume(x + 3 * (size_t)t[0], x + 3 * (size_t)t[1],
+                                                      x + 3 * (size_t)t[2], x + 3 * (size_t)t[3]);
+        double longest2 = 0.0;
+        for (int a = 0; a < 4 && min_shape > 0.0; a++)
+            for (int b = a + 1; b < 4; b++) {
+                const double *u = x + 3 * (size_t)t[a], *w = x + 3 * (size_t)t[b];
+                longest2 = fmax(longest2, (u[0] - w[0]) * (u[0] - w[0]) + (u[1] - w[1]) * (u[1] - w[1]) +
+                                              (u[2] - w[2]) * (u[2] - w[2]));
+            }
+        if (volume < floor_volume || volume < min_shape * longest2 * sqrt(longest2)) {
+            memcpy(p, was, sizeof was);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The surface's vertices outside v's tetrahedra (inside: the winding number
+ * of their boundary is at least 1/2; on the boundary within rounding counts
+ * as inside). With `cover`, each of them pushes the corners of the boundary
+ * face nearest it outward by the way from that face to it (a corner by the
+ * largest push asked of it), each corner moved where its tetrahedra keep
+ * floor_volume; without, they are counted: *outside, and the farthest's
+ * distance into *worst (INFINITY: beyond reach). 0 when out of memory. */
+static int outside_pass(sinew_volume *v, const sinew_mesh *surface, double reach, int cover, const corner_tets *ct,
+                        double floor_volume, double min_shape, uint32_t *outside, double *worst)
+{
+    sinew_mesh boundary;
+    if (!tet_boundary(v, &boundary))
+        return 0;
+    sinew_surface_tree *tree = boundary.face_count ? sinew_surface_tree_build(&boundary) : NULL;
+    double *push = cover ? calloc(3 * (size_t)v->vertex_count + 1, sizeof *push) : NULL;
+    int ok = (tree || !boundary.face_count) && (push || !cover);
+    *outside = 0;
+    *worst = 0.0;
+    for (uint32_t i = 0; ok && tree && i < surface->vertex_count; i++) {
+        const double *p = surface->positions + 3 * (size_t)i;
+        if (sinew_surface_winding(tree, p) >= 0.5)
+            continue;
+        double q[3], d = INFINITY;
+        uint32_t tri = 0;
+        if (!sinew_surface_closest_triangle(tree, p, reach, q, &d, &tri))
+            d = INFINITY;
+        if (d <= 1e-9 * reach) /* on the boundary, as far as rounding can tell */
+            continue;
+        ++*outside;
+        *worst = fmax(*worst, d);
+        if (!cover || !isfinite(d))
+            continue;
+        const double way[3] = {1.05 * (p[0] - q[0]), 1.05 * (p[1] - q[1]), 1.05 * (p[2] - q[2])};
+        const double way2 = way[0] * way[0] + way[1] * way[1] + way[2] * way[2];
+        for (int k = 0; k < 3; k++) {
+            double *w = push + 3 * (size_t)boundary.face_indices[3 * (size_t)tri + k];
+            if (way2 > w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+                memcpy(w, way, sizeof way);
+        }
+    }
+    for (uint32_t i = 0; ok && cover && i < v->vertex_count; i++) {
+        const double *w = push + 3 * (size_t)i, *x = v->positions + 3 * (size_t)i;
+        if (w[0] == 0.0 && w[1] == 0.0 && w[2] == 0.0)
+            continue;
+        const double to[3] = {x[0] + w[0], x[1] + w[1], x[2] + w[2]}, half[3] = {x[0] + 0.5 * w[0],
+                              x[1] + 0.5 * w[1], x[2] + 0.5 * w[2]};
+        if (!move_corner(v, ct, i, to, floor_volume, min_shape))
+            move_corner(v, ct, i, half, floor_volume, min_shape);
+    }
+    sinew_surface_tree_destroy(tree);
+    free(push);
+    free(boundary.face_offsets);
+    free(boundary.face_indices);
+    return ok;
+}
+
 /* ------------------------------------------------------------ following the surface */
 
 /* Each corner with kept and left-out cubes around it (in index order) moves
@@ -231,51 +567,24 @@ static double coverage(const sinew_surface_tree *tree, const lattice *L, const u
  * of the way there, whichever first keeps every tetrahedron it belongs to
  * above SNAP_KEEP of its volume. Returns the corners moved. */
 static uint32_t follow_surface(const sinew_surface_tree *tree, const lattice *L, const uint8_t *boundary,
-                               sinew_volume *v, int *ok)
+                               sinew_volume *v, const corner_tets *ct)
 {
-    const uint32_t nv = v->vertex_count, nt = v->tet_count;
-    uint32_t *start = calloc((size_t)nv + 1, sizeof *start), *list = malloc(sizeof *list * 4 * (size_t)nt + 1);
-    *ok = start && list;
+    const double floor_volume = SNAP_KEEP * L->h * L->h * L->h / 6.0;
     uint32_t moved = 0;
-    if (*ok) {
-        for (size_t q = 0; q < 4 * (size_t)nt; q++)
-            start[v->tets[q] + 1]++;
-        for (uint32_t i = 0; i < nv; i++)
-            start[i + 1] += start[i];
-        for (size_t q = 0; q < 4 * (size_t)nt; q++)
-            list[start[v->tets[q]]++] = (uint32_t)(q / 4);
-        for (uint32_t i = nv; i > 0; i--)
-            start[i] = start[i - 1];
-        start[0] = 0;
-        const double floor_volume = SNAP_KEEP * L->h * L->h * L->h / 6.0;
-        for (uint32_t i = 0; i < nv; i++) {
-            if (!boundary[i])
-                continue;
-            double *p = v->positions + 3 * (size_t)i, q[3], was[3];
-            if (!sinew_surface_closest(tree, p, L->h, q, NULL))
-                continue;
-            memcpy(was, p, sizeof was);
-            static const double fractions[3] = {1.0, 0.5, 0.25};
-            int kept = 0;
-            for (int f = 0; f < 3 && !kept; f++) {
-                for (int a = 0; a < 3; a++)
-                    p[a] = was[a] + fractions[f] * (q[a] - was[a]);
-                kept = 1;
-                for (uint32_t j = start[i]; j < start[i + 1] && kept; j++) {
-                    const uint32_t *t = v->tets + 4 * (size_t)list[j];
-                    const double *x = v->positions;
-                    kept = sinew_tet_signed_volume(x + 3 * (size_t)t[0], x + 3 * (size_t)t[1], x + 3 * (size_t)t[2],
-                                                   x + 3 * (size_t)t[3]) >= floor_volume;
-                }
-            }
-            if (kept)
-                moved++;
-            else
-                memcpy(p, was, sizeof was);
+    for (uint32_t i = 0; i < v->vertex_count; i++) {
+        double *p = v->positions + 3 * (size_t)i, q[3];
+        if (!boundary[i] || !sinew_surface_closest(tree, p, L->h, q, NULL))
+            continue;
+        const double was[3] = {p[0], p[1], p[2]};
+        static const double fractions[3] = {1.0, 0.5, 0.25};
+        int kept = 0;
+        for (int f = 0; f < 3 && !kept; f++) {
+            const double to[3] = {was[0] + fractions[f] * (q[0] - was[0]), was[1] + fractions[f] * (q[1] - was[1]),
+                                  was[2] + fractions[f] * (q[2] - was[2])};
+            kept = move_corner(v, ct, i, to, floor_volume, 0.0);
         }
+        moved += (uint32_t)kept;
     }
-    free(start);
-    free(list);
     return moved;
 }
 
@@ -371,6 +680,13 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int
                        100.0 * MIN_ENCLOSED, MIN_ENCLOSED);
         goto done;
     }
+    int thin_ok;
+    const uint64_t thin = follow ? keep_thin_parts(surface, &L, inside, &thin_ok) : (thin_ok = 1, 0);
+    if (!thin_ok) {
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", name);
+        goto done;
+    }
+    cubes += thin;
     if (6 * cubes > SINEW_VOLUME_MAX_TETS) {
         r = sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: %llu lattice cubes make %llu tetrahedra, limit %u",
                        name, (unsigned long long)cubes, 6ull * cubes, SINEW_VOLUME_MAX_TETS);
@@ -436,19 +752,39 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int
     out->vertex_count = vertices;
     out->tet_count = (uint32_t)(6 * cubes);
     uint32_t moved = 0;
+    corner_tets ct = {0};
     if (follow) {
-        int ok;
-        moved = follow_surface(tree, &L, boundary, out, &ok);
+        /* Onto the surface, then out over what it left outside (a few rounds:
+         * a corner pushed out can leave its neighbours' vertices out). */
+        const double floor_volume = COVER_KEEP * L.h * L.h * L.h / 6.0;
+        int ok = corner_tets_build(out, &ct);
+        if (ok)
+            moved = follow_surface(tree, &L, boundary, out, &ct);
+        for (int round = 0; ok && round < COVER_ROUNDS; round++) {
+            uint32_t left;
+            double far;
+            ok = outside_pass(out, surface, 4.0 * L.h, 1, &ct, floor_volume, COVER_SHAPE * LATTICE_SHAPE, &left, &far);
+            sinew_logf(lg, SINEW_LOG_DEBUG, "prep", "%s: covering the surface, round %d: %u vertices outside, the "
+                       "farthest %.3g m", name, round + 1, left, far);
+            if (!left)
+                break;
+        }
         if (!ok) {
+            corner_tets_free(&ct);
             sinew_volume_free(out);
             r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", name);
             goto done;
         }
     }
+    corner_tets_free(&ct);
     sinew_logf(lg, SINEW_LOG_INFO, "prep",
                "%s: %llu of %u x %u x %u lattice cubes (edge %.3g m) inside by winding number (%.2f on average); "
                "%.0f%% of their boundary on the surface",
-               name, (unsigned long long)cubes, L.n[0], L.n[1], L.n[2], L.h, mean, 100.0 * covered);
+               name, (unsigned long long)(cubes - thin), L.n[0], L.n[1], L.n[2], L.h, mean, 100.0 * covered);
+    if (thin)
+        sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: %llu more cubes keep the parts thinner than a cube (the surface "
+                   "farther than half a cube from those inside, and its way back to them)", name,
+                   (unsigned long long)thin);
     if (follow) {
         uint32_t on_boundary = 0;
         for (uint32_t v = 0; v < vertices; v++)
@@ -456,6 +792,21 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int
         sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: %u of %u boundary corners moved onto the surface", name, moved,
                    on_boundary);
     }
+    uint32_t outside;
+    double farthest;
+    if (!outside_pass(out, surface, 4.0 * L.h, 0, NULL, 0.0, 0.0, &outside, &farthest)) {
+        sinew_volume_free(out);
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", name);
+        goto done;
+    }
+    if (isfinite(farthest))
+        sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: %u of %u surface vertices (%.2f%%) outside the tetrahedra, the "
+                   "farthest %.3g m (%.2f cubes)", name, outside, surface->vertex_count,
+                   100.0 * outside / surface->vertex_count, farthest, farthest / L.h);
+    else
+        sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: %u of %u surface vertices (%.2f%%) outside the tetrahedra, the "
+                   "farthest more than %.3g m (4 cubes)", name, outside, surface->vertex_count,
+                   100.0 * outside / surface->vertex_count, 4.0 * L.h);
 done:
     sinew_surface_tree_destroy(tree);
     free(oriented.face_indices);

@@ -524,9 +524,11 @@ Test(tetgen, self_intersection_named)
     cr_assert_eq(sinew_volume_tetrahedralise(&m, 1e-4, 1.4, NULL, "two", &lg, &v), SINEW_RESULT_OK, "%s", c.text);
     cr_assert(strstr(c.text, "two: the surface intersects itself: faces 3 and 4"), "%s", c.text);
     cr_assert(strstr(c.text, "lattice cubes (15 along the longest side)"), "%s", c.text);
-    /* The union: two tetrahedra of 1/6 overlapping in one of 0.4^3 / 6. */
+    /* The union: two tetrahedra of 1/6 overlapping in one of 0.4^3 / 6,
+     * and a little more: their sharp corners, thinner than a cube, keep the
+     * cubes around them (thin parts, volume_lattice.c), 13 % over it. */
     const double uni = 2.0 / 6.0 - 0.064 / 6.0;
-    cr_assert_float_eq(total_volume(&v), uni, 0.1 * uni, "%g vs %g", total_volume(&v), uni);
+    cr_assert(total_volume(&v) >= 0.9 * uni && total_volume(&v) <= 1.2 * uni, "%g vs %g", total_volume(&v), uni);
     /* Cubes of 1.2 / 15 m; every tetrahedron keeps a quarter of its sixth. */
     const double h = 1.2 / 15.0;
     for (uint32_t t = 0; t < v.tet_count; t++)

@@ -175,6 +175,28 @@ class Asset(_Handle):
         lib.asset_get_inverse_masses(self._handle(), out.ctypes.data)
         return out
 
+    def render_materials(self) -> List[Tuple[str, int, int]]:
+        """The render mesh's material groups (the source's usemtl names in
+        order of first use): (name, first index, index count) each, runs of
+        the render index buffer; [] when the source named none."""
+        groups = []
+        for g in range(lib.asset_get_render_material_count(self._handle())):
+            m = _ffi.RenderMaterial()
+            call(lib.asset_get_render_material, self._handle(), g, C.byref(m), what=f"render material {g}")
+            groups.append((m.name.decode("utf-8", "replace"), m.first_index, m.index_count))
+        return groups
+
+    def material_library(self) -> Optional[Tuple[str, bytes]]:
+        """The source's material library (OBJ mtllib) carried in the asset:
+        (file name, text), the text b"" when it was named but not found;
+        None when the asset has none."""
+        text = C.c_void_p()
+        size = C.c_size_t()
+        name = lib.asset_get_material_library(self._handle(), C.byref(text), C.byref(size))
+        if name is None:
+            return None
+        return name.decode("utf-8", "replace"), C.string_at(text.value, size.value) if text.value else b""
+
     @property
     def origin(self) -> Tuple[float, float, float]:
         """Where the asset's frame sits in the world (m, double): prep's
@@ -505,6 +527,13 @@ class Body(_Handle):
         """Pins a particle where it is, or frees it again."""
         call(lib.body_set_pinned, self._handle(), cv.count(index, "index"), int(bool(pinned)),
              what=f"{self.name}: pinning particle {index}")
+
+    def set_substeps(self, substeps: int) -> None:
+        """Sets the substeps of every later step (1..1000), recording the
+        step again: to retry a step the health check rolled back
+        (sinew.Error with result ERROR_UNSTABLE) at smaller substeps."""
+        call(lib.body_set_substeps, self._handle(), cv.count(substeps, "substeps"),
+             what=f"{self.name}: substeps {substeps}")
 
     def move_pinned(self, indices, xyz) -> None:
         """Moves pinned particles indices[k] to xyz[k] at the next step."""

@@ -141,6 +141,11 @@ class StaticError(Struct):
     _fields_ = [("error", f64), ("iterations", u32), ("converged", i32)]
 
 
+class RenderMaterial(Struct):
+    _c_name_ = "sinew_render_material"
+    _fields_ = [("name", char_p), ("first_index", u32), ("index_count", u32)]
+
+
 class WorldDesc(Struct):
     _c_name_ = "sinew_world_desc"
     _fields_ = [("cookie", u32), ("name", char_p), ("batch", i32), ("contacts", i32)]
@@ -233,7 +238,7 @@ class PrepSoftOptions(Struct):
 
 
 STRUCTS = [Logger, ContextDesc, DeviceInfo, AssetInfo, Material, ImplicitDesc, Frame, Attachment, BodyDesc,
-           Shape, StepParams, StepStats, StaticError, WorldDesc, WorldStats, ColliderDesc, ColliderInfo, PrepMesh, PrepVolume,
+           Shape, StepParams, StepStats, StaticError, RenderMaterial, WorldDesc, WorldStats, ColliderDesc, ColliderInfo, PrepMesh, PrepVolume,
            PrepReport, PrepOutput, PrepClothOptions, PrepGrid, PrepRegionMaterial, PrepSoftOptions]
 
 # Enumerations the package names, value by C name (checked by the build too).
@@ -282,6 +287,9 @@ FUNCTIONS = {
     "sinew_asset_get_origin": (None, [_H, f64 * 3]),
     "sinew_asset_get_distances": (None, [_H, ptr]),
     "sinew_asset_get_material": (i32, [_H, u32, C.POINTER(Material)]),
+    "sinew_asset_get_render_material_count": (u32, [_H]),
+    "sinew_asset_get_render_material": (i32, [_H, u32, C.POINTER(RenderMaterial)]),
+    "sinew_asset_get_material_library": (char_p, [_H, C.POINTER(C.c_void_p), C.POINTER(size_t)]),
     # sinew/material.h
     "sinew_material_make": (Material, [enum, f32, f32]),
     "sinew_material_check": (i32, [C.POINTER(Material), char_p, C.POINTER(Logger)]),
@@ -318,6 +326,7 @@ FUNCTIONS = {
     "sinew_body_estimate_error": (i32, [_H, C.POINTER(StepParams), C.POINTER(StaticError)]),
     "sinew_body_get_particle_count": (u32, [_H]),
     "sinew_body_set_pinned": (i32, [_H, u32, i32]),
+    "sinew_body_set_substeps": (i32, [_H, u32]),
     "sinew_body_set_material": (i32, [_H, u32, C.POINTER(Material)]),
     "sinew_body_cut": (i32, [_H, ptr, u32, C.POINTER(u32)]),
     # sinew/world.h

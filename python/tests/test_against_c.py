@@ -1,12 +1,16 @@
 """Python and C give the same simulation: the same asset and settings step
 to the same positions, bit for bit, and the same state hash."""
 
+import pathlib
 import re
 import subprocess
 
 import numpy as np
+import pytest
 
 import sinew
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 def read_obj_vertices(path):
@@ -54,3 +58,23 @@ def test_prep_grid_is_sinew_preps(tools, tmp_path):
     assert np.array_equal(c_asset.positions(), py_asset.positions())
     assert np.array_equal(c_asset.distances(), py_asset.distances())
     assert np.array_equal(c_asset.triangles(), py_asset.triangles())
+
+
+def test_render_materials_from_sinew_prep(tools, tmp_path, ctx):
+    # the flag's three usemtl groups and its library, as sinew-prep kept them;
+    # a body of it retried at more substeps steps on
+    path = tmp_path / "flag.snw"
+    subprocess.run([tools / "sinew-prep", REPO / "tests" / "data" / "flag.obj", "-q", "-o", path], check=True)
+    asset = sinew.Asset.load(path)
+    groups = asset.render_materials()
+    assert [g[0] for g in groups] == ["cotton_red", "cotton_white", "silk_blue"]
+    assert [(g[1], g[2]) for g in groups] == [(0, 48), (48, 48), (96, 48)]
+    name, text = asset.material_library()
+    assert name == "flag.mtl" and text == (REPO / "tests" / "data" / "flag.mtl").read_bytes()
+    body = ctx.create_body(asset)
+    body.step()
+    body.set_substeps(16)
+    body.step()
+    with pytest.raises(sinew.Error, match="substeps 0"):
+        body.set_substeps(0)
+    assert np.isfinite(body.positions()).all()

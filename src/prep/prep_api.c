@@ -776,7 +776,10 @@ sinew_result sinew_prep_soft_from_surface(const sinew_prep_mesh *surface, const 
     }
     sinew_volume v = {0};
     if (options->mesher == SINEW_PREP_MESHER_LATTICE)
-        r = sinew_volume_lattice(&m, options->lattice_cells, options->follow_surface, name, lg, &v);
+        r = sinew_volume_lattice(&m, options->lattice_cells,
+                                 options->follow_surface ? SINEW_LATTICE_FOLLOW | (m.render_vertex_count ? SINEW_LATTICE_COVER : 0)
+                                                         : 0,
+                                 name, lg, &v);
     else
         r = sinew_volume_tetrahedralise(&m, options->max_volume, options->quality, options->tetgen, name, lg, &v);
     /* The surface's render vertices are embedded in the tetrahedra. */

@@ -95,11 +95,11 @@ sinew_result sinew_volume_box(uint32_t nx, uint32_t ny, uint32_t nz, const doubl
  * out. Inside: the generalised winding number at the centre is >= 1/2
  * (surface_tree.h), after the faces are oriented consistently, so the
  * surface need not be closed, manifold or free of self-intersections. With
- * `follow`, each corner on the solid's boundary moves onto the surface's
+ * `follow` (SINEW_LATTICE_FOLLOW), each corner on the solid's boundary moves onto the surface's
  * closest point within a cube's edge (or half or a quarter of the way)
  * where every tetrahedron it belongs to keeps at least a quarter of its
- * volume, and then out over the surface's vertices it left outside (a
- * tetrahedron keeping a quarter, no edge over 1.75 cubes), and parts
+ * volume, with SINEW_LATTICE_COVER then out over the surface's vertices it
+ * left outside (no tetrahedron made poor: volume_lattice.c), and parts
  * thinner than a cube keep the cubes the surface passes through there and
  * those back to the cubes inside (volume_lattice.c); without, the boundary
  * is a staircase. The log says how many
@@ -110,6 +110,10 @@ sinew_result sinew_volume_box(uint32_t nx, uint32_t ny, uint32_t nz, const doubl
  * cube (an open sheet; the message gives the largest winding number),
  * INVALID_ARGUMENT for cells outside 1..1024, LIMIT beyond the limits
  * above. name labels the messages. */
+enum {
+    SINEW_LATTICE_FOLLOW = 1, /* the boundary onto the surface, thin parts kept */
+    SINEW_LATTICE_COVER = 2,  /* with FOLLOW: and pushed out over the surface's vertices */
+};
 sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int follow, const char *name,
                                   const sinew_logger *lg, sinew_volume *out);
 
@@ -194,7 +198,8 @@ sinew_result sinew_surface_check_closed(const sinew_mesh *surface, const char *n
  * tetrahedra it could make) is checked against SINEW_VOLUME_MAX_TETS (LIMIT).
  * A surface that is not closed, or that TetGen refuses (a self-intersecting
  * one: the faces named), or TetGen missing, is meshed instead by
- * sinew_volume_lattice following the surface, with a warning saying why:
+ * sinew_volume_lattice following the surface (and covering it where the
+ * surface has a render mesh, which is embedded), with a warning saying why:
  * cubes of edge (6 max_volume)^(1/3), at most 256 along the longest side
  * (LIMIT beyond), or without a bound as many as the surface's median edge
  * suggests, 8 to 32. Fails with BAD_MESH for a surface that encloses no
@@ -204,6 +209,12 @@ sinew_result sinew_surface_check_closed(const sinew_mesh *surface, const char *n
 sinew_result sinew_volume_tetrahedralise(const sinew_mesh *surface, double max_volume, double quality,
                                          const char *tetgen, const char *name, const sinew_logger *lg,
                                          sinew_volume *out);
+
+/* The same, the lattice covering the surface when `cover` is set (the call
+ * above: when the surface has a render mesh). */
+sinew_result sinew_volume_tetrahedralise_cover(const sinew_mesh *surface, double max_volume, double quality,
+                                               const char *tetgen, int cover, const char *name,
+                                               const sinew_logger *lg, sinew_volume *out);
 
 /* A program's SIGINT/SIGTERM handler sets this (sinew-prep's does): a TetGen
  * run in progress is stopped, its temporary files are removed, and the call

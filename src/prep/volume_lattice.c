@@ -23,15 +23,18 @@
  * body it grows from.
  *
  * The boundary's corners, once on the surface, cut across its convex parts,
- * leaving about half the surface's vertices just outside. A few rounds then
- * push it out over them: each vertex outside moves the corners of the
- * boundary face nearest it by the way from that face to it, so that the
+ * leaving about half the surface's vertices just outside. Where a render
+ * mesh is to be embedded in the tetrahedra (SINEW_LATTICE_COVER), a few
+ * rounds then push it out over them: each vertex outside moves the corners
+ * of the boundary face nearest it by the way from that face to it, so that the
  * tetrahedra hold more of the model the render mesh embeds in them. A move
  * that would leave a tetrahedron under a quarter of a lattice tetrahedron's
- * volume or an edge over 1.75 cubes is halved or left out: longer edges let
- * the CGAL camel cover all but 0.2 % of its vertices but blow up on landing
- * at 64 substeps; within these bounds 15 % stay outside, by at most 0.36 of
- * a cube, and it lands. */
+ * volume or under half its shape (volume over longest edge cubed) is halved
+ * or left out: looser bounds let the CGAL camel cover all but 0.2 % of its
+ * vertices but blow up on landing at 64 substeps; within these 15 % stay
+ * outside, by at most 0.44 of a cube, and it lands. The rounds add volume,
+ * so they are asked for (SINEW_LATTICE_COVER) where the tetrahedra are to
+ * hold a render mesh. */
 #include "volume.h"
 #include "surface_tree.h"
 
@@ -44,9 +47,10 @@
 #define NONE UINT32_MAX
 #define BLOCK 4u             /* cubes per side of a block that may share one winding number */
 #define SNAP_KEEP 0.25       /* a moved corner keeps its tetrahedra above this fraction of their volume */
-#define COVER_ROUNDS 12
-#define COVER_KEEP 0.25      /* and one pushed out over the surface above this fraction, */
-#define COVER_SHAPE 0.5       /* and above this fraction of a lattice tetrahedron's volume over its longest edge cubed */
+#define THIN_REACH 0.5       /* cubes: surface farther than this from the cubes inside is a thin part */
+#define COVER_ROUNDS 12      /* rounds of pushing the boundary out over the surface's vertices */
+#define COVER_KEEP 0.25      /* a corner pushed out keeps its tetrahedra above this fraction of their volume */
+#define COVER_SHAPE 0.5      /* and of a lattice tetrahedron's volume over its longest edge cubed */
 #define LATTICE_SHAPE (1.0 / (6.0 * 3.0 * 1.7320508075688772)) /* h^3 / 6 over (h sqrt 3)^3 */
 /* A surface encloses a volume when the surface passes through at least this
  * fraction of the boundary faces of the cubes inside, and their winding
@@ -325,7 +329,7 @@ static void visit_sample(const double p[3], void *user)
     uint32_t c[3];
     const size_t q = cube_of(t->L, p, c);
     t->mark[q] |= 1;
-    if (!t->inside[q] && near_kept(t->L, t->inside, p, c) > 0.5 * t->L->h)
+    if (!t->inside[q] && near_kept(t->L, t->inside, p, c) > THIN_REACH * t->L->h)
         t->mark[q] |= 2;
 }
 
@@ -681,6 +685,8 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int
         goto done;
     }
     int thin_ok;
+    const int cover = (follow & SINEW_LATTICE_COVER) && (follow & SINEW_LATTICE_FOLLOW);
+    follow &= SINEW_LATTICE_FOLLOW;
     const uint64_t thin = follow ? keep_thin_parts(surface, &L, inside, &thin_ok) : (thin_ok = 1, 0);
     if (!thin_ok) {
         r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", name);
@@ -760,7 +766,7 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int
         int ok = corner_tets_build(out, &ct);
         if (ok)
             moved = follow_surface(tree, &L, boundary, out, &ct);
-        for (int round = 0; ok && round < COVER_ROUNDS; round++) {
+        for (int round = 0; ok && cover && round < COVER_ROUNDS; round++) {
             uint32_t left;
             double far;
             ok = outside_pass(out, surface, 4.0 * L.h, 1, &ct, floor_volume, COVER_SHAPE * LATTICE_SHAPE, &left, &far);

@@ -658,6 +658,15 @@ sinew_result sinew_volume_tetrahedralise(const sinew_mesh *surface, double max_v
                                          const char *tetgen, const char *name, const sinew_logger *lg,
                                          sinew_volume *out)
 {
+    SINEW_ASSERT(surface);
+    return sinew_volume_tetrahedralise_cover(surface, max_volume, quality, tetgen, surface->render_vertex_count > 0,
+                                             name, lg, out);
+}
+
+sinew_result sinew_volume_tetrahedralise_cover(const sinew_mesh *surface, double max_volume, double quality,
+                                               const char *tetgen, int cover, const char *name,
+                                               const sinew_logger *lg, sinew_volume *out)
+{
     SINEW_ASSERT(surface && out);
     memset(out, 0, sizeof *out);
     name = name ? name : "surface";
@@ -708,5 +717,6 @@ sinew_result sinew_volume_tetrahedralise(const sinew_mesh *surface, double max_v
         return SINEW_RESULT_ERROR_LIMIT;
     sinew_logf(lg, SINEW_LOG_WARNING, "prep", "%s; the solid is meshed instead as lattice cubes (%u along the longest "
                "side) inside by generalised winding number, moved onto the surface", why.text, cells);
-    return sinew_volume_lattice(surface, cells, 1, name, lg, out);
+    return sinew_volume_lattice(surface, cells, SINEW_LATTICE_FOLLOW | (cover ? SINEW_LATTICE_COVER : 0), name, lg,
+                                out);
 }

@@ -563,6 +563,11 @@ Test(render_asset, materials_survive_prep_and_the_file)
     cr_assert_eq(m.materials.first[1], 2, "A's two triangles first");
     cr_assert_eq(m.render_triangles[3 * 1 + 2], m.render_triangles[3 * 0 + 2] + 1, "the second A face (1 3 4) second");
     sinew_mesh_free(&m);
+    /* a name of several words, as some exporters write them */
+    const char words[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl  Dark   Oak\nf 1 2 3\n";
+    cr_assert_eq(sinew_mesh_read_obj_memory(words, sizeof words - 1, "words.obj", &lg, &m), SINEW_RESULT_OK);
+    cr_assert_str_eq(m.materials.names[0], "Dark Oak");
+    sinew_mesh_free(&m);
     /* a control character in a material's name */
     const char ctl[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\x01z\nf 1 2 3\n";
     cr_assert_eq(sinew_mesh_read_obj_memory(ctl, sizeof ctl - 1, "ctl.obj", capture_logger(SINEW_LOG_ERROR), &m),

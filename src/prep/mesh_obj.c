@@ -237,17 +237,27 @@ static sinew_result check_name(obj_reader *r, sinew_token tok, const char *what)
     return SINEW_RESULT_OK;
 }
 
+/* usemtl NAME: the rest of the line, its words joined by one space (some
+ * exporters write "Dark Oak"). */
 static sinew_result read_usemtl(obj_reader *r)
 {
-    sinew_token tok = {"", 0};
-    sinew_token more;
-    if (sinew_text_token(&r->t, &tok) && sinew_text_token(&r->t, &more))
-        return bad(r, "material name with a space (usemtl takes one name)", more);
-    sinew_result res = check_name(r, tok, "material name with a control character");
-    if (res != SINEW_RESULT_OK)
-        return res;
+    char name[SINEW_MESH_MAX_MATERIAL_NAME + 1];
+    size_t len = 0;
+    sinew_token tok;
+    while (sinew_text_token(&r->t, &tok)) {
+        sinew_result res = check_name(r, tok, "material name with a control character");
+        if (res != SINEW_RESULT_OK)
+            return res;
+        if (len + (len > 0) + tok.len > SINEW_MESH_MAX_MATERIAL_NAME)
+            return sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s:%" PRIu64 ": a material name over %u "
+                              "bytes", r->name, r->t.line_no, SINEW_MESH_MAX_MATERIAL_NAME);
+        if (len)
+            name[len++] = ' ';
+        memcpy(name + len, tok.s, tok.len);
+        len += tok.len;
+    }
     r->saw_usemtl = 1;
-    r->mat_current = material_index(r, tok.s, tok.len);
+    r->mat_current = material_index(r, name, len);
     if (r->mat_current == NONE)
         return r->mat_count == SINEW_MESH_MAX_MATERIALS
                    ? sinew_fail(r->lg, SINEW_RESULT_ERROR_BAD_MESH, "mesh", "%s:%" PRIu64 ": more than %u materials",

@@ -326,8 +326,10 @@ static sinew_result serialize(const sinew_asset *a, const char *name, void **byt
     for (uint32_t i = 0; i < section_count; ++i) {
         int k = order[i];
         uint8_t *payload = file + offset[i];
-        if (k == SEC_META || k == SEC_RMNM || k == SEC_RLIB) /* bytes */
-            memcpy(payload, src[k].data, (size_t)length[i]);
+        if (k == SEC_META || k == SEC_RMNM || k == SEC_RLIB) { /* bytes */
+            if (length[i])
+                memcpy(payload, src[k].data, (size_t)length[i]);
+        }
         else if (k == SEC_ORIG)
             for (int c = 0; c < 3; ++c) { /* a double keeps its bits, little-endian */
                 uint64_t bits;

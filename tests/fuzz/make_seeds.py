@@ -22,7 +22,8 @@ lavapipe will do). --only regenerates those targets' seeds alone.
               partition); clusters.asset (format 1.5, clustered sweeps
               of several passes); render.asset (format 1.6, a render
               mesh with a UV seam); origin.asset (format 1.7, a grid
-              placed 10 km out: an ORIG section); and elements.asset, a format 1.1
+              placed 10 km out: an ORIG section); materials.asset (format
+              1.8, a flag of three usemtl groups and its .mtl); and elements.asset, a format 1.1
               asset of finite elements written here from the format's
               specification
   checkpoint  checkpoints sinew-sim writes (docs/checkpoint-format.md): a
@@ -429,6 +430,7 @@ def main():
                 ("red_black", None, ["--grid", "5x4", "--no-shear", "--pin-corners", "--red-black"]),
                 ("clusters", None, ["--grid", "6x5", "--pin-corners", "--clusters", "16"]),
                 ("render", os.path.join(DATA, "textured_quads.obj"), ["--pin", "0,1"]),
+                ("materials", os.path.join(DATA, "flag.obj"), ["--pin", "0,6"]),
                 ("origin", None, ["--grid", "4x3", "--pin-corners", "--translate", "10000.0001,0,-10000"])]
         for name, src, extra in jobs:
             out = os.path.join(tmp, name + ".snw")

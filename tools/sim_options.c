@@ -560,7 +560,7 @@ int sim_parse(int argc, char **argv, options *o)
     o->max_speed = bd.max_speed;
     o->max_inverted = bd.max_inverted;
     o->max_volume_error = bd.max_volume_error;
-    o->retries = 3;
+    o->retries = 5;
     o->newton = bd.newton_iterations;
     o->cg_iterations = bd.mgpbd_cg_iterations;
     o->setup_interval = bd.mgpbd_setup_interval;
@@ -792,7 +792,7 @@ int sim_parse(int argc, char **argv, options *o)
          CLI_GE(0), .given = &o->max_volume_error_set},
         {"--retries", NULL, CLI_UINT, &o->retries, "N",
          "a step that fails the health check is rolled back and tried again at twice the substeps, up to N times "
-         "(default 3; 0: the run ends at it); the run goes on at the substeps that passed",
+         "(default 5: from 8 substeps up to 256; 0: the run ends at it); the run goes on at the substeps that passed",
          .max = 10},
         {"--checkpoint", NULL, CLI_STRING, &o->checkpoint, "FILE", "save the body's state to FILE after the last step, or the step a signal stopped the run at"},
         {"--checkpoint-every", NULL, CLI_UINT, &o->checkpoint_every, "N", "and every N steps", .max = 10000000},

@@ -63,6 +63,7 @@ typedef struct sim {
     /* The asset's render mesh (0 vertices: none): what the OBJ files hold */
     uint32_t render_count, render_index_count, *render_indices;
     float *render_out;
+    void *kept;        /* the state kept for --retries (sinew-sim.c), NULL: none */
 } sim;
 
 /* A body beside the first: its asset, where --add moved it, its positions

@@ -639,6 +639,7 @@ int sim_free(const options *o, sim *s)
         ok = 0;
     }
     soft_measure_free(&s->measure);
+    free(s->kept);
     free(s->xyz);
     free(s->ends);
     free(s->rest_length);

@@ -456,26 +456,27 @@ static void stopped(const options *o, tally *t, int tty)
             "them)\n", stop_name(), t->first + t->steps_done, stop_name());
 }
 
-/* The state after a step, kept in memory for --retries: the body's
- * checkpoint and the colliders. */
+/* The state after a step, kept in memory for --retries (s->kept): the
+ * body's checkpoint and the colliders. */
 typedef struct good_state {
-    void *bytes;
     size_t size;
     unsigned step;
     sinew_shape shapes[SIM_MAX_SHAPES];
+    unsigned char bytes[]; /* size bytes */
 } good_state;
 #define RETRY_EVERY 8 /* steps between kept states: a retry goes back at most this far */
 
-static int keep_good_state(const sim *s, unsigned step, good_state *g)
+static good_state *keep_good_state(sim *s, unsigned step)
 {
-    size_t size = sinew_body_checkpoint_size(s->body);
-    if (size > g->size) {
-        void *bytes = realloc(g->bytes, size);
-        if (!bytes) {
+    const size_t size = sinew_body_checkpoint_size(s->body);
+    good_state *g = s->kept;
+    if (!g || size > g->size) {
+        g = realloc(s->kept, sizeof *g + size);
+        if (!g) {
             fprintf(stderr, "sinew-sim: out of host memory\n");
-            return 0;
+            return NULL;
         }
-        g->bytes = bytes;
+        s->kept = g;
     }
     g->size = size;
     g->step = step;
@@ -483,7 +484,7 @@ static int keep_good_state(const sim *s, unsigned step, good_state *g)
     sinew_result r = sinew_body_save_checkpoint(s->body, g->bytes, size);
     if (r != SINEW_RESULT_OK)
         fprintf(stderr, "sinew-sim: keeping the state after step %u failed: %s\n", step, sinew_result_string(r));
-    return r == SINEW_RESULT_OK;
+    return r == SINEW_RESULT_OK ? g : NULL;
 }
 
 /* The steps, until --frames, an unstable one or a signal (stop.h), then the
@@ -535,14 +536,14 @@ static int run(options *o, sim *s, tally *t)
     const int tty = isatty(fileno(stdout));
     /* The last good state, for --retries: a soft body from an asset (a
      * landing), one body, no cut. */
-    good_state good = {0};
+    good_state *good = NULL;
     const int keep_good = o->retries && s->soft && o->asset_path && !s->world && !o->cut_set;
     for (unsigned f = t->first + 1; f <= t->first + o->frames; f++) {
         if (stop_signal()) {
             stopped(o, t, tty);
             break;
         }
-        if (keep_good && (!good.bytes || f - 1 >= good.step + RETRY_EVERY) && !keep_good_state(s, f - 1, &good))
+        if (keep_good && (!good || f - 1 >= good->step + RETRY_EVERY) && !(good = keep_good_state(s, f - 1)))
             return 0;
         if (s->pin_count) {
             /* The ends are where they should be at the end of this step. */
@@ -576,21 +577,21 @@ static int run(options *o, sim *s, tally *t)
         /* A step the health check rolled back: the run goes back to the
          * last good state (at most RETRY_EVERY steps before) and on from
          * there at twice the substeps (--retries), colliders as they were. */
-        if (r == SINEW_RESULT_ERROR_UNSTABLE && good.bytes && t->retry_count < o->retries && 2 * o->substeps <= 1000 &&
+        if (r == SINEW_RESULT_ERROR_UNSTABLE && good && t->retry_count < o->retries && 2 * o->substeps <= 1000 &&
             sinew_body_set_substeps(s->body, 2 * o->substeps) == SINEW_RESULT_OK) {
             const unsigned from = o->substeps;
             o->substeps *= 2;
             if (t->retry_count < SIM_MAX_RETRIES_KEPT)
-                t->retries[t->retry_count] = (sim_retry){f, from, o->substeps, good.step};
+                t->retries[t->retry_count] = (sim_retry){f, from, o->substeps, good->step};
             t->retry_count++;
             if (!o->quiet && tty)
                 printf("\n");
             fprintf(stderr, "sinew-sim: step %u failed the health check at %u substeps: back to step %u, on at %u\n",
-                    f, from, good.step, o->substeps);
-            if (sinew_body_load_checkpoint(s->body, good.bytes, good.size) != SINEW_RESULT_OK)
+                    f, from, good->step, o->substeps);
+            if (sinew_body_load_checkpoint(s->body, good->bytes, good->size) != SINEW_RESULT_OK)
                 return 0;
-            memcpy(s->shapes, good.shapes, sizeof good.shapes);
-            f = good.step; /* the loop's next step is the one after it */
+            memcpy(s->shapes, good->shapes, sizeof good->shapes);
+            f = good->step; /* the loop's next step is the one after it */
             continue;
         }
         if (r == SINEW_RESULT_ERROR_UNSTABLE) {
@@ -608,7 +609,6 @@ static int run(options *o, sim *s, tally *t)
         if (!after_step(o, s, t, f, step_s, tty))
             return 0;
     }
-    free(good.bytes);
     if (!o->quiet && tty && !t->interrupted)
         printf("\n");
     t->wall = now_s() - t0;

@@ -93,13 +93,19 @@ static stretch_report measure_stretch(const float *xyz, const uint32_t *ends, co
     return r;
 }
 
-/* The run ended with more tetrahedra inverted than --max-inverted allows
- * (none, when it is not given): a run that did not end stable, whatever
- * each step's health check passed. */
+/* The tetrahedra a run may end with inverted and still be stable: what
+ * --max-inverted gives, none when it is not given (the health check's
+ * landing bound for an asset, sim_scene.c, is for the steps, not the end). */
+static uint32_t end_bound(const options *o)
+{
+    return o->max_inverted_set && o->max_inverted != UINT32_MAX ? o->max_inverted : 0;
+}
+
+/* The run ended with more tetrahedra inverted than that: a run that did not
+ * end stable, whatever each step's health check passed. */
 static int ended_inverted(const options *o, const sim *s, const sinew_step_stats *st)
 {
-    const uint32_t bound = o->max_inverted == UINT32_MAX ? 0 : o->max_inverted;
-    return s->soft && st->inverted_elements > bound;
+    return s->soft && st->inverted_elements > end_bound(o);
 }
 
 #ifdef SINEW_HAVE_CJSON
@@ -410,14 +416,14 @@ static void soft_stability(const options *o, const tally *t, const sinew_step_st
         if (st->max_volume_error > o->max_volume_error)
             printf("%s max |V/V0 - 1| %.3g (above %g)", sep, st->max_volume_error, o->max_volume_error);
         printf("\n");
-    } else if (st->inverted_elements > (o->max_inverted == UINT32_MAX ? 0 : o->max_inverted)) { /* ended_inverted */
+    } else if (st->inverted_elements > end_bound(o)) { /* ended_inverted */
         printf("  stability       NOT STABLE: %u tetrahedra inverted at the last step%s, though every step passed "
                "the health check (fastest particle %.3g m/s; exit status 3)\n",
-               st->inverted_elements, o->max_inverted == UINT32_MAX ? "" : ", above --max-inverted", t->fastest);
+               st->inverted_elements, end_bound(o) ? ", above --max-inverted" : "", t->fastest);
     } else if (st->inverted_elements) {
         printf("  stability       finite, %u tetrahedra inverted at the last step (within --max-inverted %u): every "
                "step passed the health check (fastest particle %.3g m/s)\n",
-               st->inverted_elements, o->max_inverted, t->fastest);
+               st->inverted_elements, end_bound(o), t->fastest);
     } else {
         printf("  stability       stable: every step passed the health check (fastest particle %.3g m/s)\n",
                t->fastest);

@@ -1027,6 +1027,34 @@ Test(assimp, other_formats_unsupported_without_it)
  * were found in tests/fuzz/regressions/<target>/ and read from there. */
 #define FUZZ_REGRESSIONS SINEW_TEST_DATA_DIR "/../fuzz/regressions"
 
+/* fuzz_cloth: an OBJ whose mtllib names a path with a folder and bytes over
+ * 0x7F; the cloth builder kept it as the library's name, which the asset
+ * (RLIB: a file name without a folder) refuses, so the built asset did not
+ * load. Now the asset keeps the name without its folder (or none). */
+Test(fuzz_regression, mtllib_with_a_folder)
+{
+    sinew_logger lg = sinew_logger_default();
+    lg.level = SINEW_LOG_ERROR;
+    sinew_mesh m;
+    cr_assert_eq(sinew_mesh_read(FUZZ_REGRESSIONS "/cloth/mtllib_with_folder_and_bytes.obj", &lg, &m),
+                 SINEW_RESULT_OK);
+    cr_assert_not_null(strchr(m.materials.library, '/'));
+    sinew_cloth_options opt = sinew_cloth_options_default();
+    sinew_asset *a = NULL;
+    sinew_cloth_report report;
+    cr_assert_eq(sinew_cloth_build(&m, &opt, &lg, &a, &report), SINEW_RESULT_OK);
+    sinew_mesh_free(&m);
+    void *bytes;
+    size_t size;
+    cr_assert_eq(sinew_asset_serialize(a, &bytes, &size, &lg), SINEW_RESULT_OK);
+    sinew_asset_destroy(a);
+    cr_assert_eq(sinew_asset_load_memory(bytes, size, "fuzz.snw", &lg, &a), SINEW_RESULT_OK);
+    const char *name = sinew_asset_get_material_library(a, NULL, NULL);
+    cr_assert(name && !strchr(name, '/') && name[strlen(name) - 1] == 'q', "the name after the folder");
+    free(bytes);
+    sinew_asset_destroy(a);
+}
+
 #ifdef SINEW_HAVE_ASSIMP
 
 /* fuzz_gltf: 703 bytes whose GLB header declares a file of 1.9 GB and a JSON

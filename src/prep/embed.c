@@ -165,13 +165,34 @@ static int grid_build(tet_grid *g, const sinew_asset *a, const uint32_t *tets, u
     return 1;
 }
 
+/* The library's file name as the asset keeps it (asset.h, RLIB): the
+ * source's without its folder, 1 to SINEW_ASSET_MAX_LIBRARY_NAME printable
+ * bytes, not "." or ".."; NULL when it is none such. */
+static const char *library_file_name(const char *library)
+{
+    if (!library)
+        return NULL;
+    const char *base = library;
+    for (const char *c = library; *c; c++)
+        if (*c == '/' || *c == '\\')
+            base = c + 1;
+    size_t len = strlen(base);
+    int printable = 1;
+    for (size_t i = 0; i < len; i++)
+        printable &= (unsigned char)base[i] >= 0x20 && base[i] != 0x7F;
+    if (len == 0 || len > SINEW_ASSET_MAX_LIBRARY_NAME || !printable || !strcmp(base, ".") || !strcmp(base, ".."))
+        return NULL;
+    return base;
+}
+
 int sinew_render_copy_materials(sinew_asset *a, const sinew_mesh *m)
 {
     const sinew_mesh_materials *g = &m->materials;
     if (g->count == 0)
         return 1;
-    if (sinew_asset_set_render_materials(a, g->count, g->names, g->first, g->library, g->library_text,
-                                         g->library_size))
+    const char *library = library_file_name(g->library);
+    if (sinew_asset_set_render_materials(a, g->count, g->names, g->first, library,
+                                         library ? g->library_text : NULL, library ? g->library_size : 0))
         return 1;
     sinew_asset_alloc_render(a, 0, 0);
     return 0;

@@ -12,7 +12,9 @@
 void sinew_render_vertex_surface(sinew_render_vertex_rec *r, const sinew_mesh *m, const float *face_normals, uint32_t i);
 
 /* m's material groups and library into a, whose render triangles are m's
- * (both builders). 0 on OOM (a's render mesh then removed). */
+ * (both builders): the library under its file name without the folder, or
+ * left out when that is no name the asset can keep (empty, ".", "..", over
+ * 255 bytes). 0 on OOM (a's render mesh then removed). */
 int sinew_render_copy_materials(sinew_asset *a, const sinew_mesh *m);
 
 /* Gives a the render mesh of m (nothing when m has none): each render

@@ -336,6 +336,11 @@ int sinew_asset_alloc_render(sinew_asset *a, uint32_t vertices, uint32_t triangl
 int sinew_asset_set_render_materials(sinew_asset *a, uint32_t count, char *const *names, const uint32_t *first,
                                      const char *library, const char *text, size_t text_size);
 
+/* Whether name[0, len) is a material library's file name the asset keeps
+ * (RLIB): 1 to SINEW_ASSET_MAX_LIBRARY_NAME printable bytes, no folder, not
+ * "." or "..". */
+int sinew_asset_library_name_ok(const char *name, size_t len);
+
 /* Frees the render materials' arrays. */
 void sinew_asset_free_render_materials(sinew_asset *a);
 

@@ -92,6 +92,12 @@ static int printable(const char *s, size_t len)
     return 1;
 }
 
+int sinew_asset_library_name_ok(const char *name, size_t len)
+{
+    return len > 0 && len <= SINEW_ASSET_MAX_LIBRARY_NAME && printable(name, len) && !memchr(name, '/', len) &&
+           !memchr(name, '\\', len) && !(len == 1 && name[0] == '.') && !(len == 2 && name[0] == '.' && name[1] == '.');
+}
+
 static sinew_result validate_materials(const sinew_asset *a, const char *name, const sinew_logger *lg)
 {
     if (a->rmaterial_count > SINEW_ASSET_MAX_RENDER_MATERIALS)
@@ -125,10 +131,8 @@ static sinew_result validate_materials(const sinew_asset *a, const char *name, c
                           "triangles", name, (unsigned long long)next, a->rtriangle_count);
     if (a->rlibrary_size) {
         const char *end = memchr(a->rlibrary, 0, a->rlibrary_size);
-        size_t len = end ? (size_t)(end - a->rlibrary) : 0;
-        if (!end || len == 0 || len > SINEW_ASSET_MAX_LIBRARY_NAME || !printable(a->rlibrary, len) ||
-            memchr(a->rlibrary, '/', len) || memchr(a->rlibrary, '\\', len) || strcmp(a->rlibrary, ".") == 0 ||
-            strcmp(a->rlibrary, "..") == 0)
+        const size_t len = end ? (size_t)(end - a->rlibrary) : 0;
+        if (!end || !sinew_asset_library_name_ok(a->rlibrary, len))
             return sinew_fail(lg, SINEW_RESULT_ERROR_BAD_ASSET, "asset", "%s: section RLIB: the library's name is "
                               "not a file name of 1 to %u printable bytes without a folder, ended by a NUL", name,
                               SINEW_ASSET_MAX_LIBRARY_NAME);

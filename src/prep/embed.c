@@ -165,9 +165,8 @@ static int grid_build(tet_grid *g, const sinew_asset *a, const uint32_t *tets, u
     return 1;
 }
 
-/* The library's file name as the asset keeps it (asset.h, RLIB): the
- * source's without its folder, 1 to SINEW_ASSET_MAX_LIBRARY_NAME printable
- * bytes, not "." or ".."; NULL when it is none such. */
+/* The library's file name as the asset keeps it: the source's without its
+ * folder, or NULL where that is no name the asset can keep. */
 static const char *library_file_name(const char *library)
 {
     if (!library)
@@ -176,13 +175,7 @@ static const char *library_file_name(const char *library)
     for (const char *c = library; *c; c++)
         if (*c == '/' || *c == '\\')
             base = c + 1;
-    size_t len = strlen(base);
-    int printable = 1;
-    for (size_t i = 0; i < len; i++)
-        printable &= (unsigned char)base[i] >= 0x20 && base[i] != 0x7F;
-    if (len == 0 || len > SINEW_ASSET_MAX_LIBRARY_NAME || !printable || !strcmp(base, ".") || !strcmp(base, ".."))
-        return NULL;
-    return base;
+    return sinew_asset_library_name_ok(base, strlen(base)) ? base : NULL;
 }
 
 int sinew_render_copy_materials(sinew_asset *a, const sinew_mesh *m)

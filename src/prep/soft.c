@@ -461,61 +461,12 @@ static sinew_result colour(soft_builder *b)
 
 /* ------------------------------------------------------------ boundary */
 
-typedef struct face_key {
-    uint32_t sorted[3];
-    uint32_t tet, local;
-} face_key;
-
-static int compare_faces(const void *a, const void *b)
-{
-    const face_key *x = a, *y = b;
-    for (int k = 0; k < 3; k++)
-        if (x->sorted[k] != y->sorted[k])
-            return x->sorted[k] < y->sorted[k] ? -1 : 1;
-    if (x->tet != y->tet)
-        return x->tet < y->tet ? -1 : 1;
-    return x->local < y->local ? -1 : x->local > y->local;
-}
-
-/* Faces of a positively oriented tetrahedron, counter-clockwise seen from outside. */
-static const int tet_faces[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
-
-/* A face of exactly one tetrahedron is on the boundary; the triangles come out
- * in the order of their sorted vertex triples, so the result does not depend on
- * how the sort orders ties. */
 static sinew_result boundary(soft_builder *b)
 {
-    size_t n = 4 * (size_t)b->v.tet_count;
-    face_key *f = malloc(sizeof(face_key) * n);
-    b->tris = malloc(sizeof(sinew_triangle_rec) * n);
-    if (!f || !b->tris) {
-        free(f);
-        return out_of_memory(b);
-    }
-    for (uint32_t t = 0; t < b->v.tet_count; t++)
-        for (uint32_t l = 0; l < 4; l++) {
-            const uint32_t *q = b->v.tets + 4 * (size_t)t;
-            uint32_t a = q[tet_faces[l][0]], c = q[tet_faces[l][1]], d = q[tet_faces[l][2]], s;
-            if (a > c) { s = a; a = c; c = s; }
-            if (c > d) { s = c; c = d; d = s; }
-            if (a > c) { s = a; a = c; c = s; }
-            f[4 * (size_t)t + l] = (face_key){{a, c, d}, t, l};
-        }
-    qsort(f, n, sizeof *f, compare_faces);
+    b->tris = malloc(sizeof(sinew_triangle_rec) * 4 * ((size_t)b->v.tet_count + 1));
     uint32_t overshared = 0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        while (j < n && memcmp(f[j].sorted, f[i].sorted, sizeof f[i].sorted) == 0)
-            j++;
-        if (j - i == 1) {
-            const uint32_t *q = b->v.tets + 4 * (size_t)f[i].tet;
-            const int *l = tet_faces[f[i].local];
-            b->tris[b->tri_count++] = (sinew_triangle_rec){{q[l[0]], q[l[1]], q[l[2]]}};
-        }
-        overshared += j - i > 2;
-        i = j;
-    }
-    free(f);
+    if (!b->tris || !sinew_tet_boundary(b->v.tets, b->v.tet_count, (uint32_t *)b->tris, &b->tri_count, &overshared))
+        return out_of_memory(b);
     if (overshared)
         sinew_logf(b->lg, SINEW_LOG_WARNING, "prep",
                    "%s: %u faces are shared by more than two tetrahedra: the mesh overlaps itself", b->name,

@@ -118,6 +118,66 @@ double sinew_tet_signed_volume(const double *p0, const double *p1, const double 
            6.0;
 }
 
+/* ------------------------------------------------------------ boundary */
+
+typedef struct face_key {
+    uint32_t sorted[3];
+    uint32_t tet, local;
+} face_key;
+
+static int compare_faces(const void *a, const void *b)
+{
+    const face_key *x = a, *y = b;
+    for (int k = 0; k < 3; k++)
+        if (x->sorted[k] != y->sorted[k])
+            return x->sorted[k] < y->sorted[k] ? -1 : 1;
+    if (x->tet != y->tet)
+        return x->tet < y->tet ? -1 : 1;
+    return x->local < y->local ? -1 : x->local > y->local;
+}
+
+/* Faces of a positively oriented tetrahedron, counter-clockwise seen from outside. */
+static const int tet_faces[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+
+int sinew_tet_boundary(const uint32_t *tets, uint32_t tet_count, uint32_t *tris, uint32_t *count,
+                       uint32_t *overshared)
+{
+    const size_t n = 4 * (size_t)tet_count;
+    face_key *f = malloc(sizeof *f * (n + 1));
+    if (!f)
+        return 0;
+    for (uint32_t t = 0; t < tet_count; t++)
+        for (uint32_t l = 0; l < 4; l++) {
+            const uint32_t *q = tets + 4 * (size_t)t;
+            uint32_t a = q[tet_faces[l][0]], c = q[tet_faces[l][1]], d = q[tet_faces[l][2]], s;
+            if (a > c) { s = a; a = c; c = s; }
+            if (c > d) { s = c; c = d; d = s; }
+            if (a > c) { s = a; a = c; c = s; }
+            f[4 * (size_t)t + l] = (face_key){{a, c, d}, t, l};
+        }
+    qsort(f, n, sizeof *f, compare_faces);
+    uint32_t made = 0, shared = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && memcmp(f[j].sorted, f[i].sorted, sizeof f[i].sorted) == 0)
+            j++;
+        if (j - i == 1) {
+            const uint32_t *q = tets + 4 * (size_t)f[i].tet;
+            const int *l = tet_faces[f[i].local];
+            for (int k = 0; k < 3; k++)
+                tris[3 * (size_t)made + k] = q[l[k]];
+            made++;
+        }
+        shared += j - i > 2;
+        i = j;
+    }
+    free(f);
+    *count = made;
+    if (overshared)
+        *overshared = shared;
+    return 1;
+}
+
 double sinew_surface_enclosed_volume(const sinew_mesh *m)
 {
     static const double zero[3] = {0, 0, 0};

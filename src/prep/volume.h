@@ -79,6 +79,15 @@ sinew_result sinew_volume_read_tetgen_memory(const char *node, size_t node_size,
  * positive when positively oriented. */
 double sinew_tet_signed_volume(const double *p0, const double *p1, const double *p2, const double *p3);
 
+/* The boundary of tetrahedra (4 vertex indices each, positively oriented):
+ * the faces of exactly one of them, counter-clockwise seen from outside,
+ * into tris (room for 3 * 4 * tet_count), in the order of their sorted
+ * vertex triples so that the result does not depend on how the sort orders
+ * ties. *count the triangles, *overshared (may be NULL) the faces shared by
+ * more than two tetrahedra (a mesh overlapping itself). 0 on OOM. */
+int sinew_tet_boundary(const uint32_t *tets, uint32_t tet_count, uint32_t *tris, uint32_t *count,
+                       uint32_t *overshared);
+
 /* A box of nx x ny x nz vertices (each >= 2), size[0] x size[1] x size[2] m,
  * centred on origin (NULL: 0). Each cell is split into 6 tetrahedra around its
  * diagonal from the lowest to the highest corner (Kuhn / Freudenthal), the same

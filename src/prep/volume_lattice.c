@@ -394,57 +394,21 @@ static uint64_t keep_thin_parts(const sinew_mesh *surface, const lattice *L, uin
 
 /* ------------------------------------------------------------ what stays outside */
 
-typedef struct face_key {
-    uint32_t sorted[3], face[3];
-} face_key;
-
-static int face_key_compare(const void *pa, const void *pb)
-{
-    const face_key *a = pa, *b = pb;
-    return memcmp(a->sorted, b->sorted, sizeof a->sorted);
-}
-
-/* The tetrahedra's boundary: the faces only one of them has, turned
- * outward, as a surface over v's positions (offsets and indices malloc'd
- * into *out; free them). 0 when out of memory. */
+/* The tetrahedra's boundary as a surface over v's positions (offsets and
+ * indices malloc'd into *out; free them). 0 when out of memory. */
 static int tet_boundary(const sinew_volume *v, sinew_mesh *out)
 {
-    static const int faces[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}}; /* outward */
     const size_t n = 4 * (size_t)v->tet_count;
-    face_key *k = malloc(sizeof *k * (n + 1));
     uint32_t *offsets = malloc(sizeof *offsets * (n + 1)), *indices = malloc(sizeof *indices * 3 * (n + 1));
+    uint32_t count = 0;
     memset(out, 0, sizeof *out);
-    if (!k || !offsets || !indices) {
-        free(k);
+    if (!offsets || !indices || !sinew_tet_boundary(v->tets, v->tet_count, indices, &count, NULL)) {
         free(offsets);
         free(indices);
         return 0;
     }
-    for (size_t i = 0; i < n; i++) {
-        const uint32_t *t = v->tets + 4 * (i / 4);
-        for (int c = 0; c < 3; c++)
-            k[i].face[c] = k[i].sorted[c] = t[faces[i % 4][c]];
-        for (int a = 0; a < 2; a++) /* sort three */
-            for (int b = 0; b < 2 - a; b++)
-                if (k[i].sorted[b] > k[i].sorted[b + 1]) {
-                    uint32_t x = k[i].sorted[b];
-                    k[i].sorted[b] = k[i].sorted[b + 1];
-                    k[i].sorted[b + 1] = x;
-                }
-    }
-    qsort(k, n, sizeof *k, face_key_compare);
-    uint32_t count = 0;
-    for (size_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && face_key_compare(&k[i], &k[j]) == 0; j++)
-            ;
-        if (j == i + 1) {
-            offsets[count] = 3 * count;
-            memcpy(indices + 3 * (size_t)count, k[i].face, sizeof k[i].face);
-            count++;
-        }
-    }
-    offsets[count] = 3 * count;
-    free(k);
+    for (uint32_t t = 0; t <= count; t++)
+        offsets[t] = 3 * t;
     *out = (sinew_mesh){v->vertex_count, v->positions, count, offsets, indices};
     return 1;
 }

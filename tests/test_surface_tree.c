@@ -176,6 +176,68 @@ Test(surface_tree, lattice_follows_the_surface)
     shape_free(&s);
 }
 
+/* Whether some tetrahedron of v holds p (brute force, a rounding's slack). */
+static int held(const sinew_volume *v, const double p[3])
+{
+    for (uint32_t t = 0; t < v->tet_count; t++) {
+        const uint32_t *q = v->tets + 4 * t;
+        const double *x[4] = {v->positions + 3 * q[0], v->positions + 3 * q[1], v->positions + 3 * q[2],
+                              v->positions + 3 * q[3]};
+        const double slack = -1e-9 * tet_volume(v, t);
+        int in = 1;
+        for (int k = 0; k < 4 && in; k++) {
+            const double *y[4] = {x[0], x[1], x[2], x[3]};
+            y[k] = p;
+            in = sinew_tet_signed_volume(y[0], y[1], y[2], y[3]) >= slack;
+        }
+        if (in)
+            return 1;
+    }
+    return 0;
+}
+
+/* Covering, for a render mesh to embed: every vertex of a sphere and of a
+ * disc thinner than a cube lies in a tetrahedron, every tetrahedron keeps a
+ * quarter of its cube's sixth, and the sphere's volume grows by less than a
+ * fifth (following alone leaves about half its vertices out). */
+Test(surface_tree, lattice_covering_holds_every_vertex)
+{
+    const double centre[3] = {0, 0, 0}, h = 1.0 / 7.0;
+    for (int disc = 0; disc < 2; disc++) {
+        shape s = shape_icosphere(4, 0.5, centre);
+        for (uint32_t i = 0; disc && i < s.vertex_count; i++)
+            s.xyz[3 * i + 1] *= 0.1f; /* 0.1 m thick: no cube centre inside */
+        sinew_mesh m = shape_mesh(&s);
+        const double enclosed = sinew_surface_enclosed_volume(&m);
+        sinew_volume follow, cover;
+        capture c;
+        sinew_logger lg = capture_logger(&c);
+        cr_assert_eq(sinew_volume_lattice(&m, 7, SINEW_LATTICE_FOLLOW, "follow", NULL, &follow), SINEW_RESULT_OK);
+        cr_assert_eq(sinew_volume_lattice(&m, 7, SINEW_LATTICE_FOLLOW | SINEW_LATTICE_COVER, "cover", &lg, &cover),
+                     SINEW_RESULT_OK, "%s", c.text);
+        cr_expect(strstr(c.text, "more cubes hold the surface's vertices"), "%s", c.text);
+        cr_expect(strstr(c.text, "(0.00%) outside the tetrahedra"), "%s", c.text);
+        uint32_t out_follow = 0;
+        for (uint32_t i = 0; i < m.vertex_count; i++) {
+            cr_assert(held(&cover, m.positions + 3 * i), "%s: vertex %u (%g %g %g) in no tetrahedron",
+                      disc ? "disc" : "sphere", i, m.positions[3 * i], m.positions[3 * i + 1], m.positions[3 * i + 2]);
+            out_follow += !held(&follow, m.positions + 3 * i);
+        }
+        for (uint32_t t = 0; t < cover.tet_count; t++)
+            cr_assert_geq(tet_volume(&cover, t), 0.25 * h * h * h / 6.0 * (1 - 1e-9), "tet %u", t);
+        cr_expect_gt(out_follow, m.vertex_count / 4, "following alone leaves %u of %u out", out_follow,
+                     m.vertex_count);
+        if (!disc) {
+            cr_expect_lt(total_volume(&cover), 1.2 * enclosed, "%g against %g", total_volume(&cover), enclosed);
+            cr_expect_gt(total_volume(&cover), enclosed);
+        }
+        sinew_volume_free(&follow);
+        sinew_volume_free(&cover);
+        sinew_mesh_free(&m);
+        shape_free(&s);
+    }
+}
+
 /* ------------------------------------------------------------ volume checks */
 
 /* A millimetre tetrahedron of 1.9e-10 m^3 (well shaped, just small) in a

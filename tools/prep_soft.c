@@ -53,8 +53,6 @@ void prep_soft_help(FILE *f)
            "                            the longest side, 6 tetrahedra each: evenly sized, a staircase\n"
            "                            boundary\n"
            "      --follow-surface      --lattice: move the boundary's corners onto the surface\n"
-           "      --cover-surface       the lattice: push the boundary out over the surface's vertices (done\n"
-           "                            anyway where a render mesh is embedded; more mass, fewer outside)\n"
            "      --pieces all|largest  parts joined by no face (loose pieces, cubes touching by an edge)\n"
            "                            are reported; keep them all (default) or only the largest\n"
            "      --material nh|snh     neo-Hookean (default) or stable neo-Hookean\n"
@@ -234,7 +232,7 @@ typedef struct soft_args {
     const char *input, *out, *tetgen;
     region_arg *regions;
     uint32_t region_count;
-    int tetrahedralise, quiet, box_given, follow, cover, largest_piece;
+    int tetrahedralise, quiet, box_given, follow, largest_piece;
     unsigned box[3], lattice;
     double box_size[3];
     double max_volume, quality, scale, units, translate[3], height;
@@ -369,9 +367,6 @@ static int parse_option(int argc, char **argv, int *i, soft_args *s)
              (s->lattice >= 1 || cli_error(tool, "%s must be 1 to 1024 cubes%s", a, ""));
     } else if (!strcmp(a, "--follow-surface")) {
         s->follow = 1;
-    } else if (!strcmp(a, "--cover-surface")) {
-        s->cover = 1;
-        used = 0;
     } else if (!strcmp(a, "--pieces")) {
         ok = v && (!strcmp(v, "all") || !strcmp(v, "largest"));
         if (!ok)
@@ -595,19 +590,24 @@ static sinew_result make_volume(const soft_args *s, const sinew_logger *lg, sine
         scale_positions(m.positions, m.vertex_count, s->scale * s->units);
     if (r == SINEW_RESULT_OK)
         r = within_memory(s, &m, NULL, lg);
+    /* A lattice following the surface holds every vertex of it, and the
+     * model is drawn as it is (its render mesh, or its own faces). */
+    int by_lattice = s->lattice && s->follow;
     if (r == SINEW_RESULT_OK && s->lattice)
-        r = sinew_volume_lattice(&m, s->lattice,
-                                 s->follow ? SINEW_LATTICE_FOLLOW | (s->cover || m.render_vertex_count ? SINEW_LATTICE_COVER : 0)
-                                           : 0,
-                                 s->input, lg, v);
+        r = sinew_volume_lattice(&m, s->lattice, s->follow ? SINEW_LATTICE_FOLLOW | SINEW_LATTICE_COVER : 0, s->input,
+                                 lg, v);
     else if (r == SINEW_RESULT_OK) {
         /* Ctrl-C, a kill or a hang-up while TetGen runs: the run stops and its
          * temporary folder is removed before sinew-prep exits (stop.h). No
          * SA_RESTART: the wait for TetGen returns. */
         stop_catch(0);
-        r = sinew_volume_tetrahedralise_cover(&m, s->max_volume, s->quality, s->tetgen,
-                                              s->cover || m.render_vertex_count, s->input, lg, v);
+        r = sinew_volume_tetrahedralise_cover(&m, s->max_volume, s->quality, s->tetgen, 1, s->input, lg, v,
+                                              &by_lattice);
         stop_release();
+    }
+    if (r == SINEW_RESULT_OK && by_lattice && !sinew_mesh_render_from_faces(&m)) {
+        sinew_volume_free(v);
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", s->input);
     }
     if (r == SINEW_RESULT_OK)
         *surface = m;

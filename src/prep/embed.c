@@ -268,8 +268,15 @@ sinew_result sinew_render_embed(sinew_asset *a, const sinew_mesh *m, const char 
                     memcpy(best_w, w, sizeof w);
                 }
             }
-            outside++;
-            worst = sqrt(best_d2) > worst ? sqrt(best_d2) : worst;
+            /* Within the particles' single-precision rounding of a face is on it. */
+            double p[4][3], extent = 0.0;
+            tet_points(a, tets + 4 * (size_t)(best == UINT32_MAX ? 0 : best), p);
+            for (int k = 0; k < 12; k++)
+                extent = fmax(extent, fabs(p[k / 3][k % 3]));
+            if (sqrt(best_d2) > 4.0 * FLT_EPSILON * extent) {
+                outside++;
+                worst = sqrt(best_d2) > worst ? sqrt(best_d2) : worst;
+            }
         } else {
             double p[4][3];
             tet_points(a, tets + 4 * (size_t)best, p);

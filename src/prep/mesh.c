@@ -194,6 +194,49 @@ int sinew_mesh_weld(sinew_mesh *m, uint32_t *old_to_new, uint32_t *merged)
     return 1;
 }
 
+int sinew_mesh_render_from_faces(sinew_mesh *m)
+{
+    if (m->render_vertex_count)
+        return 1;
+    uint64_t triangles = 0;
+    for (uint32_t f = 0; f < m->face_count; f++)
+        triangles += m->face_offsets[f + 1] - m->face_offsets[f] - 2;
+    if (m->vertex_count == 0 || triangles == 0 || triangles > UINT32_MAX / 3)
+        return 1;
+    /* Render vertices for the vertices faces use, in order. */
+    uint32_t *of = malloc(sizeof *of * m->vertex_count), *vertex = malloc(sizeof *vertex * m->vertex_count),
+             *tri = malloc(sizeof *tri * 3 * triangles), count = 0;
+    if (!of || !vertex || !tri) {
+        free(of);
+        free(vertex);
+        free(tri);
+        return 0;
+    }
+    memset(of, 0xff, sizeof *of * m->vertex_count);
+    for (uint32_t k = 0; k < m->face_offsets[m->face_count]; k++)
+        of[m->face_indices[k]] = 0;
+    for (uint32_t i = 0; i < m->vertex_count; i++)
+        if (of[i] == 0) {
+            of[i] = count;
+            vertex[count++] = i;
+        }
+    uint32_t *t = tri;
+    for (uint32_t f = 0; f < m->face_count; f++) {
+        const uint32_t *idx = m->face_indices + m->face_offsets[f];
+        for (uint32_t k = 1; k + 1 < m->face_offsets[f + 1] - m->face_offsets[f]; k++, t += 3) {
+            t[0] = of[idx[0]];
+            t[1] = of[idx[k]];
+            t[2] = of[idx[k + 1]];
+        }
+    }
+    free(of);
+    m->render_vertex = vertex;
+    m->render_vertex_count = count;
+    m->render_triangles = tri;
+    m->render_triangle_count = (uint32_t)triangles;
+    return 1;
+}
+
 sinew_result sinew_mesh_render_finish(sinew_mesh *m, const char *name, const sinew_logger *lg)
 {
     const uint32_t r = m->render_vertex_count;

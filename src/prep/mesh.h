@@ -84,6 +84,12 @@ int sinew_mesh_weld(sinew_mesh *m, uint32_t *old_to_new, uint32_t *merged);
  * freed. */
 sinew_result sinew_mesh_render_finish(sinew_mesh *m, const char *name, const sinew_logger *lg);
 
+/* Gives m, when it has no render mesh, one of its own faces (fanned) over
+ * render vertices one to one on its vertices, without UVs or normals: the
+ * model drawn as it is where the particles are not its vertices (a lattice).
+ * 0 when out of memory (m unchanged); 1 otherwise, also when m has one. */
+int sinew_mesh_render_from_faces(sinew_mesh *m);
+
 /* Rest vertex normals of the render mesh from its triangles (area-weighted,
  * unit; (0, 0, 1) where no triangle gives one): 3 floats per render vertex,
  * malloc'd (the caller frees). NULL on OOM. */

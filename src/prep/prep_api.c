@@ -775,13 +775,19 @@ sinew_result sinew_prep_soft_from_surface(const sinew_prep_mesh *surface, const 
         return r;
     }
     sinew_volume v = {0};
+    /* A lattice following the surface holds every vertex of it, and the
+     * model is drawn as it is (its render mesh, or its own faces). */
+    int by_lattice = options->mesher == SINEW_PREP_MESHER_LATTICE && options->follow_surface;
     if (options->mesher == SINEW_PREP_MESHER_LATTICE)
         r = sinew_volume_lattice(&m, options->lattice_cells,
-                                 options->follow_surface ? SINEW_LATTICE_FOLLOW | (m.render_vertex_count ? SINEW_LATTICE_COVER : 0)
-                                                         : 0,
-                                 name, lg, &v);
+                                 options->follow_surface ? SINEW_LATTICE_FOLLOW | SINEW_LATTICE_COVER : 0, name, lg, &v);
     else
-        r = sinew_volume_tetrahedralise(&m, options->max_volume, options->quality, options->tetgen, name, lg, &v);
+        r = sinew_volume_tetrahedralise_cover(&m, options->max_volume, options->quality, options->tetgen, 1, name, lg,
+                                              &v, &by_lattice);
+    if (r == SINEW_RESULT_OK && by_lattice && !sinew_mesh_render_from_faces(&m)) {
+        sinew_volume_free(&v);
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", name);
+    }
     /* The surface's render vertices are embedded in the tetrahedra. */
     if (r == SINEW_RESULT_OK)
         r = build_soft(&v, options, m.render_vertex_count ? &m : NULL, name, lg, out);

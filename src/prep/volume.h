@@ -220,10 +220,13 @@ sinew_result sinew_volume_tetrahedralise(const sinew_mesh *surface, double max_v
                                          sinew_volume *out);
 
 /* The same, the lattice covering the surface when `cover` is set (the call
- * above: when the surface has a render mesh). */
+ * above: when the surface has a render mesh); *by_lattice (when not NULL)
+ * says whether the lattice made it: the surface's vertices are then not the
+ * particles, and a caller keeping the model as drawn gives it a render mesh
+ * (sinew_mesh_render_from_faces). */
 sinew_result sinew_volume_tetrahedralise_cover(const sinew_mesh *surface, double max_volume, double quality,
                                                const char *tetgen, int cover, const char *name,
-                                               const sinew_logger *lg, sinew_volume *out);
+                                               const sinew_logger *lg, sinew_volume *out, int *by_lattice);
 
 /* A program's SIGINT/SIGTERM handler sets this (sinew-prep's does): a TetGen
  * run in progress is stopped, its temporary files are removed, and the call

@@ -24,17 +24,12 @@
  *
  * The boundary's corners, once on the surface, cut across its convex parts,
  * leaving about half the surface's vertices just outside. Where a render
- * mesh is to be embedded in the tetrahedra (SINEW_LATTICE_COVER), a few
- * rounds then push it out over them: each vertex outside moves the corners
- * of the boundary face nearest it by the way from that face to it, so that the
- * tetrahedra hold more of the model the render mesh embeds in them. A move
- * that would leave a tetrahedron under a quarter of a lattice tetrahedron's
- * volume or under half its shape (volume over longest edge cubed) is halved
- * or left out: looser bounds let the CGAL camel cover all but 0.2 % of its
- * vertices but blow up on landing at 64 substeps; within these 15 % stay
- * outside, by at most 0.44 of a cube, and it lands. The rounds add volume,
- * so they are asked for (SINEW_LATTICE_COVER) where the tetrahedra are to
- * hold a render mesh. */
+ * mesh is to be embedded in the tetrahedra (SINEW_LATTICE_COVER), the
+ * tetrahedra hold every vertex of the surface instead: the cube each vertex
+ * lies in is kept too, and a corner moves onto the surface only as far as
+ * every vertex its tetrahedra hold stays in one of them. What that costs is
+ * volume beyond the surface where it is convex, at most a cube's edge and
+ * on average much less; the log says how much. */
 #include "volume.h"
 #include "surface_tree.h"
 
@@ -48,10 +43,8 @@
 #define BLOCK 4u             /* cubes per side of a block that may share one winding number */
 #define SNAP_KEEP 0.25       /* a moved corner keeps its tetrahedra above this fraction of their volume */
 #define THIN_REACH 0.5       /* cubes: surface farther than this from the cubes inside is a thin part */
-#define COVER_ROUNDS 12      /* rounds of pushing the boundary out over the surface's vertices */
-#define COVER_KEEP 0.25      /* a corner pushed out keeps its tetrahedra above this fraction of their volume */
-#define COVER_SHAPE 0.5      /* and of a lattice tetrahedron's volume over its longest edge cubed */
-#define LATTICE_SHAPE (1.0 / (6.0 * 3.0 * 1.7320508075688772)) /* h^3 / 6 over (h sqrt 3)^3 */
+#define HOLD_PASSES 3        /* covering: passes of moving the boundary onto the surface */
+#define HOLD_SLACK 1e-9      /* of a tetrahedron's volume: a vertex on a face is held by the tetrahedron */
 /* A surface encloses a volume when the surface passes through at least this
  * fraction of the boundary faces of the cubes inside, and their winding
  * number is at least this on average: a box without its lid has 0.83 and
@@ -444,10 +437,8 @@ static void corner_tets_free(corner_tets *c)
 }
 
 /* Moves corner i to `to` unless a tetrahedron of it would keep less than
- * floor_volume, or less than min_shape times its longest edge cubed: 1 when
- * moved. */
-static int move_corner(sinew_volume *v, const corner_tets *c, uint32_t i, const double to[3], double floor_volume,
-                       double min_shape)
+ * floor_volume: 1 when moved. */
+static int move_corner(sinew_volume *v, const corner_tets *c, uint32_t i, const double to[3], double floor_volume)
 {
     double *p = v->positions + 3 * (size_t)i, was[3];
     memcpy(was, p, sizeof was);
@@ -455,16 +446,8 @@ static int move_corner(sinew_volume *v, const corner_tets *c, uint32_t i, const 
     for (uint32_t j = c->start[i]; j < c->start[i + 1]; j++) {
         const uint32_t *t = v->tets + 4 * (size_t)c->list[j];
         const double *x = v->positions;
-        const double volume = sinew_tet_signed_volume(x + 3 * (size_t)t[0], x + 3 * (size_t)t[1],
-                                                      x + 3 * (size_t)t[2], x + 3 * (size_t)t[3]);
-        double longest2 = 0.0;
-        for (int a = 0; a < 4 && min_shape > 0.0; a++)
-            for (int b = a + 1; b < 4; b++) {
-                const double *u = x + 3 * (size_t)t[a], *w = x + 3 * (size_t)t[b];
-                longest2 = fmax(longest2, (u[0] - w[0]) * (u[0] - w[0]) + (u[1] - w[1]) * (u[1] - w[1]) +
-                                              (u[2] - w[2]) * (u[2] - w[2]));
-            }
-        if (volume < floor_volume || volume < min_shape * longest2 * sqrt(longest2)) {
+        if (sinew_tet_signed_volume(x + 3 * (size_t)t[0], x + 3 * (size_t)t[1], x + 3 * (size_t)t[2],
+                                    x + 3 * (size_t)t[3]) < floor_volume) {
             memcpy(p, was, sizeof was);
             return 0;
         }
@@ -472,27 +455,121 @@ static int move_corner(sinew_volume *v, const corner_tets *c, uint32_t i, const 
     return 1;
 }
 
-/* The surface's vertices outside v's tetrahedra (inside: the winding number
+/* ------------------------------------------------------------ holding the surface's vertices */
+
+/* When covering, which tetrahedron holds each of the surface's vertices:
+ * per tetrahedron a list of its vertices (head, next), and room for the
+ * vertices of one corner's tetrahedra and where they go. */
+typedef struct hold {
+    const double *points;      /* the surface's positions */
+    uint32_t *head, *next;     /* tetrahedron -> its first vertex, vertex -> the next; NONE ends */
+    uint32_t *star, *place;    /* scratch, a vertex count each */
+} hold;
+
+/* Whether tetrahedron t holds p: its four barycentric volumes are at least
+ * -HOLD_SLACK of its volume. */
+static int tet_holds(const sinew_volume *v, uint32_t t, const double p[3])
+{
+    const uint32_t *q = v->tets + 4 * (size_t)t;
+    const double *x[4] = {v->positions + 3 * (size_t)q[0], v->positions + 3 * (size_t)q[1],
+                          v->positions + 3 * (size_t)q[2], v->positions + 3 * (size_t)q[3]};
+    const double slack = -HOLD_SLACK * sinew_tet_signed_volume(x[0], x[1], x[2], x[3]);
+    for (int k = 0; k < 4; k++) {
+        const double *y[4] = {x[0], x[1], x[2], x[3]};
+        y[k] = p;
+        if (sinew_tet_signed_volume(y[0], y[1], y[2], y[3]) < slack)
+            return 0;
+    }
+    return 1;
+}
+
+/* The tetrahedron of corner i that holds p, or NONE. */
+static uint32_t holder(const sinew_volume *v, const corner_tets *c, uint32_t i, const double p[3])
+{
+    for (uint32_t j = c->start[i]; j < c->start[i + 1]; j++)
+        if (tet_holds(v, c->list[j], p))
+            return c->list[j];
+    return NONE;
+}
+
+static void hold_free(hold *h)
+{
+    free(h->head);
+    free(h->next);
+    free(h->star);
+    free(h->place);
+}
+
+/* Each used vertex of the surface into the tetrahedron of its cube that
+ * holds it (every such cube is kept when covering); base(cube) is the
+ * corner its six tetrahedra share. *unheld counts the vertices no
+ * tetrahedron held (none, barring rounding). 0 when out of memory. */
+static int hold_build(const sinew_volume *v, const corner_tets *ct, const lattice *L, const uint32_t *map,
+                      const sinew_mesh *surface, const uint8_t *used, hold *h, uint32_t *unheld)
+{
+    const size_t n = surface->vertex_count;
+    h->points = surface->positions;
+    h->head = malloc(sizeof *h->head * ((size_t)v->tet_count + 1));
+    h->next = malloc(sizeof *h->next * (n + 1));
+    h->star = malloc(sizeof *h->star * (n + 1));
+    h->place = malloc(sizeof *h->place * (n + 1));
+    if (!h->head || !h->next || !h->star || !h->place)
+        return 0;
+    memset(h->head, 0xff, sizeof *h->head * v->tet_count);
+    *unheld = 0;
+    const size_t nx = L->n[0] + 1, ny = L->n[1] + 1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!used[i])
+            continue;
+        const double *p = surface->positions + 3 * (size_t)i;
+        uint32_t c[3];
+        cube_of(L, p, c);
+        const uint32_t base = map[((size_t)c[2] * ny + c[1]) * nx + c[0]];
+        const uint32_t t = base == NONE ? NONE : holder(v, ct, base, p);
+        if (t == NONE) {
+            ++*unheld;
+            continue;
+        }
+        h->next[i] = h->head[t];
+        h->head[t] = i;
+    }
+    return 1;
+}
+
+/* Whether corner i, just moved, still holds every vertex its tetrahedra
+ * held (gathered into h->star, `count` of them): if so, each goes to the
+ * tetrahedron now holding it. */
+static int still_held(const sinew_volume *v, const corner_tets *ct, uint32_t i, hold *h, uint32_t count)
+{
+    for (uint32_t k = 0; k < count; k++)
+        if ((h->place[k] = holder(v, ct, i, h->points + 3 * (size_t)h->star[k])) == NONE)
+            return 0;
+    for (uint32_t j = ct->start[i]; j < ct->start[i + 1]; j++)
+        h->head[ct->list[j]] = NONE;
+    for (uint32_t k = 0; k < count; k++) {
+        h->next[h->star[k]] = h->head[h->place[k]];
+        h->head[h->place[k]] = h->star[k];
+    }
+    return 1;
+}
+
+/* The surface's vertices (those a face uses) outside v's tetrahedra (inside: the winding number
  * of their boundary is at least 1/2; on the boundary within rounding counts
- * as inside). With `cover`, each of them pushes the corners of the boundary
- * face nearest it outward by the way from that face to it (a corner by the
- * largest push asked of it), each corner moved where its tetrahedra keep
- * floor_volume; without, they are counted: *outside, and the farthest's
- * distance into *worst (INFINITY: beyond reach). 0 when out of memory. */
-static int outside_pass(sinew_volume *v, const sinew_mesh *surface, double reach, int cover, const corner_tets *ct,
-                        double floor_volume, double min_shape, uint32_t *outside, double *worst)
+ * as inside) into *outside, the farthest's distance into *worst (INFINITY:
+ * beyond reach). 0 when out of memory. */
+static int outside_pass(const sinew_volume *v, const sinew_mesh *surface, const uint8_t *used, double reach,
+                        uint32_t *outside, double *worst)
 {
     sinew_mesh boundary;
     if (!tet_boundary(v, &boundary))
         return 0;
     sinew_surface_tree *tree = boundary.face_count ? sinew_surface_tree_build(&boundary) : NULL;
-    double *push = cover ? calloc(3 * (size_t)v->vertex_count + 1, sizeof *push) : NULL;
-    int ok = (tree || !boundary.face_count) && (push || !cover);
+    int ok = tree || !boundary.face_count;
     *outside = 0;
     *worst = 0.0;
     for (uint32_t i = 0; ok && tree && i < surface->vertex_count; i++) {
         const double *p = surface->positions + 3 * (size_t)i;
-        if (sinew_surface_winding(tree, p) >= 0.5)
+        if (!used[i] || sinew_surface_winding(tree, p) >= 0.5)
             continue;
         double q[3], d = INFINITY;
         uint32_t tri = 0;
@@ -502,27 +579,8 @@ static int outside_pass(sinew_volume *v, const sinew_mesh *surface, double reach
             continue;
         ++*outside;
         *worst = fmax(*worst, d);
-        if (!cover || !isfinite(d))
-            continue;
-        const double way[3] = {1.05 * (p[0] - q[0]), 1.05 * (p[1] - q[1]), 1.05 * (p[2] - q[2])};
-        const double way2 = way[0] * way[0] + way[1] * way[1] + way[2] * way[2];
-        for (int k = 0; k < 3; k++) {
-            double *w = push + 3 * (size_t)boundary.face_indices[3 * (size_t)tri + k];
-            if (way2 > w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
-                memcpy(w, way, sizeof way);
-        }
-    }
-    for (uint32_t i = 0; ok && cover && i < v->vertex_count; i++) {
-        const double *w = push + 3 * (size_t)i, *x = v->positions + 3 * (size_t)i;
-        if (w[0] == 0.0 && w[1] == 0.0 && w[2] == 0.0)
-            continue;
-        const double to[3] = {x[0] + w[0], x[1] + w[1], x[2] + w[2]}, half[3] = {x[0] + 0.5 * w[0],
-                              x[1] + 0.5 * w[1], x[2] + 0.5 * w[2]};
-        if (!move_corner(v, ct, i, to, floor_volume, min_shape))
-            move_corner(v, ct, i, half, floor_volume, min_shape);
     }
     sinew_surface_tree_destroy(tree);
-    free(push);
     free(boundary.face_offsets);
     free(boundary.face_indices);
     return ok;
@@ -533,23 +591,35 @@ static int outside_pass(sinew_volume *v, const sinew_mesh *surface, double reach
 /* Each corner with kept and left-out cubes around it (in index order) moves
  * to the surface's closest point within a cube's edge, or half or a quarter
  * of the way there, whichever first keeps every tetrahedron it belongs to
- * above SNAP_KEEP of its volume. Returns the corners moved. */
+ * above SNAP_KEEP of its volume and, with h, every vertex of the surface
+ * they held in one of them. Returns the corners moved. */
 static uint32_t follow_surface(const sinew_surface_tree *tree, const lattice *L, const uint8_t *boundary,
-                               sinew_volume *v, const corner_tets *ct)
+                               sinew_volume *v, const corner_tets *ct, hold *h)
 {
     const double floor_volume = SNAP_KEEP * L->h * L->h * L->h / 6.0;
     uint32_t moved = 0;
     for (uint32_t i = 0; i < v->vertex_count; i++) {
         double *p = v->positions + 3 * (size_t)i, q[3];
-        if (!boundary[i] || !sinew_surface_closest(tree, p, L->h, q, NULL))
+        if (!boundary[i] || !sinew_surface_closest(tree, p, h ? 2.0 * L->h : L->h, q, NULL))
             continue;
+        uint32_t count = 0;
+        for (uint32_t j = 0; h && j < ct->start[i + 1] - ct->start[i]; j++)
+            for (uint32_t k = h->head[ct->list[ct->start[i] + j]]; k != NONE; k = h->next[k])
+                h->star[count++] = k;
         const double was[3] = {p[0], p[1], p[2]};
-        static const double fractions[3] = {1.0, 0.5, 0.25};
+        /* Holding, finer steps: a vertex may stop the larger ones. */
+        static const double fractions[] = {1.0, 0.75, 0.5, 0.25, 0.125};
         int kept = 0;
-        for (int f = 0; f < 3 && !kept; f++) {
+        for (int f = 0; f < (h ? 5 : 4) && !kept; f++) {
+            if (!h && f == 1)
+                continue;
             const double to[3] = {was[0] + fractions[f] * (q[0] - was[0]), was[1] + fractions[f] * (q[1] - was[1]),
                                   was[2] + fractions[f] * (q[2] - was[2])};
-            kept = move_corner(v, ct, i, to, floor_volume, 0.0);
+            kept = move_corner(v, ct, i, to, floor_volume);
+            if (kept && h && !still_held(v, ct, i, h, count)) {
+                memcpy(p, was, sizeof was);
+                kept = 0;
+            }
         }
         moved += (uint32_t)kept;
     }
@@ -609,7 +679,7 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int
     sinew_mesh oriented = {surface->vertex_count, surface->positions, surface->face_count, surface->face_offsets,
                            malloc(sizeof(uint32_t) * ((size_t)surface->face_offsets[surface->face_count] + 1))};
     uint32_t *map = malloc(sizeof *map * corners);
-    uint8_t *inside = calloc(cubes_all + 1, 1), *around = calloc(corners + 1, 1), *boundary = NULL;
+    uint8_t *inside = calloc(cubes_all + 1, 1), *around = calloc(corners + 1, 1), *boundary = NULL, *used = NULL;
     sinew_surface_tree *tree = NULL;
     sinew_result r = SINEW_RESULT_OK;
     uint32_t turned = 0;
@@ -657,6 +727,26 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int
         goto done;
     }
     cubes += thin;
+    /* Covering: the cube of every vertex a face uses joins them. */
+    uint64_t holding = 0;
+    if (!(used = calloc((size_t)surface->vertex_count + 1, 1))) {
+        r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", name);
+        goto done;
+    }
+    uint32_t used_count = 0;
+    for (uint32_t k = 0; k < surface->face_offsets[surface->face_count]; k++)
+        used[surface->face_indices[k]] = 1;
+    for (uint32_t i = 0; i < surface->vertex_count; i++)
+        used_count += used[i];
+    for (uint32_t i = 0; cover && i < surface->vertex_count; i++) {
+        uint32_t c[3];
+        const size_t q = cube_of(&L, surface->positions + 3 * (size_t)i, c);
+        if (used[i] && !inside[q]) {
+            inside[q] = 3;
+            holding++;
+        }
+    }
+    cubes += holding;
     if (6 * cubes > SINEW_VOLUME_MAX_TETS) {
         r = sinew_fail(lg, SINEW_RESULT_ERROR_LIMIT, "prep", "%s: %llu lattice cubes make %llu tetrahedra, limit %u",
                        name, (unsigned long long)cubes, 6ull * cubes, SINEW_VOLUME_MAX_TETS);
@@ -721,24 +811,18 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int
             }
     out->vertex_count = vertices;
     out->tet_count = (uint32_t)(6 * cubes);
-    uint32_t moved = 0;
+    uint32_t moved = 0, unheld = 0;
     corner_tets ct = {0};
+    hold h = {0};
     if (follow) {
-        /* Onto the surface, then out over what it left outside (a few rounds:
-         * a corner pushed out can leave its neighbours' vertices out). */
-        const double floor_volume = COVER_KEEP * L.h * L.h * L.h / 6.0;
-        int ok = corner_tets_build(out, &ct);
-        if (ok)
-            moved = follow_surface(tree, &L, boundary, out, &ct);
-        for (int round = 0; ok && cover && round < COVER_ROUNDS; round++) {
-            uint32_t left;
-            double far;
-            ok = outside_pass(out, surface, 4.0 * L.h, 1, &ct, floor_volume, COVER_SHAPE * LATTICE_SHAPE, &left, &far);
-            sinew_logf(lg, SINEW_LOG_DEBUG, "prep", "%s: covering the surface, round %d: %u vertices outside, the "
-                       "farthest %.3g m", name, round + 1, left, far);
-            if (!left)
-                break;
+        /* Onto the surface, holding its vertices when covering. */
+        int ok = corner_tets_build(out, &ct) && (!cover || hold_build(out, &ct, &L, map, surface, used, &h, &unheld));
+        for (int pass = 0; ok && pass < (cover ? HOLD_PASSES : 1); pass++) {
+            const uint32_t now = follow_surface(tree, &L, boundary, out, &ct, cover ? &h : NULL);
+            sinew_logf(lg, SINEW_LOG_DEBUG, "prep", "%s: pass %d: %u corners moved", name, pass + 1, now);
+            moved = pass ? moved : now;
         }
+        hold_free(&h);
         if (!ok) {
             corner_tets_free(&ct);
             sinew_volume_free(out);
@@ -755,6 +839,31 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int
         sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: %llu more cubes keep the parts thinner than a cube (the surface "
                    "farther than half a cube from those inside, and its way back to them)", name,
                    (unsigned long long)thin);
+    if (holding) {
+        sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: %llu more cubes hold the surface's vertices, for the render "
+                   "mesh embedded in the tetrahedra", name, (unsigned long long)holding);
+        /* What holding costs: volume, and how far the boundary stands out. */
+        double held = 0.0, beyond = 0.0;
+        for (uint32_t e = 0; e < out->tet_count; e++) {
+            const uint32_t *q = out->tets + 4 * (size_t)e;
+            const double *x = out->positions;
+            held += sinew_tet_signed_volume(x + 3 * (size_t)q[0], x + 3 * (size_t)q[1], x + 3 * (size_t)q[2],
+                                            x + 3 * (size_t)q[3]);
+        }
+        for (uint32_t i = 0; i < vertices; i++) {
+            double q[3], d = 0.0;
+            const double *p = out->positions + 3 * (size_t)i;
+            if (boundary[i] && sinew_surface_winding(tree, p) < 0.5 && sinew_surface_closest(tree, p, 2.0 * L.h, q, &d))
+                beyond = fmax(beyond, d);
+        }
+        const double enclosed = sinew_surface_enclosed_volume(&oriented);
+        sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: holding them, the tetrahedra take %.3g m^3 where the surface "
+                   "encloses %.3g m^3 (%+.0f%%), their boundary at most %.3g m (%.2f cubes) beyond it", name, held,
+                   enclosed, 100.0 * (held / enclosed - 1.0), beyond, beyond / L.h);
+    }
+    if (unheld)
+        sinew_logf(lg, SINEW_LOG_WARNING, "prep", "%s: %u of the surface's vertices lie in no tetrahedron of their cube "
+                   "(rounding)", name, unheld);
     if (follow) {
         uint32_t on_boundary = 0;
         for (uint32_t v = 0; v < vertices; v++)
@@ -764,19 +873,19 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int
     }
     uint32_t outside;
     double farthest;
-    if (!outside_pass(out, surface, 4.0 * L.h, 0, NULL, 0.0, 0.0, &outside, &farthest)) {
+    if (!outside_pass(out, surface, used, 4.0 * L.h, &outside, &farthest)) {
         sinew_volume_free(out);
         r = sinew_fail(lg, SINEW_RESULT_ERROR_OUT_OF_HOST_MEMORY, "prep", "%s: out of memory", name);
         goto done;
     }
     if (isfinite(farthest))
         sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: %u of %u surface vertices (%.2f%%) outside the tetrahedra, the "
-                   "farthest %.3g m (%.2f cubes)", name, outside, surface->vertex_count,
-                   100.0 * outside / surface->vertex_count, farthest, farthest / L.h);
+                   "farthest %.3g m (%.2f cubes)", name, outside, used_count,
+                   100.0 * outside / used_count, farthest, farthest / L.h);
     else
         sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: %u of %u surface vertices (%.2f%%) outside the tetrahedra, the "
-                   "farthest more than %.3g m (4 cubes)", name, outside, surface->vertex_count,
-                   100.0 * outside / surface->vertex_count, 4.0 * L.h);
+                   "farthest more than %.3g m (4 cubes)", name, outside, used_count,
+                   100.0 * outside / used_count, 4.0 * L.h);
 done:
     sinew_surface_tree_destroy(tree);
     free(oriented.face_indices);
@@ -784,5 +893,6 @@ done:
     free(inside);
     free(around);
     free(boundary);
+    free(used);
     return r;
 }

@@ -660,15 +660,17 @@ sinew_result sinew_volume_tetrahedralise(const sinew_mesh *surface, double max_v
 {
     SINEW_ASSERT(surface);
     return sinew_volume_tetrahedralise_cover(surface, max_volume, quality, tetgen, surface->render_vertex_count > 0,
-                                             name, lg, out);
+                                             name, lg, out, NULL);
 }
 
 sinew_result sinew_volume_tetrahedralise_cover(const sinew_mesh *surface, double max_volume, double quality,
                                                const char *tetgen, int cover, const char *name,
-                                               const sinew_logger *lg, sinew_volume *out)
+                                               const sinew_logger *lg, sinew_volume *out, int *by_lattice)
 {
     SINEW_ASSERT(surface && out);
     memset(out, 0, sizeof *out);
+    if (by_lattice)
+        *by_lattice = 0;
     name = name ? name : "surface";
     const char *exe = tetgen ? tetgen : "tetgen";
     if (!(max_volume >= 0.0) || !isfinite(max_volume))
@@ -717,6 +719,8 @@ sinew_result sinew_volume_tetrahedralise_cover(const sinew_mesh *surface, double
         return SINEW_RESULT_ERROR_LIMIT;
     sinew_logf(lg, SINEW_LOG_WARNING, "prep", "%s; the solid is meshed instead as lattice cubes (%u along the longest "
                "side) inside by generalised winding number, moved onto the surface", why.text, cells);
+    if (by_lattice)
+        *by_lattice = 1;
     return sinew_volume_lattice(surface, cells, SINEW_LATTICE_FOLLOW | (cover ? SINEW_LATTICE_COVER : 0), name, lg,
                                 out);
 }

@@ -198,8 +198,9 @@ static int held(const sinew_volume *v, const double p[3])
 
 /* Covering, for a render mesh to embed: every vertex of a sphere and of a
  * disc thinner than a cube lies in a tetrahedron, every tetrahedron keeps a
- * quarter of its cube's sixth, and the sphere's volume grows by less than a
- * fifth (following alone leaves about half its vertices out). */
+ * quarter of its cube's sixth and 0.3 of a lattice tetrahedron's shape, and
+ * the sphere's volume grows by less than a fifth (following alone leaves
+ * most of its vertices out). */
 Test(surface_tree, lattice_covering_holds_every_vertex)
 {
     const double centre[3] = {0, 0, 0}, h = 1.0 / 7.0;
@@ -223,10 +224,25 @@ Test(surface_tree, lattice_covering_holds_every_vertex)
                       disc ? "disc" : "sphere", i, m.positions[3 * i], m.positions[3 * i + 1], m.positions[3 * i + 2]);
             out_follow += !held(&follow, m.positions + 3 * i);
         }
-        for (uint32_t t = 0; t < cover.tet_count; t++)
+        for (uint32_t t = 0; t < cover.tet_count; t++) {
             cr_assert_geq(tet_volume(&cover, t), 0.25 * h * h * h / 6.0 * (1 - 1e-9), "tet %u", t);
+            /* and 0.3 of a lattice tetrahedron's volume over its longest edge cubed */
+            double longest2 = 0.0;
+            for (int a = 0; a < 4; a++)
+                for (int b = a + 1; b < 4; b++) {
+                    const double *u = cover.positions + 3 * cover.tets[4 * t + a],
+                                 *w = cover.positions + 3 * cover.tets[4 * t + b];
+                    longest2 = fmax(longest2, (u[0] - w[0]) * (u[0] - w[0]) + (u[1] - w[1]) * (u[1] - w[1]) +
+                                                  (u[2] - w[2]) * (u[2] - w[2]));
+                }
+            cr_assert_geq(tet_volume(&cover, t) / (longest2 * sqrt(longest2)), 0.3 / (6.0 * 3.0 * sqrt(3.0)) * (1 - 1e-9),
+                          "tet %u", t);
+        }
         cr_expect_gt(out_follow, m.vertex_count / 4, "following alone leaves %u of %u out", out_follow,
                      m.vertex_count);
+        cr_log_info("%s: following leaves %u of %u vertices out; covering holds them all in %g m^3 (following: %g, "
+                    "the surface encloses %g)", disc ? "disc" : "sphere", out_follow, m.vertex_count,
+                    total_volume(&cover), total_volume(&follow), enclosed);
         if (!disc) {
             cr_expect_lt(total_volume(&cover), 1.2 * enclosed, "%g against %g", total_volume(&cover), enclosed);
             cr_expect_gt(total_volume(&cover), enclosed);

@@ -309,11 +309,15 @@ typedef enum sinew_prep_mesher {
      * `tetgen` executable, Debian's tetgen package, run as a child process);
      * any other surface, or every surface when TetGen is missing or refuses
      * it, is meshed as lattice cubes following the surface, with a warning
-     * saying why [--tetrahedralise]. */
+     * saying why [--tetrahedralise]. Lattice cubes following the surface
+     * hold every vertex of it (docs/gpbd.md), and the surface is the
+     * asset's render mesh, embedded in them: its own render mesh, or its
+     * faces as they are. */
     SINEW_PREP_MESHER_TETGEN = 0,
     /* Lattice cubes whose centres are inside (generalised winding number),
      * lattice_cells along the longest side; follow_surface moves the
-     * boundary's corners onto the surface [--lattice N]. */
+     * boundary's corners onto the surface, holding every vertex of it as
+     * above [--lattice N]. */
     SINEW_PREP_MESHER_LATTICE = 1,
 } sinew_prep_mesher;
 

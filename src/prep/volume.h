@@ -107,8 +107,9 @@ sinew_result sinew_volume_box(uint32_t nx, uint32_t ny, uint32_t nz, const doubl
  * `follow` (SINEW_LATTICE_FOLLOW), each corner on the solid's boundary moves onto the surface's
  * closest point within a cube's edge (or half or a quarter of the way)
  * where every tetrahedron it belongs to keeps at least a quarter of its
- * volume, with SINEW_LATTICE_COVER then out over the surface's vertices it
- * left outside (no tetrahedron made poor: volume_lattice.c), and parts
+ * volume; with SINEW_LATTICE_COVER the cube of every vertex a face uses is
+ * kept too, and a corner moves only as far as the tetrahedra still hold
+ * every vertex (volume_lattice.c: none outside, some volume beyond), and parts
  * thinner than a cube keep the cubes the surface passes through there and
  * those back to the cubes inside (volume_lattice.c); without, the boundary
  * is a staircase. The log says how many
@@ -121,7 +122,7 @@ sinew_result sinew_volume_box(uint32_t nx, uint32_t ny, uint32_t nz, const doubl
  * above. name labels the messages. */
 enum {
     SINEW_LATTICE_FOLLOW = 1, /* the boundary onto the surface, thin parts kept */
-    SINEW_LATTICE_COVER = 2,  /* with FOLLOW: and pushed out over the surface's vertices */
+    SINEW_LATTICE_COVER = 2,  /* with FOLLOW: holding every vertex of the surface */
 };
 sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int follow, const char *name,
                                   const sinew_logger *lg, sinew_volume *out);
@@ -207,8 +208,8 @@ sinew_result sinew_surface_check_closed(const sinew_mesh *surface, const char *n
  * tetrahedra it could make) is checked against SINEW_VOLUME_MAX_TETS (LIMIT).
  * A surface that is not closed, or that TetGen refuses (a self-intersecting
  * one: the faces named), or TetGen missing, is meshed instead by
- * sinew_volume_lattice following the surface (and covering it where the
- * surface has a render mesh, which is embedded), with a warning saying why:
+ * sinew_volume_lattice following the surface (and holding its vertices
+ * where the surface has a render mesh, which is embedded), with a warning saying why:
  * cubes of edge (6 max_volume)^(1/3), at most 256 along the longest side
  * (LIMIT beyond), or without a bound as many as the surface's median edge
  * suggests, 8 to 32. Fails with BAD_MESH for a surface that encloses no

@@ -27,9 +27,11 @@
  * mesh is to be embedded in the tetrahedra (SINEW_LATTICE_COVER), the
  * tetrahedra hold every vertex of the surface instead: the cube each vertex
  * lies in is kept too, and a corner moves onto the surface only as far as
- * every vertex its tetrahedra hold stays in one of them. What that costs is
- * volume beyond the surface where it is convex, at most a cube's edge and
- * on average much less; the log says how much. */
+ * every vertex its tetrahedra hold stays in one of them, and each keeps 0.3
+ * of a lattice tetrahedron's shape (volume over longest edge cubed: below
+ * it a coarse covered elephant kept jiggling on the ground). What holding
+ * costs is volume beyond the surface where it is convex, about a cube's
+ * edge at most and on average much less; the log says how much. */
 #include "volume.h"
 #include "surface_tree.h"
 
@@ -44,6 +46,8 @@
 #define SNAP_KEEP 0.25       /* a moved corner keeps its tetrahedra above this fraction of their volume */
 #define THIN_REACH 0.5       /* cubes: surface farther than this from the cubes inside is a thin part */
 #define HOLD_PASSES 3        /* covering: passes of moving the boundary onto the surface */
+#define HOLD_SHAPE 0.3       /* covering: a moved corner keeps this of a lattice tetrahedron's shape */
+#define LATTICE_SHAPE (1.0 / (6.0 * 3.0 * 1.7320508075688772)) /* h^3 / 6 over (h sqrt 3)^3 */
 #define HOLD_SLACK 1e-9      /* of a tetrahedron's volume: a vertex on a face is held by the tetrahedron */
 /* A surface encloses a volume when the surface passes through at least this
  * fraction of the boundary faces of the cubes inside, and their winding
@@ -437,8 +441,10 @@ static void corner_tets_free(corner_tets *c)
 }
 
 /* Moves corner i to `to` unless a tetrahedron of it would keep less than
- * floor_volume: 1 when moved. */
-static int move_corner(sinew_volume *v, const corner_tets *c, uint32_t i, const double to[3], double floor_volume)
+ * floor_volume, or less than min_shape times its longest edge cubed: 1 when
+ * moved. */
+static int move_corner(sinew_volume *v, const corner_tets *c, uint32_t i, const double to[3], double floor_volume,
+                       double min_shape)
 {
     double *p = v->positions + 3 * (size_t)i, was[3];
     memcpy(was, p, sizeof was);
@@ -446,8 +452,16 @@ static int move_corner(sinew_volume *v, const corner_tets *c, uint32_t i, const 
     for (uint32_t j = c->start[i]; j < c->start[i + 1]; j++) {
         const uint32_t *t = v->tets + 4 * (size_t)c->list[j];
         const double *x = v->positions;
-        if (sinew_tet_signed_volume(x + 3 * (size_t)t[0], x + 3 * (size_t)t[1], x + 3 * (size_t)t[2],
-                                    x + 3 * (size_t)t[3]) < floor_volume) {
+        const double volume = sinew_tet_signed_volume(x + 3 * (size_t)t[0], x + 3 * (size_t)t[1],
+                                                      x + 3 * (size_t)t[2], x + 3 * (size_t)t[3]);
+        double longest2 = 0.0;
+        for (int a = 0; a < 4 && min_shape > 0.0; a++)
+            for (int b = a + 1; b < 4; b++) {
+                const double *u = x + 3 * (size_t)t[a], *w = x + 3 * (size_t)t[b];
+                longest2 = fmax(longest2, (u[0] - w[0]) * (u[0] - w[0]) + (u[1] - w[1]) * (u[1] - w[1]) +
+                                              (u[2] - w[2]) * (u[2] - w[2]));
+            }
+        if (volume < floor_volume || volume < min_shape * longest2 * sqrt(longest2)) {
             memcpy(p, was, sizeof was);
             return 0;
         }
@@ -615,7 +629,7 @@ static uint32_t follow_surface(const sinew_surface_tree *tree, const lattice *L,
                 continue;
             const double to[3] = {was[0] + fractions[f] * (q[0] - was[0]), was[1] + fractions[f] * (q[1] - was[1]),
                                   was[2] + fractions[f] * (q[2] - was[2])};
-            kept = move_corner(v, ct, i, to, floor_volume);
+            kept = move_corner(v, ct, i, to, floor_volume, h ? HOLD_SHAPE * LATTICE_SHAPE : 0.0);
             if (kept && h && !still_held(v, ct, i, h, count)) {
                 memcpy(p, was, sizeof was);
                 kept = 0;

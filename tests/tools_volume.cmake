@@ -67,7 +67,7 @@ set_tests_properties(tool_prep_volume_thin_parts PROPERTIES LABELS cpu SKIP_RETU
   FAIL_REGULAR_EXPRESSION "pieces joined by no face")
 
 # A landing that holds: the camel dropped with sinew-sim's defaults (GPBD
-# Gauss-Seidel, 8 substeps) blows up on its thin legs at step 22; the health
+# Gauss-Seidel, 8 substeps) blows up on its thin legs at step 21; the health
 # check's landing bounds catch it, and the run goes back to the last kept
 # state and on at twice the substeps until it lands (64), stable, exit 0.
 add_test(NAME tool_sim_landing_retries

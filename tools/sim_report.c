@@ -486,8 +486,8 @@ int sim_report(const options *o, const sim *s, const tally *t)
             printf("  stability       UNSTABLE at step %u\n", t->unstable_step);
     }
     if (t->retry_count) {
-        printf("  retries         %u: a step failed the health check and the run went back and on at twice the "
-               "substeps:", t->retry_count);
+        printf("  retries         %u: a step failed the health check, or tetrahedra stayed inverted, and the run "
+               "went back and on at twice the substeps:", t->retry_count);
         for (unsigned k = 0; k < t->retry_count && k < SIM_MAX_RETRIES_KEPT; k++)
             printf("%s step %u (back to step %u, %u substeps)", k ? "," : "", t->retries[k].step, t->retries[k].back,
                    t->retries[k].to);

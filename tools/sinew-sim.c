@@ -465,6 +465,7 @@ typedef struct good_state {
     unsigned char bytes[]; /* size bytes */
 } good_state;
 #define RETRY_EVERY 8 /* steps between kept states: a retry goes back at most this far */
+#define STUCK_WINDOWS 3 /* windows of RETRY_EVERY steps in a row with a tetrahedron inverted: a failed landing */
 
 static good_state *keep_good_state(sim *s, unsigned step)
 {
@@ -485,6 +486,41 @@ static good_state *keep_good_state(sim *s, unsigned step)
     if (r != SINEW_RESULT_OK)
         fprintf(stderr, "sinew-sim: keeping the state after step %u failed: %s\n", step, sinew_result_string(r));
     return r == SINEW_RESULT_OK ? g : NULL;
+}
+
+/* Goes back to the kept state `good` and on at twice the substeps, when
+ * --retries allows another: step f failed the health check (inverted 0), or
+ * tetrahedra stayed inverted up to it (as many as `inverted` in a step). 1 when it went back, 0 when
+ * not, -1 (said) when going back failed. */
+static int retry(options *o, sim *s, tally *t, const good_state *good, unsigned f, uint32_t inverted)
+{
+    if (t->retry_count >= o->retries || 2 * o->substeps > 1000 ||
+        sinew_body_set_substeps(s->body, 2 * o->substeps) != SINEW_RESULT_OK)
+        return 0;
+    const unsigned from = o->substeps;
+    o->substeps *= 2;
+    if (t->retry_count < SIM_MAX_RETRIES_KEPT)
+        t->retries[t->retry_count] = (sim_retry){f, from, o->substeps, good->step};
+    t->retry_count++;
+    if (!o->quiet && isatty(fileno(stdout)))
+        printf("\n");
+    if (!inverted)
+        fprintf(stderr, "sinew-sim: step %u failed the health check at %u substeps: back to step %u, on at %u\n", f,
+                from, good->step, o->substeps);
+    else if (f == t->first + o->frames)
+        fprintf(stderr, "sinew-sim: %u tetrahedra inverted at the last step, %u, at %u substeps: back to step %u, on "
+                "at %u\n", inverted, f, from, good->step, o->substeps);
+    else
+        fprintf(stderr, "sinew-sim: tetrahedra inverted (up to %u in a step) in each of the %u windows of %u steps "
+                "to step %u at %u substeps: back to step %u, on at %u\n", inverted, STUCK_WINDOWS, RETRY_EVERY, f,
+                from, good->step, o->substeps);
+    sinew_result r = sinew_body_load_checkpoint(s->body, good->bytes, good->size);
+    if (r != SINEW_RESULT_OK) {
+        fprintf(stderr, "sinew-sim: going back to step %u failed: %s\n", good->step, sinew_result_string(r));
+        return -1;
+    }
+    memcpy(s->shapes, good->shapes, sizeof good->shapes);
+    return 1;
 }
 
 /* The steps, until --frames, an unstable one or a signal (stop.h), then the
@@ -537,14 +573,38 @@ static int run(options *o, sim *s, tally *t)
     /* The last good state, for --retries: a soft body from an asset (a
      * landing), one body, no cut. */
     good_state *good = NULL;
+    unsigned window_start = 0, bad_windows = 0;
+    uint32_t window_inverted = 0; /* the most inverted in a step since window_start */
     const int keep_good = o->retries && s->soft && o->asset_path && !s->world && !o->cut_set;
     for (unsigned f = t->first + 1; f <= t->first + o->frames; f++) {
         if (stop_signal()) {
             stopped(o, t, tty);
             break;
         }
-        if (keep_good && (!good || f - 1 >= good->step + RETRY_EVERY) && !(good = keep_good_state(s, f - 1)))
-            return 0;
+        /* A state is kept when no tetrahedron was inverted in the RETRY_EVERY
+         * steps before it. STUCK_WINDOWS such windows in a row with some
+         * inverted (a part flipping back and forth, within the health
+         * check's bounds in every step; an impact's lasts a few steps) are a
+         * landing that failed: back, as below. */
+        if (keep_good && (!good || f - 1 >= window_start + RETRY_EVERY)) {
+            const int back = window_inverted && ++bad_windows >= STUCK_WINDOWS
+                                 ? retry(o, s, t, good, f - 1, window_inverted)
+                                 : 0;
+            if (back < 0)
+                return 0;
+            if (back) {
+                f = window_start = good->step;
+                window_inverted = bad_windows = 0;
+                continue;
+            }
+            if (!window_inverted) {
+                if (!(good = keep_good_state(s, f - 1)))
+                    return 0;
+                bad_windows = 0;
+            }
+            window_start = f - 1;
+            window_inverted = 0;
+        }
         if (s->pin_count) {
             /* The ends are where they should be at the end of this step. */
             double ramp = soft_ramp(f * o->dt / o->ramp);
@@ -577,21 +637,12 @@ static int run(options *o, sim *s, tally *t)
         /* A step the health check rolled back: the run goes back to the
          * last good state (at most RETRY_EVERY steps before) and on from
          * there at twice the substeps (--retries), colliders as they were. */
-        if (r == SINEW_RESULT_ERROR_UNSTABLE && good && t->retry_count < o->retries && 2 * o->substeps <= 1000 &&
-            sinew_body_set_substeps(s->body, 2 * o->substeps) == SINEW_RESULT_OK) {
-            const unsigned from = o->substeps;
-            o->substeps *= 2;
-            if (t->retry_count < SIM_MAX_RETRIES_KEPT)
-                t->retries[t->retry_count] = (sim_retry){f, from, o->substeps, good->step};
-            t->retry_count++;
-            if (!o->quiet && tty)
-                printf("\n");
-            fprintf(stderr, "sinew-sim: step %u failed the health check at %u substeps: back to step %u, on at %u\n",
-                    f, from, good->step, o->substeps);
-            if (sinew_body_load_checkpoint(s->body, good->bytes, good->size) != SINEW_RESULT_OK)
-                return 0;
-            memcpy(s->shapes, good->shapes, sizeof good->shapes);
-            f = good->step; /* the loop's next step is the one after it */
+        const int back = r == SINEW_RESULT_ERROR_UNSTABLE && good ? retry(o, s, t, good, f, 0) : 0;
+        if (back < 0)
+            return 0;
+        if (back) {
+            f = window_start = good->step; /* the loop's next step is the one after it */
+            window_inverted = bad_windows = 0;
             continue;
         }
         if (r == SINEW_RESULT_ERROR_UNSTABLE) {
@@ -605,6 +656,20 @@ static int run(options *o, sim *s, tally *t)
             return 0;
         }
         t->steps_done = f - t->first;
+        const uint32_t inverted = sinew_body_get_stats(s->body).inverted_elements;
+        window_inverted = inverted > window_inverted ? inverted : window_inverted;
+        /* A run ends stable only with none inverted: the last step with some
+         * goes back too (a second impact, a part still flipping). */
+        const int again = keep_good && good && inverted && f == t->first + o->frames
+                              ? retry(o, s, t, good, f, inverted)
+                              : 0;
+        if (again < 0)
+            return 0;
+        if (again) {
+            f = window_start = good->step;
+            window_inverted = bad_windows = 0;
+            continue;
+        }
         t->step_wall += step_s;
         if (!after_step(o, s, t, f, step_s, tty))
             return 0;

@@ -467,6 +467,14 @@ typedef struct good_state {
 #define RETRY_EVERY 8 /* steps between kept states: a retry goes back at most this far */
 #define STUCK_WINDOWS 3 /* windows of RETRY_EVERY steps in a row with a tetrahedron inverted: a failed landing */
 
+/* A landing's course, for --retries: the last good state and the window of
+ * steps since the last look at it. */
+typedef struct landing {
+    good_state *good;
+    unsigned window_start, bad_windows;
+    uint32_t window_inverted; /* the most inverted in a step since window_start */
+} landing;
+
 static good_state *keep_good_state(sim *s, unsigned step)
 {
     const size_t size = sinew_body_checkpoint_size(s->body);
@@ -492,8 +500,9 @@ static good_state *keep_good_state(sim *s, unsigned step)
  * --retries allows another: step f failed the health check (inverted 0), or
  * tetrahedra stayed inverted up to it (as many as `inverted` in a step). 1 when it went back, 0 when
  * not, -1 (said) when going back failed. */
-static int retry(options *o, sim *s, tally *t, const good_state *good, unsigned f, uint32_t inverted)
+static int retry(options *o, sim *s, tally *t, landing *l, unsigned f, uint32_t inverted)
 {
+    const good_state *good = l->good;
     if (t->retry_count >= o->retries || 2 * o->substeps > 1000 ||
         sinew_body_set_substeps(s->body, 2 * o->substeps) != SINEW_RESULT_OK)
         return 0;
@@ -520,6 +529,8 @@ static int retry(options *o, sim *s, tally *t, const good_state *good, unsigned 
         return -1;
     }
     memcpy(s->shapes, good->shapes, sizeof good->shapes);
+    l->window_start = good->step;
+    l->window_inverted = l->bad_windows = 0;
     return 1;
 }
 
@@ -572,9 +583,7 @@ static int run(options *o, sim *s, tally *t)
     const int tty = isatty(fileno(stdout));
     /* The last good state, for --retries: a soft body from an asset (a
      * landing), one body, no cut. */
-    good_state *good = NULL;
-    unsigned window_start = 0, bad_windows = 0;
-    uint32_t window_inverted = 0; /* the most inverted in a step since window_start */
+    landing l = {0};
     const int keep_good = o->retries && s->soft && o->asset_path && !s->world && !o->cut_set;
     for (unsigned f = t->first + 1; f <= t->first + o->frames; f++) {
         if (stop_signal()) {
@@ -586,24 +595,23 @@ static int run(options *o, sim *s, tally *t)
          * inverted (a part flipping back and forth, within the health
          * check's bounds in every step; an impact's lasts a few steps) are a
          * landing that failed: back, as below. */
-        if (keep_good && (!good || f - 1 >= window_start + RETRY_EVERY)) {
-            const int back = window_inverted && ++bad_windows >= STUCK_WINDOWS
-                                 ? retry(o, s, t, good, f - 1, window_inverted)
+        if (keep_good && (!l.good || f - 1 >= l.window_start + RETRY_EVERY)) {
+            const int back = l.window_inverted && ++l.bad_windows >= STUCK_WINDOWS
+                                 ? retry(o, s, t, &l, f - 1, l.window_inverted)
                                  : 0;
-            if (back < 0)
-                return 0;
             if (back) {
-                f = window_start = good->step;
-                window_inverted = bad_windows = 0;
+                if (back < 0)
+                    return 0;
+                f = l.good->step; /* the loop's next step is the one after it */
                 continue;
             }
-            if (!window_inverted) {
-                if (!(good = keep_good_state(s, f - 1)))
+            if (!l.window_inverted) {
+                if (!(l.good = keep_good_state(s, f - 1)))
                     return 0;
-                bad_windows = 0;
+                l.bad_windows = 0;
             }
-            window_start = f - 1;
-            window_inverted = 0;
+            l.window_start = f - 1;
+            l.window_inverted = 0;
         }
         if (s->pin_count) {
             /* The ends are where they should be at the end of this step. */
@@ -634,15 +642,20 @@ static int run(options *o, sim *s, tally *t)
         double step_s = now_s() - ts;
         for (unsigned c = 0; c < o->shape_count; c++) /* the colliders where the step left them */
             sim_shape_advance(&s->shapes[c], s->p.dt);
-        /* A step the health check rolled back: the run goes back to the
-         * last good state (at most RETRY_EVERY steps before) and on from
-         * there at twice the substeps (--retries), colliders as they were. */
-        const int back = r == SINEW_RESULT_ERROR_UNSTABLE && good ? retry(o, s, t, good, f, 0) : 0;
-        if (back < 0)
-            return 0;
+        /* A step the health check rolled back, or a last step with
+         * tetrahedra inverted (a run ends stable only with none: a second
+         * impact, a part still flipping): the run goes back to the last good
+         * state and on from there at twice the substeps (--retries),
+         * colliders as they were. */
+        const uint32_t inverted = r == SINEW_RESULT_OK ? sinew_body_get_stats(s->body).inverted_elements : 0;
+        const int last = inverted && f == t->first + o->frames;
+        const int back = l.good && (r == SINEW_RESULT_ERROR_UNSTABLE || last)
+                             ? retry(o, s, t, &l, f, last ? inverted : 0)
+                             : 0;
         if (back) {
-            f = window_start = good->step; /* the loop's next step is the one after it */
-            window_inverted = bad_windows = 0;
+            if (back < 0)
+                return 0;
+            f = l.good->step;
             continue;
         }
         if (r == SINEW_RESULT_ERROR_UNSTABLE) {
@@ -656,20 +669,7 @@ static int run(options *o, sim *s, tally *t)
             return 0;
         }
         t->steps_done = f - t->first;
-        const uint32_t inverted = sinew_body_get_stats(s->body).inverted_elements;
-        window_inverted = inverted > window_inverted ? inverted : window_inverted;
-        /* A run ends stable only with none inverted: the last step with some
-         * goes back too (a second impact, a part still flipping). */
-        const int again = keep_good && good && inverted && f == t->first + o->frames
-                              ? retry(o, s, t, good, f, inverted)
-                              : 0;
-        if (again < 0)
-            return 0;
-        if (again) {
-            f = window_start = good->step;
-            window_inverted = bad_windows = 0;
-            continue;
-        }
+        l.window_inverted = inverted > l.window_inverted ? inverted : l.window_inverted;
         t->step_wall += step_s;
         if (!after_step(o, s, t, f, step_s, tty))
             return 0;

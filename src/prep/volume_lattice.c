@@ -38,6 +38,7 @@
 #include "core/log.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -622,11 +623,10 @@ static uint32_t follow_surface(const sinew_surface_tree *tree, const lattice *L,
                 h->star[count++] = k;
         const double was[3] = {p[0], p[1], p[2]};
         /* Holding, finer steps: a vertex may stop the larger ones. */
-        static const double fractions[] = {1.0, 0.75, 0.5, 0.25, 0.125};
+        static const double plain[] = {1.0, 0.5, 0.25}, holding[] = {1.0, 0.75, 0.5, 0.25, 0.125};
+        const double *fractions = h ? holding : plain;
         int kept = 0;
-        for (int f = 0; f < (h ? 5 : 4) && !kept; f++) {
-            if (!h && f == 1)
-                continue;
+        for (int f = 0; f < (h ? 5 : 3) && !kept; f++) {
             const double to[3] = {was[0] + fractions[f] * (q[0] - was[0]), was[1] + fractions[f] * (q[1] - was[1]),
                                   was[2] + fractions[f] * (q[2] - was[2])};
             kept = move_corner(v, ct, i, to, floor_volume, h ? HOLD_SHAPE * LATTICE_SHAPE : 0.0);
@@ -871,9 +871,12 @@ sinew_result sinew_volume_lattice(const sinew_mesh *surface, uint32_t cells, int
                 beyond = fmax(beyond, d);
         }
         const double enclosed = sinew_surface_enclosed_volume(&oriented);
+        char more[32] = "";
+        if (enclosed > 0.0)
+            snprintf(more, sizeof more, " (%+.0f%%)", 100.0 * (held / enclosed - 1.0));
         sinew_logf(lg, SINEW_LOG_INFO, "prep", "%s: holding them, the tetrahedra take %.3g m^3 where the surface "
-                   "encloses %.3g m^3 (%+.0f%%), their boundary at most %.3g m (%.2f cubes) beyond it", name, held,
-                   enclosed, 100.0 * (held / enclosed - 1.0), beyond, beyond / L.h);
+                   "encloses %.3g m^3%s, their boundary at most %.3g m (%.2f cubes) beyond it", name, held, enclosed,
+                   more, beyond, beyond / L.h);
     }
     if (unheld)
         sinew_logf(lg, SINEW_LOG_WARNING, "prep", "%s: %u of the surface's vertices lie in no tetrahedron of their cube "

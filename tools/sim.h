@@ -57,8 +57,8 @@ typedef struct options {
     unsigned max_inverted;    /* health check: tetrahedra a step may leave inverted (UINT32_MAX: no bound) */
     double max_volume_error;  /* and the largest |V/V0 - 1| (INFINITY: no bound) */
     int max_volume_error_set, max_inverted_set;
-    unsigned retries;         /* --retries: a step failing the health check is tried again at twice the substeps,
-                                 this many times at most (0: never) */
+    unsigned retries;         /* --retries: a step failing the health check, or tetrahedra left inverted, go
+                                 back and on at twice the substeps, this many times at most (0: never) */
     int png, no_png, camera_set;
     unsigned picture[2];
     double camera[6];

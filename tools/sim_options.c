@@ -791,8 +791,10 @@ int sim_parse(int argc, char **argv, options *o)
          "for the scenes)",
          CLI_GE(0), .given = &o->max_volume_error_set},
         {"--retries", NULL, CLI_UINT, &o->retries, "N",
-         "a step that fails the health check is rolled back and tried again at twice the substeps, up to N times "
-         "(default 5: from 8 substeps up to 256; 0: the run ends at it); the run goes on at the substeps that passed",
+         "a step that fails the health check, tetrahedra inverted through three windows of 8 steps in a row, or "
+         "any inverted at the last step send the run back to the last state kept (after 8 steps with none "
+         "inverted) and on at twice the substeps, up to N times (default 5: from 8 substeps up to 256; 0: the run "
+         "ends at a failed step); the run goes on at the substeps that passed",
          .max = 10},
         {"--checkpoint", NULL, CLI_STRING, &o->checkpoint, "FILE", "save the body's state to FILE after the last step, or the step a signal stopped the run at"},
         {"--checkpoint-every", NULL, CLI_UINT, &o->checkpoint_every, "N", "and every N steps", .max = 10000000},

@@ -80,8 +80,9 @@ typedef struct sim_body {
 } sim_body;
 
 /* What the steps measured, for the summary. */
-/* A step the health check failed, and what --retries did: the run went
- * back to the state after step `back` and on at `to` substeps. */
+/* A step the health check failed (or that ended a stretch of tetrahedra
+ * inverted), and what --retries did: the run went back to the state after
+ * step `back` and on at `to` substeps. */
 typedef struct sim_retry {
     unsigned step, from, to; /* substeps */
     unsigned back;

@@ -139,13 +139,14 @@ static int compare_faces(const void *a, const void *b)
 /* Faces of a positively oriented tetrahedron, counter-clockwise seen from outside. */
 static const int tet_faces[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
 
-int sinew_tet_boundary(const uint32_t *tets, uint32_t tet_count, uint32_t *tris, uint32_t *count,
-                       uint32_t *overshared)
+/* The 4 tet_count faces of the tetrahedra, sorted so that a shared face's
+ * keys are neighbours (malloc'd; NULL when out of memory). */
+static face_key *sorted_faces(const uint32_t *tets, uint32_t tet_count)
 {
     const size_t n = 4 * (size_t)tet_count;
     face_key *f = malloc(sizeof *f * (n + 1));
     if (!f)
-        return 0;
+        return NULL;
     for (uint32_t t = 0; t < tet_count; t++)
         for (uint32_t l = 0; l < 4; l++) {
             const uint32_t *q = tets + 4 * (size_t)t;
@@ -156,6 +157,16 @@ int sinew_tet_boundary(const uint32_t *tets, uint32_t tet_count, uint32_t *tris,
             f[4 * (size_t)t + l] = (face_key){{a, c, d}, t, l};
         }
     qsort(f, n, sizeof *f, compare_faces);
+    return f;
+}
+
+int sinew_tet_boundary(const uint32_t *tets, uint32_t tet_count, uint32_t *tris, uint32_t *count,
+                       uint32_t *overshared)
+{
+    const size_t n = 4 * (size_t)tet_count;
+    face_key *f = sorted_faces(tets, tet_count);
+    if (!f)
+        return 0;
     uint32_t made = 0, shared = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
@@ -525,20 +536,6 @@ sinew_result sinew_surface_check_closed(const sinew_mesh *m, const char *name, c
 
 /* ------------------------------------------------------------ pieces */
 
-typedef struct tet_face {
-    uint32_t v[3]; /* sorted */
-    uint32_t tet;
-} tet_face;
-
-static int compare_tet_faces(const void *a, const void *b)
-{
-    const tet_face *x = a, *y = b;
-    for (int k = 0; k < 3; k++)
-        if (x->v[k] != y->v[k])
-            return x->v[k] < y->v[k] ? -1 : 1;
-    return (x->tet > y->tet) - (x->tet < y->tet);
-}
-
 static uint32_t find_root(uint32_t *parent, uint32_t t)
 {
     while (parent[t] != t) {
@@ -552,34 +549,17 @@ uint32_t sinew_volume_pieces(const sinew_volume *v, uint32_t *piece)
 {
     SINEW_ASSERT(v && piece && (v->tets || v->tet_count == 0));
     const size_t faces = 4 * (size_t)v->tet_count;
-    tet_face *f = malloc(sizeof *f * (faces + 1));
+    face_key *f = sorted_faces(v->tets, v->tet_count);
     uint32_t *parent = malloc(sizeof *parent * ((size_t)v->tet_count + 1));
     if (!f || !parent) {
         free(f);
         free(parent);
         return 0;
     }
-    for (uint32_t t = 0; t < v->tet_count; t++) {
-        const uint32_t *q = v->tets + 4 * (size_t)t;
+    for (uint32_t t = 0; t < v->tet_count; t++)
         parent[t] = t;
-        for (int skip = 0; skip < 4; skip++) {
-            tet_face *e = &f[4 * (size_t)t + skip];
-            int n = 0;
-            for (int k = 0; k < 4; k++)
-                if (k != skip)
-                    e->v[n++] = q[k];
-            for (int i = 1; i < 3; i++) /* sort three */
-                for (int j = i; j > 0 && e->v[j - 1] > e->v[j]; j--) {
-                    uint32_t s = e->v[j];
-                    e->v[j] = e->v[j - 1];
-                    e->v[j - 1] = s;
-                }
-            e->tet = t;
-        }
-    }
-    qsort(f, faces, sizeof *f, compare_tet_faces);
     for (size_t i = 1; i < faces; i++)
-        if (!memcmp(f[i].v, f[i - 1].v, sizeof f[i].v)) {
+        if (!memcmp(f[i].sorted, f[i - 1].sorted, sizeof f[i].sorted)) {
             uint32_t a = find_root(parent, f[i].tet), b = find_root(parent, f[i - 1].tet);
             if (a != b)
                 parent[a > b ? a : b] = a < b ? a : b; /* the lower index is the root: a fixed numbering */
